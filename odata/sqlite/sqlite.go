@@ -1,0 +1,63 @@
+// Package sqlite connects the engine to SQLite through github.com/mattn/go-sqlite3 (cgo). Import it only where
+// the program opens its database; the engine itself imports no driver.
+package sqlite
+
+import (
+	"database/sql"
+	"errors"
+	"net/url"
+	"strings"
+
+	"github.com/mattn/go-sqlite3"
+
+	"github.com/storekit/store/odata/sqlgen"
+)
+
+// Dialect is the SQLite dialect with driver-aware error classification.
+type Dialect struct{ sqlgen.SQLite }
+
+// ClassifyError maps SQLite's extended result codes to error classes.
+func (Dialect) ClassifyError(err error) sqlgen.ErrorClass {
+	var e sqlite3.Error
+	if !errors.As(err, &e) {
+		return sqlgen.ErrOther
+	}
+	switch e.ExtendedCode {
+	case sqlite3.ErrConstraintUnique, sqlite3.ErrConstraintPrimaryKey:
+		return sqlgen.ErrUniqueViolation
+	case sqlite3.ErrConstraintForeignKey:
+		return sqlgen.ErrForeignKeyViolation
+	case sqlite3.ErrConstraintCheck, sqlite3.ErrConstraintNotNull:
+		return sqlgen.ErrCheckViolation
+	}
+	switch e.Code {
+	case sqlite3.ErrBusy, sqlite3.ErrLocked:
+		return sqlgen.ErrRetry
+	}
+	return sqlgen.ErrOther
+}
+
+// Open opens the SQLite database file at path with the settings the engine relies on: foreign keys on, WAL
+// journal, a busy timeout, write transactions that take the write lock at BEGIN (so two writers never deadlock
+// upgrading a read lock) and case-sensitive LIKE (OData string functions are case-sensitive).
+func Open(path string) (*sql.DB, error) {
+	if path == "" || strings.HasPrefix(path, ":memory:") {
+		return nil, errors.New("sqlite: a file path is required (an in-memory database is empty on every pooled connection)")
+	}
+	q := url.Values{}
+	q.Set("_fk", "1")
+	q.Set("_busy_timeout", "10000")
+	q.Set("_journal_mode", "WAL")
+	q.Set("_txlock", "immediate")
+	q.Set("_cslike", "1")
+	q.Set("_synchronous", "NORMAL")
+	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
