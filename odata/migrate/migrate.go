@@ -1,0 +1,160 @@
+// Package migrate applies numbered, embedded SQL migrations to a database at start-up.
+//
+// A Source is a named set of migrations in an fs.FS with one directory per dialect:
+//
+//	sqlite/0001_create_catalog.sql
+//	postgres/0001_create_catalog.sql
+//
+// Files are applied in version order, each in its own transaction together with its row in the
+// schema_migrations table (component, version). A database that holds a version newer than the program knows is
+// refused, so an old binary never runs against a newer schema. On PostgreSQL an advisory lock serializes
+// concurrent starts of several server nodes.
+package migrate
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/storekit/store/odata/sqlgen"
+)
+
+// Source is one component's migrations.
+type Source struct {
+	// Name identifies the component in schema_migrations (e.g. "entities").
+	Name string
+	// FS holds a directory per dialect name ("sqlite", "postgres") of files named NNNN_description.sql.
+	FS fs.FS
+}
+
+// Migration is one file of a Source.
+type Migration struct {
+	Version int
+	Name    string
+	SQL     string
+}
+
+// advisoryLockKey is an arbitrary constant shared by every node of one deployment.
+const advisoryLockKey = 7355608
+
+// Up applies every pending migration of the sources, in the order given, and returns how many it applied.
+func Up(ctx context.Context, db *sql.DB, d sqlgen.Dialect, sources ...Source) (int, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	if d.Name() == "postgres" {
+		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, advisoryLockKey); err != nil {
+			return 0, fmt.Errorf("migrate: lock: %w", err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, advisoryLockKey)
+	}
+	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+	component TEXT NOT NULL,
+	version INTEGER NOT NULL,
+	name TEXT NOT NULL,
+	applied_at TEXT NOT NULL,
+	PRIMARY KEY (component, version))`); err != nil {
+		return 0, fmt.Errorf("migrate: create schema_migrations: %w", err)
+	}
+	applied := 0
+	for _, src := range sources {
+		list, err := Load(src, d.Name())
+		if err != nil {
+			return applied, err
+		}
+		current, err := currentVersion(ctx, conn, d, src.Name)
+		if err != nil {
+			return applied, err
+		}
+		latest := 0
+		if len(list) > 0 {
+			latest = list[len(list)-1].Version
+		}
+		if current > latest {
+			return applied, fmt.Errorf("migrate: the database schema of %q is at version %d, newer than this program (%d): refusing to start",
+				src.Name, current, latest)
+		}
+		for _, m := range list {
+			if m.Version <= current {
+				continue
+			}
+			if err := apply(ctx, conn, d, src.Name, m); err != nil {
+				return applied, err
+			}
+			applied++
+		}
+	}
+	return applied, nil
+}
+
+// Load reads and orders the migrations of src for the dialect named dialect.
+func Load(src Source, dialect string) ([]Migration, error) {
+	entries, err := fs.ReadDir(src.FS, dialect)
+	if err != nil {
+		return nil, fmt.Errorf("migrate: %s: %w", src.Name, err)
+	}
+	var list []Migration
+	seen := map[int]string{}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".sql") {
+			continue
+		}
+		num, _, _ := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(num)
+		if err != nil || v <= 0 {
+			return nil, fmt.Errorf("migrate: %s: %s: the name must start with a positive version number", src.Name, e.Name())
+		}
+		if prev, dup := seen[v]; dup {
+			return nil, fmt.Errorf("migrate: %s: %s and %s have the same version", src.Name, prev, e.Name())
+		}
+		seen[v] = e.Name()
+		b, err := fs.ReadFile(src.FS, path.Join(dialect, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, Migration{Version: v, Name: e.Name(), SQL: string(b)})
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].Version < list[j].Version })
+	return list, nil
+}
+
+func currentVersion(ctx context.Context, conn *sql.Conn, d sqlgen.Dialect, component string) (int, error) {
+	q, args, err := sqlgen.Builder(d).Select("COALESCE(MAX(version), 0)").From("schema_migrations").
+		Where("component = ?", component).ToSql()
+	if err != nil {
+		return 0, err
+	}
+	var v int
+	if err := conn.QueryRowContext(ctx, q, args...).Scan(&v); err != nil {
+		return 0, fmt.Errorf("migrate: read version of %s: %w", component, err)
+	}
+	return v, nil
+}
+
+func apply(ctx context.Context, conn *sql.Conn, d sqlgen.Dialect, component string, m Migration) error {
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+		return fmt.Errorf("migrate: %s %s: %w", component, m.Name, err)
+	}
+	q, args, err := sqlgen.Builder(d).Insert("schema_migrations").Columns("component", "version", "name", "applied_at").
+		Values(component, m.Version, m.Name, time.Now().UTC().Format(time.RFC3339)).ToSql()
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		return fmt.Errorf("migrate: record %s %s: %w", component, m.Name, err)
+	}
+	return tx.Commit()
+}
