@@ -1,0 +1,307 @@
+package server
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/mail"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/storekit/store/odata/postgres"
+)
+
+// Config is the configuration of the service, read from flags and environment variables.
+type Config struct {
+	// Addr is the listen address (host:port; port 0 picks a free port).
+	Addr string
+	// DB is a SQLite file path, or a postgres:// (postgresql://) URL that selects PostgreSQL.
+	DB string
+	// AdminEmail is the e-mail of the bootstrap admin created on first start.
+	AdminEmail string
+	// AdminPassword is the bootstrap admin's password; empty means a random one, logged once.
+	AdminPassword string
+	// Demo fills an empty catalog with the demo catalog on first start.
+	Demo bool
+	// TokenTTL is the lifetime of bearer tokens.
+	TokenTTL time.Duration
+	// CountriesEnabled makes addresses name a country (and a state where the country has states).
+	CountriesEnabled bool
+	// Pool holds the PostgreSQL connection pool settings (unused with SQLite).
+	Pool postgres.Pool
+	// ShutdownTimeout bounds how long in-flight requests may run after a shutdown signal.
+	ShutdownTimeout time.Duration
+	// LogFormat is "json" or "text".
+	LogFormat string
+}
+
+// Postgres reports whether DB names a PostgreSQL database.
+func (c Config) Postgres() bool { return isPostgresURL(c.DB) }
+
+func isPostgresURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// option is one configuration setting: a flag and the environment variable of the same meaning.
+type option struct {
+	flag, env string
+}
+
+// options lists every setting in the order of the help text.
+var options = []option{
+	{"addr", "STORE_ADDR"},
+	{"db", "STORE_DB"},
+	{"admin-email", "STORE_ADMIN_EMAIL"},
+	{"admin-password", "STORE_ADMIN_PASSWORD"},
+	{"demo", "STORE_DEMO"},
+	{"token-ttl", "STORE_TOKEN_TTL"},
+	{"countries", "STORE_COUNTRIES_ENABLED"},
+	{"db-max-open", "STORE_DB_MAX_OPEN"},
+	{"db-max-idle", "STORE_DB_MAX_IDLE"},
+	{"db-max-lifetime", "STORE_DB_MAX_LIFETIME"},
+	{"shutdown-timeout", "STORE_SHUTDOWN_TIMEOUT"},
+	{"log-format", "STORE_LOG_FORMAT"},
+}
+
+// parseConfig reads the configuration from args (args[0] is the program name) and getenv. A flag wins over its
+// environment variable, which wins over the default. With -help it writes the help text to help and returns
+// flag.ErrHelp. Every bad value is reported in one error.
+func parseConfig(args []string, getenv func(string) string, help io.Writer) (Config, error) {
+	name := "storeserver"
+	if len(args) > 0 {
+		name = filepath.Base(args[0])
+		args = args[1:]
+	}
+	c := Config{
+		Addr:             "127.0.0.1:8080",
+		DB:               "store.db",
+		AdminEmail:       "admin@example.com",
+		Demo:             true,
+		TokenTTL:         24 * time.Hour,
+		CountriesEnabled: true,
+		Pool:             postgres.Pool{MaxOpen: 20, MaxLifetime: 30 * time.Minute},
+		ShutdownTimeout:  30 * time.Second,
+		LogFormat:        "json",
+	}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&c.Addr, "addr", c.Addr, "listen `address` (host:port; port 0 picks a free port)")
+	fs.StringVar(&c.DB, "db", c.DB, "SQLite database file `path`, or a postgres:// (postgresql://) URL that selects PostgreSQL")
+	fs.StringVar(&c.AdminEmail, "admin-email", c.AdminEmail, "`e-mail` of the admin created on first start")
+	fs.StringVar(&c.AdminPassword, "admin-password", "", "`password` of the admin created on first start, at least 8 characters\n(default: random, printed once to the log; prefer the environment variable to the flag)")
+	fs.Var((*boolValue)(&c.Demo), "demo", "on first start, fill an empty catalog with a small demo catalog")
+	fs.Var((*durationValue)(&c.TokenTTL), "token-ttl", "bearer token `lifetime`, at least 1s")
+	fs.Var((*boolValue)(&c.CountriesEnabled), "countries", "addresses must name a country (and a state where the country has states)")
+	fs.Var((*intValue)(&c.Pool.MaxOpen), "db-max-open", "PostgreSQL: most open connections of this process (`n` >= 1); with several server\nnodes the database sees up to nodes x n connections")
+	fs.Var((*intValue)(&c.Pool.MaxIdle), "db-max-idle", "PostgreSQL: idle connections kept (`n`; 0: half of -db-max-open)")
+	fs.Var((*durationValue)(&c.Pool.MaxLifetime), "db-max-lifetime", "PostgreSQL: connections are recycled after this `duration`")
+	fs.Var((*durationValue)(&c.ShutdownTimeout), "shutdown-timeout", "`duration` in-flight requests may run after SIGINT/SIGTERM before their connections\nare closed")
+	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log `format` on stderr: json or text")
+	fs.Usage = func() {} // the help text is written below, only when asked for
+
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(fs, help)
+			return Config{}, err
+		}
+		return Config{}, fmt.Errorf("%v (run %s -help for the list of flags)", err, name)
+	}
+	if fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("unexpected argument %q (run %s -help for the list of flags)", fs.Arg(0), name)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var errs []error
+	for _, o := range options {
+		v := getenv(o.env)
+		if set[o.flag] || v == "" {
+			continue
+		}
+		if err := fs.Set(o.flag, v); err != nil {
+			errs = append(errs, fmt.Errorf("invalid value %q for %s: %v", v, o.env, err))
+		}
+	}
+	if len(errs) == 0 {
+		errs = c.validate()
+	}
+	if len(errs) > 0 {
+		return Config{}, fmt.Errorf("invalid configuration:\n\t%w", joinErrors(errs))
+	}
+	return c, nil
+}
+
+// validate returns one error per bad value.
+func (c Config) validate() []error {
+	var errs []error
+	bad := func(flagName, format string, args ...any) {
+		env := ""
+		for _, o := range options {
+			if o.flag == flagName {
+				env = o.env
+			}
+		}
+		errs = append(errs, fmt.Errorf("-%s (%s): %s", flagName, env, fmt.Sprintf(format, args...)))
+	}
+	if _, port, err := net.SplitHostPort(c.Addr); err != nil {
+		bad("addr", "%q is not host:port", c.Addr)
+	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		bad("addr", "%q has no port number from 0 to 65535", c.Addr)
+	}
+	switch {
+	case c.DB == "":
+		bad("db", "a SQLite file path or a postgres:// URL is required")
+	case isPostgresURL(c.DB):
+		if _, err := url.Parse(c.DB); err != nil {
+			bad("db", "not a valid URL: %v", errors.Unwrap(err))
+		}
+	case strings.Contains(c.DB, "://"):
+		bad("db", "unsupported database URL (use a SQLite file path or a postgres:// URL)")
+	case strings.HasPrefix(c.DB, ":memory:") || strings.HasPrefix(c.DB, "file:"):
+		bad("db", "%q: give a plain SQLite file path (an in-memory database would lose everything)", c.DB)
+	}
+	if a, err := mail.ParseAddress(c.AdminEmail); err != nil || a.Address != c.AdminEmail || a.Name != "" {
+		bad("admin-email", "%q is not an e-mail address", c.AdminEmail)
+	}
+	if c.AdminPassword != "" && utf8.RuneCountInString(c.AdminPassword) < 8 {
+		bad("admin-password", "must be at least 8 characters")
+	}
+	if c.TokenTTL < time.Second {
+		bad("token-ttl", "%v is shorter than 1s", c.TokenTTL)
+	}
+	if c.Pool.MaxOpen < 1 {
+		bad("db-max-open", "%d is not at least 1", c.Pool.MaxOpen)
+	}
+	if c.Pool.MaxIdle < 0 || (c.Pool.MaxOpen >= 1 && c.Pool.MaxIdle > c.Pool.MaxOpen) {
+		bad("db-max-idle", "%d is not between 0 and -db-max-open (%d)", c.Pool.MaxIdle, c.Pool.MaxOpen)
+	}
+	if c.Pool.MaxLifetime <= 0 {
+		bad("db-max-lifetime", "%v is not positive", c.Pool.MaxLifetime)
+	}
+	if c.ShutdownTimeout <= 0 {
+		bad("shutdown-timeout", "%v is not positive", c.ShutdownTimeout)
+	}
+	if c.LogFormat != "json" && c.LogFormat != "text" {
+		bad("log-format", "%q is neither json nor text", c.LogFormat)
+	}
+	return errs
+}
+
+// joinErrors joins errs with a newline and a tab, so each bad value is on its own indented line.
+func joinErrors(errs []error) error {
+	msgs := make([]string, len(errs))
+	for i, err := range errs {
+		msgs[i] = err.Error()
+	}
+	return errors.New(strings.Join(msgs, "\n\t"))
+}
+
+func usage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprintf(w, `Usage: %s [flags]
+
+Runs the store service: the OData v4 administration API under /odata/ and the storefront JSON endpoints,
+on an embedded SQLite database or on PostgreSQL. Every flag has an environment variable of the same meaning;
+the flag wins over the variable, the variable over the default. Boolean flags are turned off with -name=false
+(variables: true/false, 1/0).
+
+Flags:
+`, fs.Name())
+	fs.SetOutput(w)
+	envOf := map[string]string{}
+	for _, o := range options {
+		envOf[o.flag] = o.env
+	}
+	for _, o := range options {
+		f := fs.Lookup(o.flag)
+		arg, text := flag.UnquoteUsage(f)
+		line := "  -" + f.Name
+		if arg != "" {
+			line += " " + arg
+		}
+		fmt.Fprintf(w, "%s\n    \t%s\n", line, strings.ReplaceAll(text, "\n", "\n    \t"))
+		def := f.DefValue
+		if def == "" {
+			def = `""`
+		}
+		if o.flag != "admin-password" {
+			fmt.Fprintf(w, "    \tenv %s, default %s\n", envOf[o.flag], def)
+		} else {
+			fmt.Fprintf(w, "    \tenv %s\n", envOf[o.flag])
+		}
+	}
+	fmt.Fprintf(w, `
+Signals: SIGINT and SIGTERM stop accepting connections, let in-flight requests finish (up to -shutdown-timeout),
+close the database and exit with status 0.
+`)
+}
+
+// boolValue is a bool flag whose parse error says what is accepted.
+type boolValue bool
+
+func (b *boolValue) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("not a boolean (use true or false)")
+	}
+	*b = boolValue(v)
+	return nil
+}
+
+func (b *boolValue) String() string {
+	if b == nil {
+		return "false"
+	}
+	return strconv.FormatBool(bool(*b))
+}
+
+func (b *boolValue) IsBoolFlag() bool { return true }
+
+// durationValue is a time.Duration flag whose parse error gives examples.
+type durationValue time.Duration
+
+func (d *durationValue) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return errors.New("not a duration (examples: 24h, 90m, 30s)")
+	}
+	*d = durationValue(v)
+	return nil
+}
+
+func (d *durationValue) String() string {
+	if d == nil {
+		return "0s"
+	}
+	s := time.Duration(*d).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// intValue is an int flag whose parse error says what is accepted.
+type intValue int
+
+func (n *intValue) Set(s string) error {
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return errors.New("not a whole number")
+	}
+	*n = intValue(v)
+	return nil
+}
+
+func (n *intValue) String() string {
+	if n == nil {
+		return "0"
+	}
+	return strconv.Itoa(int(*n))
+}

@@ -1,0 +1,69 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/storekit/store/server"
+)
+
+// Run is all a program needs: its arguments, its environment and its output. Here it prints the help text of
+// the flags (each with its environment variable and default) instead of starting the service.
+func ExampleRun() {
+	noEnv := func(string) string { return "" }
+	if err := server.Run(context.Background(), []string{"storeserver", "-help"}, noEnv, os.Stdout, os.Stderr); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// Usage: storeserver [flags]
+	//
+	// Runs the store service: the OData v4 administration API under /odata/ and the storefront JSON endpoints,
+	// on an embedded SQLite database or on PostgreSQL. Every flag has an environment variable of the same meaning;
+	// the flag wins over the variable, the variable over the default. Boolean flags are turned off with -name=false
+	// (variables: true/false, 1/0).
+	//
+	// Flags:
+	//   -addr address
+	//     	listen address (host:port; port 0 picks a free port)
+	//     	env STORE_ADDR, default 127.0.0.1:8080
+	//   -db path
+	//     	SQLite database file path, or a postgres:// (postgresql://) URL that selects PostgreSQL
+	//     	env STORE_DB, default store.db
+	//   -admin-email e-mail
+	//     	e-mail of the admin created on first start
+	//     	env STORE_ADMIN_EMAIL, default admin@example.com
+	//   -admin-password password
+	//     	password of the admin created on first start, at least 8 characters
+	//     	(default: random, printed once to the log; prefer the environment variable to the flag)
+	//     	env STORE_ADMIN_PASSWORD
+	//   -demo
+	//     	on first start, fill an empty catalog with a small demo catalog
+	//     	env STORE_DEMO, default true
+	//   -token-ttl lifetime
+	//     	bearer token lifetime, at least 1s
+	//     	env STORE_TOKEN_TTL, default 24h
+	//   -countries
+	//     	addresses must name a country (and a state where the country has states)
+	//     	env STORE_COUNTRIES_ENABLED, default true
+	//   -db-max-open n
+	//     	PostgreSQL: most open connections of this process (n >= 1); with several server
+	//     	nodes the database sees up to nodes x n connections
+	//     	env STORE_DB_MAX_OPEN, default 20
+	//   -db-max-idle n
+	//     	PostgreSQL: idle connections kept (n; 0: half of -db-max-open)
+	//     	env STORE_DB_MAX_IDLE, default 0
+	//   -db-max-lifetime duration
+	//     	PostgreSQL: connections are recycled after this duration
+	//     	env STORE_DB_MAX_LIFETIME, default 30m
+	//   -shutdown-timeout duration
+	//     	duration in-flight requests may run after SIGINT/SIGTERM before their connections
+	//     	are closed
+	//     	env STORE_SHUTDOWN_TIMEOUT, default 30s
+	//   -log-format format
+	//     	log format on stderr: json or text
+	//     	env STORE_LOG_FORMAT, default json
+	//
+	// Signals: SIGINT and SIGTERM stop accepting connections, let in-flight requests finish (up to -shutdown-timeout),
+	// close the database and exit with status 0.
+}

@@ -1,0 +1,273 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/storekit/store/odata"
+)
+
+// Limits of SPEC part 9.
+const (
+	// maxURLBytes is the longest request URL (request target) served.
+	maxURLBytes = 16 << 10
+	// maxBodyBytes is the largest request body.
+	maxBodyBytes = 1 << 20
+	// maxPictureBodyBytes is the largest request body on /odata/Picture paths (pictures are up to 10 MiB decoded,
+	// so a little over 13 MiB in base64).
+	maxPictureBodyBytes = 16 << 20
+)
+
+// requestIDHeader carries the request id on requests and answers.
+const requestIDHeader = "X-Request-Id"
+
+type requestIDKey struct{}
+
+func requestIDFrom(ctx context.Context) (string, bool) {
+	id, ok := ctx.Value(requestIDKey{}).(string)
+	return id, ok
+}
+
+// saneRequestID reports whether an incoming request id may be reused: 1 to 128 characters of letters, digits
+// and "-_.:" (so it cannot forge log lines or headers).
+func saneRequestID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '-', c == '_', c == '.', c == ':':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// withRequestID gives every request an id: the incoming X-Request-Id when it is sane, a new one otherwise. The
+// id is set on the answer before anything else runs, so error answers carry it too, and it is in the request
+// context, where the logger picks it up.
+func withRequestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get(requestIDHeader)
+		if !saneRequestID(id) {
+			id = odata.NewID()
+		}
+		w.Header().Set(requestIDHeader, id)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+	})
+}
+
+// statusWriter records the status and the size of an answer.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+	wrote  bool
+}
+
+func (sw *statusWriter) WriteHeader(code int) {
+	if !sw.wrote && (code >= 200 || code == http.StatusSwitchingProtocols) {
+		sw.status, sw.wrote = code, true
+	}
+	sw.ResponseWriter.WriteHeader(code)
+}
+
+func (sw *statusWriter) Write(b []byte) (int, error) {
+	if !sw.wrote {
+		sw.status, sw.wrote = http.StatusOK, true
+	}
+	n, err := sw.ResponseWriter.Write(b)
+	sw.bytes += int64(n)
+	return n, err
+}
+
+// Flush sends buffered data to the client (for streaming answers).
+func (sw *statusWriter) Flush() {
+	if !sw.wrote {
+		sw.status, sw.wrote = http.StatusOK, true
+	}
+	_ = http.NewResponseController(sw.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (sw *statusWriter) Unwrap() http.ResponseWriter { return sw.ResponseWriter }
+
+// logRequests writes one log line per request: method, path, status, duration, bytes and (through the logger's
+// handler) the request id. Server errors are logged at level ERROR.
+func logRequests(logger *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := time.Now()
+			sw := &statusWriter{ResponseWriter: w}
+			defer func() {
+				status := sw.status
+				if !sw.wrote {
+					status = http.StatusOK
+				}
+				level := slog.LevelInfo
+				if status >= 500 {
+					level = slog.LevelError
+				}
+				logger.LogAttrs(r.Context(), level, "request",
+					slog.String("method", r.Method),
+					slog.String("path", r.URL.Path),
+					slog.Int("status", status),
+					slog.Duration("duration", time.Since(start)),
+					slog.Int64("bytes", sw.bytes))
+			}()
+			next.ServeHTTP(sw, r)
+		})
+	}
+}
+
+// recoverPanics turns a panic into a 500 InternalError answer with a generic message; the panic value and the
+// stack go only to the log. When the answer had already begun, the connection is aborted instead, so the client
+// does not take a truncated answer for a complete one.
+func recoverPanics(logger *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			sw, ok := w.(*statusWriter)
+			if !ok {
+				sw = &statusWriter{ResponseWriter: w}
+			}
+			defer func() {
+				v := recover()
+				if v == nil {
+					return
+				}
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				err := fmt.Errorf("panic: %v\n%s", v, debug.Stack())
+				if sw.wrote {
+					logger.ErrorContext(r.Context(), "panic after the answer began", "method", r.Method,
+						"path", r.URL.Path, "err", err)
+					panic(http.ErrAbortHandler)
+				}
+				odata.WriteError(sw, r, logger, &odata.Error{Status: http.StatusInternalServerError,
+					Code: "InternalError", Message: "An internal error occurred.", Err: err})
+			}()
+			next.ServeHTTP(sw, r)
+		})
+	}
+}
+
+// rejectWhileDraining answers 503 ServiceUnavailable once the server is shutting down.
+func rejectWhileDraining(draining *atomic.Bool, logger *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if draining.Load() {
+				odata.WriteError(w, r, logger, &odata.Error{Status: http.StatusServiceUnavailable,
+					Code: "ServiceUnavailable", Message: "The service is shutting down; retry on another node or later.",
+					Header: http.Header{"Connection": {"close"}, "Retry-After": {"5"}}})
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// limitRequests enforces the URL limit (414) and the body limits (413 PayloadTooLarge, with a message naming
+// the limit). A body whose Content-Length is over the limit is refused before any handler runs; a body without
+// one is cut at the limit, and reading past it fails with an *odata.Error 413 that handlers pass to
+// odata.WriteError as is (or wrapped with %w).
+func limitRequests(logger *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if len(r.RequestURI) > maxURLBytes {
+				odata.WriteError(w, r, logger, &odata.Error{Status: http.StatusRequestURITooLong, Code: "LimitExceeded",
+					Message: fmt.Sprintf("The request URL is longer than the limit of 16 KiB (%d bytes).", maxURLBytes)})
+				return
+			}
+			limit := bodyLimit(r.URL.Path)
+			if r.ContentLength > limit {
+				odata.WriteError(w, r, logger, bodyTooLarge(limit, nil))
+				return
+			}
+			if r.Body != nil && r.Body != http.NoBody {
+				r.Body = &limitedBody{rc: http.MaxBytesReader(w, r.Body, limit), limit: limit}
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// bodyLimit returns the body limit of a request path: 16 MiB on /odata/Picture paths (the entity set name
+// matches case-insensitively, as OData names do), 1 MiB elsewhere.
+func bodyLimit(path string) int64 {
+	rest, ok := strings.CutPrefix(path, "/odata/")
+	if !ok {
+		return maxBodyBytes
+	}
+	if i := strings.IndexAny(rest, "(/"); i >= 0 {
+		rest = rest[:i]
+	}
+	if strings.EqualFold(rest, "Picture") {
+		return maxPictureBodyBytes
+	}
+	return maxBodyBytes
+}
+
+func bodyTooLarge(limit int64, cause error) *odata.Error {
+	size := fmt.Sprintf("%d MiB", limit>>20)
+	return &odata.Error{Status: http.StatusRequestEntityTooLarge, Code: "PayloadTooLarge",
+		Message: fmt.Sprintf("The request body is larger than the limit of %s (%d bytes).", size, limit),
+		Header:  http.Header{"Connection": {"close"}}, Err: cause}
+}
+
+// limitedBody turns the error of http.MaxBytesReader into the 413 *odata.Error (which still unwraps to the
+// *http.MaxBytesError).
+type limitedBody struct {
+	rc    io.ReadCloser
+	limit int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		err = bodyTooLarge(b.limit, mbe)
+	}
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.rc.Close() }
+
+// contextHandler adds the request id of the context to every log record.
+type contextHandler struct{ slog.Handler }
+
+func (h contextHandler) Handle(ctx context.Context, rec slog.Record) error {
+	if id, ok := requestIDFrom(ctx); ok {
+		rec = rec.Clone()
+		rec.AddAttrs(slog.String("request_id", id))
+	}
+	return h.Handler.Handle(ctx, rec)
+}
+
+func (h contextHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return contextHandler{h.Handler.WithAttrs(attrs)}
+}
+
+func (h contextHandler) WithGroup(name string) slog.Handler {
+	return contextHandler{h.Handler.WithGroup(name)}
+}
+
+// newLogger returns the service's logger on w in the given format ("json" or "text").
+func newLogger(w io.Writer, format string) *slog.Logger {
+	var h slog.Handler = slog.NewJSONHandler(w, nil)
+	if format == "text" {
+		h = slog.NewTextHandler(w, nil)
+	}
+	return slog.New(contextHandler{h})
+}

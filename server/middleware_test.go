@@ -1,0 +1,241 @@
+package server
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var generatedID = regexp.MustCompile(`^[0-9a-f]{24}$`)
+
+func TestRequestID(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		method   string
+		target   string
+		header   []string
+		incoming string
+		status   int
+		reuse    bool
+	}{
+		{"GeneratedOnSuccess", "GET", "/healthz", nil, "", http.StatusOK, false},
+		{"ReusedOnSuccess", "GET", "/healthz", nil, "req-42.a:b_c", http.StatusOK, true},
+		{"ReusedOnError", "GET", "/cart", nil, "abc", http.StatusUnauthorized, true},
+		{"GeneratedOnNotFound", "GET", "/nope", []string{"Authorization: Bearer " + adminToken}, "", http.StatusNotFound, false},
+		{"ReplacedWhenNotSane", "GET", "/healthz", nil, "has space", http.StatusOK, false},
+		{"ReplacedWhenForged", "GET", "/healthz", nil, `x" level=ERROR msg="forged`, http.StatusOK, false},
+		{"ReplacedWhenTooLong", "GET", "/healthz", nil, strings.Repeat("a", 129), http.StatusOK, false},
+		{"OnPanic", "GET", "/odata/panic", []string{"Authorization: Bearer " + adminToken}, "p-1", http.StatusInternalServerError, true},
+		{"OnTooLarge", "POST", "/odata/Product", nil, "big-1", http.StatusRequestEntityTooLarge, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newTestServer(t)
+			header := tc.header
+			if tc.incoming != "" {
+				header = append(header, "X-Request-Id: "+tc.incoming)
+			}
+			var body io.Reader
+			if tc.status == http.StatusRequestEntityTooLarge {
+				body = bytes.NewReader(make([]byte, maxBodyBytes+1))
+			}
+			rec := s.do(tc.method, tc.target, body, header...)
+			if rec.Code != tc.status {
+				t.Fatalf("%s %s = %d, want %d", tc.method, tc.target, rec.Code, tc.status)
+			}
+			id := rec.Header().Get("X-Request-Id")
+			if tc.reuse && id != tc.incoming {
+				t.Errorf("X-Request-Id = %q, want the incoming %q", id, tc.incoming)
+			}
+			if !tc.reuse && !generatedID.MatchString(id) {
+				t.Errorf("X-Request-Id = %q, want a generated id", id)
+			}
+			line := requestLog(s.logLines(t), id)
+			if line == nil {
+				t.Fatalf("no request log line with request_id %q in:\n%s", id, s.log)
+			}
+			if got := int(line["status"].(float64)); got != tc.status {
+				t.Errorf("log line status = %d, want %d", got, tc.status)
+			}
+		})
+	}
+}
+
+func TestLogRequests(t *testing.T) {
+	s := newTestServer(t)
+	rec := s.do("GET", "/healthz?probe=1", nil, "X-Request-Id: log-1")
+	if rec.Code != http.StatusOK {
+		t.Fatalf("GET /healthz = %d", rec.Code)
+	}
+	line := requestLog(s.logLines(t), "log-1")
+	if line == nil {
+		t.Fatalf("no request log line in:\n%s", s.log)
+	}
+	for k, want := range map[string]any{"level": "INFO", "method": "GET", "path": "/healthz", "status": 200.0,
+		"bytes": float64(rec.Body.Len())} {
+		if line[k] != want {
+			t.Errorf("log line %s = %v, want %v", k, line[k], want)
+		}
+	}
+	if _, ok := line["duration"].(float64); !ok {
+		t.Errorf("log line duration = %v, want a number", line["duration"])
+	}
+
+	s.do("GET", "/odata/panic", nil, "Authorization: Bearer "+adminToken, "X-Request-Id: log-2")
+	if line := requestLog(s.logLines(t), "log-2"); line == nil || line["level"] != "ERROR" {
+		t.Errorf("log line of a 500 = %v, want level ERROR", line)
+	}
+}
+
+func TestRecoverPanics(t *testing.T) {
+	s := newTestServer(t)
+	rec := s.do("GET", "/odata/panic", nil, "Authorization: Bearer "+adminToken)
+	if rec.Code != http.StatusInternalServerError {
+		t.Fatalf("GET /odata/panic = %d, want 500", rec.Code)
+	}
+	e := decodeError(t, rec)
+	if e.Error.Code != "InternalError" || e.Error.Message != "An internal error occurred." {
+		t.Errorf("error = %+v, want InternalError with the generic message", e.Error)
+	}
+	if strings.Contains(rec.Body.String(), "secret") || strings.Contains(rec.Body.String(), "goroutine") {
+		t.Errorf("body %q leaks the panic", rec.Body)
+	}
+	log := s.log.String()
+	if !strings.Contains(log, "secret detail of the panic") || !strings.Contains(log, "goroutine") {
+		t.Errorf("log lacks the panic value and its stack:\n%s", log)
+	}
+}
+
+func TestRecoverPanics_AfterAnswerBegan(t *testing.T) {
+	s := newTestServer(t)
+	srv := httptest.NewServer(s.h)
+	defer srv.Close()
+	req, _ := http.NewRequest("GET", srv.URL+"/odata/panic-late", nil)
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	resp, err := srv.Client().Do(req)
+	if err == nil {
+		_, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+	if err == nil {
+		t.Errorf("GET /odata/panic-late succeeded, want the connection aborted")
+	}
+	if !strings.Contains(s.log.String(), "late panic") {
+		t.Errorf("log lacks the panic:\n%s", s.log)
+	}
+}
+
+func TestLimitRequests(t *testing.T) {
+	const mib = 1 << 20
+	for _, tc := range []struct {
+		name    string
+		target  string
+		size    int
+		chunked bool // no Content-Length: the limit is met while reading
+		status  int
+		limit   string // in the message
+	}{
+		{"AtLimit", "/odata/Product", mib, false, http.StatusOK, ""},
+		{"OverLimit", "/odata/Product", mib + 1, false, http.StatusRequestEntityTooLarge, "1 MiB"},
+		{"OverLimitChunked", "/odata/Product", mib + 1, true, http.StatusRequestEntityTooLarge, "1 MiB"},
+		{"PictureLarge", "/odata/Picture", 2 * mib, false, http.StatusOK, ""},
+		{"PictureKeyLowerCase", "/odata/picture('0190a1b2c3d4e5f6a7b8c9d0')/$value", 2 * mib, true, http.StatusOK, ""},
+		{"PictureAtLimit", "/odata/Picture", 16 * mib, false, http.StatusOK, ""},
+		{"PictureOverLimit", "/odata/Picture", 16*mib + 1, false, http.StatusRequestEntityTooLarge, "16 MiB"},
+		{"PictureOverLimitChunked", "/odata/Picture", 16*mib + 1, true, http.StatusRequestEntityTooLarge, "16 MiB"},
+		{"NotAPicturePath", "/odata/PictureX", 2 * mib, false, http.StatusRequestEntityTooLarge, "1 MiB"},
+		{"TokenOverLimitChunked", "/api/token", mib + 1, true, http.StatusRequestEntityTooLarge, "1 MiB"},
+		{"StorefrontOverLimit", "/checkout/SaveShipping/", mib + 1, false, http.StatusRequestEntityTooLarge, "1 MiB"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newTestServer(t)
+			body := make([]byte, tc.size)
+			if tc.target == "/api/token" {
+				copy(body, `{"email": "`)
+				for i := len(`{"email": "`); i < len(body); i++ {
+					body[i] = 'a'
+				}
+			}
+			req := httptest.NewRequest("POST", tc.target, bytes.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+adminToken)
+			req.Header.Set("Content-Type", "application/json")
+			if tc.chunked {
+				req.ContentLength = -1
+			}
+			rec := httptest.NewRecorder()
+			s.h.ServeHTTP(rec, req)
+			if rec.Code != tc.status {
+				t.Fatalf("POST %s with %d bytes = %d %s, want %d", tc.target, tc.size, rec.Code, rec.Body, tc.status)
+			}
+			if tc.status == http.StatusOK {
+				if got := decodeJSONBody(t, rec)["read"]; got != float64(tc.size) {
+					t.Errorf("handler read %v bytes, want %d", got, tc.size)
+				}
+				return
+			}
+			e := decodeError(t, rec)
+			if e.Error.Code != "PayloadTooLarge" || !strings.Contains(e.Error.Message, tc.limit) {
+				t.Errorf("error = %+v, want PayloadTooLarge naming %s", e.Error, tc.limit)
+			}
+			if !tc.chunked && s.odata.calls.Load() != 0 {
+				t.Errorf("the handler ran on a body whose Content-Length is over the limit")
+			}
+		})
+	}
+}
+
+func TestLimitRequests_URL(t *testing.T) {
+	s := newTestServer(t)
+	base := "/healthz?pad="
+	at := base + strings.Repeat("a", maxURLBytes-len(base))
+	if rec := s.do("GET", at, nil); rec.Code != http.StatusOK {
+		t.Errorf("GET of a %d-byte URL = %d, want 200", len(at), rec.Code)
+	}
+	over := at + "a"
+	rec := s.do("GET", over, nil)
+	if rec.Code != http.StatusRequestURITooLong {
+		t.Fatalf("GET of a %d-byte URL = %d, want 414", len(over), rec.Code)
+	}
+	e := decodeError(t, rec)
+	if e.Error.Code != "LimitExceeded" || !strings.Contains(e.Error.Message, "16 KiB") {
+		t.Errorf("error = %+v, want LimitExceeded naming 16 KiB", e.Error)
+	}
+	if rec.Header().Get("X-Request-Id") == "" {
+		t.Error("414 answer without X-Request-Id")
+	}
+}
+
+func TestRejectWhileDraining(t *testing.T) {
+	s := newTestServer(t)
+	s.draining.Store(true)
+	for _, target := range []string{"/healthz", "/odata/Product", "/cart"} {
+		rec := s.do("GET", target, nil, "Authorization: Bearer "+adminToken)
+		if rec.Code != http.StatusServiceUnavailable {
+			t.Errorf("GET %s while draining = %d, want 503", target, rec.Code)
+			continue
+		}
+		if e := decodeError(t, rec); e.Error.Code != "ServiceUnavailable" {
+			t.Errorf("GET %s while draining: code %q, want ServiceUnavailable", target, e.Error.Code)
+		}
+	}
+}
+
+func TestBodyLimit(t *testing.T) {
+	for path, want := range map[string]int64{
+		"/odata/Picture":               maxPictureBodyBytes,
+		"/odata/PICTURE":               maxPictureBodyBytes,
+		"/odata/Picture('x')":          maxPictureBodyBytes,
+		"/odata/Picture/$count":        maxPictureBodyBytes,
+		"/odata/Product":               maxBodyBytes,
+		"/odata/Product('x')/Pictures": maxBodyBytes,
+		"/Picture":                     maxBodyBytes,
+		"/odata/":                      maxBodyBytes,
+	} {
+		if got := bodyLimit(path); got != want {
+			t.Errorf("bodyLimit(%q) = %d, want %d", path, got, want)
+		}
+	}
+}

@@ -1,0 +1,176 @@
+package server
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/storekit/store/odata"
+)
+
+// Router is where a component registers its HTTP routes; Components.Storefront receives one. It keeps the
+// components free of any router package.
+type Router interface {
+	// Handle serves requests with the method on the path pattern. Patterns match case-sensitively; a {name}
+	// segment matches one non-empty path segment, which the handler reads with r.PathValue(name). A pattern
+	// ending in "/" also matches without that slash; a GET route also answers HEAD. Every route needs a bearer
+	// token: the handler reads its customer with storefront.CustomerFrom.
+	Handle(method, pattern string, h http.Handler)
+}
+
+// publicPaths need no token whatever the method, so a wrong method on them is a 405, not a 401.
+var publicPaths = map[string]bool{"/healthz": true, "/api/token": true}
+
+// routes lists every route of the service on r.
+func routes(r *mux.Router, logger *slog.Logger, c *Components) error {
+	token := requireToken(c.Auth, logger)
+	admin := requireAdmin(logger)
+
+	r.Handle("/healthz", handleHealthz()).Methods(http.MethodGet, http.MethodHead)
+	r.Handle("/api/token", handleLogin(c.Auth, logger)).Methods(http.MethodPost)
+	r.Handle("/api/token/revoke", token(handleRevoke(c.Auth, logger))).Methods(http.MethodPost)
+	if c.OData != nil {
+		h := token(admin(stripPrefix("/odata", c.OData)))
+		r.Handle("/odata", h)
+		r.PathPrefix("/odata/").Handler(h)
+	}
+	if c.Storefront != nil {
+		sr := &muxRouter{r: r, wrap: token}
+		c.Storefront(sr)
+		if sr.err != nil {
+			return sr.err
+		}
+	}
+	r.NotFoundHandler = token(notFound(logger))
+	r.MethodNotAllowedHandler = methodNotAllowed(r, token, logger)
+	return nil
+}
+
+// muxRouter registers a component's routes on a gorilla/mux router, behind a middleware.
+type muxRouter struct {
+	r    *mux.Router
+	wrap func(http.Handler) http.Handler
+	err  error
+}
+
+func (m *muxRouter) Handle(method, pattern string, h http.Handler) {
+	if m.err != nil {
+		return
+	}
+	if !strings.HasPrefix(pattern, "/") {
+		m.err = fmt.Errorf("route %s %s: the pattern must start with /", method, pattern)
+		return
+	}
+	methods := []string{method}
+	if method == http.MethodGet {
+		methods = append(methods, http.MethodHead)
+	}
+	patterns := []string{pattern}
+	if len(pattern) > 1 && strings.HasSuffix(pattern, "/") {
+		patterns = append(patterns, strings.TrimSuffix(pattern, "/"))
+	}
+	h = m.wrap(withPathValues(h))
+	for _, p := range patterns {
+		if err := m.r.Handle(p, h).Methods(methods...).GetError(); err != nil {
+			m.err = fmt.Errorf("route %s %s: %w", method, pattern, err)
+			return
+		}
+	}
+}
+
+// withPathValues copies the route variables into the request, for r.PathValue.
+func withPathValues(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for k, v := range mux.Vars(r) {
+			r.SetPathValue(k, v)
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// stripPrefix serves h with the one-segment prefix removed from the path ("/odata/Product" -> "/Product",
+// "/odata" -> "/"), keeping the encoded form of the rest (RawPath), which OData key literals depend on.
+func stripPrefix(prefix string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u := *r.URL
+		u.Path = strings.TrimPrefix(u.Path, prefix)
+		if u.RawPath != "" {
+			first, rest := u.RawPath, ""
+			if i := strings.IndexByte(u.RawPath[1:], '/'); i >= 0 {
+				first, rest = u.RawPath[:i+1], u.RawPath[i+1:]
+			}
+			if dec, err := url.PathUnescape(first); err == nil && dec == prefix {
+				u.RawPath = rest
+			} else {
+				u.RawPath = ""
+			}
+		}
+		if u.Path == "" {
+			u.Path, u.RawPath = "/", ""
+		}
+		r2 := new(http.Request)
+		*r2 = *r
+		r2.URL = &u
+		h.ServeHTTP(w, r2)
+	})
+}
+
+func handleHealthz() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+}
+
+func notFound(logger *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		odata.WriteError(w, r, logger, odata.NotFound("No resource matches the path "+r.URL.Path+"."))
+	})
+}
+
+// methodNotAllowed answers 405 with the Allow header listing the methods of the routes on the path. Outside the
+// public paths it needs a token first, like any other answer about a protected path.
+func methodNotAllowed(r *mux.Router, token func(http.Handler) http.Handler, logger *slog.Logger) http.Handler {
+	answer := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		allow := allowedMethods(r, req)
+		odata.WriteError(w, req, logger, &odata.Error{Status: http.StatusMethodNotAllowed, Code: "MethodNotAllowed",
+			Message: fmt.Sprintf("The method %s is not allowed on %s; allowed: %s.", req.Method, req.URL.Path, allow),
+			Header:  http.Header{"Allow": {allow}}})
+	})
+	protected := token(answer)
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if publicPaths[req.URL.Path] {
+			answer.ServeHTTP(w, req)
+			return
+		}
+		protected.ServeHTTP(w, req)
+	})
+}
+
+// allowedMethods returns the methods of every route that matches req but for its method, comma-separated.
+func allowedMethods(r *mux.Router, req *http.Request) string {
+	var list []string
+	seen := map[string]bool{}
+	_ = r.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		var m mux.RouteMatch
+		if !route.Match(req, &m) && m.MatchErr != mux.ErrMethodMismatch {
+			return nil
+		}
+		methods, err := route.GetMethods()
+		if err != nil {
+			return nil
+		}
+		for _, meth := range methods {
+			if !seen[meth] {
+				seen[meth] = true
+				list = append(list, meth)
+			}
+		}
+		return nil
+	})
+	return strings.Join(list, ", ")
+}

@@ -1,0 +1,372 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/storekit/store/odata"
+	"github.com/storekit/store/odata/dbtest"
+	"github.com/storekit/store/odata/migrate"
+	"github.com/storekit/store/odata/sqlgen"
+)
+
+// testMigrations create the table of dbAuth's admins.
+var testMigrations = migrate.Source{Name: "servertest", FS: fstest.MapFS{
+	"sqlite/0001_admin.sql":   {Data: []byte(`CREATE TABLE test_admin (email TEXT PRIMARY KEY, password TEXT NOT NULL);`)},
+	"postgres/0001_admin.sql": {Data: []byte(`CREATE TABLE test_admin (email TEXT PRIMARY KEY, password TEXT NOT NULL);`)},
+}}
+
+// dbAuth is an Authenticator over the test_admin table, with tokens in memory.
+type dbAuth struct {
+	db      *sql.DB
+	dialect sqlgen.Dialect
+	mu      sync.Mutex
+	tokens  map[string]Principal
+}
+
+func (a *dbAuth) Login(ctx context.Context, email, password string) (Token, error) {
+	q, args, _ := sqlgen.Builder(a.dialect).Select("password").From("test_admin").Where("email = ?", email).ToSql()
+	var stored string
+	err := a.db.QueryRowContext(ctx, q, args...).Scan(&stored)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && stored != password {
+		return Token{}, odata.BadRequest("InvalidCredentials", "", "The e-mail or the password is wrong.")
+	}
+	if err != nil {
+		return Token{}, err
+	}
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	tok := hex.EncodeToString(b[:])
+	a.mu.Lock()
+	a.tokens[tok] = Principal{CustomerID: "admin", Email: email, Admin: true}
+	a.mu.Unlock()
+	return Token{AccessToken: tok, ExpiresIn: time.Hour}, nil
+}
+
+func (a *dbAuth) Authenticate(ctx context.Context, tok string) (Principal, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if p, ok := a.tokens[tok]; ok {
+		return p, nil
+	}
+	return Principal{}, &odata.Error{Status: http.StatusUnauthorized, Code: "Unauthorized", Message: "Unknown token."}
+}
+
+func (a *dbAuth) Revoke(ctx context.Context, tok string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.tokens, tok)
+	return nil
+}
+
+// testWiring builds components on the real database: migrations, a seed that creates the admin once, an
+// authenticator reading the seeded table, and an OData stand-in whose "/slow" path waits for release.
+type testWiring struct {
+	entered chan struct{} // receives when /odata/slow starts
+	release chan struct{} // closed to let /odata/slow finish
+	deps    Deps
+}
+
+func newTestWiring() *testWiring {
+	return &testWiring{entered: make(chan struct{}, 1), release: make(chan struct{})}
+}
+
+func (w *testWiring) wire(ctx context.Context, deps Deps) (*Components, error) {
+	w.deps = deps
+	b := sqlgen.Builder(deps.Dialect)
+	seed := func(ctx context.Context) (string, error) {
+		q, args, _ := b.Select("COUNT(*)").From("test_admin").ToSql()
+		var n int
+		if err := deps.DB.QueryRowContext(ctx, q, args...).Scan(&n); err != nil || n > 0 {
+			return "", err
+		}
+		pw, generated := deps.Config.AdminPassword, ""
+		if pw == "" {
+			pw = "generated-" + odata.NewID()
+			generated = pw
+		}
+		q, args, _ = b.Insert("test_admin").Columns("email", "password").Values(deps.Config.AdminEmail, pw).ToSql()
+		_, err := deps.DB.ExecContext(ctx, q, args...)
+		return generated, err
+	}
+	od := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			w.entered <- struct{}{}
+			<-w.release
+		}
+		writeJSON(rw, http.StatusOK, map[string]string{"path": r.URL.Path})
+	})
+	return &Components{
+		Migrations: []migrate.Source{testMigrations},
+		Seed:       seed,
+		OData:      od,
+		Storefront: fakeStorefront,
+		Auth:       &dbAuth{db: deps.DB, dialect: deps.Dialect, tokens: map[string]Principal{}},
+	}, nil
+}
+
+// running is one run of the service in the background.
+type running struct {
+	url    string
+	stdout *syncBuffer
+	stderr *syncBuffer
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error // valid once done is closed
+}
+
+// start runs the service on port 0 with the database dsn and waits until it listens.
+func start(t *testing.T, w *testWiring, dsn string, extra ...string) *running {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan struct{})}
+	args := append([]string{"storeserver", "-addr", "127.0.0.1:0", "-db", dsn, "-shutdown-timeout", "1m"}, extra...)
+	env := mapEnv(map[string]string{"STORE_ADMIN_EMAIL": "boss@shop.test"})
+	go func() {
+		defer close(r.done)
+		r.err = run(ctx, w.wire, args, env, r.stdout, r.stderr)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-r.done
+	})
+	line, ok := r.stdout.waitFor("listening on ", r.done)
+	if !ok {
+		t.Fatalf("run ended before listening: %v\nlog:\n%s", r.err, r.stderr)
+	}
+	r.url = strings.TrimPrefix(line, "listening on ")
+	if !strings.HasPrefix(r.url, "http://127.0.0.1:") || strings.HasSuffix(r.url, ":0") {
+		t.Fatalf("listening line %q does not name the real address", line)
+	}
+	return r
+}
+
+// stop cancels the context and returns what run returned.
+func (r *running) stop() error {
+	r.cancel()
+	<-r.done
+	return r.err
+}
+
+func (r *running) get(t *testing.T, path, token string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest("GET", r.url+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return send(t, req)
+}
+
+func send(t *testing.T, req *http.Request) (int, map[string]any) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	b, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%s %s: body %q: %v", req.Method, req.URL, b, err)
+	}
+	return resp.StatusCode, m
+}
+
+func (r *running) login(t *testing.T, email, password string) string {
+	t.Helper()
+	req, _ := http.NewRequest("POST", r.url+"/api/token",
+		strings.NewReader(`{"email": "`+email+`", "password": "`+password+`"}`))
+	req.Header.Set("Content-Type", "application/json")
+	status, body := send(t, req)
+	if status != http.StatusOK {
+		t.Fatalf("POST /api/token = %d %v, want 200", status, body)
+	}
+	return body["access_token"].(string)
+}
+
+// generatedPassword returns the password of the "generated password" log line, or "".
+func generatedPassword(t *testing.T, log string) string {
+	t.Helper()
+	for _, l := range jsonLines(t, log) {
+		if pw, ok := l["password"].(string); ok {
+			return pw
+		}
+	}
+	return ""
+}
+
+func TestRun(t *testing.T) {
+	eachDSN(t, func(t *testing.T, dsn string) {
+		w := newTestWiring()
+
+		// First start: migrates, seeds, logs the generated password once.
+		r := start(t, w, dsn)
+		if status, body := r.get(t, "/healthz", ""); status != http.StatusOK || body["status"] != "ok" {
+			t.Fatalf("GET /healthz = %d %v, want 200 ok", status, body)
+		}
+		pw := generatedPassword(t, r.stderr.String())
+		if pw == "" {
+			t.Fatalf("the first start logged no generated password:\n%s", r.stderr)
+		}
+		if w.deps.Config.AdminEmail != "boss@shop.test" {
+			t.Errorf("Deps.Config.AdminEmail = %q, want the environment's boss@shop.test", w.deps.Config.AdminEmail)
+		}
+		tok := r.login(t, "boss@shop.test", pw)
+		if status, body := r.get(t, "/odata/Product", tok); status != http.StatusOK || body["path"] != "/Product" {
+			t.Errorf("GET /odata/Product = %d %v, want 200 from the OData service", status, body)
+		}
+		if status, _ := r.get(t, "/odata/Product", ""); status != http.StatusUnauthorized {
+			t.Errorf("GET /odata/Product without a token = %d, want 401", status)
+		}
+		if err := r.stop(); err != nil {
+			t.Fatalf("run after cancel = %v, want nil", err)
+		}
+		lines := jsonLines(t, r.stderr.String())
+		if !hasLog(lines, "database schema up to date", "migrations_applied", 1.0) {
+			t.Errorf("first start: no log of 1 migration applied:\n%s", r.stderr)
+		}
+		if !hasLog(lines, "request", "path", "/healthz") || !hasLog(lines, "stopped", "", nil) {
+			t.Errorf("first start: no request or stop log line:\n%s", r.stderr)
+		}
+
+		// Second start on the same database: no migration, no seed, the same admin.
+		r = start(t, newTestWiring(), dsn)
+		if pw2 := generatedPassword(t, r.stderr.String()); pw2 != "" {
+			t.Errorf("the second start logged a generated password")
+		}
+		if !hasLog(jsonLines(t, r.stderr.String()), "database schema up to date", "migrations_applied", 0.0) {
+			t.Errorf("second start: migrations not a no-op:\n%s", r.stderr)
+		}
+		r.login(t, "boss@shop.test", pw)
+		if err := r.stop(); err != nil {
+			t.Fatalf("second run after cancel = %v, want nil", err)
+		}
+	})
+}
+
+func TestRun_DrainsInFlightRequests(t *testing.T) {
+	eachDSN(t, func(t *testing.T, dsn string) {
+		w := newTestWiring()
+		r := start(t, w, dsn, "-admin-password", "the-admin-password")
+		tok := r.login(t, "boss@shop.test", "the-admin-password")
+
+		type result struct {
+			status int
+			body   string
+			err    error
+		}
+		res := make(chan result, 1)
+		go func() {
+			req, _ := http.NewRequest("GET", r.url+"/odata/slow", nil)
+			req.Header.Set("Authorization", "Bearer "+tok)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				res <- result{err: err}
+				return
+			}
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			res <- result{resp.StatusCode, string(b), err}
+		}()
+		<-w.entered
+		r.cancel()
+		if _, ok := r.stderr.waitFor("draining in-flight requests", r.done); !ok {
+			t.Fatalf("run ended before draining: %v", r.err)
+		}
+		close(w.release)
+		got := <-res
+		if got.err != nil || got.status != http.StatusOK || !strings.Contains(got.body, `"/slow"`) {
+			t.Errorf("in-flight GET /odata/slow = %d %s %v, want 200", got.status, got.body, got.err)
+		}
+		if err := r.stop(); err != nil {
+			t.Fatalf("run = %v, want nil", err)
+		}
+		if _, err := http.Get(r.url + "/healthz"); err == nil {
+			t.Errorf("GET /healthz after the shutdown succeeded")
+		}
+	})
+}
+
+func TestRun_StartErrors(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"BadFlag", []string{"-token-ttl", "soon"}, "-token-ttl"},
+		{"NoDatabaseDirectory", []string{"-db", filepath.Join(dir, "missing", "store.db")}, "open SQLite database"},
+		{"AddressInUse", []string{"-addr", busy.Addr().String(), "-db", filepath.Join(dir, "a.db")}, "address already in use"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := run(context.Background(), newTestWiring().wire, append([]string{"storeserver"}, tc.args...),
+				mapEnv(nil), io.Discard, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("run(%q) = %v, want an error containing %q", tc.args, err, tc.want)
+			}
+		})
+	}
+	t.Run("WiringFails", func(t *testing.T) {
+		wire := func(context.Context, Deps) (*Components, error) { return nil, errors.New("no catalog") }
+		err := run(context.Background(), wire, []string{"storeserver", "-db", filepath.Join(dir, "b.db")}, mapEnv(nil), io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "no catalog") {
+			t.Errorf("run with a failing wiring = %v, want its error", err)
+		}
+	})
+	t.Run("NoAuthenticator", func(t *testing.T) {
+		wire := func(context.Context, Deps) (*Components, error) { return &Components{}, nil }
+		err := run(context.Background(), wire, []string{"storeserver", "-db", filepath.Join(dir, "c.db")}, mapEnv(nil), io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "no authenticator") {
+			t.Errorf("run without an authenticator = %v, want an error", err)
+		}
+	})
+}
+
+func TestRun_Help(t *testing.T) {
+	var out strings.Builder
+	if err := Run(context.Background(), []string{"storeserver", "-help"}, mapEnv(nil), &out, io.Discard); err != nil {
+		t.Fatalf("Run(-help) = %v, want nil", err)
+	}
+	if !strings.Contains(out.String(), "Usage: storeserver") {
+		t.Errorf("Run(-help) printed %q, want the help text", out.String())
+	}
+}
+
+// eachDSN runs f on a new SQLite file and, when STORE_TEST_POSTGRES is set, on a new PostgreSQL database.
+func eachDSN(t *testing.T, f func(t *testing.T, dsn string)) {
+	t.Run("sqlite", func(t *testing.T) { f(t, filepath.Join(t.TempDir(), "store.db")) })
+	if dbtest.PostgresURL() != "" {
+		t.Run("postgres", func(t *testing.T) { f(t, dbtest.Postgres(t).URL) })
+	}
+}
+
+// hasLog reports whether a log line has the message and, when key is not empty, the key with the value.
+func hasLog(lines []map[string]any, msg, key string, value any) bool {
+	for _, l := range lines {
+		if l["msg"] == msg && (key == "" || l[key] == value) {
+			return true
+		}
+	}
+	return false
+}

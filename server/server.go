@@ -1,0 +1,234 @@
+// Package server runs the store service: it reads the configuration, opens the database and migrates it, seeds a
+// new database, and serves the OData administration API under /odata/ and the storefront endpoints behind one
+// HTTP handler until its context is cancelled; then it drains in-flight requests and closes the database.
+//
+// A request passes, outermost first: the request id (X-Request-Id: an incoming one when it is sane, else a new
+// one; on every answer, errors included), the request log (one slog line with method, path, status, duration,
+// bytes and request_id), panic recovery (500 InternalError; the panic and its stack only in the log), 503
+// ServiceUnavailable once shutting down, the URL limit (16 KiB: 414) and the body limits (1 MiB, 16 MiB on
+// /odata/Picture paths: 413 PayloadTooLarge), then the routes. Every route but /healthz and POST /api/token
+// needs a bearer token (401 with WWW-Authenticate: Bearer); /odata/ needs an admin (403).
+//
+// Handlers of the components render errors with odata.WriteError, and pass an error of reading the body to it
+// as is (or wrapped with %w): past the limit that error is the 413 *odata.Error. Storefront handlers read their
+// customer with storefront.CustomerFrom and their path variables with r.PathValue.
+package server
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/storekit/store/odata/migrate"
+	"github.com/storekit/store/odata/postgres"
+	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqlite"
+)
+
+// Server timeouts of SPEC part 9.
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 30 * time.Second
+	writeTimeout      = 60 * time.Second
+	idleTimeout       = 120 * time.Second
+)
+
+// Deps is what the store's components are built from.
+type Deps struct {
+	// DB is the open database; the schema is not migrated yet when the components are built.
+	DB *sql.DB
+	// Dialect is the database's dialect (odata/sqlite.Dialect or odata/postgres.Dialect).
+	Dialect sqlgen.Dialect
+	// Config is the service's configuration (admin e-mail and password, demo, token TTL, countries...).
+	Config Config
+	// Logger is the service's logger; records logged with a request's context carry its request id.
+	Logger *slog.Logger
+}
+
+// Components are the parts of the store that Run serves. Only Auth is required; a nil OData or Storefront
+// leaves its paths unrouted (404).
+type Components struct {
+	// Migrations are applied in order at start-up, before Seed.
+	Migrations []migrate.Source
+	// Seed runs after the migrations, before the service listens: on a new database it creates the reference
+	// data and the admin (and the demo catalog); later it changes nothing. When it generated the admin's
+	// password it returns it, and Run logs it once.
+	Seed func(ctx context.Context) (generatedAdminPassword string, err error)
+	// OData serves the OData service, mounted under /odata: it sees paths with "/odata" removed ("/", "/$metadata",
+	// "/Product('1')"). Only admins reach it.
+	OData http.Handler
+	// Storefront registers the storefront routes of SPEC parts 6 and 7.
+	Storefront func(r Router)
+	// Auth issues and checks bearer tokens.
+	Auth Authenticator
+}
+
+// wireFunc builds the components on the open database. It must not query the schema: migrations run after it
+// returns (Components.Seed runs after them).
+type wireFunc func(ctx context.Context, deps Deps) (*Components, error)
+
+// Run runs the store service with the given command-line arguments (args[0] is the program name) and
+// environment, printing "listening on http://ADDR" to stdout when ready and logging to stderr, until ctx is
+// cancelled. Then it drains in-flight requests, closes the database and returns nil. With -help it prints the
+// help text to stdout and returns nil; a bad configuration or a failed start is an error.
+func Run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	return run(ctx, storeComponents, args, getenv, stdout, stderr)
+}
+
+func run(ctx context.Context, wire wireFunc, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := parseConfig(args, getenv, stdout)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	logger := newLogger(stderr, cfg.LogFormat)
+
+	db, dialect, err := openDB(cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close() // on a failed start; idempotent
+	logger.Info("database open", "dialect", dialect.Name(), "db", redactDB(cfg.DB))
+
+	c, err := wire(ctx, Deps{DB: db, Dialect: dialect, Config: cfg, Logger: logger})
+	if err != nil {
+		return startErr(ctx, fmt.Errorf("build the components: %w", err))
+	}
+	if c == nil || c.Auth == nil {
+		return errors.New("build the components: no authenticator")
+	}
+	n, err := migrate.Up(ctx, db, dialect, c.Migrations...)
+	if err != nil {
+		return startErr(ctx, err)
+	}
+	logger.Info("database schema up to date", "migrations_applied", n)
+	if c.Seed != nil {
+		pw, err := c.Seed(ctx)
+		if err != nil {
+			return startErr(ctx, fmt.Errorf("seed the database: %w", err))
+		}
+		if pw != "" {
+			logger.Warn("created the admin with a generated password; it is shown only this once: log in and change it",
+				"email", cfg.AdminEmail, "password", pw)
+		}
+	}
+
+	var draining atomic.Bool
+	h, err := newHandler(logger, c, &draining)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	shutdownBegan := make(chan struct{})
+	srv.RegisterOnShutdown(func() {
+		logger.Info("draining in-flight requests") // the listener is closed now
+		close(shutdownBegan)
+	})
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	addr := "http://" + ln.Addr().String()
+	fmt.Fprintf(stdout, "listening on %s\n", addr)
+	logger.Info("listening", "addr", addr)
+
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	draining.Store(true)
+	logger.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		logger.Warn("requests still running after the shutdown timeout; closing their connections", "err", err)
+		_ = srv.Close()
+	}
+	<-serveErr
+	<-shutdownBegan
+	if err := db.Close(); err != nil {
+		logger.Warn("close the database", "err", err)
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// startErr returns nil when the start failed because ctx was cancelled (a signal during start-up), err otherwise.
+func startErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return nil
+	}
+	return err
+}
+
+// newHandler returns the service's handler: the routes behind the middleware, outermost first: request id,
+// request log, panic recovery, 503 while draining, URL and body limits; authentication is per route.
+func newHandler(logger *slog.Logger, c *Components, draining *atomic.Bool) (http.Handler, error) {
+	r := mux.NewRouter()
+	r.SkipClean(true) // OData paths are not file paths: never redirect them
+	if err := routes(r, logger, c); err != nil {
+		return nil, err
+	}
+	var h http.Handler = r
+	h = limitRequests(logger)(h)
+	h = rejectWhileDraining(draining, logger)(h)
+	h = recoverPanics(logger)(h)
+	h = logRequests(logger)(h)
+	h = withRequestID(h)
+	return h, nil
+}
+
+// openDB opens the database that cfg.DB names.
+func openDB(cfg Config) (*sql.DB, sqlgen.Dialect, error) {
+	if cfg.Postgres() {
+		db, err := postgres.Open(cfg.DB, cfg.Pool)
+		if err != nil {
+			return nil, nil, fmt.Errorf("open PostgreSQL database %s: %w", redactDB(cfg.DB), err)
+		}
+		return db, postgres.Dialect{}, nil
+	}
+	db, err := sqlite.Open(cfg.DB)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open SQLite database %s: %w", cfg.DB, err)
+	}
+	return db, sqlite.Dialect{}, nil
+}
+
+// redactDB returns the database name for the log, without a password.
+func redactDB(dsn string) string {
+	if !isPostgresURL(dsn) {
+		return dsn
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "postgres://..."
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.Redacted()
+}
