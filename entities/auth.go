@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/storekit/store/odata"
@@ -40,7 +41,7 @@ const maxEmailBytes = 320
 
 // Auth issues, checks and revokes bearer tokens against the customers in DB. Its methods are safe for concurrent
 // use, and every piece of state (tokens, failed attempts) lives in the database, so several server nodes may share
-// it.
+// it. Use it by pointer; do not copy it after first use.
 type Auth struct {
 	// DB is the store database, migrated with Migrations.
 	DB *sql.DB
@@ -50,6 +51,9 @@ type Auth struct {
 	TokenTTL time.Duration
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+
+	// authenticate is the prepared statement of Authenticate (the per-request query), made on first use.
+	authenticate atomic.Pointer[sql.Stmt]
 }
 
 // Token is a newly issued bearer token.
@@ -245,7 +249,11 @@ func (a *Auth) Authenticate(ctx context.Context, accessToken string) (Principal,
 		active  bool
 		expires any
 	)
-	err := a.DB.QueryRowContext(ctx, stmtAuthenticate.For(a.Dialect), RoleAdministrators, hashToken(accessToken)).
+	stmt, err := a.authenticateStmt(ctx)
+	if err != nil {
+		return Principal{}, err
+	}
+	err = stmt.QueryRowContext(ctx, RoleAdministrators, hashToken(accessToken)).
 		Scan(&p.CustomerID, &p.Email, &active, &expires, &p.Admin)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Principal{}, errUnauthorized("The access token is not valid.", true)
@@ -264,6 +272,23 @@ func (a *Auth) Authenticate(ctx context.Context, accessToken string) (Principal,
 		return Principal{}, errUnauthorized("The access token is not valid.", true)
 	}
 	return p, nil
+}
+
+// authenticateStmt returns the prepared query of Authenticate, preparing it on first use. database/sql prepares it
+// again on each pooled connection as needed and closes it with the DB.
+func (a *Auth) authenticateStmt(ctx context.Context) (*sql.Stmt, error) {
+	if s := a.authenticate.Load(); s != nil {
+		return s, nil
+	}
+	s, err := a.DB.PrepareContext(ctx, stmtAuthenticate.For(a.Dialect))
+	if err != nil {
+		return nil, fmt.Errorf("entities: authenticate: %w", err)
+	}
+	if !a.authenticate.CompareAndSwap(nil, s) {
+		s.Close()
+		return a.authenticate.Load(), nil
+	}
+	return s, nil
 }
 
 // Revoke revokes an access token (sign-out). Revoking a token that is unknown, expired or already revoked does

@@ -59,7 +59,7 @@ func Seed(ctx context.Context, db *sql.DB, d sqlgen.Dialect, opts SeedOptions) (
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	if _, err := mail.ParseAddress(opts.AdminEmail); err != nil || opts.AdminEmail == "" {
+	if a, err := mail.ParseAddress(opts.AdminEmail); err != nil || a.Address != opts.AdminEmail {
 		return SeedResult{}, fmt.Errorf("entities: seed: the admin e-mail %q is not valid", opts.AdminEmail)
 	}
 	password, generated := opts.AdminPassword, ""

@@ -195,6 +195,7 @@ func TestSeed_Errors(t *testing.T) {
 	}{
 		{"ErrNoAdminEmail", entities.SeedOptions{}, "e-mail"},
 		{"ErrBadAdminEmail", entities.SeedOptions{AdminEmail: "not an e-mail"}, "e-mail"},
+		{"ErrAdminEmailWithName", entities.SeedOptions{AdminEmail: "Admin <admin@example.com>"}, "e-mail"},
 		{"ErrShortAdminPassword", entities.SeedOptions{AdminEmail: adminEmail, AdminPassword: "short"}, "at least 8"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
