@@ -1,0 +1,10 @@
+package entities
+
+import "golang.org/x/crypto/bcrypt"
+
+// Tests hash with the smallest bcrypt cost: the cost is read from each stored hash, so behaviour is the same, and
+// the race detector makes the default cost slow.
+func init() { bcryptCost = bcrypt.MinCost }
+
+// MoneyValue exposes moneyValue to the tests.
+var MoneyValue = moneyValue
