@@ -149,14 +149,14 @@ func (a *Auth) Login(ctx context.Context, email, password string) (Token, error)
 		return Token{}, fmt.Errorf("entities: login: %w", err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, stmtInsertToken.For(d), tokenHash, customerID, timeValue(d, now),
-		timeValue(d, now.Add(ttl))); err != nil {
+	if _, err := tx.ExecContext(ctx, stmtInsertToken.For(d), tokenHash, customerID, sqlgen.TimeArg(d, now),
+		sqlgen.TimeArg(d, now.Add(ttl))); err != nil {
 		return Token{}, fmt.Errorf("entities: login: store token: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, stmtClearAttempts.For(d), key); err != nil {
 		return Token{}, fmt.Errorf("entities: login: clear attempts: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, stmtTouchCustomer.For(d), timeValue(d, now), customerID); err != nil {
+	if _, err := tx.ExecContext(ctx, stmtTouchCustomer.For(d), sqlgen.TimeArg(d, now), customerID); err != nil {
 		return Token{}, fmt.Errorf("entities: login: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -164,7 +164,7 @@ func (a *Auth) Login(ctx context.Context, email, password string) (Token, error)
 	}
 	// Housekeeping outside the transaction: expired tokens can never authenticate again. A failure here does not
 	// undo the sign-in; the next one retries.
-	_, _ = a.DB.ExecContext(ctx, stmtPurgeTokens.For(d), timeValue(d, now))
+	_, _ = a.DB.ExecContext(ctx, stmtPurgeTokens.For(d), sqlgen.TimeArg(d, now))
 	return Token{AccessToken: token, ExpiresIn: ttl}, nil
 }
 
@@ -174,12 +174,12 @@ func (a *Auth) Login(ctx context.Context, email, password string) (Token, error)
 // refused attempt removes its row, so hammering does not extend the block; a successful one clears them all.
 func (a *Auth) throttle(ctx context.Context, key string, now time.Time) error {
 	d := a.Dialect
-	cutoff := timeValue(d, now.Add(-failedLoginWindow))
+	cutoff := sqlgen.TimeArg(d, now.Add(-failedLoginWindow))
 	if _, err := a.DB.ExecContext(ctx, stmtPurgeAttempts.For(d), cutoff); err != nil {
 		return fmt.Errorf("entities: login: purge attempts: %w", err)
 	}
 	id := odata.NewID()
-	if _, err := a.DB.ExecContext(ctx, stmtInsertAttempt.For(d), id, key, timeValue(d, now)); err != nil {
+	if _, err := a.DB.ExecContext(ctx, stmtInsertAttempt.For(d), id, key, sqlgen.TimeArg(d, now)); err != nil {
 		return fmt.Errorf("entities: login: record attempt: %w", err)
 	}
 	rows, err := a.DB.QueryContext(ctx, stmtRecentAttempts.For(d), key, cutoff)
@@ -201,7 +201,7 @@ func (a *Auth) throttle(ctx context.Context, key string, now time.Time) error {
 		if rowID == id {
 			continue
 		}
-		t, err := parseTime(at)
+		t, err := sqlgen.ScanTime(at)
 		if err != nil {
 			rows.Close()
 			return err
@@ -261,7 +261,7 @@ func (a *Auth) Authenticate(ctx context.Context, accessToken string) (Principal,
 	if err != nil {
 		return Principal{}, fmt.Errorf("entities: authenticate: %w", err)
 	}
-	exp, err := parseTime(expires)
+	exp, err := sqlgen.ScanTime(expires)
 	if err != nil {
 		return Principal{}, err
 	}

@@ -5,6 +5,3 @@ import "golang.org/x/crypto/bcrypt"
 // Tests hash with the smallest bcrypt cost: the cost is read from each stored hash, so behaviour is the same, and
 // the race detector makes the default cost slow.
 func init() { bcryptCost = bcrypt.MinCost }
-
-// MoneyValue exposes moneyValue to the tests.
-var MoneyValue = moneyValue

@@ -107,7 +107,7 @@ func SetPasswordHash(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, customer
 	} else if n == 0 {
 		return odata.NotFound("The customer does not exist.")
 	}
-	if _, err := tx.ExecContext(ctx, stmtUpsertPassword.For(d), customerID, hash, timeValue(d, time.Now())); err != nil {
+	if _, err := tx.ExecContext(ctx, stmtUpsertPassword.For(d), customerID, hash, sqlgen.TimeArg(d, time.Now())); err != nil {
 		return fmt.Errorf("entities: set password: %w", err)
 	}
 	return RevokeCustomerTokens(ctx, tx, d, customerID)

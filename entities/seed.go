@@ -84,7 +84,7 @@ func Seed(ctx context.Context, db *sql.DB, d sqlgen.Dialect, opts SeedOptions) (
 	// The marker goes first: a concurrent seeder on PostgreSQL waits here on the primary key until this
 	// transaction ends, then inserts nothing (SQLite serializes the whole transaction).
 	q, args, err := b.Insert("seed_marker").Columns("name", "seeded_on_utc").
-		Values(seedMarkerName, timeValue(d, now)).Suffix("ON CONFLICT (name) DO NOTHING").ToSql()
+		Values(seedMarkerName, sqlgen.TimeArg(d, now)).Suffix("ON CONFLICT (name) DO NOTHING").ToSql()
 	if err != nil {
 		return SeedResult{}, err
 	}

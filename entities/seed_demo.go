@@ -102,15 +102,15 @@ func seedDemo(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect) (bool, error) {
 	}
 	for i, p := range demoProducts {
 		id := odata.NewID()
-		price, err := moneyValue(d, decimal.RequireFromString(p.price))
+		price, err := sqlgen.DecimalArg(d, decimal.RequireFromString(p.price), moneyScale)
 		if err != nil {
 			return false, err
 		}
-		oldPrice, err := moneyValue(d, decimalOrZero(p.oldPrice))
+		oldPrice, err := sqlgen.DecimalArg(d, decimalOrZero(p.oldPrice), moneyScale)
 		if err != nil {
 			return false, err
 		}
-		weight, err := moneyValue(d, decimalOrZero(p.weight))
+		weight, err := sqlgen.DecimalArg(d, decimalOrZero(p.weight), moneyScale)
 		if err != nil {
 			return false, err
 		}
