@@ -2,12 +2,42 @@ package server
 
 import (
 	"context"
-	"errors"
+
+	"github.com/storekit/store/entities"
+	"github.com/storekit/store/odata/migrate"
 )
 
 // storeComponents builds the store's components on the open database: the entity sets and actions of the OData
 // service, the storefront routes, the authenticator, their migrations and the first-start seed. It is the one
 // place that names the store's packages.
 func storeComponents(ctx context.Context, deps Deps) (*Components, error) {
-	return nil, errors.New("the store's components (OData service, storefront, authenticator) are not wired in yet")
+	cfg := deps.Config
+	auth := &entities.Auth{DB: deps.DB, Dialect: deps.Dialect, TokenTTL: cfg.TokenTTL}
+	return &Components{
+		Migrations: []migrate.Source{entities.Migrations},
+		Seed: func(ctx context.Context) (string, error) {
+			res, err := entities.Seed(ctx, deps.DB, deps.Dialect, entities.SeedOptions{
+				AdminEmail: cfg.AdminEmail, AdminPassword: cfg.AdminPassword, Demo: cfg.Demo, Logger: deps.Logger,
+			})
+			return res.GeneratedAdminPassword, err
+		},
+		Auth: authenticator{auth},
+	}, nil
+}
+
+// authenticator adapts entities.Auth, whose types the entities package declares itself, to Authenticator.
+type authenticator struct{ a *entities.Auth }
+
+func (x authenticator) Login(ctx context.Context, email, password string) (Token, error) {
+	t, err := x.a.Login(ctx, email, password)
+	return Token{AccessToken: t.AccessToken, ExpiresIn: t.ExpiresIn}, err
+}
+
+func (x authenticator) Authenticate(ctx context.Context, accessToken string) (Principal, error) {
+	p, err := x.a.Authenticate(ctx, accessToken)
+	return Principal{CustomerID: p.CustomerID, Email: p.Email, Admin: p.Admin}, err
+}
+
+func (x authenticator) Revoke(ctx context.Context, accessToken string) error {
+	return x.a.Revoke(ctx, accessToken)
 }
