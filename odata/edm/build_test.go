@@ -124,7 +124,10 @@ func TestBuildErrors(t *testing.T) {
 			`edm: entity type "Book": key property "Id" is listed twice`},
 		{"nullable key", func(m *edm.Model) { prop(book(m), "Id").Nullable = true },
 			`edm: entity type "Book": key property "Id" is nullable`},
-		{"collection key", func(m *edm.Model) { book(m).Key = []string{"Tags"}; addProp(book(m), &edm.Property{Name: "Tags", Type: edm.KindString, Collection: true}) },
+		{"collection key", func(m *edm.Model) {
+			book(m).Key = []string{"Tags"}
+			addProp(book(m), &edm.Property{Name: "Tags", Type: edm.KindString, Collection: true})
+		},
 			`edm: entity type "Book": key property "Tags" is a collection`},
 		{"complex key", func(m *edm.Model) { book(m).Key = []string{"Price"}; prop(book(m), "Price").Nullable = false },
 			`edm: entity type "Book": key property "Price" is not of a primitive or enum type`},
@@ -136,7 +139,9 @@ func TestBuildErrors(t *testing.T) {
 			`edm: entity type "Book": key property "Id" is lazy`},
 
 		// Properties.
-		{"duplicate property", func(m *edm.Model) { addProp(book(m), &edm.Property{Name: "Title", Type: edm.KindString, Column: "title2"}) },
+		{"duplicate property", func(m *edm.Model) {
+			addProp(book(m), &edm.Property{Name: "Title", Type: edm.KindString, Column: "title2"})
+		},
 			`edm: entity type "Book": duplicate property "Title"`},
 		{"property named like a navigation", func(m *edm.Model) { addProp(book(m), &edm.Property{Name: "Author", Type: edm.KindString}) },
 			`edm: entity type "Book": navigation "Author": name is already used by a property or navigation`},
@@ -152,7 +157,9 @@ func TestBuildErrors(t *testing.T) {
 			`edm: entity type "Book": property "Title": unknown kind 99`},
 		{"decimal without precision", func(m *edm.Model) { addProp(book(m), &edm.Property{Name: "Weight", Type: edm.KindDecimal}) },
 			`edm: entity type "Book": property "Weight": Edm.Decimal requires Precision (total digits) and Scale (digits after the point)`},
-		{"scale above precision", func(m *edm.Model) { addProp(book(m), &edm.Property{Name: "Weight", Type: edm.KindDecimal, Precision: 4, Scale: 5}) },
+		{"scale above precision", func(m *edm.Model) {
+			addProp(book(m), &edm.Property{Name: "Weight", Type: edm.KindDecimal, Precision: 4, Scale: 5})
+		},
 			`edm: entity type "Book": property "Weight": Scale 5 must be between 0 and Precision 4`},
 		{"max length on an integer", func(m *edm.Model) { addProp(book(m), &edm.Property{Name: "Pages", Type: edm.KindInt32, MaxLength: 5}) },
 			`edm: entity type "Book": property "Pages": MaxLength does not apply to Edm.Int32`},
@@ -160,11 +167,15 @@ func TestBuildErrors(t *testing.T) {
 			`edm: entity type "Book": property "Title": MaxLength must not be negative`},
 		{"precision on a string", func(m *edm.Model) { prop(book(m), "Title").Precision = 3 },
 			`edm: entity type "Book": property "Title": Precision and Scale do not apply to Edm.String`},
-		{"temporal precision beyond storage", func(m *edm.Model) { addProp(book(m), &edm.Property{Name: "Published", Type: edm.KindDateTimeOffset, Precision: 7}) },
+		{"temporal precision beyond storage", func(m *edm.Model) {
+			addProp(book(m), &edm.Property{Name: "Published", Type: edm.KindDateTimeOffset, Precision: 7})
+		},
 			`edm: entity type "Book": property "Published": Precision of Edm.DateTimeOffset must be 0 to 6 (fractional-second digits kept by storage)`},
 		{"facets on an enum", func(m *edm.Model) { prop(book(m), "Genre").MaxLength = 3 },
 			`edm: entity type "Book": property "Genre": MaxLength does not apply to enum and complex types`},
-		{"default of the wrong type", func(m *edm.Model) { addProp(book(m), &edm.Property{Name: "Pages", Type: edm.KindInt32, Default: "many"}) },
+		{"default of the wrong type", func(m *edm.Model) {
+			addProp(book(m), &edm.Property{Name: "Pages", Type: edm.KindInt32, Default: "many"})
+		},
 			`edm: entity type "Book": property "Pages": default "many" (string) is not a value of Edm.Int32`},
 		{"default out of range", func(m *edm.Model) { addProp(book(m), &edm.Property{Name: "Rating", Type: edm.KindByte, Default: 300}) },
 			`edm: entity type "Book": property "Rating": default 300 does not fit Edm.Byte`},
@@ -182,7 +193,9 @@ func TestBuildErrors(t *testing.T) {
 			`edm: entity type "Book": property "Title": default "long" is longer than MaxLength 3`},
 		{"default invalid guid", func(m *edm.Model) { addProp(book(m), &edm.Property{Name: "Isbn", Type: edm.KindGuid, Default: "x"}) },
 			`edm: entity type "Book": property "Isbn": default "x" (string) is not a value of Edm.Guid`},
-		{"default of a stream", func(m *edm.Model) { addProp(book(m), &edm.Property{Name: "Cover", Type: edm.KindStream, Default: []byte{1}}) },
+		{"default of a stream", func(m *edm.Model) {
+			addProp(book(m), &edm.Property{Name: "Cover", Type: edm.KindStream, Default: []byte{1}})
+		},
 			`edm: entity type "Book": property "Cover": Edm.Stream properties have no default`},
 		{"default of a complex property", func(m *edm.Model) { prop(book(m), "Price").Default = 1 },
 			`edm: entity type "Book": property "Price": a complex property has no Default and cannot be Searchable`},
@@ -192,7 +205,9 @@ func TestBuildErrors(t *testing.T) {
 			`edm: entity type "Book": property "Title": a read-only property cannot be Immutable or Required`},
 		{"message without required", func(m *edm.Model) { prop(book(m), "Title").RequiredMessage = "Title is required" },
 			`edm: entity type "Book": property "Title": RequiredMessage is set but the property is not Required`},
-		{"searchable number", func(m *edm.Model) { addProp(book(m), &edm.Property{Name: "Pages", Type: edm.KindInt32, Searchable: true}) },
+		{"searchable number", func(m *edm.Model) {
+			addProp(book(m), &edm.Property{Name: "Pages", Type: edm.KindInt32, Searchable: true})
+		},
 			`edm: entity type "Book": property "Pages": only String properties can be Searchable`},
 		{"invalid column name", func(m *edm.Model) { prop(book(m), "Title").Column = "ti tle" },
 			`edm: entity type "Book": property "Title": column "ti tle" is not a valid column name (ASCII letters, digits and _, at most 63 bytes)`},
@@ -232,7 +247,9 @@ func TestBuildErrors(t *testing.T) {
 			c := prop(book(m), "Price").Complex
 			c.Properties = append(c.Properties, &edm.Property{Name: "History", Type: edm.KindInt64, Collection: true})
 		}, `edm: complex type "Money": property "History": collection members of complex types are not supported`},
-		{"collection with default", func(m *edm.Model) { addProp(book(m), &edm.Property{Name: "Tags", Type: edm.KindString, Collection: true, Default: "x"}) },
+		{"collection with default", func(m *edm.Model) {
+			addProp(book(m), &edm.Property{Name: "Tags", Type: edm.KindString, Collection: true, Default: "x"})
+		},
 			`edm: entity type "Book": property "Tags": a collection has no Default`},
 		{"side table on a single value", func(m *edm.Model) { prop(book(m), "Title").CollectionTable = &edm.CollectionTable{} },
 			`edm: entity type "Book": property "Title": CollectionTable is set but the property is not a collection`},
@@ -346,7 +363,9 @@ func TestBuildErrors(t *testing.T) {
 			`edm: entity set "Books": entity type "Bok" does not exist`},
 		{"duplicate entity set, other case", func(m *edm.Model) { m.EntitySets = append(m.EntitySets, &edm.EntitySet{Name: "books", Type: "Book"}) },
 			`edm: entity set "books": name is already used by entity set "Books"`},
-		{"singleton named like a set", func(m *edm.Model) { m.Singletons = append(m.Singletons, &edm.Singleton{Name: "Authors", Type: "Author"}) },
+		{"singleton named like a set", func(m *edm.Model) {
+			m.Singletons = append(m.Singletons, &edm.Singleton{Name: "Authors", Type: "Author"})
+		},
 			`edm: singleton "Authors": name is already used by entity set "Authors"`},
 		{"unknown singleton type", func(m *edm.Model) { m.Singletons = append(m.Singletons, &edm.Singleton{Name: "Me", Type: "User"}) },
 			`edm: singleton "Me": entity type "User" does not exist`},
@@ -376,13 +395,17 @@ func TestBuildErrors(t *testing.T) {
 			`edm: action "Publish": binding entity type "Magazine" does not exist`},
 		{"binding type on an unbound action", func(m *edm.Model) { m.Actions[0].Bound = false },
 			`edm: action "Publish": BindingType and BindingCollection need Bound`},
-		{"two overloads with one binding", func(m *edm.Model) { m.Actions = append(m.Actions, &edm.Action{Name: "Publish", Bound: true, BindingType: "Book"}) },
+		{"two overloads with one binding", func(m *edm.Model) {
+			m.Actions = append(m.Actions, &edm.Action{Name: "Publish", Bound: true, BindingType: "Book"})
+		},
 			`edm: action "Publish": another overload is bound to "Book"`},
 		{"overloaded unbound action", func(m *edm.Model) {
 			m.Actions = append(m.Actions, &edm.Action{Name: "Reset"}, &edm.Action{Name: "Reset",
 				Parameters: []edm.Parameter{{Name: "all", Type: edm.KindBoolean}}})
 		}, `edm: action "Reset": unbound actions cannot be overloaded`},
-		{"overload spelled differently", func(m *edm.Model) { m.Actions = append(m.Actions, &edm.Action{Name: "publish", Bound: true, BindingType: "Author"}) },
+		{"overload spelled differently", func(m *edm.Model) {
+			m.Actions = append(m.Actions, &edm.Action{Name: "publish", Bound: true, BindingType: "Author"})
+		},
 			`edm: action "publish": overloads must have the same name as "Publish"`},
 		{"action named like a type", func(m *edm.Model) { m.Actions[0].Name = "Book" },
 			`edm: action "Book": name is already used by entity type "Book"`},
