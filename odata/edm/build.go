@@ -298,7 +298,8 @@ func (b *builder) schemaNames() {
 	}
 }
 
-// typeDecl resolves a declared reference to an entity type: its simple name or "<namespace>.<name>", exactly.
+// entityTypeNamed resolves a declared reference to an entity type: its simple name or "<namespace>.<name>",
+// exactly.
 func (b *builder) entityTypeNamed(name string) *EntityType {
 	if t, ok := b.m.entityTypes.exact[name]; ok {
 		return t
@@ -540,7 +541,7 @@ func splitSQL(s string) ([]string, error) {
 func normalizeDefault(p *Property) (any, error) {
 	v := p.Default
 	bad := func() (any, error) {
-		return nil, fmt.Errorf("default %#v (%T) is not a value of %s", v, v, typeLabel(p.Type, p.Enum, nil, ""))
+		return nil, fmt.Errorf("default %#v (%T) is not a value of %s", v, v, typeLabel(p))
 	}
 	if e := p.Enum; e != nil {
 		if s, ok := v.(string); ok {
@@ -1344,16 +1345,10 @@ func (b *builder) bindings() {
 	}
 }
 
-// typeLabel names a type for messages and CSDL: "Edm.Int32", "Store.ProductType" (namespace given) or the
-// simple name of an enum, complex or entity type.
-func typeLabel(k Kind, e *EnumType, c *ComplexType, entity string) string {
-	switch {
-	case e != nil:
-		return fmt.Sprintf("enum type %q", e.Name)
-	case c != nil:
-		return fmt.Sprintf("complex type %q", c.Name)
-	case entity != "":
-		return fmt.Sprintf("entity type %q", entity)
+// typeLabel names a property's type in messages: "Edm.Int32" or `enum type "ProductType"`.
+func typeLabel(p *Property) string {
+	if p.Enum != nil {
+		return fmt.Sprintf("enum type %q", p.Enum.Name)
 	}
-	return k.String()
+	return p.Type.String()
 }

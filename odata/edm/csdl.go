@@ -1,7 +1,6 @@
 package edm
 
 import (
-	"encoding/base64"
 	"math"
 	"strconv"
 	"time"
@@ -199,13 +198,12 @@ func formatFloat(f float64) string {
 	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
-// defaultJSON returns the CSDL JSON $DefaultValue of a property: the JSON value of the default.
+// defaultJSON returns the CSDL JSON $DefaultValue of a property: the JSON value of the default; false when the
+// default is absent or not simple (binary), as for defaultLiteral.
 func defaultJSON(p *Property) (any, bool) {
 	switch v := p.Default.(type) {
-	case nil:
+	case nil, []byte:
 		return nil, false
-	case []byte:
-		return base64.RawURLEncoding.EncodeToString(v), false
 	case bool, string:
 		return v, true
 	case int64:

@@ -1,6 +1,7 @@
 package edm_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -217,3 +218,32 @@ func BenchmarkAction(b *testing.B) {
 		})
 	}
 }
+
+// TestConcurrentUse reads a built model from several goroutines (run with -race).
+func TestConcurrentUse(t *testing.T) {
+	m := builtSample(t)
+	done := make(chan error)
+	for range 4 {
+		go func() {
+			for range 50 {
+				if m.EntitySet("product") == nil || m.EntityType("Product").Property("price") == nil ||
+					m.Action("store.setpassword", m.EntityType("Customer"), false) == nil {
+					done <- errNotFound
+					return
+				}
+				if err := m.WriteJSON(new(strings.Builder)); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+var errNotFound = errors.New("lookup found nothing")

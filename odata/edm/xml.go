@@ -35,9 +35,6 @@ func (m *Model) xmlSchema(ann *annotations) *xmlElem {
 	s := &xmlElem{name: "Schema", attrs: []xmlAttr{{"Namespace", m.Namespace}, {"xmlns", "http://docs.oasis-open.org/odata/ns/edm"}}}
 	for _, e := range m.EnumTypes {
 		el := s.child("EnumType", "Name", e.Name)
-		var list []annotation
-		ann.description(&list, e.Description)
-		el.annotate(list) // annotations come first in an EnumType
 		if e.UnderlyingType != KindNone && e.UnderlyingType != KindInt32 {
 			el.attr("UnderlyingType", e.UnderlyingType.String())
 		}
@@ -47,6 +44,9 @@ func (m *Model) xmlSchema(ann *annotations) *xmlElem {
 		for _, mb := range e.Members {
 			el.child("Member", "Name", mb.Name, "Value", strconv.FormatInt(mb.Value, 10))
 		}
+		var list []annotation
+		ann.description(&list, e.Description)
+		el.annotate(list) // after the members: valid for the 4.0 and the 4.01 schema
 	}
 	for _, c := range m.ComplexTypes {
 		el := s.child("ComplexType", "Name", c.Name)
