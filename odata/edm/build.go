@@ -569,6 +569,9 @@ func normalizeDefault(p *Property) (any, error) {
 		if p.MaxLength > 0 && utf8.RuneCountInString(s) > p.MaxLength {
 			return nil, fmt.Errorf("default %q is longer than MaxLength %d", s, p.MaxLength)
 		}
+		if !xmlSafe(s) {
+			return nil, fmt.Errorf("default %q holds characters CSDL XML cannot carry (control characters or invalid UTF-8)", s)
+		}
 		return s, nil
 	case KindBoolean:
 		if _, ok := v.(bool); !ok {
@@ -652,6 +655,16 @@ func normalizeDefault(p *Property) (any, error) {
 		return v, nil
 	}
 	return nil, fmt.Errorf("%s properties have no default", p.Type)
+}
+
+// xmlSafe reports whether s is valid UTF-8 made of characters XML 1.0 allows.
+func xmlSafe(s string) bool {
+	for _, r := range s {
+		if r == utf8.RuneError || (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r >= 0xFFFE {
+			return false
+		}
+	}
+	return true
 }
 
 // asInt64 converts any Go integer to int64.

@@ -191,6 +191,8 @@ func TestBuildErrors(t *testing.T) {
 		}, `edm: entity type "Book": property "Weight": default 1000 does not fit Precision 5 and Scale 2`},
 		{"default string too long", func(m *edm.Model) { p := prop(book(m), "Title"); p.MaxLength = 3; p.Default = "long" },
 			`edm: entity type "Book": property "Title": default "long" is longer than MaxLength 3`},
+		{"default with a control character", func(m *edm.Model) { prop(book(m), "Title").Default = "a\x00b" },
+			`edm: entity type "Book": property "Title": default "a\x00b" holds characters CSDL XML cannot carry (control characters or invalid UTF-8)`},
 		{"default invalid guid", func(m *edm.Model) { addProp(book(m), &edm.Property{Name: "Isbn", Type: edm.KindGuid, Default: "x"}) },
 			`edm: entity type "Book": property "Isbn": default "x" (string) is not a value of Edm.Guid`},
 		{"default of a stream", func(m *edm.Model) {
