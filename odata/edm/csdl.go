@@ -222,3 +222,8 @@ func defaultJSON(p *Property) (any, bool) {
 	s, ok := defaultLiteral(p)
 	return s, ok
 }
+
+// hasContainer reports whether the entity container has children: entity sets, singletons or imports.
+func (m *Model) hasContainer() bool {
+	return len(m.EntitySets) > 0 || len(m.Singletons) > 0 || len(unboundActions(m)) > 0 || len(unboundFunctions(m)) > 0
+}

@@ -384,3 +384,29 @@ func TestWriteXMLSchemaValid(t *testing.T) {
 		t.Errorf("xmllint: %v\n%s", err, out)
 	}
 }
+
+// TestWriteTypesOnly checks that a model without container children is still a valid document: CSDL XML
+// requires an entity container to have children, so the writers leave it out.
+func TestWriteTypesOnly(t *testing.T) {
+	m := &edmpkg.Model{Namespace: "Types", EnumTypes: []*edmpkg.EnumType{{Name: "Color",
+		Members: []edmpkg.EnumMember{{Name: "Red", Value: 1}}}},
+		Authorizations: []edmpkg.Authorization{{Name: "Bearer", Scheme: "bearer"}}}
+	if err := m.Build(); err != nil {
+		t.Fatal(err)
+	}
+	var x, j bytes.Buffer
+	if err := m.WriteXML(&x); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.WriteJSON(&j); err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range []string{x.String(), j.String()} {
+		if strings.Contains(doc, "EntityContainer") || strings.Contains(doc, "Authorization") {
+			t.Errorf("document has a container or its annotations:\n%s", doc)
+		}
+	}
+	if !json.Valid(j.Bytes()) || !strings.Contains(x.String(), `<Member Name="Red" Value="1"/>`) {
+		t.Errorf("unexpected documents:\n%s\n%s", x.String(), j.String())
+	}
+}

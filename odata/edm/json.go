@@ -10,7 +10,7 @@ import (
 
 // WriteJSON writes the model as a CSDL JSON 4.01 document (the $metadata answer for application/json), with
 // members in declaration order: enum types, complex types, entity types, actions, functions (each an array of
-// its overloads), then the entity container.
+// its overloads), then the entity container (left out when it would be empty, as in WriteXML).
 func (m *Model) WriteJSON(w io.Writer) error {
 	if !m.built {
 		return errNotBuilt
@@ -19,7 +19,9 @@ func (m *Model) WriteJSON(w io.Writer) error {
 	schema := m.jsonSchema(&ann)
 	doc := &jsonObject{}
 	doc.set("$Version", "4.01")
-	doc.set("$EntityContainer", m.Namespace+"."+m.Container)
+	if m.hasContainer() {
+		doc.set("$EntityContainer", m.Namespace+"."+m.Container)
+	}
 	refs := &jsonObject{}
 	for _, ns := range vocabularies {
 		if ann.used[ns] {
@@ -144,6 +146,9 @@ func (m *Model) jsonSchema(ann *annotations) *jsonObject {
 		s.set(g[0].Name, overloads)
 	}
 
+	if !m.hasContainer() {
+		return s
+	}
 	c := &jsonObject{}
 	c.set("$Kind", "EntityContainer")
 	for _, set := range m.EntitySets {

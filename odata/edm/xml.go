@@ -10,7 +10,8 @@ import (
 )
 
 // WriteXML writes the model as a CSDL XML 4.0 document (the $metadata answer for application/xml), in
-// declaration order: enum types, complex types, entity types, actions, functions, then the entity container.
+// declaration order: enum types, complex types, entity types, actions, functions, then the entity container
+// (left out, with its annotations, when it would be empty: CSDL requires a container to have children).
 func (m *Model) WriteXML(w io.Writer) error {
 	if !m.built {
 		return errNotBuilt
@@ -109,6 +110,9 @@ func (m *Model) xmlSchema(ann *annotations) *xmlElem {
 		m.xmlOperation(el, f.Bound, f.binding, f.BindingCollection, f.Parameters, f.ReturnType, f.Description, ann)
 	}
 
+	if !m.hasContainer() {
+		return s
+	}
 	c := s.child("EntityContainer", "Name", m.Container)
 	for _, set := range m.EntitySets {
 		el := c.child("EntitySet", "Name", set.Name, "EntityType", m.Namespace+"."+set.typ.Name)
