@@ -1,0 +1,229 @@
+package edm
+
+import (
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// Vocabularies the CSDL documents refer to. Annotations use the full namespace (no alias), which every client
+// resolves.
+const (
+	coreNamespace = "Org.OData.Core.V1"
+	authNamespace = "Org.OData.Authorization.V1"
+	vocabularyURL = "https://oasis-tcs.github.io/odata-vocabularies/vocabularies/"
+)
+
+// vocabularies lists the referenced vocabularies in the order their references are written.
+var vocabularies = []string{coreNamespace, authNamespace}
+
+// annotation is a term applied to a model element with a constant value: bool, string, record or []any (of
+// strings or records).
+type annotation struct {
+	term  string // namespace-qualified term
+	value any
+}
+
+// record is a structured annotation value.
+type record struct {
+	typ    string // namespace-qualified type, or "" when the term's type is meant
+	fields []field
+}
+
+type field struct {
+	name  string
+	value any // string or []any
+}
+
+// annotations gathers an element's annotations and remembers the vocabularies used.
+type annotations struct {
+	used map[string]bool
+}
+
+func (a *annotations) add(list *[]annotation, namespace, term string, value any) {
+	if a.used == nil {
+		a.used = map[string]bool{}
+	}
+	a.used[namespace] = true
+	*list = append(*list, annotation{term: namespace + "." + term, value: value})
+}
+
+func (a *annotations) description(list *[]annotation, text string) {
+	if text != "" {
+		a.add(list, coreNamespace, "Description", text)
+	}
+}
+
+func (a *annotations) property(p *Property) []annotation {
+	var list []annotation
+	a.description(&list, p.Description)
+	if p.ReadOnly {
+		a.add(&list, coreNamespace, "Computed", true)
+	}
+	if p.Immutable {
+		a.add(&list, coreNamespace, "Immutable", true)
+	}
+	return list
+}
+
+func (a *annotations) parameter(p *Parameter) []annotation {
+	var list []annotation
+	a.description(&list, p.Description)
+	if !p.Required {
+		a.add(&list, coreNamespace, "OptionalParameter", &record{})
+	}
+	return list
+}
+
+func (a *annotations) container(m *Model) []annotation {
+	var list []annotation
+	a.description(&list, m.Description)
+	if len(m.Authorizations) == 0 {
+		return list
+	}
+	auths := make([]any, len(m.Authorizations))
+	schemes := make([]any, len(m.Authorizations))
+	for i, z := range m.Authorizations {
+		r := &record{typ: authNamespace + ".Http"}
+		r.fields = append(r.fields, field{"Name", z.Name})
+		if z.Description != "" {
+			r.fields = append(r.fields, field{"Description", z.Description})
+		}
+		r.fields = append(r.fields, field{"Scheme", z.Scheme})
+		if z.BearerFormat != "" {
+			r.fields = append(r.fields, field{"BearerFormat", z.BearerFormat})
+		}
+		auths[i] = r
+		schemes[i] = &record{fields: []field{{"Authorization", z.Name}, {"RequiredScopes", []any{}}}}
+	}
+	a.add(&list, authNamespace, "Authorizations", auths)
+	a.add(&list, authNamespace, "SecuritySchemes", schemes)
+	return list
+}
+
+// qualified returns the qualified type name of a property, parameter or return type (without Collection()).
+func (m *Model) qualified(k Kind, e *EnumType, c *ComplexType, t *EntityType) string {
+	switch {
+	case e != nil:
+		return m.Namespace + "." + e.Name
+	case c != nil:
+		return m.Namespace + "." + c.Name
+	case t != nil:
+		return m.Namespace + "." + t.Name
+	}
+	return k.String()
+}
+
+// unboundActions returns the first unbound overload of each action name, in declaration order: the actions
+// that get an action import.
+func unboundActions(m *Model) []*Action {
+	var out []*Action
+	for _, g := range m.actionGroups {
+		for _, a := range g {
+			if !a.Bound {
+				out = append(out, a)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// unboundFunctions returns the first unbound overload of each function name: the functions that get a function
+// import.
+func unboundFunctions(m *Model) []*Function {
+	var out []*Function
+	for _, g := range m.functionGroups {
+		for _, f := range g {
+			if !f.Bound {
+				out = append(out, f)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// importSet returns the entity set an import's entity result belongs to, when its type has exactly one.
+func importSet(r *ReturnType) string {
+	if r == nil || r.entity == nil || len(r.entity.sets) != 1 {
+		return ""
+	}
+	return r.entity.sets[0].Name
+}
+
+// defaultLiteral returns the CSDL XML DefaultValue of a property (the URL literal form without type prefix or
+// quotes) and false when the default is absent or not simple (binary).
+func defaultLiteral(p *Property) (string, bool) {
+	switch v := p.Default.(type) {
+	case nil, []byte:
+		return "", false
+	case string:
+		return v, true
+	case bool:
+		return strconv.FormatBool(v), true
+	case int64:
+		if p.Enum != nil {
+			return p.Enum.Format(v), true
+		}
+		return strconv.FormatInt(v, 10), true
+	case decimal.Decimal:
+		return v.String(), true
+	case float64:
+		return formatFloat(v), true
+	case Date:
+		return v.String(), true
+	case TimeOfDay:
+		return v.String(), true
+	case time.Time:
+		return v.UTC().Format(time.RFC3339Nano), true
+	case time.Duration:
+		return FormatDuration(v), true
+	}
+	return "", false
+}
+
+// formatFloat formats a double as OData does: shortest round-trip digits, INF, -INF or NaN.
+func formatFloat(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "INF"
+	case math.IsInf(f, -1):
+		return "-INF"
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// defaultJSON returns the CSDL JSON $DefaultValue of a property: the JSON value of the default; false when the
+// default is absent or not simple (binary), as for defaultLiteral.
+func defaultJSON(p *Property) (any, bool) {
+	switch v := p.Default.(type) {
+	case nil, []byte:
+		return nil, false
+	case bool, string:
+		return v, true
+	case int64:
+		if p.Enum != nil {
+			return p.Enum.Format(v), true
+		}
+		return rawJSON(strconv.FormatInt(v, 10)), true
+	case decimal.Decimal:
+		return rawJSON(v.String()), true
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return formatFloat(v), true
+		}
+		return rawJSON(formatFloat(v)), true
+	}
+	s, ok := defaultLiteral(p)
+	return s, ok
+}
+
+// hasContainer reports whether the entity container has children: entity sets, singletons or imports.
+func (m *Model) hasContainer() bool {
+	return len(m.EntitySets) > 0 || len(m.Singletons) > 0 || len(unboundActions(m)) > 0 || len(unboundFunctions(m)) > 0
+}

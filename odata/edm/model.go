@@ -1,0 +1,500 @@
+// Package edm describes the entity data model an OData service serves: entity types mapped to tables, their
+// properties mapped to columns, keys, navigation properties with the joins behind them, enum and complex types,
+// entity sets, singletons, actions and functions. It writes the model as CSDL XML and CSDL JSON ($metadata).
+//
+// A model is declared as plain Go values and then built once:
+//
+//	m := &edm.Model{Namespace: "Store", EntityTypes: ..., EntitySets: ...}
+//	if err := m.Build(); err != nil { ... } // every wrong declaration, joined
+//
+// Build fills in defaults in place (table and column names, join columns, side tables), resolves names to
+// pointers and builds the lookup indexes. After Build the model must not be changed; it is then safe for
+// concurrent use, and its lookups (EntitySet, EntityType.Property, Model.Action, ...) run in constant time
+// without allocating.
+//
+// Table and column names are the snake_case of the type and property names unless declared (see SnakeCase and
+// odata/DESIGN.md for the storage conventions). The package holds no SQL beyond those names and the optional
+// read-only SQL expression of a computed property.
+package edm
+
+import (
+	"strings"
+)
+
+// Model is an entity data model: one schema (namespace) with its entity container.
+type Model struct {
+	// Namespace is the schema namespace, such as "Store". Edm, odata, System and Transient are reserved.
+	Namespace string
+	// Container is the name of the entity container; "Container" when empty.
+	Container string
+	// Description is emitted as a Core.Description annotation on the entity container.
+	Description string
+
+	// EntityTypes, ComplexTypes and EnumTypes are the schema's types in declaration order. Enum and complex
+	// types that properties or parameters refer to are added by Build when they are not listed.
+	EntityTypes  []*EntityType
+	ComplexTypes []*ComplexType
+	EnumTypes    []*EnumType
+
+	// EntitySets and Singletons are the entity container's children.
+	EntitySets []*EntitySet
+	Singletons []*Singleton
+
+	// Actions and Functions are the schema's operations; bound operations may be overloaded (same name,
+	// different binding). Unbound operations get an action or function import in the container.
+	Actions   []*Action
+	Functions []*Function
+
+	// Authorizations are the authentication schemes of the service, emitted as the container annotations
+	// Org.OData.Authorization.V1.Authorizations and SecuritySchemes (each scheme is sufficient on its own).
+	Authorizations []Authorization
+
+	built          bool
+	entityTypes    index[*EntityType]
+	complexTypes   index[*ComplexType]
+	enumTypes      index[*EnumType]
+	entitySets     index[*EntitySet]
+	singletons     index[*Singleton]
+	actions        index[int] // name -> position in actionGroups
+	functions      index[int] // name -> position in functionGroups
+	actionGroups   [][]*Action
+	functionGroups [][]*Function
+}
+
+// Authorization is an HTTP authentication scheme (RFC 7235) the service accepts, such as a bearer token. It
+// becomes a record of type Org.OData.Authorization.V1.Http, from which OpenAPI converters derive a security
+// scheme.
+type Authorization struct {
+	// Name identifies the scheme, such as "Bearer".
+	Name string
+	// Description says how to obtain credentials.
+	Description string
+	// Scheme is the HTTP authentication scheme, such as "bearer" or "basic".
+	Scheme string
+	// BearerFormat optionally hints at the token format, such as "JWT".
+	BearerFormat string
+}
+
+// EntityType is an entity type stored in a table.
+type EntityType struct {
+	// Name is the simple name; the qualified name is "<namespace>.<Name>".
+	Name string
+	// Table is the table name; SnakeCase(Name) when empty.
+	Table string
+	// Key names the key properties (one, or several for a composite key), in key order.
+	Key []string
+	// Properties are the structural properties in declaration order.
+	Properties []*Property
+	// Navigations are the navigation properties in declaration order.
+	Navigations []*NavigationProperty
+	// HasStream marks a media entity: its StreamProperty holds the bytes served as the entity's $value, with
+	// the content type held by ContentTypeProperty.
+	HasStream           bool
+	StreamProperty      string
+	ContentTypeProperty string
+	// ETag names the properties an entity's ETag is computed over; all non-lazy properties when empty.
+	ETag []string
+	// Description is emitted as a Core.Description annotation.
+	Description string
+
+	key         []*Property
+	etag        []*Property
+	props       index[*Property]
+	navs        index[*NavigationProperty]
+	stream      *Property
+	contentType *Property
+	sets        []*EntitySet
+}
+
+// KeyProperties returns the key properties in key order.
+func (t *EntityType) KeyProperties() []*Property { return t.key }
+
+// ETagProperties returns the properties the ETag is computed over, in declaration order.
+func (t *EntityType) ETagProperties() []*Property { return t.etag }
+
+// Property returns the structural property with the given name: the exact name, else the one property whose
+// name matches case-insensitively; nil if there is none.
+func (t *EntityType) Property(name string) *Property {
+	p, _ := t.props.get(name)
+	return p
+}
+
+// Navigation returns the navigation property with the given name: the exact name, else the one navigation
+// property whose name matches case-insensitively; nil if there is none.
+func (t *EntityType) Navigation(name string) *NavigationProperty {
+	n, _ := t.navs.get(name)
+	return n
+}
+
+// Stream returns the properties that hold a media entity's bytes and content type; nil for other types.
+func (t *EntityType) Stream() (data, contentType *Property) { return t.stream, t.contentType }
+
+// Property is a structural property: a primitive, enum or complex value, or a collection of primitive or enum
+// values. Exactly one of Type, Enum and Complex is set.
+type Property struct {
+	// Name is the property name as clients see it.
+	Name string
+	// Column is the column name; SnakeCase(Name) when empty. For a complex property it is the prefix of its
+	// members' columns: member M of property P is stored in column "<P column>_<M column>" (see Property).
+	// Empty after Build for a property computed by SQL.
+	Column string
+	// Type is the primitive kind; KindNone for enum and complex properties.
+	Type Kind
+	// Enum is the enum type of an enum property.
+	Enum *EnumType
+	// Complex is the complex type of a complex property.
+	Complex *ComplexType
+	// Collection marks a collection of primitive or enum values, stored in the side table CollectionTable.
+	Collection bool
+	// CollectionTable is the side table of a collection property; Build fills in defaults.
+	CollectionTable *CollectionTable
+	// Nullable allows null (for a collection: null items).
+	Nullable bool
+	// MaxLength limits String (characters) and Binary (bytes) values; 0 means no limit.
+	MaxLength int
+	// Precision is the number of significant digits of a Decimal (required), or of fractional-second digits of
+	// a DateTimeOffset, TimeOfDay or Duration (0 to 6; 0 means 6, the storage precision).
+	Precision int
+	// Scale is the number of digits after the decimal point of a Decimal (0 to Precision).
+	Scale int
+	// Default is the value a create uses when the field is omitted, as the Go value of the property's type
+	// (see Kind); an enum default may also be given as a member name. Build converts integer defaults to int64
+	// and float defaults to float64.
+	Default any
+	// ReadOnly marks a value computed by the server (Core.Computed): clients cannot set it.
+	ReadOnly bool
+	// Immutable marks a value set on create only (Core.Immutable).
+	Immutable bool
+	// Required makes a create or full update without a value fail with RequiredMessage (or a generic one).
+	Required        bool
+	RequiredMessage string
+	// Searchable makes $search match this String property.
+	Searchable bool
+	// Lazy leaves the property out of the default projection: it is returned only when $select-ed.
+	Lazy bool
+	// SQL is an optional read-only SQL expression computing the value instead of a column. "{{.}}" stands for
+	// the alias (or quoted name) of the entity's table, as in "{{.}}.password_hash IS NOT NULL"; see ExpandSQL.
+	// A property with SQL is read-only.
+	SQL string
+	// Description is emitted as a Core.Description annotation.
+	Description string
+
+	isKey   bool
+	sqlText []string // SQL split at the placeholders
+	members index[*Property]
+	fields  []*Property
+}
+
+// IsKey reports whether the property is part of its entity type's key.
+func (p *Property) IsKey() bool { return p.isKey }
+
+// Property returns the member of a complex property with the given name (exact, else a unique
+// case-insensitive match), with its Column being the full column name on the entity's table; nil if there is
+// none or p is not complex.
+func (p *Property) Property(name string) *Property {
+	m, _ := p.members.get(name)
+	return m
+}
+
+// Properties returns the members of a complex property in declaration order, each with its full column name
+// (see Property); nil for other properties.
+func (p *Property) Properties() []*Property { return p.fields }
+
+// ExpandSQL returns the SQL expression of a computed property with every "{{.}}" replaced by alias, which must
+// be the quoted alias or name of the entity's table. It returns "" for a property without SQL. Expansion is a
+// plain concatenation of pieces split once by Build: the placeholder cannot inject anything but alias.
+func (p *Property) ExpandSQL(alias string) string {
+	switch len(p.sqlText) {
+	case 0:
+		return ""
+	case 1:
+		return p.sqlText[0]
+	}
+	n := len(alias) * (len(p.sqlText) - 1)
+	for _, s := range p.sqlText {
+		n += len(s)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, s := range p.sqlText {
+		if i > 0 {
+			b.WriteString(alias)
+		}
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+// CollectionTable is the side table of a collection property: one row per item.
+type CollectionTable struct {
+	// Table is the side table; "<entity table>_<property column>" when empty.
+	Table string
+	// OwnerColumns refer to the owner's key, one per key property in key order; "<entity table>_<key column>"
+	// when empty.
+	OwnerColumns []string
+	// ValueColumn holds the item; "value" when empty.
+	ValueColumn string
+	// OrdinalColumn holds the item's position (0-based); "ordinal" when empty.
+	OrdinalColumn string
+}
+
+// ComplexType is a structured type without identity; a complex property of an entity is stored in one column
+// per member.
+type ComplexType struct {
+	// Name is the simple name; the qualified name is "<namespace>.<Name>".
+	Name string
+	// Properties are the members in declaration order; their Column is relative to the complex property's.
+	Properties []*Property
+	// Description is emitted as a Core.Description annotation.
+	Description string
+
+	props index[*Property]
+}
+
+// Property returns the member with the given name (exact, else a unique case-insensitive match); nil if there is
+// none. Its Column is relative: use the entity property's Property method for full column names.
+func (c *ComplexType) Property(name string) *Property {
+	p, _ := c.props.get(name)
+	return p
+}
+
+// NavigationProperty relates an entity to one or many entities of the Target type. Join describes the SQL.
+type NavigationProperty struct {
+	// Name is the property name as clients see it.
+	Name string
+	// Target is the name of the target entity type (resolved by Build: see TargetType).
+	Target string
+	// Collection marks a to-many navigation.
+	Collection bool
+	// Nullable allows a to-one navigation to have no target; it does not apply to collections.
+	Nullable bool
+	// Partner names the navigation property of the target type that leads back.
+	Partner string
+	// ContainsTarget marks containment: the targets exist only under their owner and have no entity set.
+	ContainsTarget bool
+	// Join says how source rows relate to target rows.
+	Join Join
+	// Description is emitted as a Core.Description annotation.
+	Description string
+
+	source      *EntityType
+	target      *EntityType
+	partner     *NavigationProperty
+	constraints []ReferentialConstraint
+}
+
+// TargetType returns the resolved target entity type.
+func (n *NavigationProperty) TargetType() *EntityType { return n.target }
+
+// SourceType returns the entity type that declares the navigation property.
+func (n *NavigationProperty) SourceType() *EntityType { return n.source }
+
+// PartnerNavigation returns the resolved partner, nil if there is none.
+func (n *NavigationProperty) PartnerNavigation() *NavigationProperty { return n.partner }
+
+// Constraints returns the referential constraints of a to-one navigation whose source columns are the
+// columns of properties of the source type (a foreign key), in column order.
+func (n *NavigationProperty) Constraints() []ReferentialConstraint { return n.constraints }
+
+// Join describes a navigation in SQL.
+//
+// Direct (Through nil): source.SourceColumns[i] = target.TargetColumns[i]. A to-one navigation by foreign key
+// lists the foreign key columns as SourceColumns (TargetColumns default to the target's key columns); a to-many
+// navigation by back reference lists the target's referencing columns as TargetColumns (SourceColumns default
+// to the source's key columns).
+//
+// Through a link table: source.SourceColumns[i] = link.SourceColumns[i] and link.TargetColumns[j] =
+// target.TargetColumns[j]; SourceColumns and TargetColumns default to the key columns of the source and target.
+type Join struct {
+	SourceColumns []string
+	TargetColumns []string
+	Through       *LinkTable
+}
+
+// LinkTable is the link table of a many-to-many navigation.
+type LinkTable struct {
+	Table string
+	// SourceColumns are the link table's columns equal to the join's SourceColumns.
+	SourceColumns []string
+	// TargetColumns are the link table's columns equal to the join's TargetColumns.
+	TargetColumns []string
+}
+
+// ReferentialConstraint says that the dependent Property of a navigation's source equals the
+// ReferencedProperty of its target.
+type ReferentialConstraint struct {
+	Property           string
+	ReferencedProperty string
+}
+
+// EntitySet is an entity set of the container: the entities of one type.
+type EntitySet struct {
+	// Name is the set name as it appears in URLs.
+	Name string
+	// Type is the name of the entity type.
+	Type string
+	// Description is emitted as a Core.Description annotation.
+	Description string
+
+	typ      *EntityType
+	bindings []NavigationBinding
+}
+
+// EntityType returns the resolved entity type of the set.
+func (s *EntitySet) EntityType() *EntityType { return s.typ }
+
+// Bindings returns the navigation property bindings: for each navigation path from the set's type whose target
+// type has exactly one entity set, that set. Paths go through containment navigations ("Addresses/Country").
+func (s *EntitySet) Bindings() []NavigationBinding { return s.bindings }
+
+// Binding returns the entity set a navigation path leads to, nil if it is not bound.
+func (s *EntitySet) Binding(path string) *EntitySet { return binding(s.bindings, path) }
+
+// Singleton is a single entity of the container.
+type Singleton struct {
+	// Name is the singleton name as it appears in URLs.
+	Name string
+	// Type is the name of the entity type.
+	Type string
+	// Description is emitted as a Core.Description annotation.
+	Description string
+
+	typ      *EntityType
+	bindings []NavigationBinding
+}
+
+// EntityType returns the resolved entity type of the singleton.
+func (s *Singleton) EntityType() *EntityType { return s.typ }
+
+// Bindings returns the navigation property bindings (see EntitySet.Bindings).
+func (s *Singleton) Bindings() []NavigationBinding { return s.bindings }
+
+// Binding returns the entity set a navigation path leads to, nil if it is not bound.
+func (s *Singleton) Binding(path string) *EntitySet { return binding(s.bindings, path) }
+
+// NavigationBinding binds a navigation path of an entity set or singleton to the entity set of its targets.
+type NavigationBinding struct {
+	Path   string
+	Target *EntitySet
+}
+
+func binding(bs []NavigationBinding, path string) *EntitySet {
+	for _, b := range bs {
+		if b.Path == path {
+			return b.Target
+		}
+	}
+	for _, b := range bs {
+		if strings.EqualFold(b.Path, path) {
+			return b.Target
+		}
+	}
+	return nil
+}
+
+// Action is an operation with side effects, invoked with POST. A bound action is invoked on an entity (or a
+// collection of entities, with BindingCollection) of BindingType; its binding parameter is implicit and named
+// "bindingParameter" in CSDL.
+type Action struct {
+	Name              string
+	Bound             bool
+	BindingType       string
+	BindingCollection bool
+	// Parameters are the non-binding parameters in order; optional ones must follow the required ones.
+	Parameters []Parameter
+	// ReturnType is nil for an action that returns nothing.
+	ReturnType *ReturnType
+	// Description is emitted as a Core.Description annotation.
+	Description string
+
+	binding *EntityType
+}
+
+// Binding returns the resolved binding entity type, nil for an unbound action.
+func (a *Action) Binding() *EntityType { return a.binding }
+
+// Parameter returns the non-binding parameter with the given name (exact, else case-insensitive); nil if none.
+func (a *Action) Parameter(name string) *Parameter { return parameter(a.Parameters, name) }
+
+// Function is an operation without side effects, invoked with GET; it always returns a value. Bound functions
+// work like bound actions.
+type Function struct {
+	Name              string
+	Bound             bool
+	BindingType       string
+	BindingCollection bool
+	// IsComposable allows further path segments or query options to apply to the result.
+	IsComposable bool
+	// Parameters are the non-binding parameters in order; optional ones must follow the required ones.
+	Parameters []Parameter
+	// ReturnType is required.
+	ReturnType *ReturnType
+	// Description is emitted as a Core.Description annotation.
+	Description string
+
+	binding *EntityType
+}
+
+// Binding returns the resolved binding entity type, nil for an unbound function.
+func (f *Function) Binding() *EntityType { return f.binding }
+
+// Parameter returns the non-binding parameter with the given name (exact, else case-insensitive); nil if none.
+func (f *Function) Parameter(name string) *Parameter { return parameter(f.Parameters, name) }
+
+func parameter(ps []Parameter, name string) *Parameter {
+	for i := range ps {
+		if ps[i].Name == name {
+			return &ps[i]
+		}
+	}
+	for i := range ps {
+		if strings.EqualFold(ps[i].Name, name) {
+			return &ps[i]
+		}
+	}
+	return nil
+}
+
+// Parameter is a non-binding parameter of an action or function. Exactly one of Type, Enum, Complex and Entity
+// is set.
+type Parameter struct {
+	Name    string
+	Type    Kind
+	Enum    *EnumType
+	Complex *ComplexType
+	// Entity is the name of an entity type.
+	Entity     string
+	Collection bool
+	Nullable   bool
+	// Required parameters must be supplied; others are annotated Core.OptionalParameter.
+	Required  bool
+	MaxLength int
+	Precision int
+	Scale     int
+	// Description is emitted as a Core.Description annotation.
+	Description string
+
+	entity *EntityType
+}
+
+// EntityType returns the resolved entity type of an entity parameter, nil otherwise.
+func (p *Parameter) EntityType() *EntityType { return p.entity }
+
+// ReturnType is the type of an operation's result. Exactly one of Type, Enum, Complex and Entity is set.
+type ReturnType struct {
+	Type    Kind
+	Enum    *EnumType
+	Complex *ComplexType
+	// Entity is the name of an entity type.
+	Entity     string
+	Collection bool
+	Nullable   bool
+	MaxLength  int
+	Precision  int
+	Scale      int
+
+	entity *EntityType
+}
+
+// EntityType returns the resolved entity type of an entity result, nil otherwise.
+func (r *ReturnType) EntityType() *EntityType { return r.entity }
