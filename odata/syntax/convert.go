@@ -311,15 +311,23 @@ func (c *conv) path(g *gPath, depth int) (Expr, *Error) {
 			}
 			return cnt, nil
 		case isDollar(n, "$filter"):
-			if len(s.Args) != 1 || len(s.Args[0].Args) != 1 || s.Args[0].Args[0].Name.Type != 0 || s.Args[0].Args[0].Then != nil {
+			if len(s.Args) == 0 || len(s.Args[0].Args) != 1 || s.Args[0].Args[0].Name.Type != 0 || s.Args[0].Args[0].Then != nil {
 				return nil, errAt(n.Pos.Offset+len(n.Value), "expected (expression) after $filter")
 			}
 			e, err := c.nested(s.Args[0].Args[0].Value, depth)
 			if err != nil {
 				return nil, err
 			}
-			p.Segments = append(p.Segments, Segment{Pos: n.Pos.Offset, Name: "$filter",
-				Args: []ArgList{{Pos: s.Args[0].Open.Pos.Offset, Args: []Arg{{Pos: e.Position(), Value: e}}}}})
+			seg := Segment{Pos: n.Pos.Offset, Name: "$filter",
+				Args: []ArgList{{Pos: s.Args[0].Open.Pos.Offset, Args: []Arg{{Pos: e.Position(), Value: e}}}}}
+			for _, a := range s.Args[1:] { // a key predicate after the filter
+				al, err := c.args(a, depth)
+				if err != nil {
+					return nil, err
+				}
+				seg.Args = append(seg.Args, ArgList{Pos: a.Open.Pos.Offset, Args: al})
+			}
+			p.Segments = append(p.Segments, seg)
 			continue
 		case nameKind(n) == tDollar:
 			return nil, errAt(n.Pos.Offset, "unexpected "+describe(n))

@@ -40,7 +40,9 @@ func (e *Error) Error() string {
 func errAt(off int, msg string) *Error { return &Error{Pos: off + 1, Code: CodeSyntax, Msg: msg} }
 
 // limitAt returns a LimitExceeded error at byte offset off.
-func limitAt(off int, msg string) *Error { return &Error{Pos: off + 1, Code: CodeLimitExceeded, Msg: msg} }
+func limitAt(off int, msg string) *Error {
+	return &Error{Pos: off + 1, Code: CodeLimitExceeded, Msg: msg}
+}
 
 // describe names a token for "found X".
 func describe(t lexer.Token) string {

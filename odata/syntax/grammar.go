@@ -97,8 +97,8 @@ type gSegment struct {
 // gArgs is a parenthesised argument list, or the balanced text of the nested options after $count.
 type gArgs struct {
 	Open lexer.Token `parser:"@LParen"`
-	Blob lexer.Token `parser:"( @Blob"`
-	Args []*gArg     `parser:"| ( @@ ( Comma @@ )* )? ) RParen"`
+	Blob lexer.Token `parser:"@Blob?"`
+	Args []*gArg     `parser:"( @@ ( Comma @@ )* )? RParen"`
 }
 
 // gBlob is the balanced text of nested options in $select and $expand items.

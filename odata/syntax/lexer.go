@@ -18,9 +18,9 @@ import (
 const (
 	tEOF lexer.TokenType = lexer.EOF
 
-	tIdent lexer.TokenType = iota + 1 // identifier, possibly namespace-qualified: Name, Model.Customer, geo.distance
-	tDollar                           // $it, $this, $root, $count, $filter, $ref, ...
-	tAt                               // @alias, @Namespace.Term#Qualifier
+	tIdent  lexer.TokenType = iota + 1 // identifier, possibly namespace-qualified: Name, Model.Customer, geo.distance
+	tDollar                            // $it, $this, $root, $count, $filter, $ref, ...
+	tAt                                // @alias, @Namespace.Term#Qualifier
 	tNull
 	tBool
 	tInt
@@ -153,7 +153,9 @@ func (lexDef) Lex(_ string, r io.Reader) (lexer.Lexer, error) {
 	return newScanner(string(b), 0, modeExpr), nil
 }
 
-func (lexDef) LexString(_ string, s string) (lexer.Lexer, error) { return newScanner(s, 0, modeExpr), nil }
+func (lexDef) LexString(_ string, s string) (lexer.Lexer, error) {
+	return newScanner(s, 0, modeExpr), nil
+}
 
 func ishex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
@@ -599,7 +601,7 @@ func (s *scanner) isGUID(i int) bool {
 	return true
 }
 
-// scanQuoted scans a single-quoted text starting at start (the quote has raw width qw); '' is an escaped quote.
+// scanQuoted scans a single-quoted text starting at start (the quote has raw width qw); ” is an escaped quote.
 // It returns the raw end offset after the closing quote.
 func (s *scanner) scanQuoted(start, qw int) (int, *lexError) {
 	i := start + qw

@@ -47,7 +47,7 @@ func pathExpect(prev lexer.TokenType, hasPrev bool) string {
 }
 
 // ParsePath parses a raw resource path relative to the service root, still percent-encoded
-// ("Customers('O''Neil')/Orders", "Customers%28%27O%27%27Neil%27%29"). A leading and a trailing "/" are
+// ("Customers('O”Neil')/Orders", "Customers%28%27O%27%27Neil%27%29"). A leading and a trailing "/" are
 // ignored. Errors are *Error values with Option "path".
 func ParsePath(raw string) (*ResourcePath, error) {
 	p, err := parsePath(raw)

@@ -51,11 +51,11 @@ type SearchBinary struct {
 	Right SearchExpr
 }
 
-func (*SearchTerm) node()   {}
-func (*SearchNot) node()    {}
-func (*SearchBinary) node() {}
-func (*SearchTerm) search() {}
-func (*SearchNot) search()  {}
+func (*SearchTerm) node()     {}
+func (*SearchNot) node()      {}
+func (*SearchBinary) node()   {}
+func (*SearchTerm) search()   {}
+func (*SearchNot) search()    {}
 func (*SearchBinary) search() {}
 
 // Position returns the node's byte offset.
