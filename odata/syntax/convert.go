@@ -12,7 +12,8 @@ const maxLambdaDepth = 4
 // conv turns grammar trees into the AST, enforcing what the grammar cannot: nesting limits, where lists and
 // lambdas may appear, literal ranges.
 type conv struct {
-	src     string // raw text of the option value; token offsets are relative to src minus base
+	ops     []lexer.Token // binary operator tokens in source order (scanner.ops)
+	src     string        // raw text of the option value; token offsets are relative to src minus base
 	base    int
 	lambdas int  // current lambda nesting
 	inPath  bool // resource path: key and parameter values must be literals or aliases
@@ -46,12 +47,22 @@ func lower(s string) string {
 // noOp marks the left operand of a level in binaryLevel's callbacks.
 const noOp BinaryOp = 255
 
-// binaryLevel converts one precedence level: first (Ops[i] Right[i])*, left-associative. A level with
-// operators counts one nesting level.
-func binaryLevel[T any](c *conv, first *T, ops []lexer.Token, rest []*T, depth int,
-	sub func(*conv, *T, int, BinaryOp) (Expr, *Error), opOf func(string) BinaryOp) (Expr, *Error) {
-	if len(ops) == 0 {
+// binaryLevel converts one precedence level: first (op rest[i])*, left-associative. A level with operators
+// counts one nesting level.
+func binaryLevel[T any, PT interface {
+	*T
+	start() int
+}](c *conv, first PT, rest []PT, depth int, sub func(*conv, PT, int, BinaryOp) (Expr, *Error)) (Expr, *Error) {
+	if len(rest) == 0 {
 		return sub(c, first, depth, noOp)
+	}
+	ops := make([]lexer.Token, len(rest))
+	for i, r := range rest {
+		t, ok := c.opBefore(r.start())
+		if !ok {
+			return nil, errAt(r.start(), "expected operator")
+		}
+		ops[i] = t
 	}
 	depth++
 	if depth > maxNesting {
@@ -61,43 +72,55 @@ func binaryLevel[T any](c *conv, first *T, ops []lexer.Token, rest []*T, depth i
 	if err != nil {
 		return nil, err
 	}
-	for i, t := range ops {
-		if i >= len(rest) {
-			return nil, errAt(t.Pos.Offset, "expected expression")
-		}
-		op := opOf(t.Value)
-		right, err := sub(c, rest[i], depth, op)
+	for i, r := range rest {
+		op := binaryOps[ops[i].Value]
+		right, err := sub(c, r, depth, op)
 		if err != nil {
 			return nil, err
 		}
-		left = &Binary{Pos: t.Pos.Offset, Op: op, Left: left, Right: right}
+		left = &Binary{Pos: ops[i].Pos.Offset, Op: op, Left: left, Right: right}
 	}
 	return left, nil
+}
+
+// opBefore returns the last binary operator token before offset off.
+func (c *conv) opBefore(off int) (lexer.Token, bool) {
+	lo, hi := 0, len(c.ops)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if c.ops[m].Pos.Offset < off {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == 0 {
+		return lexer.Token{}, false
+	}
+	return c.ops[lo-1], true
 }
 
 var binaryOps = map[string]BinaryOp{"or": OpOr, "and": OpAnd, "eq": OpEq, "ne": OpNe, "gt": OpGt, "ge": OpGe,
 	"lt": OpLt, "le": OpLe, "has": OpHas, "in": OpIn, "add": OpAdd, "sub": OpSub, "mul": OpMul, "div": OpDiv,
 	"divby": OpDivBy, "mod": OpMod}
 
-func opOf(v string) BinaryOp { return binaryOps[v] }
-
 func (c *conv) expr(g *gExpr, depth int) (Expr, *Error) {
 	if g == nil {
 		return nil, errAt(0, "expected expression")
 	}
-	return binaryLevel(c, &g.Left, g.Ops, g.Right, depth, (*conv).and, opOf)
+	return binaryLevel(c, &g.Left, g.Right, depth, (*conv).and)
 }
 
 func (c *conv) and(g *gAnd, depth int, _ BinaryOp) (Expr, *Error) {
-	return binaryLevel(c, &g.Left, g.Ops, g.Right, depth, (*conv).eq, opOf)
+	return binaryLevel(c, &g.Left, g.Right, depth, (*conv).eq)
 }
 
 func (c *conv) eq(g *gEq, depth int, _ BinaryOp) (Expr, *Error) {
-	return binaryLevel(c, &g.Left, g.Ops, g.Right, depth, (*conv).rel, opOf)
+	return binaryLevel(c, &g.Left, g.Right, depth, (*conv).rel)
 }
 
 func (c *conv) rel(g *gRel, depth int, _ BinaryOp) (Expr, *Error) {
-	return binaryLevel(c, &g.Left, g.Ops, g.Right, depth, (*conv).relOperand, opOf)
+	return binaryLevel(c, &g.Left, g.Right, depth, (*conv).relOperand)
 }
 
 // relOperand converts an operand of the relational level; after in, a parenthesised group is a list.
@@ -109,18 +132,18 @@ func (c *conv) relOperand(g *gAdd, depth int, op BinaryOp) (Expr, *Error) {
 }
 
 func (c *conv) add(g *gAdd, depth int, _ BinaryOp) (Expr, *Error) {
-	return binaryLevel(c, &g.Left, g.Ops, g.Right, depth, (*conv).mul, opOf)
+	return binaryLevel(c, &g.Left, g.Right, depth, (*conv).mul)
 }
 
 func (c *conv) mul(g *gMul, depth int, _ BinaryOp) (Expr, *Error) {
-	return binaryLevel(c, &g.Left, g.Ops, g.Right, depth, func(c *conv, u *gUnary, depth int, _ BinaryOp) (Expr, *Error) {
+	return binaryLevel(c, &g.Left, g.Right, depth, func(c *conv, u *gUnary, depth int, _ BinaryOp) (Expr, *Error) {
 		return c.unary(u, depth)
-	}, opOf)
+	})
 }
 
 // bareParen returns the parenthesis group that is all of g, if it is one.
 func bareParen(g *gAdd) *gParen {
-	if len(g.Ops) > 0 || len(g.Left.Ops) > 0 {
+	if len(g.Right) > 0 || len(g.Left.Right) > 0 {
 		return nil
 	}
 	return g.Left.Left.Paren
@@ -492,29 +515,12 @@ func (c *conv) call(s *gSegment, name string, depth int) (Expr, *Error) {
 }
 
 // exprStart returns the offset where a grammar expression starts.
-func exprStart(g *gExpr) int {
-	p := &g.Left.Left.Left.Left.Left.Left
-	switch {
-	case p.Op.Type != 0:
-		return p.Op.Pos.Offset
-	case p.Path != nil:
-		return p.Path.Name.Pos.Offset
-	case p.Paren != nil:
-		return p.Paren.Open.Pos.Offset
-	case p.Array != nil:
-		return p.Array.Open.Pos.Offset
-	case p.Object != nil:
-		return p.Object.Open.Pos.Offset
-	case p.JSONStr.Type != 0:
-		return p.JSONStr.Pos.Offset
-	}
-	return p.Literal.Pos.Offset
-}
+func exprStart(g *gExpr) int { return g.start() }
 
 // typeName reads the type argument of cast or isof: a (qualified) name or Collection(name).
 func typeName(g *gExpr) (*TypeName, bool) {
-	if len(g.Ops) > 0 || len(g.Left.Ops) > 0 || len(g.Left.Left.Ops) > 0 || len(g.Left.Left.Left.Ops) > 0 ||
-		len(g.Left.Left.Left.Left.Ops) > 0 || len(g.Left.Left.Left.Left.Left.Ops) > 0 {
+	if len(g.Right) > 0 || len(g.Left.Right) > 0 || len(g.Left.Left.Right) > 0 || len(g.Left.Left.Left.Right) > 0 ||
+		len(g.Left.Left.Left.Left.Right) > 0 || len(g.Left.Left.Left.Left.Left.Right) > 0 {
 		return nil, false
 	}
 	u := &g.Left.Left.Left.Left.Left.Left

@@ -94,7 +94,13 @@ func translate(err error, peek *lexer.PeekingLexer, expect func(prev lexer.Token
 	var ute *participle.UnexpectedTokenError
 	if errors.As(err, &ute) {
 		prev, hasPrev := prevToken(peek, ute.Unexpected.Pos.Offset)
-		return errAt(ute.Unexpected.Pos.Offset, "expected "+expect(prev, hasPrev)+", found "+describe(ute.Unexpected))
+		want := expect(prev, hasPrev)
+		if ute.Unexpected.EOF() && want == "operator" {
+			if closer := unclosed(peek); closer != "" {
+				want = closer
+			}
+		}
+		return errAt(ute.Unexpected.Pos.Offset, "expected "+want+", found "+describe(ute.Unexpected))
 	}
 	var pe participle.Error
 	if errors.As(err, &pe) {
@@ -148,4 +154,32 @@ func prevToken(peek *lexer.PeekingLexer, off int) (lexer.TokenType, bool) {
 		prev, has = t.Type, true
 	}
 	return prev, has
+}
+
+// unclosed returns the closing bracket that the innermost unclosed bracket among the tokens needs.
+func unclosed(peek *lexer.PeekingLexer) string {
+	if peek == nil {
+		return ""
+	}
+	var stack []lexer.TokenType
+	for _, t := range peek.Range(0, lexer.RawCursor(peekLen(peek))) {
+		switch t.Type {
+		case tLParen, tLBracket, tLBrace:
+			stack = append(stack, t.Type)
+		case tRParen, tRBracket, tRBrace:
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		}
+	}
+	if len(stack) == 0 {
+		return ""
+	}
+	switch stack[len(stack)-1] {
+	case tLBracket:
+		return `"]"`
+	case tLBrace:
+		return `"}"`
+	}
+	return `")"`
 }

@@ -10,42 +10,37 @@ import (
 // literals are classified by the lexer, so the grammar matches token types only.
 
 // gExpr is the or level, the top of an expression. Each level holds its first operand by value and the
-// operators with their right operands in parallel slices (Ops[i] applies to Right[i]).
+// operands after its operators in Right; the operator tokens themselves are recorded by the lexer (see
+// scanner.ops), which saves participle an allocation per operand and level.
 type gExpr struct {
-	Left  gAnd          `parser:"@@"`
-	Ops   []lexer.Token `parser:"( @Or"`
-	Right []*gAnd       `parser:"  @@ )*"`
+	Left  gAnd    `parser:"@@"`
+	Right []*gAnd `parser:"( Or @@ )*"`
 }
 
 type gAnd struct {
-	Left  gEq           `parser:"@@"`
-	Ops   []lexer.Token `parser:"( @And"`
-	Right []*gEq        `parser:"  @@ )*"`
+	Left  gEq    `parser:"@@"`
+	Right []*gEq `parser:"( And @@ )*"`
 }
 
 type gEq struct {
-	Left  gRel          `parser:"@@"`
-	Ops   []lexer.Token `parser:"( @EqOp"`
-	Right []*gRel       `parser:"  @@ )*"`
+	Left  gRel    `parser:"@@"`
+	Right []*gRel `parser:"( EqOp @@ )*"`
 }
 
 // gRel is the relational level: gt ge lt le has in.
 type gRel struct {
-	Left  gAdd          `parser:"@@"`
-	Ops   []lexer.Token `parser:"( @RelOp"`
-	Right []*gAdd       `parser:"  @@ )*"`
+	Left  gAdd    `parser:"@@"`
+	Right []*gAdd `parser:"( RelOp @@ )*"`
 }
 
 type gAdd struct {
-	Left  gMul          `parser:"@@"`
-	Ops   []lexer.Token `parser:"( @AddOp"`
-	Right []*gMul       `parser:"  @@ )*"`
+	Left  gMul    `parser:"@@"`
+	Right []*gMul `parser:"( AddOp @@ )*"`
 }
 
 type gMul struct {
-	Left  gUnary        `parser:"@@"`
-	Ops   []lexer.Token `parser:"( @MulOp"`
-	Right []*gUnary     `parser:"  @@ )*"`
+	Left  gUnary    `parser:"@@"`
+	Right []*gUnary `parser:"( MulOp @@ )*"`
 }
 
 // gUnary is a prefix operator applied to an operand, or a primary operand.
@@ -179,4 +174,32 @@ func parse[G any](p *participle.Parser[G], s *scanner, expect func(lexer.TokenTy
 		return nil, translate(err, peek, expect)
 	}
 	return g, nil
+}
+
+// Start offsets of the expression levels, used to find the operator before a right operand.
+func (g *gExpr) start() int { return g.Left.start() }
+func (g *gAnd) start() int  { return g.Left.start() }
+func (g *gEq) start() int   { return g.Left.start() }
+func (g *gRel) start() int  { return g.Left.start() }
+func (g *gAdd) start() int  { return g.Left.start() }
+func (g *gMul) start() int  { return g.Left.start() }
+
+func (g *gUnary) start() int {
+	switch {
+	case g.Literal.Type != 0:
+		return g.Literal.Pos.Offset
+	case g.Path != nil:
+		return g.Path.Name.Pos.Offset
+	case g.Op.Type != 0:
+		return g.Op.Pos.Offset
+	case g.JSONStr.Type != 0:
+		return g.JSONStr.Pos.Offset
+	case g.Paren != nil:
+		return g.Paren.Open.Pos.Offset
+	case g.Array != nil:
+		return g.Array.Open.Pos.Offset
+	case g.Object != nil:
+		return g.Object.Open.Pos.Offset
+	}
+	return 0
 }

@@ -133,6 +133,9 @@ type scanner struct {
 	unaryRun    int  // consecutive prefix operators
 	pending     []lexer.Token
 	err         *lexError
+	// ops records every binary operator token in source order; the converter finds the operator of a
+	// right operand as the last one before the operand's start.
+	ops []lexer.Token
 }
 
 func newScanner(src string, base int, mode lexMode) *scanner {
@@ -345,10 +348,15 @@ func (s *scanner) nextExpr() (lexer.Token, error) {
 		if t, v := keyword(s.src[start:end]); t != 0 {
 			s.p = end
 			s.prevOperand = false
+			tok := s.tok(t, start, end, v)
 			if t != tDir && t != tAs {
 				s.unaryRun = 0
+				if s.ops == nil {
+					s.ops = make([]lexer.Token, 0, 8)
+				}
+				s.ops = append(s.ops, tok)
 			}
-			return s.tok(t, start, end, v), nil
+			return tok, nil
 		}
 	}
 	t, err := s.scanExprToken(c, w, start, operand)

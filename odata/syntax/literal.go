@@ -107,10 +107,10 @@ func literalKind(v string) lexer.TokenType {
 		return tTime
 	case len(v) == 36 && v[8] == '-' && v[13] == '-' && v[18] == '-' && v[23] == '-':
 		return tGuid
-	case strings.IndexByte(v[1:], '-') >= 0:
-		return tDate
 	case strings.IndexAny(v, "eE") >= 0:
 		return tDouble
+	case strings.IndexByte(v[1:], '-') >= 0:
+		return tDate
 	case strings.IndexByte(v, '.') >= 0:
 		return tDecimal
 	}

@@ -156,7 +156,7 @@ func pathSegment(text string, base int, first bool) (Segment, *Error) {
 	s.inPath = true
 	g, err := parse(segParser, s, pathExpect)
 	if err == nil && nameKind(g.Name) == tIdent && !hasBlob(g.Args) {
-		c := conv{src: text, base: base, inPath: true}
+		c := conv{ops: s.ops, src: text, base: base, inPath: true}
 		seg := Segment{Pos: base, Name: g.Name.Value}
 		for _, a := range g.Args {
 			args, err := c.args(a, 0)
@@ -196,7 +196,7 @@ func dollarSegment(text string, base int) (Segment, *Error) {
 		if len(g.Args) != 1 || len(g.Args[0].Args) != 1 || g.Args[0].Args[0].Name.Type != 0 || g.Args[0].Args[0].Then != nil {
 			return Segment{}, errAt(base+len(name), "expected (expression) after $filter")
 		}
-		c := conv{src: text, base: base}
+		c := conv{ops: s.ops, src: text, base: base}
 		e, err := c.nested(g.Args[0].Args[0].Value, 0)
 		if err != nil {
 			return Segment{}, err
@@ -206,7 +206,7 @@ func dollarSegment(text string, base int) (Segment, *Error) {
 		if len(g.Args) != 1 || len(g.Args[0].Args) == 0 {
 			return Segment{}, errAt(base+len(name), "expected (entity sets) after $crossjoin")
 		}
-		c := conv{src: text, base: base}
+		c := conv{ops: s.ops, src: text, base: base}
 		args, err := c.args(g.Args[0], 0)
 		if err != nil {
 			return Segment{}, err

@@ -345,7 +345,7 @@ func parseExprValue(src string, base int) (Expr, *Error) {
 	if err != nil {
 		return nil, err
 	}
-	c := conv{src: src, base: base}
+	c := conv{ops: s.ops, src: src, base: base}
 	return c.expr(g, 0)
 }
 
@@ -353,11 +353,12 @@ func parseOrderBy(src string, base int) ([]OrderItem, *Error) {
 	if err := noLeadingSpace(src, base); err != nil {
 		return nil, err
 	}
-	g, err := parse(orderByParser, newScanner(src, base, modeExpr), expectation)
+	s := newScanner(src, base, modeExpr)
+	g, err := parse(orderByParser, s, expectation)
 	if err != nil {
 		return nil, err
 	}
-	c := conv{src: src, base: base}
+	c := conv{ops: s.ops, src: src, base: base}
 	out := make([]OrderItem, 0, len(g.Items))
 	for _, it := range g.Items {
 		e, err := c.expr(it.Expr, 0)
@@ -373,11 +374,12 @@ func parseCompute(src string, base int) ([]ComputeItem, *Error) {
 	if err := noLeadingSpace(src, base); err != nil {
 		return nil, err
 	}
-	g, err := parse(computeParser, newScanner(src, base, modeExpr), expectation)
+	s := newScanner(src, base, modeExpr)
+	g, err := parse(computeParser, s, expectation)
 	if err != nil {
 		return nil, err
 	}
-	c := conv{src: src, base: base}
+	c := conv{ops: s.ops, src: src, base: base}
 	out := make([]ComputeItem, 0, len(g.Items))
 	for _, it := range g.Items {
 		e, err := c.expr(it.Expr, 0)
