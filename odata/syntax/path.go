@@ -24,7 +24,39 @@ func (p *ResourcePath) String() string {
 		if i > 0 {
 			b.WriteByte('/')
 		}
-		writeSegment(&b, s)
+		if s.Literal || s.Name == "$filter" {
+			writeSegment(&b, s)
+			continue
+		}
+		escapeText(&b, s.Name)
+		for _, al := range s.Args {
+			b.WriteByte('(')
+			for j, a := range al.Args {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				if a.Name != "" {
+					b.WriteString(a.Name)
+					b.WriteByte('=')
+				}
+				if l, ok := a.Value.(*Literal); ok {
+					// A "/" or "?" in a key literal would end the segment or the path.
+					for k := 0; k < len(l.Text); k++ {
+						switch c := l.Text[k]; c {
+						case '/':
+							b.WriteString("%2F")
+						case '?':
+							b.WriteString("%3F")
+						default:
+							escapeText(&b, l.Text[k:k+1])
+						}
+					}
+					continue
+				}
+				writeExpr(&b, a.Value, 0)
+			}
+			b.WriteByte(')')
+		}
 	}
 	return b.String()
 }

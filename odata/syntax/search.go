@@ -104,7 +104,12 @@ func writeSearch(b *strings.Builder, e SearchExpr, min int) {
 	}
 	switch e := e.(type) {
 	case *SearchTerm:
-		if e.Phrase {
+		if e.Phrase && strings.IndexByte(e.Text, '"') >= 0 {
+			// Only the 4.01 single-quoted form can hold a double quote.
+			b.WriteByte('\'')
+			escapeText(b, strings.ReplaceAll(e.Text, "'", "''"))
+			b.WriteByte('\'')
+		} else if e.Phrase {
 			b.WriteByte('"')
 			writeSearchText(b, e.Text, true)
 			b.WriteByte('"')
