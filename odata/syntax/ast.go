@@ -435,6 +435,17 @@ func writeExpr(b *strings.Builder, e Expr, minPrec int) {
 	case *Literal:
 		escapeText(b, e.Text)
 	case *Path:
+		if e.Base == BaseImplicit && len(e.Segments) > 0 && strings.EqualFold(e.Segments[0].Name, "not") {
+			// A property called "not" must not read back as the operator.
+			if len(e.Segments[0].Args) > 0 {
+				b.WriteString("$it/")
+			} else if len(e.Segments) == 1 {
+				b.WriteString("(")
+				writePath(b, e)
+				b.WriteString(")")
+				return
+			}
+		}
 		writePath(b, e)
 	case *Lambda:
 		writePath(b, e.Path)

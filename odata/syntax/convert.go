@@ -244,7 +244,9 @@ func (c *conv) unary(g *gUnary, depth int) (Expr, *Error) {
 				return nil, err
 			}
 		}
-		start, end := g.Object.Open.Pos.Offset-c.base, g.Object.Close.Pos.Offset-c.base+1
+		start, end := g.Object.Open.Pos.Offset-c.base, g.Object.Close.Pos.Offset-c.base
+		_, w := at(c.src, end)
+		end += w
 		if start < 0 || end > len(c.src) || start > end {
 			return nil, errAt(g.Object.Open.Pos.Offset, "invalid JSON object")
 		}

@@ -183,6 +183,9 @@ func parseQuery(raw string) (*Query, *Error) {
 		}
 		valuePos := partStart + len(rawName) + 1
 		name := decode(rawName)
+		if name == "" {
+			return nil, &Error{Pos: 1, Code: CodeSyntax, Msg: "empty query option name at offset " + strconv.Itoa(partStart)}
+		}
 		if !utf8.ValidString(name) {
 			return nil, &Error{Option: strconv.Quote(name), Code: CodeSyntax, Msg: "invalid UTF-8 in option name"}
 		}

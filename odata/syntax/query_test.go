@@ -202,11 +202,11 @@ func TestParseSearch(t *testing.T) {
 		{"foo AND bar OR foo AND baz", "foo AND bar OR foo AND baz"},
 		{"(foo OR that) AND (bar OR baz) AND NOT quux", "(foo OR that) AND (bar OR baz) AND NOT quux"},
 		{"NOT (blue green)", "NOT (blue AND green)"},
-		{"AND", "AND"},
-		{"NOT", "NOT"},
-		{"NOT NOT", "NOT NOT"},
-		{"AND OR NOT", "AND OR NOT"},
-		{"OR AND", "OR AND AND"},
+		{"AND", `"AND"`},
+		{"NOT", `"NOT"`},
+		{"NOT NOT", `NOT "NOT"`},
+		{"AND OR NOT", `"AND" OR "NOT"`},
+		{"OR AND", `"OR" AND "AND"`},
 		{`"blue green"`, `"blue green"`},
 		{`"blue%20green"`, `"blue green"`},
 		{"Daniel's", "Daniel's"},
@@ -226,11 +226,12 @@ func TestParseSearch(t *testing.T) {
 		if got := e.String(); got != tt.want {
 			t.Errorf("ParseSearch(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+		// A one-word phrase means the word, so the round trip compares the printed forms.
 		back, err := ParseSearch(e.String())
 		if err != nil {
 			t.Errorf("ParseSearch(%q) (printed from %q) = %v", e.String(), tt.in, err)
-		} else if diff := cmp.Diff(e, back, ignorePos); diff != "" {
-			t.Errorf("ParseSearch(%q) round trip (-first +second):\n%s", tt.in, diff)
+		} else if back.String() != e.String() {
+			t.Errorf("ParseSearch(%q) printed %q, then %q", tt.in, e.String(), back.String())
 		}
 	}
 	for _, in := range []string{"", `"blue`, "%22blue", `"blue%22green`, "gr(een", "a;b", "#1", "(blue", "blue)", "'a' b"} {

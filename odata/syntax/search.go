@@ -104,12 +104,13 @@ func writeSearch(b *strings.Builder, e SearchExpr, min int) {
 	}
 	switch e := e.(type) {
 	case *SearchTerm:
-		if e.Phrase && strings.IndexByte(e.Text, '"') >= 0 {
+		if e.Phrase && (e.Text == "" || strings.IndexByte(e.Text, '"') >= 0) {
 			// Only the 4.01 single-quoted form can hold a double quote.
 			b.WriteByte('\'')
 			escapeText(b, strings.ReplaceAll(e.Text, "'", "''"))
 			b.WriteByte('\'')
-		} else if e.Phrase {
+		} else if e.Phrase || e.Text == "AND" || e.Text == "OR" || e.Text == "NOT" {
+			// A word that spells an operator prints as a phrase, so it cannot turn into one.
 			b.WriteByte('"')
 			writeSearchText(b, e.Text, true)
 			b.WriteByte('"')
