@@ -1,9 +1,7 @@
 package syntax
 
 import (
-	"strconv"
 	"strings"
-	"time"
 )
 
 // Node is implemented by every node of the syntax tree. The set of nodes is closed: the unexported marker
@@ -239,10 +237,9 @@ type Unary struct {
 	X   Expr
 }
 
-// Call is a function call that starts an expression: a canonical function (Name lower-cased: "contains",
-// "geo.distance", "matchespattern") or a namespace-qualified unbound function ("Model.Fn", Name as written).
-// In cast and isof the type argument is a *TypeName. Named parameters ("Model.Fn(p=1)") keep their names in
-// Args[i].Name. A function call after a "/" is a Path segment instead.
+// Call is a call of a canonical function: Name is lower-cased ("contains", "matchespattern", "geo.distance").
+// In cast and isof the type argument is a *TypeName. Any other function call (a namespace-qualified unbound
+// or bound function, "Model.Fn(p=1)") is a Path segment with Args, and case(...) is a *Case.
 type Call struct {
 	Pos  int
 	Name string
@@ -599,47 +596,4 @@ func writeLiteralSegment(b *strings.Builder, s string) {
 			b.WriteByte(c)
 		}
 	}
-}
-
-// formatDuration prints d as an xsd:dayTimeDuration (the value part of duration'...').
-func formatDuration(d time.Duration) string {
-	var b strings.Builder
-	if d < 0 {
-		b.WriteByte('-')
-		d = -d
-	}
-	b.WriteByte('P')
-	days := d / (24 * time.Hour)
-	d -= days * 24 * time.Hour
-	if days > 0 {
-		b.WriteString(strconv.FormatInt(int64(days), 10))
-		b.WriteByte('D')
-	}
-	if d > 0 || days == 0 {
-		b.WriteByte('T')
-		h := d / time.Hour
-		d -= h * time.Hour
-		m := d / time.Minute
-		d -= m * time.Minute
-		if h > 0 {
-			b.WriteString(strconv.FormatInt(int64(h), 10))
-			b.WriteByte('H')
-		}
-		if m > 0 {
-			b.WriteString(strconv.FormatInt(int64(m), 10))
-			b.WriteByte('M')
-		}
-		if d > 0 || (h == 0 && m == 0) {
-			sec := d / time.Second
-			frac := d - sec*time.Second
-			b.WriteString(strconv.FormatInt(int64(sec), 10))
-			if frac > 0 {
-				f := strconv.FormatInt(int64(frac)+int64(time.Second), 10)[1:]
-				b.WriteByte('.')
-				b.WriteString(strings.TrimRight(f, "0"))
-			}
-			b.WriteByte('S')
-		}
-	}
-	return b.String()
 }
