@@ -108,19 +108,19 @@ func (c *conv) expr(g *gExpr, depth int) (Expr, *Error) {
 	if g == nil {
 		return nil, errAt(0, "expected expression")
 	}
-	return binaryLevel(c, &g.Left, g.Right, depth, (*conv).and)
+	return binaryLevel(c, &g.gAnd, g.Right, depth, (*conv).and)
 }
 
 func (c *conv) and(g *gAnd, depth int, _ BinaryOp) (Expr, *Error) {
-	return binaryLevel(c, &g.Left, g.Right, depth, (*conv).eq)
+	return binaryLevel(c, &g.gEq, g.Right, depth, (*conv).eq)
 }
 
 func (c *conv) eq(g *gEq, depth int, _ BinaryOp) (Expr, *Error) {
-	return binaryLevel(c, &g.Left, g.Right, depth, (*conv).rel)
+	return binaryLevel(c, &g.gRel, g.Right, depth, (*conv).rel)
 }
 
 func (c *conv) rel(g *gRel, depth int, _ BinaryOp) (Expr, *Error) {
-	return binaryLevel(c, &g.Left, g.Right, depth, (*conv).relOperand)
+	return binaryLevel(c, &g.gAdd, g.Right, depth, (*conv).relOperand)
 }
 
 // relOperand converts an operand of the relational level; after in, a parenthesised group is a list.
@@ -132,21 +132,21 @@ func (c *conv) relOperand(g *gAdd, depth int, op BinaryOp) (Expr, *Error) {
 }
 
 func (c *conv) add(g *gAdd, depth int, _ BinaryOp) (Expr, *Error) {
-	return binaryLevel(c, &g.Left, g.Right, depth, (*conv).mul)
+	return binaryLevel(c, &g.gMul, g.Right, depth, (*conv).mul)
 }
 
 func (c *conv) mul(g *gMul, depth int, _ BinaryOp) (Expr, *Error) {
-	return binaryLevel(c, &g.Left, g.Right, depth, func(c *conv, u *gUnary, depth int, _ BinaryOp) (Expr, *Error) {
+	return binaryLevel(c, &g.gUnary, g.Right, depth, func(c *conv, u *gUnary, depth int, _ BinaryOp) (Expr, *Error) {
 		return c.unary(u, depth)
 	})
 }
 
 // bareParen returns the parenthesis group that is all of g, if it is one.
 func bareParen(g *gAdd) *gParen {
-	if len(g.Right) > 0 || len(g.Left.Right) > 0 {
+	if len(g.Right) > 0 || len(g.gMul.Right) > 0 {
 		return nil
 	}
-	return g.Left.Left.Paren
+	return g.Paren
 }
 
 // list converts the parenthesised list after in: every item must be a literal (or a parameter alias), except
@@ -521,11 +521,11 @@ func exprStart(g *gExpr) int { return g.start() }
 
 // typeName reads the type argument of cast or isof: a (qualified) name or Collection(name).
 func typeName(g *gExpr) (*TypeName, bool) {
-	if len(g.Right) > 0 || len(g.Left.Right) > 0 || len(g.Left.Left.Right) > 0 || len(g.Left.Left.Left.Right) > 0 ||
-		len(g.Left.Left.Left.Left.Right) > 0 || len(g.Left.Left.Left.Left.Left.Right) > 0 {
+	if len(g.Right) > 0 || len(g.gAnd.Right) > 0 || len(g.gEq.Right) > 0 || len(g.gRel.Right) > 0 ||
+		len(g.gAdd.Right) > 0 || len(g.gMul.Right) > 0 {
 		return nil, false
 	}
-	u := &g.Left.Left.Left.Left.Left.Left
+	u := &g.gUnary
 	if u.Path == nil || len(u.Path.Rest) > 0 {
 		return nil, false
 	}

@@ -9,50 +9,51 @@ import (
 // has, in > add/sub > mul/div/divby/mod > unary not/- > primary), no left recursion. Operator keywords and
 // literals are classified by the lexer, so the grammar matches token types only.
 
-// gExpr is the or level, the top of an expression. Each level holds its first operand by value and the
-// operands after its operators in Right; the operator tokens themselves are recorded by the lexer (see
-// scanner.ops), which saves participle an allocation per operand and level.
+// gExpr is the or level, the top of an expression. Each level embeds the next tighter level for its first
+// operand (participle inlines an embedded struct, so the first operand costs no struct of its own) and holds
+// the operands after its operators in Right; the operator tokens themselves are recorded by the lexer (see
+// scanner.ops), which saves participle a capture per operand and level.
 type gExpr struct {
-	Left  gAnd    `parser:"@@"`
+	gAnd
 	Right []*gAnd `parser:"( Or @@ )*"`
 }
 
 type gAnd struct {
-	Left  gEq    `parser:"@@"`
+	gEq
 	Right []*gEq `parser:"( And @@ )*"`
 }
 
 type gEq struct {
-	Left  gRel    `parser:"@@"`
+	gRel
 	Right []*gRel `parser:"( EqOp @@ )*"`
 }
 
 // gRel is the relational level: gt ge lt le has in.
 type gRel struct {
-	Left  gAdd    `parser:"@@"`
+	gAdd
 	Right []*gAdd `parser:"( RelOp @@ )*"`
 }
 
 type gAdd struct {
-	Left  gMul    `parser:"@@"`
+	gMul
 	Right []*gMul `parser:"( AddOp @@ )*"`
 }
 
 type gMul struct {
-	Left  gUnary    `parser:"@@"`
+	gUnary
 	Right []*gUnary `parser:"( MulOp @@ )*"`
 }
 
 // gUnary is a prefix operator applied to an operand, or a primary operand.
 type gUnary struct {
-	Literal lexer.Token `parser:"  @Lit"`
+	Literal lexer.Token `parser:"( @Lit"`
 	Path    *gPath      `parser:"| @@"`
 	Op      lexer.Token `parser:"| @Prefix"`
 	X       *gUnary     `parser:"  @@"`
 	JSONStr lexer.Token `parser:"| @JSONString"`
 	Paren   *gParen     `parser:"| @@"`
 	Array   *gArray     `parser:"| @@"`
-	Object  *gObject    `parser:"| @@"`
+	Object  *gObject    `parser:"| @@ )"`
 }
 
 // gParen is a parenthesised expression, or a parenthesised list of literals (after in).
@@ -176,14 +177,7 @@ func parse[G any](p *participle.Parser[G], s *scanner, expect func(lexer.TokenTy
 	return g, nil
 }
 
-// Start offsets of the expression levels, used to find the operator before a right operand.
-func (g *gExpr) start() int { return g.Left.start() }
-func (g *gAnd) start() int  { return g.Left.start() }
-func (g *gEq) start() int   { return g.Left.start() }
-func (g *gRel) start() int  { return g.Left.start() }
-func (g *gAdd) start() int  { return g.Left.start() }
-func (g *gMul) start() int  { return g.Left.start() }
-
+// start is the offset where the operand starts; the expression levels inherit it through embedding.
 func (g *gUnary) start() int {
 	switch {
 	case g.Literal.Type != 0:
