@@ -478,14 +478,10 @@ func writeExpr(b *strings.Builder, e Expr, minPrec int) {
 		}
 		b.WriteByte('-')
 		switch x := e.X.(type) {
-		case *Literal:
-			b.WriteByte('(')
-			writeExpr(b, x, 0)
-			b.WriteByte(')')
-		case *Unary:
-			b.WriteByte('(')
-			writeExpr(b, x, 0)
-			b.WriteByte(')')
+		case *Literal, *Unary:
+			// "- 1" is the negation of 1 ("-1" is the literal); a space costs no nesting level, unlike "(".
+			b.WriteByte(' ')
+			writeExpr(b, x, precUnary)
 		default:
 			writeExpr(b, x, precUnary)
 		}
