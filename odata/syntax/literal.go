@@ -326,7 +326,7 @@ func parseDateTime(s string) (time.Time, bool) {
 	return time.Date(y, mo, d, 0, 0, 0, 0, loc).Add(tod), true
 }
 
-// parseDuration parses an xsd:dayTimeDuration: [-]P[nD][T[nH][nM][n[.f]S]].
+// parseDuration parses an xsd:dayTimeDuration: [-]P[nD][T[nH][nM][n[.f]S]], exactly (integer nanoseconds).
 func parseDuration(s string) (time.Duration, bool) {
 	neg := false
 	if strings.HasPrefix(s, "-") {
@@ -336,10 +336,16 @@ func parseDuration(s string) (time.Duration, bool) {
 		return 0, false
 	}
 	s = s[1:]
-	var total float64 // in nanoseconds; checked against the range below
-	inTime := false
-	seen := false
-	const maxDur = float64(math.MaxInt64)
+	var total int64
+	add := func(n, unit int64) bool {
+		if n > math.MaxInt64/unit || total > math.MaxInt64-n*unit {
+			return false
+		}
+		total += n * unit
+		return true
+	}
+	inTime, seen := false, false
+	order := 0 // D=1, H=2, M=3, S=4: units must appear in this order, each at most once
 	for len(s) > 0 {
 		if s[0] == 'T' {
 			if inTime || len(s) == 1 {
@@ -350,40 +356,59 @@ func parseDuration(s string) (time.Duration, bool) {
 			continue
 		}
 		i := 0
-		for i < len(s) && (isDigit(s[i]) || s[i] == '.') {
+		for i < len(s) && isDigit(s[i]) {
 			i++
 		}
-		if i == 0 || i == len(s) {
+		if i == 0 || i > 18 || i == len(s) {
 			return 0, false
 		}
-		num, unit := s[:i], s[i]
-		s = s[i+1:]
-		if strings.Count(num, ".") > 1 || (strings.Contains(num, ".") && unit != 'S') ||
-			strings.HasPrefix(num, ".") || strings.HasSuffix(num, ".") {
-			return 0, false
+		n, _ := strconv.ParseInt(s[:i], 10, 64)
+		var frac int64
+		if s[i] == '.' {
+			j := i + 1
+			for j < len(s) && isDigit(s[j]) {
+				j++
+			}
+			digits := s[i+1 : j]
+			if digits == "" || j == len(s) || s[j] != 'S' || !inTime {
+				return 0, false
+			}
+			for k := 0; k < 9; k++ {
+				frac *= 10
+				if k < len(digits) {
+					frac += int64(digits[k] - '0')
+				}
+			}
+			i = j
 		}
-		f, err := strconv.ParseFloat(num, 64)
-		if err != nil {
-			return 0, false
-		}
+		unit, u := s[i], 0
 		switch {
 		case unit == 'D' && !inTime:
-			total += f * float64(24*time.Hour)
+			u = 1
 		case unit == 'H' && inTime:
-			total += f * float64(time.Hour)
+			u = 2
 		case unit == 'M' && inTime:
-			total += f * float64(time.Minute)
+			u = 3
 		case unit == 'S' && inTime:
-			total += f * float64(time.Second)
+			u = 4
 		default:
 			return 0, false
 		}
+		if u <= order {
+			return 0, false
+		}
+		order = u
+		mult := [...]int64{0, int64(24 * time.Hour), int64(time.Hour), int64(time.Minute), int64(time.Second)}[u]
+		if !add(n, mult) || !add(frac, 1) {
+			return 0, false
+		}
+		s = s[i+1:]
 		seen = true
 	}
-	if !seen || total > maxDur {
+	if !seen {
 		return 0, false
 	}
-	d := time.Duration(math.Round(total))
+	d := time.Duration(total)
 	if neg {
 		d = -d
 	}
