@@ -4,6 +4,7 @@ go 1.25.0
 
 require (
 	github.com/Masterminds/squirrel v1.5.4
+	github.com/alecthomas/participle/v2 v2.1.4
 	github.com/biter777/countries v1.7.5
 	github.com/google/go-cmp v0.7.0
 	github.com/gorilla/mux v1.8.1

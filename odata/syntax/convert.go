@@ -1,0 +1,550 @@
+package syntax
+
+import (
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// maxLambdaDepth is the SPEC part 9 limit on nested any/all.
+const maxLambdaDepth = 4
+
+// conv turns grammar trees into the AST, enforcing what the grammar cannot: nesting limits, where lists and
+// lambdas may appear, literal ranges.
+type conv struct {
+	ops     []lexer.Token // binary operator tokens in source order (scanner.ops)
+	src     string        // raw text of the option value; token offsets are relative to src minus base
+	base    int
+	lambdas int  // current lambda nesting
+	inPath  bool // resource path: key and parameter values must be literals or aliases
+	expand  int  // current $expand nesting (for nested options)
+}
+
+func nestingError(off int) *Error {
+	return limitAt(off, "nesting exceeds the limit of 64 levels")
+}
+
+// canonical lists the canonical functions (lower case); a call to one of them is a *Call.
+var canonical = map[string]bool{
+	"contains": true, "startswith": true, "endswith": true, "length": true, "indexof": true, "substring": true,
+	"tolower": true, "toupper": true, "trim": true, "concat": true, "matchespattern": true, "year": true,
+	"month": true, "day": true, "hour": true, "minute": true, "second": true, "fractionalseconds": true,
+	"totalseconds": true, "date": true, "time": true, "now": true, "totaloffsetminutes": true,
+	"maxdatetime": true, "mindatetime": true, "round": true, "floor": true, "ceiling": true, "cast": true,
+	"isof": true, "hassubset": true, "hassubsequence": true, "case": true,
+	"geo.distance": true, "geo.length": true, "geo.intersects": true,
+}
+
+func lower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' {
+			return strings.ToLower(s)
+		}
+	}
+	return s
+}
+
+// noOp marks the left operand of a level in binaryLevel's callbacks.
+const noOp BinaryOp = 255
+
+// binaryLevel converts one precedence level: first (op rest[i])*, left-associative. A level with operators
+// counts one nesting level.
+func binaryLevel[T any, PT interface {
+	*T
+	start() int
+}](c *conv, first PT, rest []PT, depth int, sub func(*conv, PT, int, BinaryOp) (Expr, *Error)) (Expr, *Error) {
+	if len(rest) == 0 {
+		return sub(c, first, depth, noOp)
+	}
+	ops := make([]lexer.Token, len(rest))
+	for i, r := range rest {
+		t, ok := c.opBefore(r.start())
+		if !ok {
+			return nil, errAt(r.start(), "expected operator")
+		}
+		ops[i] = t
+	}
+	depth++
+	if depth > maxNesting {
+		return nil, nestingError(ops[0].Pos.Offset)
+	}
+	left, err := sub(c, first, depth, noOp)
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range rest {
+		op := binaryOps[ops[i].Value]
+		right, err := sub(c, r, depth, op)
+		if err != nil {
+			return nil, err
+		}
+		left = &Binary{Pos: ops[i].Pos.Offset, Op: op, Left: left, Right: right}
+	}
+	return left, nil
+}
+
+// opBefore returns the last binary operator token before offset off.
+func (c *conv) opBefore(off int) (lexer.Token, bool) {
+	lo, hi := 0, len(c.ops)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if c.ops[m].Pos.Offset < off {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == 0 {
+		return lexer.Token{}, false
+	}
+	return c.ops[lo-1], true
+}
+
+var binaryOps = map[string]BinaryOp{"or": OpOr, "and": OpAnd, "eq": OpEq, "ne": OpNe, "gt": OpGt, "ge": OpGe,
+	"lt": OpLt, "le": OpLe, "has": OpHas, "in": OpIn, "add": OpAdd, "sub": OpSub, "mul": OpMul, "div": OpDiv,
+	"divby": OpDivBy, "mod": OpMod}
+
+func (c *conv) expr(g *gExpr, depth int) (Expr, *Error) {
+	if g == nil {
+		return nil, errAt(0, "expected expression")
+	}
+	return binaryLevel(c, &g.gAnd, g.Right, depth, (*conv).and)
+}
+
+func (c *conv) and(g *gAnd, depth int, _ BinaryOp) (Expr, *Error) {
+	return binaryLevel(c, &g.gEq, g.Right, depth, (*conv).eq)
+}
+
+func (c *conv) eq(g *gEq, depth int, _ BinaryOp) (Expr, *Error) {
+	return binaryLevel(c, &g.gRel, g.Right, depth, (*conv).rel)
+}
+
+func (c *conv) rel(g *gRel, depth int, _ BinaryOp) (Expr, *Error) {
+	return binaryLevel(c, &g.gAdd, g.Right, depth, (*conv).relOperand)
+}
+
+// relOperand converts an operand of the relational level; after in, a parenthesised group is a list.
+func (c *conv) relOperand(g *gAdd, depth int, op BinaryOp) (Expr, *Error) {
+	if p := bareParen(g); op == OpIn && p != nil {
+		return c.list(p, depth)
+	}
+	return c.add(g, depth, op)
+}
+
+func (c *conv) add(g *gAdd, depth int, _ BinaryOp) (Expr, *Error) {
+	return binaryLevel(c, &g.gMul, g.Right, depth, (*conv).mul)
+}
+
+func (c *conv) mul(g *gMul, depth int, _ BinaryOp) (Expr, *Error) {
+	return binaryLevel(c, &g.gUnary, g.Right, depth, func(c *conv, u *gUnary, depth int, _ BinaryOp) (Expr, *Error) {
+		return c.unary(u, depth)
+	})
+}
+
+// bareParen returns the parenthesis group that is all of g, if it is one.
+func bareParen(g *gAdd) *gParen {
+	if len(g.Right) > 0 || len(g.gMul.Right) > 0 {
+		return nil
+	}
+	return g.Paren
+}
+
+// list converts the parenthesised list after in: every item must be a literal (or a parameter alias), except
+// that a single non-literal item is an ordinary parenthesised expression ("x in (Names)").
+func (c *conv) list(p *gParen, depth int) (Expr, *Error) {
+	depth++
+	if depth > maxNesting {
+		return nil, nestingError(p.Open.Pos.Offset)
+	}
+	l := &List{Pos: p.Open.Pos.Offset, Items: make([]Expr, 0, len(p.Items))}
+	for _, it := range p.Items {
+		e, err := c.expr(it, depth)
+		if err != nil {
+			return nil, err
+		}
+		if !isListItem(e) {
+			if len(p.Items) == 1 {
+				return e, nil
+			}
+			return nil, errAt(e.Position(), "expected literal in list")
+		}
+		l.Items = append(l.Items, e)
+	}
+	return l, nil
+}
+
+func isListItem(e Expr) bool {
+	switch e := e.(type) {
+	case *Literal:
+		return true
+	case *Path:
+		return e.Base == BaseAlias && len(e.Segments) == 0
+	}
+	return false
+}
+
+func (c *conv) unary(g *gUnary, depth int) (Expr, *Error) {
+	switch {
+	case g.Literal.Type != 0:
+		return literal(g.Literal)
+	case g.Path != nil:
+		return c.path(g.Path, depth)
+	case g.Op.Type != 0:
+		if g.X == nil {
+			return nil, errAt(g.Op.Pos.Offset, "expected expression")
+		}
+		depth++
+		if depth > maxNesting {
+			return nil, nestingError(g.Op.Pos.Offset)
+		}
+		x, err := c.unary(g.X, depth)
+		if err != nil {
+			return nil, err
+		}
+		op := OpNot
+		if g.Op.Value == "-" {
+			op = OpNeg
+		}
+		return &Unary{Pos: g.Op.Pos.Offset, Op: op, X: x}, nil
+	case g.JSONStr.Type != 0:
+		return literal(g.JSONStr)
+	case g.Paren != nil:
+		if len(g.Paren.Items) != 1 {
+			return nil, errAt(g.Paren.Open.Pos.Offset, "a parenthesised list is only allowed after in")
+		}
+		depth++
+		if depth > maxNesting {
+			return nil, nestingError(g.Paren.Open.Pos.Offset)
+		}
+		return c.expr(g.Paren.Items[0], depth)
+	case g.Array != nil:
+		depth++
+		if depth > maxNesting {
+			return nil, nestingError(g.Array.Open.Pos.Offset)
+		}
+		l := &List{Pos: g.Array.Open.Pos.Offset, Brackets: true, Items: make([]Expr, 0, len(g.Array.Items))}
+		for _, it := range g.Array.Items {
+			e, err := c.expr(it, depth)
+			if err != nil {
+				return nil, err
+			}
+			l.Items = append(l.Items, e)
+		}
+		return l, nil
+	case g.Object != nil:
+		depth++
+		if depth > maxNesting {
+			return nil, nestingError(g.Object.Open.Pos.Offset)
+		}
+		for _, m := range g.Object.Members {
+			if _, err := literal(m.Name); err != nil {
+				return nil, err
+			}
+			if _, err := c.expr(m.Value, depth); err != nil {
+				return nil, err
+			}
+		}
+		start, end := g.Object.Open.Pos.Offset-c.base, g.Object.Close.Pos.Offset-c.base
+		_, w := at(c.src, end)
+		end += w
+		if start < 0 || end > len(c.src) || start > end {
+			return nil, errAt(g.Object.Open.Pos.Offset, "invalid JSON object")
+		}
+		return &JSON{Pos: g.Object.Open.Pos.Offset, Raw: decode(c.src[start:end])}, nil
+	}
+	return nil, errAt(0, "expected expression")
+}
+
+func hasBlob(args []*gArgs) bool {
+	for _, a := range args {
+		if a.Blob.Type != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func isDollar(t lexer.Token, name string) bool {
+	return nameKind(t) == tDollar && strings.EqualFold(t.Value, name)
+}
+
+// path converts a member path, a canonical function call, a lambda or a $count.
+func (c *conv) path(g *gPath, depth int) (Expr, *Error) {
+	first := &gSegment{Name: g.Name, Args: g.Args}
+	name := first.Name
+	p := &Path{Pos: name.Pos.Offset}
+	segs := g.Rest
+	switch nameKind(name) {
+	case tDollar:
+		switch {
+		case isDollar(name, "$it"):
+			p.Base = BaseIt
+		case isDollar(name, "$this"):
+			p.Base = BaseThis
+		case isDollar(name, "$root"):
+			p.Base = BaseRoot
+			if len(segs) == 0 {
+				return nil, errAt(name.Pos.Offset+len(name.Value), `expected "/" after $root`)
+			}
+		default:
+			return nil, errAt(name.Pos.Offset, "unexpected "+describe(name))
+		}
+		if len(first.Args) > 0 {
+			return nil, errAt(name.Pos.Offset+len(name.Value), "unexpected "+`"("`)
+		}
+	case tAt:
+		if !strings.ContainsAny(name.Value, ".#") && len(first.Args) == 0 {
+			p.Base, p.Alias = BaseAlias, name.Value[1:]
+		} else {
+			segs = g.Rest[:0:0]
+			segs = append(segs, first)
+			segs = append(segs, g.Rest...)
+		}
+	default:
+		lname := lower(name.Value)
+		if len(first.Args) == 1 && len(g.Rest) == 0 && canonical[lname] {
+			return c.call(first, lname, depth)
+		}
+		if lname == "any" || lname == "all" {
+			return nil, errAt(name.Pos.Offset+len(name.Value), lname+" must follow a collection path")
+		}
+		if len(g.Rest) == 0 && len(first.Args) == 0 && strings.IndexByte(name.Value, '.') > 0 {
+			return nil, errAt(name.Pos.Offset+len(name.Value), `expected "/" after type name `+name.Value)
+		}
+		segs = g.Rest[:0:0]
+		segs = append(segs, first)
+		segs = append(segs, g.Rest...)
+	}
+	p.Segments = make([]Segment, 0, len(segs))
+	for i, s := range segs {
+		last := i == len(segs)-1
+		n := s.Name
+		switch {
+		case isDollar(n, "$count"):
+			if !last {
+				return nil, errAt(segs[i+1].Name.Pos.Offset-1, "$count must be the last segment")
+			}
+			cnt := &Count{Pos: n.Pos.Offset, Path: p}
+			if len(s.Args) == 1 && s.Args[0].Blob.Type != 0 {
+				q, err := c.nestedOptions(s.Args[0].Blob, countOptions)
+				if err != nil {
+					return nil, err
+				}
+				cnt.Options = q
+			} else if len(s.Args) > 0 {
+				return nil, errAt(s.Args[0].Open.Pos.Offset, "unexpected "+`"("`)
+			}
+			return cnt, nil
+		case isDollar(n, "$filter"):
+			if len(s.Args) == 0 || len(s.Args[0].Args) != 1 || s.Args[0].Args[0].Name.Type != 0 || s.Args[0].Args[0].Then != nil {
+				return nil, errAt(n.Pos.Offset+len(n.Value), "expected (expression) after $filter")
+			}
+			e, err := c.nested(s.Args[0].Args[0].Value, depth)
+			if err != nil {
+				return nil, err
+			}
+			seg := Segment{Pos: n.Pos.Offset, Name: "$filter",
+				Args: []ArgList{{Pos: s.Args[0].Open.Pos.Offset, Args: []Arg{{Pos: e.Position(), Value: e}}}}}
+			for _, a := range s.Args[1:] { // a key predicate after the filter
+				al, err := c.args(a, depth)
+				if err != nil {
+					return nil, err
+				}
+				seg.Args = append(seg.Args, ArgList{Pos: a.Open.Pos.Offset, Args: al})
+			}
+			p.Segments = append(p.Segments, seg)
+			continue
+		case nameKind(n) == tDollar:
+			return nil, errAt(n.Pos.Offset, "unexpected "+describe(n))
+		case nameKind(n) == tIdent && len(s.Args) > 0 && (strings.EqualFold(n.Value, "any") || strings.EqualFold(n.Value, "all")):
+			if !last {
+				return nil, errAt(segs[i+1].Name.Pos.Offset-1, n.Value+"() must be the last segment")
+			}
+			return c.lambda(p, s, depth)
+		}
+		seg := Segment{Pos: n.Pos.Offset, Name: n.Value}
+		if hasBlob(s.Args) {
+			return nil, errAt(s.Args[0].Open.Pos.Offset, "unexpected "+`"("`)
+		}
+		for _, a := range s.Args {
+			al, err := c.args(a, depth)
+			if err != nil {
+				return nil, err
+			}
+			seg.Args = append(seg.Args, ArgList{Pos: a.Open.Pos.Offset, Args: al})
+		}
+		p.Segments = append(p.Segments, seg)
+	}
+	return p, nil
+}
+
+// nested converts an expression inside parentheses of a path ($filter(...), arguments).
+func (c *conv) nested(g *gExpr, depth int) (Expr, *Error) {
+	depth++
+	if depth > maxNesting {
+		return nil, nestingError(exprStart(g))
+	}
+	return c.expr(g, depth)
+}
+
+func (c *conv) args(a *gArgs, depth int) ([]Arg, *Error) {
+	depth++
+	if depth > maxNesting {
+		return nil, nestingError(a.Open.Pos.Offset)
+	}
+	out := make([]Arg, 0, len(a.Args))
+	for _, ga := range a.Args {
+		if ga.Then != nil {
+			return nil, errAt(exprStart(ga.Then)-1, `unexpected ":"`)
+		}
+		e, err := c.expr(ga.Value, depth)
+		if err != nil {
+			return nil, err
+		}
+		if c.inPath && !isListItem(e) {
+			return nil, errAt(e.Position(), "expected literal or parameter alias")
+		}
+		out = append(out, Arg{Pos: e.Position(), Name: ga.Name.Value, Value: e})
+		if ga.Name.Type != 0 {
+			out[len(out)-1].Pos = ga.Name.Pos.Offset
+		}
+	}
+	return out, nil
+}
+
+func (c *conv) lambda(p *Path, s *gSegment, depth int) (Expr, *Error) {
+	n := s.Name
+	kind := Any
+	if strings.EqualFold(n.Value, "all") {
+		kind = All
+	}
+	if len(s.Args) != 1 {
+		return nil, errAt(s.Args[1].Open.Pos.Offset, "unexpected "+`"("`)
+	}
+	l := &Lambda{Pos: n.Pos.Offset, Path: p, Kind: kind}
+	args := s.Args[0].Args
+	if len(args) == 0 {
+		if kind == All {
+			return nil, errAt(s.Args[0].Open.Pos.Offset+1, "all() needs a lambda variable and a predicate")
+		}
+		return l, nil
+	}
+	a := args[0]
+	if len(args) > 1 {
+		return nil, errAt(exprStart(args[1].Value), "expected \")\" after the lambda predicate")
+	}
+	v, err := c.expr(a.Value, depth)
+	if err != nil {
+		return nil, err
+	}
+	vp, ok := v.(*Path)
+	if !ok || a.Name.Type != 0 || vp.Base != BaseImplicit || len(vp.Segments) != 1 || len(vp.Segments[0].Args) > 0 ||
+		vp.Segments[0].IsQualified() {
+		return nil, errAt(v.Position(), "expected lambda variable name")
+	}
+	if a.Then == nil {
+		return nil, errAt(v.Position()+len(vp.Segments[0].Name), `expected ":" after the lambda variable`)
+	}
+	c.lambdas++
+	defer func() { c.lambdas-- }()
+	if c.lambdas > maxLambdaDepth {
+		return nil, limitAt(n.Pos.Offset, "lambda nesting exceeds the limit of 4 levels")
+	}
+	depth++
+	if depth > maxNesting {
+		return nil, nestingError(n.Pos.Offset)
+	}
+	body, err := c.expr(a.Then, depth)
+	if err != nil {
+		return nil, err
+	}
+	l.Var, l.Body = vp.Segments[0].Name, body
+	return l, nil
+}
+
+// call converts a canonical function call.
+func (c *conv) call(s *gSegment, name string, depth int) (Expr, *Error) {
+	depth++
+	if depth > maxNesting {
+		return nil, nestingError(s.Name.Pos.Offset)
+	}
+	ga := s.Args[0]
+	pos := s.Name.Pos.Offset
+	if name == "case" {
+		cs := &Case{Pos: pos}
+		if len(ga.Args) == 0 {
+			return nil, errAt(ga.Open.Pos.Offset+1, "case() needs at least one condition:value pair")
+		}
+		for _, a := range ga.Args {
+			if a.Then == nil || a.Name.Type != 0 {
+				return nil, errAt(ga.Open.Pos.Offset+1, `expected "condition:value" in case()`)
+			}
+			w, err := c.expr(a.Value, depth)
+			if err != nil {
+				return nil, err
+			}
+			t, err := c.expr(a.Then, depth)
+			if err != nil {
+				return nil, err
+			}
+			cs.Branches = append(cs.Branches, CaseBranch{When: w, Then: t})
+		}
+		return cs, nil
+	}
+	call := &Call{Pos: pos, Name: name, Args: make([]Arg, 0, len(ga.Args))}
+	for i, a := range ga.Args {
+		if a.Then != nil {
+			return nil, errAt(exprStart(a.Then)-1, `unexpected ":"`)
+		}
+		if a.Name.Type != 0 {
+			return nil, errAt(a.Name.Pos.Offset, "unexpected parameter name in "+name+"()")
+		}
+		if (name == "cast" || name == "isof") && i == len(ga.Args)-1 {
+			tn, ok := typeName(a.Value)
+			if !ok {
+				return nil, errAt(exprStart(a.Value), "expected type name")
+			}
+			call.Args = append(call.Args, Arg{Pos: tn.Pos, Value: tn})
+			continue
+		}
+		e, err := c.expr(a.Value, depth)
+		if err != nil {
+			return nil, err
+		}
+		call.Args = append(call.Args, Arg{Pos: e.Position(), Value: e})
+	}
+	return call, nil
+}
+
+// exprStart returns the offset where a grammar expression starts.
+func exprStart(g *gExpr) int { return g.start() }
+
+// typeName reads the type argument of cast or isof: a (qualified) name or Collection(name).
+func typeName(g *gExpr) (*TypeName, bool) {
+	if len(g.Right) > 0 || len(g.gAnd.Right) > 0 || len(g.gEq.Right) > 0 || len(g.gRel.Right) > 0 ||
+		len(g.gAdd.Right) > 0 || len(g.gMul.Right) > 0 {
+		return nil, false
+	}
+	u := &g.gUnary
+	if u.Path == nil || len(u.Path.Rest) > 0 {
+		return nil, false
+	}
+	s := &gSegment{Name: u.Path.Name, Args: u.Path.Args}
+	if nameKind(s.Name) != tIdent || hasBlob(s.Args) {
+		return nil, false
+	}
+	switch len(s.Args) {
+	case 0:
+		return &TypeName{Pos: s.Name.Pos.Offset, Name: s.Name.Value}, true
+	case 1:
+		if s.Name.Value != "Collection" || len(s.Args[0].Args) != 1 || s.Args[0].Args[0].Name.Type != 0 || s.Args[0].Args[0].Then != nil {
+			return nil, false
+		}
+		inner, ok := typeName(s.Args[0].Args[0].Value)
+		if !ok || strings.HasPrefix(inner.Name, "Collection(") {
+			return nil, false
+		}
+		return &TypeName{Pos: s.Name.Pos.Offset, Name: "Collection(" + inner.Name + ")"}, true
+	}
+	return nil, false
+}

@@ -1,0 +1,297 @@
+package syntax
+
+import (
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// ResourcePath is a parsed resource path: the segments after the service root. An empty path is the service
+// root itself. Segment names are not resolved here: whether "Products" is an entity set, a navigation property,
+// a function import or a key given as a segment is for the binder to decide with the model.
+//
+// The "$"-segments keep their name: "$metadata", "$batch", "$entity", "$all", "$crossjoin" (its entity set
+// names as single-segment paths in Args[0]), "$count", "$value", "$ref", "$each", "$query" and "$filter"
+// (its expression in Args[0]).
+type ResourcePath struct {
+	Segments []Segment
+}
+
+// String prints the path (without a leading "/").
+func (p *ResourcePath) String() string {
+	var b strings.Builder
+	for i, s := range p.Segments {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		if s.Literal || s.Name == "$filter" {
+			writeSegment(&b, s)
+			continue
+		}
+		escapeText(&b, s.Name)
+		for _, al := range s.Args {
+			b.WriteByte('(')
+			for j, a := range al.Args {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				if a.Name != "" {
+					b.WriteString(a.Name)
+					b.WriteByte('=')
+				}
+				if l, ok := a.Value.(*Literal); ok {
+					// A "/" or "?" in a key literal would end the segment or the path.
+					for k := 0; k < len(l.Text); k++ {
+						switch c := l.Text[k]; c {
+						case '/':
+							b.WriteString("%2F")
+						case '?':
+							b.WriteString("%3F")
+						default:
+							escapeText(&b, l.Text[k:k+1])
+						}
+					}
+					continue
+				}
+				writeExpr(&b, a.Value, 0)
+			}
+			b.WriteByte(')')
+		}
+	}
+	return b.String()
+}
+
+var segParser = build[gSegment]()
+
+func pathExpect(prev lexer.TokenType, hasPrev bool) string {
+	if !hasPrev {
+		return "name"
+	}
+	switch prev {
+	case tLParen, tComma:
+		return "key or parameter"
+	case tEquals:
+		return "literal or parameter alias"
+	case tName:
+		return `"(" or "/"`
+	}
+	return `"," or ")"`
+}
+
+// ParsePath parses a raw resource path relative to the service root, still percent-encoded
+// ("Customers('O”Neil')/Orders", "Customers%28%27O%27%27Neil%27%29"). A leading and a trailing "/" are
+// ignored. Errors are *Error values with Option "path".
+func ParsePath(raw string) (*ResourcePath, error) {
+	p, err := parsePath(raw)
+	if err != nil {
+		err.Option = "path"
+		return nil, err
+	}
+	return p, nil
+}
+
+func parsePath(raw string) (*ResourcePath, *Error) {
+	base := 0
+	if strings.HasPrefix(raw, "/") {
+		base = 1
+	}
+	rp := &ResourcePath{}
+	parts, perr := splitPath(raw, base)
+	if perr != nil {
+		return nil, perr
+	}
+	for i, sp := range parts {
+		text := raw[sp[0]:sp[1]]
+		if text == "" {
+			if i == len(parts)-1 && i > 0 {
+				break // trailing slash
+			}
+			if len(parts) == 1 {
+				break // service root
+			}
+			return nil, errAt(sp[0], "empty path segment")
+		}
+		seg, err := pathSegment(text, sp[0], i == 0)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkSegmentOrder(rp.Segments, seg); err != nil {
+			return nil, err
+		}
+		rp.Segments = append(rp.Segments, seg)
+	}
+	return rp, nil
+}
+
+// splitPath splits at "/" outside parentheses; inside parentheses, quoted text is skipped.
+func splitPath(raw string, start int) ([][2]int, *Error) {
+	var parts [][2]int
+	depth := 0
+	segStart := start
+	for i := start; i < len(raw); {
+		c, w := at(raw, i)
+		switch {
+		case c == '(':
+			depth++
+			if depth > maxNesting {
+				return nil, limitAt(i, "nesting exceeds the limit of 64 levels")
+			}
+		case c == ')':
+			if depth > 0 {
+				depth--
+			}
+		case c == '/' && w == 1 && depth == 0:
+			parts = append(parts, [2]int{segStart, i})
+			segStart = i + 1
+		case (c == '\'' || c == '"') && depth > 0:
+			q := c
+			j := i + w
+			for {
+				d, dw := at(raw, j)
+				if dw == 0 {
+					return nil, errAt(j, "unterminated string literal")
+				}
+				j += dw
+				if d == q {
+					if n, nw := at(raw, j); n == q && q == '\'' {
+						j += nw
+						continue
+					}
+					break
+				}
+			}
+			i = j
+			continue
+		}
+		i += w
+	}
+	return append(parts, [2]int{segStart, len(raw)}), nil
+}
+
+func hasParen(text string) bool {
+	for i := 0; i < len(text); {
+		c, w := at(text, i)
+		if c == '(' || c == ')' {
+			return true
+		}
+		i += w
+	}
+	return false
+}
+
+// pathSegment parses one segment whose raw text starts at offset base.
+func pathSegment(text string, base int, first bool) (Segment, *Error) {
+	if c, _ := at(text, 0); c == '$' {
+		return dollarSegment(text, base)
+	}
+	s := newScanner(text, base, modeExpr)
+	s.inPath = true
+	g, err := parse(segParser, s, pathExpect)
+	if err == nil && nameKind(g.Name) == tIdent && !hasBlob(g.Args) {
+		c := conv{ops: s.ops, src: text, base: base, inPath: true}
+		seg := Segment{Pos: base, Name: g.Name.Value}
+		for _, a := range g.Args {
+			args, err := c.args(a, 0)
+			if err != nil {
+				return Segment{}, err
+			}
+			seg.Args = append(seg.Args, ArgList{Pos: a.Open.Pos.Offset, Args: args})
+		}
+		return seg, nil
+	}
+	if !first && !hasParen(text) && validEscapes(text) {
+		// A key given as a segment (Customers/1, People/O'Neil, Categories/Smartphone%2FTablet).
+		return Segment{Pos: base, Name: decode(text), Literal: true}, nil
+	}
+	if err == nil {
+		return Segment{}, errAt(base, "expected name, found "+describe(g.Name))
+	}
+	return Segment{}, err
+}
+
+var dollarSegments = map[string]bool{"$metadata": true, "$batch": true, "$entity": true, "$all": true,
+	"$crossjoin": true, "$count": true, "$value": true, "$ref": true, "$each": true, "$query": true, "$filter": true}
+
+func dollarSegment(text string, base int) (Segment, *Error) {
+	s := newScanner(text, base, modeExpr)
+	g, err := parse(segParser, s, pathExpect)
+	if err != nil {
+		return Segment{}, err
+	}
+	name := g.Name.Value
+	if !dollarSegments[name] {
+		return Segment{}, errAt(base, "unknown segment "+describe(g.Name))
+	}
+	seg := Segment{Pos: base, Name: name}
+	switch name {
+	case "$filter":
+		if len(g.Args) != 1 || len(g.Args[0].Args) != 1 || g.Args[0].Args[0].Name.Type != 0 || g.Args[0].Args[0].Then != nil {
+			return Segment{}, errAt(base+len(name), "expected (expression) after $filter")
+		}
+		c := conv{ops: s.ops, src: text, base: base}
+		e, err := c.nested(g.Args[0].Args[0].Value, 0)
+		if err != nil {
+			return Segment{}, err
+		}
+		seg.Args = []ArgList{{Pos: g.Args[0].Open.Pos.Offset, Args: []Arg{{Pos: e.Position(), Value: e}}}}
+	case "$crossjoin":
+		if len(g.Args) != 1 || len(g.Args[0].Args) == 0 {
+			return Segment{}, errAt(base+len(name), "expected (entity sets) after $crossjoin")
+		}
+		c := conv{ops: s.ops, src: text, base: base}
+		args, err := c.args(g.Args[0], 0)
+		if err != nil {
+			return Segment{}, err
+		}
+		for _, a := range args {
+			p, ok := a.Value.(*Path)
+			if !ok || a.Name != "" || p.Base != BaseImplicit || len(p.Segments) != 1 || len(p.Segments[0].Args) > 0 || p.Segments[0].IsQualified() {
+				return Segment{}, errAt(a.Pos, "expected entity set name")
+			}
+		}
+		seg.Args = []ArgList{{Pos: g.Args[0].Open.Pos.Offset, Args: args}}
+	default:
+		if len(g.Args) > 0 {
+			return Segment{}, errAt(base+len(name), `unexpected "(" after `+name)
+		}
+	}
+	return seg, nil
+}
+
+// checkSegmentOrder enforces what the grammar says about where "$"-segments may stand.
+func checkSegmentOrder(prev []Segment, seg Segment) *Error {
+	if len(prev) == 0 {
+		switch seg.Name {
+		case "$count", "$value", "$ref", "$each", "$query", "$filter":
+			if !seg.Literal {
+				return errAt(seg.Pos, seg.Name+" cannot start a path")
+			}
+		}
+		return nil
+	}
+	last := prev[len(prev)-1]
+	if !last.Literal {
+		switch last.Name {
+		case "$metadata", "$batch", "$count", "$value", "$ref", "$query":
+			return errAt(seg.Pos-1, "no segment may follow "+last.Name)
+		case "$crossjoin":
+			if seg.Name != "$query" {
+				return errAt(seg.Pos-1, "only $query may follow $crossjoin")
+			}
+		case "$all", "$entity":
+			if seg.Literal || !seg.IsQualified() || len(seg.Args) > 0 {
+				return errAt(seg.Pos, "expected a qualified type name after "+last.Name)
+			}
+		}
+		if len(prev) >= 2 && (prev[len(prev)-2].Name == "$all" || prev[len(prev)-2].Name == "$entity") && !prev[len(prev)-2].Literal {
+			return errAt(seg.Pos-1, "no segment may follow the type cast after "+prev[len(prev)-2].Name)
+		}
+	}
+	if !seg.Literal {
+		switch seg.Name {
+		case "$metadata", "$batch", "$entity", "$all", "$crossjoin":
+			return errAt(seg.Pos, seg.Name+" must be the first segment")
+		}
+	}
+	return nil
+}

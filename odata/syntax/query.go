@@ -1,0 +1,935 @@
+package syntax
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// maxExpandDepth is the SPEC part 9 limit on nested $expand.
+const maxExpandDepth = 3
+
+// Query holds the query options of a request, or the nested options of a $select or $expand item or of a
+// /$count. An option that was not given is nil or empty.
+type Query struct {
+	Filter        Expr
+	Search        SearchExpr
+	OrderBy       []OrderItem
+	Select        []SelectItem
+	Expand        []ExpandItem
+	Compute       []ComputeItem
+	Top           *int64
+	Skip          *int64
+	Count         *bool
+	Index         *int64
+	Levels        *Levels // nested in $expand only
+	SkipToken     string  // percent-decoded, as all string-valued options below
+	DeltaToken    string
+	Format        string
+	SchemaVersion string
+	ID            string
+	// Aliases maps parameter alias names (without "@") to their values.
+	Aliases map[string]Expr
+	// Custom holds the custom query options in order.
+	Custom []CustomOption
+	// Options lists every option as given, in order, for error messages about a value (the binder reports
+	// a type error in $filter as "$filter:1:Pos: ...", with Pos from the node plus one).
+	Options []Option
+}
+
+// Option is one query option as it appeared in the request.
+type Option struct {
+	Name  string // canonical name: "$filter", "$top", "@p", or a custom option's name
+	Spelt string // the name as the client wrote it, percent-decoded ("filter", "$Filter"); errors use it
+	Pos   int    // byte offset of the raw value in the text parsed (query string or enclosing option value)
+	Raw   string // the raw, still percent-encoded value
+}
+
+// CustomOption is a custom query option (a name without "$" or "@" that is not a system option).
+type CustomOption struct {
+	Name  string
+	Value string // percent-decoded; empty for an option without "="
+}
+
+// Levels is the value of $levels: a positive number or max.
+type Levels struct {
+	Max bool
+	N   int64
+}
+
+// OrderItem is one $orderby item.
+type OrderItem struct {
+	Pos  int
+	Expr Expr
+	Desc bool
+}
+
+// ComputeItem is one $compute item: Expr as Alias.
+type ComputeItem struct {
+	Pos   int
+	Expr  Expr
+	Alias string
+}
+
+// SelectItem is one $select item. Path holds its segments: property names, type casts ("Model.VipCustomer"),
+// annotations ("@Core.Messages"), "*" or "Namespace.*"; a function or action name may carry the names of its
+// parameters as one argument list of single-segment paths (Model.Fn(Location,Kind)).
+type SelectItem struct {
+	Pos     int
+	Path    []Segment
+	Options *Query // nested options in parentheses; nil without
+}
+
+// ExpandItem is one $expand item: a navigation path (possibly with type casts, "*" or "$value"), then /$ref or
+// /$count, then nested options.
+type ExpandItem struct {
+	Pos     int
+	Path    []Segment
+	Ref     bool
+	Count   bool
+	Options *Query
+}
+
+type optKind uint8
+
+const (
+	oFilter optKind = iota + 1
+	oSearch
+	oOrderBy
+	oSkip
+	oTop
+	oCount
+	oSelect
+	oExpand
+	oCompute
+	oLevels
+	oIndex
+	oSkipToken
+	oDeltaToken
+	oFormat
+	oSchemaVersion
+	oID
+	oAlias
+)
+
+var systemOptions = map[string]optKind{
+	"filter": oFilter, "search": oSearch, "orderby": oOrderBy, "skip": oSkip, "top": oTop, "count": oCount,
+	"select": oSelect, "expand": oExpand, "compute": oCompute, "levels": oLevels, "index": oIndex,
+	"skiptoken": oSkipToken, "deltatoken": oDeltaToken, "format": oFormat, "schemaversion": oSchemaVersion,
+	"id": oID,
+}
+
+var optionNames = [...]string{oFilter: "$filter", oSearch: "$search", oOrderBy: "$orderby", oSkip: "$skip",
+	oTop: "$top", oCount: "$count", oSelect: "$select", oExpand: "$expand", oCompute: "$compute",
+	oLevels: "$levels", oIndex: "$index", oSkipToken: "$skiptoken", oDeltaToken: "$deltatoken",
+	oFormat: "$format", oSchemaVersion: "$schemaversion", oID: "$id"}
+
+type optSet uint32
+
+func set(kinds ...optKind) optSet {
+	var s optSet
+	for _, k := range kinds {
+		s |= 1 << k
+	}
+	return s
+}
+
+func (s optSet) has(k optKind) bool { return s&(1<<k) != 0 }
+
+var (
+	topOptions = set(oFilter, oSearch, oOrderBy, oSkip, oTop, oCount, oSelect, oExpand, oCompute, oIndex,
+		oSkipToken, oDeltaToken, oFormat, oSchemaVersion, oID, oAlias)
+	expandOptions    = set(oFilter, oSearch, oOrderBy, oSkip, oTop, oCount, oSelect, oExpand, oCompute, oLevels, oAlias)
+	expandRefOptions = set(oFilter, oSearch, oOrderBy, oSkip, oTop, oCount)
+	expandStarOpts   = set(oLevels)
+	selectOptions    = set(oFilter, oSearch, oOrderBy, oSkip, oTop, oCount, oCompute, oSelect, oAlias)
+	countOptions     = set(oFilter, oSearch)
+)
+
+// ParseQuery parses a raw query string (without the "?"), still percent-encoded: options separated by "&",
+// names matched case-insensitively with or without "$" (a percent-encoded "%24filter" is "$filter"), values
+// parsed by the option's grammar. A system option given twice, an unknown "$" option and any syntax error
+// are reported as an *Error naming the option. An empty query is valid.
+func ParseQuery(raw string) (*Query, error) {
+	q, err := parseQuery(raw)
+	if err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+func parseQuery(raw string) (*Query, *Error) {
+	q := &Query{}
+	seen := map[string]bool{}
+	for start := 0; start <= len(raw); {
+		end := strings.IndexByte(raw[start:], '&')
+		if end < 0 {
+			end = len(raw)
+		} else {
+			end += start
+		}
+		part := raw[start:end]
+		partStart := start
+		start = end + 1
+		if part == "" {
+			continue
+		}
+		rawName, value, hasValue := part, "", false
+		if eq := strings.IndexByte(part, '='); eq >= 0 {
+			rawName, value, hasValue = part[:eq], part[eq+1:], true
+		}
+		valuePos := partStart + len(rawName) + 1
+		name := decode(rawName)
+		if name == "" {
+			return nil, &Error{Pos: 1, Code: CodeSyntax, Msg: "empty query option name at offset " + strconv.Itoa(partStart)}
+		}
+		if !utf8.ValidString(name) {
+			return nil, &Error{Option: strconv.Quote(name), Code: CodeSyntax, Msg: "invalid UTF-8 in option name"}
+		}
+		if err := q.option(name, value, hasValue, valuePos, 0, topOptions, seen, 0); err != nil {
+			if err.Option == "" {
+				err.Option = name
+			}
+			return nil, err
+		}
+	}
+	return q, nil
+}
+
+// option parses one option name=value into q. base is the offset of value within the top-level option value
+// (0 for top-level options); pos is the offset recorded in q.Options.
+func (q *Query) option(name, value string, hasValue bool, pos, base int, allowed optSet, seen map[string]bool, expandDepth int) *Error {
+	kind := optKind(0)
+	canon := name
+	switch {
+	case strings.HasPrefix(name, "@"):
+		if !isIdentifier(name[1:]) {
+			return &Error{Code: CodeSyntax, Msg: "invalid parameter alias name"}
+		}
+		kind = oAlias
+	case strings.HasPrefix(name, "$"):
+		k, ok := systemOptions[lower(name[1:])]
+		if !ok {
+			return &Error{Code: CodeSyntax, Msg: "unknown system query option"}
+		}
+		kind = k
+	default:
+		kind = systemOptions[lower(name)]
+	}
+	if kind == 0 {
+		if allowed != topOptions {
+			return &Error{Code: CodeSyntax, Msg: "unknown nested option " + strconv.Quote(name)}
+		}
+		q.Options = append(q.Options, Option{Name: name, Spelt: name, Pos: pos, Raw: value})
+		q.Custom = append(q.Custom, CustomOption{Name: name, Value: decode(value)})
+		return nil
+	}
+	if kind != oAlias {
+		canon = optionNames[kind]
+	}
+	if !allowed.has(kind) {
+		return &Error{Code: CodeSyntax, Msg: canon + " is not allowed here"}
+	}
+	if seen[lower(canon)] {
+		return &Error{Code: CodeSyntax, Msg: "duplicate option " + canon}
+	}
+	seen[lower(canon)] = true
+	if !hasValue {
+		return errAt(base, "expected \"=\" and a value")
+	}
+	q.Options = append(q.Options, Option{Name: canon, Spelt: name, Pos: pos, Raw: value})
+	var err *Error
+	switch kind {
+	case oFilter:
+		q.Filter, err = parseExprValue(value, base)
+	case oSearch:
+		q.Search, err = parseSearch(value, base)
+	case oOrderBy:
+		q.OrderBy, err = parseOrderBy(value, base)
+	case oCompute:
+		q.Compute, err = parseCompute(value, base)
+	case oSelect:
+		q.Select, err = parseSelect(value, base, expandDepth)
+	case oExpand:
+		q.Expand, err = parseExpand(value, base, expandDepth+1)
+	case oSkip:
+		q.Skip, err = parseUint(value, base)
+	case oTop:
+		q.Top, err = parseUint(value, base)
+	case oIndex:
+		q.Index, err = parseIndex(value, base)
+	case oCount:
+		switch lower(decode(value)) {
+		case "true":
+			q.Count = new(bool)
+			*q.Count = true
+		case "false":
+			q.Count = new(bool)
+		default:
+			err = errAt(base, "expected true or false, found "+strconv.Quote(decode(value)))
+		}
+	case oLevels:
+		q.Levels, err = parseLevels(value, base)
+	case oSkipToken, oDeltaToken, oID:
+		v := decode(value)
+		if v == "" {
+			err = errAt(base, "expected a value, found end of input")
+		} else if i := strings.IndexByte(value, '%'); i >= 0 && !validEscapes(value) {
+			err = errAt(base+i, "invalid percent-encoding")
+		}
+		switch kind {
+		case oSkipToken:
+			q.SkipToken = v
+		case oDeltaToken:
+			q.DeltaToken = v
+		default:
+			q.ID = v
+		}
+	case oFormat:
+		q.Format, err = parseFormat(value, base)
+	case oSchemaVersion:
+		q.SchemaVersion, err = parseSchemaVersion(value, base)
+	case oAlias:
+		var e Expr
+		e, err = parseExprValue(value, base)
+		if err == nil {
+			if q.Aliases == nil {
+				q.Aliases = map[string]Expr{}
+			}
+			q.Aliases[name[1:]] = e
+		}
+	}
+	return err
+}
+
+func validEscapes(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && (i+2 >= len(s) || !ishex(s[i+1]) || !ishex(s[i+2])) {
+			return false
+		}
+	}
+	return true
+}
+
+func isIdentifier(s string) bool {
+	if s == "" || !isIdentStart(s[0]) || !utf8.ValidString(s) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !isIdentChar(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// noLeadingSpace rejects a value that starts with whitespace (the grammar has none before a value).
+func noLeadingSpace(src string, base int) *Error {
+	c, w := at(src, 0)
+	if w == 0 {
+		return errAt(base, "expected expression, found end of input")
+	}
+	if isSpace(c) {
+		return errAt(base, "expected expression, found whitespace")
+	}
+	return nil
+}
+
+// parseExprValue parses an expression option value that starts at offset base.
+func parseExprValue(src string, base int) (Expr, *Error) {
+	if err := noLeadingSpace(src, base); err != nil {
+		return nil, err
+	}
+	s := newScanner(src, base, modeExpr)
+	g, err := parse(exprParser, s, expectation)
+	if err != nil {
+		return nil, err
+	}
+	c := conv{ops: s.ops, src: src, base: base}
+	return c.expr(g, 0)
+}
+
+func parseOrderBy(src string, base int) ([]OrderItem, *Error) {
+	if err := noLeadingSpace(src, base); err != nil {
+		return nil, err
+	}
+	s := newScanner(src, base, modeExpr)
+	g, err := parse(orderByParser, s, expectation)
+	if err != nil {
+		return nil, err
+	}
+	c := conv{ops: s.ops, src: src, base: base}
+	out := make([]OrderItem, 0, len(g.Items))
+	for _, it := range g.Items {
+		e, err := c.expr(it.Expr, 0)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, OrderItem{Pos: e.Position(), Expr: e, Desc: it.Dir.Value == "desc"})
+	}
+	return out, nil
+}
+
+func parseCompute(src string, base int) ([]ComputeItem, *Error) {
+	if err := noLeadingSpace(src, base); err != nil {
+		return nil, err
+	}
+	s := newScanner(src, base, modeExpr)
+	g, err := parse(computeParser, s, expectation)
+	if err != nil {
+		return nil, err
+	}
+	c := conv{ops: s.ops, src: src, base: base}
+	out := make([]ComputeItem, 0, len(g.Items))
+	for _, it := range g.Items {
+		e, err := c.expr(it.Expr, 0)
+		if err != nil {
+			return nil, err
+		}
+		if strings.IndexByte(it.Alias.Value, '.') >= 0 {
+			return nil, errAt(it.Alias.Pos.Offset, "expected alias name, found "+describe(it.Alias))
+		}
+		out = append(out, ComputeItem{Pos: e.Position(), Expr: e, Alias: it.Alias.Value})
+	}
+	return out, nil
+}
+
+func parseUint(src string, base int) (*int64, *Error) {
+	v := decode(src)
+	if v == "" {
+		return nil, errAt(base, "expected a non-negative integer, found end of input")
+	}
+	for i := 0; i < len(v); i++ {
+		if !isDigit(v[i]) {
+			return nil, errAt(base, "expected a non-negative integer, found "+strconv.Quote(v))
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return nil, errAt(base, "integer out of range: "+v)
+	}
+	return &n, nil
+}
+
+func parseIndex(src string, base int) (*int64, *Error) {
+	v := decode(src)
+	digits := strings.TrimPrefix(v, "-")
+	if digits == "" {
+		return nil, errAt(base, "expected an integer, found "+strconv.Quote(v))
+	}
+	for i := 0; i < len(digits); i++ {
+		if !isDigit(digits[i]) {
+			return nil, errAt(base, "expected an integer, found "+strconv.Quote(v))
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return nil, errAt(base, "integer out of range: "+v)
+	}
+	return &n, nil
+}
+
+func parseLevels(src string, base int) (*Levels, *Error) {
+	v := decode(src)
+	if lower(v) == "max" {
+		return &Levels{Max: true}, nil
+	}
+	if v == "" || v[0] == '0' {
+		return nil, errAt(base, "expected a positive integer or max, found "+strconv.Quote(v))
+	}
+	n, err := parseUint(src, base)
+	if err != nil {
+		return nil, errAt(base, "expected a positive integer or max, found "+strconv.Quote(v))
+	}
+	return &Levels{N: *n}, nil
+}
+
+func parseFormat(src string, base int) (string, *Error) {
+	v := decode(src)
+	switch lower(v) {
+	case "json", "atom", "xml":
+		return v, nil
+	}
+	if i := strings.IndexByte(v, '/'); i > 0 && i < len(v)-1 && validEscapes(src) {
+		return v, nil
+	}
+	return "", errAt(base, "expected json, atom, xml or a media type, found "+strconv.Quote(v))
+}
+
+func parseSchemaVersion(src string, base int) (string, *Error) {
+	v := decode(src)
+	if v == "*" {
+		return v, nil
+	}
+	if v == "" {
+		return "", errAt(base, "expected a schema version, found end of input")
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(isIdentChar(c) && c < 0x80 || c == '-' || c == '.' || c == '~') {
+			return "", errAt(base, "invalid schema version "+strconv.Quote(v))
+		}
+	}
+	return v, nil
+}
+
+func itemsExpect(prev lexer.TokenType, hasPrev bool) string {
+	if !hasPrev || prev == tComma || prev == tSlash {
+		return "name"
+	}
+	return `"," or "/"`
+}
+
+// parseItems lexes and parses a $select or $expand list.
+func parseItems(src string, base int) (*gItems, *Error) {
+	c, w := at(src, 0)
+	if w == 0 {
+		return nil, errAt(base, "expected name, found end of input")
+	}
+	if isSpace(c) {
+		return nil, errAt(base, "expected name, found whitespace")
+	}
+	return parse(itemsParser, newScanner(src, base, modeItems), itemsExpect)
+}
+
+func itemSegment(s *gItemSegment) Segment {
+	seg := Segment{Pos: s.Name.Pos.Offset, Name: s.Name.Value}
+	if s.Star.Type != 0 {
+		seg.Name += ".*"
+	}
+	return seg
+}
+
+func parseSelect(src string, base, expandDepth int) ([]SelectItem, *Error) {
+	g, err := parseItems(src, base)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SelectItem, 0, len(g.Items))
+	for _, it := range g.Items {
+		item := SelectItem{Pos: it.Segments[0].Name.Pos.Offset}
+		for _, s := range it.Segments {
+			if nameKind(s.Name) == tDollar {
+				return nil, errAt(s.Name.Pos.Offset, "unexpected "+describe(s.Name)+" in $select")
+			}
+			item.Path = append(item.Path, itemSegment(s))
+		}
+		if it.Blob != nil {
+			text, pos := it.Blob.Text.Value, it.Blob.Text.Pos.Offset
+			if looksLikeOptions(text) {
+				q, err := parseOptions(text, pos, selectOptions, expandDepth)
+				if err != nil {
+					return nil, err
+				}
+				item.Options = q
+			} else {
+				params, err := parameterNames(text, pos)
+				if err != nil {
+					return nil, err
+				}
+				last := &item.Path[len(item.Path)-1]
+				last.Args = []ArgList{{Pos: it.Blob.Open.Pos.Offset, Args: params}}
+			}
+		}
+		out = append(out, item)
+	}
+	return out, nil
+}
+
+// looksLikeOptions tells nested options ("$top=1;...", "@a=...", "top=1") from parameter names ("A,B").
+func looksLikeOptions(text string) bool {
+	c, _ := at(text, 0)
+	if c == '$' || c == '@' {
+		return true
+	}
+	for i := 0; i < len(text); {
+		d, w := at(text, i)
+		if d == '=' {
+			return true
+		}
+		if !isIdentChar(d) {
+			return false
+		}
+		i += w
+	}
+	return false
+}
+
+func parameterNames(text string, base int) ([]Arg, *Error) {
+	var out []Arg
+	pos := 0
+	for _, part := range strings.Split(text, ",") {
+		name := decode(part)
+		if !isIdentifier(name) {
+			return nil, errAt(base+pos, "expected parameter name, found "+strconv.Quote(name))
+		}
+		out = append(out, Arg{Pos: base + pos, Value: &Path{Pos: base + pos, Segments: []Segment{{Pos: base + pos, Name: name}}}})
+		pos += len(part) + 1
+	}
+	return out, nil
+}
+
+func parseExpand(src string, base, depth int) ([]ExpandItem, *Error) {
+	if depth > maxExpandDepth {
+		return nil, limitAt(base, "$expand depth exceeds the limit of 3")
+	}
+	g, err := parseItems(src, base)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ExpandItem, 0, len(g.Items))
+	for _, it := range g.Items {
+		item := ExpandItem{Pos: it.Segments[0].Name.Pos.Offset}
+		star := false
+		for i, s := range it.Segments {
+			last := i == len(it.Segments)-1
+			n := s.Name
+			if nameKind(n) == tDollar {
+				switch {
+				case n.Value == "$ref" && last && i > 0:
+					item.Ref = true
+					continue
+				case n.Value == "$count" && last && i > 0 && !star:
+					item.Count = true
+					continue
+				case n.Value == "$value" && len(it.Segments) == 1:
+				default:
+					return nil, errAt(n.Pos.Offset, "unexpected "+describe(n)+" in $expand")
+				}
+			}
+			if star {
+				return nil, errAt(n.Pos.Offset, `unexpected segment after "*"`)
+			}
+			star = n.Type == tStar
+			item.Path = append(item.Path, itemSegment(s))
+		}
+		if it.Blob != nil {
+			allowed := expandOptions
+			switch {
+			case item.Ref:
+				allowed = expandRefOptions
+			case item.Count:
+				allowed = countOptions
+			case star:
+				allowed = expandStarOpts
+			}
+			if len(item.Path) == 1 && item.Path[0].Name == "$value" {
+				return nil, errAt(it.Blob.Open.Pos.Offset, `unexpected "(" after $value`)
+			}
+			q, err := parseOptions(it.Blob.Text.Value, it.Blob.Text.Pos.Offset, allowed, depth)
+			if err != nil {
+				return nil, err
+			}
+			item.Options = q
+		}
+		out = append(out, item)
+	}
+	return out, nil
+}
+
+// nestedOptions parses the options of a /$count in an expression.
+func (c *conv) nestedOptions(b lexer.Token, allowed optSet) (*Query, *Error) {
+	return parseOptions(b.Value, b.Pos.Offset, allowed, c.expand)
+}
+
+// parseOptions parses nested options "name=value;name=value" whose raw text starts at offset base.
+func parseOptions(src string, base int, allowed optSet, expandDepth int) (*Query, *Error) {
+	q := &Query{}
+	seen := map[string]bool{}
+	parts, err := splitOptions(src, base)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range parts {
+		text := src[p[0]:p[1]]
+		eq := strings.IndexByte(text, '=')
+		if eq < 0 {
+			if text == "" {
+				return nil, errAt(base+p[0], "expected option, found "+strconv.Quote(";"))
+			}
+			return nil, errAt(base+p[1], `expected "="`)
+		}
+		name := decode(text[:eq])
+		vpos := base + p[0] + eq + 1
+		if err := q.option(name, text[eq+1:], true, vpos, vpos, allowed, seen, expandDepth); err != nil {
+			if err.Pos == 0 {
+				err.Pos = base + p[0] + 1
+			}
+			return nil, err
+		}
+	}
+	return q, nil
+}
+
+// splitOptions splits nested options at ";" outside parentheses and quotes.
+func splitOptions(src string, base int) ([][2]int, *Error) {
+	var parts [][2]int
+	s := newScanner(src, base, modeItems)
+	depth, start := 0, 0
+	for i := 0; i < len(src); {
+		c, w := at(src, i)
+		switch {
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == ';' && w == 1 && depth == 0:
+			parts = append(parts, [2]int{start, i})
+			start = i + 1
+		case c == '\'' || c == '"':
+			if c == '\'' && i > 0 && w == 1 && isIdentChar(src[i-1]) {
+				break
+			}
+			e, err := s.skipQuoted(i, w, c)
+			if err != nil {
+				return nil, errAt(err.pos, err.msg)
+			}
+			i = e
+			continue
+		}
+		i += w
+	}
+	return append(parts, [2]int{start, len(src)}), nil
+}
+
+// String prints the query in canonical form: system options in a fixed order, then aliases sorted by name,
+// then custom options, separated by "&".
+func (q *Query) String() string {
+	var b strings.Builder
+	writeOptions(&b, q, '&')
+	return b.String()
+}
+
+func writeOptions(b *strings.Builder, q *Query, sep byte) {
+	n := 0
+	opt := func(name string) {
+		if n > 0 {
+			b.WriteByte(sep)
+		}
+		n++
+		b.WriteString(name)
+		b.WriteByte('=')
+	}
+	if q.Filter != nil {
+		opt("$filter")
+		writeExpr(b, q.Filter, 0)
+	}
+	if q.Search != nil {
+		opt("$search")
+		writeSearch(b, q.Search, 0)
+	}
+	if len(q.OrderBy) > 0 {
+		opt("$orderby")
+		for i, it := range q.OrderBy {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeExpr(b, it.Expr, 0)
+			if it.Desc {
+				b.WriteString(" desc")
+			}
+		}
+	}
+	if q.Skip != nil {
+		opt("$skip")
+		b.WriteString(strconv.FormatInt(*q.Skip, 10))
+	}
+	if q.Top != nil {
+		opt("$top")
+		b.WriteString(strconv.FormatInt(*q.Top, 10))
+	}
+	if q.Count != nil {
+		opt("$count")
+		b.WriteString(strconv.FormatBool(*q.Count))
+	}
+	if len(q.Select) > 0 {
+		opt("$select")
+		for i, it := range q.Select {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeItemPath(b, it.Path)
+			if it.Options != nil {
+				b.WriteByte('(')
+				writeOptions(b, it.Options, ';')
+				b.WriteByte(')')
+			}
+		}
+	}
+	if len(q.Expand) > 0 {
+		opt("$expand")
+		for i, it := range q.Expand {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeItemPath(b, it.Path)
+			if it.Ref {
+				b.WriteString("/$ref")
+			}
+			if it.Count {
+				b.WriteString("/$count")
+			}
+			if it.Options != nil {
+				b.WriteByte('(')
+				writeOptions(b, it.Options, ';')
+				b.WriteByte(')')
+			}
+		}
+	}
+	if len(q.Compute) > 0 {
+		opt("$compute")
+		for i, it := range q.Compute {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeExpr(b, it.Expr, 0)
+			b.WriteString(" as ")
+			b.WriteString(it.Alias)
+		}
+	}
+	if q.Levels != nil {
+		opt("$levels")
+		if q.Levels.Max {
+			b.WriteString("max")
+		} else {
+			b.WriteString(strconv.FormatInt(q.Levels.N, 10))
+		}
+	}
+	if q.Index != nil {
+		opt("$index")
+		b.WriteString(strconv.FormatInt(*q.Index, 10))
+	}
+	for _, o := range []struct{ name, v string }{{"$skiptoken", q.SkipToken}, {"$deltatoken", q.DeltaToken},
+		{"$format", q.Format}, {"$schemaversion", q.SchemaVersion}, {"$id", q.ID}} {
+		if o.v != "" {
+			opt(o.name)
+			writeOptionText(b, o.v, sep)
+		}
+	}
+	names := make([]string, 0, len(q.Aliases))
+	for k := range q.Aliases {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		opt("@" + k)
+		writeExpr(b, q.Aliases[k], 0)
+	}
+	for _, c := range q.Custom {
+		if n > 0 {
+			b.WriteByte(sep)
+		}
+		n++
+		writeOptionText(b, c.Name, '=')
+		if c.Value != "" {
+			b.WriteByte('=')
+			writeOptionText(b, c.Value, sep)
+		}
+	}
+}
+
+// writeOptionText percent-encodes what would end an option value.
+func writeOptionText(b *strings.Builder, s string, sep byte) {
+	const hexd = "0123456789ABCDEF"
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '%' || c == '&' || c == '#' || c == sep || c == '(' && sep == ';' || c == ')' && sep == ';' || c <= ' ' || c == 0x7f {
+			b.WriteByte('%')
+			b.WriteByte(hexd[c>>4])
+			b.WriteByte(hexd[c&15])
+		} else {
+			b.WriteByte(c)
+		}
+	}
+}
+
+func writeItemPath(b *strings.Builder, path []Segment) {
+	for i, s := range path {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString(s.Name)
+		for _, al := range s.Args {
+			b.WriteByte('(')
+			for j, a := range al.Args {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				writeExpr(b, a.Value, 0)
+			}
+			b.WriteByte(')')
+		}
+	}
+}
+
+// ParseFilter parses a raw $filter value (still percent-encoded).
+func ParseFilter(raw string) (Expr, error) {
+	e, err := parseExprValue(raw, 0)
+	if err != nil {
+		err.Option = "$filter"
+		return nil, err
+	}
+	return e, nil
+}
+
+// ParseExpr parses a raw expression, such as the value of a parameter alias; errors name no option.
+func ParseExpr(raw string) (Expr, error) {
+	e, err := parseExprValue(raw, 0)
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// ParseOrderBy parses a raw $orderby value.
+func ParseOrderBy(raw string) ([]OrderItem, error) {
+	v, err := parseOrderBy(raw, 0)
+	if err != nil {
+		err.Option = "$orderby"
+		return nil, err
+	}
+	return v, nil
+}
+
+// ParseSelect parses a raw $select value.
+func ParseSelect(raw string) ([]SelectItem, error) {
+	v, err := parseSelect(raw, 0, 0)
+	if err != nil {
+		err.Option = "$select"
+		return nil, err
+	}
+	return v, nil
+}
+
+// ParseExpand parses a raw $expand value.
+func ParseExpand(raw string) ([]ExpandItem, error) {
+	v, err := parseExpand(raw, 0, 1)
+	if err != nil {
+		err.Option = "$expand"
+		return nil, err
+	}
+	return v, nil
+}
+
+// ParseSearch parses a raw $search value.
+func ParseSearch(raw string) (SearchExpr, error) {
+	v, err := parseSearch(raw, 0)
+	if err != nil {
+		err.Option = "$search"
+		return nil, err
+	}
+	return v, nil
+}
+
+// ParseCompute parses a raw $compute value.
+func ParseCompute(raw string) ([]ComputeItem, error) {
+	v, err := parseCompute(raw, 0)
+	if err != nil {
+		err.Option = "$compute"
+		return nil, err
+	}
+	return v, nil
+}

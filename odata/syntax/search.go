@@ -1,0 +1,387 @@
+package syntax
+
+import (
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// SearchExpr is a $search expression: *SearchTerm, *SearchNot or *SearchBinary.
+type SearchExpr interface {
+	Node
+	search()
+}
+
+// SearchTerm is a search word (blue) or a phrase ("blue green", Phrase true). Text is percent-decoded, without
+// the quotes of a phrase.
+type SearchTerm struct {
+	Pos    int
+	Text   string
+	Phrase bool
+}
+
+// SearchNot is NOT X.
+type SearchNot struct {
+	Pos int
+	X   SearchExpr
+}
+
+// SearchOp is AND or OR.
+type SearchOp uint8
+
+// Search operators. Juxtaposed terms ("blue green") are an implicit SearchAnd.
+const (
+	SearchAnd SearchOp = iota
+	SearchOr
+)
+
+// String returns "AND" or "OR".
+func (op SearchOp) String() string {
+	if op == SearchOr {
+		return "OR"
+	}
+	return "AND"
+}
+
+// SearchBinary is Left AND Right or Left OR Right.
+type SearchBinary struct {
+	Pos   int
+	Op    SearchOp
+	Left  SearchExpr
+	Right SearchExpr
+}
+
+func (*SearchTerm) node()     {}
+func (*SearchNot) node()      {}
+func (*SearchBinary) node()   {}
+func (*SearchTerm) search()   {}
+func (*SearchNot) search()    {}
+func (*SearchBinary) search() {}
+
+// Position returns the node's byte offset.
+func (n *SearchTerm) Position() int { return n.Pos }
+
+// Position returns the node's byte offset.
+func (n *SearchNot) Position() int { return n.Pos }
+
+// Position returns the node's byte offset.
+func (n *SearchBinary) Position() int { return n.Pos }
+
+// String prints the node.
+func (n *SearchTerm) String() string { return printSearch(n) }
+
+// String prints the node.
+func (n *SearchNot) String() string { return printSearch(n) }
+
+// String prints the node.
+func (n *SearchBinary) String() string { return printSearch(n) }
+
+func printSearch(e SearchExpr) string {
+	var b strings.Builder
+	writeSearch(&b, e, 0)
+	return b.String()
+}
+
+func searchPrec(e SearchExpr) int {
+	switch e := e.(type) {
+	case *SearchBinary:
+		if e.Op == SearchOr {
+			return 1
+		}
+		return 2
+	case *SearchNot:
+		return 3
+	}
+	return 4
+}
+
+func writeSearch(b *strings.Builder, e SearchExpr, min int) {
+	if searchPrec(e) < min {
+		b.WriteByte('(')
+		writeSearch(b, e, 0)
+		b.WriteByte(')')
+		return
+	}
+	switch e := e.(type) {
+	case *SearchTerm:
+		if e.Phrase && (e.Text == "" || strings.IndexByte(e.Text, '"') >= 0) {
+			// Only the 4.01 single-quoted form can hold a double quote.
+			b.WriteByte('\'')
+			escapeText(b, strings.ReplaceAll(e.Text, "'", "''"))
+			b.WriteByte('\'')
+		} else if e.Phrase || e.Text == "AND" || e.Text == "OR" || e.Text == "NOT" {
+			// A word that spells an operator prints as a phrase, so it cannot turn into one.
+			b.WriteByte('"')
+			writeSearchText(b, e.Text, true)
+			b.WriteByte('"')
+		} else {
+			writeSearchText(b, e.Text, false)
+		}
+	case *SearchNot:
+		b.WriteString("NOT ")
+		writeSearch(b, e.X, 3)
+	case *SearchBinary:
+		p := searchPrec(e)
+		writeSearch(b, e.Left, p)
+		b.WriteByte(' ')
+		b.WriteString(e.Op.String())
+		b.WriteByte(' ')
+		writeSearch(b, e.Right, p+1)
+	}
+}
+
+// writeSearchText percent-encodes what would end or split a search word or phrase.
+func writeSearchText(b *strings.Builder, s string, phrase bool) {
+	const hexd = "0123456789ABCDEF"
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		enc := c == '%' || c == '&' || c == '#' || c == '"' || c == ';' || c < ' ' || c == 0x7f
+		if !phrase {
+			enc = enc || c == ' ' || c == '(' || c == ')' || (i == 0 && c == '\'')
+		}
+		if enc {
+			b.WriteByte('%')
+			b.WriteByte(hexd[c>>4])
+			b.WriteByte(hexd[c&15])
+		} else {
+			b.WriteByte(c)
+		}
+	}
+}
+
+// Search grammar: OR binds weaker than AND (explicit or implicit), which binds weaker than NOT.
+type gSearch struct {
+	Left *gSearchAnd     `parser:"@@"`
+	Rest []*gSearchOrRHS `parser:"@@*"`
+}
+
+type gSearchOrRHS struct {
+	Op    lexer.Token `parser:"@SearchOr"`
+	Right *gSearchAnd `parser:"@@"`
+}
+
+type gSearchAnd struct {
+	Left *gSearchUnary    `parser:"@@"`
+	Rest []*gSearchAndRHS `parser:"@@*"`
+}
+
+type gSearchAndRHS struct {
+	Op    lexer.Token   `parser:"@SearchAnd?"`
+	Right *gSearchUnary `parser:"@@"`
+}
+
+type gSearchUnary struct {
+	Not     lexer.Token     `parser:"( @SearchNot"`
+	X       *gSearchUnary   `parser:"  @@"`
+	Primary *gSearchPrimary `parser:"| @@ )"`
+}
+
+type gSearchPrimary struct {
+	Term  lexer.Token `parser:"  @(Word | Phrase)"`
+	Paren *gSearch    `parser:"| LParen @@ RParen"`
+}
+
+var searchParser = build[gSearch]()
+
+func searchExpect(prev lexer.TokenType, hasPrev bool) string {
+	switch {
+	case !hasPrev, prev == tLParen, prev == tSearchAnd, prev == tSearchOr, prev == tSearchNot:
+		return "search term"
+	}
+	return "search operator"
+}
+
+// rawSearchToken is a search token before keyword classification.
+type rawSearchToken struct {
+	tok   lexer.Token
+	space bool // whitespace before it
+}
+
+// lexSearch tokenises a whole $search value, then decides which AND, OR and NOT words are operators: NOT is an
+// operator when a term follows it, AND and OR when a term precedes and one follows; otherwise they are words.
+func (s *scanner) lexSearch() *lexError {
+	var raw []rawSearchToken
+	depth := 0
+	for {
+		space := s.skipSpace()
+		start := s.p
+		c, w := at(s.src, s.p)
+		if w == 0 {
+			break
+		}
+		if len(raw) > 0 && !space {
+			if pt := raw[len(raw)-1].tok.Type; (pt == tPhrase || pt == tRParen) && c != ')' {
+				return &lexError{pos: s.base + start, msg: "expected whitespace"}
+			}
+		}
+		switch {
+		case c == '(':
+			if len(raw) > 0 && !space && raw[len(raw)-1].tok.Type == tWord {
+				return &lexError{pos: s.base + start, msg: `unexpected "(" in search word`}
+			}
+			depth++
+			if depth > maxNesting {
+				return &lexError{pos: s.base + start, msg: "nesting exceeds the limit of 64 levels", limit: true}
+			}
+			s.p += w
+			raw = append(raw, rawSearchToken{s.tok(tLParen, start, s.p, "("), space})
+		case c == ')':
+			depth--
+			s.p += w
+			raw = append(raw, rawSearchToken{s.tok(tRParen, start, s.p, ")"), space})
+		case c == '"':
+			i := start + w
+			for {
+				d, dw := at(s.src, i)
+				if dw == 0 {
+					return &lexError{pos: s.base + i, msg: "unterminated search phrase"}
+				}
+				if d == '"' {
+					break
+				}
+				if dw == 1 && (d == '%' || d == '#' || d == '&') {
+					return &lexError{pos: s.base + i, msg: "unexpected " + quoteChar(d)}
+				}
+				i += dw
+			}
+			if i == start+w {
+				return &lexError{pos: s.base + i, msg: "empty search phrase"}
+			}
+			text := s.text(start+w, i)
+			_, cw := at(s.src, i)
+			s.p = i + cw
+			raw = append(raw, rawSearchToken{s.tok(tPhrase, start, s.p, text), space})
+		case c == '\'':
+			return &lexError{pos: s.base + start, msg: `a search word cannot start with "'"`}
+		default:
+			i := start
+			for {
+				d, dw := at(s.src, i)
+				if dw == 0 || isSpace(d) || d == '(' || d == ')' || d == '"' || (dw == 1 && d == ';') {
+					break
+				}
+				if dw == 1 && (d == '%' || d == '#' || d == '&') {
+					return &lexError{pos: s.base + i, msg: "unexpected " + quoteChar(d)}
+				}
+				if d < ' ' || d == 0x7f {
+					return &lexError{pos: s.base + i, msg: "unexpected " + quoteChar(d)}
+				}
+				i += dw
+			}
+			if i == start {
+				return &lexError{pos: s.base + start, msg: "unexpected " + quoteChar(c)}
+			}
+			s.p = i
+			raw = append(raw, rawSearchToken{s.tok(tWord, start, i, s.text(start, i)), space})
+		}
+	}
+	// Classify keywords left to right.
+	toks := make([]lexer.Token, 0, len(raw)+1)
+	endsTerm := false // the previous token ends a term
+	nots := 0
+	for i, r := range raw {
+		t := r.tok
+		next := i+1 < len(raw) && raw[i+1].tok.Type != tRParen
+		if t.Type == tWord {
+			switch t.Value {
+			case "NOT":
+				if next {
+					t.Type = tSearchNot
+				}
+			case "AND":
+				if endsTerm && next {
+					t.Type = tSearchAnd
+				}
+			case "OR":
+				if endsTerm && next {
+					t.Type = tSearchOr
+				}
+			}
+		}
+		endsTerm = t.Type == tWord || t.Type == tPhrase || t.Type == tRParen
+		if t.Type == tSearchNot {
+			if nots++; nots > maxNesting {
+				return &lexError{pos: t.Pos.Offset, msg: "nesting exceeds the limit of 64 levels", limit: true}
+			}
+		} else {
+			nots = 0
+		}
+		toks = append(toks, t)
+	}
+	toks = append(toks, s.tok(tEOF, s.p, s.p, ""))
+	s.pending = toks
+	return nil
+}
+
+func (s *scanner) nextSearch() (lexer.Token, error) {
+	if s.pending == nil {
+		if err := s.lexSearch(); err != nil {
+			s.err = err
+			return lexer.Token{}, err
+		}
+	}
+	if len(s.pending) == 0 {
+		return s.tok(tEOF, s.p, s.p, ""), nil
+	}
+	t := s.pending[0]
+	s.pending = s.pending[1:]
+	return t, nil
+}
+
+// parseSearch parses a $search value that starts at offset base.
+func parseSearch(src string, base int) (SearchExpr, *Error) {
+	c, w := at(src, 0)
+	if w == 0 {
+		return nil, errAt(base, "expected search term, found end of input")
+	}
+	if c == '\'' {
+		// 4.01 "incomplete" search expression: a single-quoted string taken as one phrase.
+		s := newScanner(src, base, modeExpr)
+		end, err := s.scanQuoted(0, w)
+		if err != nil {
+			return nil, errAt(err.pos, err.msg)
+		}
+		if end != len(src) {
+			return nil, errAt(base+end, "expected end of input after the quoted search text")
+		}
+		return &SearchTerm{Pos: base, Text: unquote(decode(src)), Phrase: true}, nil
+	}
+	s := newScanner(src, base, modeSearch)
+	g, err := parse(searchParser, s, searchExpect)
+	if err != nil {
+		return nil, err
+	}
+	return convSearch(g), nil
+}
+
+func convSearch(g *gSearch) SearchExpr {
+	left := convSearchAnd(g.Left)
+	for _, r := range g.Rest {
+		left = &SearchBinary{Pos: r.Op.Pos.Offset, Op: SearchOr, Left: left, Right: convSearchAnd(r.Right)}
+	}
+	return left
+}
+
+func convSearchAnd(g *gSearchAnd) SearchExpr {
+	left := convSearchUnary(g.Left)
+	for _, r := range g.Rest {
+		right := convSearchUnary(r.Right)
+		pos := right.Position()
+		if r.Op.Type != 0 {
+			pos = r.Op.Pos.Offset
+		}
+		left = &SearchBinary{Pos: pos, Op: SearchAnd, Left: left, Right: right}
+	}
+	return left
+}
+
+func convSearchUnary(g *gSearchUnary) SearchExpr {
+	if g.Primary == nil {
+		return &SearchNot{Pos: g.Not.Pos.Offset, X: convSearchUnary(g.X)}
+	}
+	if g.Primary.Paren != nil {
+		return convSearch(g.Primary.Paren)
+	}
+	t := g.Primary.Term
+	return &SearchTerm{Pos: t.Pos.Offset, Text: t.Value, Phrase: t.Type == tPhrase}
+}
