@@ -905,9 +905,14 @@ func (b *builder) collectionTable(t *EntityType, p *Property) {
 	if ct.Table == "" {
 		ct.Table = t.Table + "_" + p.Column
 	}
-	if len(ct.OwnerColumns) == 0 {
+	if len(ct.SourceColumns) == 0 {
 		for _, k := range t.key {
-			ct.OwnerColumns = append(ct.OwnerColumns, t.Table+"_"+k.Column)
+			ct.SourceColumns = append(ct.SourceColumns, k.Column)
+		}
+	}
+	if len(ct.OwnerColumns) == 0 {
+		for _, c := range ct.SourceColumns {
+			ct.OwnerColumns = append(ct.OwnerColumns, t.Table+"_"+c)
 		}
 	}
 	if ct.ValueColumn == "" {
@@ -919,8 +924,13 @@ func (b *builder) collectionTable(t *EntityType, p *Property) {
 	if !isSQLName(ct.Table) {
 		b.errs.add(where, fmt.Sprintf("side table %q is not a valid table name", ct.Table))
 	}
-	if len(t.key) > 0 && len(ct.OwnerColumns) != len(t.key) {
-		b.errs.add(where, fmt.Sprintf("side table has %d owner columns for %d key properties", len(ct.OwnerColumns), len(t.key)))
+	if len(ct.OwnerColumns) != len(ct.SourceColumns) {
+		b.errs.add(where, fmt.Sprintf("side table has %d owner columns for %d source columns", len(ct.OwnerColumns), len(ct.SourceColumns)))
+	}
+	for _, c := range ct.SourceColumns {
+		if !isSQLName(c) {
+			b.errs.add(where, fmt.Sprintf("source column %q is not a valid column name", c))
+		}
 	}
 	cols := append(slices.Clone(ct.OwnerColumns), ct.ValueColumn, ct.OrdinalColumn)
 	seen := map[string]bool{}

@@ -258,7 +258,7 @@ func TestBuildErrors(t *testing.T) {
 		{"side table owner columns", func(m *edm.Model) {
 			addProp(book(m), &edm.Property{Name: "Tags", Type: edm.KindString, Collection: true,
 				CollectionTable: &edm.CollectionTable{OwnerColumns: []string{"a", "b"}}})
-		}, `edm: entity type "Book": property "Tags": side table has 2 owner columns for 1 key properties`},
+		}, `edm: entity type "Book": property "Tags": side table has 2 owner columns for 1 source columns`},
 		{"side table named like a type's table", func(m *edm.Model) {
 			addProp(book(m), &edm.Property{Name: "Tags", Type: edm.KindString, Collection: true,
 				CollectionTable: &edm.CollectionTable{Table: "author"}})
@@ -573,7 +573,7 @@ func TestBuildDefaults(t *testing.T) {
 	}
 
 	// Collections get a side table.
-	want := &edm.CollectionTable{Table: "product_tags", OwnerColumns: []string{"product_id"}, ValueColumn: "value", OrdinalColumn: "ordinal"}
+	want := &edm.CollectionTable{Table: "product_tags", OwnerColumns: []string{"product_id"}, SourceColumns: []string{"id"}, ValueColumn: "value", OrdinalColumn: "ordinal"}
 	if diff := cmp.Diff(want, product.Property("Tags").CollectionTable); diff != "" {
 		t.Errorf("Tags.CollectionTable mismatch (-want +got):\n%s", diff)
 	}

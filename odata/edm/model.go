@@ -229,9 +229,13 @@ func (p *Property) ExpandSQL(alias string) string {
 type CollectionTable struct {
 	// Table is the side table; "<entity table>_<property column>" when empty.
 	Table string
-	// OwnerColumns refer to the owner's key, one per key property in key order; "<entity table>_<key column>"
-	// when empty.
+	// OwnerColumns are the side table's columns that refer to the owner row: they equal the owner's
+	// SourceColumns, in order. "<entity table>_<key column>" per key property when empty.
 	OwnerColumns []string
+	// SourceColumns are the owner table's columns the side table refers to; the owner's key columns when empty.
+	// Set them when the side table refers to a column other than the OData key (a customer keyed by e-mail whose
+	// side tables refer to its id column).
+	SourceColumns []string
 	// ValueColumn holds the item; "value" when empty.
 	ValueColumn string
 	// OrdinalColumn holds the item's position (0-based); "ordinal" when empty.
