@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -139,7 +140,7 @@ func (s *Store) loadBuyer(ctx context.Context, q entities.Querier, customerID st
 	b := buyer{id: customerID, roles: map[string]bool{}}
 	err := q.QueryRowContext(ctx, s.q(stmtBuyer), customerID).Scan(&b.email, &b.freeShipping)
 	if errors.Is(err, sql.ErrNoRows) {
-		return b, &odata.Error{Status: 401, Code: "Unauthorized", Message: "The customer no longer exists."}
+		return b, &odata.Error{Status: http.StatusUnauthorized, Code: "Unauthorized", Message: "The customer no longer exists."}
 	}
 	if err != nil {
 		return b, fmt.Errorf("storefront: load customer: %w", err)

@@ -3,6 +3,7 @@ package storefront_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -23,7 +24,9 @@ import (
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/dbtest"
 	"github.com/storekit/store/odata/migrate"
+	"github.com/storekit/store/odata/postgres"
 	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqlite"
 	"github.com/storekit/store/storefront"
 )
 
@@ -79,6 +82,7 @@ type fixture struct {
 	db     *dbtest.DB
 	h      http.Handler
 	clock  *clock
+	cfg    storefront.Config
 	emails map[string]string // customer id -> e-mail
 	mu     sync.Mutex
 }
@@ -102,10 +106,38 @@ func newFixture(t testing.TB, db *dbtest.DB, opts ...fixtureOption) *fixture {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	f.cfg = cfg
+	f.h = f.node(db.DB)
+	return f
+}
+
+// node returns the storefront's handler on the database pool db: a second pool on the same database is what a
+// second server node has.
+func (f *fixture) node(db *sql.DB) http.Handler {
+	cfg := f.cfg
+	cfg.DB = db
 	mux := http.NewServeMux()
 	storefront.New(cfg).Register(testRouter{mux})
-	f.h = mux
-	return f
+	return mux
+}
+
+// secondNode returns the storefront's handler on a new connection pool to the fixture's database.
+func (f *fixture) secondNode() http.Handler {
+	f.t.Helper()
+	var (
+		db  *sql.DB
+		err error
+	)
+	if f.db.Dialect.Name() == "sqlite" {
+		db, err = sqlite.Open(f.db.URL)
+	} else {
+		db, err = postgres.Open(f.db.URL, postgres.Pool{MaxOpen: 10})
+	}
+	if err != nil {
+		f.t.Fatalf("open a second pool: %v", err)
+	}
+	f.t.Cleanup(func() { db.Close() })
+	return f.node(db)
 }
 
 // q rewrites ? placeholders for the fixture's dialect.
@@ -230,6 +262,11 @@ type request struct {
 
 func (f *fixture) serve(r request) *httptest.ResponseRecorder {
 	f.t.Helper()
+	return f.serveOn(f.h, r)
+}
+
+// serveOn serves r with the handler h (of a server node).
+func (f *fixture) serveOn(h http.Handler, r request) *httptest.ResponseRecorder {
 	var body io.Reader
 	ct := r.contentType
 	switch {
@@ -259,7 +296,7 @@ func (f *fixture) serve(r request) *httptest.ResponseRecorder {
 		f.mu.Unlock()
 	}
 	rec := httptest.NewRecorder()
-	f.h.ServeHTTP(rec, req)
+	h.ServeHTTP(rec, req)
 	return rec
 }
 

@@ -81,12 +81,12 @@ func (s *Store) orderHistory(r *http.Request, c customer) (any, error) {
 		return nil, err
 	}
 	m := historyModel{Orders: []historyOrder{}, PagingContext: pagingContext{PageNumber: page, PageSize: size}}
-	// One read transaction, so the count and the page agree.
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, s.q(stmtCountOrders), c.id).Scan(&m.PagingContext.TotalItems); err != nil {
+	// Plain reads, no transaction: on SQLite a transaction of this project takes the write lock.
+	err = func() error {
+		if err := s.db.QueryRowContext(ctx, s.q(stmtCountOrders), c.id).Scan(&m.PagingContext.TotalItems); err != nil {
 			return fmt.Errorf("storefront: order history: %w", err)
 		}
-		rows, err := tx.QueryContext(ctx, s.q(stmtOrderPage), c.id, size, (page-1)*size)
+		rows, err := s.db.QueryContext(ctx, s.q(stmtOrderPage), c.id, size, (page-1)*size)
 		if err != nil {
 			return fmt.Errorf("storefront: order history: %w", err)
 		}
@@ -114,7 +114,7 @@ func (s *Store) orderHistory(r *http.Request, c customer) (any, error) {
 			m.Orders = append(m.Orders, o)
 		}
 		return rows.Err()
-	})
+	}()
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +217,8 @@ WHERE i.order_id = ? ORDER BY i.id`)
 func (s *Store) orderDetails(r *http.Request, c customer) (any, error) {
 	ctx := r.Context()
 	var m orderDetailsModel
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	// Plain reads: an order's items never change once it is placed.
+	err := func() error {
 		var (
 			status, pay, ships                                 int
 			pmSystem, pmName, method, provider                 sql.NullString
@@ -230,7 +231,7 @@ func (s *Store) orderDetails(r *http.Request, c customer) (any, error) {
 			dest = append(dest, &addr[i])
 		}
 		dest = append(dest, &created, &paid)
-		err := tx.QueryRowContext(ctx, s.q(stmtOrder), r.PathValue("orderId"), c.id).Scan(dest...)
+		err := s.db.QueryRowContext(ctx, s.q(stmtOrder), r.PathValue("orderId"), c.id).Scan(dest...)
 		if errors.Is(err, sql.ErrNoRows) {
 			return odata.NotFound("The order does not exist.")
 		}
@@ -269,17 +270,17 @@ func (s *Store) orderDetails(r *http.Request, c customer) (any, error) {
 			p := formatTime(at)
 			m.PaidDateUtc = &p
 		}
-		m.Items, err = s.orderItems(r, tx, m.ID)
+		m.Items, err = s.orderItems(r, m.ID)
 		return err
-	})
+	}()
 	if err != nil {
 		return nil, err
 	}
 	return m, nil
 }
 
-func (s *Store) orderItems(r *http.Request, tx *sql.Tx, orderID string) ([]orderItemModel, error) {
-	rows, err := tx.QueryContext(r.Context(), s.q(stmtOrderItems), orderID)
+func (s *Store) orderItems(r *http.Request, orderID string) ([]orderItemModel, error) {
+	rows, err := s.db.QueryContext(r.Context(), s.q(stmtOrderItems), orderID)
 	if err != nil {
 		return nil, fmt.Errorf("storefront: order items: %w", err)
 	}
