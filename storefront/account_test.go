@@ -11,7 +11,9 @@ import (
 
 	"github.com/storekit/store/entities"
 	"github.com/storekit/store/odata/dbtest"
+	"github.com/storekit/store/odata/migrate"
 	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/storefront"
 )
 
 func TestAccountInfo(t *testing.T) {
@@ -278,6 +280,26 @@ func TestMigrations(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestMigrations_SameFiles checks that both dialects have the same migration files.
+func TestMigrations_SameFiles(t *testing.T) {
+	var names [2][]string
+	for i, d := range []string{"sqlite", "postgres"} {
+		list, err := migrate.Load(storefront.Migrations, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range list {
+			names[i] = append(names[i], m.Name)
+		}
+	}
+	if len(names[0]) == 0 {
+		t.Fatal("no migrations")
+	}
+	if diff := cmp.Diff(names[0], names[1]); diff != "" {
+		t.Errorf("migration files, sqlite vs postgres (-sqlite +postgres):\n%s", diff)
+	}
 }
 
 // moneyText returns a stored money value with two decimals.

@@ -359,9 +359,13 @@ func TestCart(t *testing.T) {
 				t.Errorf("warnings of an unpublished line (-want +got):\n%s", diff)
 			}
 		})
-		t.Run("OKHeadIgnoresViewHeader", func(t *testing.T) {
-			rec := f.serve(request{customer: c, method: "GET", path: "/wishlist"})
-			ok(t, rec)
+		t.Run("OKJSONWithOrWithoutViewHeader", func(t *testing.T) {
+			for _, h := range []http.Header{nil, {"X-Response-View": {"Json"}}, {"X-Response-View": {"Html"}}} {
+				rec := f.serve(request{customer: c, method: "GET", path: "/cart", header: h})
+				if m := ok(t, rec); num(m["TotalProducts"]) != "5" {
+					t.Errorf("GET /cart with %v = %v", h, m)
+				}
+			}
 		})
 	})
 }

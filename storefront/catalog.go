@@ -22,24 +22,23 @@ import (
 
 // product is what the storefront reads of a product to put it on a list, price it and order it.
 type product struct {
-	id, name, seName, sku  string
-	productType            int
-	published              bool
-	disableBuy             bool
-	disableWishlist        bool
-	callForPrice           bool
-	availableFrom          time.Time // zero: no start
-	availableTo            time.Time // zero: no end
-	minQty, maxQty         int64
-	allowedQuantities      string
-	manageStock            bool
-	stock                  int64
-	backorders             bool
-	shipEnabled            bool
-	freeShipping           bool
-	additionalShipping     decimal.Decimal
-	price                  decimal.Decimal
-	allowedQuantitiesCache []int64
+	id, name, seName, sku string
+	productType           int
+	published             bool
+	disableBuy            bool
+	disableWishlist       bool
+	callForPrice          bool
+	availableFrom         time.Time // zero: no start
+	availableTo           time.Time // zero: no end
+	minQty, maxQty        int64
+	allowedQuantities     []int64 // parsed AllowedQuantities, ascending; none: any quantity
+	manageStock           bool
+	stock                 int64
+	backorders            bool
+	shipEnabled           bool
+	freeShipping          bool
+	additionalShipping    decimal.Decimal
+	price                 decimal.Decimal
 }
 
 // productColumns are the columns scanned by productScan, on the product table aliased p.
@@ -65,7 +64,8 @@ func (ps *productScan) dest() []any {
 
 func (ps *productScan) product() (product, error) {
 	p := ps.p
-	p.seName, p.sku, p.allowedQuantities = ps.seName.String, ps.sku.String, ps.allowed.String
+	p.seName, p.sku = ps.seName.String, ps.sku.String
+	p.allowedQuantities = parseAllowedQuantities(ps.allowed.String)
 	p.manageStock = ps.method == entities.ManageInventoryMethodManageStock
 	p.backorders = ps.backorderMode == entities.BackorderModeAllowQtyBelow0
 	var err error
@@ -85,7 +85,6 @@ func (ps *productScan) product() (product, error) {
 	if p.price, err = sqlgen.ScanDecimal(ps.price, moneyScale); err != nil {
 		return p, err
 	}
-	p.allowedQuantitiesCache = parseAllowedQuantities(p.allowedQuantities)
 	return p, nil
 }
 
@@ -286,7 +285,7 @@ func lineWarnings(p product, listType int, entered, total, existing int64, now t
 	if maxQty := min(p.maxQty, maxLineQuantity); total > maxQty {
 		add("Quantity", "The maximum quantity allowed for purchase is %d.", maxQty)
 	}
-	if allowed := p.allowedQuantitiesCache; len(allowed) > 0 {
+	if allowed := p.allowedQuantities; len(allowed) > 0 {
 		ok := false
 		for _, a := range allowed {
 			ok = ok || a == total

@@ -258,6 +258,7 @@ type request struct {
 	contentType string     // with body, instead of form
 	body        string
 	multipart   bool // send form as multipart/form-data
+	header      http.Header
 }
 
 func (f *fixture) serve(r request) *httptest.ResponseRecorder {
@@ -288,6 +289,9 @@ func (f *fixture) serveOn(h http.Handler, r request) *httptest.ResponseRecorder 
 	req := httptest.NewRequest(r.method, r.path, body)
 	if ct != "" {
 		req.Header.Set("Content-Type", ct)
+	}
+	for k, vs := range r.header {
+		req.Header[k] = vs
 	}
 	if r.customer != "" {
 		req.Header.Set(headerCustomer, r.customer)
