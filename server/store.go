@@ -5,6 +5,7 @@ import (
 
 	"github.com/storekit/store/entities"
 	"github.com/storekit/store/odata/migrate"
+	"github.com/storekit/store/storefront"
 )
 
 // storeComponents builds the store's components on the open database: the entity sets and actions of the OData
@@ -13,8 +14,11 @@ import (
 func storeComponents(ctx context.Context, deps Deps) (*Components, error) {
 	cfg := deps.Config
 	auth := &entities.Auth{DB: deps.DB, Dialect: deps.Dialect, TokenTTL: cfg.TokenTTL}
+	store := storefront.New(storefront.Config{DB: deps.DB, Dialect: deps.Dialect, Logger: deps.Logger,
+		CountriesEnabled: cfg.CountriesEnabled})
 	return &Components{
-		Migrations: []migrate.Source{entities.Migrations},
+		Migrations: []migrate.Source{entities.Migrations, storefront.Migrations},
+		Storefront: func(r Router) { store.Register(r) },
 		Seed: func(ctx context.Context) (string, error) {
 			res, err := entities.Seed(ctx, deps.DB, deps.Dialect, entities.SeedOptions{
 				AdminEmail: cfg.AdminEmail, AdminPassword: cfg.AdminPassword, Demo: cfg.Demo, Logger: deps.Logger,

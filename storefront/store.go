@@ -1,0 +1,225 @@
+package storefront
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"time"
+
+	sq "github.com/Masterminds/squirrel"
+
+	"github.com/storekit/store/odata"
+	"github.com/storekit/store/odata/migrate"
+	"github.com/storekit/store/odata/sqlgen"
+)
+
+//go:embed migrations/sqlite/*.sql migrations/postgres/*.sql
+var migrationFiles embed.FS
+
+// Migrations is the storefront's schema (cart and wishlist lines, checkout state, shipping and payment methods
+// with their seed rows), applied by migrate.Up after entities.Migrations, whose tables it references.
+var Migrations = migrate.Source{Name: "storefront", FS: mustSub(migrationFiles, "migrations")}
+
+func mustSub(f fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(f, dir)
+	if err != nil {
+		panic(err)
+	}
+	return sub
+}
+
+// Config is what a Store is built from.
+type Config struct {
+	// DB is the store database, migrated with entities.Migrations and Migrations.
+	DB *sql.DB
+	// Dialect is DB's dialect.
+	Dialect sqlgen.Dialect
+	// Logger receives the causes of 500 answers; nil means slog.Default().
+	Logger *slog.Logger
+	// CountriesEnabled makes addresses name a country (and a state where the country has states).
+	CountriesEnabled bool
+	// Now returns the current time; nil means time.Now. Prices (tier price dates), availability windows and
+	// timestamps use it.
+	Now func() time.Time
+}
+
+// Store serves the storefront endpoints of SPEC parts 6 and 7 for the customer of each request. It keeps no
+// state between requests: everything lives in the database, so several server nodes can share it. Its methods
+// are safe for concurrent use.
+type Store struct {
+	db        *sql.DB
+	d         sqlgen.Dialect
+	b         sq.StatementBuilderType
+	logger    *slog.Logger
+	countries bool
+	now       func() time.Time
+}
+
+// New returns a Store on cfg.DB.
+func New(cfg Config) *Store {
+	s := &Store{db: cfg.DB, d: cfg.Dialect, b: sqlgen.Builder(cfg.Dialect), logger: cfg.Logger,
+		countries: cfg.CountriesEnabled, now: cfg.Now}
+	if s.logger == nil {
+		s.logger = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	return s
+}
+
+// Router is where Register adds the routes: the server's router. Patterns use {name} segments read with
+// r.PathValue(name); a pattern ending in "/" also matches without it.
+type Router interface {
+	Handle(method, pattern string, h http.Handler)
+}
+
+// Register adds every storefront route to r.
+func (s *Store) Register(r Router) {
+	get, post := http.MethodGet, http.MethodPost
+	for _, rt := range []struct {
+		method, pattern string
+		h               handlerFunc
+	}{
+		{get, "/cart", s.getCart(cartList)},
+		{get, "/wishlist", s.getCart(wishList)},
+		{get, "/Component/Index", s.component},
+		{post, "/addproducttocart/details/{productId}/{shoppingCartTypeId}", s.addToCart(true)},
+		{post, "/addproducttocart/catalog/{productId}/{shoppingCartTypeId}", s.addToCart(false)},
+		{post, "/updatecartitem/{itemId}", s.updateCartItem},
+		{post, "/deletecartitem/{itemId}", s.deleteCartItem},
+		{get, "/account/info", s.accountInfo},
+		{get, "/account/addresses", s.accountAddresses},
+		{get, "/order/history", s.orderHistory},
+		{get, "/orderdetails/{orderId}", s.orderDetails},
+		{post, "/subscribenewsletter", s.subscribeNewsletter},
+		{post, "/checkout/SaveShipping/", s.saveShipping},
+		{post, "/checkout/SaveBilling/", s.saveBilling},
+		{post, "/checkout/SaveShippingMethod/", s.saveShippingMethod},
+		{post, "/checkout/SavePaymentMethod/", s.savePaymentMethod},
+		{post, "/checkout/SavePaymentInfo/", s.savePaymentInfo},
+		{post, "/checkout/ConfirmOrder/", s.confirmOrder},
+	} {
+		r.Handle(rt.method, rt.pattern, s.serve(rt.h))
+	}
+}
+
+// handlerFunc serves one request for a customer and returns the JSON answer (200) or an error.
+type handlerFunc func(r *http.Request, c customer) (any, error)
+
+// serve adapts h: it reads the customer of the request, writes h's answer as JSON, and renders h's error with
+// odata.WriteError.
+func (s *Store) serve(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, email, ok := CustomerFrom(r.Context())
+		if !ok || id == "" {
+			odata.WriteError(w, r, s.logger, &odata.Error{Status: http.StatusUnauthorized, Code: "Unauthorized",
+				Message: "An access token is required.", Header: http.Header{"Www-Authenticate": {"Bearer"}}})
+			return
+		}
+		v, err := h(r, customer{id: id, email: email})
+		if err != nil {
+			odata.WriteError(w, r, s.logger, err)
+			return
+		}
+		writeJSON(w, v)
+	})
+}
+
+// contentTypeJSON is the media type of the storefront's answers.
+const contentTypeJSON = "application/json; charset=utf-8"
+
+func writeJSON(w http.ResponseWriter, v any) {
+	h := w.Header()
+	h.Set("Content-Type", contentTypeJSON)
+	h.Set("Cache-Control", "no-store") // answers are personal
+	w.WriteHeader(http.StatusOK)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// inTx runs fn in a transaction and commits when fn returns nil. A transient conflict of the database (SQLite
+// busy, PostgreSQL serialization failure or deadlock) retries the whole transaction a few times.
+func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	const attempts = 5
+	var err error
+	for i := 0; i < attempts; i++ {
+		if err = s.tryTx(ctx, fn); err == nil || !s.retryable(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(i+1) * 5 * time.Millisecond):
+		}
+	}
+	return err
+}
+
+func (s *Store) tryTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// retryable tells whether err is a transient conflict (or a unique violation of a concurrent insert of the same
+// row) after which the whole transaction can run again.
+func (s *Store) retryable(err error) bool {
+	var e *odata.Error
+	if errors.As(err, &e) {
+		return false
+	}
+	switch s.d.ClassifyError(err) {
+	case sqlgen.ErrRetry, sqlgen.ErrUniqueViolation:
+		return true
+	}
+	return false
+}
+
+// statement is a fixed SQL statement with its text for both placeholder styles.
+type statement struct{ question, dollar string }
+
+func newStatement(q string) statement {
+	d, err := sq.Dollar.ReplacePlaceholders(q)
+	if err != nil {
+		panic(err)
+	}
+	return statement{question: q, dollar: d}
+}
+
+// For returns the statement's text for d.
+func (st statement) For(d sqlgen.Dialect) string {
+	if d.Placeholder() == sq.Question {
+		return st.question
+	}
+	return st.dollar
+}
+
+// q returns the text of st for the store's dialect.
+func (s *Store) q(st statement) string { return st.For(s.d) }
+
+// timeArg returns t as the store's dialect stores a DateTimeOffset.
+func (s *Store) timeArg(t time.Time) any { return sqlgen.TimeArg(s.d, t) }
+
+func (s *Store) isSQLite() bool { return s.d.Name() == "sqlite" }
+
+// forUpdate is the row-lock suffix of a SELECT: FOR UPDATE on PostgreSQL, nothing on SQLite, whose write
+// transactions hold the database's write lock from BEGIN.
+func (s *Store) forUpdate() string {
+	if s.isSQLite() {
+		return ""
+	}
+	return " FOR UPDATE"
+}
