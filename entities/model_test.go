@@ -602,3 +602,25 @@ func TestModel_CSDL(t *testing.T) {
 		}
 	})
 }
+
+// ExampleNewModel builds the store model and looks up what a request names: an entity set (case-insensitively),
+// a property's facets and a bound action's parameter.
+func ExampleNewModel() {
+	m, err := entities.NewModel()
+	if err != nil {
+		panic(err)
+	}
+	product := m.EntitySet("product").EntityType()
+	price := product.Property("Price")
+	fmt.Println(product.Name, price.Type, price.Precision, price.Scale)
+
+	customer := m.EntityType("Customer")
+	fmt.Println(customer.KeyProperties()[0].Name, customer.Property("Id").ReadOnly)
+
+	del := m.Action("DeleteAddress", customer, false)
+	fmt.Println(del.Parameter("addressId").Name, del.Parameter("addressId").Required)
+	// Output:
+	// Product Edm.Decimal 19 4
+	// Email true
+	// Id true
+}
