@@ -47,6 +47,14 @@ func text(name string) *edm.Property { return str(name, 0) }
 
 func ref(name string) *edm.Property { return str(name, maxID) }
 
+// seNameProp is the URL slug of a product, category or manufacturer (see sename.go).
+func seNameProp() *edm.Property {
+	p := str("SeName", maxSeName)
+	p.Description = "The URL slug: generated from Name when empty, else normalized to a-z, 0-9 and -; made unique " +
+		"across products, categories and manufacturers by appending -2, -3, ..."
+	return p
+}
+
 func searchable(p *edm.Property) *edm.Property {
 	p.Searchable = true
 	return p
@@ -245,7 +253,7 @@ func manufacturerType() *edm.EntityType {
 		Properties: []*edm.Property{
 			idProp(),
 			searchable(required(str("Name", maxName), "Manufacturer name is required")),
-			str("SeName", maxSeName),
+			seNameProp(),
 			text("Description"),
 			int32Prop("ManufacturerTemplateId", 0),
 			str("MetaKeywords", maxName),
@@ -280,7 +288,7 @@ func categoryType() *edm.EntityType {
 		Properties: []*edm.Property{
 			idProp(),
 			searchable(required(str("Name", maxName), "Category name is required")),
-			str("SeName", maxSeName),
+			seNameProp(),
 			text("Description"),
 			ref("ParentCategoryId"),
 			ref("PictureId"),
@@ -349,7 +357,7 @@ func productEntity(productType, manageInventory, lowStock, backorder *edm.EnumTy
 			ref("ParentGroupedProductId"),
 			boolean("VisibleIndividually", true),
 			searchable(required(str("Name", maxName), "Product name is required")),
-			str("SeName", maxSeName),
+			seNameProp(),
 			text("ShortDescription"),
 			text("FullDescription"),
 			text("AdminComment"),

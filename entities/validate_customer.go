@@ -209,7 +209,7 @@ func (r *rules) customerRoles(ctx context.Context, q Querier, d sqlgen.Dialect) 
 	if err != nil {
 		return fmt.Errorf("entities: customer roles: %w", err)
 	}
-	rows, err := r.query(ctx, q, query, args...)
+	rows, err := queryStrings(ctx, q, query, args...)
 	if err != nil {
 		return err
 	}
@@ -233,8 +233,8 @@ func (r *rules) customerRoles(ctx context.Context, q Querier, d sqlgen.Dialect) 
 	return nil
 }
 
-// query returns the single string column of query's rows.
-func (r *rules) query(ctx context.Context, q Querier, query string, args ...any) ([]string, error) {
+// queryStrings returns the single string column of query's rows.
+func queryStrings(ctx context.Context, q Querier, query string, args ...any) ([]string, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("entities: %w", err)
