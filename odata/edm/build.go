@@ -1276,6 +1276,21 @@ func (b *builder) parameters(where string, ps []Parameter) {
 			b.errs.add(pw, fmt.Sprintf("duplicate parameter (also %q)", prev))
 		}
 		seen[k] = p.Name
+		for _, a := range p.Aliases {
+			if !isIdentifier(a) {
+				b.errs.add(pw, fmt.Sprintf("alias %q is not a valid identifier", a))
+				continue
+			} else if isReservedMember(a) {
+				b.errs.add(pw, fmt.Sprintf("alias %q is reserved", a))
+				continue
+			}
+			k := foldKey(a)
+			if prev, dup := seen[k]; dup {
+				b.errs.add(pw, fmt.Sprintf("alias %q is already used by %q", a, prev))
+				continue
+			}
+			seen[k] = a
+		}
 		p.entity = b.typeRef(pw, p.Type, p.Enum, p.Complex, p.Entity, p.MaxLength, &p.Precision, p.Scale)
 		if !p.Required {
 			optional = p.Name

@@ -385,6 +385,16 @@ func TestBuildErrors(t *testing.T) {
 			a := m.Actions[0]
 			a.Parameters = append(a.Parameters, edm.Parameter{Name: "Date", Type: edm.KindDate, Required: true})
 		}, `edm: action "Publish": parameter "Date": duplicate parameter (also "date")`},
+		{"alias clashes with a parameter", func(m *edm.Model) {
+			a := m.Actions[0]
+			a.Parameters = append(a.Parameters, edm.Parameter{Name: "note", Type: edm.KindString, Aliases: []string{"Date"}})
+		}, `edm: action "Publish": parameter "note": alias "Date" is already used by "date"`},
+		{"alias twice", func(m *edm.Model) { m.Actions[0].Parameters[0].Aliases = []string{"day", "DAY"} },
+			`edm: action "Publish": parameter "date": alias "DAY" is already used by "day"`},
+		{"alias not an identifier", func(m *edm.Model) { m.Actions[0].Parameters[0].Aliases = []string{"the date"} },
+			`edm: action "Publish": parameter "date": alias "the date" is not a valid identifier`},
+		{"alias reserved", func(m *edm.Model) { m.Actions[0].Parameters[0].Aliases = []string{"bindingParameter"} },
+			`edm: action "Publish": parameter "date": alias "bindingParameter" is reserved`},
 		{"parameter named bindingParameter", func(m *edm.Model) { m.Actions[0].Parameters[0].Name = "bindingParameter" },
 			`edm: action "Publish": parameter "bindingParameter": the name is reserved`},
 		{"required after optional", func(m *edm.Model) {

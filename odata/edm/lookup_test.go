@@ -142,6 +142,49 @@ func TestActionLookup(t *testing.T) {
 	}
 }
 
+// TestParameterLookup checks that parameters are found by name or alias, exactly first, and that aliases stay
+// out of CSDL.
+func TestParameterLookup(t *testing.T) {
+	m := &edm.Model{
+		Namespace: "Store",
+		EntityTypes: []*edm.EntityType{{Name: "Customer", Key: []string{"Id"},
+			Properties: []*edm.Property{{Name: "Id", Type: edm.KindString}}}},
+		EntitySets: []*edm.EntitySet{{Name: "Customer", Type: "Customer"}},
+		Actions: []*edm.Action{{Name: "DeleteAddress", Bound: true, BindingType: "Customer",
+			Parameters: []edm.Parameter{
+				{Name: "Id", Type: edm.KindString, Required: true, Aliases: []string{"addressId"}},
+				{Name: "Note", Type: edm.KindString, Aliases: []string{"comment"}},
+			}}},
+	}
+	if err := m.Build(); err != nil {
+		t.Fatal(err)
+	}
+	a := m.ActionOverloads("DeleteAddress")[0]
+	for name, want := range map[string]string{
+		"Id": "Id", "addressId": "Id", "ADDRESSID": "Id", "id": "Id", "note": "Note", "Comment": "Note", "other": "",
+	} {
+		got := ""
+		if p := a.Parameter(name); p != nil {
+			got = p.Name
+		}
+		if got != want {
+			t.Errorf("Parameter(%q) = %q, want %q", name, got, want)
+		}
+	}
+	var x, j strings.Builder
+	if err := m.WriteXML(&x); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.WriteJSON(&j); err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range []string{x.String(), j.String()} {
+		if strings.Contains(doc, "addressId") {
+			t.Errorf("CSDL shows an alias:\n%s", doc)
+		}
+	}
+}
+
 // TestLookupsDoNotAllocate guards the hot-path lookups (the benchmarks below measure them).
 func TestLookupsDoNotAllocate(t *testing.T) {
 	m := builtSample(t)

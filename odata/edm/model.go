@@ -18,6 +18,7 @@
 package edm
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -417,7 +418,8 @@ type Action struct {
 // Binding returns the resolved binding entity type, nil for an unbound action.
 func (a *Action) Binding() *EntityType { return a.binding }
 
-// Parameter returns the non-binding parameter with the given name (exact, else case-insensitive); nil if none.
+// Parameter returns the non-binding parameter with the given name or alias (exact, else case-insensitive); nil if
+// none.
 func (a *Action) Parameter(name string) *Parameter { return parameter(a.Parameters, name) }
 
 // Function is an operation without side effects, invoked with GET; it always returns a value. Bound functions
@@ -442,18 +444,24 @@ type Function struct {
 // Binding returns the resolved binding entity type, nil for an unbound function.
 func (f *Function) Binding() *EntityType { return f.binding }
 
-// Parameter returns the non-binding parameter with the given name (exact, else case-insensitive); nil if none.
+// Parameter returns the non-binding parameter with the given name or alias (exact, else case-insensitive); nil if
+// none.
 func (f *Function) Parameter(name string) *Parameter { return parameter(f.Parameters, name) }
 
 func parameter(ps []Parameter, name string) *Parameter {
 	for i := range ps {
-		if ps[i].Name == name {
+		if ps[i].Name == name || slices.Contains(ps[i].Aliases, name) {
 			return &ps[i]
 		}
 	}
 	for i := range ps {
 		if strings.EqualFold(ps[i].Name, name) {
 			return &ps[i]
+		}
+		for _, a := range ps[i].Aliases {
+			if strings.EqualFold(a, name) {
+				return &ps[i]
+			}
 		}
 	}
 	return nil
@@ -477,6 +485,9 @@ type Parameter struct {
 	Scale     int
 	// Description is emitted as a Core.Description annotation.
 	Description string
+	// Aliases are other names a request may use for the parameter (an older spelling kept for clients that send
+	// it). Lookups match them like Name; CSDL shows only Name.
+	Aliases []string
 
 	entity *EntityType
 }

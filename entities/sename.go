@@ -1,0 +1,175 @@
+package entities
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/storekit/store/odata/sqlgen"
+)
+
+// SeName is the URL slug of a product, category or manufacturer. The rules:
+//
+//   - An empty SeName is generated from Name; a given SeName is normalized the same way (so "Summer Sale!" and
+//     "summer-sale" are the same slug), and when nothing usable is left of it, it is generated from Name too.
+//   - Normalizing lower-cases, spells common accented Latin letters without their accents ("Crème" -> "creme"),
+//     keeps a-z and 0-9, drops apostrophes ("Men's" -> "mens"), turns every other run of spaces, punctuation
+//     and symbols into one "-", drops letters of other scripts, trims "-" at both ends and cuts the result to
+//     200 characters.
+//   - A name with no usable character gets the entity's kind ("product", "category", "manufacturer").
+//   - The slug is unique across products, categories and manufacturers: when another entity holds it, "-2",
+//     "-3", ... is appended (the first free one; the base is shortened to keep 200 characters). So a given SeName
+//     may come back changed, never rejected.
+
+// maxSeNameLength is the longest slug, in bytes (slugs are ASCII).
+const maxSeNameLength = maxSeName
+
+// seNameTables are the tables whose se_name values share one namespace.
+var seNameTables = []string{"product", "category", "manufacturer"}
+
+// seNameLockKey is the PostgreSQL advisory lock that serializes slug allocation (the ASCII of "sename"): without it,
+// two transactions could pick the same free slug, since no index spans the three tables. SQLite runs one write
+// transaction at a time.
+const seNameLockKey = 0x73656e616d65
+
+// latin spells accented Latin letters (lower case) in ASCII.
+var latin = map[rune]string{
+	'à': "a", 'á': "a", 'â': "a", 'ã': "a", 'ä': "a", 'å': "a", 'ā': "a", 'ă': "a", 'ą': "a", 'æ': "ae",
+	'ç': "c", 'ć': "c", 'ĉ': "c", 'ċ': "c", 'č': "c", 'ď': "d", 'đ': "d", 'ð': "d",
+	'è': "e", 'é': "e", 'ê': "e", 'ë': "e", 'ē': "e", 'ĕ': "e", 'ė': "e", 'ę': "e", 'ě': "e",
+	'ĝ': "g", 'ğ': "g", 'ġ': "g", 'ģ': "g", 'ĥ': "h", 'ħ': "h",
+	'ì': "i", 'í': "i", 'î': "i", 'ï': "i", 'ĩ': "i", 'ī': "i", 'ĭ': "i", 'į': "i", 'ı': "i", 'ĵ': "j", 'ķ': "k",
+	'ĺ': "l", 'ļ': "l", 'ľ': "l", 'ŀ': "l", 'ł': "l", 'ñ': "n", 'ń': "n", 'ņ': "n", 'ň': "n",
+	'ò': "o", 'ó': "o", 'ô': "o", 'õ': "o", 'ö': "o", 'ø': "o", 'ō': "o", 'ŏ': "o", 'ő': "o", 'œ': "oe",
+	'ŕ': "r", 'ŗ': "r", 'ř': "r", 'ś': "s", 'ŝ': "s", 'ş': "s", 'š': "s", 'ș': "s", 'ß': "ss",
+	'ţ': "t", 'ť': "t", 'ŧ': "t", 'ț': "t", 'þ': "th",
+	'ù': "u", 'ú': "u", 'û': "u", 'ü': "u", 'ũ': "u", 'ū': "u", 'ŭ': "u", 'ů': "u", 'ű': "u", 'ų': "u",
+	'ŵ': "w", 'ý': "y", 'ÿ': "y", 'ŷ': "y", 'ź': "z", 'ż': "z", 'ž': "z",
+}
+
+// slug normalizes s to a-z, 0-9 and single inner dashes, at most maxSeNameLength bytes. It returns "" when s has
+// no usable character.
+func slug(s string) string {
+	var b strings.Builder
+	b.Grow(min(len(s), maxSeNameLength))
+	dash := false // a separator is pending
+	for _, r := range s {
+		if b.Len() >= maxSeNameLength {
+			break
+		}
+		r = unicode.ToLower(r)
+		var out string
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			out = string(r)
+		case latin[r] != "":
+			out = latin[r]
+		case r == '\'' || r == '\u2019' || r == '\u02bc': // apostrophes join the word: "men's" -> "mens"
+			continue
+		case unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r):
+			continue // another script: dropped
+		default: // spaces, punctuation, symbols, controls
+			dash = true
+			continue
+		}
+		if dash && b.Len() > 0 {
+			b.WriteByte('-')
+		}
+		dash = false
+		b.WriteString(out)
+	}
+	out := b.String()
+	if len(out) > maxSeNameLength {
+		out = out[:maxSeNameLength]
+	}
+	return strings.TrimRight(out, "-")
+}
+
+// seNameBase returns the slug an entity asks for: its SeName normalized, else its Name's, else fallback.
+func seNameBase(seName, name, fallback string) string {
+	if s := slug(seName); s != "" {
+		return s
+	}
+	if s := slug(name); s != "" {
+		return s
+	}
+	return fallback
+}
+
+// withSuffix returns base followed by "-n", shortening base so that the result has at most maxSeNameLength bytes.
+func withSuffix(base string, n int) string {
+	suffix := "-" + strconv.Itoa(n)
+	if len(base)+len(suffix) > maxSeNameLength {
+		base = strings.TrimRight(base[:maxSeNameLength-len(suffix)], "-")
+	}
+	return base + suffix
+}
+
+// freeSeName returns base when taken does not hold it, else the first of base-2, base-3, ... that it does not
+// hold.
+func freeSeName(base string, taken map[string]bool) string {
+	if !taken[base] {
+		return base
+	}
+	for n := 2; ; n++ {
+		if s := withSuffix(base, n); !taken[s] {
+			return s
+		}
+	}
+}
+
+// seNameLikePrefix is the length of the prefix every candidate slug of a base shares: a suffix of up to 20
+// characters ("-" and the number) leaves at least this much of a base of maxSeNameLength characters.
+const seNameLikePrefix = maxSeNameLength - 20
+
+var (
+	seNameTaken = func() statement {
+		var parts []string
+		for _, t := range seNameTables {
+			parts = append(parts, "SELECT se_name FROM "+t+" WHERE se_name LIKE ? AND id <> ?")
+		}
+		return newStatement(strings.Join(parts, " UNION ALL "))
+	}()
+	seNameLock = newStatement(`SELECT 1 FROM (SELECT pg_advisory_xact_lock(?)) AS l`)
+)
+
+// uniqueSeName returns the slug for an entity of table ("product", "category" or "manufacturer") with the given
+// id ("" on create): seNameBase of seName and name, made unique across the three tables. On PostgreSQL it takes a
+// transaction-scoped advisory lock first, so q must be the write transaction.
+func uniqueSeName(ctx context.Context, q Querier, d sqlgen.Dialect, table, id, seName, name string) (string, error) {
+	base := seNameBase(seName, name, table)
+	if !isSQLite(d) {
+		var one int
+		if err := q.QueryRowContext(ctx, seNameLock.For(d), int64(seNameLockKey)).Scan(&one); err != nil {
+			return "", fmt.Errorf("entities: SeName lock: %w", err)
+		}
+	}
+	pattern := base[:min(len(base), seNameLikePrefix)] + "%" // slugs hold no LIKE wildcard
+	var args []any
+	for _, t := range seNameTables {
+		exclude := ""
+		if t == table {
+			exclude = id
+		}
+		args = append(args, pattern, exclude)
+	}
+	rows, err := q.QueryContext(ctx, seNameTaken.For(d), args...)
+	if err != nil {
+		return "", fmt.Errorf("entities: SeName: %w", err)
+	}
+	defer rows.Close()
+	taken := map[string]bool{}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return "", fmt.Errorf("entities: SeName: %w", err)
+		}
+		taken[s] = true
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("entities: SeName: %w", err)
+	}
+	return freeSeName(base, taken), nil
+}
