@@ -46,12 +46,6 @@ func (o Options) now() time.Time {
 // returns is the value a read returns.
 func (o Options) timestampNow() time.Time { return o.now().UTC().Truncate(time.Microsecond) }
 
-// Querier runs the read queries of the rules: the write transaction (*sql.Tx), or a *sql.DB or *sql.Conn.
-type Querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
 // Detail codes.
 const (
 	codeRequired = "Required"
