@@ -37,7 +37,9 @@ func libraryModel() *edm.Model {
 		{Name: "Width", Type: edm.KindInt32, Default: 0},
 		{Name: "Height", Type: edm.KindInt32, Default: 0},
 	}}
-	id := func() *edm.Property { return &edm.Property{Name: "Id", Type: edm.KindString, MaxLength: 24, ReadOnly: true} }
+	id := func() *edm.Property {
+		return &edm.Property{Name: "Id", Type: edm.KindString, MaxLength: 24, ReadOnly: true}
+	}
 	return &edm.Model{
 		Namespace:    "Lib",
 		EnumTypes:    []*edm.EnumType{genre, format},

@@ -4,12 +4,9 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"sort"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/storekit/store/odata/dbtest"
 )
 
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -26,16 +23,9 @@ func decodeJSON(t *testing.T, body string) map[string]any {
 	return m
 }
 
-func TestService_Smoke(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
-		f := newFixture(t, db)
-		f.seed()
-		for _, p := range []string{"/odata/", "/odata/Book", "/odata/Book('b1')", "/odata/Book('b1')/Chapters",
-			"/odata/Book('b2')/Authors", "/odata/Author('a1')/Books", "/odata/Book('b1')/Publisher", "/odata/Publisher('p1')/Books",
-			"/odata/Loan(BookId='b1',MemberNo=7)", "/odata/Member('reader@example.com')", "/odata/Book('b1')/Tags", "/odata/Publisher('p1')/Address"} {
-			r := f.do("GET", p, "")
-			t.Logf("%s %d %s", p, r.Status, r.Body)
-		}
-		_ = cmp.Diff
-	})
+func sortStrings(s []string) { sort.Strings(s) }
+
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -85,13 +85,22 @@ func (s *Service) dbError(err error, deleting bool) error {
 // readOnly reports whether clients cannot set p: computed by the server or by SQL.
 func readOnly(p *edm.Property) bool { return p.ReadOnly || p.SQL != "" }
 
-// decodeEntity decodes a write body for entity type et: the values by property name and the names sent.
-// Unknown fields, navigation properties, wrong JSON types, invalid values and values over MaxLength are
-// details of one ValidationError. Annotations (names with "@") are ignored, but for "<nav>@odata.bind".
-func decodeEntity(et *edm.EntityType, members []member) (Entity, map[string]bool, []ErrorDetail) {
+// body is a decoded write body.
+type body struct {
+	vals    Entity          // the values sent, by property name
+	sent    map[string]bool // the properties sent (also those whose value failed)
+	bad     map[string]bool // the properties whose value failed to decode
+	details []ErrorDetail   // one per problem: unknown fields, navigation properties, wrong types, bad values
+}
+
+// decodeEntity decodes a write body for entity type et. Annotations (names with "@") are ignored, but for
+// "<nav>@odata.bind".
+// The upsert property may be null (a create).
+func decodeEntity(et *edm.EntityType, members []member, upsert *edm.Property) *body {
 	var d decoder
 	vals := Entity{}
 	sent := map[string]bool{}
+	bad := map[string]bool{}
 	for _, m := range members {
 		if i := strings.IndexByte(m.name, '@'); i >= 0 {
 			if i > 0 && et.Navigation(m.name[:i]) != nil && strings.HasSuffix(m.name, "@odata.bind") {
@@ -113,11 +122,17 @@ func decodeEntity(et *edm.EntityType, members []member) (Entity, map[string]bool
 			continue
 		}
 		sent[p.Name] = true
-		if v, ok := d.value(propType(p), p.Name, m.raw); ok {
+		t := propType(p)
+		if p == upsert {
+			t.nullable = true
+		}
+		if v, ok := d.value(t, p.Name, m.raw); ok {
 			vals[p.Name] = v
+		} else {
+			bad[p.Name] = true
 		}
 	}
-	return vals, sent, d.details
+	return &body{vals: vals, sent: sent, bad: bad, details: d.details}
 }
 
 // defaults returns an entity with the default of every property stored in a column: the declared Default, else
@@ -167,6 +182,32 @@ func defaultOf(p *edm.Property) any {
 		return 0.0
 	}
 	return nil
+}
+
+// fillComplex completes a complex value sent in a body: members that were not sent take their value in base
+// (the stored value, for a PATCH) or, without one, their defaults.
+func fillComplex(p *edm.Property, v any, base any) any {
+	m, ok := asMap(v)
+	if !ok || p.Complex == nil || p.Collection {
+		return v
+	}
+	bm, _ := asMap(base)
+	out := make(map[string]any, len(p.Complex.Properties))
+	for _, mp := range p.Complex.Properties {
+		sv, sent := m[mp.Name]
+		bv, hasBase := bm[mp.Name]
+		switch {
+		case sent && mp.Complex != nil:
+			out[mp.Name] = fillComplex(mp, sv, bv)
+		case sent:
+			out[mp.Name] = sv
+		case hasBase:
+			out[mp.Name] = bv
+		default:
+			out[mp.Name] = defaultOf(mp)
+		}
+	}
+	return out
 }
 
 // missingRequired returns a detail for each required property of e without a value (nil, or a string of
@@ -263,10 +304,8 @@ func (s *Service) post(rq *request) error {
 	if err != nil {
 		return err
 	}
-	vals, sent, details := decodeEntity(et, members)
-	if len(details) > 0 {
-		return ValidationError(details...)
-	}
+	b := decodeEntity(et, members, sc.upsert)
+	vals := b.vals
 	ctx := rq.r.Context()
 	if u := sc.upsert; u != nil && vals[u.Name] != nil && vals[u.Name] != "" {
 		fold := sc.CaseInsensitiveKey && u.IsKey()
@@ -286,7 +325,7 @@ func (s *Service) post(rq *request) error {
 			if err := s.checkIfMatch(rq.r, tx, et, old); err != nil {
 				return err
 			}
-			stored, err = s.update(ctx, tx, t.set, sc, Update, old, vals, sent)
+			stored, err = s.update(ctx, tx, t.set, sc, Update, old, b)
 			return err
 		})
 		if err != nil {
@@ -294,16 +333,19 @@ func (s *Service) post(rq *request) error {
 		}
 		return s.writeEntity(rq, http.StatusOK, t.set, stored)
 	}
+	if u := sc.upsert; u != nil && b.bad[u.Name] {
+		return ValidationError(b.details...)
+	}
 
 	var stored Entity
 	err = s.inTx(ctx, func(tx *Tx) error {
 		e := defaults(et)
-		for name := range sent {
+		for name := range b.sent {
 			p := et.Property(name)
-			if readOnly(p) && p != sc.upsert {
+			if b.bad[name] || readOnly(p) && p != sc.upsert {
 				continue // computed by the server: ignored on create
 			}
-			e[name] = vals[name]
+			e[name] = fillComplex(p, vals[name], nil)
 		}
 		if u := sc.upsert; u != nil {
 			if sc.NewKey != nil {
@@ -312,9 +354,8 @@ func (s *Service) post(rq *request) error {
 				e[u.Name] = NewID()
 			}
 		}
-		lazy := func(p *edm.Property) bool { return false }
-		details := missingRequired(et, e, lazy)
-		c := &Change{Op: Create, Set: t.set, New: e, Sent: sent}
+		details := append(b.details, missingRequired(et, e, func(p *edm.Property) bool { return b.bad[p.Name] })...)
+		c := &Change{Op: Create, Set: t.set, New: e, Sent: b.sent}
 		if err := saveHook(ctx, tx, sc.Hooks.BeforeSave, c, details); err != nil {
 			return err
 		}
@@ -352,10 +393,7 @@ func (s *Service) put(rq *request, op Op) error {
 	if err != nil {
 		return err
 	}
-	vals, sent, details := decodeEntity(et, members)
-	if len(details) > 0 {
-		return ValidationError(details...)
-	}
+	b := decodeEntity(et, members, sc.upsert)
 	ctx := rq.r.Context()
 	var stored Entity
 	err = s.inTx(ctx, func(tx *Tx) error {
@@ -366,7 +404,7 @@ func (s *Service) put(rq *request, op Op) error {
 		if err := s.checkIfMatch(rq.r, tx, et, old); err != nil {
 			return err
 		}
-		stored, err = s.update(ctx, tx, t.set, sc, op, old, vals, sent)
+		stored, err = s.update(ctx, tx, t.set, sc, op, old, b)
 		return err
 	})
 	if err != nil {
@@ -376,8 +414,9 @@ func (s *Service) put(rq *request, op Op) error {
 }
 
 // update saves a full update or a patch of old and returns the entity as stored.
-func (s *Service) update(ctx context.Context, tx *Tx, es *edm.EntitySet, sc *setConfig, op Op, old, vals Entity, sent map[string]bool) (Entity, error) {
+func (s *Service) update(ctx context.Context, tx *Tx, es *edm.EntitySet, sc *setConfig, op Op, old Entity, b *body) (Entity, error) {
 	et := es.EntityType()
+	vals, sent := b.vals, b.sent
 	var e Entity
 	if op == Update {
 		e = defaults(et)
@@ -398,13 +437,20 @@ func (s *Service) update(ctx context.Context, tx *Tx, es *edm.EntitySet, sc *set
 		_, loaded := old[p.Name]
 		return p.Lazy && !loaded && !sent[p.Name]
 	}
-	var details []ErrorDetail
-	for name := range sent {
-		p := et.Property(name)
+	details := b.details
+	for _, p := range et.Properties {
+		name := p.Name
+		if !sent[name] || b.bad[name] {
+			continue
+		}
 		v := vals[name]
 		fixed := p.IsKey() || readOnly(p) || p.Immutable || p == sc.upsert
 		if !fixed {
-			e[name] = v
+			var base any
+			if op == Patch {
+				base = old[name]
+			}
+			e[name] = fillComplex(p, v, base)
 			continue
 		}
 		if _, loaded := old[name]; !loaded && p.SQL == "" {
@@ -425,7 +471,7 @@ func (s *Service) update(ctx context.Context, tx *Tx, es *edm.EntitySet, sc *set
 				Message: fmt.Sprintf("%s is read-only.", name)})
 		}
 	}
-	details = append(details, missingRequired(et, e, notLoaded)...)
+	details = append(details, missingRequired(et, e, func(p *edm.Property) bool { return notLoaded(p) || b.bad[p.Name] })...)
 	c := &Change{Op: op, Set: es, New: e, Old: old, Sent: sent}
 	if err := saveHook(ctx, tx, sc.Hooks.BeforeSave, c, details); err != nil {
 		return nil, err
