@@ -239,7 +239,7 @@ CREATE TABLE member (id TEXT COLLATE "C" NOT NULL UNIQUE, email TEXT COLLATE "C"
 }
 
 // fixedNow is the clock of the test hooks, so answers are reproducible.
-var fixedNow = time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC)
+var fixedNow = time.Date(2026, 11, 22, 1, 2, 3, 456000000, time.UTC)
 
 // libraryConfig returns the sets and actions of the test service.
 func libraryConfig(m *edm.Model) (map[string]odata.SetOptions, map[string]odata.ActionFunc) {
@@ -454,4 +454,3 @@ func boolArg(db *dbtest.DB, b bool) any {
 
 func dateArg(_ *dbtest.DB, s string) any { return s }
 
-var errAny = errors.New("any")

@@ -197,6 +197,14 @@ func (s *Service) resolve(rawPath string, rp *syntax.ResourcePath) (*target, err
 				continue
 			}
 		}
+		if t.kind == tCollection && len(seg.Args) == 0 && !seg.IsQualified() && t.typ.Navigation(seg.Name) == nil &&
+			s.model.Action(seg.Name, t.typ, true) == nil {
+			// A key given as a segment that reads as a name (Product/abc).
+			if err := s.applySegmentKey(t, seg.Name); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if n := t.typ.Navigation(seg.Name); n != nil {
 			if t.kind != tEntity {
 				return nil, BadRequest("BadRequest", "path", fmt.Sprintf("The navigation property %s needs one entity before it: add a key.", n.Name))

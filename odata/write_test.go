@@ -70,7 +70,7 @@ func TestService_Create(t *testing.T) {
 			t.Errorf("POST Book: @odata.etag %v != ETag header %q", got["@odata.etag"], resp.Header.Get("ETag"))
 		}
 		want := map[string]string{"Title": "New", "Price": "19.99", "Edition": "1", "InPrint": "true", "Genre": "Science",
-			"Formats": "Paperback", "Size": "map[Height:0 Width:3]", "Tags": "[a b]", "UpdatedOnUtc": "2026-11-22T01:02:03Z",
+			"Formats": "Paperback", "Size": "map[Height:0 Width:3]", "Tags": "[a b]", "UpdatedOnUtc": "2026-11-22T01:02:03.456Z",
 			"Sold": "0", "Isbn": "<nil>", "@odata.context": "http://example.com/odata/$metadata#Book/$entity"}
 		for k, w := range want {
 			if g := fmtValue(got[k]); g != w {
@@ -371,7 +371,7 @@ func TestService_ReadOnlyAndAnnotations(t *testing.T) {
 		f.must(200, "PATCH", "/odata/Member('READER@EXAMPLE.COM')", `{"Email":"reader@example.com","Id":"m1"}`)
 		// On create, read-only fields are computed by the server.
 		got := decodeJSON(t, f.must(201, "POST", "/odata/Book", `{"@odata.type":"#Lib.Book","Title":"x","Sold":99,"UpdatedOnUtc":"2000-01-01T00:00:00Z"}`).Body)
-		if fmtValue(got["Sold"]) != "0" || got["UpdatedOnUtc"] != "2026-11-22T01:02:03Z" {
+		if fmtValue(got["Sold"]) != "0" || got["UpdatedOnUtc"] != "2026-11-22T01:02:03.456Z" {
 			t.Errorf("POST with read-only fields: Sold %v, UpdatedOnUtc %v", got["Sold"], got["UpdatedOnUtc"])
 		}
 	})
