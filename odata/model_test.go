@@ -2,7 +2,6 @@ package odata_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -453,4 +452,3 @@ func boolArg(db *dbtest.DB, b bool) any {
 }
 
 func dateArg(_ *dbtest.DB, s string) any { return s }
-
