@@ -1,8 +1,6 @@
 package odata
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -157,63 +155,65 @@ func collectionSQL(d sqlgen.Dialect, et *edm.EntityType, p *edm.Property, alias 
 	return "(SELECT json_group_array(" + v + " ORDER BY " + o + ") FROM " + side + " WHERE " + where.String() + ")"
 }
 
-// collectionItems decodes an aggregated collection column into the Go values of its items.
-func collectionItems(p *edm.Property, src any) ([]any, error) {
-	var text []byte
+// aggregateText returns the text of an aggregated collection column; nil (no side table rows on PostgreSQL)
+// is the empty array.
+func aggregateText(p *edm.Property, src any) ([]byte, error) {
 	switch s := src.(type) {
 	case nil:
-		return []any{}, nil
+		return []byte("[]"), nil
 	case string:
-		text = []byte(s)
+		return []byte(s), nil
 	case []byte:
-		text = s
-	default:
-		return nil, fmt.Errorf("odata: collection %s: unexpected column value of type %T", p.Name, src)
+		return s, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.UseNumber()
-	var raw []any
-	if err := dec.Decode(&raw); err != nil {
+	return nil, fmt.Errorf("odata: collection %s: unexpected column value of type %T", p.Name, src)
+}
+
+// collectionItems decodes an aggregated collection column into the Go values of its items.
+func collectionItems(p *edm.Property, src any) ([]any, error) {
+	text, err := aggregateText(p, src)
+	if err != nil {
+		return nil, err
+	}
+	items := []any{}
+	_, err = scanArray(text, nil, func(k itemKind, v []byte) error {
+		item, err := collectionItem(p, k, v)
+		items = append(items, item)
+		return err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("odata: collection %s: %w", p.Name, err)
-	}
-	items := make([]any, len(raw))
-	for i, r := range raw {
-		v, err := collectionItem(p, r)
-		if err != nil {
-			return nil, err
-		}
-		items[i] = v
 	}
 	return items, nil
 }
 
-// collectionItem converts one JSON-decoded item of an aggregated collection to the driver value Scan expects,
-// then to its Go value.
-func collectionItem(p *edm.Property, r any) (any, error) {
-	switch x := r.(type) {
-	case nil:
+// collectionItem converts one item of an aggregated collection to the driver value Scan expects, then to its
+// Go value.
+func collectionItem(p *edm.Property, k itemKind, v []byte) (any, error) {
+	switch k {
+	case itemNull:
 		return nil, nil
-	case json.Number:
+	case itemTrue:
+		return sqlgen.Scan(p, true)
+	case itemFalse:
+		return sqlgen.Scan(p, false)
+	case itemNumber:
 		if p.Enum == nil && (p.Type == edm.KindDouble || p.Type == edm.KindSingle) {
-			f, err := x.Float64()
+			f, err := strconv.ParseFloat(string(v), 64)
 			if err != nil {
 				return nil, err
 			}
 			return sqlgen.Scan(p, f)
 		}
-		if n, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+		if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
 			return sqlgen.Scan(p, n)
 		}
-		return sqlgen.Scan(p, string(x))
-	case string:
-		if p.Enum == nil && p.Type == edm.KindBinary {
-			return decodeHex(x)
-		}
-		return sqlgen.Scan(p, x)
-	case bool:
-		return sqlgen.Scan(p, x)
+		return sqlgen.Scan(p, string(v))
 	}
-	return nil, fmt.Errorf("odata: collection %s: unexpected item %T", p.Name, r)
+	if p.Enum == nil && p.Type == edm.KindBinary {
+		return decodeHex(string(v))
+	}
+	return sqlgen.Scan(p, string(v))
 }
 
 // rowWriter turns scanned rows of a layout into JSON objects. It keeps one scratch buffer for the values of a
@@ -257,11 +257,33 @@ func (w *rowWriter) convert() error {
 }
 
 func (w *rowWriter) appendCollection(b []byte, p *edm.Property, src any) ([]byte, error) {
-	items, err := collectionItems(p, src)
+	text, err := aggregateText(p, src)
 	if err != nil {
 		return b, err
 	}
-	return appendItems(b, p, items)
+	b = append(b, '[')
+	n := 0
+	w.items, err = scanArray(text, w.items, func(k itemKind, v []byte) error {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		// Strings need no Go value: unescaped by the scanner, escaped again as appendValue does.
+		if k == itemString && p.Enum == nil && p.Type == edm.KindString {
+			b = appendBytesString(b, v)
+			return nil
+		}
+		item, err := collectionItem(p, k, v)
+		if err != nil {
+			return err
+		}
+		b, err = appendValue(b, p, item)
+		return err
+	})
+	if err != nil {
+		return b, fmt.Errorf("odata: collection %s: %w", p.Name, err)
+	}
+	return append(b, ']'), nil
 }
 
 func appendItems(b []byte, p *edm.Property, items []any) ([]byte, error) {

@@ -333,12 +333,14 @@ func libraryConfig(m *edm.Model) (map[string]odata.SetOptions, map[string]odata.
 
 // fixture is a test service over a fresh database.
 type fixture struct {
-	t   *testing.T
+	t   testing.TB
 	db  *dbtest.DB
 	svc *odata.Service
 }
 
-func newFixture(t *testing.T, db *dbtest.DB) *fixture {
+func newFixture(t *testing.T, db *dbtest.DB) *fixture { return newFixtureTB(t, db) }
+
+func newFixtureTB(t testing.TB, db *dbtest.DB) *fixture {
 	t.Helper()
 	for _, stmt := range strings.Split(schema[db.Dialect.Name()], ";\n") {
 		if strings.TrimSpace(stmt) == "" {
