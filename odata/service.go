@@ -119,9 +119,10 @@ type Change struct {
 	// Set is the entity set written to.
 	Set *edm.EntitySet
 	// New is the entity as it will be stored: for Create the defaults and the fields sent, for Update the
-	// fields sent and defaults for the others (read-only and key fields keep their stored values), for Patch
-	// the stored entity with the fields sent. BeforeSave may change it (defaults, computed fields); AfterSave
-	// sees it as stored, re-read after the write.
+	// fields sent and defaults for the others (key, read-only and immutable fields, and lazy fields not sent,
+	// keep their stored values), for Patch the stored entity with the fields sent. BeforeSave may change it
+	// (defaults, computed fields); AfterSave sees it as it was written. The answer re-reads the entity after
+	// AfterSave, so changes AfterSave makes in the database show.
 	New Entity
 	// Old is the stored entity before the change; nil for Create.
 	Old Entity
