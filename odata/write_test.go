@@ -1,8 +1,10 @@
 package odata_test
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -394,5 +396,34 @@ func TestService_Conflicts(t *testing.T) {
 		f.must(409, "POST", "/odata/Loan", `{"BookId":"b2","MemberNo":3}`)
 		f.must(200, "PATCH", "/odata/Loan(MemberNo=3,BookId='b2')", `{"Due":null}`)
 		f.must(200, "DELETE", "/odata/Loan(BookId='b2',MemberNo=3)", "")
+	})
+}
+
+// TestService_IfMatchConcurrent sends the same conditional PATCH from several clients at once: the check runs on
+// the locked row inside the transaction, so exactly one wins and the others get 412.
+func TestService_IfMatchConcurrent(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := newFixture(t, db)
+		f.seed()
+		etag := f.must(200, "GET", "/odata/Book('b1')", "").Header.Get("ETag")
+		const n = 6
+		statuses := make(chan int, n)
+		var wg sync.WaitGroup
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				statuses <- f.do("PATCH", "/odata/Book('b1')", fmt.Sprintf(`{"Pages":%d}`, 1000+i), "If-Match", etag).Status
+			}(i)
+		}
+		wg.Wait()
+		close(statuses)
+		count := map[int]int{}
+		for s := range statuses {
+			count[s]++
+		}
+		if count[200] != 1 || count[412] != n-1 {
+			t.Errorf("concurrent conditional PATCHes: statuses %v, want one 200 and %d 412", count, n-1)
+		}
 	})
 }
