@@ -29,7 +29,7 @@ func (s *Service) invoke(rq *request) error {
 	err = s.inTx(ctx, func(tx *Tx) error {
 		call := &ActionCall{Tx: tx, Action: a, Params: params, Request: rq.r}
 		if a.Bound && !a.BindingCollection {
-			var where = t.scope(s.dialect, s.dialect.QuoteIdent(t.typ.Table), 0)
+			var where = t.scope.where(s.dialect, s.dialect.QuoteIdent(t.typ.Table))
 			old, err := tx.getWhere(ctx, t.typ, where, true)
 			if err != nil {
 				return err

@@ -36,6 +36,7 @@ func TestService_Actions(t *testing.T) {
 			{"unknown action", "/odata/Book('b1')/Burn", `{}`, 404, ""},
 			{"action of another type", "/odata/Author('a1')/Rate", `{"Stars":1}`, 404, ""},
 			{"collection action on an entity", "/odata/Book('b1')/Discount", `{"Percent":1}`, 404, ""},
+			{"collection action through a navigation", "/odata/Publisher('p1')/Books/Discount", `{"Percent":1}`, 501, ""},
 			{"handler refuses", "/odata/Book('b1')/Fail", ``, 409, ""},
 			{"not JSON", "/odata/Book('b1')/Rate", `Stars=1`, 415, ""},
 		} {

@@ -49,6 +49,14 @@ func (s scope) and(c func(d sqlgen.Dialect, alias string) (sq.Sqlizer, error)) s
 	}
 }
 
+// where returns the scope's condition on the table aliased alias (every row for a nil scope).
+func (s scope) where(d sqlgen.Dialect, alias string) sq.Sqlizer {
+	if s == nil {
+		return sq.Expr("1 = 1")
+	}
+	return s(d, alias, 0)
+}
+
 // errSqlizer carries an error out of a scope into ToSql.
 type errSqlizer struct{ err error }
 
@@ -107,7 +115,7 @@ func (s *Service) resolve(rawPath string, rp *syntax.ResourcePath) (*target, err
 	if es := m.EntitySet(first.Name); es != nil {
 		t.kind, t.typ, t.set, t.ctxSet, t.direct = tCollection, es.EntityType(), es, es, true
 		if len(first.Args) > 0 {
-			if err := s.applyKey(t, first.Args, 0); err != nil {
+			if err := s.applyKey(t, first.Args); err != nil {
 				return nil, err
 			}
 		}
@@ -184,6 +192,9 @@ func (s *Service) resolve(rawPath string, rp *syntax.ResourcePath) (*target, err
 				if i+1 < len(segs) {
 					return nil, NotFound(fmt.Sprintf("No segment may follow the action %s.", a.Name))
 				}
+				if err := boundHere(t, a); err != nil {
+					return nil, err
+				}
 				t.kind, t.action = tAction, a
 				continue
 			}
@@ -214,7 +225,7 @@ func (s *Service) resolve(rawPath string, rp *syntax.ResourcePath) (*target, err
 				if t.kind != tCollection {
 					return nil, BadRequest("BadRequest", "path", fmt.Sprintf("%s is single-valued: it takes no key.", n.Name))
 				}
-				if err := s.applyKey(t, seg.Args, seg.Pos); err != nil {
+				if err := s.applyKey(t, seg.Args); err != nil {
 					return nil, err
 				}
 			}
@@ -224,6 +235,9 @@ func (s *Service) resolve(rawPath string, rp *syntax.ResourcePath) (*target, err
 			if a := s.model.Action(seg.Name, t.typ, t.kind == tCollection); a != nil && a.Bound {
 				if i+1 < len(segs) {
 					return nil, NotFound(fmt.Sprintf("No segment may follow the action %s.", a.Name))
+				}
+				if err := boundHere(t, a); err != nil {
+					return nil, err
 				}
 				t.kind, t.action = tAction, a
 				continue
@@ -235,6 +249,16 @@ func (s *Service) resolve(rawPath string, rp *syntax.ResourcePath) (*target, err
 		return nil, NotFound(fmt.Sprintf("%s has no property, navigation or action %s.", t.typ.Name, seg.Name))
 	}
 	return t, nil
+}
+
+// boundHere refuses an action bound to a collection that is reached through a navigation: its handler sees
+// no Entity and would act on the whole entity set.
+func boundHere(t *target, a *edm.Action) error {
+	if a.BindingCollection && !t.direct {
+		return NewError(http.StatusNotImplemented, "NotImplemented",
+			"The action %s is invoked on the entity set %s only, not through a navigation.", a.Name, a.BindingType)
+	}
+	return nil
 }
 
 // navigate moves t along the navigation n from the one entity t addresses (whose raw path is from).
@@ -306,7 +330,7 @@ func onlySet(m *edm.Model, et *edm.EntityType) *edm.EntitySet {
 }
 
 // applyKey narrows a collection to the entity with the key in args.
-func (s *Service) applyKey(t *target, args []syntax.ArgList, pos int) error {
+func (s *Service) applyKey(t *target, args []syntax.ArgList) error {
 	if len(args) > 1 {
 		return BadRequest("BadRequest", "path", "A key is one parenthesised list.")
 	}

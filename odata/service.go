@@ -132,7 +132,9 @@ type Change struct {
 
 // Hooks are the functions a plug-in runs around the writes of one entity set, inside the write's transaction.
 // Returning an error rolls the whole request back; an *Error (ValidationError, Forbidden, Conflict, ...) is
-// answered as it is, any other error as a 500.
+// answered as it is, any other error as a 500. When the database asks for a retry (a busy SQLite, a
+// PostgreSQL serialization failure or deadlock) the whole transaction runs again, hooks included: keep side
+// effects outside the database out of hooks.
 type Hooks struct {
 	// BeforeSave runs before an entity is stored: validation (return ValidationError with one detail per
 	// failed rule; they join the engine's own), defaults and computed fields (change c.New). The engine's

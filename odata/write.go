@@ -397,7 +397,7 @@ func (s *Service) put(rq *request, op Op) error {
 	ctx := rq.r.Context()
 	var stored Entity
 	err = s.inTx(ctx, func(tx *Tx) error {
-		old, err := tx.getWhere(ctx, et, t.scope(s.dialect, s.dialect.QuoteIdent(et.Table), 0), true)
+		old, err := tx.getWhere(ctx, et, t.scope.where(s.dialect, s.dialect.QuoteIdent(et.Table)), true)
 		if err != nil {
 			return err
 		}
@@ -502,7 +502,7 @@ func (s *Service) delete(rq *request) error {
 	et := t.typ
 	ctx := rq.r.Context()
 	err := s.inTx(ctx, func(tx *Tx) error {
-		old, err := tx.getWhere(ctx, et, t.scope(s.dialect, s.dialect.QuoteIdent(et.Table), 0), true)
+		old, err := tx.getWhere(ctx, et, t.scope.where(s.dialect, s.dialect.QuoteIdent(et.Table)), true)
 		if err != nil {
 			return err
 		}
