@@ -1,0 +1,240 @@
+package odata
+
+import (
+	"fmt"
+	"net/http"
+	"reflect"
+
+	"github.com/storekit/store/odata/edm"
+)
+
+// invoke answers POST to an action: the parameters are decoded from the flat JSON body, the bound entity is
+// read and locked inside the transaction (If-Match checked against it), and the handler runs in the same
+// transaction; its result is written by the action's return type.
+func (s *Service) invoke(rq *request) error {
+	t := rq.t
+	a := t.action
+	fn := s.actions[a]
+	members, err := readJSONBody(rq.r, true)
+	if err != nil {
+		return err
+	}
+	params, details := decodeParams(a, members)
+	if len(details) > 0 {
+		return ValidationError(details...)
+	}
+	ctx := rq.r.Context()
+	var body []byte
+	var etag string
+	err = s.inTx(ctx, func(tx *Tx) error {
+		call := &ActionCall{Tx: tx, Action: a, Params: params, Request: rq.r}
+		if a.Bound && !a.BindingCollection {
+			var where = t.scope.where(s.dialect, s.dialect.QuoteIdent(t.typ.Table))
+			old, err := tx.getWhere(ctx, t.typ, where, true)
+			if err != nil {
+				return err
+			}
+			if err := s.checkIfMatch(rq.r, tx, t.typ, old); err != nil {
+				return err
+			}
+			call.Entity = old
+		}
+		result, err := fn(ctx, call)
+		if err != nil {
+			return err
+		}
+		body, etag, err = s.renderResult(rq, a, result)
+		return err
+	})
+	if err != nil {
+		return s.dbError(err, false)
+	}
+	h := rq.w.Header()
+	h.Set("OData-Version", "4.0")
+	if body == nil {
+		rq.w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	if etag != "" {
+		h.Set("ETag", etag)
+	}
+	rq.jsonHeaders()
+	rq.w.WriteHeader(http.StatusOK)
+	_, err = rq.w.Write(body)
+	return err
+}
+
+// decodeParams decodes an action body: each member is a parameter (matched case-insensitively when not
+// exact); unknown and duplicate parameters, wrong types and missing required parameters are details.
+func decodeParams(a *edm.Action, members []member) (map[string]any, []ErrorDetail) {
+	var d decoder
+	params := map[string]any{}
+	for _, m := range members {
+		if len(m.name) > 0 && containsAt(m.name) {
+			continue
+		}
+		p := a.Parameter(m.name)
+		if p == nil {
+			d.fail("UnknownField", m.name, "The action %s has no parameter %s.", a.Name, m.name)
+			continue
+		}
+		if _, dup := params[p.Name]; dup {
+			d.fail("InvalidValue", p.Name, "The parameter %s is given more than once.", p.Name)
+			continue
+		}
+		if v, ok := d.value(paramType(p), p.Name, m.raw); ok {
+			params[p.Name] = v
+		} else {
+			params[p.Name] = nil
+		}
+	}
+	for i := range a.Parameters {
+		p := &a.Parameters[i]
+		if _, ok := params[p.Name]; !ok && p.Required {
+			d.fail("Required", p.Name, "The parameter %s is required.", p.Name)
+		}
+	}
+	return params, d.details
+}
+
+func containsAt(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '@' {
+			return true
+		}
+	}
+	return false
+}
+
+// renderResult writes an action's result as its return type says. It returns a nil body for no content.
+func (s *Service) renderResult(rq *request, a *edm.Action, result any) ([]byte, string, error) {
+	rt := a.ReturnType
+	if rt == nil || result == nil {
+		return nil, "", nil
+	}
+	ns := s.model.Namespace
+	if et := rt.EntityType(); et != nil {
+		ew := entityWriter{l: s.defaultLayout(et)}
+		set := onlySet(s.model, et)
+		if !rt.Collection {
+			e, ok := asMap(result)
+			if !ok {
+				return nil, "", fmt.Errorf("odata: action %s returned %T, want an Entity", a.Name, result)
+			}
+			frag := ns + "." + et.Name
+			if set != nil {
+				frag = set.Name + "/$entity"
+			}
+			b, err := ew.appendEntity(nil, e, rq.contextMember(frag), !rq.none)
+			if err != nil {
+				return nil, "", err
+			}
+			sum, err := ew.etag(e)
+			if err != nil {
+				return nil, "", err
+			}
+			return b, formatETag(sum), nil
+		}
+		items, err := toSlice(result)
+		if err != nil {
+			return nil, "", fmt.Errorf("odata: action %s: %w", a.Name, err)
+		}
+		frag := "Collection(" + ns + "." + et.Name + ")"
+		if set != nil {
+			frag = set.Name
+		}
+		b := valuePrefix(rq.contextMember(frag))
+		b = append(b, '[')
+		for i, it := range items {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			e, ok := asMap(it)
+			if !ok {
+				return nil, "", fmt.Errorf("odata: action %s returned an item of type %T, want an Entity", a.Name, it)
+			}
+			if b, err = ew.appendEntity(b, e, nil, !rq.none); err != nil {
+				return nil, "", err
+			}
+		}
+		return append(b, "]}"...), "", nil
+	}
+	p := &edm.Property{Name: "value", Type: rt.Type, Enum: rt.Enum, Complex: rt.Complex, Nullable: rt.Nullable,
+		MaxLength: rt.MaxLength, Precision: rt.Precision, Scale: rt.Scale}
+	f := plainField(p)
+	typeName := rt.Type.String()
+	switch {
+	case rt.Enum != nil:
+		typeName = ns + "." + rt.Enum.Name
+	case rt.Complex != nil:
+		typeName = ns + "." + rt.Complex.Name
+	}
+	if rt.Collection {
+		items, err := toSlice(result)
+		if err != nil {
+			return nil, "", fmt.Errorf("odata: action %s: %w", a.Name, err)
+		}
+		b := valuePrefix(rq.contextMember("Collection(" + typeName + ")"))
+		b = append(b, '[')
+		for i, it := range items {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = appendGoField(b, f, normalize(p, it)); err != nil {
+				return nil, "", err
+			}
+		}
+		return append(b, "]}"...), "", nil
+	}
+	if rt.Complex != nil {
+		b, err := appendGoField(nil, f, result)
+		if err != nil {
+			return nil, "", err
+		}
+		if ctx := rq.contextMember(typeName); ctx != nil {
+			if len(b) > 2 {
+				ctx = append(ctx, ',')
+			}
+			b = append(append([]byte{'{'}, ctx...), b[1:]...)
+		}
+		return b, "", nil
+	}
+	b := valuePrefix(rq.contextMember(typeName))
+	b, err := appendGoField(b, f, normalize(p, result))
+	if err != nil {
+		return nil, "", err
+	}
+	return append(b, '}'), "", nil
+}
+
+// valuePrefix starts an object with an optional context member and "value":.
+func valuePrefix(ctx []byte) []byte {
+	b := []byte{'{'}
+	if ctx != nil {
+		b = append(append(b, ctx...), ',')
+	}
+	return append(b, `"value":`...)
+}
+
+// toSlice accepts []any, []Entity, []map[string]any or any other slice.
+func toSlice(v any) ([]any, error) {
+	switch x := v.(type) {
+	case []any:
+		return x, nil
+	case []Entity:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = e
+		}
+		return out, nil
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Slice {
+		return nil, fmt.Errorf("a collection result must be a slice, not %T", v)
+	}
+	out := make([]any, rv.Len())
+	for i := range out {
+		out[i] = rv.Index(i).Interface()
+	}
+	return out, nil
+}

@@ -1,0 +1,47 @@
+// Package odata is an OData v4 engine over database/sql: a Service serves the entity sets of an edm.Model that
+// live in a SQLite or PostgreSQL database, with the protocol's reads, writes and actions, and lets a plug-in add
+// validation, computed fields and operations in Go.
+//
+// A Service is an http.Handler built once from a Config:
+//
+//	svc, err := odata.NewService(odata.Config{
+//		Model:   model,              // built edm.Model
+//		DB:      db,                 // *sql.DB
+//		Dialect: sqlite.Dialect{},   // or postgres.Dialect{}
+//		Mount:   "/odata",
+//		Sets: map[string]odata.SetOptions{
+//			"Product": {Writes: odata.WriteAll, Hooks: odata.Hooks{BeforeSave: validateProduct}},
+//			"Order":   {},           // read-only; its actions still run
+//		},
+//		Actions: map[string]odata.ActionFunc{"Order/MarkAsPaid": markAsPaid},
+//	})
+//	http.Handle("/odata/", svc)
+//
+// NewService checks the registration against the model and reports every mistake at once.
+//
+// # Answers
+//
+// The service document, $metadata (CSDL XML, or CSDL JSON with $format=json or Accept: application/json),
+// entity sets, entities by key (('k'), (k), (Id='k'), composite (A='x',B=1), or a key segment), navigation
+// (to-one, to-many, many-to-many, contained), /$count, property paths, a property's /$value and a media
+// entity's /$value. Answers are OData 4.0 JSON with odata.metadata=minimal (or none): @odata.context,
+// @odata.etag and an ETag header, @odata.count, @odata.nextLink with a keyset $skiptoken; collections are
+// streamed row by row, so memory does not grow with the page size.
+//
+// # Writes
+//
+// POST creates (or, with the UpsertBy value of an existing entity, updates in full), PUT replaces, PATCH changes
+// the fields sent, DELETE deletes; each in one transaction with the set's hooks, the side table rows of
+// collections, link rows and contained entities. Bodies are type-checked against the model; every failed rule
+// of the engine and of BeforeSave is one detail of a single ValidationError. If-Match is checked against the
+// stored row inside the transaction. Database errors a client caused (unique and foreign key violations) are
+// 409 and 400, never 500.
+//
+// # Plug-ins
+//
+// Hooks and actions get a *Tx: the request's transaction with helpers (Get, Query, Insert, Update, Delete,
+// Builder) that read and write whole entities as Entity maps of the Go types in odata/DESIGN.md.
+//
+// Every error a handler, hook or action returns is rendered by WriteError: an *Error with its status and
+// code, anything else as a 500 whose cause is only logged.
+package odata

@@ -1,0 +1,86 @@
+package odata_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/storekit/store/odata"
+	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/sqlite"
+)
+
+// ExampleNewService serves a table of notes: a model, a database, a Service mounted under /odata, with
+// creates and updates allowed and a hook that fills in a field.
+func ExampleNewService() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	db, err := sqlite.Open(filepath.Join(dir, "notes.db"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TABLE note (id TEXT NOT NULL PRIMARY KEY, text TEXT NOT NULL, words INTEGER NOT NULL)`); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	model := &edm.Model{
+		Namespace: "Notes",
+		EntityTypes: []*edm.EntityType{{
+			Name: "Note",
+			Key:  []string{"Id"},
+			Properties: []*edm.Property{
+				{Name: "Id", Type: edm.KindString, ReadOnly: true},
+				{Name: "Text", Type: edm.KindString, MaxLength: 1000, Required: true},
+				{Name: "Words", Type: edm.KindInt32, ReadOnly: true},
+			},
+		}},
+		EntitySets: []*edm.EntitySet{{Name: "Note", Type: "Note"}},
+	}
+	if err := model.Build(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	svc, err := odata.NewService(odata.Config{
+		Model:   model,
+		DB:      db,
+		Dialect: sqlite.Dialect{},
+		Mount:   "/odata",
+		Sets: map[string]odata.SetOptions{
+			"Note": {
+				Writes: odata.WritePost | odata.WritePatch,
+				NewKey: func() any { return "n1" }, // odata.NewID() by default
+				Hooks: odata.Hooks{BeforeSave: func(ctx context.Context, tx *odata.Tx, c *odata.Change) error {
+					text, _ := c.New["Text"].(string)
+					c.New["Words"] = int64(len(strings.Fields(text)))
+					return nil
+				}},
+			},
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/odata/", svc)
+
+	req := httptest.NewRequest("POST", "http://example.com/odata/Note", strings.NewReader(`{"Text":"buy milk and bread"}`))
+	req.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	mux.ServeHTTP(w, req)
+	fmt.Println(w.Code, w.Header().Get("Location"))
+
+	w = httptest.NewRecorder()
+	mux.ServeHTTP(w, httptest.NewRequest("GET", "http://example.com/odata/Note('n1')?$select=Text,Words", nil))
+	fmt.Println(w.Code, w.Body)
+	// Output:
+	// 201 http://example.com/odata/Note('n1')
+	// 200 {"@odata.context":"http://example.com/odata/$metadata#Note(Text,Words)/$entity","@odata.etag":"W/\"9282cd6f22dd760e\"","Text":"buy milk and bread","Words":4}
+}

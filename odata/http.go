@@ -1,0 +1,328 @@
+package odata
+
+import (
+	"errors"
+	"mime"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/storekit/store/odata/syntax"
+)
+
+// ServeHTTP answers one OData request. The path is read still percent-encoded (r.URL.EscapedPath), with or
+// without the Mount prefix.
+func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := s.serve(w, r); err != nil {
+		if err == errNoContent {
+			w.Header().Set("OData-Version", "4.0")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		WriteError(w, r, s.logger, err)
+	}
+}
+
+func (s *Service) serve(w http.ResponseWriter, r *http.Request) error {
+	raw := r.URL.EscapedPath()
+	if s.mount != "" && (raw == s.mount || strings.HasPrefix(raw, s.mount+"/")) {
+		raw = raw[len(s.mount):]
+	}
+	rp, err := syntax.ParsePath(raw)
+	if err != nil {
+		return syntaxError(err)
+	}
+	t, err := s.resolve(raw, rp)
+	if err != nil {
+		return err
+	}
+	q, err := syntax.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return syntaxError(err)
+	}
+	method := r.Method
+	if method == http.MethodHead {
+		method = http.MethodGet
+	}
+	allow := s.allowed(t)
+	if !strings.Contains(", "+allow+", ", ", "+method+", ") {
+		return &Error{Status: http.StatusMethodNotAllowed, Code: "MethodNotAllowed",
+			Message: "The method " + r.Method + " is not allowed on this resource; allowed: " + allow + ".",
+			Header:  http.Header{"Allow": {allow}}}
+	}
+	rq := &request{w: w, r: r, t: t, q: q, svc: s}
+	switch t.kind {
+	case tRoot:
+		return s.serviceDocument(rq)
+	case tMetadata:
+		return s.metadata(rq)
+	case tAction:
+		return s.invoke(rq)
+	}
+	switch method {
+	case http.MethodGet:
+		return s.read(rq)
+	case http.MethodPost:
+		return s.post(rq)
+	case http.MethodPut:
+		return s.put(rq, Update)
+	case http.MethodPatch:
+		return s.put(rq, Patch)
+	case http.MethodDelete:
+		return s.delete(rq)
+	}
+	return nil
+}
+
+// allowed lists the methods a target offers, for the Allow header.
+func (s *Service) allowed(t *target) string {
+	switch t.kind {
+	case tAction:
+		return "POST"
+	case tCollection:
+		if t.direct && s.sets[t.set].Writes&WritePost != 0 {
+			return "GET, POST"
+		}
+	case tEntity:
+		if t.direct {
+			list := []string{"GET"}
+			w := s.sets[t.set].Writes
+			if w&WritePut != 0 {
+				list = append(list, "PUT")
+			}
+			if w&WritePatch != 0 {
+				list = append(list, "PATCH")
+			}
+			if w&WriteDelete != 0 {
+				list = append(list, "DELETE")
+			}
+			return strings.Join(list, ", ")
+		}
+	}
+	return "GET"
+}
+
+// syntaxError turns a parse error of the path or a query option into a 400 naming the option.
+func syntaxError(err error) error {
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		return &Error{Status: http.StatusBadRequest, Code: se.Code, Target: se.Option, Message: se.Error()}
+	}
+	return BadRequest("BadRequest", "", err.Error())
+}
+
+// request is one request being answered.
+type request struct {
+	w    http.ResponseWriter
+	r    *http.Request
+	t    *target
+	q    *syntax.Query
+	svc  *Service
+	none bool // odata.metadata=none: no control information but count and next link
+}
+
+// base returns the absolute URL of the service root: the request's scheme and host, then Mount.
+func (rq *request) base() string {
+	scheme := "http"
+	if rq.r.TLS != nil || strings.EqualFold(rq.r.Header.Get("X-Forwarded-Proto"), "https") {
+		scheme = "https"
+	}
+	return scheme + "://" + rq.r.Host + rq.svc.mount
+}
+
+// contextMember returns the @odata.context member for a context URL fragment, or nil without metadata.
+func (rq *request) contextMember(fragment string) []byte {
+	if rq.none {
+		return nil
+	}
+	b := append([]byte(nil), `"@odata.context":`...)
+	return appendString(b, rq.base()+"/$metadata#"+fragment)
+}
+
+// jsonHeaders sets the headers of a JSON answer.
+func (rq *request) jsonHeaders() {
+	h := rq.w.Header()
+	if rq.none {
+		h.Set("Content-Type", "application/json;odata.metadata=none")
+	} else {
+		h.Set("Content-Type", ContentTypeJSON)
+	}
+	h.Set("OData-Version", "4.0")
+}
+
+// negotiateJSON checks that the client accepts JSON ($format, else Accept) and notes odata.metadata=none.
+func (rq *request) negotiateJSON() error {
+	if f := rq.q.Format; f != "" {
+		if strings.EqualFold(f, "json") {
+			return nil
+		}
+		mt, params, err := mime.ParseMediaType(f)
+		if err == nil && mt == "application/json" {
+			rq.none = strings.EqualFold(params["odata.metadata"], "none")
+			return nil
+		}
+		return notAcceptable("$format=" + f + " cannot be served; this resource is available as application/json.")
+	}
+	accept := strings.Join(rq.r.Header.Values("Accept"), ",")
+	if strings.TrimSpace(accept) == "" {
+		return nil
+	}
+	for _, rg := range parseAccept(accept) {
+		switch rg.typ {
+		case "application/json", "application/*", "*/*":
+			rq.none = rg.typ == "application/json" && strings.EqualFold(rg.params["odata.metadata"], "none")
+			return nil
+		}
+	}
+	return notAcceptable("Accept: " + accept + " cannot be served; this resource is available as application/json.")
+}
+
+func notAcceptable(msg string) error {
+	return &Error{Status: http.StatusNotAcceptable, Code: "NotAcceptable", Message: msg}
+}
+
+// mediaRange is one entry of an Accept header.
+type mediaRange struct {
+	typ    string
+	params map[string]string
+	q      float64
+}
+
+// parseAccept returns the acceptable ranges of an Accept header, most preferred first (q > 0 only).
+func parseAccept(h string) []mediaRange {
+	var out []mediaRange
+	for _, part := range strings.Split(h, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		mt, params, err := mime.ParseMediaType(part)
+		if err != nil {
+			continue
+		}
+		q := 1.0
+		if v, ok := params["q"]; ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				q = f
+			}
+		}
+		if q <= 0 {
+			continue
+		}
+		out = append(out, mediaRange{typ: mt, params: params, q: q})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].q > out[j].q })
+	return out
+}
+
+// prefs are the preferences of a Prefer header the service honours.
+type prefs struct {
+	maxPageSize int
+	minimal     bool
+}
+
+func parsePrefer(h http.Header) prefs {
+	var p prefs
+	for _, v := range h.Values("Prefer") {
+		for _, part := range strings.Split(v, ",") {
+			name, val, _ := strings.Cut(strings.TrimSpace(part), "=")
+			name = strings.ToLower(strings.TrimSpace(name))
+			val = strings.Trim(strings.TrimSpace(val), `"`)
+			switch name {
+			case "odata.maxpagesize", "maxpagesize":
+				if n, err := strconv.Atoi(val); err == nil && n > 0 {
+					p.maxPageSize = n
+				}
+			case "return":
+				p.minimal = strings.EqualFold(val, "minimal")
+			}
+		}
+	}
+	return p
+}
+
+// serviceDocument answers the service root: the entity sets, singletons and function imports.
+func (s *Service) serviceDocument(rq *request) error {
+	if err := rq.negotiateJSON(); err != nil {
+		return err
+	}
+	b := []byte{'{'}
+	if !rq.none {
+		b = append(b, `"@odata.context":`...)
+		b = appendString(b, rq.base()+"/$metadata")
+		b = append(b, ',')
+	}
+	b = append(b, `"value":[`...)
+	n := 0
+	item := func(name, kind string) {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b = append(b, `{"name":`...)
+		b = appendString(b, name)
+		b = append(b, `,"kind":`...)
+		b = appendString(b, kind)
+		b = append(b, `,"url":`...)
+		b = appendString(b, name)
+		b = append(b, '}')
+	}
+	for _, es := range s.model.EntitySets {
+		item(es.Name, "EntitySet")
+	}
+	for _, sg := range s.model.Singletons {
+		item(sg.Name, "Singleton")
+	}
+	for _, f := range s.model.Functions {
+		if !f.Bound {
+			item(f.Name, "FunctionImport")
+		}
+	}
+	b = append(b, "]}"...)
+	rq.jsonHeaders()
+	_, err := rq.w.Write(b)
+	return err
+}
+
+// metadata answers $metadata: CSDL XML, or CSDL JSON for $format=json or an Accept that prefers JSON.
+func (s *Service) metadata(rq *request) error {
+	asJSON := false
+	switch f := strings.ToLower(rq.q.Format); {
+	case f == "":
+		accept := strings.Join(rq.r.Header.Values("Accept"), ",")
+		if strings.TrimSpace(accept) == "" {
+			break
+		}
+		found := false
+		for _, rg := range parseAccept(accept) {
+			switch rg.typ {
+			case "application/xml", "text/xml", "application/*", "*/*":
+				found = true
+			case "application/json":
+				asJSON, found = true, true
+			}
+			if found {
+				break
+			}
+		}
+		if !found {
+			return notAcceptable("Accept: " + accept + " cannot be served; $metadata is available as application/xml and application/json.")
+		}
+	case f == "json" || strings.HasPrefix(f, "application/json"):
+		asJSON = true
+	case f == "xml" || strings.HasPrefix(f, "application/xml"):
+	default:
+		return notAcceptable("$format=" + rq.q.Format + " cannot be served; $metadata is available as xml and json.")
+	}
+	h := rq.w.Header()
+	h.Set("OData-Version", "4.0")
+	if asJSON {
+		h.Set("Content-Type", "application/json")
+		_, err := rq.w.Write(s.metadataJS)
+		return err
+	}
+	h.Set("Content-Type", "application/xml")
+	_, err := rq.w.Write(s.metadataXML)
+	return err
+}

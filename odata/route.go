@@ -1,0 +1,598 @@
+package odata
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	sq "github.com/Masterminds/squirrel"
+	"github.com/shopspring/decimal"
+
+	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/syntax"
+)
+
+// targetKind is what a resource path addresses.
+type targetKind uint8
+
+const (
+	tRoot          targetKind = iota // the service document
+	tMetadata                        // $metadata
+	tCollection                      // a collection of entities
+	tEntity                          // one entity
+	tCount                           // a collection's /$count
+	tProperty                        // a property of one entity (possibly a member of a complex property)
+	tPropertyValue                   // a primitive property's /$value
+	tMediaValue                      // a media entity's /$value
+	tAction                          // an action (bound or unbound)
+)
+
+// scope restricts the rows of a table (aliased alias) to those a path addresses; depth numbers the aliases of
+// the subqueries it nests. A nil scope is every row.
+type scope func(d sqlgen.Dialect, alias string, depth int) sq.Sqlizer
+
+// and combines two scopes.
+func (s scope) and(c func(d sqlgen.Dialect, alias string) (sq.Sqlizer, error)) scope {
+	return func(d sqlgen.Dialect, alias string, depth int) sq.Sqlizer {
+		cond, err := c(d, alias)
+		if err != nil {
+			return errSqlizer{err}
+		}
+		if s == nil {
+			return cond
+		}
+		return sq.And{s(d, alias, depth), cond}
+	}
+}
+
+// where returns the scope's condition on the table aliased alias (every row for a nil scope).
+func (s scope) where(d sqlgen.Dialect, alias string) sq.Sqlizer {
+	if s == nil {
+		return sq.Expr("1 = 1")
+	}
+	return s(d, alias, 0)
+}
+
+// errSqlizer carries an error out of a scope into ToSql.
+type errSqlizer struct{ err error }
+
+func (e errSqlizer) ToSql() (string, []any, error) { return "", nil, e.err }
+
+// target is a resolved resource path.
+type target struct {
+	kind   targetKind
+	typ    *edm.EntityType // the entity type of the collection or entity (the binding type of a bound action)
+	scope  scope
+	single bool // one entity (tEntity and everything below it)
+	// set is the entity set when the path is the set itself or Set(key): the only resources that take writes.
+	set    *edm.EntitySet
+	direct bool
+	key    []any // key values of a direct Set(key)
+	toOne  bool  // the entity is the target of a to-one navigation (none is 204, not 404)
+	// ctxSet is the entity set the entities belong to, for context URLs; ctxPath the context path of
+	// entities without one (a containment path such as "Customer('a')/Addresses").
+	ctxSet  *edm.EntitySet
+	ctxPath string
+	props   []*edm.Property // tProperty, tPropertyValue: the property and its members, outermost first
+	action  *edm.Action
+	path    string // the raw path (without a leading "/"), for context URLs and next links
+	// entityPath is the raw path of the entity a property or $value belongs to.
+	entityPath string
+}
+
+// resolve resolves a parsed path against the model.
+func (s *Service) resolve(rawPath string, rp *syntax.ResourcePath) (*target, error) {
+	segs := rp.Segments
+	raw := strings.Trim(rawPath, "/")
+	t := &target{path: raw}
+	if len(segs) == 0 {
+		return t, nil
+	}
+	// upTo returns the raw path up to the end of segment i.
+	base := strings.Index(rawPath, raw)
+	upTo := func(i int) string {
+		if i+1 < len(segs) {
+			end := segs[i+1].Pos - 1 - base
+			if end >= 0 && end <= len(raw) {
+				return raw[:end]
+			}
+		}
+		return raw
+	}
+	first := segs[0]
+	switch {
+	case first.Name == "$metadata" && !first.Literal:
+		t.kind = tMetadata
+		return t, nil
+	case strings.HasPrefix(first.Name, "$") && !first.Literal:
+		return nil, NewError(http.StatusNotImplemented, "NotImplemented", "The %s resource is not supported.", first.Name)
+	}
+	m := s.model
+	if es := m.EntitySet(first.Name); es != nil {
+		t.kind, t.typ, t.set, t.ctxSet, t.direct = tCollection, es.EntityType(), es, es, true
+		if len(first.Args) > 0 {
+			if err := s.applyKey(t, first.Args); err != nil {
+				return nil, err
+			}
+		}
+	} else if sg := m.Singleton(first.Name); sg != nil && len(first.Args) == 0 {
+		t.kind, t.typ, t.single = tEntity, sg.EntityType(), true
+		t.ctxPath = sg.Name
+	} else if a := m.Action(first.Name, nil, false); a != nil && len(first.Args) == 0 {
+		if len(segs) > 1 {
+			return nil, NotFound(fmt.Sprintf("No segment may follow the action %s.", a.Name))
+		}
+		t.kind, t.action = tAction, a
+		return t, nil
+	} else if len(m.FunctionOverloads(first.Name)) > 0 {
+		return nil, NewError(http.StatusNotImplemented, "NotImplemented", "Functions are not supported yet.")
+	} else {
+		return nil, NotFound(fmt.Sprintf("The service has no entity set %s.", first.Name))
+	}
+
+	for i := 1; i < len(segs); i++ {
+		seg := segs[i]
+		if t.kind == tProperty {
+			if seg.Name == "$value" && !seg.Literal {
+				last := t.props[len(t.props)-1]
+				if last.Complex != nil || last.Collection {
+					return nil, BadRequest("BadRequest", "path", "$value applies to a primitive property only.")
+				}
+				t.kind = tPropertyValue
+				continue
+			}
+			last := t.props[len(t.props)-1]
+			if last.Complex == nil || len(seg.Args) > 0 || seg.Literal {
+				return nil, NotFound(fmt.Sprintf("No resource matches the segment %s.", seg.Name))
+			}
+			mp := findProperty(last.Properties(), seg.Name)
+			if mp == nil {
+				return nil, NotFound(fmt.Sprintf("%s has no member %s.", last.Name, seg.Name))
+			}
+			t.props = append(t.props, mp)
+			continue
+		}
+		if t.kind != tCollection && t.kind != tEntity {
+			return nil, NotFound(fmt.Sprintf("No segment may follow %s.", segs[i-1].Name))
+		}
+		if seg.Literal {
+			// A key given as a segment (OData 4.01): Product/abc.
+			if t.kind != tCollection {
+				return nil, NotFound(fmt.Sprintf("No resource matches the segment %s.", seg.Name))
+			}
+			if err := s.applySegmentKey(t, seg.Name); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		switch seg.Name {
+		case "$count":
+			if t.kind != tCollection {
+				return nil, BadRequest("BadRequest", "path", "$count applies to a collection.")
+			}
+			t.kind = tCount
+			continue
+		case "$value":
+			data, _ := t.typ.Stream()
+			if t.kind != tEntity || data == nil {
+				return nil, BadRequest("BadRequest", "path", "$value applies to a media entity or a primitive property.")
+			}
+			t.kind = tMediaValue
+			t.entityPath = upTo(i - 1)
+			continue
+		case "$ref", "$entity", "$each", "$query", "$filter", "$all", "$crossjoin", "$batch", "$metadata":
+			return nil, NewError(http.StatusNotImplemented, "NotImplemented", "The %s segment is not supported.", seg.Name)
+		}
+		if seg.IsQualified() && len(seg.Args) == 0 {
+			if a := s.model.Action(seg.Name, t.typ, t.kind == tCollection); a != nil && a.Bound {
+				if i+1 < len(segs) {
+					return nil, NotFound(fmt.Sprintf("No segment may follow the action %s.", a.Name))
+				}
+				if err := boundHere(t, a); err != nil {
+					return nil, err
+				}
+				t.kind, t.action = tAction, a
+				continue
+			}
+			if et := s.model.EntityType(seg.Name); et == t.typ {
+				continue // a cast to the type itself
+			}
+		}
+		if t.kind == tEntity {
+			if p := t.typ.Property(seg.Name); p != nil && len(seg.Args) == 0 {
+				t.kind, t.props, t.entityPath = tProperty, []*edm.Property{p}, upTo(i-1)
+				continue
+			}
+		}
+		if t.kind == tCollection && len(seg.Args) == 0 && !seg.IsQualified() && t.typ.Navigation(seg.Name) == nil &&
+			s.model.Action(seg.Name, t.typ, true) == nil {
+			// A key given as a segment that reads as a name (Product/abc).
+			if err := s.applySegmentKey(t, seg.Name); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if n := t.typ.Navigation(seg.Name); n != nil {
+			if t.kind != tEntity {
+				return nil, BadRequest("BadRequest", "path", fmt.Sprintf("The navigation property %s needs one entity before it: add a key.", n.Name))
+			}
+			s.navigate(t, n, upTo(i-1))
+			if len(seg.Args) > 0 {
+				if t.kind != tCollection {
+					return nil, BadRequest("BadRequest", "path", fmt.Sprintf("%s is single-valued: it takes no key.", n.Name))
+				}
+				if err := s.applyKey(t, seg.Args); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		if !seg.IsQualified() && len(seg.Args) == 0 {
+			if a := s.model.Action(seg.Name, t.typ, t.kind == tCollection); a != nil && a.Bound {
+				if i+1 < len(segs) {
+					return nil, NotFound(fmt.Sprintf("No segment may follow the action %s.", a.Name))
+				}
+				if err := boundHere(t, a); err != nil {
+					return nil, err
+				}
+				t.kind, t.action = tAction, a
+				continue
+			}
+		}
+		if len(s.model.FunctionOverloads(seg.Name)) > 0 {
+			return nil, NewError(http.StatusNotImplemented, "NotImplemented", "Functions are not supported yet.")
+		}
+		return nil, NotFound(fmt.Sprintf("%s has no property, navigation or action %s.", t.typ.Name, seg.Name))
+	}
+	return t, nil
+}
+
+// boundHere refuses an action bound to a collection that is reached through a navigation: its handler sees
+// no Entity and would act on the whole entity set.
+func boundHere(t *target, a *edm.Action) error {
+	if a.BindingCollection && !t.direct {
+		return NewError(http.StatusNotImplemented, "NotImplemented",
+			"The action %s is invoked on the entity set %s only, not through a navigation.", a.Name, a.BindingType)
+	}
+	return nil
+}
+
+// navigate moves t along the navigation n from the one entity t addresses (whose raw path is from).
+func (s *Service) navigate(t *target, n *edm.NavigationProperty, from string) {
+	prev, src := t.scope, t.typ
+	j := n.Join
+	t.scope = func(d sqlgen.Dialect, alias string, depth int) sq.Sqlizer {
+		sa := "s" + strconv.Itoa(depth)
+		cols := make([]string, len(j.SourceColumns))
+		for i, c := range j.SourceColumns {
+			cols[i] = sa + "." + d.QuoteIdent(c)
+		}
+		inner := sq.Select(cols...).From(d.QuoteIdent(src.Table) + " " + sa)
+		if prev != nil {
+			inner = inner.Where(prev(d, sa, depth+1))
+		}
+		if j.Through == nil {
+			return tupleIn(d, alias, j.TargetColumns, wrap(inner))
+		}
+		la := "l" + strconv.Itoa(depth)
+		lcols := make([]string, len(j.Through.TargetColumns))
+		for i, c := range j.Through.TargetColumns {
+			lcols[i] = la + "." + d.QuoteIdent(c)
+		}
+		link := sq.Select(lcols...).From(d.QuoteIdent(j.Through.Table) + " " + la).
+			Where(tupleIn(d, la, j.Through.SourceColumns, wrap(inner)))
+		return tupleIn(d, alias, j.TargetColumns, wrap(link))
+	}
+	var next *edm.EntitySet
+	if t.ctxSet != nil && !n.ContainsTarget {
+		next = t.ctxSet.Binding(n.Name)
+	}
+	if next == nil && !n.ContainsTarget {
+		next = onlySet(s.model, n.TargetType())
+	}
+	t.ctxSet, t.ctxPath = next, ""
+	if n.ContainsTarget {
+		t.ctxPath = from + "/" + n.Name
+	}
+	t.typ, t.set, t.direct, t.key = n.TargetType(), nil, false, nil
+	if n.Collection {
+		t.kind, t.single, t.toOne = tCollection, false, false
+	} else {
+		t.kind, t.single, t.toOne = tEntity, true, true
+	}
+}
+
+// wrap parenthesises a subquery for IN.
+func wrap(b sq.SelectBuilder) sq.Sqlizer {
+	s, args, err := b.ToSql()
+	if err != nil {
+		return errSqlizer{err}
+	}
+	return sq.Expr("("+s+")", args...)
+}
+
+// onlySet returns the one entity set of et, nil if it has none or several.
+func onlySet(m *edm.Model, et *edm.EntityType) *edm.EntitySet {
+	var found *edm.EntitySet
+	for _, es := range m.EntitySets {
+		if es.EntityType() == et {
+			if found != nil {
+				return nil
+			}
+			found = es
+		}
+	}
+	return found
+}
+
+// applyKey narrows a collection to the entity with the key in args.
+func (s *Service) applyKey(t *target, args []syntax.ArgList) error {
+	if len(args) > 1 {
+		return BadRequest("BadRequest", "path", "A key is one parenthesised list.")
+	}
+	key, err := keyValues(t.typ, args[0].Args)
+	if err != nil {
+		return err
+	}
+	s.narrow(t, key)
+	return nil
+}
+
+func (s *Service) applySegmentKey(t *target, text string) error {
+	props := t.typ.KeyProperties()
+	if len(props) != 1 {
+		return BadRequest("BadRequest", "path", fmt.Sprintf("%s has a composite key: write it in parentheses.", t.typ.Name))
+	}
+	lit, err := syntax.ParseExpr(keySegmentLiteral(props[0], text))
+	if err != nil {
+		return BadRequest("BadRequest", "path", fmt.Sprintf("%q is not a key of %s.", text, t.typ.Name))
+	}
+	l, ok := lit.(*syntax.Literal)
+	if !ok {
+		return BadRequest("BadRequest", "path", fmt.Sprintf("%q is not a key of %s.", text, t.typ.Name))
+	}
+	v, err := literalValue(props[0], l)
+	if err != nil {
+		return err
+	}
+	s.narrow(t, []any{v})
+	return nil
+}
+
+// keySegmentLiteral turns the text of a key segment into literal syntax: strings are written bare.
+func keySegmentLiteral(p *edm.Property, text string) string {
+	if p.Type == edm.KindString || p.Enum != nil {
+		return "'" + url.PathEscape(strings.ReplaceAll(text, "'", "''")) + "'"
+	}
+	return url.PathEscape(text)
+}
+
+func (s *Service) narrow(t *target, key []any) {
+	fold := false
+	if t.direct && t.set != nil {
+		fold = s.sets[t.set].CaseInsensitiveKey
+	}
+	et := t.typ
+	t.scope = t.scope.and(func(d sqlgen.Dialect, alias string) (sq.Sqlizer, error) {
+		return keyWhere(d, et, alias, key, fold)
+	})
+	t.kind, t.single, t.toOne = tEntity, true, false
+	if t.direct {
+		t.key = key
+	}
+}
+
+// keyValues converts a key predicate to the key values in key order.
+func keyValues(et *edm.EntityType, args []syntax.Arg) ([]any, error) {
+	props := et.KeyProperties()
+	bad := func(msg string) error { return BadRequest("BadRequest", "path", msg) }
+	if len(args) != len(props) {
+		return nil, bad(fmt.Sprintf("The key of %s has %d part(s), the URL gives %d.", et.Name, len(props), len(args)))
+	}
+	out := make([]any, len(props))
+	for i, a := range args {
+		p := props[i]
+		if a.Name != "" {
+			p = et.Property(a.Name)
+			if p == nil || !p.IsKey() {
+				return nil, bad(fmt.Sprintf("%s is not a key property of %s.", a.Name, et.Name))
+			}
+		} else if len(props) > 1 {
+			return nil, bad(fmt.Sprintf("The key of %s has several parts: name each (Name=value).", et.Name))
+		}
+		lit, ok := a.Value.(*syntax.Literal)
+		if !ok {
+			return nil, bad(fmt.Sprintf("The key value %s is not a literal.", a.Value.String()))
+		}
+		v, err := literalValue(p, lit)
+		if err != nil {
+			return nil, err
+		}
+		idx := 0
+		for j, kp := range props {
+			if kp == p {
+				idx = j
+			}
+		}
+		if out[idx] != nil {
+			return nil, bad(fmt.Sprintf("The key property %s is given twice.", p.Name))
+		}
+		out[idx] = v
+	}
+	return out, nil
+}
+
+// literalValue converts a literal of the URL to the Go value of property p.
+func literalValue(p *edm.Property, l *syntax.Literal) (any, error) {
+	mismatch := func() (any, error) {
+		return nil, BadRequest("TypeMismatch", "path", fmt.Sprintf("%s is not a valid value of %s (%s).", l.Text, p.Name, typeLabel(p)))
+	}
+	if l.Kind == syntax.LitNull {
+		return mismatch()
+	}
+	if p.Enum != nil {
+		var text string
+		switch l.Kind {
+		case syntax.LitEnum, syntax.LitString:
+			text = l.Value.(string)
+		case syntax.LitInt:
+			text = strconv.FormatInt(l.Value.(int64), 10)
+		default:
+			return mismatch()
+		}
+		v, err := p.Enum.Parse(text)
+		if err != nil {
+			return mismatch()
+		}
+		return v, nil
+	}
+	switch p.Type {
+	case edm.KindString:
+		if l.Kind == syntax.LitString {
+			return l.Value.(string), nil
+		}
+	case edm.KindGuid:
+		switch l.Kind {
+		case syntax.LitGuid:
+			return l.Value.(string), nil
+		case syntax.LitString:
+			if g, err := edm.ParseGuid(l.Value.(string)); err == nil {
+				return g, nil
+			}
+		}
+	case edm.KindBoolean:
+		if l.Kind == syntax.LitBool {
+			return l.Value.(bool), nil
+		}
+	case edm.KindByte, edm.KindSByte, edm.KindInt16, edm.KindInt32, edm.KindInt64:
+		if l.Kind == syntax.LitInt {
+			n := l.Value.(int64)
+			lo, hi := intRange(p.Type)
+			if n >= lo && n <= hi {
+				return n, nil
+			}
+		}
+	case edm.KindDecimal:
+		switch l.Kind {
+		case syntax.LitInt:
+			return decimal.NewFromInt(l.Value.(int64)), nil
+		case syntax.LitDecimal:
+			if d, err := decimal.NewFromString(l.Value.(string)); err == nil {
+				return d, nil
+			}
+		}
+	case edm.KindDouble, edm.KindSingle:
+		switch l.Kind {
+		case syntax.LitInt:
+			return float64(l.Value.(int64)), nil
+		case syntax.LitDouble:
+			return l.Value.(float64), nil
+		case syntax.LitDecimal:
+			if f, err := strconv.ParseFloat(l.Value.(string), 64); err == nil {
+				return f, nil
+			}
+		}
+	case edm.KindDate:
+		if l.Kind == syntax.LitDate {
+			return edm.DateOf(l.Value.(time.Time)), nil
+		}
+	case edm.KindDateTimeOffset:
+		if l.Kind == syntax.LitDateTimeOffset {
+			return l.Value.(time.Time).UTC(), nil
+		}
+	case edm.KindTimeOfDay:
+		if l.Kind == syntax.LitTimeOfDay {
+			return edm.TimeOfDay(l.Value.(time.Duration)), nil
+		}
+	case edm.KindDuration:
+		switch l.Kind {
+		case syntax.LitDuration:
+			return l.Value.(time.Duration), nil
+		case syntax.LitString:
+			if d, err := edm.ParseDuration(l.Value.(string)); err == nil {
+				return d, nil
+			}
+		}
+	}
+	return mismatch()
+}
+
+func typeLabel(p *edm.Property) string {
+	if p.Enum != nil {
+		return p.Enum.Name
+	}
+	return p.Type.String()
+}
+
+// formatKey returns the key predicate of an entity for URLs: ('k'), (5) or (A='x',B=1), percent-encoded.
+func formatKey(et *edm.EntityType, key []any) string {
+	props := et.KeyProperties()
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, p := range props {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if len(props) > 1 {
+			b.WriteString(p.Name)
+			b.WriteByte('=')
+		}
+		b.WriteString(keyLiteral(p, key[i]))
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// keyLiteral writes one key value as a URL literal.
+func keyLiteral(p *edm.Property, v any) string {
+	v = normalize(p, v)
+	if p.Enum != nil {
+		if n, ok := v.(int64); ok {
+			return "'" + url.PathEscape(p.Enum.Format(n)) + "'"
+		}
+	}
+	switch x := v.(type) {
+	case string:
+		if p.Type == edm.KindGuid {
+			return x
+		}
+		return "'" + escapeKey(strings.ReplaceAll(x, "'", "''")) + "'"
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case bool:
+		return strconv.FormatBool(x)
+	case decimal.Decimal:
+		return x.String()
+	case edm.Date:
+		return x.String()
+	case edm.TimeOfDay:
+		return x.String()
+	case time.Time:
+		return url.PathEscape(x.UTC().Format(time.RFC3339Nano))
+	case time.Duration:
+		return "duration'" + edm.FormatDuration(x) + "'"
+	}
+	return url.PathEscape(fmt.Sprint(v))
+}
+
+// escapeKey percent-encodes what cannot stand in a path segment, keeping quotes, @ and other characters that
+// read well (user@example.com stays as it is).
+func escapeKey(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+			b.WriteByte(c)
+		case strings.IndexByte("-._~!$&'()*+,;=:@", c) >= 0:
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}

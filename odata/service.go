@@ -1,0 +1,410 @@
+package odata
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/sqlgen"
+)
+
+// Config configures a Service.
+type Config struct {
+	// Model is the entity data model, built (edm.Model.Build).
+	Model *edm.Model
+	// DB is the database the model's tables live in.
+	DB *sql.DB
+	// Dialect is the database's dialect (odata/sqlite.Dialect or odata/postgres.Dialect).
+	Dialect sqlgen.Dialect
+	// Logger receives the causes of internal errors; slog.Default() when nil.
+	Logger *slog.Logger
+	// Mount is the path the service root is served under, such as "/odata"; absolute URLs in answers
+	// (@odata.context, @odata.nextLink, Location) start with the request's scheme and host and this path. The
+	// handler accepts request paths with or without it, so it works behind http.StripPrefix and without.
+	Mount string
+	// PageSize is the number of entities in one page of a collection (default 100); a client may ask for more
+	// or fewer with Prefer: odata.maxpagesize=N, up to MaxPageSize (default 1000).
+	PageSize    int
+	MaxPageSize int
+	// Sets configures the entity sets by name. A set that is not listed is read-only.
+	Sets map[string]SetOptions
+	// Actions holds the handler of every action of the model, by binding and name:
+	//
+	//	"Customer/SetPassword"          bound to one Customer
+	//	"Collection(Product)/Archive"   bound to a collection of Products
+	//	"ResetCatalog"                  unbound (served at the service root)
+	//
+	// Names may be namespace-qualified ("Store.Customer/Store.SetPassword"). Every action of the model needs a
+	// handler and every handler an action: NewService reports either mistake.
+	Actions map[string]ActionFunc
+}
+
+// Writes is the set of write methods an entity set offers; the zero value offers none (read-only). A method
+// that is not offered is answered 405 with an Allow header.
+type Writes uint8
+
+// The write methods.
+const (
+	// WritePost offers POST to the collection: a create, or a full update when the body names an existing
+	// entity (see SetOptions.UpsertBy).
+	WritePost Writes = 1 << iota
+	// WritePut offers PUT on an entity: a full replace.
+	WritePut
+	// WritePatch offers PATCH on an entity: an update of the fields sent.
+	WritePatch
+	// WriteDelete offers DELETE on an entity.
+	WriteDelete
+	// WriteAll offers every write method.
+	WriteAll = WritePost | WritePut | WritePatch | WriteDelete
+)
+
+// SetOptions configures one entity set.
+type SetOptions struct {
+	// Writes lists the write methods the set offers; none when zero.
+	Writes Writes
+	// UpsertBy names the property a POST body is matched on: absent, null or "" creates an entity (with a value
+	// from NewKey), the value of an existing entity updates it in full, any other value is a 400. The default
+	// is the key property of a type with a single key; a set of a type with a composite key, or with ClientKey,
+	// has none.
+	UpsertBy string
+	// ClientKey makes a POST always create, with key values taken from the body (a duplicate key is a 409).
+	ClientKey bool
+	// CaseInsensitiveKey matches a string key without regard to case, lower(column) = lower(value) on every
+	// database, as for e-mail addresses.
+	CaseInsensitiveKey bool
+	// NewKey returns the UpsertBy value of a new entity; NewID when nil (for a String property).
+	NewKey func() any
+	// Hooks run inside the write's transaction.
+	Hooks Hooks
+}
+
+// Op is the kind of a save.
+type Op uint8
+
+// The kinds of save.
+const (
+	// Create is a POST that makes a new entity.
+	Create Op = iota + 1
+	// Update is a full update: a PUT, or a POST that names an existing entity. Fields that are not sent take
+	// their defaults.
+	Update
+	// Patch is a PATCH: only the fields sent change.
+	Patch
+)
+
+// String returns "Create", "Update" or "Patch".
+func (op Op) String() string {
+	switch op {
+	case Create:
+		return "Create"
+	case Update:
+		return "Update"
+	case Patch:
+		return "Patch"
+	}
+	return fmt.Sprintf("Op(%d)", uint8(op))
+}
+
+// Change is one save of an entity, as hooks see it.
+type Change struct {
+	// Op is what the request does.
+	Op Op
+	// Set is the entity set written to.
+	Set *edm.EntitySet
+	// New is the entity as it will be stored: for Create the defaults and the fields sent, for Update the
+	// fields sent and defaults for the others (key, read-only and immutable fields, and lazy fields not sent,
+	// keep their stored values), for Patch the stored entity with the fields sent. BeforeSave may change it
+	// (defaults, computed fields); AfterSave sees it as it was written. The answer re-reads the entity after
+	// AfterSave, so changes AfterSave makes in the database show.
+	New Entity
+	// Old is the stored entity before the change; nil for Create.
+	Old Entity
+	// Sent holds the names of the fields the request body set.
+	Sent map[string]bool
+}
+
+// Hooks are the functions a plug-in runs around the writes of one entity set, inside the write's transaction.
+// Returning an error rolls the whole request back; an *Error (ValidationError, Forbidden, Conflict, ...) is
+// answered as it is, any other error as a 500. When the database asks for a retry (a busy SQLite, a
+// PostgreSQL serialization failure or deadlock) the whole transaction runs again, hooks included: keep side
+// effects outside the database out of hooks.
+type Hooks struct {
+	// BeforeSave runs before an entity is stored: validation (return ValidationError with one detail per
+	// failed rule; they join the engine's own), defaults and computed fields (change c.New). The engine's
+	// checks of required fields and lengths have run on the request; c.New may still hold nil for fields that
+	// failed them.
+	BeforeSave func(ctx context.Context, tx *Tx, c *Change) error
+	// AfterSave runs after the entity is stored (links, counters, cascades).
+	AfterSave func(ctx context.Context, tx *Tx, c *Change) error
+	// BeforeDelete runs before an entity is deleted (refusals such as Forbidden, cascades).
+	BeforeDelete func(ctx context.Context, tx *Tx, old Entity) error
+}
+
+// ActionFunc runs a bound or unbound action inside the request's transaction. Its result is written by the
+// action's return type: a Go value of the primitive or enum kind, a map[string]any for a complex type, an
+// Entity for an entity type, a []any (or a slice of those) for a collection; nil for an action without a return
+// type. Returning an error rolls back everything the action did.
+type ActionFunc func(ctx context.Context, call *ActionCall) (any, error)
+
+// ActionCall is one invocation of an action.
+type ActionCall struct {
+	// Tx is the request's transaction.
+	Tx *Tx
+	// Action is the action invoked.
+	Action *edm.Action
+	// Entity is the entity the action is bound to, read inside the transaction (its row locked on PostgreSQL,
+	// If-Match checked against it); nil for an action bound to a collection or unbound.
+	Entity Entity
+	// Params holds the parameters of the body by their declared names, decoded and type-checked: a parameter
+	// that was not sent is absent, one sent as null is nil.
+	Params map[string]any
+	// Request is the HTTP request.
+	Request *http.Request
+}
+
+// Service is an OData service over a model and a database: an http.Handler that answers the OData protocol
+// (service document, $metadata, reads, writes, actions) for the model's entity sets. It is safe for concurrent
+// use.
+type Service struct {
+	model       *edm.Model
+	db          *sql.DB
+	dialect     sqlgen.Dialect
+	logger      *slog.Logger
+	mount       string
+	pageSize    int
+	maxPageSize int
+	sets        map[*edm.EntitySet]*setConfig
+	actions     map[*edm.Action]ActionFunc
+	layouts     map[*edm.EntityType]*layout
+	metadataXML []byte
+	metadataJS  []byte
+}
+
+// setConfig is the resolved configuration of one entity set.
+type setConfig struct {
+	SetOptions
+	upsert *edm.Property
+}
+
+// NewService checks cfg against the model and returns the service. Every wrong registration is reported, joined:
+// an unknown entity set or action, an action without handler, an UpsertBy that names no suitable property, hooks
+// on a set that offers no write that would run them.
+func NewService(cfg Config) (*Service, error) {
+	var errs []error
+	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf("odata: "+format, args...)) }
+	m := cfg.Model
+	switch {
+	case m == nil:
+		return nil, errors.New("odata: Config.Model is nil")
+	case !built(m):
+		return nil, errors.New("odata: Config.Model is not built: call its Build method first")
+	case cfg.DB == nil:
+		return nil, errors.New("odata: Config.DB is nil")
+	case cfg.Dialect == nil:
+		return nil, errors.New("odata: Config.Dialect is nil")
+	}
+	s := &Service{model: m, db: cfg.DB, dialect: cfg.Dialect, logger: cfg.Logger, pageSize: cfg.PageSize,
+		maxPageSize: cfg.MaxPageSize, sets: map[*edm.EntitySet]*setConfig{}, actions: map[*edm.Action]ActionFunc{},
+		layouts: map[*edm.EntityType]*layout{}}
+	if s.logger == nil {
+		s.logger = slog.Default()
+	}
+	if s.pageSize == 0 {
+		s.pageSize = 100
+	}
+	if s.maxPageSize == 0 {
+		s.maxPageSize = 1000
+	}
+	if s.pageSize < 1 || s.maxPageSize < s.pageSize {
+		fail("PageSize %d and MaxPageSize %d: want 1 <= PageSize <= MaxPageSize", s.pageSize, s.maxPageSize)
+	}
+	s.mount = strings.TrimRight(cfg.Mount, "/")
+	if s.mount != "" && !strings.HasPrefix(s.mount, "/") {
+		fail("Mount %q must start with /", cfg.Mount)
+	}
+	for _, et := range m.EntityTypes {
+		s.layouts[et] = newLayout(et, nil)
+	}
+
+	for _, es := range m.EntitySets {
+		s.sets[es] = s.defaultSetConfig(es, SetOptions{})
+	}
+	names := make([]string, 0, len(cfg.Sets))
+	for name := range cfg.Sets {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		opts := cfg.Sets[name]
+		es := m.EntitySet(name)
+		if es == nil {
+			fail("Sets[%q]: the model has no entity set %q", name, name)
+			continue
+		}
+		if es.Name != name {
+			fail("Sets[%q]: the entity set is called %q", name, es.Name)
+			continue
+		}
+		sc := s.defaultSetConfig(es, opts)
+		et := es.EntityType()
+		if opts.UpsertBy != "" {
+			p := et.Property(opts.UpsertBy)
+			switch {
+			case p == nil || p.Name != opts.UpsertBy:
+				fail("Sets[%q]: UpsertBy %q is not a property of %s", name, opts.UpsertBy, et.Name)
+			case p.Collection || p.Complex != nil || p.SQL != "" || p.Nullable:
+				fail("Sets[%q]: UpsertBy %q must be a non-nullable primitive property stored in a column", name, opts.UpsertBy)
+			case opts.ClientKey:
+				fail("Sets[%q]: UpsertBy and ClientKey exclude each other", name)
+			}
+		}
+		if opts.CaseInsensitiveKey {
+			if k := et.KeyProperties(); len(k) != 1 || k[0].Type != edm.KindString {
+				fail("Sets[%q]: CaseInsensitiveKey needs a single key property of type Edm.String", name)
+			}
+		}
+		if sc.upsert != nil && opts.Writes&WritePost != 0 && sc.NewKey == nil && sc.upsert.Type != edm.KindString {
+			fail("Sets[%q]: UpsertBy %q is of type %s: NewKey is required", name, sc.upsert.Name, sc.upsert.Type)
+		}
+		if opts.Writes&^WriteAll != 0 {
+			fail("Sets[%q]: unknown Writes bits %#x", name, uint8(opts.Writes&^WriteAll))
+		}
+		saves := opts.Writes&(WritePost|WritePut|WritePatch) != 0
+		if (opts.Hooks.BeforeSave != nil || opts.Hooks.AfterSave != nil) && !saves {
+			fail("Sets[%q]: save hooks are set but the set offers no POST, PUT or PATCH", name)
+		}
+		if opts.Hooks.BeforeDelete != nil && opts.Writes&WriteDelete == 0 {
+			fail("Sets[%q]: BeforeDelete is set but the set does not offer DELETE", name)
+		}
+		s.sets[es] = sc
+	}
+
+	s.registerActions(cfg.Actions, fail)
+
+	var buf bytes.Buffer
+	if err := m.WriteXML(&buf); err != nil {
+		fail("writing $metadata: %v", err)
+	}
+	s.metadataXML = bytes.Clone(buf.Bytes())
+	buf.Reset()
+	if err := m.WriteJSON(&buf); err != nil {
+		fail("writing $metadata: %v", err)
+	}
+	s.metadataJS = bytes.Clone(buf.Bytes())
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return s, nil
+}
+
+// built reports whether the model's lookups work, which they do only after a successful Build.
+func built(m *edm.Model) bool {
+	for _, es := range m.EntitySets {
+		return m.EntitySet(es.Name) == es
+	}
+	for _, et := range m.EntityTypes {
+		return m.EntityType(et.Name) == et
+	}
+	return len(m.Actions) == 0 || len(m.ActionOverloads(m.Actions[0].Name)) > 0
+}
+
+func (s *Service) defaultSetConfig(es *edm.EntitySet, opts SetOptions) *setConfig {
+	sc := &setConfig{SetOptions: opts}
+	et := es.EntityType()
+	if opts.UpsertBy != "" {
+		sc.upsert = et.Property(opts.UpsertBy)
+	} else if k := et.KeyProperties(); len(k) == 1 && !opts.ClientKey {
+		sc.upsert = k[0]
+	}
+	if sc.ClientKey {
+		sc.upsert = nil
+	}
+	return sc
+}
+
+// registerActions resolves the keys of Config.Actions and checks that every action has a handler.
+func (s *Service) registerActions(handlers map[string]ActionFunc, fail func(string, ...any)) {
+	keys := make([]string, 0, len(handlers))
+	for k := range handlers {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	m := s.model
+	for _, k := range keys {
+		fn := handlers[k]
+		if fn == nil {
+			fail("Actions[%q]: the handler is nil", k)
+			continue
+		}
+		binding, name, bound := strings.Cut(k, "/")
+		if !bound {
+			name, binding = binding, ""
+		}
+		var et *edm.EntityType
+		coll := false
+		if bound {
+			tn := binding
+			if strings.HasPrefix(tn, "Collection(") && strings.HasSuffix(tn, ")") {
+				tn, coll = tn[len("Collection("):len(tn)-1], true
+			}
+			if et = m.EntityType(tn); et == nil {
+				fail("Actions[%q]: the model has no entity type %q", k, tn)
+				continue
+			}
+		}
+		a := m.Action(name, et, coll)
+		if a == nil {
+			if len(m.ActionOverloads(name)) == 0 {
+				fail("Actions[%q]: the model has no action %q", k, name)
+			} else {
+				fail("Actions[%q]: the model has no overload of %q bound to %s", k, name, bindingLabel(binding, bound))
+			}
+			continue
+		}
+		if _, dup := s.actions[a]; dup {
+			fail("Actions[%q]: a second handler for the same action", k)
+			continue
+		}
+		s.actions[a] = fn
+	}
+	for _, a := range m.Actions {
+		if _, ok := s.actions[a]; !ok {
+			key := a.Name
+			if a.Bound {
+				b := a.BindingType
+				if a.BindingCollection {
+					b = "Collection(" + b + ")"
+				}
+				key = b + "/" + a.Name
+			}
+			fail("action %q has no handler: add Actions[%q]", a.Name, key)
+		}
+	}
+}
+
+func bindingLabel(binding string, bound bool) string {
+	if !bound {
+		return "nothing (unbound)"
+	}
+	return binding
+}
+
+// defaultLayout returns the layout of et with every property that is not lazy.
+func (s *Service) defaultLayout(et *edm.EntityType) *layout {
+	if s != nil {
+		if l, ok := s.layouts[et]; ok {
+			return l
+		}
+	}
+	return newLayout(et, nil)
+}
+
+// tx wraps a *sql.Tx for hooks and actions.
+func (s *Service) tx(t *sql.Tx) *Tx { return &Tx{Tx: t, Dialect: s.dialect, Model: s.model, svc: s} }

@@ -1,0 +1,229 @@
+package odata_test
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	sq "github.com/Masterminds/squirrel"
+	"github.com/shopspring/decimal"
+
+	"github.com/storekit/store/odata"
+	"github.com/storekit/store/odata/dbtest"
+	"github.com/storekit/store/odata/edm"
+)
+
+// firstWriteRecorder records how many rows had been scanned when the answer was first written to.
+type firstWriteRecorder struct {
+	*httptest.ResponseRecorder
+	scanned *atomic.Int64
+	atFirst int64
+}
+
+func (w *firstWriteRecorder) Write(b []byte) (int, error) {
+	if w.atFirst < 0 {
+		w.atFirst = w.scanned.Load()
+	}
+	return w.ResponseRecorder.Write(b)
+}
+
+// TestService_Streaming checks that a page of 1000 entities is written while rows are still being scanned,
+// rather than built in memory first.
+func TestService_Streaming(t *testing.T) {
+	db := dbtest.SQLite(t)
+	f := newFixture(t, db)
+	insertBooks(t, f, 1000)
+	var scanned atomic.Int64
+	defer odata.SetRowHook(func() { scanned.Add(1) })()
+	w := &firstWriteRecorder{ResponseRecorder: httptest.NewRecorder(), scanned: &scanned, atFirst: -1}
+	req := httptest.NewRequest("GET", "http://example.com/odata/Book", nil)
+	req.Header.Set("Prefer", "odata.maxpagesize=1000")
+	f.svc.ServeHTTP(w, req)
+	if w.Code != 200 {
+		t.Fatalf("GET Book = %d\n%s", w.Code, w.Body)
+	}
+	if n := strings.Count(w.Body.String(), `"@odata.etag"`); n != 1000 {
+		t.Fatalf("GET Book: %d entities, want 1000", n)
+	}
+	if w.atFirst < 0 || w.atFirst >= 1000 {
+		t.Errorf("the answer was first written after %d of 1000 rows were scanned, want before the last", w.atFirst)
+	}
+}
+
+// insertBooks inserts n books with ids k0000, k0001, ... in one transaction.
+func insertBooks(t testing.TB, f *fixture, n int) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := f.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := libraryModel()
+	if err := m.Build(); err != nil {
+		t.Fatal(err)
+	}
+	otx := &odata.Tx{Tx: tx, Dialect: f.db.Dialect, Model: m}
+	bt := m.EntityType("Book")
+	for i := 0; i < n; i++ {
+		e := odata.Entity{"Id": "k" + pad4(i), "Title": "Book number " + pad4(i), "Price": decimal.New(int64(1999+i), -2),
+			"Pages": int64(100 + i), "Edition": int64(1), "Flag": int64(0), "Level": int64(0), "InPrint": true,
+			"Genre": "Science", "Formats": int64(3), "Rating": 4.5, "Isbn": "isbn-" + pad4(i),
+			"Size": map[string]any{"Width": int64(10), "Height": int64(20)}, "Tags": []any{"a", "b"}, "PublisherId": nil}
+		if err := otx.Insert(ctx, bt, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func pad4(i int) string {
+	s := "000" + itoa(i)
+	return s[len(s)-4:]
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; i > 0; i /= 10 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+	}
+	return string(b)
+}
+
+func TestNewService_Errors(t *testing.T) {
+	db := dbtest.SQLite(t)
+	noop := func(context.Context, *odata.ActionCall) (any, error) { return nil, nil }
+	hook := func(context.Context, *odata.Tx, *odata.Change) error { return nil }
+	for _, tc := range []struct {
+		name string
+		edit func(c *odata.Config)
+		want string
+	}{
+		{"nil model", func(c *odata.Config) { c.Model = nil }, "Config.Model is nil"},
+		{"model not built", func(c *odata.Config) { c.Model = libraryModel() }, "not built"},
+		{"nil DB", func(c *odata.Config) { c.DB = nil }, "Config.DB is nil"},
+		{"nil dialect", func(c *odata.Config) { c.Dialect = nil }, "Config.Dialect is nil"},
+		{"unknown set", func(c *odata.Config) { c.Sets["Nope"] = odata.SetOptions{} }, `Sets["Nope"]: the model has no entity set`},
+		{"set name in other case", func(c *odata.Config) { c.Sets["book"] = odata.SetOptions{} }, `the entity set is called "Book"`},
+		{"unknown UpsertBy", func(c *odata.Config) { c.Sets["Author"] = odata.SetOptions{UpsertBy: "Code"} }, `UpsertBy "Code" is not a property`},
+		{"nullable UpsertBy", func(c *odata.Config) { c.Sets["Author"] = odata.SetOptions{UpsertBy: "Email"} }, "must be a non-nullable primitive"},
+		{"case-insensitive composite key", func(c *odata.Config) { c.Sets["Loan"] = odata.SetOptions{CaseInsensitiveKey: true} }, "CaseInsensitiveKey needs a single key"},
+		{"hooks on a read-only set", func(c *odata.Config) {
+			c.Sets["Author"] = odata.SetOptions{Hooks: odata.Hooks{BeforeSave: hook}}
+		}, "save hooks are set but the set offers no POST, PUT or PATCH"},
+		{"delete hook without DELETE", func(c *odata.Config) {
+			c.Sets["Author"] = odata.SetOptions{Writes: odata.WritePatch, Hooks: odata.Hooks{BeforeDelete: func(context.Context, *odata.Tx, odata.Entity) error { return nil }}}
+		}, "BeforeDelete is set but the set does not offer DELETE"},
+		{"action without handler", func(c *odata.Config) { delete(c.Actions, "Book/Rate") }, `action "Rate" has no handler: add Actions["Book/Rate"]`},
+		{"handler without action", func(c *odata.Config) { c.Actions["Book/Burn"] = noop }, `Actions["Book/Burn"]: the model has no action "Burn"`},
+		{"handler with the wrong binding", func(c *odata.Config) { c.Actions["Author/Rate"] = noop }, `no overload of "Rate" bound to Author`},
+		{"handler on an unknown type", func(c *odata.Config) { c.Actions["Shelf/Rate"] = noop }, `no entity type "Shelf"`},
+		{"nil handler", func(c *odata.Config) { c.Actions["Ping"] = nil }, `Actions["Ping"]: the handler is nil`},
+		{"page sizes", func(c *odata.Config) { c.PageSize, c.MaxPageSize = 50, 10 }, "PageSize 50 and MaxPageSize 10"},
+		{"mount", func(c *odata.Config) { c.Mount = "odata" }, `Mount "odata" must start with /`},
+	} {
+		m := libraryModel()
+		if err := m.Build(); err != nil {
+			t.Fatal(err)
+		}
+		sets, actions := libraryConfig(m)
+		cfg := odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Sets: sets, Actions: actions}
+		tc.edit(&cfg)
+		_, err := odata.NewService(cfg)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: NewService error = %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+	m := libraryModel()
+	if err := m.Build(); err != nil {
+		t.Fatal(err)
+	}
+	sets, actions := libraryConfig(m)
+	if _, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Sets: sets, Actions: actions}); err != nil {
+		t.Errorf("NewService(valid config) = %v", err)
+	}
+}
+
+func TestTx_Helpers(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := newFixture(t, db)
+		f.seed()
+		m := libraryModel()
+		if err := m.Build(); err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		sqlTx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sqlTx.Rollback()
+		tx := &odata.Tx{Tx: sqlTx, Dialect: db.Dialect, Model: m}
+		bt, pt := m.EntityType("Book"), m.EntityType("Publisher")
+		b, err := tx.Get(ctx, bt, "b1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b["Title"] != "Alpha" || !b["Price"].(decimal.Decimal).Equal(decimal.RequireFromString("12.5")) ||
+			b["Genre"] != int64(1) || len(b["Tags"].([]any)) != 2 || b["Size"].(map[string]any)["Height"] != int64(20) {
+			t.Errorf("Get(Book b1) = %v", b)
+		}
+		if _, err := tx.Get(ctx, bt, "zz"); !errIsNotFound(err) {
+			t.Errorf("Get(Book zz) error = %v, want ErrNotFound", err)
+		}
+		p, err := tx.Get(ctx, pt, "p1")
+		if err != nil || p["Address"].(map[string]any)["City"] != "London" || p["Founded"] != (edm.Date{Year: 1935, Month: 7, Day: 30}) {
+			t.Errorf("Get(Publisher p1) = %v, %v", p, err)
+		}
+		list, err := tx.Query(ctx, bt, odataEq("pages", int64(200)))
+		if err != nil || len(list) != 1 || list[0]["Id"] != "b2" {
+			t.Errorf("Query(pages = 200) = %v, %v", list, err)
+		}
+		list, err = tx.Query(ctx, bt, nil, `"book"."pages" DESC`)
+		if err != nil || len(list) != 3 || list[0]["Id"] != "b3" {
+			t.Errorf("Query(order by pages desc) = %v, %v", ids(list), err)
+		}
+		if err := tx.Update(ctx, bt, odata.Entity{"Id": "b1", "Tags": []any{"x"}, "Pages": 7}); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Update(ctx, bt, odata.Entity{"Id": "zz", "Pages": 7}); !errIsNotFound(err) {
+			t.Errorf("Update(zz) error = %v, want ErrNotFound", err)
+		}
+		b, _ = tx.Get(ctx, bt, "b1")
+		if b["Pages"] != int64(7) || len(b["Tags"].([]any)) != 1 {
+			t.Errorf("after Update: Pages %v Tags %v", b["Pages"], b["Tags"])
+		}
+		if err := tx.Delete(ctx, bt, "b1"); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Delete(ctx, bt, "b1"); !errIsNotFound(err) {
+			t.Errorf("second Delete error = %v, want ErrNotFound", err)
+		}
+		var n int
+		if err := tx.QueryRow(`SELECT COUNT(*) FROM chapter WHERE book_id = 'b1'`).Scan(&n); err != nil || n != 0 {
+			t.Errorf("contained chapters after Delete: %d, %v", n, err)
+		}
+		if _, err := tx.Builder().Update("book").Set("pages", 1).Where("id = ?", "b2").Exec(); err != nil {
+			t.Errorf("Builder: %v", err)
+		}
+	})
+}
+
+func ids(list []odata.Entity) []any {
+	var out []any
+	for _, e := range list {
+		out = append(out, e["Id"])
+	}
+	return out
+}
+
+func errIsNotFound(err error) bool { return errors.Is(err, odata.ErrNotFound) }
+
+func odataEq(col string, v any) sq.Sqlizer { return sq.Eq{col: v} }

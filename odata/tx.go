@@ -1,0 +1,511 @@
+package odata
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	sq "github.com/Masterminds/squirrel"
+
+	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/sqlgen"
+)
+
+// ErrNotFound is the cause of the 404 errors the Tx helpers return for a missing entity:
+// errors.Is(err, odata.ErrNotFound) tells a missing row from other failures.
+var ErrNotFound = errors.New("odata: entity not found")
+
+// Tx is the transaction of one write request (or action), with what plug-ins need to run their own SQL in it:
+// the dialect, the model and helpers that read and write whole entities by the model (columns, complex members,
+// side tables of collections and the storage conversions of odata/DESIGN.md).
+//
+// The helpers work on the stored form only: they do not apply defaults, run hooks or check MaxLength and
+// Required; the Service does that for requests before it calls them.
+type Tx struct {
+	*sql.Tx
+	Dialect sqlgen.Dialect
+	Model   *edm.Model
+
+	svc *Service
+}
+
+// Builder returns a squirrel statement builder with the dialect's placeholders that runs its statements in the
+// transaction.
+func (tx *Tx) Builder() sq.StatementBuilderType {
+	return sqlgen.Builder(tx.Dialect).RunWith(tx.Tx)
+}
+
+// Get reads the entity of type et with the given key values (in key order), with every property that is not
+// lazy. A missing entity is a 404 *Error wrapping ErrNotFound.
+func (tx *Tx) Get(ctx context.Context, et *edm.EntityType, key ...any) (Entity, error) {
+	where, err := keyWhere(tx.Dialect, et, tx.Dialect.QuoteIdent(et.Table), key, false)
+	if err != nil {
+		return nil, err
+	}
+	return tx.getWhere(ctx, et, where, false)
+}
+
+// getWhere reads the one entity of et matching where (on the table's own name), locking its row on PostgreSQL
+// when forUpdate.
+func (tx *Tx) getWhere(ctx context.Context, et *edm.EntityType, where sq.Sqlizer, forUpdate bool) (Entity, error) {
+	l := tx.svc.defaultLayout(et)
+	b := selectFrom(tx.Dialect, l).Where(where).Limit(1)
+	if forUpdate && tx.Dialect.Name() == "postgres" {
+		b = b.Suffix("FOR UPDATE")
+	}
+	list, err := tx.queryLayout(ctx, l, b)
+	if err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return nil, &Error{Status: 404, Code: "NotFound", Message: fmt.Sprintf("The %s does not exist.", et.Name), Err: ErrNotFound}
+	}
+	return list[0], nil
+}
+
+// Query reads the entities of type et that match where (nil: all), ordered by the SQL expressions orderBy (by
+// key when none is given). Columns in where and orderBy may be written bare or qualified by the quoted table
+// name; they come from code, never from a request.
+func (tx *Tx) Query(ctx context.Context, et *edm.EntityType, where sq.Sqlizer, orderBy ...string) ([]Entity, error) {
+	l := tx.svc.defaultLayout(et)
+	b := selectFrom(tx.Dialect, l)
+	if where != nil {
+		b = b.Where(where)
+	}
+	if len(orderBy) == 0 {
+		orderBy = keyOrder(tx.Dialect, et, tx.Dialect.QuoteIdent(et.Table))
+	}
+	return tx.queryLayout(ctx, l, b.OrderBy(orderBy...))
+}
+
+func (tx *Tx) queryLayout(ctx context.Context, l *layout, b sq.SelectBuilder) ([]Entity, error) {
+	query, args, err := b.PlaceholderFormat(tx.Dialect.Placeholder()).ToSql()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	rw := newRowWriter(l)
+	var out []Entity
+	for rows.Next() {
+		if err := rows.Scan(rw.ptrs...); err != nil {
+			return nil, err
+		}
+		e, err := rw.entity()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// selectFrom starts the SELECT of a layout's columns from its type's table, which keeps its own name as alias.
+func selectFrom(d sqlgen.Dialect, l *layout) sq.SelectBuilder {
+	table := d.QuoteIdent(l.typ.Table)
+	return sq.Select(l.selectList(d, table)...).From(table)
+}
+
+func keyOrder(d sqlgen.Dialect, et *edm.EntityType, alias string) []string {
+	var out []string
+	for _, k := range et.KeyProperties() {
+		out = append(out, alias+"."+d.QuoteIdent(k.Column))
+	}
+	return out
+}
+
+// keyWhere is the condition that selects the entity with the given key values on the table aliased alias;
+// fold compares a string key case-insensitively.
+func keyWhere(d sqlgen.Dialect, et *edm.EntityType, alias string, key []any, fold bool) (sq.Sqlizer, error) {
+	props := et.KeyProperties()
+	if len(key) != len(props) {
+		return nil, fmt.Errorf("odata: %s has %d key properties, got %d values", et.Name, len(props), len(key))
+	}
+	and := make(sq.And, len(props))
+	for i, p := range props {
+		arg, err := sqlgen.Arg(d, p, normalize(p, key[i]))
+		if err != nil {
+			return nil, err
+		}
+		col := alias + "." + d.QuoteIdent(p.Column)
+		if fold && p.Type == edm.KindString {
+			and[i] = sq.Expr("lower("+col+") = lower(?)", arg)
+		} else {
+			and[i] = sq.Expr(col+" = ?", arg)
+		}
+	}
+	return and, nil
+}
+
+// propWhere is the condition alias.column(p) = v.
+func propWhere(d sqlgen.Dialect, p *edm.Property, alias string, v any, fold bool) (sq.Sqlizer, error) {
+	arg, err := sqlgen.Arg(d, p, normalize(p, v))
+	if err != nil {
+		return nil, err
+	}
+	col := alias + "." + d.QuoteIdent(p.Column)
+	if fold && p.Type == edm.KindString {
+		return sq.Expr("lower("+col+") = lower(?)", arg), nil
+	}
+	return sq.Expr(col+" = ?", arg), nil
+}
+
+// normalize converts the loose Go values plug-in code tends to write (int, int32, float32, an enum member
+// name) to the canonical ones; other values are returned as they are.
+func normalize(p *edm.Property, v any) any {
+	switch x := v.(type) {
+	case int:
+		return int64(x)
+	case int8:
+		return int64(x)
+	case int16:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case uint8:
+		return int64(x)
+	case uint16:
+		return int64(x)
+	case uint32:
+		return int64(x)
+	case float32:
+		return float64(x)
+	case string:
+		if p.Enum != nil {
+			if n, err := p.Enum.Parse(x); err == nil {
+				return n
+			}
+		}
+	}
+	return v
+}
+
+// Insert stores e as a new entity of type et: the columns of the properties present in e (a complex property
+// fills all its member columns) and the side table rows of its collections. Absent properties take the
+// column's database default. Properties computed by SQL are ignored.
+func (tx *Tx) Insert(ctx context.Context, et *edm.EntityType, e Entity) error {
+	var cols []string
+	var vals []any
+	for _, p := range et.Properties {
+		v, ok := e[p.Name]
+		if !ok || p.SQL != "" || p.Collection {
+			continue
+		}
+		c, a, err := columnArgs(tx.Dialect, p, v)
+		if err != nil {
+			return err
+		}
+		cols = append(cols, c...)
+		vals = append(vals, a...)
+	}
+	if len(cols) == 0 {
+		return fmt.Errorf("odata: %s: the entity has no values to insert", et.Name)
+	}
+	q := sqlgen.Builder(tx.Dialect).Insert(tx.Dialect.QuoteIdent(et.Table)).Columns(cols...).Values(vals...)
+	if err := tx.exec(ctx, q); err != nil {
+		return err
+	}
+	key, err := entityKey(et, e)
+	if err != nil {
+		return err
+	}
+	for _, p := range et.Properties {
+		if v, ok := e[p.Name]; ok && p.Collection {
+			if err := tx.insertItems(ctx, et, p, key, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Update stores the properties present in e on the existing entity of type et whose key e holds: their
+// columns, and for collections the side table rows (replaced). Key properties are not changed. A missing
+// entity is a 404 *Error wrapping ErrNotFound.
+func (tx *Tx) Update(ctx context.Context, et *edm.EntityType, e Entity) error {
+	key, err := entityKey(et, e)
+	if err != nil {
+		return err
+	}
+	table := tx.Dialect.QuoteIdent(et.Table)
+	where, err := keyWhere(tx.Dialect, et, table, key, false)
+	if err != nil {
+		return err
+	}
+	q := sqlgen.Builder(tx.Dialect).Update(table).Where(where)
+	n := 0
+	for _, p := range et.Properties {
+		v, ok := e[p.Name]
+		if !ok || p.SQL != "" || p.Collection || p.IsKey() {
+			continue
+		}
+		cols, args, err := columnArgs(tx.Dialect, p, v)
+		if err != nil {
+			return err
+		}
+		for i, c := range cols {
+			q = q.Set(c, args[i])
+			n++
+		}
+	}
+	if n == 0 {
+		k := et.KeyProperties()[0]
+		q = q.Set(tx.Dialect.QuoteIdent(k.Column), sq.Expr(table+"."+tx.Dialect.QuoteIdent(k.Column)))
+	}
+	query, args, err := q.ToSql()
+	if err != nil {
+		return err
+	}
+	res, err := tx.ExecContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	if affected, err := res.RowsAffected(); err == nil && affected == 0 {
+		return &Error{Status: 404, Code: "NotFound", Message: fmt.Sprintf("The %s does not exist.", et.Name), Err: ErrNotFound}
+	}
+	for _, p := range et.Properties {
+		v, ok := e[p.Name]
+		if !ok || !p.Collection {
+			continue
+		}
+		if err := tx.deleteItems(ctx, et, p, key); err != nil {
+			return err
+		}
+		if err := tx.insertItems(ctx, et, p, key, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Delete removes the entity of type et with the given key values: the rows of its collections, the link rows
+// of its many-to-many navigations (in both directions), the entities it contains, and its own row. A missing
+// entity is a 404 *Error wrapping ErrNotFound.
+func (tx *Tx) Delete(ctx context.Context, et *edm.EntityType, key ...any) error {
+	d := tx.Dialect
+	table := d.QuoteIdent(et.Table)
+	where, err := keyWhere(d, et, table, key, false)
+	if err != nil {
+		return err
+	}
+	for _, p := range et.Properties {
+		if p.Collection {
+			if err := tx.deleteItems(ctx, et, p, key); err != nil {
+				return err
+			}
+		}
+	}
+	// Rows that refer to the entity: link rows and contained entities, matched through the columns the joins
+	// name (which need not be the key).
+	sub := func(cols []string) sq.Sqlizer {
+		q := make([]string, len(cols))
+		for i, c := range cols {
+			q[i] = table + "." + d.QuoteIdent(c)
+		}
+		s, args, _ := sq.Select(q...).From(table).Where(where).ToSql()
+		return sq.Expr("("+s+")", args...)
+	}
+	done := map[string]bool{}
+	for _, other := range tx.Model.EntityTypes {
+		for _, n := range other.Navigations {
+			j := n.Join
+			if j.Through != nil {
+				if other == et {
+					if err := tx.deleteRefs(ctx, j.Through.Table, j.Through.SourceColumns, sub(j.SourceColumns), done); err != nil {
+						return err
+					}
+				}
+				if n.TargetType() == et {
+					if err := tx.deleteRefs(ctx, j.Through.Table, j.Through.TargetColumns, sub(j.TargetColumns), done); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			if n.ContainsTarget && other == et {
+				if err := tx.deleteContained(ctx, n, sub(j.SourceColumns)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	query, args, err := sqlgen.Builder(d).Delete(table).Where(where).ToSql()
+	if err != nil {
+		return err
+	}
+	res, err := tx.ExecContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	if affected, err := res.RowsAffected(); err == nil && affected == 0 {
+		return &Error{Status: 404, Code: "NotFound", Message: fmt.Sprintf("The %s does not exist.", et.Name), Err: ErrNotFound}
+	}
+	return nil
+}
+
+// deleteRefs deletes the rows of table whose cols are in the subquery's rows (once per table and columns).
+func (tx *Tx) deleteRefs(ctx context.Context, table string, cols []string, in sq.Sqlizer, done map[string]bool) error {
+	id := table + "(" + strings.Join(cols, ",") + ")"
+	if done[id] {
+		return nil
+	}
+	done[id] = true
+	d := tx.Dialect
+	return tx.exec(ctx, sqlgen.Builder(d).Delete(d.QuoteIdent(table)).Where(tupleIn(d, "", cols, in)))
+}
+
+// deleteContained deletes the entities a containment navigation leads to, with their collections.
+func (tx *Tx) deleteContained(ctx context.Context, n *edm.NavigationProperty, sourceIn sq.Sqlizer) error {
+	d := tx.Dialect
+	target := n.TargetType()
+	table := d.QuoteIdent(target.Table)
+	cond := tupleIn(d, table, n.Join.TargetColumns, sourceIn)
+	for _, p := range target.Properties {
+		if !p.Collection {
+			continue
+		}
+		ct := p.CollectionTable
+		keys := keyOrder(d, target, table)
+		s, args, _ := sq.Select(keys...).From(table).Where(cond).ToSql()
+		if err := tx.exec(ctx, sqlgen.Builder(d).Delete(d.QuoteIdent(ct.Table)).
+			Where(tupleIn(d, "", ct.OwnerColumns, sq.Expr("("+s+")", args...)))); err != nil {
+			return err
+		}
+	}
+	return tx.exec(ctx, sqlgen.Builder(d).Delete(table).Where(cond))
+}
+
+// tupleIn is "(alias.c1, alias.c2) IN <in>", or "alias.c1 IN <in>" for one column; in is a parenthesised
+// subquery. An empty alias leaves the columns bare.
+func tupleIn(d sqlgen.Dialect, alias string, cols []string, in sq.Sqlizer) sq.Sqlizer {
+	q := make([]string, len(cols))
+	for i, c := range cols {
+		q[i] = d.QuoteIdent(c)
+		if alias != "" {
+			q[i] = alias + "." + q[i]
+		}
+	}
+	lhs := q[0]
+	if len(q) > 1 {
+		lhs = "(" + strings.Join(q, ", ") + ")"
+	}
+	return sq.Expr(lhs+" IN ?", in)
+}
+
+func (tx *Tx) exec(ctx context.Context, q interface {
+	ToSql() (string, []any, error)
+}) error {
+	query, args, err := q.ToSql()
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, query, args...)
+	return err
+}
+
+// columnArgs returns the columns and arguments that store v, the value of property p (one column, or one per
+// member of a complex property).
+func columnArgs(d sqlgen.Dialect, p *edm.Property, v any) ([]string, []any, error) {
+	if p.Complex == nil {
+		arg, err := sqlgen.Arg(d, p, normalize(p, v))
+		if err != nil {
+			return nil, nil, err
+		}
+		return []string{d.QuoteIdent(p.Column)}, []any{arg}, nil
+	}
+	var m map[string]any
+	if v != nil {
+		var ok bool
+		if m, ok = asMap(v); !ok {
+			return nil, nil, fmt.Errorf("odata: property %s: a complex value must be a map[string]any, not %T", p.Name, v)
+		}
+	}
+	var cols []string
+	var args []any
+	for _, mp := range p.Properties() {
+		c, a, err := columnArgs(d, mp, m[mp.Name])
+		if err != nil {
+			return nil, nil, err
+		}
+		cols = append(cols, c...)
+		args = append(args, a...)
+	}
+	return cols, args, nil
+}
+
+// entityKey returns e's key values in key order.
+func entityKey(et *edm.EntityType, e Entity) ([]any, error) {
+	props := et.KeyProperties()
+	key := make([]any, len(props))
+	for i, p := range props {
+		v, ok := e[p.Name]
+		if !ok || v == nil {
+			return nil, fmt.Errorf("odata: %s: the entity has no value for the key property %s", et.Name, p.Name)
+		}
+		key[i] = normalize(p, v)
+	}
+	return key, nil
+}
+
+func (tx *Tx) deleteItems(ctx context.Context, et *edm.EntityType, p *edm.Property, key []any) error {
+	d := tx.Dialect
+	ct := p.CollectionTable
+	and := make(sq.And, len(key))
+	for i, k := range et.KeyProperties() {
+		arg, err := sqlgen.Arg(d, k, key[i])
+		if err != nil {
+			return err
+		}
+		and[i] = sq.Expr(d.QuoteIdent(ct.OwnerColumns[i])+" = ?", arg)
+	}
+	return tx.exec(ctx, sqlgen.Builder(d).Delete(d.QuoteIdent(ct.Table)).Where(and))
+}
+
+func (tx *Tx) insertItems(ctx context.Context, et *edm.EntityType, p *edm.Property, key []any, v any) error {
+	if v == nil {
+		return nil
+	}
+	items, ok := v.([]any)
+	if !ok {
+		return fmt.Errorf("odata: property %s: a collection must be a []any, not %T", p.Name, v)
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	d := tx.Dialect
+	ct := p.CollectionTable
+	cols := make([]string, 0, len(key)+2)
+	for _, c := range ct.OwnerColumns {
+		cols = append(cols, d.QuoteIdent(c))
+	}
+	cols = append(cols, d.QuoteIdent(ct.ValueColumn), d.QuoteIdent(ct.OrdinalColumn))
+	owner := make([]any, len(key))
+	for i, k := range et.KeyProperties() {
+		arg, err := sqlgen.Arg(d, k, key[i])
+		if err != nil {
+			return err
+		}
+		owner[i] = arg
+	}
+	// One statement per 200 items keeps the number of bound parameters far below both databases' limits.
+	for start := 0; start < len(items); start += 200 {
+		q := sqlgen.Builder(d).Insert(d.QuoteIdent(ct.Table)).Columns(cols...)
+		for i := start; i < min(start+200, len(items)); i++ {
+			arg, err := sqlgen.Arg(d, p, normalize(p, items[i]))
+			if err != nil {
+				return err
+			}
+			row := append(append(make([]any, 0, len(cols)), owner...), arg, int64(i))
+			q = q.Values(row...)
+		}
+		if err := tx.exec(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}

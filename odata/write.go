@@ -1,0 +1,608 @@
+package odata
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/sqlgen"
+)
+
+// maxAttempts is how often a transaction runs when the database asks for a retry (SQLite busy, PostgreSQL
+// serialization failure or deadlock).
+const maxAttempts = 4
+
+// inTx runs fn in a transaction and commits it; an error of fn, or of the commit, rolls everything back. A
+// transaction the database asks to retry runs again, up to maxAttempts times.
+func (s *Service) inTx(ctx context.Context, fn func(tx *Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := s.tryTx(ctx, fn)
+		if err == nil {
+			return nil
+		}
+		if attempt < maxAttempts && s.dialect.ClassifyError(err) == sqlgen.ErrRetry && ctx.Err() == nil {
+			continue
+		}
+		return err
+	}
+}
+
+func (s *Service) tryTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
+	sqlTx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = sqlTx.Rollback()
+			panic(p)
+		}
+	}()
+	if err := fn(s.tx(sqlTx)); err != nil {
+		_ = sqlTx.Rollback()
+		return err
+	}
+	return sqlTx.Commit()
+}
+
+// dbError gives a database error of a write its meaning for the client: unique and foreign key violations and
+// failed checks are the client's doing (409 or 400), never a 500. Errors that are already *Error pass.
+func (s *Service) dbError(err error, deleting bool) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	switch s.dialect.ClassifyError(err) {
+	case sqlgen.ErrUniqueViolation:
+		return &Error{Status: http.StatusConflict, Code: "Conflict", Err: err,
+			Message: "The entity conflicts with an existing one: a value that must be unique is already taken."}
+	case sqlgen.ErrForeignKeyViolation:
+		if deleting {
+			return &Error{Status: http.StatusConflict, Code: "Conflict", Err: err,
+				Message: "The entity cannot be deleted: other entities still refer to it."}
+		}
+		return &Error{Status: http.StatusBadRequest, Code: "InvalidValue", Err: err,
+			Message: "A value refers to an entity that does not exist."}
+	case sqlgen.ErrCheckViolation:
+		return &Error{Status: http.StatusBadRequest, Code: "ValidationFailed", Err: err,
+			Message: "A value breaks a rule of the database (a missing required value or a check)."}
+	case sqlgen.ErrRetry:
+		return &Error{Status: http.StatusServiceUnavailable, Code: "ServiceUnavailable", Err: err,
+			Message: "The database is busy; try again.", Header: http.Header{"Retry-After": {"1"}}}
+	}
+	return err
+}
+
+// readOnly reports whether clients cannot set p: computed by the server or by SQL.
+func readOnly(p *edm.Property) bool { return p.ReadOnly || p.SQL != "" }
+
+// body is a decoded write body.
+type body struct {
+	vals    Entity          // the values sent, by property name
+	sent    map[string]bool // the properties sent (also those whose value failed)
+	bad     map[string]bool // the properties whose value failed to decode
+	details []ErrorDetail   // one per problem: unknown fields, navigation properties, wrong types, bad values
+}
+
+// decodeEntity decodes a write body for entity type et. Annotations (names with "@") are ignored, but for
+// "<nav>@odata.bind".
+// The upsert property may be null (a create).
+func decodeEntity(et *edm.EntityType, members []member, upsert *edm.Property) *body {
+	var d decoder
+	vals := Entity{}
+	sent := map[string]bool{}
+	bad := map[string]bool{}
+	for _, m := range members {
+		if i := strings.IndexByte(m.name, '@'); i >= 0 {
+			if i > 0 && et.Navigation(m.name[:i]) != nil && strings.HasSuffix(m.name, "@odata.bind") {
+				d.fail("InvalidValue", m.name[:i], "The navigation property %s cannot be set in a body.", m.name[:i])
+			}
+			continue
+		}
+		p := et.Property(m.name)
+		if p == nil {
+			if n := et.Navigation(m.name); n != nil {
+				d.fail("InvalidValue", n.Name, "The navigation property %s cannot be set in a body.", n.Name)
+			} else {
+				d.fail("UnknownField", m.name, "%s is not a property of %s.", m.name, et.Name)
+			}
+			continue
+		}
+		if sent[p.Name] {
+			d.fail("InvalidValue", p.Name, "%s is given more than once.", p.Name)
+			continue
+		}
+		sent[p.Name] = true
+		t := propType(p)
+		if p == upsert {
+			t.nullable = true
+		}
+		if v, ok := d.value(t, p.Name, m.raw); ok {
+			vals[p.Name] = v
+		} else {
+			bad[p.Name] = true
+		}
+	}
+	return &body{vals: vals, sent: sent, bad: bad, details: d.details}
+}
+
+// defaults returns an entity with the default of every property stored in a column: the declared Default, else
+// false or zero for a non-nullable Boolean or number, else nil. Complex members get theirs.
+func defaults(et *edm.EntityType) Entity {
+	e := Entity{}
+	for _, p := range et.Properties {
+		if p.SQL != "" {
+			continue
+		}
+		e[p.Name] = defaultOf(p)
+	}
+	return e
+}
+
+func defaultOf(p *edm.Property) any {
+	if p.Collection {
+		if p.Default != nil {
+			return p.Default
+		}
+		return []any{}
+	}
+	if p.Complex != nil {
+		if p.Nullable {
+			return nil
+		}
+		m := map[string]any{}
+		for _, mp := range p.Complex.Properties {
+			m[mp.Name] = defaultOf(mp)
+		}
+		return m
+	}
+	if p.Default != nil {
+		return normalize(p, p.Default)
+	}
+	if p.Nullable || p.Enum != nil {
+		return nil
+	}
+	switch p.Type {
+	case edm.KindBoolean:
+		return false
+	case edm.KindByte, edm.KindSByte, edm.KindInt16, edm.KindInt32, edm.KindInt64:
+		return int64(0)
+	case edm.KindDecimal:
+		return decimal.Zero
+	case edm.KindDouble, edm.KindSingle:
+		return 0.0
+	}
+	return nil
+}
+
+// fillComplex completes a complex value sent in a body: members that were not sent take their value in base
+// (the stored value, for a PATCH) or, without one, their defaults.
+func fillComplex(p *edm.Property, v any, base any) any {
+	m, ok := asMap(v)
+	if !ok || p.Complex == nil || p.Collection {
+		return v
+	}
+	bm, _ := asMap(base)
+	out := make(map[string]any, len(p.Complex.Properties))
+	for _, mp := range p.Complex.Properties {
+		sv, sent := m[mp.Name]
+		bv, hasBase := bm[mp.Name]
+		switch {
+		case sent && mp.Complex != nil:
+			out[mp.Name] = fillComplex(mp, sv, bv)
+		case sent:
+			out[mp.Name] = sv
+		case hasBase:
+			out[mp.Name] = bv
+		default:
+			out[mp.Name] = defaultOf(mp)
+		}
+	}
+	return out
+}
+
+// missingRequired returns a detail for each required property of e without a value (nil, or a string of
+// spaces). skip leaves properties out (lazy ones that were neither loaded nor sent).
+func missingRequired(et *edm.EntityType, e Entity, skip func(*edm.Property) bool) []ErrorDetail {
+	var out []ErrorDetail
+	for _, p := range et.Properties {
+		if !p.Required && !(p.IsKey() && !readOnly(p)) {
+			continue
+		}
+		if skip != nil && skip(p) {
+			continue
+		}
+		v := e[p.Name]
+		if s, ok := v.(string); ok && strings.TrimSpace(s) != "" || v != nil && !ok {
+			continue
+		}
+		msg := p.RequiredMessage
+		if msg == "" {
+			msg = p.Name + " is required."
+		}
+		out = append(out, ErrorDetail{Code: "Required", Target: p.Name, Message: msg})
+	}
+	return out
+}
+
+// sameValue reports whether a and b are the same value of p (compared by their JSON form, so 1.50 equals 1.5);
+// fold compares strings case-insensitively.
+func sameValue(p *edm.Property, a, b any, fold bool) bool {
+	if fold {
+		if x, ok := a.(string); ok {
+			if y, ok := b.(string); ok {
+				return strings.EqualFold(x, y)
+			}
+		}
+	}
+	f := plainField(p)
+	ja, err1 := appendGoField(nil, f, normalize(p, a))
+	jb, err2 := appendGoField(nil, f, normalize(p, b))
+	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+}
+
+// plainField builds the field of a property outside any layout (for comparing and writing Go values).
+func plainField(p *edm.Property) *field {
+	f := &field{prop: p, name: fieldName(p.Name), col: 0, out: true}
+	if p.Complex != nil && !p.Collection {
+		f.col = -1
+		for _, m := range p.Complex.Properties {
+			f.members = append(f.members, plainField(m))
+		}
+	}
+	return f
+}
+
+// storable returns the part of e that a write stores: no properties computed by SQL, no nil values of
+// non-nullable properties (their column default applies), nothing skip leaves out.
+func storable(et *edm.EntityType, e Entity, skip func(*edm.Property) bool) Entity {
+	out := Entity{}
+	for _, p := range et.Properties {
+		v, ok := e[p.Name]
+		if !ok || p.SQL != "" || (v == nil && !p.Nullable && !p.Collection) || (skip != nil && skip(p)) {
+			continue
+		}
+		out[p.Name] = v
+	}
+	return out
+}
+
+// saveHooks runs BeforeSave and joins its validation details with the engine's.
+func saveHook(ctx context.Context, tx *Tx, hook func(context.Context, *Tx, *Change) error, c *Change, details []ErrorDetail) error {
+	if hook != nil {
+		if err := hook(ctx, tx, c); err != nil {
+			var e *Error
+			if errors.As(err, &e) && e.Code == "ValidationFailed" && len(details) > 0 {
+				return ValidationError(append(details, e.Details...)...)
+			}
+			if len(details) == 0 {
+				return err
+			}
+		}
+	}
+	if len(details) > 0 {
+		return ValidationError(details...)
+	}
+	return nil
+}
+
+// post answers POST to an entity set: a create, or a full update of the entity the UpsertBy value names.
+func (s *Service) post(rq *request) error {
+	t := rq.t
+	sc := s.sets[t.set]
+	et := t.typ
+	members, err := readJSONBody(rq.r, false)
+	if err != nil {
+		return err
+	}
+	b := decodeEntity(et, members, sc.upsert)
+	vals := b.vals
+	ctx := rq.r.Context()
+	if u := sc.upsert; u != nil && vals[u.Name] != nil && vals[u.Name] != "" {
+		fold := sc.CaseInsensitiveKey && u.IsKey()
+		var stored Entity
+		err := s.inTx(ctx, func(tx *Tx) error {
+			where, err := propWhere(s.dialect, u, s.dialect.QuoteIdent(et.Table), vals[u.Name], fold)
+			if err != nil {
+				return err
+			}
+			old, err := tx.getWhere(ctx, et, where, true)
+			if errors.Is(err, ErrNotFound) {
+				return BadRequest("InvalidValue", u.Name, fmt.Sprintf("%s %s does not exist", et.Name, u.Name))
+			}
+			if err != nil {
+				return err
+			}
+			if err := s.checkIfMatch(rq.r, tx, et, old); err != nil {
+				return err
+			}
+			stored, err = s.update(ctx, tx, t.set, sc, Update, old, b)
+			return err
+		})
+		if err != nil {
+			return s.dbError(err, false)
+		}
+		return s.writeEntity(rq, http.StatusOK, t.set, stored)
+	}
+	if u := sc.upsert; u != nil && b.bad[u.Name] {
+		return ValidationError(b.details...)
+	}
+
+	var stored Entity
+	err = s.inTx(ctx, func(tx *Tx) error {
+		e := defaults(et)
+		for name := range b.sent {
+			p := et.Property(name)
+			if b.bad[name] || readOnly(p) && p != sc.upsert {
+				continue // computed by the server: ignored on create
+			}
+			e[name] = fillComplex(p, vals[name], nil)
+		}
+		if u := sc.upsert; u != nil {
+			if sc.NewKey != nil {
+				e[u.Name] = normalize(u, sc.NewKey())
+			} else {
+				e[u.Name] = NewID()
+			}
+		}
+		details := append(b.details, missingRequired(et, e, func(p *edm.Property) bool { return b.bad[p.Name] })...)
+		c := &Change{Op: Create, Set: t.set, New: e, Sent: b.sent}
+		if err := saveHook(ctx, tx, sc.Hooks.BeforeSave, c, details); err != nil {
+			return err
+		}
+		if err := tx.Insert(ctx, et, storable(et, c.New, nil)); err != nil {
+			return err
+		}
+		if sc.Hooks.AfterSave != nil {
+			if err := sc.Hooks.AfterSave(ctx, tx, c); err != nil {
+				return err
+			}
+		}
+		key, err := entityKey(et, c.New)
+		if err != nil {
+			return err
+		}
+		where, err := keyWhere(s.dialect, et, s.dialect.QuoteIdent(et.Table), key, false)
+		if err != nil {
+			return err
+		}
+		stored, err = tx.getWhere(ctx, et, where, false)
+		return err
+	})
+	if err != nil {
+		return s.dbError(err, false)
+	}
+	return s.writeEntity(rq, http.StatusCreated, t.set, stored)
+}
+
+// put answers PUT (op Update) and PATCH (op Patch) on Set(key).
+func (s *Service) put(rq *request, op Op) error {
+	t := rq.t
+	sc := s.sets[t.set]
+	et := t.typ
+	members, err := readJSONBody(rq.r, false)
+	if err != nil {
+		return err
+	}
+	b := decodeEntity(et, members, sc.upsert)
+	ctx := rq.r.Context()
+	var stored Entity
+	err = s.inTx(ctx, func(tx *Tx) error {
+		old, err := tx.getWhere(ctx, et, t.scope.where(s.dialect, s.dialect.QuoteIdent(et.Table)), true)
+		if err != nil {
+			return err
+		}
+		if err := s.checkIfMatch(rq.r, tx, et, old); err != nil {
+			return err
+		}
+		stored, err = s.update(ctx, tx, t.set, sc, op, old, b)
+		return err
+	})
+	if err != nil {
+		return s.dbError(err, false)
+	}
+	return s.writeEntity(rq, http.StatusOK, t.set, stored)
+}
+
+// update saves a full update or a patch of old and returns the entity as stored.
+func (s *Service) update(ctx context.Context, tx *Tx, es *edm.EntitySet, sc *setConfig, op Op, old Entity, b *body) (Entity, error) {
+	et := es.EntityType()
+	vals, sent := b.vals, b.sent
+	var e Entity
+	if op == Update {
+		e = defaults(et)
+	} else {
+		e = Entity{}
+	}
+	for k, v := range old {
+		if op == Patch {
+			e[k] = v
+			continue
+		}
+		if p := et.Property(k); p != nil && (p.IsKey() || readOnly(p) || p.Immutable || p == sc.upsert) {
+			e[k] = v
+		}
+	}
+	// Lazy properties are not read with the entity: a full update keeps them unless they are sent.
+	notLoaded := func(p *edm.Property) bool {
+		_, loaded := old[p.Name]
+		return p.Lazy && !loaded && !sent[p.Name]
+	}
+	details := b.details
+	for _, p := range et.Properties {
+		name := p.Name
+		if !sent[name] || b.bad[name] {
+			continue
+		}
+		v := vals[name]
+		fixed := p.IsKey() || readOnly(p) || p.Immutable || p == sc.upsert
+		if !fixed {
+			var base any
+			if op == Patch {
+				base = old[name]
+			}
+			e[name] = fillComplex(p, v, base)
+			continue
+		}
+		if _, loaded := old[name]; !loaded && p.SQL == "" {
+			continue
+		}
+		if sameValue(p, v, old[name], p.IsKey() && sc.CaseInsensitiveKey) {
+			continue
+		}
+		switch {
+		case p.IsKey() || p == sc.upsert:
+			details = append(details, ErrorDetail{Code: "InvalidValue", Target: name,
+				Message: fmt.Sprintf("%s does not match the entity being updated; it cannot be changed.", name)})
+		case p.Immutable:
+			details = append(details, ErrorDetail{Code: "InvalidValue", Target: name,
+				Message: fmt.Sprintf("%s cannot be changed once the entity exists.", name)})
+		default:
+			details = append(details, ErrorDetail{Code: "InvalidValue", Target: name,
+				Message: fmt.Sprintf("%s is read-only.", name)})
+		}
+	}
+	details = append(details, missingRequired(et, e, func(p *edm.Property) bool { return notLoaded(p) || b.bad[p.Name] })...)
+	c := &Change{Op: op, Set: es, New: e, Old: old, Sent: sent}
+	if err := saveHook(ctx, tx, sc.Hooks.BeforeSave, c, details); err != nil {
+		return nil, err
+	}
+	if err := tx.Update(ctx, et, storable(et, c.New, notLoaded)); err != nil {
+		return nil, err
+	}
+	if sc.Hooks.AfterSave != nil {
+		if err := sc.Hooks.AfterSave(ctx, tx, c); err != nil {
+			return nil, err
+		}
+	}
+	key, err := entityKey(et, c.New)
+	if err != nil {
+		return nil, err
+	}
+	where, err := keyWhere(s.dialect, et, s.dialect.QuoteIdent(et.Table), key, false)
+	if err != nil {
+		return nil, err
+	}
+	return tx.getWhere(ctx, et, where, false)
+}
+
+// delete answers DELETE on Set(key): 200 with an empty body.
+func (s *Service) delete(rq *request) error {
+	t := rq.t
+	sc := s.sets[t.set]
+	et := t.typ
+	ctx := rq.r.Context()
+	err := s.inTx(ctx, func(tx *Tx) error {
+		old, err := tx.getWhere(ctx, et, t.scope.where(s.dialect, s.dialect.QuoteIdent(et.Table)), true)
+		if err != nil {
+			return err
+		}
+		if err := s.checkIfMatch(rq.r, tx, et, old); err != nil {
+			return err
+		}
+		if sc.Hooks.BeforeDelete != nil {
+			if err := sc.Hooks.BeforeDelete(ctx, tx, old); err != nil {
+				return err
+			}
+		}
+		key, err := entityKey(et, old)
+		if err != nil {
+			return err
+		}
+		return tx.Delete(ctx, et, key...)
+	})
+	if err != nil {
+		return s.dbError(err, true)
+	}
+	h := rq.w.Header()
+	h.Set("OData-Version", "4.0")
+	h.Set("Content-Length", "0")
+	rq.w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// checkIfMatch answers 412 when the request has an If-Match header that matches neither "*" nor the ETag of the
+// stored entity.
+func (s *Service) checkIfMatch(r *http.Request, tx *Tx, et *edm.EntityType, old Entity) error {
+	h := strings.Join(r.Header.Values("If-Match"), ",")
+	if strings.TrimSpace(h) == "" {
+		return nil
+	}
+	ew := entityWriter{l: s.defaultLayout(et)}
+	sum, err := ew.etag(old)
+	if err != nil {
+		return err
+	}
+	if etagMatches(h, sum) {
+		return nil
+	}
+	return &Error{Status: http.StatusPreconditionFailed, Code: "PreconditionFailed",
+		Message: fmt.Sprintf("The %s has changed since it was read (its ETag is %s): read it again.", et.Name, formatETag(sum))}
+}
+
+// etagMatches reports whether a list of entity tags (If-Match, If-None-Match) holds "*" or the ETag of sum. The
+// comparison is weak: W/ prefixes are ignored.
+func etagMatches(list string, sum uint64) bool {
+	var opaque [18]byte
+	want := appendETag(opaque[:0], sum)[2:] // "0123456789abcdef" with quotes
+	for _, tag := range strings.Split(list, ",") {
+		tag = strings.TrimSpace(tag)
+		if tag == "*" {
+			return true
+		}
+		tag = strings.TrimPrefix(tag, "W/")
+		if tag == string(want) {
+			return true
+		}
+	}
+	return false
+}
+
+// writeEntity answers a saved entity: the entity with its ETag, or for Prefer: return=minimal (except a create)
+// 204 with OData-EntityId. A create carries Location.
+func (s *Service) writeEntity(rq *request, status int, es *edm.EntitySet, e Entity) error {
+	et := es.EntityType()
+	key, err := entityKey(et, e)
+	if err != nil {
+		return err
+	}
+	url := rq.base() + "/" + es.Name + formatKey(et, key)
+	ew := entityWriter{l: s.defaultLayout(et)}
+	sum, err := ew.etag(e)
+	if err != nil {
+		return err
+	}
+	h := rq.w.Header()
+	h.Set("ETag", formatETag(sum))
+	h.Set("OData-Version", "4.0")
+	if status == http.StatusCreated {
+		h.Set("Location", url)
+	}
+	if parsePrefer(rq.r.Header).minimal && status != http.StatusCreated {
+		h.Set("OData-EntityId", url)
+		h.Set("Preference-Applied", "return=minimal")
+		rq.w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	if err := rq.negotiateJSON(); err != nil {
+		rq.none = false
+	}
+	ctx := rq.contextMember(es.Name + "/$entity")
+	b, err := ew.appendEntity(nil, e, ctx, !rq.none)
+	if err != nil {
+		return err
+	}
+	rq.jsonHeaders()
+	rq.w.WriteHeader(status)
+	_, err = rq.w.Write(b)
+	return err
+}
