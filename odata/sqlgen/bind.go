@@ -20,7 +20,7 @@ const maxAliasDepth = 8
 type binder struct {
 	c      *compiler
 	option string // the option as spelt, for errors
-	it     *rng    // $it: the instance the option applies to
+	it     *rng   // $it: the instance the option applies to
 	vars   []lambdaVar
 	depth  int // lambda nesting
 	adepth int // alias nesting

@@ -253,10 +253,14 @@ func (PostgreSQL) DatePart(part DatePart, k edm.Kind, expr string) string {
 }
 
 // DateOf casts the UTC wall clock to DATE.
-func (PostgreSQL) DateOf(expr string) string { return "CAST((" + expr + " AT TIME ZONE 'UTC') AS DATE)" }
+func (PostgreSQL) DateOf(expr string) string {
+	return "CAST((" + expr + " AT TIME ZONE 'UTC') AS DATE)"
+}
 
 // TimeOf casts the UTC wall clock to TIME.
-func (PostgreSQL) TimeOf(expr string) string { return "CAST((" + expr + " AT TIME ZONE 'UTC') AS TIME)" }
+func (PostgreSQL) TimeOf(expr string) string {
+	return "CAST((" + expr + " AT TIME ZONE 'UTC') AS TIME)"
+}
 
 // Now returns CURRENT_TIMESTAMP.
 func (PostgreSQL) Now() string { return "CURRENT_TIMESTAMP" }

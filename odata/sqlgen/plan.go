@@ -94,11 +94,11 @@ type Expand struct {
 	// Query is the nested options, nil when there are none.
 	Query *syntax.Query
 
-	d                    Dialect
-	pre, post            string
-	preArgs, postArgs    []any
-	cpre, cpost          string
-	cpreArgs, cpostArgs  []any
+	d                   Dialect
+	pre, post           string
+	preArgs, postArgs   []any
+	cpre, cpost         string
+	cpreArgs, cpostArgs []any
 }
 
 // Select returns the query of the children of the given parent rows, "" when there is nothing to read.
