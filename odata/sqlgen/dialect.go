@@ -78,6 +78,8 @@ type Dialect interface {
 	Like(expr, pattern string) string
 	// Position is the 1-based position of needle in s, 0 when it does not occur (case-sensitive).
 	Position(s, needle string) string
+	// Substring is the part of s from the 0-based position from, n characters long (to the end when n is "").
+	Substring(s, from, n string) string
 	// EndsWith reports whether s ends with the (non-literal) suffix.
 	EndsWith(s, suffix string) string
 	// Regexp matches s against a regular expression pattern.

@@ -73,6 +73,14 @@ func (SQLite) Like(expr, pattern string) string { return expr + " LIKE " + patte
 // Position uses instr.
 func (SQLite) Position(s, needle string) string { return "instr(" + s + ", " + needle + ")" }
 
+// Substring uses substr, whose positions are 1-based.
+func (SQLite) Substring(s, from, n string) string {
+	if n == "" {
+		return "substr(" + s + ", " + from + " + 1)"
+	}
+	return "substr(" + s + ", " + from + " + 1, " + n + ")"
+}
+
 // EndsWith compares the tail of s taken with a negative substr start.
 func (SQLite) EndsWith(s, suffix string) string {
 	return "(length(" + suffix + ") = 0 OR substr(" + s + ", -length(" + suffix + ")) = " + suffix + ")"
@@ -228,6 +236,14 @@ func (PostgreSQL) Like(expr, pattern string) string { return expr + " LIKE " + p
 
 // Position uses strpos.
 func (PostgreSQL) Position(s, needle string) string { return "strpos(" + s + ", " + needle + ")" }
+
+// Substring uses substr, whose positions are 1-based INTEGERs.
+func (PostgreSQL) Substring(s, from, n string) string {
+	if n == "" {
+		return "substr(" + s + ", CAST(" + from + " AS INTEGER) + 1)"
+	}
+	return "substr(" + s + ", CAST(" + from + " AS INTEGER) + 1, CAST(" + n + " AS INTEGER))"
+}
 
 // EndsWith uses right.
 func (PostgreSQL) EndsWith(s, suffix string) string {

@@ -770,12 +770,11 @@ func (c *compiler) callVal(x *bCall) (string, int) {
 	case "indexof":
 		return "(" + c.d.Position(arg(0), arg(1)) + " - 1)", intRep
 	case "substring":
-		s := "substr(" + arg(0) + ", " + arg(1) + " + 1"
 		if len(x.args) == 3 {
 			n := arg(2)
-			return "(CASE WHEN " + n + " < 0 THEN NULL ELSE " + s + ", " + n + ") END)", -1
+			return "(CASE WHEN " + n + " < 0 THEN NULL ELSE " + c.d.Substring(arg(0), arg(1), n) + " END)", -1
 		}
-		return s + ")", -1
+		return c.d.Substring(arg(0), arg(1), ""), -1
 	case "tolower":
 		return "lower(" + arg(0) + ")", -1
 	case "toupper":

@@ -199,8 +199,10 @@ func pgType(t btype) string {
 		return "bigint"
 	case edm.KindDecimal:
 		return "numeric"
-	case edm.KindDouble, edm.KindSingle:
+	case edm.KindDouble:
 		return "double precision"
+	case edm.KindSingle:
+		return "real"
 	case edm.KindDate:
 		return "date"
 	case edm.KindTimeOfDay:
