@@ -60,6 +60,18 @@ func encodeQuery(s string) string {
 	return strings.NewReplacer("%", "%25", "&", "%26", "#", "%23").Replace(s)
 }
 
+// encodeOptions percent-encodes the values of a query string of several options separated by "&".
+func encodeOptions(q string) string {
+	if q == "" {
+		return ""
+	}
+	parts := strings.Split(q, "&")
+	for i, p := range parts {
+		parts[i] = strings.NewReplacer("%", "%25", "#", "%23").Replace(p)
+	}
+	return strings.Join(parts, "&")
+}
+
 // fetch runs a read's page query and returns the rows as scanned and their keys.
 func fetch(db *dbtest.DB, r *sqlgen.Read, pageSize int) ([][]any, []string, error) {
 	s, args := r.Select(pageSize)
