@@ -386,4 +386,3 @@ func TestIntegrationPages(t *testing.T) {
 		}
 	}
 }
-
