@@ -391,6 +391,11 @@ func (b *binder) unify(node syntax.Node, what string, l, r bexpr) (bexpr, bexpr,
 		return l, r, primitive(k).withNullable(lt.nullable || rt.nullable), nil
 	}
 	if lt.enum != nil || rt.enum != nil {
+		for _, pair := range [][2]bexpr{{l, r}, {r, l}} {
+			if lit, ok := pair[1].(*bLit); ok && pair[0].btyp().enum != nil && lit.t.isString() {
+				return nil, nil, btype{}, b.fail(CodeTypeMismatch, node, "%s is not a member of %s", formatLiteral(lit.v), pair[0].btyp().enum.Name)
+			}
+		}
 		if lt.enum != rt.enum {
 			return nil, nil, btype{}, b.fail(CodeTypeMismatch, node, "%s cannot compare %s with %s", what, lt, rt)
 		}
