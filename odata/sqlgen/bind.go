@@ -78,49 +78,59 @@ func (b *binder) expr(e syntax.Expr) (bexpr, error) {
 }
 
 func (b *binder) literal(n *syntax.Literal) (bexpr, error) {
+	t, v, err := literalValue(b.c.m, n)
+	if err != nil {
+		err.Option = b.option
+		return nil, err
+	}
+	return &bLit{t: t, v: v}, nil
+}
+
+// literalValue returns the type and Go value of a literal.
+func literalValue(m *edm.Model, n *syntax.Literal) (btype, any, *Error) {
 	switch n.Kind {
 	case syntax.LitNull:
-		return &bLit{t: tNull}, nil
+		return tNull, nil, nil
 	case syntax.LitBool:
-		return &bLit{t: tBool, v: n.Value}, nil
+		return tBool, n.Value, nil
 	case syntax.LitInt:
-		return &bLit{t: tInt64, v: n.Value}, nil
+		return tInt64, n.Value, nil
 	case syntax.LitDecimal:
 		d, err := decimal.NewFromString(n.Value.(string))
 		if err != nil {
-			return nil, b.fail(CodeSyntax, n, "invalid decimal %s", n.Text)
+			return btype{}, nil, errorf(CodeSyntax, n, "invalid decimal %s", n.Text)
 		}
-		return &bLit{t: tDecimal, v: d}, nil
+		return tDecimal, d, nil
 	case syntax.LitDouble:
-		return &bLit{t: tDouble, v: n.Value}, nil
+		return tDouble, n.Value, nil
 	case syntax.LitString:
-		return &bLit{t: tString, v: n.Value}, nil
+		return tString, n.Value, nil
 	case syntax.LitDate:
-		return &bLit{t: tDate, v: edm.DateOf(n.Value.(time.Time))}, nil
+		return tDate, edm.DateOf(n.Value.(time.Time)), nil
 	case syntax.LitDateTimeOffset:
-		return &bLit{t: tDateTime, v: n.Value.(time.Time).UTC()}, nil
+		return tDateTime, n.Value.(time.Time).UTC(), nil
 	case syntax.LitTimeOfDay:
-		return &bLit{t: tTime, v: edm.TimeOfDay(n.Value.(time.Duration))}, nil
+		return tTime, edm.TimeOfDay(n.Value.(time.Duration)), nil
 	case syntax.LitDuration:
-		return &bLit{t: tDuration, v: n.Value}, nil
+		return tDuration, n.Value, nil
 	case syntax.LitGuid:
-		return &bLit{t: primitive(edm.KindGuid), v: n.Value}, nil
+		return primitive(edm.KindGuid), n.Value, nil
 	case syntax.LitBinary:
-		return &bLit{t: primitive(edm.KindBinary), v: n.Value}, nil
+		return primitive(edm.KindBinary), n.Value, nil
 	case syntax.LitEnum:
-		et := b.c.m.EnumType(n.Type)
+		et := m.EnumType(n.Type)
 		if et == nil {
-			return nil, b.fail(CodeUnknownProperty, n, "unknown enum type %s", n.Type)
+			return btype{}, nil, errorf(CodeUnknownProperty, n, "unknown enum type %s", n.Type)
 		}
 		v, err := et.Parse(n.Value.(string))
 		if err != nil {
-			return nil, b.fail(CodeTypeMismatch, n, "%s is not a value of %s", strings.TrimPrefix(n.Text, n.Type), et.Name)
+			return btype{}, nil, errorf(CodeTypeMismatch, n, "%s is not a value of %s", strings.TrimPrefix(n.Text, n.Type), et.Name)
 		}
-		return &bLit{t: btype{enum: et}, v: v}, nil
+		return btype{enum: et}, v, nil
 	case syntax.LitGeography, syntax.LitGeometry:
-		return nil, b.fail(CodeNotSupported, n, "geography and geometry values are not supported")
+		return btype{}, nil, errorf(CodeNotSupported, n, "geography and geometry values are not supported")
 	}
-	return nil, b.fail(CodeNotSupported, n, "unsupported literal")
+	return btype{}, nil, errorf(CodeNotSupported, n, "unsupported literal")
 }
 
 // path binds a member path: a property, a complex member, a property through single-valued navigations, a

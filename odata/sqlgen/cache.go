@@ -17,12 +17,12 @@ const lruShards = 16
 type lruShard struct {
 	mu    sync.Mutex
 	cap   int
-	items map[string]*lruEntry
+	items map[cacheKey]*lruEntry
 	head  lruEntry // sentinel: head.next is the most recently used
 }
 
 type lruEntry struct {
-	key        string
+	key        cacheKey
 	val        *plan
 	prev, next *lruEntry
 }
@@ -33,17 +33,17 @@ func newLRU(size int) *lru {
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.cap = per
-		s.items = make(map[string]*lruEntry)
+		s.items = make(map[cacheKey]*lruEntry)
 		s.head.next, s.head.prev = &s.head, &s.head
 	}
 	return c
 }
 
-func (c *lru) shard(key string) *lruShard {
-	return &c.shards[maphash.String(c.seed, key)%lruShards]
+func (c *lru) shard(key cacheKey) *lruShard {
+	return &c.shards[maphash.String(c.seed, key.query)%lruShards]
 }
 
-func (c *lru) get(key string) *plan {
+func (c *lru) get(key cacheKey) *plan {
 	s := c.shard(key)
 	s.mu.Lock()
 	e, ok := s.items[key]
@@ -57,7 +57,7 @@ func (c *lru) get(key string) *plan {
 	return e.val
 }
 
-func (c *lru) put(key string, v *plan) {
+func (c *lru) put(key cacheKey, v *plan) {
 	s := c.shard(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -38,6 +38,20 @@ func (s *selection) member(p *edm.Property) *selection {
 func (lv *level) project(q *syntax.Query, selOpt, expOpt string, depth int) error {
 	c := lv.c
 	t := lv.r.typ
+	if rt := c.p.roots[t]; rt != nil && q.Select == nil && lv.r.alias == "t0" {
+		// The default projection at the top level: shared, so every slice is capped (appends copy).
+		pr := rt.proj
+		pr.Columns = pr.Columns[:len(pr.Columns):len(pr.Columns)]
+		pr.Collections = pr.Collections[:len(pr.Collections):len(pr.Collections)]
+		lv.proj = &pr
+		lv.sqls = rt.sqls[:len(rt.sqls):len(rt.sqls)]
+		for _, it := range q.Expand {
+			if err := lv.expand(it, expOpt, depth); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	lv.proj = &Projection{Type: t}
 	sel, err := lv.selection(q.Select, selOpt)
 	if err != nil {

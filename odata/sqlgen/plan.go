@@ -499,18 +499,16 @@ func orderSQL(c *compiler, keys []orderKey) []string {
 // statement renders the page SELECT with extra conditions; limit adds LIMIT (a slot), offset adds OFFSET.
 func (pl *plan) statement(extra []string, limit, offset bool) stmt {
 	c := pl.c
-	b := sq.Select(pl.cols...).From(pl.table)
-	for _, j := range pl.joins {
-		b = b.JoinClause(j)
+	from := pl.table
+	if len(pl.joins) > 0 {
+		from += " " + strings.Join(pl.joins, " ")
 	}
-	for _, w := range pl.where {
-		b = b.Where(w)
-	}
-	for _, w := range extra {
-		b = b.Where(w)
+	b := sq.Select(strings.Join(pl.cols, ", ")).From(from)
+	if where := append(pl.where[:len(pl.where):len(pl.where)], extra...); len(where) > 0 {
+		b = b.Where(strings.Join(where, " AND "))
 	}
 	if len(pl.orderBy) > 0 {
-		b = b.OrderBy(pl.orderBy...)
+		b = b.OrderBy(strings.Join(pl.orderBy, ", "))
 	}
 	if limit {
 		b = b.Suffix("LIMIT " + c.arg(slotLimit))

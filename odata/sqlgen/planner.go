@@ -24,6 +24,14 @@ type Planner struct {
 	dialect Dialect
 	cache   *lru
 	fold    map[*edm.EntityType]bool
+	quoted  map[string]string         // the model's identifiers and the planner's aliases, quoted
+	roots   map[*edm.EntityType]*root // default projections of the entity types read at the top level
+}
+
+// root is the default projection of an entity type at the top level (alias t0), computed once.
+type root struct {
+	proj Projection
+	sqls []string
 }
 
 // Options configures a Planner.
@@ -51,7 +59,59 @@ func NewPlanner(m *edm.Model, d Dialect, opt Options) *Planner {
 			p.fold[t] = true
 		}
 	}
+	p.quoteModel()
+	p.roots = map[*edm.EntityType]*root{}
+	for _, t := range m.EntityTypes {
+		c := &compiler{p: p, d: d, m: m}
+		lv := &level{c: c, r: &rng{alias: "t0", typ: t}}
+		if err := lv.project(&syntax.Query{}, "", "", 0); err == nil {
+			p.roots[t] = &root{proj: *lv.proj, sqls: lv.sqls}
+		}
+	}
 	return p
+}
+
+// quoteModel quotes every identifier of the model and the aliases the planner uses, once.
+func (p *Planner) quoteModel() {
+	p.quoted = map[string]string{}
+	add := func(names ...string) {
+		for _, n := range names {
+			if _, ok := p.quoted[n]; !ok && n != "" {
+				p.quoted[n] = p.dialect.QuoteIdent(n)
+			}
+		}
+	}
+	for i := 0; i < 64; i++ {
+		n := strconv.Itoa(i)
+		add("t"+n, "l"+n, "c"+n)
+	}
+	add("s", "w", "rn")
+	var prop func(pr *edm.Property)
+	prop = func(pr *edm.Property) {
+		add(pr.Column)
+		for _, m := range pr.Properties() {
+			prop(m)
+		}
+		if ct := pr.CollectionTable; ct != nil {
+			add(ct.Table, ct.ValueColumn, ct.OrdinalColumn)
+			add(ct.OwnerColumns...)
+		}
+	}
+	for _, t := range p.model.EntityTypes {
+		add(t.Table)
+		for _, pr := range t.Properties {
+			prop(pr)
+		}
+		for _, n := range t.Navigations {
+			add(n.Join.SourceColumns...)
+			add(n.Join.TargetColumns...)
+			if l := n.Join.Through; l != nil {
+				add(l.Table)
+				add(l.SourceColumns...)
+				add(l.TargetColumns...)
+			}
+		}
+	}
 }
 
 // Dialect returns the planner's dialect.
@@ -76,9 +136,22 @@ type Step struct {
 	Key []syntax.Arg
 }
 
-// shape is the cache key part of a scope: its names and where keys are, not the key values.
-func (s Scope) shape(b *strings.Builder) {
-	b.WriteString(s.Set.Name)
+// cacheKey identifies a compiled plan: the scope's shape (its entity set, navigations and where keys are, not
+// the key values) and the query text without $top and $skiptoken.
+type cacheKey struct {
+	set   *edm.EntitySet
+	shape string
+	query string
+}
+
+func (s Scope) shape() string {
+	if len(s.Path) == 0 {
+		if s.Key != nil {
+			return "()"
+		}
+		return ""
+	}
+	var b strings.Builder
 	if s.Key != nil {
 		b.WriteString("()")
 	}
@@ -89,6 +162,7 @@ func (s Scope) shape(b *strings.Builder) {
 			b.WriteString("()")
 		}
 	}
+	return b.String()
 }
 
 // Read plans a GET of scope with the raw (still percent-encoded) query string of the request. The plan is
@@ -98,15 +172,11 @@ func (p *Planner) Read(s Scope, rawQuery string) (*Read, error) {
 	if s.Set == nil {
 		return nil, &Error{Code: CodeSyntax, Option: "path", Msg: "no entity set"}
 	}
-	var kb strings.Builder
-	kb.Grow(len(s.Set.Name) + len(rawQuery) + 16)
-	s.shape(&kb)
-	kb.WriteByte(0)
-	rt, err := splitRuntime(rawQuery, &kb)
+	rt, err := splitRuntime(rawQuery)
 	if err != nil {
 		return nil, err
 	}
-	key := kb.String()
+	key := cacheKey{set: s.Set, shape: s.shape(), query: rt.query}
 	var pl *plan
 	if p.cache != nil {
 		pl = p.cache.get(key)
@@ -117,7 +187,7 @@ func (p *Planner) Read(s Scope, rawQuery string) (*Read, error) {
 		if err != nil {
 			return nil, fromSyntax(err)
 		}
-		pl, err = p.compile(s, q, rt.rest)
+		pl, err = p.compile(s, q, restOf(rawQuery))
 		if err != nil {
 			return nil, err
 		}
@@ -151,13 +221,11 @@ type runtime struct {
 	top, topSpelt     string
 	token, tokenSpelt string
 	hasTop, hasToken  bool
-	rest              string // the query without $top, $skiptoken and $skip, for next links
+	query             string // the query without $top and $skiptoken
 }
 
-// splitRuntime writes the raw query without its $top and $skiptoken options to key and returns those two.
-func splitRuntime(raw string, key *strings.Builder) (runtime, error) {
-	var rt runtime
-	var rest strings.Builder
+// forEachOption calls f with each non-empty "name=value" part of a raw query and its start offset.
+func forEachOption(raw string, f func(part, name, value string, start int) error) error {
 	for start := 0; start <= len(raw); {
 		end := strings.IndexByte(raw[start:], '&')
 		if end < 0 {
@@ -166,6 +234,7 @@ func splitRuntime(raw string, key *strings.Builder) (runtime, error) {
 			end += start
 		}
 		part := raw[start:end]
+		partStart := start
 		start = end + 1
 		if part == "" {
 			continue
@@ -174,30 +243,64 @@ func splitRuntime(raw string, key *strings.Builder) (runtime, error) {
 		if eq := strings.IndexByte(part, '='); eq >= 0 {
 			name, value = part[:eq], part[eq+1:]
 		}
-		canon := optionName(name)
-		switch canon {
-		case "top", "skiptoken":
-			if (canon == "top" && rt.hasTop) || (canon == "skiptoken" && rt.hasToken) {
-				return rt, &Error{Code: CodeSyntax, Option: unescape(name), Msg: "duplicate option $" + canon}
-			}
-			if canon == "top" {
-				rt.top, rt.topSpelt, rt.hasTop = value, unescape(name), true
-			} else {
-				rt.token, rt.tokenSpelt, rt.hasToken = value, unescape(name), true
-			}
-			continue
-		}
-		key.WriteString(part)
-		key.WriteByte('&')
-		if canon != "skip" {
-			if rest.Len() > 0 {
-				rest.WriteByte('&')
-			}
-			rest.WriteString(part)
+		if err := f(part, name, value, partStart); err != nil {
+			return err
 		}
 	}
-	rt.rest = rest.String()
-	return rt, nil
+	return nil
+}
+
+// splitRuntime separates the $top and $skiptoken options of a raw query from the rest, which is the cache key.
+func splitRuntime(raw string) (runtime, error) {
+	rt := runtime{query: raw}
+	var kept strings.Builder
+	cut := false
+	err := forEachOption(raw, func(part, name, value string, start int) error {
+		canon := optionName(name)
+		if canon != "top" && canon != "skiptoken" {
+			if cut {
+				if kept.Len() > 0 {
+					kept.WriteByte('&')
+				}
+				kept.WriteString(part)
+			}
+			return nil
+		}
+		if (canon == "top" && rt.hasTop) || (canon == "skiptoken" && rt.hasToken) {
+			return &Error{Code: CodeSyntax, Option: unescape(name), Msg: "duplicate option $" + canon}
+		}
+		if canon == "top" {
+			rt.top, rt.topSpelt, rt.hasTop = value, unescape(name), true
+		} else {
+			rt.token, rt.tokenSpelt, rt.hasToken = value, unescape(name), true
+		}
+		if !cut {
+			cut = true
+			kept.WriteString(strings.TrimSuffix(raw[:start], "&"))
+		}
+		return nil
+	})
+	if cut {
+		rt.query = kept.String()
+	}
+	return rt, err
+}
+
+// restOf is the raw query without $top, $skiptoken and $skip, the base of next links.
+func restOf(raw string) string {
+	var b strings.Builder
+	forEachOption(raw, func(part, name, _ string, _ int) error {
+		switch optionName(name) {
+		case "top", "skiptoken", "skip":
+			return nil
+		}
+		if b.Len() > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(part)
+		return nil
+	})
+	return b.String()
 }
 
 // optionName returns the lower-case system option name without "$" for $top, $skiptoken and $skip (spelt

@@ -392,6 +392,7 @@ func (r *Read) bindKeys(s Scope) error {
 	if len(pl.keys) == 0 {
 		return nil
 	}
+	r.keys = make([]any, 0, 2*len(pl.keys))
 	for _, kp := range pl.keys {
 		vals, err := pl.c.p.keyValues(kp.typ, kp.args(s))
 		if err != nil {
@@ -461,14 +462,13 @@ func (p *Planner) keyValues(t *edm.EntityType, key []syntax.Arg) ([]any, error) 
 		if !ok {
 			return nil, fail(a, CodeNotSupported, "a key value must be a literal")
 		}
-		b := &binder{c: &compiler{p: p, d: p.dialect, m: p.model}, option: "path"}
-		x, err := b.literal(lit)
-		if err != nil {
-			return nil, err
+		lt, lv, lerr := literalValue(p.model, lit)
+		if lerr != nil {
+			lerr.Option = "path"
+			return nil, lerr
 		}
-		bl := x.(*bLit)
 		kt := propType(props[idx])
-		v, ok := coerce(bl.v, bl.t, kt)
+		v, ok := coerce(lv, lt, kt)
 		if !ok || v == nil {
 			return nil, fail(a, CodeTypeMismatch, fmt.Sprintf("key %s is %s, not %s", props[idx].Name, kt, lit.Kind))
 		}

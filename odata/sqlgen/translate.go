@@ -61,7 +61,12 @@ func (c *compiler) finish(s string) (string, []any) {
 	return out, args
 }
 
-func (c *compiler) q(name string) string { return c.d.QuoteIdent(name) }
+func (c *compiler) q(name string) string {
+	if v, ok := c.p.quoted[name]; ok {
+		return v
+	}
+	return c.d.QuoteIdent(name)
+}
 
 // colSQL is the SQL of property p on range r: its column, or its SQL expression for a computed property.
 func (c *compiler) colSQL(r *rng, p *edm.Property) string {
