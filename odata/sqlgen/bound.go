@@ -180,8 +180,8 @@ type compiler struct {
 	n       int
 	args    []any
 	aliases map[string]syntax.Expr
-	spelt   map[string]string // canonical option name -> as spelt
 	options []syntax.Option
+	tooBig  bool // some SQL exceeded maxSQL
 }
 
 func (c *compiler) newAlias() string {

@@ -142,3 +142,19 @@ func tamper(t *testing.T, tok string) string {
 	out, _ := json.Marshal(vals)
 	return base64.RawURLEncoding.EncodeToString(out)
 }
+
+// TestTooComplex checks that nesting that repeats operands in SQL stops at a bound instead of growing the text
+// exponentially.
+func TestTooComplex(t *testing.T) {
+	m := builtModel(t)
+	p := newPlanner(m, sqlgen.SQLite{})
+	f := "Weight"
+	for i := 0; i < 40; i++ {
+		f = "floor(" + f + ")"
+	}
+	_, err := p.Read(sqlgen.Scope{Set: m.EntitySet("Product")}, "$filter="+f+" eq 1")
+	var e *sqlgen.Error
+	if !errors.As(err, &e) || e.Code != sqlgen.CodeLimitExceeded {
+		t.Errorf("Read(40 nested floor) = %v, want LimitExceeded", err)
+	}
+}

@@ -256,6 +256,9 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string) (*plan, error) 
 			return nil, err
 		}
 		pl.where = append(pl.where, c.cond(f, false))
+		if c.tooBig {
+			return nil, &Error{Code: CodeLimitExceeded, Option: b.option, Msg: "$filter is too complex to translate"}
+		}
 	}
 	if q.Search != nil {
 		sb, err := c.bindSearch(c.optionSpelt("$search"), root, q.Search)
@@ -280,6 +283,9 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string) (*plan, error) 
 		pl.joins = append(pl.joins, strings.TrimPrefix(c.joinClause(j)+c.joins(j), " "))
 	}
 	pl.first = pl.statement(nil, !single, pl.skip > 0)
+	if c.tooBig {
+		return nil, &Error{Code: CodeLimitExceeded, Msg: "the query is too complex to translate"}
+	}
 	return pl, nil
 }
 

@@ -97,6 +97,23 @@ func (c *compiler) negate(t string, canBeNull bool) string {
 // is false. OData's comparisons are two-valued (null eq null is true, null ne 'x' is true, null gt 1 is false),
 // and a null Boolean counts as false, so F(e) is the complement of T(e) on every row; SQL's NULL never leaks.
 func (c *compiler) cond(e bexpr, neg bool) string {
+	return c.bound(c.cond0(e, neg))
+}
+
+// maxSQL bounds the SQL of one expression: dialects repeat operands (SQLite's Floor uses its operand three
+// times), so deeply nested calls could grow the text exponentially. Past the bound the translation is abandoned
+// and compile reports LimitExceeded.
+const maxSQL = 1 << 20
+
+func (c *compiler) bound(s string) string {
+	if len(s) > maxSQL {
+		c.tooBig = true
+		return "NULL"
+	}
+	return s
+}
+
+func (c *compiler) cond0(e bexpr, neg bool) string {
 	switch x := e.(type) {
 	case *bLit:
 		v, _ := x.v.(bool)
@@ -639,6 +656,11 @@ func (c *compiler) natural(e bexpr) string {
 // equal to the value x 10^rep (integer expressions have rep 0, decimal columns their scale); rep -1 is the natural
 // value (REAL for decimals on SQLite). On other dialects rep is -1.
 func (c *compiler) val(e bexpr) (string, int) {
+	s, rep := c.val0(e)
+	return c.bound(s), rep
+}
+
+func (c *compiler) val0(e bexpr) (string, int) {
 	scaled := c.d.ScaledDecimals()
 	exactRep := func(t btype, scale int) int {
 		if !scaled || t.enum != nil {
