@@ -46,14 +46,12 @@ func (c *lru) shard(key cacheKey) *lruShard {
 func (c *lru) get(key cacheKey) *plan {
 	s := c.shard(key)
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	e, ok := s.items[key]
-	if ok {
-		s.moveFront(e)
-	}
-	s.mu.Unlock()
 	if !ok {
 		return nil
 	}
+	s.moveFront(e)
 	return e.val
 }
 

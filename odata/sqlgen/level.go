@@ -230,9 +230,9 @@ func (lv *level) column(col string) int {
 	return lv.internal(lv.c.rawCol(lv.r.alias, col))
 }
 
-// orderBy binds order-by items on the level's range and completes them with the key; each key has the column
-// that holds its value.
-func (lv *level) orderBy(items []syntax.OrderItem, option string) ([]orderKey, error) {
+// orderBy binds order-by items on the level's range and completes them with the key. With cols, each key gets
+// the column that holds its value (added when needed), for $skiptoken.
+func (lv *level) orderBy(items []syntax.OrderItem, option string, cols bool) ([]orderKey, error) {
 	c := lv.c
 	var keys []orderKey
 	covered := map[*edm.Property]bool{}
@@ -249,8 +249,7 @@ func (lv *level) orderBy(items []syntax.OrderItem, option string) ([]orderKey, e
 			}
 			return nil, &Error{Code: CodeTypeMismatch, Option: option, Pos: it.Expr.Position() + 1, Msg: "cannot order by a value of type " + t.String()}
 		}
-		if l, ok := e.(*bLit); ok {
-			_ = l
+		if isLit(e) {
 			continue // a constant orders nothing
 		}
 		sql, rep := c.val(e)
@@ -265,7 +264,7 @@ func (lv *level) orderBy(items []syntax.OrderItem, option string) ([]orderKey, e
 				covered[col.p] = true
 			}
 		}
-		if k.col < 0 {
+		if k.col < 0 && cols {
 			k.col = lv.internal(sql)
 		}
 		keys = append(keys, k)
@@ -405,7 +404,7 @@ func (lv *level) expandNav(nav *edm.NavigationProperty, it syntax.ExpandItem, op
 	var order []orderKey
 	if nav.Collection && !it.Count {
 		var err error
-		if order, err = cl.orderBy(q.OrderBy, option); err != nil {
+		if order, err = cl.orderBy(q.OrderBy, option, false); err != nil {
 			return nil, err
 		}
 	}

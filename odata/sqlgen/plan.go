@@ -465,7 +465,7 @@ func tuple(exprs []string) string {
 // orderKeys binds $orderby and completes the order with the key.
 func (pl *plan) orderKeys(lv *level, q *syntax.Query) error {
 	c := pl.c
-	keys, err := lv.orderBy(q.OrderBy, c.optionSpelt("$orderby"))
+	keys, err := lv.orderBy(q.OrderBy, c.optionSpelt("$orderby"), true)
 	if err != nil {
 		return err
 	}

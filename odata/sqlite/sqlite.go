@@ -69,7 +69,8 @@ func text(v any) (string, bool) {
 	case string:
 		return x, true
 	case []byte:
-		return string(x), true
+		// The driver passes NULL as a nil []byte.
+		return string(x), x != nil
 	}
 	return "", false
 }
