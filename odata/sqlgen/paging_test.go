@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	sq "github.com/Masterminds/squirrel"
 	"github.com/google/go-cmp/cmp"
 	"github.com/shopspring/decimal"
 
@@ -26,7 +27,7 @@ type pagingRow struct {
 
 // loadProducts fills the product table with n generated rows: many ties, nulls in Rating (every 7th) and
 // OldPrice (every 3rd), and returns them.
-func loadProducts(t *testing.T, db *dbtest.DB, m *edm.Model, n int) []pagingRow {
+func loadProducts(t testing.TB, db *dbtest.DB, m *edm.Model, n int) []pagingRow {
 	t.Helper()
 	createSchema(t, db, m)
 	pt := m.EntityType("Product")
@@ -35,7 +36,20 @@ func loadProducts(t *testing.T, db *dbtest.DB, m *edm.Model, n int) []pagingRow 
 	for i, c := range cols {
 		names[i] = db.Dialect.QuoteIdent(c.Column)
 	}
-	ins := sqlgen.Builder(db.Dialect).Insert(db.Dialect.QuoteIdent(pt.Table)).Columns(names...)
+	newInsert := func() sq.InsertBuilder {
+		return sqlgen.Builder(db.Dialect).Insert(db.Dialect.QuoteIdent(pt.Table)).Columns(names...)
+	}
+	ins := newInsert()
+	flush := func() {
+		s, args, err := ins.ToSql()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(s, args...); err != nil {
+			t.Fatal(err)
+		}
+		ins = newInsert()
+	}
 	var out []pagingRow
 	seed := uint32(12345)
 	rnd := func(k uint32) uint32 { seed = seed*1664525 + 1013904223; return (seed >> 8) % k }
@@ -59,6 +73,9 @@ func loadProducts(t *testing.T, db *dbtest.DB, m *edm.Model, n int) []pagingRow 
 		if r.old != nil {
 			values["OldPrice"] = *r.old
 		}
+		if i%10 != 0 {
+			values["ManufacturerId"] = fmt.Sprintf("m%02d", i%50)
+		}
 		vals := make([]any, len(cols))
 		for j, c := range cols {
 			v, ok := values[c.Name]
@@ -74,13 +91,9 @@ func loadProducts(t *testing.T, db *dbtest.DB, m *edm.Model, n int) []pagingRow 
 			vals[j] = a
 		}
 		ins = ins.Values(vals...)
-	}
-	s, args, err := ins.ToSql()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(s, args...); err != nil {
-		t.Fatal(err)
+		if (i+1)%500 == 0 || i == n-1 {
+			flush()
+		}
 	}
 	return out
 }
