@@ -1,5 +1,3 @@
-// Package sqlgen binds OData syntax trees against an edm model and translates them to SQL through squirrel.
-// Everything that differs between databases lives behind Dialect.
 package sqlgen
 
 import (
