@@ -291,7 +291,6 @@ func (lv *level) collection(coll *Collection) {
 	}
 	sel := strings.Join(owner, ", ") + ", " + c.rawCol(a, ct.ValueColumn)
 	coll.d = c.d
-	coll.width = len(owner)
 	coll.pre = "SELECT " + sel + " FROM " + c.q(ct.Table) + " AS " + c.q(a) + " WHERE " + tuple(owner) + " IN ("
 	coll.post = ") ORDER BY " + strings.Join(owner, ", ") + ", " + c.rawCol(a, ct.OrdinalColumn)
 }

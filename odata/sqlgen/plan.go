@@ -56,7 +56,6 @@ type Collection struct {
 
 	d         Dialect
 	pre, post string
-	width     int
 }
 
 // Select returns the query of the items of the given owners: owners[i] is the i-th owner row as scanned (only
@@ -193,11 +192,10 @@ type plan struct {
 	resume map[uint64]*stmt
 }
 
-// keyPred is one key predicate of the scope: the entity type it addresses and where its values go.
+// keyPred is one key predicate of the scope: the entity type it addresses and where its values are.
 type keyPred struct {
 	typ  *edm.EntityType
 	args func(s Scope) []syntax.Arg
-	fold bool
 }
 
 type stmt struct {
@@ -309,7 +307,7 @@ func (pl *plan) scope(p *Planner, s Scope) (*edm.EntityType, bool, error) {
 	t := s.Set.EntityType()
 	single := s.Key != nil
 	if s.Key != nil {
-		pl.keys = append(pl.keys, keyPred{typ: t, args: func(s Scope) []syntax.Arg { return s.Key }, fold: p.fold[t]})
+		pl.keys = append(pl.keys, keyPred{typ: t, args: func(s Scope) []syntax.Arg { return s.Key }})
 	}
 	for i, st := range s.Path {
 		if st.Nav == nil || t.Navigation(st.Nav.Name) != st.Nav {
@@ -325,7 +323,7 @@ func (pl *plan) scope(p *Planner, s Scope) (*edm.EntityType, bool, error) {
 				return nil, false, &Error{Code: CodeSyntax, Option: "path", Msg: st.Nav.Name + " is single-valued and takes no key"}
 			}
 			i := i
-			pl.keys = append(pl.keys, keyPred{typ: t, args: func(s Scope) []syntax.Arg { return s.Path[i].Key }, fold: p.fold[t]})
+			pl.keys = append(pl.keys, keyPred{typ: t, args: func(s Scope) []syntax.Arg { return s.Path[i].Key }})
 		}
 	}
 	return t, single, nil

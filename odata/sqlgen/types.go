@@ -59,7 +59,6 @@ func (t btype) isString() bool {
 	return t.isScalar() && t.enum == nil && t.kind == edm.KindString
 }
 func (t btype) isNumeric() bool { return t.isScalar() && t.enum == nil && numRank(t.kind) > 0 }
-func (t btype) isInteger() bool { return t.isScalar() && t.enum == nil && numRank(t.kind) == 1 }
 
 // String names the type as OData does.
 func (t btype) String() string {
