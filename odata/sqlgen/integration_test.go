@@ -52,6 +52,7 @@ var integrationCases = []struct {
 	// Case sensitivity.
 	{"Product", "$filter=Name eq 'Laptop Pro'", []string{"p01"}},
 	{"Product", "$filter=Name eq 'laptop pro'", nil},
+	{"Product", "$filter=NAME eq 'Laptop Pro' and manufacturer/name eq 'Acme'", []string{"p01"}},
 	{"Product", "$filter=contains(Name,'phone')", []string{"p09"}},
 	{"Product", "$filter=contains(Name,'Phone')", []string{"p06", "p07"}},
 	{"Product", "$filter=startswith(Name,'l')", []string{"p02"}},

@@ -14,6 +14,7 @@ import (
 var planCases = []struct{ path, query string }{
 	{"Product('p01')", ""},
 	{"Product('p01')", "$select=Name,Dimensions/Width&$expand=Manufacturer($select=Name)"},
+	{"Product('p05')", "$select=*,Thumbnail"},
 	{"Customer('ALICE@example.com')", "$select=LastName,BillingAddress/Location"},
 	{"OrderItem(OrderId='o1',LineNumber=2)", "$expand=Product($select=Name)"},
 	{"Category('c1')/Products", "$orderby=Price desc&$top=2&$select=Name"},

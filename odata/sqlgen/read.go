@@ -50,7 +50,7 @@ func (r *Read) Select(pageSize int) (string, []any) {
 	if pl.single {
 		return pl.first.sql, r.fill(pl.first.args, 0)
 	}
-	limit := int64(pageSize) + 1
+	limit := int64(max(pageSize, 1)) + 1
 	if r.top != nil && *r.top < limit {
 		limit = *r.top
 	}
