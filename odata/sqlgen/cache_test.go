@@ -122,7 +122,7 @@ func TestReadMemo(t *testing.T) {
 	p := newPlanner(m, sqlgen.SQLite{})
 	scope := sqlgen.Scope{Set: m.EntitySet("Product")}
 	calls := 0
-	build := func() any { calls++; return calls }
+	build := func(*sqlgen.Read) any { calls++; return calls }
 	memo := func(query string) any {
 		r, err := p.Read(scope, query)
 		if err != nil {
