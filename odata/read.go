@@ -312,7 +312,7 @@ func (s *Service) readCollection(rq *request, r *sqlgen.Read, sh *readShape) err
 	}
 	rq.w.WriteHeader(http.StatusOK)
 	bw := bufio.NewWriterSize(rq.w, 16<<10)
-	buf := make([]byte, 0, 2048)
+	buf := make([]byte, 0, 1024)
 	buf = append(buf, '{')
 	if !rq.none {
 		buf = rq.appendContext(buf, contextFragment(s.model, t, sh.selectList, false))
@@ -324,11 +324,8 @@ func (s *Service) readCollection(rq *request, r *sqlgen.Read, sh *readShape) err
 		buf = append(buf, ',')
 	}
 	buf = append(buf, `"value":[`...)
-	// flush writes buf out when it has grown; rows are written one by one, so memory does not grow with the page.
+	// flush hands each row to the buffered writer, so memory does not grow with the page.
 	flush := func() error {
-		if len(buf) < 8<<10 {
-			return nil
-		}
 		_, err := bw.Write(buf)
 		buf = buf[:0]
 		return err
