@@ -38,9 +38,8 @@ type target struct {
 	single bool            // one entity (tEntity and everything below it)
 	// set is the entity set when the path is the set itself or Set(key): the only resources that take writes.
 	set    *edm.EntitySet
-	direct bool
-	key    []any // key values of a direct Set(key)
-	toOne  bool  // the entity is the target of a to-one navigation (none is 204, not 404)
+	direct bool // the set itself or Set(key), not reached through a navigation
+	toOne  bool // the entity is the target of a to-one navigation (none is 204, not 404)
 	// ctxSet is the entity set the entities belong to, for context URLs; ctxPath the context path of
 	// entities without one (a containment path such as "Customer('a')/Addresses").
 	ctxSet  *edm.EntitySet
@@ -245,7 +244,7 @@ func (s *Service) navigate(t *target, n *edm.NavigationProperty, from string) {
 	if n.ContainsTarget {
 		t.ctxPath = from + "/" + n.Name
 	}
-	t.typ, t.set, t.direct, t.key = n.TargetType(), nil, false, nil
+	t.typ, t.set, t.direct = n.TargetType(), nil, false
 	if n.Collection {
 		t.kind, t.single, t.toOne = tCollection, false, false
 	} else {
@@ -299,23 +298,16 @@ func keySegmentLiteral(p *edm.Property, text string) string {
 	return url.PathEscape(text)
 }
 
-// narrow restricts a collection to the entity with the key predicate key, which it checks against the key
-// properties: the key of the entity set itself (a direct Set(key), the target of writes), or of the last
-// navigation.
+// narrow restricts a collection to the entity with the key predicate key: of the entity set itself (a direct
+// Set(key), the target of writes), or of the last navigation. The planner checks the key when it reads, writes
+// when they convert it (Service.targetWhere).
 func (s *Service) narrow(t *target, key []syntax.Arg) error {
-	vals, err := s.planner.KeyValues(t.typ, key)
-	if err != nil {
-		return queryError(err)
-	}
 	if n := len(t.scope.Path); n > 0 {
 		t.scope.Path[n-1].Key = key
 	} else {
 		t.scope.Key = key
 	}
 	t.kind, t.single, t.toOne = tEntity, true, false
-	if t.direct {
-		t.key = vals
-	}
 	return nil
 }
 
@@ -393,4 +385,73 @@ func escapeKey(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// parseSimplePath parses the most frequent paths without the grammar: "/Set", "/Set('key')" and "/Set(123)" (an
+// optional trailing "/"), whose key is letters, digits and "-_.@" only. It returns what syntax.ParsePath
+// returns for them, and nil for any other path.
+func parseSimplePath(raw string) *syntax.ResourcePath {
+	s := strings.TrimSuffix(raw, "/")
+	if len(s) < 2 || s[0] != '/' {
+		return nil
+	}
+	name := s[1:]
+	open := strings.IndexByte(name, '(')
+	if open >= 0 {
+		name = name[:open]
+	}
+	if !simpleName(name) {
+		return nil
+	}
+	seg := syntax.Segment{Pos: 1, Name: name}
+	if open >= 0 {
+		arg := s[1+open+1:]
+		if len(arg) < 2 || arg[len(arg)-1] != ')' {
+			return nil
+		}
+		arg = arg[:len(arg)-1]
+		pos := 1 + open + 1
+		var lit *syntax.Literal
+		switch {
+		case len(arg) >= 2 && arg[0] == '\'' && arg[len(arg)-1] == '\'':
+			v := arg[1 : len(arg)-1]
+			for i := 0; i < len(v); i++ {
+				if c := v[i]; !(isAlnum(c) || c == '-' || c == '_' || c == '.' || c == '@') {
+					return nil
+				}
+			}
+			lit = &syntax.Literal{Pos: pos, Kind: syntax.LitString, Text: arg, Value: v}
+		case len(arg) > 0 && len(arg) <= 18:
+			var n int64
+			for i := 0; i < len(arg); i++ {
+				c := arg[i]
+				if c < '0' || c > '9' {
+					return nil
+				}
+				n = n*10 + int64(c-'0')
+			}
+			lit = &syntax.Literal{Pos: pos, Kind: syntax.LitInt, Text: arg, Value: n}
+		default:
+			return nil
+		}
+		seg.Args = []syntax.ArgList{{Pos: pos - 1, Args: []syntax.Arg{{Pos: pos, Value: lit}}}}
+	}
+	return &syntax.ResourcePath{Segments: []syntax.Segment{seg}}
+}
+
+// simpleName reports whether s is an OData identifier of ASCII letters, digits and "_" (not a "$" segment).
+func simpleName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isAlnum(c) && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }

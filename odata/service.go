@@ -429,7 +429,11 @@ func (s *Service) foldKey(et *edm.EntityType) bool { return s != nil && s.fold[e
 
 // targetWhere is the condition, on the table's own name, that selects the entity of a direct Set(key) target.
 func (s *Service) targetWhere(t *target) (sq.Sqlizer, error) {
-	return keyWhere(s.dialect, t.typ, s.dialect.QuoteIdent(t.typ.Table), t.key, s.sets[t.set].CaseInsensitiveKey)
+	key, err := s.planner.KeyValues(t.typ, t.scope.Key)
+	if err != nil {
+		return nil, queryError(err)
+	}
+	return keyWhere(s.dialect, t.typ, s.dialect.QuoteIdent(t.typ.Table), key, s.sets[t.set].CaseInsensitiveKey)
 }
 
 // tx wraps a *sql.Tx for hooks and actions.
