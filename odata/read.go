@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/sqlgen"
@@ -311,7 +312,12 @@ func (s *Service) readCollection(rq *request, r *sqlgen.Read, sh *readShape) err
 		h["Preference-Applied"] = []string{"odata.maxpagesize=" + strconv.Itoa(size)}
 	}
 	rq.w.WriteHeader(http.StatusOK)
-	bw := bufio.NewWriterSize(rq.w, 16<<10)
+	bw := writers.Get().(*bufio.Writer)
+	bw.Reset(rq.w)
+	defer func() {
+		bw.Reset(nil)
+		writers.Put(bw)
+	}()
 	buf := make([]byte, 0, 1024)
 	buf = append(buf, '{')
 	if !rq.none {
@@ -396,6 +402,9 @@ func (s *Service) readCollection(rq *request, r *sqlgen.Read, sh *readShape) err
 	}
 	return nil
 }
+
+// writers holds the buffered writers of collection answers between requests.
+var writers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 16<<10) }}
 
 // checkParent answers 404 when the entity a navigation starts from does not exist (Category('missing')/Products
 // is not an empty collection).
