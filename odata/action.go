@@ -1,9 +1,12 @@
 package odata
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"reflect"
+
+	sq "github.com/Masterminds/squirrel"
 
 	"github.com/storekit/store/odata/edm"
 )
@@ -29,7 +32,10 @@ func (s *Service) invoke(rq *request) error {
 	err = s.inTx(ctx, func(tx *Tx) error {
 		call := &ActionCall{Tx: tx, Action: a, Params: params, Request: rq.r}
 		if a.Bound && !a.BindingCollection {
-			var where = t.scope.where(s.dialect, s.dialect.QuoteIdent(t.typ.Table))
+			where, err := s.boundWhere(ctx, tx, t)
+			if err != nil {
+				return err
+			}
 			old, err := tx.getWhere(ctx, t.typ, where, true)
 			if err != nil {
 				return err
@@ -237,4 +243,17 @@ func toSlice(v any) ([]any, error) {
 		out[i] = rv.Index(i).Interface()
 	}
 	return out, nil
+}
+
+// boundWhere is the condition, on the table's own name, that selects the entity an action is bound to: by the
+// key of a direct Set(key), or by the key read (in the transaction) of the entity a navigation reaches.
+func (s *Service) boundWhere(ctx context.Context, tx *Tx, t *target) (sq.Sqlizer, error) {
+	if t.direct {
+		return s.targetWhere(t)
+	}
+	key, err := s.readKey(ctx, tx.Tx, t)
+	if err != nil {
+		return nil, err
+	}
+	return keyWhere(s.dialect, t.typ, s.dialect.QuoteIdent(t.typ.Table), key, false)
 }

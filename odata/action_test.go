@@ -32,6 +32,10 @@ func TestService_Actions(t *testing.T) {
 				`{"@odata.context":"http://example.com/odata/$metadata#Collection(Edm.String)","value":["classic","paper"]}`},
 			{"unbound", "/odata/Ping", ``, 200,
 				`{"@odata.context":"http://example.com/odata/$metadata#Lib.Genre","value":"Science"}`},
+			{"through a navigation", "/odata/Publisher('p1')/Books('b2')/Rate", `{"Stars":2}`, 200, ""},
+			{"through a to-one navigation", "/odata/Loan(BookId='b1',MemberNo=7)/Book/Lib.Rate", `{"Stars":5}`, 200, ""},
+			{"through a navigation, unknown entity", "/odata/Publisher('p1')/Books('zz')/Rate", `{"Stars":1}`, 404, ""},
+			{"through a navigation, unknown parent", "/odata/Publisher('zz')/Books('b2')/Rate", `{"Stars":1}`, 404, ""},
 			{"unknown entity", "/odata/Book('zz')/Rate", `{"Stars":1}`, 404, ""},
 			{"unknown action", "/odata/Book('b1')/Burn", `{}`, 404, ""},
 			{"action of another type", "/odata/Author('a1')/Rate", `{"Stars":1}`, 404, ""},
@@ -48,6 +52,9 @@ func TestService_Actions(t *testing.T) {
 			if resp.Status != tc.status || tc.want != "" && resp.Body != tc.want {
 				t.Errorf("%s: POST %s = %d %s, want %d %s", tc.name, tc.path, resp.Status, resp.Body, tc.status, tc.want)
 			}
+		}
+		if got := decodeJSON(t, f.must(200, "GET", "/odata/Book('b2')?$select=Rating", "").Body); fmtValue(got["Rating"]) != "2" {
+			t.Errorf("Rate through a navigation: Rating %v, want 2", got["Rating"])
 		}
 		got := decodeJSON(t, f.must(200, "GET", "/odata/Book('b1')", "").Body)
 		if fmtValue(got["Rating"]) != "5" || fmtValue(got["Price"]) != "11.25" || got["Title"] != "Alpha" {

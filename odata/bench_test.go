@@ -43,3 +43,18 @@ func BenchmarkService_Patch(b *testing.B) {
 }
 
 func newBenchFixture(b *testing.B) *fixture { return newFixtureTB(b, dbtest.SQLite(b)) }
+
+// BenchmarkService_GetByKey measures the most frequent request, one entity by key, through the handler on SQLite.
+func BenchmarkService_GetByKey(b *testing.B) {
+	f := newBenchFixture(b)
+	insertBooks(b, f, 100)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w := httptest.NewRecorder()
+		f.svc.ServeHTTP(w, httptest.NewRequest("GET", "http://example.com/odata/Book('k0042')", nil))
+		if w.Code != 200 {
+			b.Fatalf("GET = %d %s", w.Code, w.Body)
+		}
+	}
+}

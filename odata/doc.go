@@ -28,6 +28,15 @@
 // @odata.etag and an ETag header, @odata.count, @odata.nextLink with a keyset $skiptoken; collections are
 // streamed row by row, so memory does not grow with the page size.
 //
+// # Queries
+//
+// Reads take $filter (the OData expression language with paths through to-one navigations, any/all, the
+// canonical functions), $orderby, $select (member paths of complex properties too), $expand with nested
+// $select, $filter, $orderby, $top, $skip, $count, $expand, $search and /$ref, /$count forms, $search over the
+// Searchable properties, $top, $skip, $count and $skiptoken, planned by odata/sqlgen into parameterised SQL and
+// cached by query shape. A query the model does not allow is a 400 naming the option and the position; valid
+// OData the engine does not translate is a 501.
+//
 // # Writes
 //
 // POST creates (or, with the UpsertBy value of an existing entity, updates in full), PUT replaces, PATCH changes

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,4 +84,59 @@ func ExampleNewService() {
 	// Output:
 	// 201 http://example.com/odata/Note('n1')
 	// 200 {"@odata.context":"http://example.com/odata/$metadata#Note(Text,Words)/$entity","@odata.etag":"W/\"9282cd6f22dd760e\"","Text":"buy milk and bread","Words":4}
+}
+
+// ExampleService_ServeHTTP_query reads a filtered, ordered page of books with their authors expanded: one
+// statement for the page and one for the authors of all its books.
+func ExampleService_ServeHTTP_query() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	db, err := sqlite.Open(filepath.Join(dir, "books.db"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer db.Close()
+	_, err = db.Exec(`
+		CREATE TABLE author (id TEXT NOT NULL PRIMARY KEY, name TEXT NOT NULL);
+		CREATE TABLE book (id TEXT NOT NULL PRIMARY KEY, title TEXT NOT NULL, year INTEGER NOT NULL,
+			author_id TEXT NOT NULL REFERENCES author (id));
+		INSERT INTO author VALUES ('a1', 'Mary Shelley'), ('a2', 'H. G. Wells');
+		INSERT INTO book VALUES ('b1', 'Frankenstein', 1818, 'a1'), ('b2', 'The Time Machine', 1895, 'a2'),
+			('b3', 'The War of the Worlds', 1898, 'a2')`)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	model := &edm.Model{
+		Namespace: "Library",
+		EntityTypes: []*edm.EntityType{
+			{Name: "Author", Key: []string{"Id"},
+				Properties: []*edm.Property{{Name: "Id", Type: edm.KindString}, {Name: "Name", Type: edm.KindString}}},
+			{Name: "Book", Key: []string{"Id"},
+				Properties: []*edm.Property{{Name: "Id", Type: edm.KindString}, {Name: "Title", Type: edm.KindString},
+					{Name: "Year", Type: edm.KindInt32}, {Name: "AuthorId", Type: edm.KindString}},
+				Navigations: []*edm.NavigationProperty{{Name: "Author", Target: "Author",
+					Join: edm.Join{SourceColumns: []string{"author_id"}}}}},
+		},
+		EntitySets: []*edm.EntitySet{{Name: "Authors", Type: "Author"}, {Name: "Books", Type: "Book"}},
+	}
+	if err := model.Build(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	svc, err := odata.NewService(odata.Config{Model: model, DB: db, Dialect: sqlite.Dialect{}, Mount: "/odata"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	query := "$filter=" + url.PathEscape("Year gt 1800 and startswith(Author/Name,'H')") +
+		"&$orderby=" + url.PathEscape("Year desc") + "&$select=Title,Year&$expand=Author($select=Name)"
+	req := httptest.NewRequest("GET", "http://example.com/odata/Books?"+query, nil)
+	req.Header.Set("Accept", "application/json;odata.metadata=none")
+	w := httptest.NewRecorder()
+	svc.ServeHTTP(w, req)
+	fmt.Println(w.Code, w.Body)
+	// Output:
+	// 200 {"value":[{"Title":"The War of the Worlds","Year":1898,"Author":{"Name":"H. G. Wells"}},{"Title":"The Time Machine","Year":1895,"Author":{"Name":"H. G. Wells"}}]}
 }

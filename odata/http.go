@@ -29,21 +29,27 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) error {
 	if s.mount != "" && (raw == s.mount || strings.HasPrefix(raw, s.mount+"/")) {
 		raw = raw[len(s.mount):]
 	}
-	rp, err := syntax.ParsePath(raw)
-	if err != nil {
-		return syntaxError(err)
+	rp := parseSimplePath(raw)
+	if rp == nil {
+		var err error
+		if rp, err = syntax.ParsePath(raw); err != nil {
+			return syntaxError(err)
+		}
 	}
 	t, err := s.resolve(raw, rp)
 	if err != nil {
 		return err
 	}
-	q, err := syntax.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		return syntaxError(err)
-	}
 	method := r.Method
 	if method == http.MethodHead {
 		method = http.MethodGet
+	}
+	// Reads of entities are parsed by the planner, which caches the parsed options with the plan.
+	var q *syntax.Query
+	if method != http.MethodGet || t.kind != tCollection && t.kind != tEntity && t.kind != tCount {
+		if q, err = syntax.ParseQuery(r.URL.RawQuery); err != nil {
+			return syntaxError(err)
+		}
 	}
 	allow := s.allowed(t)
 	if !strings.Contains(", "+allow+", ", ", "+method+", ") {
@@ -136,19 +142,49 @@ func (rq *request) contextMember(fragment string) []byte {
 	if rq.none {
 		return nil
 	}
-	b := append([]byte(nil), `"@odata.context":`...)
-	return appendString(b, rq.base()+"/$metadata#"+fragment)
+	return rq.appendContext(nil, fragment)
 }
+
+// appendContext appends the @odata.context member for a context URL fragment.
+func (rq *request) appendContext(b []byte, fragment string) []byte {
+	b = append(b, `"@odata.context":"`...)
+	if rq.r.TLS != nil || strings.EqualFold(rq.r.Header.Get("X-Forwarded-Proto"), "https") {
+		b = append(b, "https://"...)
+	} else {
+		b = append(b, "http://"...)
+	}
+	b = appendJSONText(b, rq.r.Host)
+	b = appendJSONText(b, rq.svc.mount)
+	b = append(b, "/$metadata#"...)
+	b = appendJSONText(b, fragment)
+	return append(b, '"')
+}
+
+// appendJSONText appends s escaped for a JSON string, without the quotes.
+func appendJSONText(b []byte, s string) []byte {
+	n := len(b)
+	b = appendString(b, s)
+	copy(b[n:], b[n+1:len(b)-1])
+	return b[:len(b)-2]
+}
+
+// Header values shared by every answer (net/http only reads them).
+var (
+	hdrJSON     = []string{ContentTypeJSON}
+	hdrJSONNone = []string{"application/json;odata.metadata=none"}
+	hdrText     = []string{"text/plain;charset=utf-8"}
+	hdrVersion  = []string{"4.0"}
+)
 
 // jsonHeaders sets the headers of a JSON answer.
 func (rq *request) jsonHeaders() {
 	h := rq.w.Header()
 	if rq.none {
-		h.Set("Content-Type", "application/json;odata.metadata=none")
+		h["Content-Type"] = hdrJSONNone
 	} else {
-		h.Set("Content-Type", ContentTypeJSON)
+		h["Content-Type"] = hdrJSON
 	}
-	h.Set("OData-Version", "4.0")
+	h["Odata-Version"] = hdrVersion
 }
 
 // negotiateJSON checks that the client accepts JSON ($format, else Accept) and notes odata.metadata=none.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -242,7 +244,7 @@ func appendValue(b []byte, p *edm.Property, v any) ([]byte, error) {
 		if !ok {
 			return b, valueTypeErr(p, v)
 		}
-		return appendString(b, p.Enum.Format(n)), nil
+		return appendString(b, enumText(p.Enum, n)), nil
 	}
 	switch p.Type {
 	case edm.KindString:
@@ -433,3 +435,38 @@ func isLowerGuid(s string) bool {
 
 // decodeHex decodes the hexadecimal text of a Binary item of an aggregated collection.
 func decodeHex(s string) ([]byte, error) { return hex.DecodeString(s) }
+
+// enumTexts caches the text of flags enum values that are combinations of members (edm.EnumType.Format builds
+// them anew on every call); it stops growing at maxEnumTexts entries.
+var (
+	enumTexts     sync.Map // enumValue -> string
+	enumTextCount atomic.Int64
+)
+
+const maxEnumTexts = 4096
+
+type enumValue struct {
+	e *edm.EnumType
+	v int64
+}
+
+// enumText returns the JSON text of the enum value v: its member name, or for flags the comma-joined names.
+func enumText(e *edm.EnumType, v int64) string {
+	if m, ok := e.MemberByValue(v); ok || !e.Flags {
+		if ok {
+			return m.Name
+		}
+		return e.Format(v)
+	}
+	k := enumValue{e, v}
+	if s, ok := enumTexts.Load(k); ok {
+		return s.(string)
+	}
+	s := e.Format(v)
+	if enumTextCount.Load() < maxEnumTexts {
+		if _, loaded := enumTexts.LoadOrStore(k, s); !loaded {
+			enumTextCount.Add(1)
+		}
+	}
+	return s
+}

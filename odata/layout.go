@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/sqlgen"
@@ -16,7 +17,8 @@ import (
 type Entity map[string]any
 
 // column is one column of a read: the value of a primitive or enum property (possibly a member of a complex
-// property), or a collection property aggregated into a JSON array by the database.
+// property), a collection property aggregated into a JSON array by the database, or (prop nil) a column the
+// planner reads for itself (join and order-by values), which is not written.
 type column struct {
 	prop *edm.Property
 	coll bool
@@ -30,18 +32,18 @@ type field struct {
 	members []*field
 	out     bool // written to the answer
 	etag    bool // part of the ETag
+	whole   bool // a complex property with a column for every member (so all-null members mean null)
 }
 
 // layout is how the columns of a read make up entities of one type: the projection the SQL selects, and the
 // properties an answer shows.
 type layout struct {
-	typ    *edm.EntityType
-	cols   []column
-	fields []*field // top-level properties in declaration order
-	keys   []int    // columns of the key properties, in key order
-	etag   []*field // ETag properties in declaration order
-	// selected lists the top-level properties of a $select, for the context URL; nil without $select.
-	selected []string
+	typ      *edm.EntityType
+	cols     []column
+	fields   []*field // top-level properties in declaration order
+	keys     []int    // columns of the key properties, in key order
+	etag     []*field // ETag properties in declaration order (for Go values; newLayout only)
+	etagCols []int    // the columns the ETag hashes, in order
 }
 
 // newLayout returns the layout of et that shows the properties in show (nil: every property that is not lazy).
@@ -64,6 +66,7 @@ func newLayout(et *edm.EntityType, show map[*edm.Property]bool) *layout {
 		f.etag = etag[p]
 		if f.etag {
 			l.etag = append(l.etag, f)
+			l.etagCols = appendLeafColumns(l.etagCols, f)
 		}
 	}
 	for _, k := range et.KeyProperties() {
@@ -76,8 +79,73 @@ func newLayout(et *edm.EntityType, show map[*edm.Property]bool) *layout {
 	return l
 }
 
+func appendLeafColumns(cols []int, f *field) []int {
+	if f.col >= 0 {
+		return append(cols, f.col)
+	}
+	for _, m := range f.members {
+		cols = appendLeafColumns(cols, m)
+	}
+	return cols
+}
+
+// layoutOf returns the layout of the rows of a planned read: its columns as the planner orders them, the
+// properties it selected written to the answer, the others (key and ETag properties) read only.
+func layoutOf(p *sqlgen.Projection) *layout {
+	l := &layout{typ: p.Type, cols: make([]column, len(p.Columns)), keys: p.Key, etagCols: p.ETag}
+	for i, c := range p.Columns {
+		if len(c.Path) == 0 {
+			continue
+		}
+		last := c.Path[len(c.Path)-1]
+		l.cols[i] = column{prop: last, coll: last.Collection}
+		top := c.Path[0]
+		var f *field
+		if n := len(l.fields); n > 0 && l.fields[n-1].prop == top {
+			f = l.fields[n-1]
+		} else {
+			f = &field{prop: top, name: fieldName(top.Name), col: -1}
+			l.fields = append(l.fields, f)
+		}
+		f.out = f.out || c.Selected
+		for _, m := range c.Path[1:] {
+			var mf *field
+			for _, x := range f.members {
+				if x.prop == m {
+					mf = x
+				}
+			}
+			if mf == nil {
+				mf = &field{prop: m, name: fieldName(m.Name), col: -1}
+				f.members = append(f.members, mf)
+			}
+			mf.out = mf.out || c.Selected
+			f = mf
+		}
+		f.col = i
+	}
+	for _, f := range l.fields {
+		markWhole(f)
+	}
+	return l
+}
+
+// markWhole sets whole on the complex fields that have every member.
+func markWhole(f *field) bool {
+	if f.col >= 0 {
+		return true
+	}
+	f.whole = len(f.members) == len(f.prop.Properties())
+	for _, m := range f.members {
+		if !markWhole(m) {
+			f.whole = false
+		}
+	}
+	return f.whole
+}
+
 func (l *layout) addField(p *edm.Property, out bool) *field {
-	f := &field{prop: p, name: fieldName(p.Name), col: -1, out: out}
+	f := &field{prop: p, name: fieldName(p.Name), col: -1, out: out, whole: true}
 	if p.Complex != nil && !p.Collection {
 		for _, m := range p.Properties() {
 			f.members = append(f.members, l.member(m))
@@ -91,7 +159,7 @@ func (l *layout) addField(p *edm.Property, out bool) *field {
 }
 
 func (l *layout) member(p *edm.Property) *field {
-	f := &field{prop: p, name: fieldName(p.Name), col: -1, out: true}
+	f := &field{prop: p, name: fieldName(p.Name), col: -1, out: true, whole: true}
 	if p.Complex != nil {
 		for _, m := range p.Properties() {
 			f.members = append(f.members, l.member(m))
@@ -121,7 +189,7 @@ func (l *layout) selectList(d sqlgen.Dialect, alias string) []string {
 func columnSQL(d sqlgen.Dialect, et *edm.EntityType, c column, alias string) string {
 	p := c.prop
 	if c.coll {
-		return collectionSQL(d, et, p, alias)
+		return collectionSQL(d, p, alias)
 	}
 	if p.SQL != "" {
 		return "(" + p.ExpandSQL(alias) + ")"
@@ -131,28 +199,23 @@ func columnSQL(d sqlgen.Dialect, et *edm.EntityType, c column, alias string) str
 
 // collectionSQL aggregates the side table rows of a collection property into one JSON array, in item order: a
 // correlated subquery, so a page of entities is one statement and rows stream. Binary items travel as hex.
-func collectionSQL(d sqlgen.Dialect, et *edm.EntityType, p *edm.Property, alias string) string {
+func collectionSQL(d sqlgen.Dialect, p *edm.Property, alias string) string {
 	ct := p.CollectionTable
 	side := d.QuoteIdent(ct.Table)
 	v := side + "." + d.QuoteIdent(ct.ValueColumn)
 	o := side + "." + d.QuoteIdent(ct.OrdinalColumn)
 	var where strings.Builder
-	for i, k := range et.KeyProperties() {
+	for i, col := range ct.SourceColumns {
 		if i > 0 {
 			where.WriteString(" AND ")
 		}
-		where.WriteString(side + "." + d.QuoteIdent(ct.OwnerColumns[i]) + " = " + alias + "." + d.QuoteIdent(k.Column))
+		where.WriteString(side + "." + d.QuoteIdent(ct.OwnerColumns[i]) + " = " + alias + "." + d.QuoteIdent(col))
 	}
-	if d.Name() == "postgres" {
-		if p.Type == edm.KindBinary {
-			v = "encode(" + v + ", 'hex')"
-		}
-		return "(SELECT json_agg(" + v + " ORDER BY " + o + ") FROM " + side + " WHERE " + where.String() + ")"
+	k := p.Type
+	if p.Enum != nil {
+		k = edm.KindInt64
 	}
-	if p.Type == edm.KindBinary {
-		v = "hex(" + v + ")"
-	}
-	return "(SELECT json_group_array(" + v + " ORDER BY " + o + ") FROM " + side + " WHERE " + where.String() + ")"
+	return "(SELECT " + d.ArrayAgg(v, o, k) + " FROM " + side + " WHERE " + where.String() + ")"
 }
 
 // aggregateText returns the text of an aggregated collection column; nil (no side table rows on PostgreSQL)
@@ -162,7 +225,8 @@ func aggregateText(p *edm.Property, src any) ([]byte, error) {
 	case nil:
 		return []byte("[]"), nil
 	case string:
-		return []byte(s), nil
+		// The scanner only reads the text, so the string's bytes need no copy.
+		return unsafe.Slice(unsafe.StringData(s), len(s)), nil
 	case []byte:
 		return s, nil
 	}
@@ -243,6 +307,9 @@ func (w *rowWriter) convert() error {
 	for i, c := range w.l.cols {
 		w.offs[i] = len(w.buf)
 		var err error
+		if c.prop == nil {
+			continue
+		}
 		if c.coll {
 			w.buf, err = w.appendCollection(w.buf, c.prop, w.vals[i])
 		} else {
@@ -305,24 +372,17 @@ func (w *rowWriter) colJSON(i int) []byte { return w.buf[w.offs[i]:w.offs[i+1]] 
 // etag returns the ETag hash of the converted row.
 func (w *rowWriter) etag() uint64 {
 	h := fnvOffset
-	for _, f := range w.l.etag {
-		h = w.hashField(h, f)
-	}
-	return h
-}
-
-func (w *rowWriter) hashField(h uint64, f *field) uint64 {
-	if f.col >= 0 {
-		return fnvAdd(fnvAdd(h, w.colJSON(f.col)), zero)
-	}
-	for _, m := range f.members {
-		h = w.hashField(h, m)
+	for _, c := range w.l.etagCols {
+		h = fnvAdd(fnvAdd(h, w.colJSON(c)), zero)
 	}
 	return h
 }
 
 // appendObject appends the converted row as a JSON object.
-func (w *rowWriter) appendObject(b []byte) []byte {
+func (w *rowWriter) appendObject(b []byte) []byte { return append(w.appendMembers(b), '}') }
+
+// appendMembers appends the converted row as a JSON object without its closing brace (expansions follow).
+func (w *rowWriter) appendMembers(b []byte) []byte {
 	b = append(b, '{')
 	first := true
 	if len(w.ctx) > 0 {
@@ -348,21 +408,26 @@ func (w *rowWriter) appendObject(b []byte) []byte {
 		b = append(b, f.name...)
 		b = w.appendField(b, f)
 	}
-	return append(b, '}')
+	return b
 }
 
 func (w *rowWriter) appendField(b []byte, f *field) []byte {
 	if f.col >= 0 {
 		return append(b, w.colJSON(f.col)...)
 	}
-	if f.prop.Nullable && w.allNull(f) {
+	if f.prop.Nullable && f.whole && w.allNull(f) {
 		return append(b, "null"...)
 	}
 	b = append(b, '{')
-	for i, m := range f.members {
-		if i > 0 {
+	first := true
+	for _, m := range f.members {
+		if !m.out {
+			continue
+		}
+		if !first {
 			b = append(b, ',')
 		}
+		first = false
 		b = append(b, m.name...)
 		b = w.appendField(b, m)
 	}
@@ -401,7 +466,7 @@ func (w *rowWriter) goValue(f *field) (any, error) {
 		}
 		return sqlgen.Scan(f.prop, w.vals[f.col])
 	}
-	if f.prop.Nullable && w.allNull(f) {
+	if f.prop.Nullable && f.whole && w.allNull(f) {
 		return nil, nil
 	}
 	m := make(map[string]any, len(f.members))

@@ -78,7 +78,7 @@ func libraryModel() *edm.Model {
 				Key:  []string{"Id"},
 				Properties: []*edm.Property{
 					id(),
-					{Name: "Title", Type: edm.KindString, MaxLength: 200, Required: true, RequiredMessage: "Book title is required"},
+					{Name: "Title", Type: edm.KindString, MaxLength: 200, Required: true, RequiredMessage: "Book title is required", Searchable: true},
 					{Name: "Isbn", Type: edm.KindString, Nullable: true, MaxLength: 17},
 					{Name: "Price", Type: edm.KindDecimal, Precision: 19, Scale: 4, Default: decimal.Zero},
 					{Name: "Pages", Type: edm.KindInt32},
@@ -157,6 +157,24 @@ func libraryModel() *edm.Model {
 					id(),
 					{Name: "Email", Type: edm.KindString, MaxLength: 100, Immutable: true},
 					{Name: "Name", Type: edm.KindString, Nullable: true},
+					// The side table refers to the id column, not to the key (the e-mail), as the store's
+					// customer roles do.
+					{Name: "Roles", Type: edm.KindString, Collection: true, MaxLength: 20,
+						CollectionTable: &edm.CollectionTable{Table: "member_role", SourceColumns: []string{"id"},
+							OwnerColumns: []string{"member_id"}}},
+				},
+				Navigations: []*edm.NavigationProperty{
+					{Name: "Cards", Target: "Card", Collection: true, ContainsTarget: true,
+						Join: edm.Join{SourceColumns: []string{"id"}, TargetColumns: []string{"member_id"}}},
+				},
+			},
+			{
+				Name: "Card",
+				Key:  []string{"Id"},
+				Properties: []*edm.Property{
+					id(),
+					{Name: "MemberId", Type: edm.KindString, MaxLength: 24},
+					{Name: "Number", Type: edm.KindString},
 				},
 			},
 		},
@@ -212,6 +230,9 @@ CREATE TABLE chapter (id TEXT NOT NULL PRIMARY KEY, book_id TEXT NOT NULL REFERE
 CREATE TABLE cover (id TEXT NOT NULL PRIMARY KEY, book_id TEXT NOT NULL, mime_type TEXT NOT NULL, data BLOB NOT NULL) STRICT;
 CREATE TABLE loan (book_id TEXT NOT NULL, member_no INTEGER NOT NULL, due TEXT, PRIMARY KEY (book_id, member_no)) STRICT;
 CREATE TABLE member (id TEXT NOT NULL UNIQUE, email TEXT NOT NULL PRIMARY KEY, name TEXT) STRICT;
+CREATE TABLE member_role (member_id TEXT NOT NULL REFERENCES member (id), value TEXT, ordinal INTEGER NOT NULL,
+	PRIMARY KEY (member_id, ordinal)) STRICT;
+CREATE TABLE card (id TEXT NOT NULL PRIMARY KEY, member_id TEXT NOT NULL REFERENCES member (id), number TEXT NOT NULL) STRICT;
 `,
 	"postgres": `
 CREATE TABLE publisher (id TEXT COLLATE "C" NOT NULL PRIMARY KEY, name TEXT COLLATE "C" NOT NULL,
@@ -234,6 +255,10 @@ CREATE TABLE cover (id TEXT COLLATE "C" NOT NULL PRIMARY KEY, book_id TEXT COLLA
 	mime_type TEXT COLLATE "C" NOT NULL, data BYTEA NOT NULL);
 CREATE TABLE loan (book_id TEXT COLLATE "C" NOT NULL, member_no INTEGER NOT NULL, due DATE, PRIMARY KEY (book_id, member_no));
 CREATE TABLE member (id TEXT COLLATE "C" NOT NULL UNIQUE, email TEXT COLLATE "C" NOT NULL PRIMARY KEY, name TEXT COLLATE "C");
+CREATE TABLE member_role (member_id TEXT COLLATE "C" NOT NULL REFERENCES member (id), value TEXT COLLATE "C",
+	ordinal INTEGER NOT NULL, PRIMARY KEY (member_id, ordinal));
+CREATE TABLE card (id TEXT COLLATE "C" NOT NULL PRIMARY KEY, member_id TEXT COLLATE "C" NOT NULL REFERENCES member (id),
+	number TEXT COLLATE "C" NOT NULL);
 `,
 }
 
@@ -340,7 +365,10 @@ type fixture struct {
 
 func newFixture(t *testing.T, db *dbtest.DB) *fixture { return newFixtureTB(t, db) }
 
-func newFixtureTB(t testing.TB, db *dbtest.DB) *fixture {
+func newFixtureTB(t testing.TB, db *dbtest.DB) *fixture { return newFixtureWith(t, db, nil) }
+
+// newFixtureWith is newFixture with the sets' options changed by change (when not nil).
+func newFixtureWith(t testing.TB, db *dbtest.DB, change func(m *edm.Model, sets map[string]odata.SetOptions)) *fixture {
 	t.Helper()
 	for _, stmt := range strings.Split(schema[db.Dialect.Name()], ";\n") {
 		if strings.TrimSpace(stmt) == "" {
@@ -355,6 +383,9 @@ func newFixtureTB(t testing.TB, db *dbtest.DB) *fixture {
 		t.Fatal(err)
 	}
 	sets, actions := libraryConfig(m)
+	if change != nil {
+		change(m, sets)
+	}
 	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/odata",
 		Sets: sets, Actions: actions, Logger: discardLogger()})
 	if err != nil {
@@ -433,6 +464,8 @@ func (f *fixture) seed() {
 	f.exec(`INSERT INTO chapter (id, book_id, number, title) VALUES ('c1', 'b1', 1, 'One'), ('c2', 'b1', 2, 'Two'), ('c3', 'b2', 1, 'Uno')`)
 	f.exec(`INSERT INTO loan (book_id, member_no, due) VALUES ('b1', 7, ?)`, dateArg(f.db, "2026-12-01"))
 	f.exec(`INSERT INTO member (id, email, name) VALUES ('m1', 'Reader@Example.com', 'Rita')`)
+	f.exec(`INSERT INTO member_role (member_id, value, ordinal) VALUES ('m1', 'admin', 0), ('m1', 'reader', 1)`)
+	f.exec(`INSERT INTO card (id, member_id, number) VALUES ('d1', 'm1', '0001'), ('d2', 'm1', '0002')`)
 }
 
 func priceArg(db *dbtest.DB, s string) any {

@@ -3,225 +3,199 @@ package odata
 import (
 	"bufio"
 	"context"
-	"encoding/base64"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
-
-	sq "github.com/Masterminds/squirrel"
+	"sync"
 
 	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/sqlgen"
 	"github.com/storekit/store/odata/syntax"
 )
 
-// readRequest is a bound read: the entities a path addresses and the query options that shape the answer. It
-// is what the query planner gets.
-type readRequest struct {
-	typ    *edm.EntityType
-	scope  scope // the rows the path addresses (nil: the whole table)
-	single bool
-	query  *syntax.Query
-	layout *layout // the properties to select ($select), with the key and ETag properties
-	limit  int     // the most rows to return (a page plus one, to tell whether there is a next page)
-	skip   int64   // $skip, on the first page only
-	after  []json.RawMessage
-}
-
-// readPlan is the SQL of a read and how to read its rows.
-type readPlan struct {
-	sql    string
-	args   []any
-	layout *layout // the columns the SQL selects, in order
-	token  []int   // the columns whose values, in order, make the $skiptoken that resumes after a row
-}
-
-// planRead turns a bound read into SQL. This is the seam where the query planner of odata/sqlgen plugs in: it
-// will bind $filter, $orderby, $search and $expand against the model (rq.query), AND its condition with
-// rq.scope, order by the $orderby items then the key, resume after the values of rq.after (keyset), and
-// return the token columns that match its order. Until then reads are the rows of the scope in key order; the
-// options that need the planner are refused before this is called (see plannerOptions).
-func (s *Service) planRead(rq *readRequest) (*readPlan, error) {
-	d := s.dialect
-	et := rq.typ
-	alias := d.QuoteIdent(et.Table)
-	b := selectFrom(d, rq.layout)
-	if rq.scope != nil {
-		b = b.Where(rq.scope(d, alias, 0))
-	}
-	if len(rq.after) > 0 {
-		cond, err := s.afterKey(et, alias, rq.after)
-		if err != nil {
-			return nil, err
-		}
-		b = b.Where(cond)
-	}
-	b = b.OrderBy(keyOrder(d, et, alias)...)
-	if rq.limit > 0 {
-		b = b.Limit(uint64(rq.limit))
-	}
-	if rq.skip > 0 {
-		b = b.Offset(uint64(rq.skip))
-	}
-	query, args, err := b.PlaceholderFormat(d.Placeholder()).ToSql()
-	if err != nil {
-		return nil, err
-	}
-	return &readPlan{sql: query, args: args, layout: rq.layout, token: rq.layout.keys}, nil
-}
-
-// planCount returns the SQL that counts the entities of a read, ignoring paging.
-func (s *Service) planCount(rq *readRequest) (string, []any, error) {
-	d := s.dialect
-	alias := d.QuoteIdent(rq.typ.Table)
-	b := sq.Select("COUNT(*)").From(alias)
-	if rq.scope != nil {
-		b = b.Where(rq.scope(d, alias, 0))
-	}
-	return b.PlaceholderFormat(d.Placeholder()).ToSql()
-}
-
-// afterKey is the keyset condition "key > token" for key order.
-func (s *Service) afterKey(et *edm.EntityType, alias string, after []json.RawMessage) (sq.Sqlizer, error) {
-	props := et.KeyProperties()
-	bad := BadRequest("BadRequest", "$skiptoken", "The $skiptoken is not valid: use the @odata.nextLink of an answer as it is.")
-	if len(after) != len(props) {
-		return nil, bad
-	}
-	cols := make([]string, len(props))
-	marks := make([]string, len(props))
-	args := make([]any, len(props))
-	var dec decoder
-	for i, p := range props {
-		v, ok := dec.value(propType(p), p.Name, after[i])
-		if !ok || v == nil {
-			return nil, bad
-		}
-		arg, err := sqlgen.Arg(s.dialect, p, v)
-		if err != nil {
-			return nil, bad
-		}
-		cols[i] = alias + "." + s.dialect.QuoteIdent(p.Column)
-		marks[i] = "?"
-		args[i] = arg
-	}
-	if len(props) == 1 {
-		return sq.Expr(cols[0]+" > ?", args...), nil
-	}
-	return sq.Expr("("+strings.Join(cols, ", ")+") > ("+strings.Join(marks, ", ")+")", args...), nil
-}
-
-// plannerOptions are the query options that need the query planner; until it is plugged in (see planRead) a
-// request that uses one is answered 501 naming the option.
-func plannerOptions(q *syntax.Query) error {
-	var name string
-	switch {
-	case q.Filter != nil:
-		name = "$filter"
-	case len(q.OrderBy) > 0:
-		name = "$orderby"
-	case len(q.Expand) > 0:
-		name = "$expand"
-	case q.Search != nil:
-		name = "$search"
-	case len(q.Compute) > 0:
-		name = "$compute"
-	case q.Index != nil:
-		name = "$index"
-	default:
-		return nil
-	}
-	return &Error{Status: http.StatusNotImplemented, Code: "NotImplemented", Target: spelt(q, name),
-		Message: "The query option " + name + " is not supported yet."}
-}
-
-// spelt returns the option name as the client wrote it.
-func spelt(q *syntax.Query, name string) string {
-	for _, o := range q.Options {
-		if o.Name == name {
-			return o.Spelt
-		}
-	}
-	return name
-}
+// Every GET of entities goes through the planner of odata/sqlgen: the target's scope and the raw query string
+// make a *sqlgen.Read (compiled once per scope shape and query text, then cached), whose statements this file
+// runs and whose rows it writes. Pages without $expand stream: each row is written as it is scanned. With
+// $expand the rows of a page are read first, then each expanded navigation is one query for the whole page,
+// stitched to the parents by sqlgen.LinkKey.
 
 // read answers a GET.
 func (s *Service) read(rq *request) error {
-	t := rq.t
-	switch t.kind {
+	switch rq.t.kind {
 	case tCount:
 		return s.readCount(rq)
 	case tMediaValue:
 		return s.readMedia(rq)
 	case tPropertyValue:
 		return s.readProperty(rq)
-	}
-	if err := rq.negotiateJSON(); err != nil {
-		return err
-	}
-	switch t.kind {
-	case tCollection:
-		return s.readCollection(rq)
-	case tEntity:
-		return s.readEntity(rq)
+	case tCollection, tEntity:
+		return s.readEntities(rq)
 	case tProperty:
+		if err := rq.negotiateJSON(); err != nil {
+			return err
+		}
 		return s.readProperty(rq)
 	}
 	return NotFound("No resource matches the path.")
 }
 
-// selection returns the layout of a $select (the default layout without one).
-func (s *Service) selection(rq *request) (*layout, error) {
-	et := rq.t.typ
-	q := rq.q
-	if len(q.Select) == 0 {
-		return s.defaultLayout(et), nil
+// queryError turns an error of the planner into the answer: 400 naming the option, or 501 for valid OData the
+// engine does not translate.
+func queryError(err error) error {
+	var qe *sqlgen.Error
+	if !errors.As(err, &qe) {
+		return err
 	}
-	show := map[*edm.Property]bool{}
-	var names []string
-	all := false
-	for _, it := range q.Select {
-		if it.Options != nil || len(it.Path) != 1 || len(it.Path[0].Args) > 0 {
-			return nil, &Error{Status: http.StatusNotImplemented, Code: "NotImplemented", Target: spelt(q, "$select"),
-				Message: "$select supports property names and * only, for now."}
-		}
-		name := it.Path[0].Name
-		if name == "*" || strings.HasSuffix(name, ".*") {
-			all = true
-			continue
-		}
-		p := et.Property(name)
-		if p == nil {
-			if et.Navigation(name) != nil {
-				return nil, &Error{Status: http.StatusNotImplemented, Code: "NotImplemented", Target: spelt(q, "$select"),
-					Message: "Selecting the navigation property " + name + " is not supported yet."}
-			}
-			return nil, BadRequest("UnknownProperty", spelt(q, "$select"), fmt.Sprintf("%s has no property %s.", et.Name, name))
-		}
-		if !show[p] {
-			show[p] = true
-			names = append(names, p.Name)
-		}
+	if qe.Code == sqlgen.CodeNotSupported {
+		return &Error{Status: http.StatusNotImplemented, Code: "NotImplemented", Target: qe.Option, Message: qe.Error(), Err: err}
 	}
-	if all {
-		for _, p := range et.Properties {
-			if !p.Lazy {
-				show[p] = true
-			}
-		}
-		names = append([]string{"*"}, names...)
-	}
-	l := newLayout(et, show)
-	l.selected = names
-	return l, nil
+	return &Error{Status: http.StatusBadRequest, Code: qe.Code, Target: qe.Option, Message: qe.Error(), Err: err}
 }
 
-// contextFragment returns the part of the context URL after "#" for the entities of t shown by l.
-func contextFragment(m *edm.Model, t *target, l *layout, single bool) string {
+// readError gives a database error of a read its meaning for the client: values of the query the database
+// cannot compute with (an overflow, an invalid pattern) are the client's (400), a busy database is 503.
+func (s *Service) readError(err error) error {
+	var e *Error
+	if err == nil || errors.As(err, &e) {
+		return err
+	}
+	switch s.dialect.ClassifyError(err) {
+	case sqlgen.ErrInvalidData:
+		return &Error{Status: http.StatusBadRequest, Code: "InvalidValue", Err: err,
+			Message: "The database cannot compute the query with the values it gives (a number out of range, an invalid pattern or a value too long)."}
+	case sqlgen.ErrRetry:
+		return &Error{Status: http.StatusServiceUnavailable, Code: "ServiceUnavailable", Err: err,
+			Message: "The database is busy; try again.", Header: http.Header{"Retry-After": {"1"}}}
+	}
+	return err
+}
+
+// readShape is what the service derives once from a compiled plan (sqlgen.Read.Memo): how to write its rows.
+type readShape struct {
+	*shape
+	selectList string // the context URL's select list, "(Name,Products())", or ""
+}
+
+// shape is how to write the rows of one level of a read: the root entities or the children of an expansion.
+type shape struct {
+	l       *layout
+	expands []*expandShape
+}
+
+// expandShape is one expanded navigation property.
+type expandShape struct {
+	x     *sqlgen.Expand
+	name  []byte // `"Nav":`
+	count []byte // `"Nav@odata.count":`
+	child *shape
+	// set is the entity set of the targets, for the ids of $ref; nil when they are contained (their id is the
+	// parent's followed by the navigation).
+	set *edm.EntitySet
+	ids bool // some row of this level or below needs the id of its parent
+}
+
+// buildShape is the Memo function of reads (see Service.shapeOf).
+func (s *Service) buildShape(r *sqlgen.Read) any {
+	return &readShape{shape: s.newShape(r.Projection), selectList: selectList(s.model, r.Type, r.Query())}
+}
+
+func (s *Service) newShape(p *sqlgen.Projection) *shape {
+	sh := &shape{l: layoutOf(p)}
+	for _, x := range p.Expands {
+		es := &expandShape{x: x, name: fieldName(x.Nav.Name), count: fieldName(x.Nav.Name + "@odata.count"),
+			child: s.newShape(&x.Projection)}
+		if !x.Nav.ContainsTarget {
+			es.set = onlySet(s.model, x.Nav.TargetType())
+		}
+		sh.expands = append(sh.expands, es)
+	}
+	return sh
+}
+
+// needsIDs reports whether writing the children of sh needs the ids of its rows (contained $ref targets).
+func (sh *shape) needsIDs() bool {
+	for _, es := range sh.expands {
+		if es.x.Ref && es.set == nil || es.child.needsIDs() {
+			return true
+		}
+	}
+	return false
+}
+
+// plan plans the read of the request's target with its query string.
+func (s *Service) plan(rq *request, scope sqlgen.Scope) (*sqlgen.Read, *readShape, error) {
+	r, err := s.planner.Read(scope, rq.r.URL.RawQuery)
+	if err != nil {
+		return nil, nil, queryError(err)
+	}
+	rq.q = r.Query()
+	return r, r.Memo(s.shapeFn).(*readShape), nil
+}
+
+// selectList returns the select list of the context URL of a read of et with the options q, in OData 4.0 form:
+// the selected properties (member paths as given), then each expanded navigation property followed by the
+// select list of its own options in parentheses ("Category(Name,Products())"). "" when the read has neither.
+func selectList(m *edm.Model, et *edm.EntityType, q *syntax.Query) string {
+	if q == nil || len(q.Select) == 0 && len(q.Expand) == 0 {
+		return ""
+	}
+	var items []string
+	for _, it := range q.Select {
+		names := make([]string, len(it.Path))
+		cur := et
+		var prop *edm.Property
+		for i, seg := range it.Path {
+			names[i] = seg.Name
+			switch {
+			case i == 0 && cur != nil:
+				if p := cur.Property(seg.Name); p != nil {
+					names[i], prop = p.Name, p
+				} else if n := cur.Navigation(seg.Name); n != nil {
+					names[i] = n.Name
+				}
+			case prop != nil && prop.Complex != nil:
+				if p := prop.Property(seg.Name); p != nil {
+					names[i], prop = p.Name, p
+				}
+			}
+		}
+		items = append(items, strings.Join(names, "/"))
+	}
+	for _, it := range q.Expand {
+		if it.Ref || it.Count || len(it.Path) == 0 {
+			continue
+		}
+		var navs []*edm.NavigationProperty
+		last := it.Path[len(it.Path)-1]
+		if last.Name == "*" {
+			navs = et.Navigations
+		} else if n := et.Navigation(it.Path[0].Name); n != nil {
+			navs = []*edm.NavigationProperty{n}
+		}
+		for _, n := range navs {
+			inner := ""
+			if it.Options != nil {
+				inner = selectList(m, n.TargetType(), it.Options)
+			}
+			if inner == "" {
+				inner = "()"
+			}
+			items = append(items, n.Name+inner)
+		}
+	}
+	if len(items) == 0 {
+		return ""
+	}
+	return "(" + strings.Join(items, ",") + ")"
+}
+
+// contextFragment returns the part of the context URL after "#" for the entities of t with the select list
+// sel.
+func contextFragment(m *edm.Model, t *target, sel string, single bool) string {
 	var base string
 	entity := single
 	switch {
@@ -239,17 +213,18 @@ func contextFragment(m *edm.Model, t *target, l *layout, single bool) string {
 			base = "Collection(" + base + ")"
 		}
 	}
-	if l != nil && l.selected != nil {
-		base += "(" + strings.Join(l.selected, ",") + ")"
-	}
+	base += sel
 	if entity {
 		base += "/$entity"
 	}
 	return base
 }
 
-// pageSize returns the page size for the request and whether a Prefer header chose it.
+// pageSizeFor returns the page size for the request and whether a Prefer header chose it.
 func (s *Service) pageSizeFor(r *http.Request) (int, bool) {
+	if len(r.Header["Prefer"]) == 0 {
+		return s.pageSize, false
+	}
 	p := parsePrefer(r.Header)
 	if p.maxPageSize > 0 {
 		return min(p.maxPageSize, s.maxPageSize), true
@@ -260,84 +235,93 @@ func (s *Service) pageSizeFor(r *http.Request) (int, bool) {
 // rowHook, when set by a test, is called after each row of a collection is scanned.
 var rowHook func()
 
-func (s *Service) readCollection(rq *request) error {
-	t, q := rq.t, rq.q
-	if err := plannerOptions(q); err != nil {
-		return err
-	}
-	l, err := s.selection(rq)
+// readEntities answers a collection or one entity.
+func (s *Service) readEntities(rq *request) error {
+	r, sh, err := s.plan(rq, rq.t.scope)
 	if err != nil {
 		return err
 	}
+	if err := rq.negotiateJSON(); err != nil {
+		return err
+	}
+	if r.Single() {
+		return s.readEntity(rq, r, sh)
+	}
+	return s.readCollection(rq, r, sh)
+}
+
+func (s *Service) readCollection(rq *request, r *sqlgen.Read, sh *readShape) error {
+	t, q := rq.t, rq.q
 	size, preferred := s.pageSizeFor(rq.r)
-	rr := &readRequest{typ: t.typ, scope: t.scope, query: q, layout: l, limit: size + 1}
-	remaining := int64(-1) // $top left after this page; -1 without $top
-	if q.Top != nil {
-		if *q.Top <= int64(size) {
-			rr.limit = int(*q.Top)
-		} else {
-			remaining = *q.Top - int64(size)
-		}
-	}
-	if q.Skip != nil {
-		rr.skip = *q.Skip
-	}
-	if q.SkipToken != "" {
-		if rr.after, err = decodeToken(q.SkipToken); err != nil {
-			return err
-		}
-		rr.skip = 0
-	}
 	ctx := rq.r.Context()
 	count := int64(-1)
 	if q.Count != nil && *q.Count {
-		query, args, err := s.planCount(rr)
-		if err != nil {
-			return err
-		}
+		query, args := r.Count()
 		if err := s.db.QueryRowContext(ctx, query, args...).Scan(&count); err != nil {
-			return err
+			return s.readError(err)
 		}
 	}
-	var plan *readPlan
-	if rr.limit > 0 {
-		if plan, err = s.planRead(rr); err != nil {
-			return err
-		}
+	query, args := r.Select(size)
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return s.readError(err)
 	}
-	var rows rowSource = emptyRows{}
-	if plan != nil {
-		r, err := s.db.QueryContext(ctx, plan.sql, plan.args...)
-		if err != nil {
-			return err
-		}
-		defer r.Close()
-		rows = r
-	} else {
-		plan = &readPlan{layout: l, token: l.keys}
-	}
-	rw := newRowWriter(plan.layout)
+	defer rows.Close()
+	rw := newRowWriter(sh.l)
 	rw.etagOn = !rq.none
 	// The first row is read before the answer starts, so an error in it is still an error answer.
 	more := rows.Next()
 	if more {
 		if err := scanConvert(rows, rw); err != nil {
-			return err
+			return s.readError(err)
 		}
 	} else if err := rows.Err(); err != nil {
+		return s.readError(err)
+	} else if err := s.checkParent(ctx, t); err != nil {
 		return err
 	}
+	// With expansions the page is read whole first: their queries need every row's link values.
+	var page [][]any
+	var xw *expWriter
+	if len(sh.expands) > 0 {
+		for more {
+			page = append(page, append([]any(nil), rw.vals...))
+			if len(page) > size {
+				break
+			}
+			if more = rows.Next(); more {
+				if err := rows.Scan(rw.ptrs...); err != nil {
+					return s.readError(err)
+				}
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return s.readError(err)
+		}
+		rows.Close()
+		xs, err := s.expand(ctx, sh.shape, page[:min(len(page), size)])
+		if err != nil {
+			return err
+		}
+		xw = s.newExpWriter(rq, sh.shape, xs)
+	}
 
+	h := rq.w.Header()
 	rq.jsonHeaders()
 	if preferred {
-		rq.w.Header().Set("Preference-Applied", "odata.maxpagesize="+strconv.Itoa(size))
+		h["Preference-Applied"] = []string{"odata.maxpagesize=" + strconv.Itoa(size)}
 	}
 	rq.w.WriteHeader(http.StatusOK)
-	bw := bufio.NewWriterSize(rq.w, 16<<10)
+	bw := writers.Get().(*bufio.Writer)
+	bw.Reset(rq.w)
+	defer func() {
+		bw.Reset(nil)
+		writers.Put(bw)
+	}()
 	buf := make([]byte, 0, 1024)
 	buf = append(buf, '{')
-	if c := rq.contextMember(contextFragment(s.model, t, l, false)); c != nil {
-		buf = append(buf, c...)
+	if !rq.none {
+		buf = rq.appendContext(buf, contextFragment(s.model, t, sh.selectList, false))
 		buf = append(buf, ',')
 	}
 	if count >= 0 {
@@ -346,37 +330,68 @@ func (s *Service) readCollection(rq *request) error {
 		buf = append(buf, ',')
 	}
 	buf = append(buf, `"value":[`...)
-	n := 0
-	var token []byte
-	hasNext := false
-	for more {
-		if n == size {
-			hasNext = true
-			break
-		}
-		if n > 0 {
-			buf = append(buf, ',')
-		}
-		buf = rw.appendObject(buf)
-		if _, err := bw.Write(buf); err != nil {
-			return abort(s, rq, err)
-		}
+	// flush hands each row to the buffered writer, so memory does not grow with the page.
+	flush := func() error {
+		_, err := bw.Write(buf)
 		buf = buf[:0]
-		n++
-		token = appendToken(token[:0], rw, plan.token)
-		if more = rows.Next(); more {
-			if err := scanConvert(rows, rw); err != nil {
+		return err
+	}
+	var last []any // the last row of the page, as scanned, when there is a next page
+	if page != nil {
+		for i, row := range page[:min(len(page), size)] {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			copy(rw.vals, row)
+			if err := rw.convert(); err != nil {
+				return abort(s, rq, err)
+			}
+			if buf, err = xw.appendRow(buf, rw, row); err != nil {
+				return abort(s, rq, err)
+			}
+			if err := flush(); err != nil {
 				return abort(s, rq, err)
 			}
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return abort(s, rq, err)
+		if len(page) > size {
+			last = page[size-1]
+		}
+	} else {
+		for n := 0; more; n++ {
+			if n == size {
+				break
+			}
+			if n > 0 {
+				buf = append(buf, ',')
+			}
+			buf = rw.appendObject(buf)
+			if err := flush(); err != nil {
+				return abort(s, rq, err)
+			}
+			if n == size-1 {
+				last = append(make([]any, 0, len(rw.vals)), rw.vals...)
+			}
+			if more = rows.Next(); more {
+				if err := scanConvert(rows, rw); err != nil {
+					return abort(s, rq, err)
+				}
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return abort(s, rq, err)
+		}
+		if !more {
+			last = nil
+		}
 	}
 	buf = append(buf, ']')
-	if hasNext && remaining != 0 {
+	if last != nil {
+		next, err := r.NextQuery(last, size)
+		if err != nil {
+			return abort(s, rq, err)
+		}
 		buf = append(buf, `,"@odata.nextLink":`...)
-		buf = appendString(buf, rq.nextLink(token, remaining))
+		buf = appendString(buf, rq.base()+"/"+t.path+"?"+next)
 	}
 	buf = append(buf, '}')
 	if _, err := bw.Write(buf); err != nil {
@@ -388,18 +403,37 @@ func (s *Service) readCollection(rq *request) error {
 	return nil
 }
 
-// rowSource is the part of *sql.Rows a collection read uses.
+// writers holds the buffered writers of collection answers between requests.
+var writers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 16<<10) }}
+
+// checkParent answers 404 when the entity a navigation starts from does not exist (Category('missing')/Products
+// is not an empty collection).
+func (s *Service) checkParent(ctx context.Context, t *target) error {
+	parent, ok := t.scope.Parent()
+	if !ok {
+		return nil
+	}
+	r, err := s.planner.Read(parent, "")
+	if err != nil {
+		return queryError(err)
+	}
+	query, args := r.Count()
+	var n int64
+	if err := s.db.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
+		return s.readError(err)
+	}
+	if n == 0 {
+		return NotFound(fmt.Sprintf("The %s does not exist.", r.Type.Name))
+	}
+	return nil
+}
+
+// rowSource is the part of *sql.Rows a read uses.
 type rowSource interface {
 	Next() bool
 	Scan(dest ...any) error
 	Err() error
 }
-
-type emptyRows struct{}
-
-func (emptyRows) Next() bool        { return false }
-func (emptyRows) Scan(...any) error { return errors.New("no rows") }
-func (emptyRows) Err() error        { return nil }
 
 func scanConvert(rows rowSource, rw *rowWriter) error {
 	if err := rows.Scan(rw.ptrs...); err != nil {
@@ -418,105 +452,74 @@ func abort(s *Service, rq *request, err error) error {
 	panic(http.ErrAbortHandler)
 }
 
-// appendToken appends the JSON array of the token columns of the converted row.
-func appendToken(b []byte, rw *rowWriter, cols []int) []byte {
-	b = append(b, '[')
-	for i, c := range cols {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, rw.colJSON(c)...)
-	}
-	return append(b, ']')
-}
-
-// decodeToken decodes a $skiptoken: base64url of a JSON array of values.
-func decodeToken(tok string) ([]json.RawMessage, error) {
-	bad := BadRequest("BadRequest", "$skiptoken", "The $skiptoken is not valid: use the @odata.nextLink of an answer as it is.")
-	raw, err := base64.RawURLEncoding.DecodeString(tok)
-	if err != nil {
-		return nil, bad
-	}
-	var vals []json.RawMessage
-	if err := json.Unmarshal(raw, &vals); err != nil || len(vals) == 0 {
-		return nil, bad
-	}
-	return vals, nil
-}
-
-// nextLink returns the absolute URL of the next page: the request's URL with $skip and $top removed, the
-// remaining $top (when there was one) and the $skiptoken.
-func (rq *request) nextLink(token []byte, remaining int64) string {
-	var b strings.Builder
-	b.WriteString(rq.base())
-	b.WriteByte('/')
-	b.WriteString(rq.t.path)
-	b.WriteByte('?')
-	n := 0
-	for _, part := range strings.Split(rq.r.URL.RawQuery, "&") {
-		if part == "" {
-			continue
-		}
-		name, _, _ := strings.Cut(part, "=")
-		if dec, err := url.QueryUnescape(name); err == nil {
-			name = dec
-		}
-		switch strings.ToLower(strings.TrimPrefix(name, "$")) {
-		case "skip", "top", "skiptoken":
-			continue
-		}
-		if n > 0 {
-			b.WriteByte('&')
-		}
-		n++
-		b.WriteString(part)
-	}
-	if n > 0 {
-		b.WriteByte('&')
-	}
-	if remaining > 0 {
-		b.WriteString("$top=")
-		b.WriteString(strconv.FormatInt(remaining, 10))
-		b.WriteByte('&')
-	}
-	b.WriteString("$skiptoken=")
-	b.WriteString(base64.RawURLEncoding.EncodeToString(token))
-	return b.String()
-}
-
-// readEntity answers one entity.
-func (s *Service) readEntity(rq *request) error {
-	t, q := rq.t, rq.q
-	if len(q.Expand) > 0 {
-		return plannerOptions(&syntax.Query{Expand: q.Expand, Options: q.Options})
-	}
-	l, err := s.selection(rq)
-	if err != nil {
-		return err
-	}
-	rw, err := s.readOne(rq.r.Context(), &readRequest{typ: t.typ, scope: t.scope, single: true, query: q, layout: l, limit: 1})
+// readEntity answers one entity (by key, through a to-one navigation, or a singleton).
+func (s *Service) readEntity(rq *request, r *sqlgen.Read, sh *readShape) error {
+	t := rq.t
+	ctx := rq.r.Context()
+	rw, err := s.readRow(ctx, r, sh.l)
 	if err != nil {
 		return err
 	}
 	if rw == nil {
-		return s.missing(t)
+		return s.missing(ctx, t)
+	}
+	var xw *expWriter
+	if len(sh.expands) > 0 {
+		xs, err := s.expand(ctx, sh.shape, [][]any{rw.vals})
+		if err != nil {
+			return err
+		}
+		xw = s.newExpWriter(rq, sh.shape, xs)
 	}
 	etag := rw.etag()
 	rq.jsonHeaders()
-	rq.w.Header().Set("ETag", formatETag(etag))
+	h := rq.w.Header()
+	h["Etag"] = []string{formatETag(etag)}
 	if inm := rq.r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, etag) {
 		rq.w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
 	rw.etagOn = !rq.none
-	rw.ctx = rq.contextMember(contextFragment(s.model, t, l, true))
-	_, err = rq.w.Write(rw.appendObject(nil))
+	b := make([]byte, 0, 1024)
+	if !rq.none {
+		rw.ctx = rq.appendContext(make([]byte, 0, 128), contextFragment(s.model, t, sh.selectList, true))
+	}
+	if xw != nil {
+		if b, err = xw.appendRow(b, rw, rw.vals); err != nil {
+			return err
+		}
+	} else {
+		b = rw.appendObject(b)
+	}
+	_, err = rq.w.Write(b)
 	return err
 }
 
-// missing is the answer for a single entity that does not exist: 204 for an empty to-one navigation, else 404.
-func (s *Service) missing(t *target) error {
+// readRow runs the statement of a single-entity read and returns its converted row, nil when there is none.
+func (s *Service) readRow(ctx context.Context, r *sqlgen.Read, l *layout) (*rowWriter, error) {
+	query, args := r.Select(1)
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, s.readError(err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return nil, s.readError(rows.Err())
+	}
+	rw := newRowWriter(l)
+	if err := scanConvert(rows, rw); err != nil {
+		return nil, s.readError(err)
+	}
+	return rw, s.readError(rows.Close())
+}
+
+// missing is the answer for a single entity that does not exist: 204 for an empty to-one navigation from an
+// entity that exists, else 404.
+func (s *Service) missing(ctx context.Context, t *target) error {
 	if t.toOne {
+		if err := s.checkParent(ctx, t); err != nil {
+			return err
+		}
 		return errNoContent
 	}
 	return NotFound(fmt.Sprintf("The %s does not exist.", t.typ.Name))
@@ -525,57 +528,55 @@ func (s *Service) missing(t *target) error {
 // errNoContent makes ServeHTTP answer 204 without a body.
 var errNoContent = &Error{Status: http.StatusNoContent}
 
-// readOne runs a single-entity read and returns its converted row, nil when there is none.
-func (s *Service) readOne(ctx context.Context, rr *readRequest) (*rowWriter, error) {
-	plan, err := s.planRead(rr)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := s.db.QueryContext(ctx, plan.sql, plan.args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		return nil, rows.Err()
-	}
-	rw := newRowWriter(plan.layout)
-	if err := scanConvert(rows, rw); err != nil {
-		return nil, err
-	}
-	return rw, rows.Close()
-}
-
 func (s *Service) readCount(rq *request) error {
-	if err := plannerOptions(rq.q); err != nil {
-		return err
-	}
-	query, args, err := s.planCount(&readRequest{typ: rq.t.typ, scope: rq.t.scope, query: rq.q})
+	r, _, err := s.plan(rq, rq.t.scope)
 	if err != nil {
 		return err
 	}
+	query, args := r.Count()
 	var n int64
-	if err := s.db.QueryRowContext(rq.r.Context(), query, args...).Scan(&n); err != nil {
-		return err
+	ctx := rq.r.Context()
+	if err := s.db.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
+		return s.readError(err)
+	}
+	if n == 0 {
+		if err := s.checkParent(ctx, rq.t); err != nil {
+			return err
+		}
 	}
 	h := rq.w.Header()
-	h.Set("Content-Type", "text/plain;charset=utf-8")
-	h.Set("OData-Version", "4.0")
+	h["Content-Type"] = hdrText
+	h["Odata-Version"] = hdrVersion
 	_, err = rq.w.Write(strconv.AppendInt(nil, n, 10))
 	return err
+}
+
+// readSelected reads the one entity of the target with the properties props selected.
+func (s *Service) readSelected(rq *request, props ...*edm.Property) (*rowWriter, error) {
+	names := make([]string, len(props))
+	for i, p := range props {
+		names[i] = p.Name
+	}
+	r, err := s.planner.Read(rq.t.scope, "$select="+strings.Join(names, ","))
+	if err != nil {
+		return nil, queryError(err)
+	}
+	sh := r.Memo(s.shapeFn).(*readShape)
+	ctx := rq.r.Context()
+	rw, err := s.readRow(ctx, r, sh.l)
+	if err == nil && rw == nil {
+		err = s.missing(ctx, rq.t)
+	}
+	return rw, err
 }
 
 // readProperty answers a property of one entity, as JSON or, for /$value, as its raw value.
 func (s *Service) readProperty(rq *request) error {
 	t := rq.t
 	top := t.props[0]
-	l := newLayout(t.typ, map[*edm.Property]bool{top: true})
-	rw, err := s.readOne(rq.r.Context(), &readRequest{typ: t.typ, scope: t.scope, single: true, query: rq.q, layout: l, limit: 1})
+	rw, err := s.readSelected(rq, top)
 	if err != nil {
 		return err
-	}
-	if rw == nil {
-		return s.missing(t)
 	}
 	e, err := rw.entity()
 	if err != nil {
@@ -590,27 +591,18 @@ func (s *Service) readProperty(rq *request) error {
 	if v == nil {
 		return errNoContent
 	}
-	rq.w.Header().Set("ETag", formatETag(rw.etag()))
+	rq.w.Header()["Etag"] = []string{formatETag(rw.etag())}
 	if t.kind == tPropertyValue {
 		return writeRaw(rq, p, v)
 	}
 	rq.jsonHeaders()
-	ctx := rq.contextMember(t.entityPath + "/" + propPath(t.props))
+	var ctx []byte
+	if !rq.none {
+		ctx = rq.appendContext(nil, t.entityPath+"/"+propPath(t.props))
+	}
 	var b []byte
-	f := &field{prop: p, name: fieldName(p.Name), col: 0}
+	f := plainField(p)
 	if p.Complex != nil && !p.Collection {
-		for _, lf := range l.fields {
-			if lf.prop == top {
-				f = lf
-			}
-		}
-		for _, mp := range t.props[1:] {
-			for _, mf := range f.members {
-				if mf.prop.Name == mp.Name {
-					f = mf
-				}
-			}
-		}
 		b, err = appendGoField(nil, f, v)
 		if err != nil {
 			return err
@@ -647,13 +639,13 @@ func propPath(props []*edm.Property) string {
 // writeRaw writes a primitive value as its raw text (binary as bytes).
 func writeRaw(rq *request, p *edm.Property, v any) error {
 	h := rq.w.Header()
-	h.Set("OData-Version", "4.0")
+	h["Odata-Version"] = hdrVersion
 	if b, ok := v.([]byte); ok {
 		h.Set("Content-Type", "application/octet-stream")
 		_, err := rq.w.Write(b)
 		return err
 	}
-	h.Set("Content-Type", "text/plain;charset=utf-8")
+	h["Content-Type"] = hdrText
 	if s, ok := v.(string); ok && p.Enum == nil {
 		_, err := rq.w.Write([]byte(s))
 		return err
@@ -676,26 +668,22 @@ func writeRaw(rq *request, p *edm.Property, v any) error {
 func (s *Service) readMedia(rq *request) error {
 	t := rq.t
 	data, ct := t.typ.Stream()
-	l := newLayout(t.typ, map[*edm.Property]bool{data: true, ct: true})
-	rw, err := s.readOne(rq.r.Context(), &readRequest{typ: t.typ, scope: t.scope, single: true, query: rq.q, layout: l, limit: 1})
+	rw, err := s.readSelected(rq, data, ct)
 	if err != nil {
 		return err
-	}
-	if rw == nil {
-		return s.missing(t)
 	}
 	e, err := rw.entity()
 	if err != nil {
 		return err
 	}
 	h := rq.w.Header()
-	h.Set("OData-Version", "4.0")
+	h["Odata-Version"] = hdrVersion
 	mt, _ := e[ct.Name].(string)
 	if mt == "" {
 		mt = "application/octet-stream"
 	}
 	h.Set("Content-Type", mt)
-	h.Set("ETag", formatETag(rw.etag()))
+	h["Etag"] = []string{formatETag(rw.etag())}
 	b, _ := e[data.Name].([]byte)
 	if b == nil {
 		return errNoContent
@@ -703,4 +691,43 @@ func (s *Service) readMedia(rq *request) error {
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	_, err = rq.w.Write(b)
 	return err
+}
+
+// readKey reads the key values of the one entity a target addresses (for actions bound to an entity reached
+// through a navigation), in q (the request's transaction). A missing entity is a 404.
+func (s *Service) readKey(ctx context.Context, q interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}, t *target) ([]any, error) {
+	r, err := s.planner.Read(t.scope, "")
+	if err != nil {
+		return nil, queryError(err)
+	}
+	query, args := r.Select(1)
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		return nil, &Error{Status: http.StatusNotFound, Code: "NotFound", Message: fmt.Sprintf("The %s does not exist.", t.typ.Name), Err: ErrNotFound}
+	}
+	vals := make([]any, len(r.Columns))
+	ptrs := make([]any, len(vals))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return nil, err
+	}
+	key := make([]any, len(r.Key))
+	for i, c := range r.Key {
+		path := r.Columns[c].Path
+		if key[i], err = sqlgen.Scan(path[len(path)-1], vals[c]); err != nil {
+			return nil, err
+		}
+	}
+	return key, rows.Close()
 }

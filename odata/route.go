@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	sq "github.com/Masterminds/squirrel"
 	"github.com/shopspring/decimal"
 
 	"github.com/storekit/store/odata/edm"
@@ -31,48 +30,16 @@ const (
 	tAction                          // an action (bound or unbound)
 )
 
-// scope restricts the rows of a table (aliased alias) to those a path addresses; depth numbers the aliases of
-// the subqueries it nests. A nil scope is every row.
-type scope func(d sqlgen.Dialect, alias string, depth int) sq.Sqlizer
-
-// and combines two scopes.
-func (s scope) and(c func(d sqlgen.Dialect, alias string) (sq.Sqlizer, error)) scope {
-	return func(d sqlgen.Dialect, alias string, depth int) sq.Sqlizer {
-		cond, err := c(d, alias)
-		if err != nil {
-			return errSqlizer{err}
-		}
-		if s == nil {
-			return cond
-		}
-		return sq.And{s(d, alias, depth), cond}
-	}
-}
-
-// where returns the scope's condition on the table aliased alias (every row for a nil scope).
-func (s scope) where(d sqlgen.Dialect, alias string) sq.Sqlizer {
-	if s == nil {
-		return sq.Expr("1 = 1")
-	}
-	return s(d, alias, 0)
-}
-
-// errSqlizer carries an error out of a scope into ToSql.
-type errSqlizer struct{ err error }
-
-func (e errSqlizer) ToSql() (string, []any, error) { return "", nil, e.err }
-
 // target is a resolved resource path.
 type target struct {
 	kind   targetKind
 	typ    *edm.EntityType // the entity type of the collection or entity (the binding type of a bound action)
-	scope  scope
-	single bool // one entity (tEntity and everything below it)
+	scope  sqlgen.Scope    // the rows the path addresses
+	single bool            // one entity (tEntity and everything below it)
 	// set is the entity set when the path is the set itself or Set(key): the only resources that take writes.
 	set    *edm.EntitySet
-	direct bool
-	key    []any // key values of a direct Set(key)
-	toOne  bool  // the entity is the target of a to-one navigation (none is 204, not 404)
+	direct bool // the set itself or Set(key), not reached through a navigation
+	toOne  bool // the entity is the target of a to-one navigation (none is 204, not 404)
 	// ctxSet is the entity set the entities belong to, for context URLs; ctxPath the context path of
 	// entities without one (a containment path such as "Customer('a')/Addresses").
 	ctxSet  *edm.EntitySet
@@ -114,6 +81,7 @@ func (s *Service) resolve(rawPath string, rp *syntax.ResourcePath) (*target, err
 	m := s.model
 	if es := m.EntitySet(first.Name); es != nil {
 		t.kind, t.typ, t.set, t.ctxSet, t.direct = tCollection, es.EntityType(), es, es, true
+		t.scope.Set = es
 		if len(first.Args) > 0 {
 			if err := s.applyKey(t, first.Args); err != nil {
 				return nil, err
@@ -122,6 +90,7 @@ func (s *Service) resolve(rawPath string, rp *syntax.ResourcePath) (*target, err
 	} else if sg := m.Singleton(first.Name); sg != nil && len(first.Args) == 0 {
 		t.kind, t.typ, t.single = tEntity, sg.EntityType(), true
 		t.ctxPath = sg.Name
+		t.scope.Singleton = sg
 	} else if a := m.Action(first.Name, nil, false); a != nil && len(first.Args) == 0 {
 		if len(segs) > 1 {
 			return nil, NotFound(fmt.Sprintf("No segment may follow the action %s.", a.Name))
@@ -263,30 +232,7 @@ func boundHere(t *target, a *edm.Action) error {
 
 // navigate moves t along the navigation n from the one entity t addresses (whose raw path is from).
 func (s *Service) navigate(t *target, n *edm.NavigationProperty, from string) {
-	prev, src := t.scope, t.typ
-	j := n.Join
-	t.scope = func(d sqlgen.Dialect, alias string, depth int) sq.Sqlizer {
-		sa := "s" + strconv.Itoa(depth)
-		cols := make([]string, len(j.SourceColumns))
-		for i, c := range j.SourceColumns {
-			cols[i] = sa + "." + d.QuoteIdent(c)
-		}
-		inner := sq.Select(cols...).From(d.QuoteIdent(src.Table) + " " + sa)
-		if prev != nil {
-			inner = inner.Where(prev(d, sa, depth+1))
-		}
-		if j.Through == nil {
-			return tupleIn(d, alias, j.TargetColumns, wrap(inner))
-		}
-		la := "l" + strconv.Itoa(depth)
-		lcols := make([]string, len(j.Through.TargetColumns))
-		for i, c := range j.Through.TargetColumns {
-			lcols[i] = la + "." + d.QuoteIdent(c)
-		}
-		link := sq.Select(lcols...).From(d.QuoteIdent(j.Through.Table) + " " + la).
-			Where(tupleIn(d, la, j.Through.SourceColumns, wrap(inner)))
-		return tupleIn(d, alias, j.TargetColumns, wrap(link))
-	}
+	t.scope.Path = append(t.scope.Path, sqlgen.Step{Nav: n})
 	var next *edm.EntitySet
 	if t.ctxSet != nil && !n.ContainsTarget {
 		next = t.ctxSet.Binding(n.Name)
@@ -298,21 +244,12 @@ func (s *Service) navigate(t *target, n *edm.NavigationProperty, from string) {
 	if n.ContainsTarget {
 		t.ctxPath = from + "/" + n.Name
 	}
-	t.typ, t.set, t.direct, t.key = n.TargetType(), nil, false, nil
+	t.typ, t.set, t.direct = n.TargetType(), nil, false
 	if n.Collection {
 		t.kind, t.single, t.toOne = tCollection, false, false
 	} else {
 		t.kind, t.single, t.toOne = tEntity, true, true
 	}
-}
-
-// wrap parenthesises a subquery for IN.
-func wrap(b sq.SelectBuilder) sq.Sqlizer {
-	s, args, err := b.ToSql()
-	if err != nil {
-		return errSqlizer{err}
-	}
-	return sq.Expr("("+s+")", args...)
 }
 
 // onlySet returns the one entity set of et, nil if it has none or several.
@@ -334,12 +271,7 @@ func (s *Service) applyKey(t *target, args []syntax.ArgList) error {
 	if len(args) > 1 {
 		return BadRequest("BadRequest", "path", "A key is one parenthesised list.")
 	}
-	key, err := keyValues(t.typ, args[0].Args)
-	if err != nil {
-		return err
-	}
-	s.narrow(t, key)
-	return nil
+	return s.narrow(t, args[0].Args)
 }
 
 func (s *Service) applySegmentKey(t *target, text string) error {
@@ -355,12 +287,7 @@ func (s *Service) applySegmentKey(t *target, text string) error {
 	if !ok {
 		return BadRequest("BadRequest", "path", fmt.Sprintf("%q is not a key of %s.", text, t.typ.Name))
 	}
-	v, err := literalValue(props[0], l)
-	if err != nil {
-		return err
-	}
-	s.narrow(t, []any{v})
-	return nil
+	return s.narrow(t, []syntax.Arg{{Value: l}})
 }
 
 // keySegmentLiteral turns the text of a key segment into literal syntax: strings are written bare.
@@ -371,154 +298,17 @@ func keySegmentLiteral(p *edm.Property, text string) string {
 	return url.PathEscape(text)
 }
 
-func (s *Service) narrow(t *target, key []any) {
-	fold := false
-	if t.direct && t.set != nil {
-		fold = s.sets[t.set].CaseInsensitiveKey
+// narrow restricts a collection to the entity with the key predicate key: of the entity set itself (a direct
+// Set(key), the target of writes), or of the last navigation. The planner checks the key when it reads, writes
+// when they convert it (Service.targetWhere).
+func (s *Service) narrow(t *target, key []syntax.Arg) error {
+	if n := len(t.scope.Path); n > 0 {
+		t.scope.Path[n-1].Key = key
+	} else {
+		t.scope.Key = key
 	}
-	et := t.typ
-	t.scope = t.scope.and(func(d sqlgen.Dialect, alias string) (sq.Sqlizer, error) {
-		return keyWhere(d, et, alias, key, fold)
-	})
 	t.kind, t.single, t.toOne = tEntity, true, false
-	if t.direct {
-		t.key = key
-	}
-}
-
-// keyValues converts a key predicate to the key values in key order.
-func keyValues(et *edm.EntityType, args []syntax.Arg) ([]any, error) {
-	props := et.KeyProperties()
-	bad := func(msg string) error { return BadRequest("BadRequest", "path", msg) }
-	if len(args) != len(props) {
-		return nil, bad(fmt.Sprintf("The key of %s has %d part(s), the URL gives %d.", et.Name, len(props), len(args)))
-	}
-	out := make([]any, len(props))
-	for i, a := range args {
-		p := props[i]
-		if a.Name != "" {
-			p = et.Property(a.Name)
-			if p == nil || !p.IsKey() {
-				return nil, bad(fmt.Sprintf("%s is not a key property of %s.", a.Name, et.Name))
-			}
-		} else if len(props) > 1 {
-			return nil, bad(fmt.Sprintf("The key of %s has several parts: name each (Name=value).", et.Name))
-		}
-		lit, ok := a.Value.(*syntax.Literal)
-		if !ok {
-			return nil, bad(fmt.Sprintf("The key value %s is not a literal.", a.Value.String()))
-		}
-		v, err := literalValue(p, lit)
-		if err != nil {
-			return nil, err
-		}
-		idx := 0
-		for j, kp := range props {
-			if kp == p {
-				idx = j
-			}
-		}
-		if out[idx] != nil {
-			return nil, bad(fmt.Sprintf("The key property %s is given twice.", p.Name))
-		}
-		out[idx] = v
-	}
-	return out, nil
-}
-
-// literalValue converts a literal of the URL to the Go value of property p.
-func literalValue(p *edm.Property, l *syntax.Literal) (any, error) {
-	mismatch := func() (any, error) {
-		return nil, BadRequest("TypeMismatch", "path", fmt.Sprintf("%s is not a valid value of %s (%s).", l.Text, p.Name, typeLabel(p)))
-	}
-	if l.Kind == syntax.LitNull {
-		return mismatch()
-	}
-	if p.Enum != nil {
-		var text string
-		switch l.Kind {
-		case syntax.LitEnum, syntax.LitString:
-			text = l.Value.(string)
-		case syntax.LitInt:
-			text = strconv.FormatInt(l.Value.(int64), 10)
-		default:
-			return mismatch()
-		}
-		v, err := p.Enum.Parse(text)
-		if err != nil {
-			return mismatch()
-		}
-		return v, nil
-	}
-	switch p.Type {
-	case edm.KindString:
-		if l.Kind == syntax.LitString {
-			return l.Value.(string), nil
-		}
-	case edm.KindGuid:
-		switch l.Kind {
-		case syntax.LitGuid:
-			return l.Value.(string), nil
-		case syntax.LitString:
-			if g, err := edm.ParseGuid(l.Value.(string)); err == nil {
-				return g, nil
-			}
-		}
-	case edm.KindBoolean:
-		if l.Kind == syntax.LitBool {
-			return l.Value.(bool), nil
-		}
-	case edm.KindByte, edm.KindSByte, edm.KindInt16, edm.KindInt32, edm.KindInt64:
-		if l.Kind == syntax.LitInt {
-			n := l.Value.(int64)
-			lo, hi := intRange(p.Type)
-			if n >= lo && n <= hi {
-				return n, nil
-			}
-		}
-	case edm.KindDecimal:
-		switch l.Kind {
-		case syntax.LitInt:
-			return decimal.NewFromInt(l.Value.(int64)), nil
-		case syntax.LitDecimal:
-			if d, err := decimal.NewFromString(l.Value.(string)); err == nil {
-				return d, nil
-			}
-		}
-	case edm.KindDouble, edm.KindSingle:
-		switch l.Kind {
-		case syntax.LitInt:
-			return float64(l.Value.(int64)), nil
-		case syntax.LitDouble:
-			return l.Value.(float64), nil
-		case syntax.LitDecimal:
-			if f, err := strconv.ParseFloat(l.Value.(string), 64); err == nil {
-				return f, nil
-			}
-		}
-	case edm.KindDate:
-		if l.Kind == syntax.LitDate {
-			return edm.DateOf(l.Value.(time.Time)), nil
-		}
-	case edm.KindDateTimeOffset:
-		if l.Kind == syntax.LitDateTimeOffset {
-			return l.Value.(time.Time).UTC(), nil
-		}
-	case edm.KindTimeOfDay:
-		if l.Kind == syntax.LitTimeOfDay {
-			return edm.TimeOfDay(l.Value.(time.Duration)), nil
-		}
-	case edm.KindDuration:
-		switch l.Kind {
-		case syntax.LitDuration:
-			return l.Value.(time.Duration), nil
-		case syntax.LitString:
-			if d, err := edm.ParseDuration(l.Value.(string)); err == nil {
-				return d, nil
-			}
-		}
-	}
-	return mismatch()
+	return nil
 }
 
 func typeLabel(p *edm.Property) string {
@@ -595,4 +385,73 @@ func escapeKey(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// parseSimplePath parses the most frequent paths without the grammar: "/Set", "/Set('key')" and "/Set(123)" (an
+// optional trailing "/"), whose key is letters, digits and "-_.@" only. It returns what syntax.ParsePath
+// returns for them, and nil for any other path.
+func parseSimplePath(raw string) *syntax.ResourcePath {
+	s := strings.TrimSuffix(raw, "/")
+	if len(s) < 2 || s[0] != '/' {
+		return nil
+	}
+	name := s[1:]
+	open := strings.IndexByte(name, '(')
+	if open >= 0 {
+		name = name[:open]
+	}
+	if !simpleName(name) {
+		return nil
+	}
+	seg := syntax.Segment{Pos: 1, Name: name}
+	if open >= 0 {
+		arg := s[1+open+1:]
+		if len(arg) < 2 || arg[len(arg)-1] != ')' {
+			return nil
+		}
+		arg = arg[:len(arg)-1]
+		pos := 1 + open + 1
+		var lit *syntax.Literal
+		switch {
+		case len(arg) >= 2 && arg[0] == '\'' && arg[len(arg)-1] == '\'':
+			v := arg[1 : len(arg)-1]
+			for i := 0; i < len(v); i++ {
+				if c := v[i]; !(isAlnum(c) || c == '-' || c == '_' || c == '.' || c == '@') {
+					return nil
+				}
+			}
+			lit = &syntax.Literal{Pos: pos, Kind: syntax.LitString, Text: arg, Value: v}
+		case len(arg) > 0 && len(arg) <= 18:
+			var n int64
+			for i := 0; i < len(arg); i++ {
+				c := arg[i]
+				if c < '0' || c > '9' {
+					return nil
+				}
+				n = n*10 + int64(c-'0')
+			}
+			lit = &syntax.Literal{Pos: pos, Kind: syntax.LitInt, Text: arg, Value: n}
+		default:
+			return nil
+		}
+		seg.Args = []syntax.ArgList{{Pos: pos - 1, Args: []syntax.Arg{{Pos: pos, Value: lit}}}}
+	}
+	return &syntax.ResourcePath{Segments: []syntax.Segment{seg}}
+}
+
+// simpleName reports whether s is an OData identifier of ASCII letters, digits and "_" (not a "$" segment).
+func simpleName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isAlnum(c) && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	sq "github.com/Masterminds/squirrel"
+
 	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/sqlgen"
 )
@@ -182,6 +184,9 @@ type Service struct {
 	maxPageSize int
 	sets        map[*edm.EntitySet]*setConfig
 	actions     map[*edm.Action]ActionFunc
+	planner     *sqlgen.Planner
+	shapeFn     func(*sqlgen.Read) any   // buildShape, the Memo function of reads
+	fold        map[*edm.EntityType]bool // types whose keys match without regard to case
 	layouts     map[*edm.EntityType]*layout
 	metadataXML []byte
 	metadataJS  []byte
@@ -287,6 +292,19 @@ func NewService(cfg Config) (*Service, error) {
 	}
 
 	s.registerActions(cfg.Actions, fail)
+
+	// Keys fold case per entity type in the planner: every set of a type with a case-insensitive set folds.
+	var fold []string
+	s.fold = map[*edm.EntityType]bool{}
+	for es, sc := range s.sets {
+		if sc.CaseInsensitiveKey && !s.fold[es.EntityType()] {
+			s.fold[es.EntityType()] = true
+			fold = append(fold, es.EntityType().Name)
+		}
+	}
+	sort.Strings(fold)
+	s.shapeFn = s.buildShape
+	s.planner = sqlgen.NewPlanner(m, s.dialect, sqlgen.Options{CaseInsensitiveKeys: fold, InlineCollections: true})
 
 	var buf bytes.Buffer
 	if err := m.WriteXML(&buf); err != nil {
@@ -404,6 +422,18 @@ func (s *Service) defaultLayout(et *edm.EntityType) *layout {
 		}
 	}
 	return newLayout(et, nil)
+}
+
+// foldKey reports whether the keys of et match without regard to case (SetOptions.CaseInsensitiveKey).
+func (s *Service) foldKey(et *edm.EntityType) bool { return s != nil && s.fold[et] }
+
+// targetWhere is the condition, on the table's own name, that selects the entity of a direct Set(key) target.
+func (s *Service) targetWhere(t *target) (sq.Sqlizer, error) {
+	key, err := s.planner.KeyValues(t.typ, t.scope.Key)
+	if err != nil {
+		return nil, queryError(err)
+	}
+	return keyWhere(s.dialect, t.typ, s.dialect.QuoteIdent(t.typ.Table), key, s.sets[t.set].CaseInsensitiveKey)
 }
 
 // tx wraps a *sql.Tx for hooks and actions.

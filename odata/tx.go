@@ -38,9 +38,10 @@ func (tx *Tx) Builder() sq.StatementBuilderType {
 }
 
 // Get reads the entity of type et with the given key values (in key order), with every property that is not
-// lazy. A missing entity is a 404 *Error wrapping ErrNotFound.
+// lazy. A key of a type whose entity set has SetOptions.CaseInsensitiveKey matches without regard to case. A
+// missing entity is a 404 *Error wrapping ErrNotFound.
 func (tx *Tx) Get(ctx context.Context, et *edm.EntityType, key ...any) (Entity, error) {
-	where, err := keyWhere(tx.Dialect, et, tx.Dialect.QuoteIdent(et.Table), key, false)
+	where, err := keyWhere(tx.Dialect, et, tx.Dialect.QuoteIdent(et.Table), key, tx.svc.foldKey(et))
 	if err != nil {
 		return nil, err
 	}
@@ -370,8 +371,11 @@ func (tx *Tx) deleteContained(ctx context.Context, n *edm.NavigationProperty, so
 			continue
 		}
 		ct := p.CollectionTable
-		keys := keyOrder(d, target, table)
-		s, args, _ := sq.Select(keys...).From(table).Where(cond).ToSql()
+		src := make([]string, len(ct.SourceColumns))
+		for i, c := range ct.SourceColumns {
+			src[i] = table + "." + d.QuoteIdent(c)
+		}
+		s, args, _ := sq.Select(src...).From(table).Where(cond).ToSql()
 		if err := tx.exec(ctx, sqlgen.Builder(d).Delete(d.QuoteIdent(ct.Table)).
 			Where(tupleIn(d, "", ct.OwnerColumns, sq.Expr("("+s+")", args...)))); err != nil {
 			return err
@@ -452,18 +456,99 @@ func entityKey(et *edm.EntityType, e Entity) ([]any, error) {
 	return key, nil
 }
 
+// sideIsKey reports whether the side table of ct refers to the key columns of et (the default).
+func sideIsKey(et *edm.EntityType, ct *edm.CollectionTable) bool {
+	keys := et.KeyProperties()
+	if len(keys) != len(ct.SourceColumns) {
+		return false
+	}
+	for i, k := range keys {
+		if k.Column != ct.SourceColumns[i] || k.SQL != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// ownerWhere is the condition on the side table of ct that selects the rows of the entity of et with the given
+// key: its owner columns equal the key, or the entity's source columns read in a subquery.
+func ownerWhere(d sqlgen.Dialect, et *edm.EntityType, ct *edm.CollectionTable, key []any) (sq.Sqlizer, error) {
+	if sideIsKey(et, ct) {
+		and := make(sq.And, len(key))
+		for i, k := range et.KeyProperties() {
+			arg, err := sqlgen.Arg(d, k, key[i])
+			if err != nil {
+				return nil, err
+			}
+			and[i] = sq.Expr(d.QuoteIdent(ct.OwnerColumns[i])+" = ?", arg)
+		}
+		return and, nil
+	}
+	table := d.QuoteIdent(et.Table)
+	where, err := keyWhere(d, et, table, key, false)
+	if err != nil {
+		return nil, err
+	}
+	src := make([]string, len(ct.SourceColumns))
+	for i, c := range ct.SourceColumns {
+		src[i] = table + "." + d.QuoteIdent(c)
+	}
+	s, args, err := sq.Select(src...).From(table).Where(where).ToSql()
+	if err != nil {
+		return nil, err
+	}
+	return tupleIn(d, "", ct.OwnerColumns, sq.Expr("("+s+")", args...)), nil
+}
+
+// ownerValues returns the values of the owner columns of ct for the entity of et with the given key: the key
+// arguments, or the entity's source columns as stored.
+func (tx *Tx) ownerValues(ctx context.Context, et *edm.EntityType, ct *edm.CollectionTable, key []any) ([]any, error) {
+	d := tx.Dialect
+	if sideIsKey(et, ct) {
+		owner := make([]any, len(key))
+		for i, k := range et.KeyProperties() {
+			arg, err := sqlgen.Arg(d, k, key[i])
+			if err != nil {
+				return nil, err
+			}
+			owner[i] = arg
+		}
+		return owner, nil
+	}
+	table := d.QuoteIdent(et.Table)
+	where, err := keyWhere(d, et, table, key, false)
+	if err != nil {
+		return nil, err
+	}
+	src := make([]string, len(ct.SourceColumns))
+	for i, c := range ct.SourceColumns {
+		src[i] = table + "." + d.QuoteIdent(c)
+	}
+	query, args, err := sqlgen.Builder(d).Select(src...).From(table).Where(where).ToSql()
+	if err != nil {
+		return nil, err
+	}
+	owner := make([]any, len(src))
+	ptrs := make([]any, len(src))
+	for i := range owner {
+		ptrs[i] = &owner[i]
+	}
+	if err := tx.QueryRowContext(ctx, query, args...).Scan(ptrs...); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, &Error{Status: 404, Code: "NotFound", Message: fmt.Sprintf("The %s does not exist.", et.Name), Err: ErrNotFound}
+		}
+		return nil, err
+	}
+	return owner, nil
+}
+
 func (tx *Tx) deleteItems(ctx context.Context, et *edm.EntityType, p *edm.Property, key []any) error {
 	d := tx.Dialect
-	ct := p.CollectionTable
-	and := make(sq.And, len(key))
-	for i, k := range et.KeyProperties() {
-		arg, err := sqlgen.Arg(d, k, key[i])
-		if err != nil {
-			return err
-		}
-		and[i] = sq.Expr(d.QuoteIdent(ct.OwnerColumns[i])+" = ?", arg)
+	where, err := ownerWhere(d, et, p.CollectionTable, key)
+	if err != nil {
+		return err
 	}
-	return tx.exec(ctx, sqlgen.Builder(d).Delete(d.QuoteIdent(ct.Table)).Where(and))
+	return tx.exec(ctx, sqlgen.Builder(d).Delete(d.QuoteIdent(p.CollectionTable.Table)).Where(where))
 }
 
 func (tx *Tx) insertItems(ctx context.Context, et *edm.EntityType, p *edm.Property, key []any, v any) error {
@@ -484,13 +569,9 @@ func (tx *Tx) insertItems(ctx context.Context, et *edm.EntityType, p *edm.Proper
 		cols = append(cols, d.QuoteIdent(c))
 	}
 	cols = append(cols, d.QuoteIdent(ct.ValueColumn), d.QuoteIdent(ct.OrdinalColumn))
-	owner := make([]any, len(key))
-	for i, k := range et.KeyProperties() {
-		arg, err := sqlgen.Arg(d, k, key[i])
-		if err != nil {
-			return err
-		}
-		owner[i] = arg
+	owner, err := tx.ownerValues(ctx, et, ct, key)
+	if err != nil {
+		return err
 	}
 	// One statement per 200 items keeps the number of bound parameters far below both databases' limits.
 	for start := 0; start < len(items); start += 200 {

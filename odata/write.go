@@ -397,7 +397,11 @@ func (s *Service) put(rq *request, op Op) error {
 	ctx := rq.r.Context()
 	var stored Entity
 	err = s.inTx(ctx, func(tx *Tx) error {
-		old, err := tx.getWhere(ctx, et, t.scope.where(s.dialect, s.dialect.QuoteIdent(et.Table)), true)
+		where, err := s.targetWhere(t)
+		if err != nil {
+			return err
+		}
+		old, err := tx.getWhere(ctx, et, where, true)
 		if err != nil {
 			return err
 		}
@@ -502,7 +506,11 @@ func (s *Service) delete(rq *request) error {
 	et := t.typ
 	ctx := rq.r.Context()
 	err := s.inTx(ctx, func(tx *Tx) error {
-		old, err := tx.getWhere(ctx, et, t.scope.where(s.dialect, s.dialect.QuoteIdent(et.Table)), true)
+		where, err := s.targetWhere(t)
+		if err != nil {
+			return err
+		}
+		old, err := tx.getWhere(ctx, et, where, true)
 		if err != nil {
 			return err
 		}

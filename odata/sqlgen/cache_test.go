@@ -115,3 +115,23 @@ func TestPlanCacheConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestReadMemo checks that Memo keeps one value per compiled plan.
+func TestReadMemo(t *testing.T) {
+	m := builtModel(t)
+	p := newPlanner(m, sqlgen.SQLite{})
+	scope := sqlgen.Scope{Set: m.EntitySet("Product")}
+	calls := 0
+	build := func(*sqlgen.Read) any { calls++; return calls }
+	memo := func(query string) any {
+		r, err := p.Read(scope, query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Memo(build)
+	}
+	a, b, c := memo("$select=Name"), memo("$select=Name&$top=3"), memo("$select=Id")
+	if a != 1 || b != 1 || c != 2 {
+		t.Errorf("Memo = %v, %v, %v, want 1, 1 (same plan), 2", a, b, c)
+	}
+}

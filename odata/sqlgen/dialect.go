@@ -23,6 +23,11 @@ const (
 	// ErrRetry is a transient conflict the whole transaction may be retried after: SQLite BUSY/LOCKED,
 	// PostgreSQL serialization failure (40001) or deadlock (40P01).
 	ErrRetry
+	// ErrInvalidData is a value the database cannot compute with, which a request can cause through the values
+	// of its query: a numeric overflow, a division by zero, an invalid regular expression, a string the type
+	// cannot hold (PostgreSQL SQLSTATE class 22, "data exception"; SQLite's integer overflow, a string or blob
+	// too big, an invalid pattern of REGEXP). It is the client's error (400), not the server's.
+	ErrInvalidData
 )
 
 // DatePart names a field of a date, time of day or date-time value, as the OData functions year ... second and
@@ -108,6 +113,10 @@ type Dialect interface {
 	// LockForUpdate is the suffix that locks the rows a SELECT reads until the transaction ends ("" on SQLite,
 	// whose write transactions lock the whole database at BEGIN).
 	LockForUpdate() string
+	// ArrayAgg aggregates value, an expression over the rows of a subquery, into the text of a JSON array in
+	// the order of the order expression; Binary values (kind k) become hex strings. Over no rows it is '[]' on
+	// SQLite and NULL on PostgreSQL.
+	ArrayAgg(value, order string, k edm.Kind) string
 }
 
 // Builder returns a squirrel statement builder with the dialect's placeholder format.

@@ -9,9 +9,15 @@
 // Scope names the rows (an entity set, one entity by key, or the rows reached through navigation properties),
 // the raw query string gives the options. The result is a *Read with the page SELECT (Select), the COUNT (Count),
 // the next page's link (NextQuery), and the queries of the expansions and collections of primitives, each run
-// once per page for all the page's rows (Projection.Expands, Projection.Collections). Compiled plans are cached by
-// (scope shape, query text without $top and $skiptoken); a repeated query, or a key lookup Set('k'), costs a map
-// lookup and the conversion of its key literal, $top and $skiptoken.
+// once per page for all the page's rows (Projection.Expands, Projection.Collections). With
+// Options.InlineCollections a collection of primitives is instead a column of its owner's row holding a JSON array
+// (a correlated subquery), so a page without expansions is one statement whose rows can be written as they
+// arrive. Compiled plans are cached by (scope shape, query text without $top and $skiptoken); a repeated query,
+// or a key lookup Set('k'), costs a map lookup and the conversion of its key literal, $top and $skiptoken.
+//
+// Side tables of collections join their owner on edm.CollectionTable.SourceColumns (the key by default, another
+// column such as an id when the key is an e-mail address). A singleton (Scope.Singleton) is the first row of its
+// type's table in key order.
 //
 // # Binding
 //

@@ -78,7 +78,8 @@ func insertEntity(tb testing.TB, db *dbtest.DB, t *edm.EntityType, r row) {
 			ct := p.CollectionTable
 			var cs []string
 			var vs []any
-			for j, k := range t.KeyProperties() {
+			for j, col := range ct.SourceColumns {
+				k := propertyOfColumn(t, col)
 				a, _ := sqlgen.Arg(db.Dialect, k, r[k.Name])
 				cs = append(cs, ct.OwnerColumns[j])
 				vs = append(vs, a)

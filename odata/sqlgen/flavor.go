@@ -159,6 +159,14 @@ func (SQLite) Upsert(conflict, update []string) string { return upsert(conflict,
 // LockForUpdate returns "": the write transaction already holds the database lock (_txlock=immediate).
 func (SQLite) LockForUpdate() string { return "" }
 
+// ArrayAgg uses json_group_array (SQLite 3.44 or later for its ORDER BY) and hex for Binary values.
+func (SQLite) ArrayAgg(value, order string, k edm.Kind) string {
+	if k == edm.KindBinary {
+		value = "hex(" + value + ")"
+	}
+	return "json_group_array(" + value + " ORDER BY " + order + ")"
+}
+
 // PostgreSQL is the SQL text of PostgreSQL (and of the databases that speak its dialect).
 type PostgreSQL struct{}
 
@@ -171,7 +179,9 @@ func (PostgreSQL) Placeholder() sq.PlaceholderFormat { return sq.Dollar }
 // QuoteIdent quotes name with double quotes.
 func (PostgreSQL) QuoteIdent(name string) string { return quoteIdent(name) }
 
-// ClassifyError reads the SQLSTATE of a driver error (pgx's *pgconn.PgError has SQLState()).
+// ClassifyError reads the SQLSTATE of a driver error (pgx's *pgconn.PgError has SQLState()): class 23
+// (integrity constraints), 40001 and 40P01 (retry), class 22 (data exceptions: numeric overflow 22003, division
+// by zero 22012, invalid regular expression 2201B, string data 22001 and 22P02, ...) as ErrInvalidData.
 func (PostgreSQL) ClassifyError(err error) ErrorClass {
 	var s interface{ SQLState() string }
 	if !errors.As(err, &s) {
@@ -186,6 +196,9 @@ func (PostgreSQL) ClassifyError(err error) ErrorClass {
 		return ErrCheckViolation
 	case "40001", "40P01":
 		return ErrRetry
+	}
+	if strings.HasPrefix(s.SQLState(), "22") {
+		return ErrInvalidData
 	}
 	return ErrOther
 }
@@ -322,6 +335,14 @@ func (PostgreSQL) Upsert(conflict, update []string) string { return upsert(confl
 
 // LockForUpdate returns " FOR UPDATE".
 func (PostgreSQL) LockForUpdate() string { return " FOR UPDATE" }
+
+// ArrayAgg uses json_agg and encode(..., 'hex') for Binary values.
+func (PostgreSQL) ArrayAgg(value, order string, k edm.Kind) string {
+	if k == edm.KindBinary {
+		value = "encode(" + value + ", 'hex')"
+	}
+	return "json_agg(" + value + " ORDER BY " + order + ")"
+}
 
 func quoteIdent(name string) string {
 	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`

@@ -1,6 +1,8 @@
 package sqlgen_test
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/storekit/store/odata/edm"
@@ -153,6 +155,35 @@ func TestKeyWhere(t *testing.T) {
 			if n != c.want {
 				t.Errorf("%s: KeyWhere(%s) matches %d rows, want %d (%s)", db.Dialect.Name(), c.path, n, c.want, q)
 			}
+		}
+	}
+}
+
+// sqlState is a driver error with a SQLSTATE, as pgx's *pgconn.PgError.
+type sqlState string
+
+func (s sqlState) Error() string    { return "pg error " + string(s) }
+func (s sqlState) SQLState() string { return string(s) }
+
+func TestPostgreSQLClassifyError(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want sqlgen.ErrorClass
+	}{
+		{sqlState("23505"), sqlgen.ErrUniqueViolation},
+		{sqlState("23503"), sqlgen.ErrForeignKeyViolation},
+		{sqlState("23502"), sqlgen.ErrCheckViolation},
+		{sqlState("40P01"), sqlgen.ErrRetry},
+		{sqlState("22003"), sqlgen.ErrInvalidData},
+		{sqlState("22012"), sqlgen.ErrInvalidData},
+		{sqlState("2201B"), sqlgen.ErrInvalidData},
+		{sqlState("22P02"), sqlgen.ErrInvalidData},
+		{sqlState("42P01"), sqlgen.ErrOther},
+		{fmt.Errorf("wrapped: %w", sqlState("22001")), sqlgen.ErrInvalidData},
+		{errors.New("plain"), sqlgen.ErrOther},
+	} {
+		if got := (sqlgen.PostgreSQL{}).ClassifyError(c.err); got != c.want {
+			t.Errorf("ClassifyError(%q) = %v, want %v", c.err, got, c.want)
 		}
 	}
 }

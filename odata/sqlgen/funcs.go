@@ -247,6 +247,9 @@ func (b *binder) cast(n *syntax.Call) (bexpr, error) {
 	}
 	k, ok := edm.ParseKind(tn.Name)
 	if !ok {
+		if !b.knownType(tn.Name) {
+			return nil, b.fail(CodeTypeMismatch, tn, "%s is not a type", tn.Name)
+		}
 		return nil, b.fail(CodeNotSupported, tn, "cast to %s is not supported", tn.Name)
 	}
 	x, err := b.expr(n.Args[0].Value)
@@ -342,3 +345,26 @@ var errNulInPattern = errors.New("NUL character")
 // compilePattern compiles a matchesPattern pattern with Go's regexp syntax, which the SQLite REGEXP function
 // uses; PostgreSQL's regular expressions accept the common subset (classes, anchors, alternation, repetition).
 func compilePattern(p string) (*regexp.Regexp, error) { return regexp.Compile(p) }
+
+// knownType reports whether name is a type OData or the model defines, though not a primitive kind of edm: a
+// geography or geometry type, an abstract Edm type, or a type of the model.
+func (b *binder) knownType(name string) bool {
+	if rest, ok := cutPrefixFold(name, "Edm."); ok {
+		for _, p := range []string{"Geography", "Geometry", "Untyped", "PrimitiveType", "ComplexType", "EntityType",
+			"AnnotationPath", "PropertyPath", "NavigationPropertyPath", "ModelElementPath", "AnyPropertyPath"} {
+			if _, ok := cutPrefixFold(rest, p); ok {
+				return true
+			}
+		}
+		return false
+	}
+	m := b.c.m
+	return m.EntityType(name) != nil || m.ComplexType(name) != nil || m.EnumType(name) != nil
+}
+
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
+}

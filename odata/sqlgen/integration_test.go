@@ -21,13 +21,17 @@ func scopeOf(t testing.TB, m *edm.Model, path string) sqlgen.Scope {
 	}
 	first := rp.Segments[0]
 	s := sqlgen.Scope{Set: m.EntitySet(first.Name)}
-	if s.Set == nil {
+	var typ *edm.EntityType
+	if s.Set != nil {
+		typ = s.Set.EntityType()
+	} else if s.Singleton = m.Singleton(first.Name); s.Singleton != nil {
+		typ = s.Singleton.EntityType()
+	} else {
 		t.Fatalf("no entity set %s", first.Name)
 	}
 	if len(first.Args) > 0 {
 		s.Key = first.Args[0].Args
 	}
-	typ := s.Set.EntityType()
 	for _, seg := range rp.Segments[1:] {
 		nav := typ.Navigation(seg.Name)
 		if nav == nil {

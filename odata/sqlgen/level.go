@@ -84,9 +84,14 @@ func (lv *level) project(q *syntax.Query, selOpt, expOpt string, depth int) erro
 			s = &selection{all: true}
 		}
 		if p.Collection {
-			if s != nil {
-				owner := make([]int, 0, len(t.Key))
-				lv.proj.Collections = append(lv.proj.Collections, &Collection{Property: p, Owner: owner})
+			if c.p.inline {
+				if s != nil || etag[p] {
+					colOf[p] = len(lv.proj.Columns)
+					lv.proj.Columns = append(lv.proj.Columns, Column{Path: []*edm.Property{p}, Selected: s != nil})
+					lv.sqls = append(lv.sqls, c.arrayAgg(lv.r, p))
+				}
+			} else if s != nil {
+				lv.proj.Collections = append(lv.proj.Collections, &Collection{Property: p})
 			}
 			continue
 		}
@@ -98,6 +103,9 @@ func (lv *level) project(q *syntax.Query, selOpt, expOpt string, depth int) erro
 	for _, p := range t.ETagProperties() {
 		switch {
 		case p.Collection:
+			if c.p.inline {
+				lv.proj.ETag = append(lv.proj.ETag, colOf[p])
+			}
 		case p.Complex != nil:
 			var walk func(p *edm.Property)
 			walk = func(p *edm.Property) {
@@ -115,7 +123,9 @@ func (lv *level) project(q *syntax.Query, selOpt, expOpt string, depth int) erro
 		}
 	}
 	for _, coll := range lv.proj.Collections {
-		coll.Owner = append(coll.Owner, lv.proj.Key...)
+		for _, col := range coll.Property.CollectionTable.SourceColumns {
+			coll.Owner = append(coll.Owner, lv.column(col))
+		}
 		lv.collection(coll)
 	}
 	for _, it := range q.Expand {
@@ -223,7 +233,7 @@ func (lv *level) internal(sql string) int {
 // column returns the index of the column named col of the level's table, adding it when it is not projected.
 func (lv *level) column(col string) int {
 	for i, cl := range lv.proj.Columns {
-		if n := len(cl.Path); n > 0 && cl.Path[n-1].Column == col && cl.Path[n-1].SQL == "" {
+		if n := len(cl.Path); n > 0 && cl.Path[n-1].Column == col && cl.Path[n-1].SQL == "" && !cl.Path[n-1].Collection {
 			return i
 		}
 	}
@@ -293,6 +303,23 @@ func (lv *level) collection(coll *Collection) {
 	coll.d = c.d
 	coll.pre = "SELECT " + sel + " FROM " + c.q(ct.Table) + " AS " + c.q(a) + " WHERE " + tuple(owner) + " IN ("
 	coll.post = ") ORDER BY " + strings.Join(owner, ", ") + ", " + c.rawCol(a, ct.OrdinalColumn)
+}
+
+// arrayAgg is the correlated subquery that aggregates the items of the collection property p of range r into a
+// JSON array (InlineCollections).
+func (c *compiler) arrayAgg(r *rng, p *edm.Property) string {
+	ct := p.CollectionTable
+	const a = "s"
+	where := make([]string, len(ct.OwnerColumns))
+	for i, col := range ct.OwnerColumns {
+		where[i] = c.rawCol(a, col) + " = " + c.rawCol(r.alias, ct.SourceColumns[i])
+	}
+	k := p.Type
+	if p.Enum != nil {
+		k = edm.KindInt64
+	}
+	return "(SELECT " + c.d.ArrayAgg(c.rawCol(a, ct.ValueColumn), c.rawCol(a, ct.OrdinalColumn), k) + " FROM " +
+		c.q(ct.Table) + " AS " + c.q(a) + " WHERE " + strings.Join(where, " AND ") + ")"
 }
 
 // expand compiles one $expand item.

@@ -121,7 +121,9 @@ func testModel() *edm.Model {
 					{Name: "DateOfBirth", Type: edm.KindDate, Nullable: true},
 					{Name: "PreferredDeliveryTime", Type: edm.KindTimeOfDay, Nullable: true},
 					{Name: "Permissions", Enum: permissions},
-					{Name: "CustomerRoles", Type: edm.KindString, Collection: true},
+					// The side table refers to the id column, not to the key (Email).
+					{Name: "CustomerRoles", Type: edm.KindString, Collection: true,
+						CollectionTable: &edm.CollectionTable{SourceColumns: []string{"id"}, OwnerColumns: []string{"customer_id"}}},
 					{Name: "BillingAddress", Complex: address, Nullable: true},
 					{Name: "Active", Type: edm.KindBoolean},
 					{Name: "CreatedOnUtc", Type: edm.KindDateTimeOffset},
@@ -190,5 +192,6 @@ func testModel() *edm.Model {
 			{Name: "Order", Type: "Order"},
 			{Name: "OrderItem", Type: "OrderItem"},
 		},
+		Singletons: []*edm.Singleton{{Name: "Flagship", Type: "Product"}},
 	}
 }

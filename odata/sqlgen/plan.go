@@ -22,7 +22,8 @@ const maxExpandDepth = 3
 type Column struct {
 	// Path is the property the column holds: a primitive or enum property, or a complex property followed by
 	// its member (members of nested complex properties add a step). The last element has the full column
-	// name; convert a scanned value with Scan(Path[len(Path)-1], v). Empty for the planner's own columns.
+	// name; convert a scanned value with Scan(Path[len(Path)-1], v). With Options.InlineCollections it may be a
+	// collection property, whose column holds the JSON array of its items. Empty for the planner's own columns.
 	Path []*edm.Property
 	// Selected reports whether the property is part of the $select projection and belongs in the answer.
 	Selected bool
@@ -38,7 +39,8 @@ type Projection struct {
 	// Key holds the indexes (into Columns) of the key properties, in key order.
 	Key []int
 	// ETag holds the indexes of the columns the ETag is computed over: the scalar properties and complex
-	// members of Type.ETagProperties(), in declaration order. (Collection properties have no column.)
+	// members of Type.ETagProperties(), in declaration order, and with Options.InlineCollections its collection
+	// properties. (Without it, collection properties have no column.)
 	ETag []int
 	// Collections are the selected collections of primitive values, one query per property per page.
 	Collections []*Collection
@@ -51,7 +53,8 @@ type Projection struct {
 type Collection struct {
 	// Property is the collection property; Scan its items with Scan(Property, v).
 	Property *edm.Property
-	// Owner holds the indexes (into the owner's Columns) of the owner's key, in key order.
+	// Owner holds the indexes (into the owner's Columns) of the owner's columns the side table refers to
+	// (edm.CollectionTable.SourceColumns, by default the key), in that order.
 	Owner []int
 
 	d         Dialect
@@ -174,6 +177,7 @@ type plan struct {
 	query  *syntax.Query
 	typ    *edm.EntityType
 	single bool
+	one    bool // LIMIT 1 on a single entity (a singleton's table)
 	proj   *Projection
 	rest   string
 	skip   int64
@@ -190,6 +194,9 @@ type plan struct {
 	first  stmt
 	count  *stmt
 	resume map[uint64]*stmt
+
+	memoOnce sync.Once
+	memo     any
 }
 
 // keyPred is one key predicate of the scope: the entity type it addresses and where its values are.
@@ -273,6 +280,13 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string) (*plan, error) 
 		if err := pl.orderKeys(lv, q); err != nil {
 			return nil, err
 		}
+	} else if s.Set == nil && len(s.Path) == 0 {
+		// A singleton: the first row in key order.
+		keys, err := lv.orderBy(nil, "", false)
+		if err != nil {
+			return nil, err
+		}
+		pl.orderBy, pl.one = orderSQL(c, keys), true
 	}
 	pl.proj = lv.proj
 	pl.cols = lv.sqls
@@ -302,10 +316,18 @@ func unsupported(q *syntax.Query, c *compiler, top string) error {
 	return nil
 }
 
+// root is the entity type of the scope's entity set or singleton.
+func (s Scope) root() *edm.EntityType {
+	if s.Set != nil {
+		return s.Set.EntityType()
+	}
+	return s.Singleton.EntityType()
+}
+
 // scope resolves the entity type a scope reaches and whether it is a single entity.
 func (pl *plan) scope(p *Planner, s Scope) (*edm.EntityType, bool, error) {
-	t := s.Set.EntityType()
-	single := s.Key != nil
+	t := s.root()
+	single := s.Key != nil || s.Set == nil
 	if s.Key != nil {
 		pl.keys = append(pl.keys, keyPred{typ: t, args: func(s Scope) []syntax.Arg { return s.Key }})
 	}
@@ -340,7 +362,7 @@ func (pl *plan) scopeConds(s Scope, r *rng) []string {
 		slot0  int
 		parent *edm.NavigationProperty // the navigation from level i-1
 	}
-	levels := []lvl{{typ: s.Set.EntityType(), keyed: s.Key != nil}}
+	levels := []lvl{{typ: s.root(), keyed: s.Key != nil}}
 	for _, st := range s.Path {
 		levels = append(levels, lvl{typ: st.Nav.TargetType(), keyed: st.Key != nil, parent: st.Nav})
 	}
@@ -387,6 +409,10 @@ func (pl *plan) scopeConds(s Scope, r *rng) []string {
 			sub := "SELECT " + cols(c, pa, j.SourceColumns) + " FROM " + c.q(par.typ.Table) + " AS " + c.q(pa)
 			if pc := conds(i-1, pa); len(pc) > 0 {
 				sub += " WHERE " + strings.Join(pc, " AND ")
+			}
+			if i-1 == 0 && s.Set == nil {
+				// A singleton is the first row of its table.
+				sub += " ORDER BY " + cols(c, pa, keyColumnNames(par.typ)) + " LIMIT 1"
 			}
 			parentVals = sub
 		}
@@ -519,6 +545,8 @@ func (pl *plan) statement(extra []string, limit, offset bool) stmt {
 		if offset {
 			b = b.Suffix("OFFSET " + c.arg(slotOffset))
 		}
+	} else if pl.one {
+		b = b.Suffix("LIMIT 1")
 	}
 	s, _, err := b.ToSql()
 	if err != nil {

@@ -31,6 +31,10 @@ var planCases = []struct{ path, query string }{
 	{"Product", "$orderby=Rating desc,Name&$select=Name&$top=5&$skiptoken={token}"},
 	{"Product", "$orderby=Manufacturer/Name,OldPrice desc&$select=Name&$skiptoken={token}"},
 	{"Customer", "$orderby=BillingAddress/City desc&$select=Email&$skiptoken={token}"},
+	// The side table of CustomerRoles refers to the id column, not to the key.
+	{"Customer", "$filter=CustomerRoles/any(r:r eq 'registered')&$select=CustomerRoles"},
+	{"Flagship", "$select=Name&$expand=Categories($select=Name)"},
+	{"Flagship/Manufacturer", ""},
 }
 
 // TestPlanGolden records the full SQL of planned reads (page, count, expansions and collections, the latter

@@ -24,6 +24,7 @@ type Planner struct {
 	dialect Dialect
 	cache   *lru
 	fold    map[*edm.EntityType]bool
+	inline  bool                      // collections of primitives as aggregated columns
 	quoted  map[string]string         // the model's identifiers and the planner's aliases, quoted
 	roots   map[*edm.EntityType]*root // default projections of the entity types read at the top level
 }
@@ -42,6 +43,11 @@ type Options struct {
 	// CaseInsensitiveKeys names entity types whose single String key matches ignoring case (lower() on both
 	// sides), such as a customer addressed by e-mail.
 	CaseInsensitiveKeys []string
+	// InlineCollections reads a selected collection of primitive values in the row of its owner: a column that
+	// holds the items as the text of a JSON array in item order (Dialect.ArrayAgg; NULL or '[]' without items;
+	// Binary items as hex), whose Column.Path is the collection property. A page is then one statement and its
+	// rows can be written as they arrive. Without it, each collection is a query per page (Projection.Collections).
+	InlineCollections bool
 }
 
 // NewPlanner returns a planner for the built model m and dialect d.
@@ -50,7 +56,7 @@ func NewPlanner(m *edm.Model, d Dialect, opt Options) *Planner {
 	if size == 0 {
 		size = 1024
 	}
-	p := &Planner{model: m, dialect: d, fold: map[*edm.EntityType]bool{}}
+	p := &Planner{model: m, dialect: d, fold: map[*edm.EntityType]bool{}, inline: opt.InlineCollections}
 	if size > 0 {
 		p.cache = newLRU(size)
 	}
@@ -125,9 +131,22 @@ func (p *Planner) Dialect() Dialect { return p.dialect }
 // A scope does not check that the entities along the path exist: a caller that must answer 404 for
 // Category('missing')/Products reads the parent first.
 type Scope struct {
-	Set  *edm.EntitySet
-	Key  []syntax.Arg // the key predicate after the set; nil for the whole set
-	Path []Step
+	Set *edm.EntitySet
+	// Singleton, when Set is nil, is the singleton the path starts at: the one row of its type's table (the
+	// first in key order, should there be several).
+	Singleton *edm.Singleton
+	Key       []syntax.Arg // the key predicate after the set; nil for the whole set
+	Path      []Step
+}
+
+// Parent returns the scope of the entity the last navigation of s starts from, and false when s has no
+// navigation (Category('x') for Category('x')/Products).
+func (s Scope) Parent() (Scope, bool) {
+	if len(s.Path) == 0 {
+		return s, false
+	}
+	s.Path = s.Path[:len(s.Path)-1]
+	return s, true
 }
 
 // Step is one navigation of a Scope, with the key predicate that follows a collection navigation, if any.
@@ -140,6 +159,7 @@ type Step struct {
 // the key values) and the query text without $top and $skiptoken.
 type cacheKey struct {
 	set   *edm.EntitySet
+	sg    *edm.Singleton
 	shape string
 	query string
 }
@@ -169,14 +189,14 @@ func (s Scope) shape() string {
 // compiled on first use and cached by (scope shape, query text without $top and $skiptoken); $top, $skiptoken
 // and the key values are read afresh on every call. Errors are *Error values.
 func (p *Planner) Read(s Scope, rawQuery string) (*Read, error) {
-	if s.Set == nil {
+	if s.Set == nil && (s.Singleton == nil || s.Key != nil) {
 		return nil, &Error{Code: CodeSyntax, Option: "path", Msg: "no entity set"}
 	}
 	rt, err := splitRuntime(rawQuery)
 	if err != nil {
 		return nil, err
 	}
-	key := cacheKey{set: s.Set, shape: s.shape(), query: rt.query}
+	key := cacheKey{set: s.Set, sg: s.Singleton, shape: s.shape(), query: rt.query}
 	var pl *plan
 	if p.cache != nil {
 		pl = p.cache.get(key)

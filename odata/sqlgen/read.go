@@ -35,6 +35,16 @@ func (r *Read) Query() *syntax.Query { return r.plan.query }
 // Select returns at most one row and there is no paging.
 func (r *Read) Single() bool { return r.plan.single }
 
+// Memo returns the value build returned on the first call of Memo for a read of the same compiled plan (the
+// same scope shape and query text): a place for what a caller derives from the plan's projections, such as how to
+// write its rows, computed once and dropped with the plan when the cache lets it go. build gets the read and
+// must not call Memo.
+func (r *Read) Memo(build func(*Read) any) any {
+	pl := r.plan
+	pl.memoOnce.Do(func() { pl.memo = build(r) })
+	return pl.memo
+}
+
 // Top returns the request's $top, nil when not given.
 func (r *Read) Top() *int64 { return r.top }
 

@@ -146,8 +146,8 @@ func schemaSQL(d sqlgen.Dialect, m *edm.Model) []string {
 			}
 			ct := p.CollectionTable
 			var sc []string
-			for i, k := range t.KeyProperties() {
-				sc = append(sc, q(ct.OwnerColumns[i])+" "+columnType(d, k)+" NOT NULL")
+			for i, col := range ct.SourceColumns {
+				sc = append(sc, q(ct.OwnerColumns[i])+" "+columnType(d, propertyOfColumn(t, col))+" NOT NULL")
 			}
 			item := *p
 			item.Collection = false

@@ -410,8 +410,8 @@ func (c *compiler) subquery(what string, src *bColl, item *rng, where string, ne
 	case src.prop != nil:
 		ct := src.prop.CollectionTable
 		b.WriteString(c.q(ct.Table) + " AS " + c.q(item.alias))
-		for i, k := range src.from.typ.KeyProperties() {
-			corr = append(corr, c.rawCol(item.alias, ct.OwnerColumns[i])+" = "+c.rawCol(src.from.alias, k.Column))
+		for i, col := range ct.SourceColumns {
+			corr = append(corr, c.rawCol(item.alias, ct.OwnerColumns[i])+" = "+c.rawCol(src.from.alias, col))
 		}
 	case src.nav.Join.Through != nil:
 		j := src.nav.Join

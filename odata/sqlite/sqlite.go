@@ -35,9 +35,34 @@ func (Dialect) ClassifyError(err error) sqlgen.ErrorClass {
 	switch e.Code {
 	case sqlite3.ErrBusy, sqlite3.ErrLocked:
 		return sqlgen.ErrRetry
+	case sqlite3.ErrTooBig:
+		return sqlgen.ErrInvalidData
+	case sqlite3.ErrError:
+		// SQLite reports these only with the generic SQLITE_ERROR code, so the message is all there is to tell
+		// them from a broken statement: values of a request that SQLite cannot compute with, and the errors of
+		// the REGEXP function this package registers.
+		msg := e.Error()
+		for _, prefix := range invalidData {
+			if strings.HasPrefix(msg, prefix) {
+				return sqlgen.ErrInvalidData
+			}
+		}
 	}
 	return sqlgen.ErrOther
 }
+
+// invalidData are the beginnings of SQLITE_ERROR messages that a request's values cause.
+var invalidData = []string{
+	regexpError,
+	"integer overflow",
+	"LIKE or GLOB pattern too complex",
+	"Expression tree is too large",
+	"too many SQL variables",
+	"parser stack overflow",
+}
+
+// regexpError begins the message of an invalid pattern given to REGEXP.
+const regexpError = "invalid regular expression: "
 
 // DriverName is the database/sql driver Open uses: mattn/go-sqlite3 with the SQL functions the engine's SQL
 // needs registered on every connection (REGEXP, for the OData function matchesPattern).
@@ -59,7 +84,7 @@ func regexpMatch(pattern, s any) (any, error) {
 	}
 	re, err := compiled(p)
 	if err != nil {
-		return nil, err
+		return nil, errors.New(regexpError + err.Error())
 	}
 	return re.MatchString(v), nil
 }
@@ -106,7 +131,8 @@ func compiled(p string) (*regexp.Regexp, error) {
 // Open opens the SQLite database file at path with the settings the engine relies on: foreign keys on, WAL
 // journal, a busy timeout, write transactions that take the write lock at BEGIN (so two writers never deadlock
 // upgrading a read lock) and case-sensitive LIKE (OData string functions are case-sensitive), through
-// DriverName (so REGEXP works).
+// DriverName (so REGEXP works). Each connection keeps its last 128 prepared statements: the engine's SQL text
+// is the same for every request of a shape (values are arguments), so a repeated read is not parsed again.
 func Open(path string) (*sql.DB, error) {
 	if path == "" || strings.HasPrefix(path, ":memory:") {
 		return nil, errors.New("sqlite: a file path is required (an in-memory database is empty on every pooled connection)")
@@ -118,6 +144,7 @@ func Open(path string) (*sql.DB, error) {
 	q.Set("_txlock", "immediate")
 	q.Set("_cslike", "1")
 	q.Set("_synchronous", "NORMAL")
+	q.Set("_stmt_cache_size", "128")
 	db, err := sql.Open(DriverName, "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, err

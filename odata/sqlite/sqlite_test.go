@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/storekit/store/odata/sqlgen"
 	"github.com/storekit/store/odata/sqlite"
 )
 
@@ -59,5 +60,33 @@ func TestCaseSensitiveLike(t *testing.T) {
 func TestOpenRefusesMemory(t *testing.T) {
 	if _, err := sqlite.Open(":memory:"); err == nil {
 		t.Errorf("Open(:memory:) succeeded, want an error")
+	}
+}
+
+func TestClassifyError(t *testing.T) {
+	db := open(t)
+	if _, err := db.Exec("CREATE TABLE t (id TEXT PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("INSERT INTO t VALUES ('a')"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		query string
+		want  sqlgen.ErrorClass
+	}{
+		{"INSERT INTO t VALUES ('a')", sqlgen.ErrUniqueViolation},
+		{"SELECT 'x' REGEXP '('", sqlgen.ErrInvalidData},
+		{"SELECT abs(-9223372036854775808)", sqlgen.ErrInvalidData},
+		{"SELECT nope FROM t", sqlgen.ErrOther},
+	} {
+		_, err := db.Exec(c.query)
+		if err == nil {
+			t.Errorf("%s: no error", c.query)
+			continue
+		}
+		if got := (sqlite.Dialect{}).ClassifyError(err); got != c.want {
+			t.Errorf("ClassifyError(%q) = %v, want %v", err, got, c.want)
+		}
 	}
 }

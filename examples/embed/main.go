@@ -1,0 +1,123 @@
+// Command embed is a Go service of its own that serves its tables through the OData engine: books with their
+// authors in a SQLite file, readable with $filter, $orderby, $select, $expand and $search, writable with POST,
+// PATCH and DELETE, under /odata/ beside the program's other handlers.
+//
+//	go run ./examples/embed -addr 127.0.0.1:8080 -db books.db
+//	curl 'http://127.0.0.1:8080/odata/Books?$filter=Year%20lt%201950&$expand=Author'
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/storekit/store/odata"
+	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/sqlite"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintf(os.Stderr, "embed: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// model describes the tables: each entity type is a table named after it in snake case (author, book), each
+// property a column.
+func model() *edm.Model {
+	id := &edm.Property{Name: "Id", Type: edm.KindString, ReadOnly: true}
+	return &edm.Model{
+		Namespace: "Library",
+		EntityTypes: []*edm.EntityType{
+			{Name: "Author", Key: []string{"Id"},
+				Properties: []*edm.Property{id, {Name: "Name", Type: edm.KindString, MaxLength: 100, Required: true, Searchable: true}},
+				Navigations: []*edm.NavigationProperty{{Name: "Books", Target: "Book", Collection: true, Partner: "Author",
+					Join: edm.Join{TargetColumns: []string{"author_id"}}}}},
+			{Name: "Book", Key: []string{"Id"},
+				Properties: []*edm.Property{id,
+					{Name: "Title", Type: edm.KindString, MaxLength: 200, Required: true, Searchable: true},
+					{Name: "Year", Type: edm.KindInt32},
+					{Name: "AuthorId", Type: edm.KindString, Required: true}},
+				Navigations: []*edm.NavigationProperty{{Name: "Author", Target: "Author", Partner: "Books",
+					Join: edm.Join{SourceColumns: []string{"author_id"}}}}},
+		},
+		EntitySets: []*edm.EntitySet{{Name: "Authors", Type: "Author"}, {Name: "Books", Type: "Book"}},
+	}
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS author (id TEXT NOT NULL PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS book (id TEXT NOT NULL PRIMARY KEY, title TEXT NOT NULL, year INTEGER NOT NULL,
+	author_id TEXT NOT NULL REFERENCES author (id));
+CREATE INDEX IF NOT EXISTS book_author ON book (author_id);
+INSERT OR IGNORE INTO author VALUES ('tolkien', 'J. R. R. Tolkien'), ('le-guin', 'Ursula K. Le Guin');
+INSERT OR IGNORE INTO book VALUES ('hobbit', 'The Hobbit', 1937, 'tolkien'), ('lotr', 'The Lord of the Rings', 1954, 'tolkien'),
+	('earthsea', 'A Wizard of Earthsea', 1968, 'le-guin');`
+
+// run serves until ctx is cancelled.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	flags := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	addr := flags.String("addr", "127.0.0.1:8080", "address to listen on")
+	path := flags.String("db", "books.db", "SQLite database file (env BOOKS_DB)")
+	if err := flags.Parse(args[1:]); err != nil {
+		return err
+	}
+	if v := getenv("BOOKS_DB"); v != "" {
+		*path = v
+	}
+	db, err := sqlite.Open(*path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, schema); err != nil {
+		return err
+	}
+	m := model()
+	if err := m.Build(); err != nil {
+		return err
+	}
+	svc, err := odata.NewService(odata.Config{Model: m, DB: db, Dialect: sqlite.Dialect{}, Mount: "/odata",
+		Sets: map[string]odata.SetOptions{
+			"Authors": {Writes: odata.WritePost | odata.WritePatch},
+			"Books":   {Writes: odata.WriteAll},
+		}})
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/odata/", svc)
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		return err
+	}
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

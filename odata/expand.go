@@ -1,0 +1,228 @@
+package odata
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/storekit/store/odata/sqlgen"
+)
+
+// expansion holds the children of one expanded navigation property for all the rows of a page (or for all the
+// children of a parent expansion), read with one query, and their counts.
+type expansion struct {
+	sh       *expandShape
+	rows     [][]any          // child rows as scanned, without their link values
+	byParent map[string][]int // sqlgen.LinkKey of the link values -> indexes into rows, in order
+	counts   map[string]int64 // the same key -> the number of children (nested $count=true, Nav/$count)
+	sub      []*expansion     // the children's own expansions
+	rw       *rowWriter
+}
+
+// expand runs the queries of the expansions of sh for the parent rows (as scanned), recursively.
+func (s *Service) expand(ctx context.Context, sh *shape, parents [][]any) ([]*expansion, error) {
+	out := make([]*expansion, len(sh.expands))
+	for i, es := range sh.expands {
+		x := &expansion{sh: es}
+		e := es.x
+		n := len(e.Link)
+		if e.WithCount || e.CountOnly {
+			x.counts = map[string]int64{}
+			if query, args := e.Counts(parents); query != "" {
+				err := s.each(ctx, query, args, n+1, func(row []any) error {
+					c, _ := row[n].(int64)
+					x.counts[sqlgen.LinkKey(row[:n]...)] = c
+					return nil
+				})
+				if err != nil {
+					return nil, err
+				}
+			}
+		}
+		if !e.CountOnly {
+			x.byParent = map[string][]int{}
+			if query, args := e.Select(parents); query != "" {
+				err := s.each(ctx, query, args, n+len(e.Columns), func(row []any) error {
+					k := sqlgen.LinkKey(row[:n]...)
+					x.byParent[k] = append(x.byParent[k], len(x.rows))
+					x.rows = append(x.rows, append([]any(nil), row[n:]...))
+					return nil
+				})
+				if err != nil {
+					return nil, err
+				}
+			}
+			x.rw = newRowWriter(es.child.l)
+			if len(es.child.expands) > 0 && len(x.rows) > 0 {
+				var err error
+				if x.sub, err = s.expand(ctx, es.child, x.rows); err != nil {
+					return nil, err
+				}
+			}
+		}
+		out[i] = x
+	}
+	return out, nil
+}
+
+// each runs a query and calls fn with each row as scanned (the slice is reused between rows).
+func (s *Service) each(ctx context.Context, query string, args []any, width int, fn func(row []any) error) error {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return s.readError(err)
+	}
+	defer rows.Close()
+	vals := make([]any, width)
+	ptrs := make([]any, width)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return s.readError(err)
+		}
+		if err := fn(vals); err != nil {
+			return err
+		}
+	}
+	return s.readError(rows.Err())
+}
+
+// expWriter writes rows with their expansions.
+type expWriter struct {
+	xs     []*expansion
+	base   string // the service root URL, for @odata.id
+	etagOn bool
+	// rootID returns the canonical path of a root row (Set('k'), or a containment path), when a contained $ref
+	// needs it; nil otherwise.
+	rootID func(rw *rowWriter) string
+	link   []any // scratch for a parent's link values
+}
+
+func (s *Service) newExpWriter(rq *request, sh *shape, xs []*expansion) *expWriter {
+	w := &expWriter{xs: xs, base: rq.base(), etagOn: !rq.none}
+	for _, x := range xs {
+		x.setWriters(w.etagOn)
+	}
+	if sh.needsIDs() {
+		t := rq.t
+		w.rootID = func(rw *rowWriter) string {
+			switch {
+			case t.scope.Singleton != nil && len(t.scope.Path) == 0:
+				return t.scope.Singleton.Name
+			case t.ctxSet != nil:
+				return t.ctxSet.Name + rowKey(rw)
+			case t.ctxPath != "":
+				return t.ctxPath + rowKey(rw)
+			}
+			return t.typ.Name + rowKey(rw)
+		}
+	}
+	return w
+}
+
+func (x *expansion) setWriters(etag bool) {
+	if x.rw != nil {
+		x.rw.etagOn = etag
+	}
+	for _, sub := range x.sub {
+		sub.setWriters(etag)
+	}
+}
+
+// rowKey returns the key predicate of the converted row of rw: ('k') or (A='x',B=1).
+func rowKey(rw *rowWriter) string {
+	l := rw.l
+	key := make([]any, len(l.keys))
+	for i, c := range l.keys {
+		v, err := sqlgen.Scan(l.cols[c].prop, rw.vals[c])
+		if err != nil {
+			return "()"
+		}
+		key[i] = v
+	}
+	return formatKey(l.typ, key)
+}
+
+// appendRow appends the converted row of rw (whose scanned values are row) as an object with its expansions.
+func (w *expWriter) appendRow(b []byte, rw *rowWriter, row []any) ([]byte, error) {
+	id := ""
+	if w.rootID != nil {
+		id = w.rootID(rw)
+	}
+	return w.appendObject(b, rw, row, w.xs, id)
+}
+
+func (w *expWriter) appendObject(b []byte, rw *rowWriter, row []any, xs []*expansion, id string) ([]byte, error) {
+	b = rw.appendMembers(b)
+	for _, x := range xs {
+		e := x.sh.x
+		w.link = w.link[:0]
+		for _, c := range e.Link {
+			w.link = append(w.link, row[c])
+		}
+		key := sqlgen.LinkKey(w.link...)
+		if x.counts != nil {
+			if b[len(b)-1] != '{' {
+				b = append(b, ',')
+			}
+			b = append(b, x.sh.count...)
+			b = strconv.AppendInt(b, x.counts[key], 10)
+		}
+		if e.CountOnly {
+			continue
+		}
+		if b[len(b)-1] != '{' {
+			b = append(b, ',')
+		}
+		b = append(b, x.sh.name...)
+		children := x.byParent[key]
+		if !e.Nav.Collection {
+			if len(children) == 0 {
+				b = append(b, "null"...)
+				continue
+			}
+			children = children[:1]
+		} else {
+			b = append(b, '[')
+		}
+		for i, idx := range children {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			child := x.rows[idx]
+			copy(x.rw.vals, child)
+			if err := x.rw.convert(); err != nil {
+				return b, err
+			}
+			childID := ""
+			if e.Ref || x.sh.child.needsIDs() {
+				childID = x.sh.idOf(id, x.rw)
+			}
+			if e.Ref {
+				b = append(b, `{"@odata.id":`...)
+				b = appendString(b, w.base+"/"+childID)
+				b = append(b, '}')
+				continue
+			}
+			var err error
+			if b, err = w.appendObject(b, x.rw, child, x.sub, childID); err != nil {
+				return b, err
+			}
+		}
+		if e.Nav.Collection {
+			b = append(b, ']')
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// idOf returns the canonical path of a child row: Set('k'), or below its parent for a contained target.
+func (es *expandShape) idOf(parent string, rw *rowWriter) string {
+	if es.set != nil {
+		return es.set.Name + rowKey(rw)
+	}
+	if es.x.Nav.Collection {
+		return parent + "/" + es.x.Nav.Name + rowKey(rw)
+	}
+	return parent + "/" + es.x.Nav.Name
+}
