@@ -6,7 +6,9 @@ import (
 	"database/sql"
 	"errors"
 	"net/url"
+	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/mattn/go-sqlite3"
 
@@ -37,9 +39,74 @@ func (Dialect) ClassifyError(err error) sqlgen.ErrorClass {
 	return sqlgen.ErrOther
 }
 
+// DriverName is the database/sql driver Open uses: mattn/go-sqlite3 with the SQL functions the engine's SQL
+// needs registered on every connection (REGEXP, for the OData function matchesPattern).
+const DriverName = "sqlite3_storekit"
+
+func init() {
+	sql.Register(DriverName, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		return c.RegisterFunc("regexp", regexpMatch, true)
+	}})
+}
+
+// regexpMatch implements "s REGEXP pattern" (SQLite calls regexp(pattern, s)) with Go's regexp syntax. A NULL
+// operand gives NULL.
+func regexpMatch(pattern, s any) (any, error) {
+	p, ok1 := text(pattern)
+	v, ok2 := text(s)
+	if !ok1 || !ok2 {
+		return nil, nil
+	}
+	re, err := compiled(p)
+	if err != nil {
+		return nil, err
+	}
+	return re.MatchString(v), nil
+}
+
+func text(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case []byte:
+		// The driver passes NULL as a nil []byte.
+		return string(x), x != nil
+	}
+	return "", false
+}
+
+// patterns caches compiled patterns; it is emptied when it grows past maxPatterns.
+var patterns struct {
+	sync.Mutex
+	m map[string]*regexp.Regexp
+}
+
+const maxPatterns = 256
+
+func compiled(p string) (*regexp.Regexp, error) {
+	patterns.Lock()
+	re, ok := patterns.m[p]
+	patterns.Unlock()
+	if ok {
+		return re, nil
+	}
+	re, err := regexp.Compile(p)
+	if err != nil {
+		return nil, err
+	}
+	patterns.Lock()
+	if patterns.m == nil || len(patterns.m) >= maxPatterns {
+		patterns.m = map[string]*regexp.Regexp{}
+	}
+	patterns.m[p] = re
+	patterns.Unlock()
+	return re, nil
+}
+
 // Open opens the SQLite database file at path with the settings the engine relies on: foreign keys on, WAL
 // journal, a busy timeout, write transactions that take the write lock at BEGIN (so two writers never deadlock
-// upgrading a read lock) and case-sensitive LIKE (OData string functions are case-sensitive).
+// upgrading a read lock) and case-sensitive LIKE (OData string functions are case-sensitive), through
+// DriverName (so REGEXP works).
 func Open(path string) (*sql.DB, error) {
 	if path == "" || strings.HasPrefix(path, ":memory:") {
 		return nil, errors.New("sqlite: a file path is required (an in-memory database is empty on every pooled connection)")
@@ -51,7 +118,7 @@ func Open(path string) (*sql.DB, error) {
 	q.Set("_txlock", "immediate")
 	q.Set("_cslike", "1")
 	q.Set("_synchronous", "NORMAL")
-	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+	db, err := sql.Open(DriverName, "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,384 @@
+package sqlgen
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/syntax"
+)
+
+// Planner compiles the reads of an OData service (one model, one dialect) into SQL and caches the compiled
+// plans. It is safe for concurrent use.
+//
+// A GET is planned in one call, Read, which parses the query string only when the plan is not cached yet:
+//
+//	r, err := planner.Read(sqlgen.Scope{Set: set}, rawQuery) // *Error on a bad query
+//	sql, args := r.Select(pageSize)                         // the page: up to pageSize+1 rows
+//	// scan rows into []any of len(r.Columns); convert with sqlgen.Scan(col.Path[last], v)
+//	// more rows than pageSize: next, _ := r.NextQuery(rows[pageSize-1], pageSize)
+//	sql, args = r.Count()                                    // for $count=true and /$count
+//	// per $expand: r.Expands[i].Select(links) with the page's link values, see Expand
+type Planner struct {
+	model   *edm.Model
+	dialect Dialect
+	cache   *lru
+	fold    map[*edm.EntityType]bool
+	quoted  map[string]string         // the model's identifiers and the planner's aliases, quoted
+	roots   map[*edm.EntityType]*root // default projections of the entity types read at the top level
+}
+
+// root is the default projection of an entity type at the top level (alias t0), computed once.
+type root struct {
+	proj Projection
+	sqls []string
+}
+
+// Options configures a Planner.
+type Options struct {
+	// CacheSize is how many compiled plans are kept (least recently used first out); 0 means 1024 and a
+	// negative value disables the cache.
+	CacheSize int
+	// CaseInsensitiveKeys names entity types whose single String key matches ignoring case (lower() on both
+	// sides), such as a customer addressed by e-mail.
+	CaseInsensitiveKeys []string
+}
+
+// NewPlanner returns a planner for the built model m and dialect d.
+func NewPlanner(m *edm.Model, d Dialect, opt Options) *Planner {
+	size := opt.CacheSize
+	if size == 0 {
+		size = 1024
+	}
+	p := &Planner{model: m, dialect: d, fold: map[*edm.EntityType]bool{}}
+	if size > 0 {
+		p.cache = newLRU(size)
+	}
+	for _, name := range opt.CaseInsensitiveKeys {
+		if t := m.EntityType(name); t != nil {
+			p.fold[t] = true
+		}
+	}
+	p.quoteModel()
+	p.roots = map[*edm.EntityType]*root{}
+	for _, t := range m.EntityTypes {
+		c := &compiler{p: p, d: d, m: m}
+		lv := &level{c: c, r: &rng{alias: "t0", typ: t}}
+		if err := lv.project(&syntax.Query{}, "", "", 0); err == nil {
+			p.roots[t] = &root{proj: *lv.proj, sqls: lv.sqls}
+		}
+	}
+	return p
+}
+
+// quoteModel quotes every identifier of the model and the aliases the planner uses, once.
+func (p *Planner) quoteModel() {
+	p.quoted = map[string]string{}
+	add := func(names ...string) {
+		for _, n := range names {
+			if _, ok := p.quoted[n]; !ok && n != "" {
+				p.quoted[n] = p.dialect.QuoteIdent(n)
+			}
+		}
+	}
+	for i := 0; i < 64; i++ {
+		n := strconv.Itoa(i)
+		add("t"+n, "l"+n, "c"+n)
+	}
+	add("s", "w", "rn")
+	var prop func(pr *edm.Property)
+	prop = func(pr *edm.Property) {
+		add(pr.Column)
+		for _, m := range pr.Properties() {
+			prop(m)
+		}
+		if ct := pr.CollectionTable; ct != nil {
+			add(ct.Table, ct.ValueColumn, ct.OrdinalColumn)
+			add(ct.OwnerColumns...)
+		}
+	}
+	for _, t := range p.model.EntityTypes {
+		add(t.Table)
+		for _, pr := range t.Properties {
+			prop(pr)
+		}
+		for _, n := range t.Navigations {
+			add(n.Join.SourceColumns...)
+			add(n.Join.TargetColumns...)
+			if l := n.Join.Through; l != nil {
+				add(l.Table)
+				add(l.SourceColumns...)
+				add(l.TargetColumns...)
+			}
+		}
+	}
+}
+
+// Dialect returns the planner's dialect.
+func (p *Planner) Dialect() Dialect { return p.dialect }
+
+// Scope names the rows a read addresses: the entity set's table, one entity of it by key, or the rows reached
+// from there through navigation properties (Category('x')/Products, Customer('e')/Addresses('a'),
+// Order('o')/Customer). Key predicates are given as parsed (a segment's Args of syntax.ParsePath) and are read
+// afresh by every Read; the plan is cached by the scope's shape.
+//
+// A scope does not check that the entities along the path exist: a caller that must answer 404 for
+// Category('missing')/Products reads the parent first.
+type Scope struct {
+	Set  *edm.EntitySet
+	Key  []syntax.Arg // the key predicate after the set; nil for the whole set
+	Path []Step
+}
+
+// Step is one navigation of a Scope, with the key predicate that follows a collection navigation, if any.
+type Step struct {
+	Nav *edm.NavigationProperty
+	Key []syntax.Arg
+}
+
+// cacheKey identifies a compiled plan: the scope's shape (its entity set, navigations and where keys are, not
+// the key values) and the query text without $top and $skiptoken.
+type cacheKey struct {
+	set   *edm.EntitySet
+	shape string
+	query string
+}
+
+func (s Scope) shape() string {
+	if len(s.Path) == 0 {
+		if s.Key != nil {
+			return "()"
+		}
+		return ""
+	}
+	var b strings.Builder
+	if s.Key != nil {
+		b.WriteString("()")
+	}
+	for _, st := range s.Path {
+		b.WriteByte('/')
+		b.WriteString(st.Nav.Name)
+		if st.Key != nil {
+			b.WriteString("()")
+		}
+	}
+	return b.String()
+}
+
+// Read plans a GET of scope with the raw (still percent-encoded) query string of the request. The plan is
+// compiled on first use and cached by (scope shape, query text without $top and $skiptoken); $top, $skiptoken
+// and the key values are read afresh on every call. Errors are *Error values.
+func (p *Planner) Read(s Scope, rawQuery string) (*Read, error) {
+	if s.Set == nil {
+		return nil, &Error{Code: CodeSyntax, Option: "path", Msg: "no entity set"}
+	}
+	rt, err := splitRuntime(rawQuery)
+	if err != nil {
+		return nil, err
+	}
+	key := cacheKey{set: s.Set, shape: s.shape(), query: rt.query}
+	var pl *plan
+	if p.cache != nil {
+		pl = p.cache.get(key)
+	}
+	r := &Read{}
+	if pl == nil {
+		q, err := syntax.ParseQuery(rawQuery)
+		if err != nil {
+			return nil, fromSyntax(err)
+		}
+		pl, err = p.compile(s, q, restOf(rawQuery))
+		if err != nil {
+			return nil, err
+		}
+		if p.cache != nil {
+			p.cache.put(key, pl)
+		}
+		r.top = q.Top
+		rt.token = q.SkipToken
+	} else {
+		if r.top, err = rt.parseTop(); err != nil {
+			return nil, err
+		}
+		if rt.token, err = rt.decodeToken(); err != nil {
+			return nil, err
+		}
+	}
+	r.plan, r.Projection = pl, pl.proj
+	if err := r.bindKeys(s); err != nil {
+		return nil, err
+	}
+	if rt.token != "" && !pl.single {
+		if err := r.decodeSkipToken(rt.token); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// runtime holds the options that vary between the pages of one query.
+type runtime struct {
+	top, topSpelt     string
+	token, tokenSpelt string
+	hasTop, hasToken  bool
+	query             string // the query without $top and $skiptoken
+}
+
+// forEachOption calls f with each non-empty "name=value" part of a raw query and its start offset.
+func forEachOption(raw string, f func(part, name, value string, start int) error) error {
+	for start := 0; start <= len(raw); {
+		end := strings.IndexByte(raw[start:], '&')
+		if end < 0 {
+			end = len(raw)
+		} else {
+			end += start
+		}
+		part := raw[start:end]
+		partStart := start
+		start = end + 1
+		if part == "" {
+			continue
+		}
+		name, value := part, ""
+		if eq := strings.IndexByte(part, '='); eq >= 0 {
+			name, value = part[:eq], part[eq+1:]
+		}
+		if err := f(part, name, value, partStart); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// splitRuntime separates the $top and $skiptoken options of a raw query from the rest, which is the cache key.
+func splitRuntime(raw string) (runtime, error) {
+	rt := runtime{query: raw}
+	var kept strings.Builder
+	cut := false
+	err := forEachOption(raw, func(part, name, value string, start int) error {
+		canon := optionName(name)
+		if canon != "top" && canon != "skiptoken" {
+			if cut {
+				if kept.Len() > 0 {
+					kept.WriteByte('&')
+				}
+				kept.WriteString(part)
+			}
+			return nil
+		}
+		if (canon == "top" && rt.hasTop) || (canon == "skiptoken" && rt.hasToken) {
+			return &Error{Code: CodeSyntax, Option: unescape(name), Msg: "duplicate option $" + canon}
+		}
+		if canon == "top" {
+			rt.top, rt.topSpelt, rt.hasTop = value, unescape(name), true
+		} else {
+			rt.token, rt.tokenSpelt, rt.hasToken = value, unescape(name), true
+		}
+		if !cut {
+			cut = true
+			kept.WriteString(strings.TrimSuffix(raw[:start], "&"))
+		}
+		return nil
+	})
+	if cut {
+		rt.query = kept.String()
+	}
+	return rt, err
+}
+
+// restOf is the raw query without $top, $skiptoken and $skip, the base of next links.
+func restOf(raw string) string {
+	var b strings.Builder
+	forEachOption(raw, func(part, name, _ string, _ int) error {
+		switch optionName(name) {
+		case "top", "skiptoken", "skip":
+			return nil
+		}
+		if b.Len() > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(part)
+		return nil
+	})
+	return b.String()
+}
+
+// optionName returns the lower-case system option name without "$" for $top, $skiptoken and $skip (spelt
+// with or without "$", in any case, possibly percent-encoded), "" for any other option.
+func optionName(name string) string {
+	n := name
+	if strings.IndexByte(n, '%') >= 0 {
+		n = unescape(n)
+	}
+	n = strings.TrimPrefix(n, "$")
+	switch {
+	case strings.EqualFold(n, "top"):
+		return "top"
+	case strings.EqualFold(n, "skiptoken"):
+		return "skiptoken"
+	case strings.EqualFold(n, "skip"):
+		return "skip"
+	}
+	return ""
+}
+
+// unescape percent-decodes s; invalid escapes stay as they are.
+func unescape(s string) string {
+	if strings.IndexByte(s, '%') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && ishex(s[i+1]) && ishex(s[i+2]) {
+			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+			i += 2
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func ishex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
+}
+
+func (rt runtime) parseTop() (*int64, error) {
+	if !rt.hasTop {
+		return nil, nil
+	}
+	v := unescape(rt.top)
+	bad := v == ""
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			bad = true
+		}
+	}
+	if bad {
+		return nil, &Error{Code: CodeSyntax, Option: rt.topSpelt, Pos: 1, Msg: "expected a non-negative integer, found " + strconv.Quote(v)}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return nil, &Error{Code: CodeSyntax, Option: rt.topSpelt, Pos: 1, Msg: "integer out of range: " + v}
+	}
+	return &n, nil
+}
+
+func (rt runtime) decodeToken() (string, error) {
+	if !rt.hasToken {
+		return "", nil
+	}
+	v := unescape(rt.token)
+	if v == "" {
+		return "", &Error{Code: CodeSyntax, Option: rt.tokenSpelt, Pos: 1, Msg: "expected a value, found end of input"}
+	}
+	return v, nil
+}

@@ -1,0 +1,63 @@
+package sqlite_test
+
+import (
+	"database/sql"
+	"path/filepath"
+	"testing"
+
+	"github.com/storekit/store/odata/sqlite"
+)
+
+func open(t *testing.T) *sql.DB {
+	t.Helper()
+	db, err := sqlite.Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestRegexp(t *testing.T) {
+	db := open(t)
+	for _, c := range []struct {
+		query string
+		want  any
+	}{
+		{"SELECT 'LP-100' REGEXP '^[A-Z]{2}-[0-9]+$'", int64(1)},
+		{"SELECT 'lp-100' REGEXP '^[A-Z]{2}-[0-9]+$'", int64(0)},
+		{"SELECT 'Phone' REGEXP 'one'", int64(1)},
+		{"SELECT NULL REGEXP 'one'", nil},
+		{"SELECT 'x' REGEXP NULL", nil},
+	} {
+		var got any
+		if err := db.QueryRow(c.query).Scan(&got); err != nil {
+			t.Errorf("%s: %v", c.query, err)
+			continue
+		}
+		if got != c.want {
+			t.Errorf("%s = %v, want %v", c.query, got, c.want)
+		}
+	}
+	var got any
+	if err := db.QueryRow("SELECT 'x' REGEXP '('").Scan(&got); err == nil {
+		t.Errorf("an invalid pattern gave %v, want an error", got)
+	}
+}
+
+func TestCaseSensitiveLike(t *testing.T) {
+	db := open(t)
+	var n int64
+	if err := db.QueryRow("SELECT 'Phone' LIKE 'phone'").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("'Phone' LIKE 'phone' = %d, want 0 (case-sensitive)", n)
+	}
+}
+
+func TestOpenRefusesMemory(t *testing.T) {
+	if _, err := sqlite.Open(":memory:"); err == nil {
+		t.Errorf("Open(:memory:) succeeded, want an error")
+	}
+}
