@@ -137,11 +137,11 @@ func collectionSQL(d sqlgen.Dialect, et *edm.EntityType, p *edm.Property, alias 
 	v := side + "." + d.QuoteIdent(ct.ValueColumn)
 	o := side + "." + d.QuoteIdent(ct.OrdinalColumn)
 	var where strings.Builder
-	for i, k := range et.KeyProperties() {
+	for i, c := range ct.SourceColumns {
 		if i > 0 {
 			where.WriteString(" AND ")
 		}
-		where.WriteString(side + "." + d.QuoteIdent(ct.OwnerColumns[i]) + " = " + alias + "." + d.QuoteIdent(k.Column))
+		where.WriteString(side + "." + d.QuoteIdent(ct.OwnerColumns[i]) + " = " + alias + "." + d.QuoteIdent(c))
 	}
 	if d.Name() == "postgres" {
 		if p.Type == edm.KindBinary {

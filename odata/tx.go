@@ -370,8 +370,11 @@ func (tx *Tx) deleteContained(ctx context.Context, n *edm.NavigationProperty, so
 			continue
 		}
 		ct := p.CollectionTable
-		keys := keyOrder(d, target, table)
-		s, args, _ := sq.Select(keys...).From(table).Where(cond).ToSql()
+		src := make([]string, len(ct.SourceColumns))
+		for i, c := range ct.SourceColumns {
+			src[i] = table + "." + d.QuoteIdent(c)
+		}
+		s, args, _ := sq.Select(src...).From(table).Where(cond).ToSql()
 		if err := tx.exec(ctx, sqlgen.Builder(d).Delete(d.QuoteIdent(ct.Table)).
 			Where(tupleIn(d, "", ct.OwnerColumns, sq.Expr("("+s+")", args...)))); err != nil {
 			return err
@@ -452,15 +455,68 @@ func entityKey(et *edm.EntityType, e Entity) ([]any, error) {
 	return key, nil
 }
 
+// ownerArgs returns the values of the owner row's columns that a collection's side table refers to
+// (CollectionTable.SourceColumns), as arguments: the key values when those columns are the key's, else read from
+// the row with the key. found is false when no row has the key.
+func (tx *Tx) ownerArgs(ctx context.Context, et *edm.EntityType, ct *edm.CollectionTable, key []any) (args []any, found bool, err error) {
+	d := tx.Dialect
+	props := et.KeyProperties()
+	if sameColumns(ct.SourceColumns, props) {
+		args = make([]any, len(key))
+		for i, k := range props {
+			if args[i], err = sqlgen.Arg(d, k, key[i]); err != nil {
+				return nil, false, err
+			}
+		}
+		return args, true, nil
+	}
+	table := d.QuoteIdent(et.Table)
+	where, err := keyWhere(d, et, table, key, false)
+	if err != nil {
+		return nil, false, err
+	}
+	cols := make([]string, len(ct.SourceColumns))
+	for i, c := range ct.SourceColumns {
+		cols[i] = table + "." + d.QuoteIdent(c)
+	}
+	query, qargs, err := sq.Select(cols...).From(table).Where(where).PlaceholderFormat(d.Placeholder()).ToSql()
+	if err != nil {
+		return nil, false, err
+	}
+	args = make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range args {
+		ptrs[i] = &args[i]
+	}
+	err = tx.QueryRowContext(ctx, query, qargs...).Scan(ptrs...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	return args, err == nil, err
+}
+
+// sameColumns reports whether cols are the columns of props, in order.
+func sameColumns(cols []string, props []*edm.Property) bool {
+	if len(cols) != len(props) {
+		return false
+	}
+	for i, p := range props {
+		if cols[i] != p.Column {
+			return false
+		}
+	}
+	return true
+}
+
 func (tx *Tx) deleteItems(ctx context.Context, et *edm.EntityType, p *edm.Property, key []any) error {
 	d := tx.Dialect
 	ct := p.CollectionTable
-	and := make(sq.And, len(key))
-	for i, k := range et.KeyProperties() {
-		arg, err := sqlgen.Arg(d, k, key[i])
-		if err != nil {
-			return err
-		}
+	owner, found, err := tx.ownerArgs(ctx, et, ct, key)
+	if err != nil || !found {
+		return err
+	}
+	and := make(sq.And, len(owner))
+	for i, arg := range owner {
 		and[i] = sq.Expr(d.QuoteIdent(ct.OwnerColumns[i])+" = ?", arg)
 	}
 	return tx.exec(ctx, sqlgen.Builder(d).Delete(d.QuoteIdent(ct.Table)).Where(and))
@@ -479,18 +535,17 @@ func (tx *Tx) insertItems(ctx context.Context, et *edm.EntityType, p *edm.Proper
 	}
 	d := tx.Dialect
 	ct := p.CollectionTable
-	cols := make([]string, 0, len(key)+2)
+	cols := make([]string, 0, len(ct.OwnerColumns)+2)
 	for _, c := range ct.OwnerColumns {
 		cols = append(cols, d.QuoteIdent(c))
 	}
 	cols = append(cols, d.QuoteIdent(ct.ValueColumn), d.QuoteIdent(ct.OrdinalColumn))
-	owner := make([]any, len(key))
-	for i, k := range et.KeyProperties() {
-		arg, err := sqlgen.Arg(d, k, key[i])
-		if err != nil {
-			return err
-		}
-		owner[i] = arg
+	owner, found, err := tx.ownerArgs(ctx, et, ct, key)
+	if err != nil {
+		return err
+	}
+	if !found {
+		return &Error{Status: 404, Code: "NotFound", Message: fmt.Sprintf("The %s does not exist.", et.Name), Err: ErrNotFound}
 	}
 	// One statement per 200 items keeps the number of bound parameters far below both databases' limits.
 	for start := 0; start < len(items); start += 200 {
