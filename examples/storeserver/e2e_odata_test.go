@@ -75,7 +75,7 @@ func jsonValue(v any) any {
 func TestStore_EntitySets(t *testing.T) {
 	each(t, func(t *testing.T, db *dbtest.DB) {
 		s := start(t, db, nil, "-demo=false")
-		admin := s.admin()
+		admin := s.admin(t)
 		pic := base64.StdEncoding.EncodeToString(pngImage(t, 2, 2))
 		cases := []setCase{
 			{set: "Manufacturer",
@@ -165,7 +165,7 @@ func walkSet(t *testing.T, s *storeServer, admin *client, c setCase) {
 	setURL := "/odata/" + c.set
 
 	// Create: 201, the entity, Location, ETag.
-	r := admin.must(http.StatusCreated, "POST", setURL, c.create)
+	r := admin.must(t, http.StatusCreated, "POST", setURL, c.create)
 	checkJSONHeaders(t, "POST "+c.set, r)
 	created := r.json(t)
 	id := str(created, "Id")
@@ -199,7 +199,7 @@ func walkSet(t *testing.T, s *storeServer, admin *client, c setCase) {
 	}
 
 	// The collection and the entity.
-	r = admin.must(http.StatusOK, "GET", setURL, nil)
+	r = admin.must(t, http.StatusOK, "GET", setURL, nil)
 	checkJSONHeaders(t, "GET "+c.set, r)
 	list := r.json(t)
 	if got, want := str(list, "@odata.context"), base+"$metadata#"+c.set; got != want {
@@ -214,7 +214,7 @@ func walkSet(t *testing.T, s *storeServer, admin *client, c setCase) {
 	if !found {
 		t.Errorf("GET %s: the new entity %s is not in the collection", c.set, id)
 	}
-	r = admin.must(http.StatusOK, "GET", setURL+key, nil)
+	r = admin.must(t, http.StatusOK, "GET", setURL+key, nil)
 	got := r.json(t)
 	if diff := cmp.Diff(created, got); diff != "" {
 		t.Errorf("GET %s%s (-created +got):\n%s", c.set, key, diff)
@@ -225,7 +225,7 @@ func walkSet(t *testing.T, s *storeServer, admin *client, c setCase) {
 
 	// PATCH changes only the fields sent.
 	oldETag := r.header.Get("ETag")
-	r = admin.must(http.StatusOK, "PATCH", setURL+key, c.patch)
+	r = admin.must(t, http.StatusOK, "PATCH", setURL+key, c.patch)
 	patched := r.json(t)
 	want := withKeys(created)
 	for k, v := range c.patch {
@@ -242,12 +242,12 @@ func walkSet(t *testing.T, s *storeServer, admin *client, c setCase) {
 	}
 
 	// If-Match: a stale ETag is 412 and changes nothing; the current one works.
-	admin.fails(http.StatusPreconditionFailed, "PreconditionFailed", "PATCH", setURL+key, c.patch, "If-Match", oldETag)
-	admin.must(http.StatusOK, "PATCH", setURL+key, c.patch, "If-Match", r.header.Get("ETag"))
-	admin.fails(http.StatusPreconditionFailed, "PreconditionFailed", "DELETE", setURL+key, nil, "If-Match", oldETag)
+	admin.fails(t, http.StatusPreconditionFailed, "PreconditionFailed", "PATCH", setURL+key, c.patch, "If-Match", oldETag)
+	admin.must(t, http.StatusOK, "PATCH", setURL+key, c.patch, "If-Match", r.header.Get("ETag"))
+	admin.fails(t, http.StatusPreconditionFailed, "PreconditionFailed", "DELETE", setURL+key, nil, "If-Match", oldETag)
 
 	// Prefer: return=minimal: 204 with OData-EntityId.
-	r = admin.must(http.StatusNoContent, "PATCH", setURL+key, c.patch, "Prefer", "return=minimal")
+	r = admin.must(t, http.StatusNoContent, "PATCH", setURL+key, c.patch, "Prefer", "return=minimal")
 	if got, want := r.header.Get("OData-EntityId"), base+c.set+key; got != want {
 		t.Errorf("PATCH %s minimal: OData-EntityId = %q, want %q", c.set, got, want)
 	}
@@ -261,7 +261,7 @@ func walkSet(t *testing.T, s *storeServer, admin *client, c setCase) {
 	if c.set == "Picture" {
 		delete(full, "PictureBinary") // kept when not sent
 	}
-	r = admin.must(http.StatusOK, "PUT", setURL+key, full)
+	r = admin.must(t, http.StatusOK, "PUT", setURL+key, full)
 	replaced := r.json(t)
 	if diff := cmp.Diff(jsonValue(c.resetDefault), replaced[c.resetField]); diff != "" {
 		t.Errorf("PUT %s without %s (-want +got):\n%s", c.set, c.resetField, diff)
@@ -271,26 +271,26 @@ func walkSet(t *testing.T, s *storeServer, admin *client, c setCase) {
 			t.Errorf("PUT %s without %s: %s = %v, want the default", c.set, k, k, replaced[k])
 		}
 	}
-	e := admin.fails(http.StatusBadRequest, "ValidationFailed", "PUT", setURL+key, withKeys(full, "Id", "0123456789abcdef01234567"))
+	e := admin.fails(t, http.StatusBadRequest, "ValidationFailed", "PUT", setURL+key, withKeys(full, "Id", "0123456789abcdef01234567"))
 	if e.Target != "Id" {
 		t.Errorf("PUT %s with another Id: target %q, want Id", c.set, e.Target)
 	}
 
 	// POST with the Id of an existing entity is a full update (200); an unknown Id is a 400.
-	r = admin.must(http.StatusOK, "POST", setURL, withKeys(c.create, "Id", id))
+	r = admin.must(t, http.StatusOK, "POST", setURL, withKeys(c.create, "Id", id))
 	if diff := cmp.Diff(jsonValue(c.create[c.resetField]), r.json(t)[c.resetField]); diff != "" {
 		t.Errorf("POST %s with its Id: %s (-want +got):\n%s", c.set, c.resetField, diff)
 	}
-	e = admin.fails(http.StatusBadRequest, "InvalidValue", "POST", setURL, withKeys(c.create, "Id", "0123456789abcdef01234567"))
+	e = admin.fails(t, http.StatusBadRequest, "InvalidValue", "POST", setURL, withKeys(c.create, "Id", "0123456789abcdef01234567"))
 	if e.Target != "Id" || e.Message != c.set+" Id does not exist" {
 		t.Errorf("POST %s with an unknown Id: target %q, message %q, want Id, %q", c.set, e.Target, e.Message, c.set+" Id does not exist")
 	}
 
 	// Read-only fields: ignored with the value they hold, 400 otherwise.
-	current := admin.must(http.StatusOK, "GET", setURL+key, nil).json(t)
+	current := admin.must(t, http.StatusOK, "GET", setURL+key, nil).json(t)
 	for _, ro := range []string{"CreatedOnUtc", "Size", "IsSystemRole", "HasPassword"} {
 		if v, ok := current[ro]; ok {
-			admin.must(http.StatusOK, "PATCH", setURL+key, map[string]any{ro: v})
+			admin.must(t, http.StatusOK, "PATCH", setURL+key, map[string]any{ro: v})
 			var other any = "2001-01-01T00:00:00Z"
 			switch v.(type) {
 			case bool:
@@ -298,7 +298,7 @@ func walkSet(t *testing.T, s *storeServer, admin *client, c setCase) {
 			case json.Number:
 				other = 12345
 			}
-			e := admin.fails(http.StatusBadRequest, "ValidationFailed", "PATCH", setURL+key, map[string]any{ro: other})
+			e := admin.fails(t, http.StatusBadRequest, "ValidationFailed", "PATCH", setURL+key, map[string]any{ro: other})
 			if e.Target != ro {
 				t.Errorf("PATCH %s %s: target %q, want %s", c.set, ro, e.Target, ro)
 			}
@@ -306,30 +306,30 @@ func walkSet(t *testing.T, s *storeServer, admin *client, c setCase) {
 	}
 
 	// Validation: one detail per failed rule, in one answer; nothing is stored.
-	before := s.count(`SELECT 1 FROM ` + tableOf(c.set))
-	e = admin.fails(http.StatusBadRequest, "ValidationFailed", "POST", setURL, c.invalid)
+	before := s.count(t, `SELECT 1 FROM ` + tableOf(c.set))
+	e = admin.fails(t, http.StatusBadRequest, "ValidationFailed", "POST", setURL, c.invalid)
 	gotDetails, wantDetails := e.details(), append([]string(nil), c.wantDetails...)
 	sort.Strings(gotDetails)
 	sort.Strings(wantDetails)
 	if diff := cmp.Diff(wantDetails, gotDetails); diff != "" {
 		t.Errorf("POST %s %v: details (-want +got):\n%s", c.set, c.invalid, diff)
 	}
-	if after := s.count(`SELECT 1 FROM ` + tableOf(c.set)); after != before {
+	if after := s.count(t, `SELECT 1 FROM ` + tableOf(c.set)); after != before {
 		t.Errorf("POST %s invalid: %d rows before, %d after", c.set, before, after)
 	}
-	e = admin.fails(http.StatusBadRequest, "ValidationFailed", "PATCH", setURL+key, map[string]any{"NoSuchField": 1})
+	e = admin.fails(t, http.StatusBadRequest, "ValidationFailed", "PATCH", setURL+key, map[string]any{"NoSuchField": 1})
 	if e.Target != "NoSuchField" || e.Details[0].Code != "UnknownField" {
 		t.Errorf("PATCH %s unknown field: %+v, want UnknownField NoSuchField", c.set, e)
 	}
-	e = admin.fails(http.StatusBadRequest, "ValidationFailed", "PATCH", setURL+key, map[string]any{"Id": 5})
+	e = admin.fails(t, http.StatusBadRequest, "ValidationFailed", "PATCH", setURL+key, map[string]any{"Id": 5})
 	if e.Target != "Id" {
 		t.Errorf("PATCH %s with a number for Id: target %q, want Id", c.set, e.Target)
 	}
-	admin.fails(http.StatusUnsupportedMediaType, "UnsupportedMediaType", "PATCH", setURL+key, "x", "Content-Type", "text/plain")
-	admin.fails(http.StatusBadRequest, "InvalidJson", "PATCH", setURL+key, "{")
+	admin.fails(t, http.StatusUnsupportedMediaType, "UnsupportedMediaType", "PATCH", setURL+key, "x", "Content-Type", "text/plain")
+	admin.fails(t, http.StatusBadRequest, "InvalidJson", "PATCH", setURL+key, "{")
 
 	// DELETE: 200 with an empty body; then every method on the key is 404.
-	r = admin.must(http.StatusOK, "DELETE", setURL+key, nil, "Content-Type", "text/plain")
+	r = admin.must(t, http.StatusOK, "DELETE", setURL+key, nil, "Content-Type", "text/plain")
 	if len(r.body) != 0 {
 		t.Errorf("DELETE %s: body %q, want empty", c.set, r.body)
 	}
@@ -338,7 +338,7 @@ func walkSet(t *testing.T, s *storeServer, admin *client, c setCase) {
 		if m == "PATCH" || m == "PUT" {
 			body = full
 		}
-		admin.fails(http.StatusNotFound, "NotFound", m, setURL+key, body)
+		admin.fails(t, http.StatusNotFound, "NotFound", m, setURL+key, body)
 	}
 }
 
@@ -351,11 +351,11 @@ func tableOf(set string) string {
 func TestStore_ODataProtocol(t *testing.T) {
 	each(t, func(t *testing.T, db *dbtest.DB) {
 		s := start(t, db, nil)
-		admin := s.admin()
+		admin := s.admin(t)
 		base := s.url + "/odata/"
 
 		t.Run("OKServiceDocument", func(t *testing.T) {
-			r := admin.must(http.StatusOK, "GET", "/odata/", nil)
+			r := admin.must(t, http.StatusOK, "GET", "/odata/", nil)
 			checkJSONHeaders(t, "GET /odata/", r)
 			var names []string
 			for _, v := range r.json(t)["value"].([]any) {
@@ -369,7 +369,7 @@ func TestStore_ODataProtocol(t *testing.T) {
 			}
 		})
 		t.Run("OKMetadata", func(t *testing.T) {
-			r := admin.must(http.StatusOK, "GET", "/odata/$metadata", nil)
+			r := admin.must(t, http.StatusOK, "GET", "/odata/$metadata", nil)
 			if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/xml") {
 				t.Errorf("$metadata Content-Type = %q, want application/xml", ct)
 			}
@@ -379,34 +379,34 @@ func TestStore_ODataProtocol(t *testing.T) {
 					t.Errorf("$metadata has no %s", want)
 				}
 			}
-			j := admin.must(http.StatusOK, "GET", "/odata/$metadata?$format=json", nil).json(t)
+			j := admin.must(t, http.StatusOK, "GET", "/odata/$metadata?$format=json", nil).json(t)
 			if path(j, "Store", "Product", "$Key", 0) != "Id" {
 				t.Errorf("CSDL JSON: Store.Product.$Key = %v, want [Id]", path(j, "Store", "Product", "$Key"))
 			}
 		})
 		t.Run("OKCaseInsensitiveSet", func(t *testing.T) {
-			r := admin.must(http.StatusOK, "GET", "/odata/product", nil)
+			r := admin.must(t, http.StatusOK, "GET", "/odata/product", nil)
 			if got := str(r.json(t), "@odata.context"); got != base+"$metadata#Product" {
 				t.Errorf("GET /odata/product: @odata.context = %q", got)
 			}
 		})
 		t.Run("OKDemoCatalogPaging", func(t *testing.T) {
-			r := admin.must(http.StatusOK, "GET", "/odata/Country?$count=true", nil).json(t)
+			r := admin.must(t, http.StatusOK, "GET", "/odata/Country?$count=true", nil).json(t)
 			if n := num(r, "@odata.count"); n < "2" || len(r["value"].([]any)) != 100 || str(r, "@odata.nextLink") == "" {
 				t.Errorf("GET Country?$count=true: count %s, %d entities, nextLink %q; want all countries, 100, a link",
 					n, len(r["value"].([]any)), str(r, "@odata.nextLink"))
 			}
-			us := admin.must(http.StatusOK, "GET", "/odata/Country('US')", nil).json(t)
+			us := admin.must(t, http.StatusOK, "GET", "/odata/Country('US')", nil).json(t)
 			if str(us, "Name") == "" || str(us, "ThreeLetterIsoCode") != "USA" {
 				t.Errorf("GET Country('US') = %v", us)
 			}
-			ny := admin.must(http.StatusOK, "GET", "/odata/StateProvince('US-NY')", nil).json(t)
+			ny := admin.must(t, http.StatusOK, "GET", "/odata/StateProvince('US-NY')", nil).json(t)
 			if str(ny, "Name") != "New York" || str(ny, "CountryId") != "US" {
 				t.Errorf("GET StateProvince('US-NY') = %v", ny)
 			}
 		})
 		t.Run("OKCustomerByEmailIgnoringCase", func(t *testing.T) {
-			r := admin.must(http.StatusOK, "GET", "/odata/Customer('ADMIN@Example.COM')", nil).json(t)
+			r := admin.must(t, http.StatusOK, "GET", "/odata/Customer('ADMIN@Example.COM')", nil).json(t)
 			if str(r, "Email") != adminEmail || r["HasPassword"] != true || len(r["CustomerRoles"].([]any)) != 2 {
 				t.Errorf("GET Customer('ADMIN@Example.COM') = %v, want the admin with two roles", r)
 			}
@@ -427,65 +427,65 @@ func TestStore_ODataProtocol(t *testing.T) {
 				if c.method != "DELETE" {
 					body = map[string]any{"Name": "x"}
 				}
-				admin.fails(http.StatusMethodNotAllowed, "MethodNotAllowed", c.method, c.path, body)
-				r := admin.do(c.method, c.path, body)
+				admin.fails(t, http.StatusMethodNotAllowed, "MethodNotAllowed", c.method, c.path, body)
+				r := admin.do(t, c.method, c.path, body)
 				if allow := r.header.Get("Allow"); !strings.Contains(allow, c.allow) || strings.Contains(allow, c.method) {
 					t.Errorf("%s %s: Allow = %q, want it to list %s and not %s", c.method, c.path, allow, c.allow, c.method)
 				}
 			}
 		})
 		t.Run("ErrNotFound", func(t *testing.T) {
-			admin.fails(http.StatusNotFound, "NotFound", "GET", "/odata/NoSuchSet", nil)
-			admin.fails(http.StatusNotFound, "NotFound", "GET", "/odata/Product('0123456789abcdef01234567')", nil)
-			admin.fails(http.StatusNotFound, "NotFound", "GET", "/odata/Customer('nobody@example.com')", nil)
-			admin.fails(http.StatusNotFound, "NotFound", "POST", "/odata/Product('0123456789abcdef01234567')/UpdateStock", map[string]any{"Stock": 1})
-			admin.fails(http.StatusNotFound, "NotFound", "POST", "/odata/Order('0123456789abcdef01234567')/Ship", nil)
+			admin.fails(t, http.StatusNotFound, "NotFound", "GET", "/odata/NoSuchSet", nil)
+			admin.fails(t, http.StatusNotFound, "NotFound", "GET", "/odata/Product('0123456789abcdef01234567')", nil)
+			admin.fails(t, http.StatusNotFound, "NotFound", "GET", "/odata/Customer('nobody@example.com')", nil)
+			admin.fails(t, http.StatusNotFound, "NotFound", "POST", "/odata/Product('0123456789abcdef01234567')/UpdateStock", map[string]any{"Stock": 1})
+			admin.fails(t, http.StatusNotFound, "NotFound", "POST", "/odata/Order('0123456789abcdef01234567')/Ship", nil)
 		})
 		t.Run("ErrCreateRequiresJSON", func(t *testing.T) {
-			admin.fails(http.StatusUnsupportedMediaType, "UnsupportedMediaType", "POST", "/odata/Manufacturer", "Name=x",
+			admin.fails(t, http.StatusUnsupportedMediaType, "UnsupportedMediaType", "POST", "/odata/Manufacturer", "Name=x",
 				"Content-Type", "application/x-www-form-urlencoded")
-			admin.fails(http.StatusUnsupportedMediaType, "UnsupportedMediaType", "POST", "/odata/Product('x')/UpdateStock", "{}",
+			admin.fails(t, http.StatusUnsupportedMediaType, "UnsupportedMediaType", "POST", "/odata/Product('x')/UpdateStock", "{}",
 				"Content-Type", "text/plain")
 		})
 		t.Run("OKPreferMinimalCreate", func(t *testing.T) {
-			r := admin.must(http.StatusCreated, "POST", "/odata/Manufacturer", map[string]any{"Name": "Minimal"}, "Prefer", "return=minimal")
+			r := admin.must(t, http.StatusCreated, "POST", "/odata/Manufacturer", map[string]any{"Name": "Minimal"}, "Prefer", "return=minimal")
 			if !strings.HasPrefix(r.header.Get("Location"), base+"Manufacturer('") {
 				t.Errorf("POST minimal: Location = %q", r.header.Get("Location"))
 			}
 		})
 		t.Run("OKSeNameUnique", func(t *testing.T) {
-			a := admin.must(http.StatusCreated, "POST", "/odata/Category", map[string]any{"Name": "Summer Sale!"}).json(t)
-			b := admin.must(http.StatusCreated, "POST", "/odata/Manufacturer", map[string]any{"Name": "Summer sale"}).json(t)
-			c := admin.must(http.StatusCreated, "POST", "/odata/Product", map[string]any{"Name": "x", "SeName": "Summer Sale"}).json(t)
+			a := admin.must(t, http.StatusCreated, "POST", "/odata/Category", map[string]any{"Name": "Summer Sale!"}).json(t)
+			b := admin.must(t, http.StatusCreated, "POST", "/odata/Manufacturer", map[string]any{"Name": "Summer sale"}).json(t)
+			c := admin.must(t, http.StatusCreated, "POST", "/odata/Product", map[string]any{"Name": "x", "SeName": "Summer Sale"}).json(t)
 			got := []string{str(a, "SeName"), str(b, "SeName"), str(c, "SeName")}
 			if diff := cmp.Diff([]string{"summer-sale", "summer-sale-2", "summer-sale-3"}, got); diff != "" {
 				t.Errorf("SeNames (-want +got):\n%s", diff)
 			}
 		})
 		t.Run("OKCustomerKeyRules", func(t *testing.T) {
-			c := admin.must(http.StatusCreated, "POST", "/odata/Customer", map[string]any{"Email": "keys@example.com"}).json(t)
+			c := admin.must(t, http.StatusCreated, "POST", "/odata/Customer", map[string]any{"Email": "keys@example.com"}).json(t)
 			// PUT: the body's Id and Email must match the entity (Email ignoring case).
-			admin.must(http.StatusOK, "PUT", "/odata/Customer('KEYS@example.com')", map[string]any{"Id": c["Id"], "Email": "Keys@Example.com"})
-			e := admin.fails(http.StatusBadRequest, "ValidationFailed", "PUT", "/odata/Customer('keys@example.com')",
+			admin.must(t, http.StatusOK, "PUT", "/odata/Customer('KEYS@example.com')", map[string]any{"Id": c["Id"], "Email": "Keys@Example.com"})
+			e := admin.fails(t, http.StatusBadRequest, "ValidationFailed", "PUT", "/odata/Customer('keys@example.com')",
 				map[string]any{"Id": c["Id"], "Email": "other@example.com"})
 			if e.Target != "Email" {
 				t.Errorf("PUT Customer with another Email: target %q, want Email", e.Target)
 			}
-			e = admin.fails(http.StatusBadRequest, "ValidationFailed", "PATCH", "/odata/Customer('keys@example.com')",
+			e = admin.fails(t, http.StatusBadRequest, "ValidationFailed", "PATCH", "/odata/Customer('keys@example.com')",
 				map[string]any{"Email": "other@example.com"})
 			if e.Target != "Email" {
 				t.Errorf("PATCH Customer Email: target %q, want Email", e.Target)
 			}
 			// POST upserts by Id: the customer's roles reset to Registered when not sent.
-			admin.must(http.StatusOK, "PATCH", "/odata/Customer('keys@example.com')", map[string]any{"CustomerRoles": []string{}})
-			r := admin.must(http.StatusOK, "POST", "/odata/Customer", map[string]any{"Id": c["Id"], "Email": "keys@example.com"}).json(t)
+			admin.must(t, http.StatusOK, "PATCH", "/odata/Customer('keys@example.com')", map[string]any{"CustomerRoles": []string{}})
+			r := admin.must(t, http.StatusOK, "POST", "/odata/Customer", map[string]any{"Id": c["Id"], "Email": "keys@example.com"}).json(t)
 			if diff := cmp.Diff(c["CustomerRoles"], r["CustomerRoles"]); diff != "" {
 				t.Errorf("POST Customer by Id without CustomerRoles (-want +got):\n%s", diff)
 			}
 		})
 		t.Run("OKFilterProductName", func(t *testing.T) {
-			admin.must(http.StatusCreated, "POST", "/odata/Product", map[string]any{"Name": "Filter Me", "Price": 1})
-			r := admin.do("GET", "/odata/Product?$filter="+queryEscape("Name eq 'Filter Me'"), nil)
+			admin.must(t, http.StatusCreated, "POST", "/odata/Product", map[string]any{"Name": "Filter Me", "Price": 1})
+			r := admin.do(t, "GET", "/odata/Product?$filter="+queryEscape("Name eq 'Filter Me'"), nil)
 			if r.status == http.StatusNotImplemented {
 				t.Skipf("$filter is not served yet: %s", r)
 			}
@@ -496,11 +496,11 @@ func TestStore_ODataProtocol(t *testing.T) {
 			if len(v) != 1 || str(v[0].(map[string]any), "Name") != "Filter Me" {
 				t.Errorf("GET Product?$filter=Name eq 'Filter Me' = %s, want the one product", r)
 			}
-			r = admin.must(http.StatusOK, "GET", "/odata/Product?$filter="+queryEscape("contains(Name,'ilter M')")+"&$select=Name", nil)
+			r = admin.must(t, http.StatusOK, "GET", "/odata/Product?$filter="+queryEscape("contains(Name,'ilter M')")+"&$select=Name", nil)
 			if v := r.json(t)["value"].([]any); len(v) != 1 {
 				t.Errorf("GET Product?$filter=contains(Name,'ilter M') = %s, want one product", r)
 			}
-			e := admin.fails(http.StatusBadRequest, "SyntaxError", "GET", "/odata/Product?$filter="+queryEscape("Name eq"), nil)
+			e := admin.fails(t, http.StatusBadRequest, "SyntaxError", "GET", "/odata/Product?$filter="+queryEscape("Name eq"), nil)
 			if e.Target != "$filter" {
 				t.Errorf("$filter syntax error: target %q, want $filter", e.Target)
 			}
@@ -511,14 +511,14 @@ func TestStore_ODataProtocol(t *testing.T) {
 func TestStore_Picture(t *testing.T) {
 	each(t, func(t *testing.T, db *dbtest.DB) {
 		s := start(t, db, nil, "-demo=false")
-		admin := s.admin()
+		admin := s.admin(t)
 		img := pngImage(t, 3, 3)
-		p := admin.must(http.StatusCreated, "POST", "/odata/Picture",
+		p := admin.must(t, http.StatusCreated, "POST", "/odata/Picture",
 			map[string]any{"MimeType": "image/png", "PictureBinary": base64.StdEncoding.EncodeToString(img)}).json(t)
 		key := "/odata/Picture('" + str(p, "Id") + "')"
 
 		t.Run("OKValue", func(t *testing.T) {
-			r := admin.must(http.StatusOK, "GET", key+"/$value", nil)
+			r := admin.must(t, http.StatusOK, "GET", key+"/$value", nil)
 			if ct := r.header.Get("Content-Type"); ct != "image/png" {
 				t.Errorf("GET %s/$value: Content-Type = %q, want image/png", key, ct)
 			}
@@ -527,24 +527,24 @@ func TestStore_Picture(t *testing.T) {
 			}
 		})
 		t.Run("OKSelectBinary", func(t *testing.T) {
-			r := admin.must(http.StatusOK, "GET", key+"?$select=Id,PictureBinary", nil)
+			r := admin.must(t, http.StatusOK, "GET", key+"?$select=Id,PictureBinary", nil)
 			if got := str(r.json(t), "PictureBinary"); got != base64.StdEncoding.EncodeToString(img) {
 				t.Errorf("GET %s?$select=PictureBinary = %.80s..., want the image in base64", key, got)
 			}
 		})
 		t.Run("ErrMimeTypeOfTheBytes", func(t *testing.T) {
-			e := admin.fails(http.StatusBadRequest, "ValidationFailed", "PATCH", key, map[string]any{"MimeType": "image/gif"})
+			e := admin.fails(t, http.StatusBadRequest, "ValidationFailed", "PATCH", key, map[string]any{"MimeType": "image/gif"})
 			if diff := cmp.Diff([]string{"InvalidValue MimeType: MimeType image/gif does not match the picture, which is image/png"}, e.details()); diff != "" {
 				t.Errorf("PATCH MimeType gif (-want +got):\n%s", diff)
 			}
-			e = admin.fails(http.StatusBadRequest, "ValidationFailed", "POST", "/odata/Picture",
+			e = admin.fails(t, http.StatusBadRequest, "ValidationFailed", "POST", "/odata/Picture",
 				map[string]any{"MimeType": "text/plain", "PictureBinary": base64.StdEncoding.EncodeToString([]byte("hello"))})
 			want := []string{"InvalidValue MimeType: MimeType must be image/jpeg, image/png, image/gif or image/webp",
 				"InvalidValue PictureBinary: PictureBinary is not a JPEG, PNG, GIF or WebP image"}
 			if diff := cmp.Diff(want, e.details()); diff != "" {
 				t.Errorf("POST a text file (-want +got):\n%s", diff)
 			}
-			e = admin.fails(http.StatusBadRequest, "ValidationFailed", "POST", "/odata/Picture", map[string]any{"MimeType": "image/png"})
+			e = admin.fails(t, http.StatusBadRequest, "ValidationFailed", "POST", "/odata/Picture", map[string]any{"MimeType": "image/png"})
 			if diff := cmp.Diff([]string{"Required PictureBinary: PictureBinary is required"}, e.details()); diff != "" {
 				t.Errorf("POST without bytes (-want +got):\n%s", diff)
 			}
@@ -553,28 +553,28 @@ func TestStore_Picture(t *testing.T) {
 			// Over 10 MiB decoded, under 16 MiB of body: a rule of the picture.
 			big := append(append([]byte(nil), img...), make([]byte, 10<<20)...)
 			body := `{"MimeType":"image/png","PictureBinary":"` + base64.StdEncoding.EncodeToString(big) + `"}`
-			e := admin.fails(http.StatusBadRequest, "ValidationFailed", "POST", "/odata/Picture", body)
+			e := admin.fails(t, http.StatusBadRequest, "ValidationFailed", "POST", "/odata/Picture", body)
 			if e.Target != "PictureBinary" {
 				t.Errorf("POST a picture over 10 MiB: target %q, want PictureBinary", e.Target)
 			}
 			// Over 16 MiB of body: 413 before anything is decoded.
 			huge := `{"MimeType":"image/png","PictureBinary":"` + strings.Repeat("A", 16<<20) + `"}`
-			e = admin.fails(http.StatusRequestEntityTooLarge, "PayloadTooLarge", "POST", "/odata/Picture", huge)
+			e = admin.fails(t, http.StatusRequestEntityTooLarge, "PayloadTooLarge", "POST", "/odata/Picture", huge)
 			if !strings.Contains(e.Message, "16 MiB") {
 				t.Errorf("413 message %q does not name the limit", e.Message)
 			}
 			// Other sets: 1 MiB.
-			e = admin.fails(http.StatusRequestEntityTooLarge, "PayloadTooLarge", "POST", "/odata/Manufacturer",
+			e = admin.fails(t, http.StatusRequestEntityTooLarge, "PayloadTooLarge", "POST", "/odata/Manufacturer",
 				`{"Name":"`+strings.Repeat("a", 1<<20)+`"}`)
 			if !strings.Contains(e.Message, "1 MiB") {
 				t.Errorf("413 message %q does not name the limit", e.Message)
 			}
 		})
 		t.Run("OKDeleteRemovesProductLinks", func(t *testing.T) {
-			prod := admin.must(http.StatusCreated, "POST", "/odata/Product", map[string]any{"Name": "Framed"}).json(t)
-			admin.must(http.StatusOK, "POST", "/odata/Product('"+str(prod, "Id")+"')/CreateProductPicture", map[string]any{"PictureId": p["Id"]})
-			admin.must(http.StatusOK, "DELETE", key, nil)
-			if n := s.count(`SELECT 1 FROM product_picture WHERE product_id = ?`, prod["Id"]); n != 0 {
+			prod := admin.must(t, http.StatusCreated, "POST", "/odata/Product", map[string]any{"Name": "Framed"}).json(t)
+			admin.must(t, http.StatusOK, "POST", "/odata/Product('"+str(prod, "Id")+"')/CreateProductPicture", map[string]any{"PictureId": p["Id"]})
+			admin.must(t, http.StatusOK, "DELETE", key, nil)
+			if n := s.count(t, `SELECT 1 FROM product_picture WHERE product_id = ?`, prod["Id"]); n != 0 {
 				t.Errorf("product_picture rows after the picture is deleted = %d, want 0", n)
 			}
 		})

@@ -174,12 +174,11 @@ func (e errorBody) details() []string {
 
 // client sends requests to a server, with a bearer token when token is set.
 type client struct {
-	t     testing.TB
 	s     *storeServer
 	token string
 }
 
-func (s *storeServer) client(token string) *client { return &client{t: s.t, s: s, token: token} }
+func (s *storeServer) client(token string) *client { return &client{s: s, token: token} }
 
 // request is a request to send: the body is JSON-encoded unless it is a string, []byte or url.Values (form).
 type request struct {
@@ -188,8 +187,8 @@ type request struct {
 	header       []string // name, value pairs
 }
 
-func (c *client) send(rq request) *response {
-	c.t.Helper()
+func (c *client) send(t testing.TB, rq request) *response {
+	t.Helper()
 	var body io.Reader
 	contentType := ""
 	switch b := rq.body.(type) {
@@ -203,13 +202,13 @@ func (c *client) send(rq request) *response {
 	default:
 		j, err := json.Marshal(b)
 		if err != nil {
-			c.t.Fatal(err)
+			t.Fatal(err)
 		}
 		body, contentType = bytes.NewReader(j), "application/json"
 	}
 	req, err := http.NewRequest(rq.method, c.s.url+rq.path, body)
 	if err != nil {
-		c.t.Fatal(err)
+		t.Fatal(err)
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
@@ -226,80 +225,80 @@ func (c *client) send(rq request) *response {
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		c.t.Fatalf("%s %s: %v", rq.method, rq.path, err)
+		t.Fatalf("%s %s: %v", rq.method, rq.path, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		c.t.Fatalf("%s %s: read the answer: %v", rq.method, rq.path, err)
+		t.Fatalf("%s %s: read the answer: %v", rq.method, rq.path, err)
 	}
 	return &response{status: resp.StatusCode, header: resp.Header, body: b}
 }
 
-func (c *client) do(method, path string, body any, header ...string) *response {
-	c.t.Helper()
-	return c.send(request{method: method, path: path, body: body, header: header})
+func (c *client) do(t testing.TB, method, path string, body any, header ...string) *response {
+	t.Helper()
+	return c.send(t, request{method: method, path: path, body: body, header: header})
 }
 
 // must sends a request and fails the test unless the answer has the status.
-func (c *client) must(status int, method, path string, body any, header ...string) *response {
-	c.t.Helper()
-	r := c.do(method, path, body, header...)
+func (c *client) must(t testing.TB, status int, method, path string, body any, header ...string) *response {
+	t.Helper()
+	r := c.do(t, method, path, body, header...)
 	if r.status != status {
-		c.t.Fatalf("%s %s = %s, want %d", method, path, r, status)
+		t.Fatalf("%s %s = %s, want %d", method, path, r, status)
 	}
 	return r
 }
 
 // fails sends a request and checks that it fails with the status and code; it returns the error body.
-func (c *client) fails(status int, code, method, path string, body any, header ...string) errorBody {
-	c.t.Helper()
-	r := c.do(method, path, body, header...)
+func (c *client) fails(t testing.TB, status int, code, method, path string, body any, header ...string) errorBody {
+	t.Helper()
+	r := c.do(t, method, path, body, header...)
 	if r.status != status {
-		c.t.Fatalf("%s %s = %s, want %d %s", method, path, r, status, code)
+		t.Fatalf("%s %s = %s, want %d %s", method, path, r, status, code)
 	}
-	e := r.error(c.t)
+	e := r.error(t)
 	if e.Code != code {
-		c.t.Fatalf("%s %s: error code %q, want %q (%s)", method, path, e.Code, code, r)
+		t.Fatalf("%s %s: error code %q, want %q (%s)", method, path, e.Code, code, r)
 	}
 	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		c.t.Errorf("%s %s: Content-Type %q, want application/json...", method, path, ct)
+		t.Errorf("%s %s: Content-Type %q, want application/json...", method, path, ct)
 	}
 	if r.header.Get("X-Request-Id") == "" {
-		c.t.Errorf("%s %s: error answer without X-Request-Id", method, path)
+		t.Errorf("%s %s: error answer without X-Request-Id", method, path)
 	}
 	return e
 }
 
 // login signs in and returns the access token.
-func (s *storeServer) login(email, password string) string {
-	s.t.Helper()
-	r := s.client("").must(http.StatusOK, "POST", "/api/token", map[string]string{"email": email, "password": password})
-	tok, _ := r.json(s.t)["access_token"].(string)
+func (s *storeServer) login(t testing.TB, email, password string) string {
+	t.Helper()
+	r := s.client("").must(t, http.StatusOK, "POST", "/api/token", map[string]string{"email": email, "password": password})
+	tok, _ := r.json(t)["access_token"].(string)
 	if tok == "" {
-		s.t.Fatalf("POST /api/token = %s: no access_token", r)
+		t.Fatalf("POST /api/token = %s: no access_token", r)
 	}
 	return tok
 }
 
 // admin signs the administrator in and returns a client with the token.
-func (s *storeServer) admin() *client { return s.client(s.login(adminEmail, adminPassword)) }
+func (s *storeServer) admin(t testing.TB) *client { return s.client(s.login(t, adminEmail, adminPassword)) }
 
 // count returns the count of a query's rows (placeholders written ?).
-func (s *storeServer) count(q string, args ...any) int {
-	s.t.Helper()
+func (s *storeServer) count(t testing.TB, q string, args ...any) int {
+	t.Helper()
 	var n int
 	if err := s.db.QueryRow(placeholders(s.db, "SELECT COUNT(*) FROM ("+q+") AS c"), args...).Scan(&n); err != nil {
-		s.t.Fatalf("%s: %v", q, err)
+		t.Fatalf("%s: %v", q, err)
 	}
 	return n
 }
 
 // exec runs a statement on the server's database (placeholders written ?).
-func (s *storeServer) exec(q string, args ...any) {
-	s.t.Helper()
+func (s *storeServer) exec(t testing.TB, q string, args ...any) {
+	t.Helper()
 	if _, err := s.db.Exec(placeholders(s.db, q), args...); err != nil {
-		s.t.Fatalf("%s: %v", q, err)
+		t.Fatalf("%s: %v", q, err)
 	}
 }
 
@@ -313,10 +312,10 @@ func placeholders(db *dbtest.DB, q string) string {
 }
 
 // expireToken makes a token expired, as if its lifetime had passed.
-func (s *storeServer) expireToken(token string) {
-	s.t.Helper()
+func (s *storeServer) expireToken(t testing.TB, token string) {
+	t.Helper()
 	sum := sha256.Sum256([]byte(token))
-	s.exec(`UPDATE access_token SET expires_on_utc = ? WHERE token_hash = ?`,
+	s.exec(t, `UPDATE access_token SET expires_on_utc = ? WHERE token_hash = ?`,
 		sqlgen.TimeArg(s.db.Dialect, time.Now().Add(-time.Minute)), hex.EncodeToString(sum[:]))
 }
 
