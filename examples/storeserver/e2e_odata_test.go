@@ -306,7 +306,7 @@ func walkSet(t *testing.T, s *storeServer, admin *client, c setCase) {
 	}
 
 	// Validation: one detail per failed rule, in one answer; nothing is stored.
-	before := s.count(t, `SELECT 1 FROM ` + tableOf(c.set))
+	before := s.count(t, `SELECT 1 FROM `+tableOf(c.set))
 	e = admin.fails(t, http.StatusBadRequest, "ValidationFailed", "POST", setURL, c.invalid)
 	gotDetails, wantDetails := e.details(), append([]string(nil), c.wantDetails...)
 	sort.Strings(gotDetails)
@@ -314,7 +314,7 @@ func walkSet(t *testing.T, s *storeServer, admin *client, c setCase) {
 	if diff := cmp.Diff(wantDetails, gotDetails); diff != "" {
 		t.Errorf("POST %s %v: details (-want +got):\n%s", c.set, c.invalid, diff)
 	}
-	if after := s.count(t, `SELECT 1 FROM ` + tableOf(c.set)); after != before {
+	if after := s.count(t, `SELECT 1 FROM `+tableOf(c.set)); after != before {
 		t.Errorf("POST %s invalid: %d rows before, %d after", c.set, before, after)
 	}
 	e = admin.fails(t, http.StatusBadRequest, "ValidationFailed", "PATCH", setURL+key, map[string]any{"NoSuchField": 1})

@@ -282,7 +282,9 @@ func (s *storeServer) login(t testing.TB, email, password string) string {
 }
 
 // admin signs the administrator in and returns a client with the token.
-func (s *storeServer) admin(t testing.TB) *client { return s.client(s.login(t, adminEmail, adminPassword)) }
+func (s *storeServer) admin(t testing.TB) *client {
+	return s.client(s.login(t, adminEmail, adminPassword))
+}
 
 // count returns the count of a query's rows (placeholders written ?).
 func (s *storeServer) count(t testing.TB, q string, args ...any) int {
