@@ -104,8 +104,9 @@ func writeSearch(b *strings.Builder, e SearchExpr, min int) {
 	}
 	switch e := e.(type) {
 	case *SearchTerm:
-		if e.Phrase && (e.Text == "" || strings.IndexByte(e.Text, '"') >= 0) {
-			// Only the 4.01 single-quoted form can hold a double quote.
+		if e.Phrase && (e.Text == "" || strings.ContainsAny(e.Text, `"\`)) {
+			// Only the 4.01 single-quoted form can hold a double quote, and a backslash inside double quotes
+			// would read as an escape in a nested option.
 			b.WriteByte('\'')
 			escapeText(b, strings.ReplaceAll(e.Text, "'", "''"))
 			b.WriteByte('\'')
