@@ -447,6 +447,15 @@ func TestStore_ODataProtocol(t *testing.T) {
 			admin.fails(t, http.StatusUnsupportedMediaType, "UnsupportedMediaType", "POST", "/odata/Product('x')/UpdateStock", "{}",
 				"Content-Type", "text/plain")
 		})
+		t.Run("OKRequestHeaders", func(t *testing.T) {
+			// GET ignores a Content-Type; OData-Version and OData-MaxVersion 4.0 or 4.01 are accepted, not needed.
+			for _, h := range [][]string{{"Content-Type", "text/plain"}, {"OData-MaxVersion", "4.01"},
+				{"OData-MaxVersion", "4.0"}, {"OData-Version", "4.0"}, {"Accept", "application/json"}} {
+				r := admin.must(t, http.StatusOK, "GET", "/odata/Country('US')", nil, h...)
+				checkJSONHeaders(t, "GET Country('US') with "+strings.Join(h, ": "), r)
+			}
+			admin.fails(t, http.StatusNotAcceptable, "NotAcceptable", "GET", "/odata/Country('US')", nil, "Accept", "text/csv")
+		})
 		t.Run("OKPreferMinimalCreate", func(t *testing.T) {
 			r := admin.must(t, http.StatusCreated, "POST", "/odata/Manufacturer", map[string]any{"Name": "Minimal"}, "Prefer", "return=minimal")
 			if !strings.HasPrefix(r.header.Get("Location"), base+"Manufacturer('") {
