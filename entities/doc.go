@@ -1,6 +1,7 @@
 // Package entities is the store's model on top of the OData engine: the database schema (embedded migrations for
-// SQLite and PostgreSQL), the reference data and first-start seeding, and the credentials (password hashes,
-// bearer tokens, sign-in throttling) that the server's authentication uses.
+// SQLite and PostgreSQL), the reference data and first-start seeding, the OData service of the store (NewService:
+// the entity sets with their rules and the bound actions), and the credentials (password hashes, bearer tokens,
+// sign-in throttling) that the server's authentication uses.
 //
 // # Schema
 //
@@ -11,6 +12,34 @@
 // side tables (product_category, product_collection, product_picture, product_tier_price, customer_role_mapping)
 // and the tables no entity set exposes (customer_password, access_token, login_attempt, seed_marker and, on
 // SQLite, sequence_counter).
+//
+// # The OData service
+//
+// NewService serves the model of NewModel with the store's rules: Manufacturer, Category, CustomerRole,
+// Product, Picture and Customer are writable (Customer is keyed by e-mail, matched ignoring case, and a POST
+// names an existing customer by its Id); Country, StateProvince, NewsletterSubscription and Order are read-only
+// (POST, PUT, PATCH and DELETE answer 405), Order moving on only through its actions. Each save runs, inside
+// its transaction, the set's prepare step (SeName, timestamps, Size, Username, the default role, ...) and then
+// its rules; every failed rule is one detail of one 400. A create or a full update that does not send
+// CustomerRoles gives the customer the Registered role. Deleting a system role is a 403; deactivating a
+// customer revokes its tokens. What goes with a deleted entity (links, tier prices, cart and wishlist lines,
+// addresses, checkout state, passwords and tokens; a category's children are detached) is removed by the
+// schema's foreign keys, so the same holds for rows deleted outside the service; orders keep their copies.
+//
+// The bound actions of SPEC part 5 run in the request's transaction:
+//
+//   - Customer: SetPassword (hashed with bcrypt inside the transaction, which the engine opens before the
+//     handler runs), AddAddress, UpdateAddress and DeleteAddress (Id, or addressId) with the address rules of
+//     ValidateAddress; the address actions answer the stored Address.
+//   - Product: UpdateStock (WarehouseId must be null; LowStockActivity applies), Create/Update/Delete of
+//     ProductCategory, ProductCollection and ProductPicture (an unknown reference is a 400 on the parameter,
+//     an existing link on create a 409, a missing link on update or delete a 404; a picture link copies the
+//     picture's MimeType) and of ProductTierPrice (Quantity at least 1, Price not negative, an existing
+//     CustomerRoleId, EndDateTimeUtc not before StartDateTimeUtc; create and update answer the tier price).
+//   - Order: MarkAsPaid, Ship, Deliver and Cancel (409 naming the current state).
+//
+// The Update actions change the parameters sent and keep the stored values of the others (null clears a
+// nullable one); the result is checked as a whole. Actions without a return value of their own answer true.
 //
 // # Credentials
 //

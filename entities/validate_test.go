@@ -93,11 +93,6 @@ func pngBytes(t testing.TB) []byte {
 	return buf.Bytes()
 }
 
-// ruleFunc is the signature of every prepareX and validateX step (validate returns details).
-type validateFunc func(ctx context.Context, q Querier, d sqlgen.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error)
-
-type prepareFunc func(ctx context.Context, q Querier, d sqlgen.Dialect, e, old map[string]any, opts Options) error
-
 // inTx runs fn in a transaction that is rolled back.
 func (f *fixture) inTx(t *testing.T, fn func(ctx context.Context, tx *sql.Tx)) {
 	t.Helper()

@@ -14,10 +14,16 @@ import (
 func storeComponents(ctx context.Context, deps Deps) (*Components, error) {
 	cfg := deps.Config
 	auth := &entities.Auth{DB: deps.DB, Dialect: deps.Dialect, TokenTTL: cfg.TokenTTL}
+	od, err := entities.NewService(entities.Config{DB: deps.DB, Dialect: deps.Dialect, Logger: deps.Logger,
+		Mount: "/odata", CountriesEnabled: cfg.CountriesEnabled})
+	if err != nil {
+		return nil, err
+	}
 	store := storefront.New(storefront.Config{DB: deps.DB, Dialect: deps.Dialect, Logger: deps.Logger,
 		CountriesEnabled: cfg.CountriesEnabled})
 	return &Components{
 		Migrations: []migrate.Source{entities.Migrations, storefront.Migrations},
+		OData:      od,
 		Storefront: func(r Router) { store.Register(r) },
 		Seed: func(ctx context.Context) (string, error) {
 			res, err := entities.Seed(ctx, deps.DB, deps.Dialect, entities.SeedOptions{

@@ -1,0 +1,215 @@
+package entities
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/storekit/store/odata"
+	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/sqlgen"
+)
+
+// Config configures the store's OData service.
+type Config struct {
+	// DB is the store database, migrated with Migrations (and seeded with Seed for the system roles).
+	DB *sql.DB
+	// Dialect is DB's dialect (odata/sqlite.Dialect or odata/postgres.Dialect).
+	Dialect sqlgen.Dialect
+	// Logger receives the causes of internal errors; slog.Default() when nil.
+	Logger *slog.Logger
+	// Mount is the path the service root is served under, such as "/odata" (see odata.Config.Mount).
+	Mount string
+	// CountriesEnabled makes addresses name a country, and a state where the country has states (SPEC 4.6).
+	CountriesEnabled bool
+	// Now returns the current time; time.Now when nil.
+	Now func() time.Time
+}
+
+// NewService returns the store's OData service (SPEC parts 3 to 5) over cfg.DB: the model of NewModel, the
+// writes of the catalog and customer sets with the store's rules as hooks, the read-only sets (Country,
+// StateProvince, NewsletterSubscription, Order) and a handler for every bound action of the model.
+//
+// Writes: Manufacturer, Category, CustomerRole, Product, Picture and Customer offer POST, PUT, PATCH and
+// DELETE. A POST to Customer names an existing customer by its Id; Customer keys (e-mail addresses) match
+// without regard to case. Every save runs the set's prepare step (computed fields such as SeName, timestamps,
+// Size, the default role) and then its validation, inside the write's transaction; each failed rule is one
+// detail of a single 400. Deleting a system role is a 403. Deactivating a customer revokes its tokens.
+// The database schema removes what goes with a deleted entity (links, cart and wishlist lines, addresses,
+// checkout state, tokens) and detaches a deleted category's children; orders keep their copies.
+func NewService(cfg Config) (*odata.Service, error) {
+	model, err := NewModel()
+	if err != nil {
+		return nil, err
+	}
+	s := &service{cfg: cfg, opts: Options{Now: cfg.Now}, model: model}
+	return odata.NewService(odata.Config{
+		Model:   model,
+		DB:      cfg.DB,
+		Dialect: cfg.Dialect,
+		Logger:  cfg.Logger,
+		Mount:   cfg.Mount,
+		Sets:    s.sets(),
+		Actions: s.actions(),
+	})
+}
+
+// service holds what the hooks and actions of the store's OData service need.
+type service struct {
+	cfg   Config
+	opts  Options
+	model *edm.Model
+}
+
+func (s *service) now() time.Time { return s.opts.timestampNow() }
+
+// prepareFunc and validateFunc are the two steps of a set's rules (see validate.go).
+type (
+	prepareFunc  func(ctx context.Context, q Querier, d sqlgen.Dialect, e, old map[string]any, opts Options) error
+	validateFunc func(ctx context.Context, q Querier, d sqlgen.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error)
+)
+
+// sets returns the options of every writable entity set; the others (Country, StateProvince,
+// NewsletterSubscription, Order) are read-only.
+func (s *service) sets() map[string]odata.SetOptions {
+	writable := func(prepare prepareFunc, validate validateFunc) odata.SetOptions {
+		return odata.SetOptions{Writes: odata.WriteAll, Hooks: odata.Hooks{BeforeSave: s.beforeSave(prepare, validate)}}
+	}
+	role := writable(prepareCustomerRole, validateCustomerRole)
+	role.Hooks.BeforeDelete = s.beforeDeleteRole
+	customer := writable(prepareCustomer, validateCustomer)
+	customer.UpsertBy = "Id"
+	customer.CaseInsensitiveKey = true
+	customer.Hooks.AfterSave = s.afterSaveCustomer
+	return map[string]odata.SetOptions{
+		"Manufacturer": writable(prepareManufacturer, validateManufacturer),
+		"Category":     writable(prepareCategory, validateCategory),
+		"CustomerRole": role,
+		"Product":      writable(prepareProduct, validateProduct),
+		"Picture":      writable(preparePicture, validatePicture),
+		"Customer":     customer,
+	}
+}
+
+// beforeSave runs a set's rules on a save: prepare, then validate; the failed rules are one ValidationError.
+func (s *service) beforeSave(prepare prepareFunc, validate validateFunc) func(context.Context, *odata.Tx, *odata.Change) error {
+	return func(ctx context.Context, tx *odata.Tx, c *odata.Change) error {
+		et := c.Set.EntityType()
+		if c.Op != odata.Patch && !c.Sent["CustomerRoles"] && et.Property("CustomerRoles") != nil {
+			// Not sent on a create or a full update: the default (the Registered role) applies, which
+			// prepareCustomer reads from the database.
+			c.New["CustomerRoles"] = nil
+		}
+		if err := prepare(ctx, tx, tx.Dialect, c.New, c.Old, s.opts); err != nil {
+			return err
+		}
+		details, err := validate(ctx, tx, tx.Dialect, c.New, c.Old, s.opts)
+		if err != nil {
+			return err
+		}
+		details = withoutEngineRequired(et, details)
+		if len(details) > 0 {
+			return odata.ValidationError(details...)
+		}
+		return nil
+	}
+}
+
+// withoutEngineRequired drops the Required details about properties the model declares required: the engine
+// checks those itself (with the same message), or has reported a value it could not decode, so the answer
+// names each failed rule once.
+func withoutEngineRequired(et *edm.EntityType, details []odata.ErrorDetail) []odata.ErrorDetail {
+	out := details[:0]
+	for _, d := range details {
+		if p := et.Property(d.Target); d.Code == codeRequired && p != nil && p.Required {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// beforeDeleteRole refuses to delete a system role (403).
+func (s *service) beforeDeleteRole(ctx context.Context, tx *odata.Tx, old odata.Entity) error {
+	refusal, err := checkDeleteRole(ctx, tx, tx.Dialect, old)
+	if err != nil {
+		return err
+	}
+	if refusal != nil {
+		return refusal
+	}
+	return nil
+}
+
+// afterSaveCustomer revokes the tokens of a customer who has just been deactivated.
+func (s *service) afterSaveCustomer(ctx context.Context, tx *odata.Tx, c *odata.Change) error {
+	wasActive, _ := c.Old["Active"].(bool)
+	active, _ := c.New["Active"].(bool)
+	if c.Old != nil && wasActive && !active {
+		return RevokeCustomerTokens(ctx, tx.Tx, tx.Dialect, idOf(c.Old))
+	}
+	return nil
+}
+
+// actions returns the handler of every bound action of the model (SPEC part 5).
+func (s *service) actions() map[string]odata.ActionFunc {
+	return map[string]odata.ActionFunc{
+		"Customer/SetPassword":   s.setPassword,
+		"Customer/AddAddress":    s.addAddress,
+		"Customer/UpdateAddress": s.updateAddress,
+		"Customer/DeleteAddress": s.deleteAddress,
+
+		"Product/UpdateStock":             s.updateStock,
+		"Product/CreateProductCategory":   s.createLink(categoryLink),
+		"Product/UpdateProductCategory":   s.updateLink(categoryLink),
+		"Product/DeleteProductCategory":   s.deleteLink(categoryLink),
+		"Product/CreateProductCollection": s.createLink(collectionLink),
+		"Product/UpdateProductCollection": s.updateLink(collectionLink),
+		"Product/DeleteProductCollection": s.deleteLink(collectionLink),
+		"Product/CreateProductPicture":    s.createLink(pictureLink),
+		"Product/UpdateProductPicture":    s.updateLink(pictureLink),
+		"Product/DeleteProductPicture":    s.deleteLink(pictureLink),
+		"Product/CreateProductTierPrice":  s.createTierPrice,
+		"Product/UpdateProductTierPrice":  s.updateTierPrice,
+		"Product/DeleteProductTierPrice":  s.deleteTierPrice,
+
+		"Order/MarkAsPaid": s.orderMove(func(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, id string) error {
+			return MarkOrderPaid(ctx, tx, d, id, s.now())
+		}),
+		"Order/Ship":    s.orderMove(ShipOrder),
+		"Order/Deliver": s.orderMove(DeliverOrder),
+		"Order/Cancel":  s.orderMove(CancelOrder),
+	}
+}
+
+// orderMove is the handler of an order action: move runs on the bound order in the request's transaction.
+func (s *service) orderMove(move func(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, orderID string) error) odata.ActionFunc {
+	return func(ctx context.Context, call *odata.ActionCall) (any, error) {
+		if err := move(ctx, call.Tx.Tx, call.Tx.Dialect, idOf(call.Entity)); err != nil {
+			return nil, err
+		}
+		return true, nil
+	}
+}
+
+// params reads the decoded parameters of an action call.
+type params map[string]any
+
+// sent reports whether the parameter was in the body (null included).
+func (p params) sent(name string) bool {
+	_, ok := p[name]
+	return ok
+}
+
+// str returns a string parameter; "" when it is absent or null.
+func (p params) str(name string) string {
+	s, _ := p[name].(string)
+	return s
+}
+
+// errorf wraps a database error of an action.
+func errorf(action string, err error) error {
+	return fmt.Errorf("entities: %s: %w", action, err)
+}
