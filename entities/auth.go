@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/sqlgen"
@@ -116,7 +117,8 @@ WHERE t.token_hash = ?`)
 func (a *Auth) Login(ctx context.Context, email, password string) (Token, error) {
 	now := a.now()
 	key := normalizeEmail(email)
-	if key == "" || password == "" || len(key) > maxEmailBytes {
+	// An e-mail that is not text without NUL matches no customer; PostgreSQL could not even record the attempt.
+	if key == "" || password == "" || len(key) > maxEmailBytes || !utf8.ValidString(key) || strings.IndexByte(key, 0) >= 0 {
 		return Token{}, errInvalidCredentials()
 	}
 	if err := a.throttle(ctx, key, now); err != nil {
