@@ -25,6 +25,8 @@ func TestStore_TwoNodes(t *testing.T) {
 		t.Skip(dbtest.EnvPostgres + " is not set: several server nodes need a database server (a SQLite file belongs to one process)")
 	}
 	db := dbtest.Postgres(t)
+	// Each node's pool is small, as a deployment sizes it: nodes x max-open stays under max_connections.
+	poolFlags := []string{"-db-max-open", "10", "-db-max-idle", "4"}
 
 	// Both nodes start at once on the new database.
 	nodes := make([]*storeServer, 2)
@@ -34,7 +36,7 @@ func TestStore_TwoNodes(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			nodes[i], errs[i] = launch(t, db, nil)
+			nodes[i], errs[i] = launch(t, db, nil, poolFlags...)
 		}()
 	}
 	wg.Wait()
@@ -63,7 +65,7 @@ func TestStore_TwoNodes(t *testing.T) {
 			return out
 		}
 		before := counts()
-		c := start(t, db, nil)
+		c := start(t, db, nil, poolFlags...)
 		if n := logCount(t, c, "seeded the database"); n != 0 || migrationsApplied(t, c) != 0 {
 			t.Errorf("a third node seeded %d times and applied %d migrations, want none:\n%s", n, migrationsApplied(t, c), c.stderr)
 		}
