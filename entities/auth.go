@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/sqlgen"
@@ -42,6 +43,14 @@ const maxEmailBytes = 320
 // Auth issues, checks and revokes bearer tokens against the customers in DB. Its methods are safe for concurrent
 // use, and every piece of state (tokens, failed attempts) lives in the database, so several server nodes may share
 // it. Use it by pointer; do not copy it after first use.
+//
+// Revocation bound: zero. Authenticate reads the token, its customer (active or not) and the customer's roles
+// from the database on every call and caches none of them (its prepared statement is SQL text, no data). So once
+// a revocation commits on any node (Revoke, a new password, deactivation or deletion of the customer, each of
+// which removes the token rows in its own transaction), every Authenticate that starts after that commit, on any node,
+// refuses the token; only a request whose check had already run when the revocation committed still finishes.
+// The same holds for a customer who loses or gains the Administrators role. Failed sign-in attempts are rows too,
+// so their count spans the nodes.
 type Auth struct {
 	// DB is the store database, migrated with Migrations.
 	DB *sql.DB
@@ -116,7 +125,8 @@ WHERE t.token_hash = ?`)
 func (a *Auth) Login(ctx context.Context, email, password string) (Token, error) {
 	now := a.now()
 	key := normalizeEmail(email)
-	if key == "" || password == "" || len(key) > maxEmailBytes {
+	// An e-mail that is not text without NUL matches no customer; PostgreSQL could not even record the attempt.
+	if key == "" || password == "" || len(key) > maxEmailBytes || !utf8.ValidString(key) || strings.IndexByte(key, 0) >= 0 {
 		return Token{}, errInvalidCredentials()
 	}
 	if err := a.throttle(ctx, key, now); err != nil {

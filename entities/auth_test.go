@@ -459,6 +459,8 @@ func TestHashPassword(t *testing.T) {
 	}
 }
 
+// BenchmarkAuth_Authenticate measures the per-request token check. SQLite only: a benchmark measures the code
+// path, and SQLite in a temporary file has no network or server in it; TestAuth_* run on both databases.
 func BenchmarkAuth_Authenticate(b *testing.B) {
 	db := dbtest.SQLite(b)
 	f := newAuthFixture(b, db)

@@ -14,6 +14,9 @@ import (
 
 // Example shows a server's first start: create the schema, seed the database, then sign the administrator in
 // and check the token as the authentication middleware does on every request.
+//
+// SQLite only: an Example is documentation that runs with nothing beside it (no database server) and prints
+// fixed output; the tests of the package run the same code on both databases.
 func Example() {
 	dir, err := os.MkdirTemp("", "store")
 	if err != nil {

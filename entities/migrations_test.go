@@ -484,15 +484,33 @@ func TestMigrations_Unique(t *testing.T) {
 	})
 }
 
-// TestMigrations_StrictMoney checks that SQLite refuses an unscaled decimal in a money column.
+// TestMigrations_StrictMoney checks that money columns hold exact values only: SQLite refuses an unscaled decimal
+// (money is stored scaled), PostgreSQL's NUMERIC(19,4) refuses a value past 15 digits before the point.
 func TestMigrations_StrictMoney(t *testing.T) {
-	db := migrated(t, dbtest.SQLite(t))
-	if _, err := db.Exec(`INSERT INTO product (id, name, price) VALUES ('p', 'P', '19.99')`); err == nil {
-		t.Error(`Exec(price = '19.99') = nil, want an error (money is stored scaled)`)
-	}
-	if _, err := db.Exec(`INSERT INTO product (id, name, price) VALUES ('p', 'P', ?)`, int64(199900)); err != nil {
-		t.Errorf("Exec(price = 199900) = %v", err)
-	}
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		migrated(t, db)
+		if db.Dialect.Name() == "sqlite" {
+			if _, err := db.Exec(`INSERT INTO product (id, name, price) VALUES ('p', 'P', '19.99')`); err == nil {
+				t.Error(`Exec(price = '19.99') = nil, want an error (money is stored scaled)`)
+			}
+			if _, err := db.Exec(`INSERT INTO product (id, name, price) VALUES ('p', 'P', ?)`, int64(199900)); err != nil {
+				t.Errorf("Exec(price = 199900) = %v", err)
+			}
+			return
+		}
+		var precision, scale int
+		if err := db.QueryRow(`SELECT numeric_precision, numeric_scale FROM information_schema.columns
+WHERE table_name = 'product' AND column_name = 'price'`).Scan(&precision, &scale); err != nil || precision != 19 || scale != 4 {
+			t.Errorf("product.price = NUMERIC(%d,%d) (%v), want NUMERIC(19,4)", precision, scale, err)
+		}
+		_, err := db.Exec(`INSERT INTO product (id, name, price) VALUES ('p', 'P', '1000000000000000')`)
+		if got := db.Dialect.ClassifyError(err); got != sqlgen.ErrInvalidData {
+			t.Errorf("Exec(price = 10^15) = %v (class %v), want a numeric overflow", err, got)
+		}
+		if _, err := db.Exec(`INSERT INTO product (id, name, price) VALUES ('p', 'P', '19.99')`); err != nil {
+			t.Errorf("Exec(price = '19.99') = %v", err)
+		}
+	})
 }
 
 func TestNextOrderNumber(t *testing.T) {

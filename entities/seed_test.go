@@ -187,27 +187,29 @@ func TestSeed_Options(t *testing.T) {
 }
 
 func TestSeed_Errors(t *testing.T) {
-	db := migrated(t, dbtest.SQLite(t))
-	for _, tc := range []struct {
-		name string
-		opts entities.SeedOptions
-		want string
-	}{
-		{"ErrNoAdminEmail", entities.SeedOptions{}, "e-mail"},
-		{"ErrBadAdminEmail", entities.SeedOptions{AdminEmail: "not an e-mail"}, "e-mail"},
-		{"ErrAdminEmailWithName", entities.SeedOptions{AdminEmail: "Admin <admin@example.com>"}, "e-mail"},
-		{"ErrShortAdminPassword", entities.SeedOptions{AdminEmail: adminEmail, AdminPassword: "short"}, "at least 8"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := entities.Seed(context.Background(), db.DB, db.Dialect, tc.opts)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("Seed(%+v) = %v, want an error containing %q", tc.opts, err, tc.want)
-			}
-		})
-	}
-	if n := count(t, db, `SELECT COUNT(*) FROM seed_marker`); n != 0 {
-		t.Errorf("seed markers after failed seeds = %d, want 0", n)
-	}
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		migrated(t, db)
+		for _, tc := range []struct {
+			name string
+			opts entities.SeedOptions
+			want string
+		}{
+			{"ErrNoAdminEmail", entities.SeedOptions{}, "e-mail"},
+			{"ErrBadAdminEmail", entities.SeedOptions{AdminEmail: "not an e-mail"}, "e-mail"},
+			{"ErrAdminEmailWithName", entities.SeedOptions{AdminEmail: "Admin <admin@example.com>"}, "e-mail"},
+			{"ErrShortAdminPassword", entities.SeedOptions{AdminEmail: adminEmail, AdminPassword: "short"}, "at least 8"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				_, err := entities.Seed(context.Background(), db.DB, db.Dialect, tc.opts)
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("Seed(%+v) = %v, want an error containing %q", tc.opts, err, tc.want)
+				}
+			})
+		}
+		if n := count(t, db, `SELECT COUNT(*) FROM seed_marker`); n != 0 {
+			t.Errorf("seed markers after failed seeds = %d, want 0", n)
+		}
+	})
 }
 
 // TestSeed_Concurrent starts several seeders at once, as several server nodes starting together would: exactly

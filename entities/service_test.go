@@ -121,6 +121,9 @@ func TestNewService(t *testing.T) {
 
 // ExampleNewService serves the store's OData service on a new SQLite database: a manufacturer is created with
 // its computed SeName, and a rule that fails answers one detail.
+//
+// SQLite only: an Example is documentation that runs with nothing beside it (no database server) and prints
+// fixed output; the tests of the package run the same code on both databases.
 func ExampleNewService() {
 	dir, err := os.MkdirTemp("", "store")
 	if err != nil {

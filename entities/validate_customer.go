@@ -20,7 +20,10 @@ var (
 	roleNameTaken       = newStatement(`SELECT 1 FROM customer_role WHERE name = ? AND id <> ?`)
 	roleSystemNameTaken = newStatement(`SELECT 1 FROM customer_role WHERE system_name = ? AND id <> ?`)
 	roleIsSystem        = newStatement(`SELECT is_system_role FROM customer_role WHERE id = ?`)
-	emailTaken          = newStatement(`SELECT 1 FROM customer WHERE lower(email) = lower(?) AND id <> ?`)
+	// The e-mail is lowered in Go (ASCII letters only, as lower(email) under the binary collation of the
+	// column and of the unique index customer_email_key): PostgreSQL's lower() of a parameter would follow the
+	// database's default collation and fold other letters too.
+	emailTaken = newStatement(`SELECT 1 FROM customer WHERE lower(email) = ? AND id <> ?`)
 )
 
 // systemRoleFields are the properties of a system role that cannot change.
@@ -153,7 +156,7 @@ func validateCustomer(ctx context.Context, q Querier, d sqlgen.Dialect, e, old m
 		if !validEmail(email) {
 			r.fail(codeInvalid, "Email", "Email is not a valid e-mail address")
 		} else {
-			taken, err := exists(ctx, q, d, emailTaken, email, self)
+			taken, err := exists(ctx, q, d, emailTaken, normalizeEmail(email), self)
 			if err != nil {
 				return nil, err
 			}

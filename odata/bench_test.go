@@ -42,6 +42,8 @@ func BenchmarkService_Patch(b *testing.B) {
 	}
 }
 
+// Benchmarks run on SQLite only: they measure the code path, and a SQLite file has no server or network in it
+// to blur that; the tests run the same code on both databases.
 func newBenchFixture(b *testing.B) *fixture { return newFixtureTB(b, dbtest.SQLite(b)) }
 
 // BenchmarkService_GetByKey measures the most frequent request, one entity by key, through the handler on SQLite.

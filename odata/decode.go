@@ -291,6 +291,11 @@ func (d *decoder) primitive(t valueType, target string, raw json.RawMessage) (an
 		if !ok {
 			return nil, false
 		}
+		if strings.IndexByte(s, 0) >= 0 {
+			// PostgreSQL's text cannot hold it; refused on every database alike.
+			d.fail("InvalidValue", target, "%s must not contain the NUL character (\\u0000).", target)
+			return nil, false
+		}
 		if t.maxLength > 0 && utf8.RuneCountInString(s) > t.maxLength {
 			d.fail("InvalidValue", target, "%s must be at most %d characters long.", target, t.maxLength)
 			return nil, false
@@ -350,6 +355,14 @@ func (d *decoder) primitive(t valueType, target string, raw json.RawMessage) (an
 				d.fail("InvalidValue", target, "%s is out of range (at most %d digits before the decimal point).", target, t.precision-t.scale)
 				return nil, false
 			}
+		}
+		// Both databases hold the value: SQLite stores it as the integer value x 10^scale, so that integer must
+		// fit in 64 bits (NUMERIC(19,4) on PostgreSQL holds more).
+		if !m.Shift(int32(t.scale)).BigInt().IsInt64() {
+			d.fail("InvalidValue", target, "%s is out of range (from %s to %s).", target,
+				decimal.New(math.MinInt64, -int32(t.scale)).StringFixed(int32(t.scale)),
+				decimal.New(math.MaxInt64, -int32(t.scale)).StringFixed(int32(t.scale)))
+			return nil, false
 		}
 		return m, true
 	case edm.KindDouble, edm.KindSingle:

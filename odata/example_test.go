@@ -17,6 +17,9 @@ import (
 
 // ExampleNewService serves a table of notes: a model, a database, a Service mounted under /odata, with
 // creates and updates allowed and a hook that fills in a field.
+//
+// SQLite only: an Example is documentation that runs with nothing beside it (no database server) and prints
+// fixed output; the tests of the package run the same code on both databases.
 func ExampleNewService() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
@@ -87,7 +90,7 @@ func ExampleNewService() {
 }
 
 // ExampleService_ServeHTTP_query reads a filtered, ordered page of books with their authors expanded: one
-// statement for the page and one for the authors of all its books.
+// statement for the page and one for the authors of all its books. SQLite only, as ExampleNewService.
 func ExampleService_ServeHTTP_query() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)

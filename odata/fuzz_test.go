@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -91,7 +92,9 @@ func fuzzSeeds(t testing.TB) [][2]string {
 const fuzzTimeout = 10 * time.Second
 
 // FuzzService sends random paths and query strings to a Service over the test model on SQLite: it must not
-// panic, answer no server error but 501, and every error body must be the JSON of SPEC part 8.
+// panic, answer no server error but 501, and every error body must be the JSON of SPEC part 8. SQLite only:
+// fuzzing wants many requests a second and a database that a test can create without a server;
+// TestFuzzSeeds_SameOnEveryDatabase sends its seeds to PostgreSQL too.
 func FuzzService(f *testing.F) {
 	for _, s := range fuzzSeeds(f) {
 		f.Add(s[0], s[1])
@@ -99,40 +102,89 @@ func FuzzService(f *testing.F) {
 	fx := newFixtureTB(f, dbtest.SQLite(f))
 	fx.seed()
 	fx.exec(`UPDATE book SET publisher_id = NULL, isbn = '(x', rating = 4.5 WHERE id = 'b3'`)
-	f.Fuzz(func(t *testing.T, path, query string) {
-		target := "/odata/" + strings.ReplaceAll(path, " ", "%20")
-		if query != "" {
-			target += "?" + strings.ReplaceAll(query, " ", "%20")
+	f.Fuzz(func(t *testing.T, path, query string) { fuzzRequest(t, fx, path, query) })
+}
+
+// TestFuzzSeeds_SameOnEveryDatabase sends each seed of FuzzService to the test model on SQLite and on
+// PostgreSQL: the property of the fuzz target holds on PostgreSQL too, and both answer the same status and error
+// code. (FuzzService itself runs on SQLite, which keeps fuzzing fast; go test runs its seeds there.)
+func TestFuzzSeeds_SameOnEveryDatabase(t *testing.T) {
+	if dbtest.PostgresURL() == "" {
+		t.Skip(dbtest.EnvPostgres + " is not set: the seeds run on SQLite as FuzzService's corpus")
+	}
+	var fxs []*fixture
+	for _, db := range []*dbtest.DB{dbtest.SQLite(t), dbtest.Postgres(t)} {
+		fx := newFixture(t, db)
+		fx.seed()
+		fx.exec(`UPDATE book SET publisher_id = NULL, isbn = '(x', rating = 4.5 WHERE id = 'b3'`)
+		fxs = append(fxs, fx)
+	}
+	answer := func(w *httptest.ResponseRecorder) string {
+		if w.Code < 400 {
+			return strconv.Itoa(w.Code)
 		}
-		for i := 0; i < len(target); i++ {
-			if c := target[i]; c <= ' ' || c == 0x7f || c == '#' {
-				return // not a request line net/http accepts
-			}
+		var e struct{ Error struct{ Code string } }
+		_ = json.Unmarshal(w.Body.Bytes(), &e)
+		return strconv.Itoa(w.Code) + " " + e.Error.Code
+	}
+	compared, ok := 0, 0
+	for _, seed := range fuzzSeeds(t) {
+		lite := fuzzRequest(t, fxs[0], seed[0], seed[1])
+		pg := fuzzRequest(t, fxs[1], seed[0], seed[1])
+		if lite == nil || pg == nil {
+			continue
 		}
-		u, err := url.ParseRequestURI(target)
-		if err != nil {
-			return // net/http answers 400 itself
+		compared++
+		if lite.Code == http.StatusOK {
+			ok++
 		}
-		req := (&http.Request{Method: "GET", URL: u, Host: "example.com", Header: http.Header{},
-			Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}).WithContext(context.Background())
-		w := httptest.NewRecorder()
-		done := make(chan any, 1)
-		go func() {
-			defer func() { done <- recover() }()
-			fx.svc.ServeHTTP(w, req)
-		}()
-		select {
-		case p := <-done:
-			if p != nil {
-				t.Fatalf("GET %s panicked: %v", target, p)
-			}
-		case <-time.After(fuzzTimeout):
-			t.Fatalf("GET %s took more than %v", target, fuzzTimeout)
+		if a, b := answer(lite), answer(pg); a != b {
+			t.Errorf("GET %s?%s: %s on SQLite, %s on PostgreSQL\n%.300s\n%.300s", seed[0], seed[1], a, b, lite.Body, pg.Body)
 		}
-		if err := checkAnswer(w.Code, w.Header(), w.Body.Bytes()); err != nil {
-			t.Fatalf("GET %s = %d: %v\n%.500s", target, w.Code, err, w.Body.String())
+	}
+	t.Logf("%d requests answered alike, %d of them 200", compared, ok)
+	if compared < 500 {
+		t.Errorf("compared %d answers, want the seeds (500 or more)", compared)
+	}
+}
+
+// fuzzRequest sends GET /odata/path?query to fx and checks the answer (see FuzzService). It returns the
+// recorded answer, or nil when net/http would not accept the request line.
+func fuzzRequest(t *testing.T, fx *fixture, path, query string) *httptest.ResponseRecorder {
+	t.Helper()
+	target := "/odata/" + strings.ReplaceAll(path, " ", "%20")
+	if query != "" {
+		target += "?" + strings.ReplaceAll(query, " ", "%20")
+	}
+	for i := 0; i < len(target); i++ {
+		if c := target[i]; c <= ' ' || c == 0x7f || c == '#' {
+			return nil // not a request line net/http accepts
 		}
-	})
+	}
+	u, err := url.ParseRequestURI(target)
+	if err != nil {
+		return nil // net/http answers 400 itself
+	}
+	req := (&http.Request{Method: "GET", URL: u, Host: "example.com", Header: http.Header{},
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}).WithContext(context.Background())
+	w := httptest.NewRecorder()
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
+		fx.svc.ServeHTTP(w, req)
+	}()
+	select {
+	case p := <-done:
+		if p != nil {
+			t.Fatalf("GET %s panicked: %v", target, p)
+		}
+	case <-time.After(fuzzTimeout):
+		t.Fatalf("GET %s took more than %v", target, fuzzTimeout)
+	}
+	if err := checkAnswer(w.Code, w.Header(), w.Body.Bytes()); err != nil {
+		t.Fatalf("GET %s = %d: %v\n%.500s", target, w.Code, err, w.Body.String())
+	}
+	return w
 }
 
 // checkAnswer checks the status and body of an answer: no server error but 501, an error body of the SPEC

@@ -200,37 +200,39 @@ func TestService_QueryDataErrors(t *testing.T) {
 // TestService_ConcurrentReads sends the same reads from several goroutines at once (the plans, their row
 // shapes and the statement caches are shared): every answer equals the one read alone.
 func TestService_ConcurrentReads(t *testing.T) {
-	f := newQueryFixture(t, dbtest.SQLite(t))
-	queries := []string{
-		"Book?$expand=Authors($select=Name;$expand=Books($select=Title))&$select=Title",
-		"Publisher?$expand=Books($select=Title;$count=true)",
-		"Book('b1')?$select=Title,Tags",
-		"Book?$filter=Pages gt 100&$orderby=Title desc",
-		"Member('READER@example.com')/Cards",
-	}
-	want := map[string]string{}
-	for _, q := range queries {
-		want[q] = f.must(200, "GET", "/odata/"+encodeURL(q), "").Body
-	}
-	errs := make(chan string, 100)
-	done := make(chan bool)
-	for g := 0; g < 8; g++ {
-		go func(g int) {
-			defer func() { done <- true }()
-			for i := 0; i < 20; i++ {
-				q := queries[(g+i)%len(queries)]
-				if resp := f.do("GET", "/odata/"+encodeURL(q), ""); resp.Status != 200 || resp.Body != want[q] {
-					errs <- fmt.Sprintf("GET %s = %d %s", q, resp.Status, resp.Body)
-					return
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := newQueryFixture(t, db)
+		queries := []string{
+			"Book?$expand=Authors($select=Name;$expand=Books($select=Title))&$select=Title",
+			"Publisher?$expand=Books($select=Title;$count=true)",
+			"Book('b1')?$select=Title,Tags",
+			"Book?$filter=Pages gt 100&$orderby=Title desc",
+			"Member('READER@example.com')/Cards",
+		}
+		want := map[string]string{}
+		for _, q := range queries {
+			want[q] = f.must(200, "GET", "/odata/"+encodeURL(q), "").Body
+		}
+		errs := make(chan string, 100)
+		done := make(chan bool)
+		for g := 0; g < 8; g++ {
+			go func(g int) {
+				defer func() { done <- true }()
+				for i := 0; i < 20; i++ {
+					q := queries[(g+i)%len(queries)]
+					if resp := f.do("GET", "/odata/"+encodeURL(q), ""); resp.Status != 200 || resp.Body != want[q] {
+						errs <- fmt.Sprintf("GET %s = %d %s", q, resp.Status, resp.Body)
+						return
+					}
 				}
-			}
-		}(g)
-	}
-	for g := 0; g < 8; g++ {
-		<-done
-	}
-	close(errs)
-	for e := range errs {
-		t.Error(e)
-	}
+			}(g)
+		}
+		for g := 0; g < 8; g++ {
+			<-done
+		}
+		close(errs)
+		for e := range errs {
+			t.Error(e)
+		}
+	})
 }

@@ -33,24 +33,26 @@ func (w *firstWriteRecorder) Write(b []byte) (int, error) {
 // TestService_Streaming checks that a page of 1000 entities is written while rows are still being scanned,
 // rather than built in memory first.
 func TestService_Streaming(t *testing.T) {
-	db := dbtest.SQLite(t)
-	f := newFixture(t, db)
-	insertBooks(t, f, 1000)
-	var scanned atomic.Int64
-	defer odata.SetRowHook(func() { scanned.Add(1) })()
-	w := &firstWriteRecorder{ResponseRecorder: httptest.NewRecorder(), scanned: &scanned, atFirst: -1}
-	req := httptest.NewRequest("GET", "http://example.com/odata/Book", nil)
-	req.Header.Set("Prefer", "odata.maxpagesize=1000")
-	f.svc.ServeHTTP(w, req)
-	if w.Code != 200 {
-		t.Fatalf("GET Book = %d\n%s", w.Code, w.Body)
-	}
-	if n := strings.Count(w.Body.String(), `"@odata.etag"`); n != 1000 {
-		t.Fatalf("GET Book: %d entities, want 1000", n)
-	}
-	if w.atFirst < 0 || w.atFirst >= 1000 {
-		t.Errorf("the answer was first written after %d of 1000 rows were scanned, want before the last", w.atFirst)
-	}
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+
+		f := newFixture(t, db)
+		insertBooks(t, f, 1000)
+		var scanned atomic.Int64
+		defer odata.SetRowHook(func() { scanned.Add(1) })()
+		w := &firstWriteRecorder{ResponseRecorder: httptest.NewRecorder(), scanned: &scanned, atFirst: -1}
+		req := httptest.NewRequest("GET", "http://example.com/odata/Book", nil)
+		req.Header.Set("Prefer", "odata.maxpagesize=1000")
+		f.svc.ServeHTTP(w, req)
+		if w.Code != 200 {
+			t.Fatalf("GET Book = %d\n%s", w.Code, w.Body)
+		}
+		if n := strings.Count(w.Body.String(), `"@odata.etag"`); n != 1000 {
+			t.Fatalf("GET Book: %d entities, want 1000", n)
+		}
+		if w.atFirst < 0 || w.atFirst >= 1000 {
+			t.Errorf("the answer was first written after %d of 1000 rows were scanned, want before the last", w.atFirst)
+		}
+	})
 }
 
 // insertBooks inserts n books with ids k0000, k0001, ... in one transaction.
@@ -97,6 +99,7 @@ func itoa(i int) string {
 	return string(b)
 }
 
+// TestNewService_Errors is SQLite only: NewService checks its configuration without running SQL.
 func TestNewService_Errors(t *testing.T) {
 	db := dbtest.SQLite(t)
 	noop := func(context.Context, *odata.ActionCall) (any, error) { return nil, nil }

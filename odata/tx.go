@@ -121,7 +121,8 @@ func keyOrder(d sqlgen.Dialect, et *edm.EntityType, alias string) []string {
 }
 
 // keyWhere is the condition that selects the entity with the given key values on the table aliased alias;
-// fold compares a string key case-insensitively.
+// fold compares a string key case-insensitively: lower() of both sides, the value's under the binary collation, so
+// that only ASCII letters fold on both databases.
 func keyWhere(d sqlgen.Dialect, et *edm.EntityType, alias string, key []any, fold bool) (sq.Sqlizer, error) {
 	props := et.KeyProperties()
 	if len(key) != len(props) {
@@ -135,7 +136,7 @@ func keyWhere(d sqlgen.Dialect, et *edm.EntityType, alias string, key []any, fol
 		}
 		col := alias + "." + d.QuoteIdent(p.Column)
 		if fold && p.Type == edm.KindString {
-			and[i] = sq.Expr("lower("+col+") = lower(?)", arg)
+			and[i] = sq.Expr("lower("+col+") = lower("+d.CollateBinary("?")+")", arg)
 		} else {
 			and[i] = sq.Expr(col+" = ?", arg)
 		}
@@ -151,7 +152,7 @@ func propWhere(d sqlgen.Dialect, p *edm.Property, alias string, v any, fold bool
 	}
 	col := alias + "." + d.QuoteIdent(p.Column)
 	if fold && p.Type == edm.KindString {
-		return sq.Expr("lower("+col+") = lower(?)", arg), nil
+		return sq.Expr("lower("+col+") = lower("+d.CollateBinary("?")+")", arg), nil
 	}
 	return sq.Expr(col+" = ?", arg), nil
 }

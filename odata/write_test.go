@@ -315,6 +315,8 @@ func TestService_Validation(t *testing.T) {
 				[]string{"InvalidValue:Price", "InvalidValue:Genre", "InvalidValue:Published", "InvalidValue:CatalogGuid",
 					"InvalidValue:Stamp", "InvalidValue:Edition", "InvalidValue:Flag", "InvalidValue:ReadingTime", "InvalidValue:UpdatedOnUtc"}},
 			{"too many decimal places", "PATCH", "/odata/Book('b1')", `{"Price":1.00001}`, []string{"InvalidValue:Price"}},
+			{"decimal beyond 64-bit scaled", "PATCH", "/odata/Book('b1')", `{"Price":922337203685477.5808}`, []string{"InvalidValue:Price"}},
+			{"NUL in text", "PATCH", "/odata/Book('b1')", `{"Title":"a\u0000b","Tags":["\u0000"]}`, []string{"InvalidValue:Title", "InvalidValue:Tags[0]"}},
 			{"long item and member", "PATCH", "/odata/Book('b1')", `{"Tags":["123456789012345678901"]}`, []string{"InvalidValue:Tags[0]"}},
 			{"unknown member", "PATCH", "/odata/Publisher('p1')", `{"Address":{"Street":"x","Planet":"Mars"}}`, []string{"UnknownField:Address/Planet"}},
 			{"null for a non-nullable field", "PATCH", "/odata/Book('b1')", `{"Pages":null}`, []string{"InvalidValue:Pages"}},

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -310,6 +311,9 @@ func TestRun_StartErrors(t *testing.T) {
 	}
 	defer busy.Close()
 	dir := t.TempDir()
+	start := func(wire wireFunc, args ...string) error {
+		return run(context.Background(), wire, append([]string{"storeserver"}, args...), mapEnv(nil), io.Discard, io.Discard)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -317,29 +321,46 @@ func TestRun_StartErrors(t *testing.T) {
 	}{
 		{"BadFlag", []string{"-token-ttl", "soon"}, "-token-ttl"},
 		{"NoDatabaseDirectory", []string{"-db", filepath.Join(dir, "missing", "store.db")}, "open SQLite database"},
-		{"AddressInUse", []string{"-addr", busy.Addr().String(), "-db", filepath.Join(dir, "a.db")}, "address already in use"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := run(context.Background(), newTestWiring().wire, append([]string{"storeserver"}, tc.args...),
-				mapEnv(nil), io.Discard, io.Discard)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
+			if err := start(newTestWiring().wire, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("run(%q) = %v, want an error containing %q", tc.args, err, tc.want)
 			}
 		})
 	}
-	t.Run("WiringFails", func(t *testing.T) {
-		wire := func(context.Context, Deps) (*Components, error) { return nil, errors.New("no catalog") }
-		err := run(context.Background(), wire, []string{"storeserver", "-db", filepath.Join(dir, "b.db")}, mapEnv(nil), io.Discard, io.Discard)
-		if err == nil || !strings.Contains(err.Error(), "no catalog") {
-			t.Errorf("run with a failing wiring = %v, want its error", err)
+	t.Run("NoPostgresDatabase", func(t *testing.T) {
+		base := dbtest.PostgresURL()
+		if base == "" {
+			t.Skip(dbtest.EnvPostgres + " is not set")
+		}
+		u, err := url.Parse(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.Path = "/storetest_does_not_exist"
+		if err := start(newTestWiring().wire, "-db", u.String()); err == nil || !strings.Contains(err.Error(), "open PostgreSQL database") {
+			t.Errorf("run on a missing PostgreSQL database = %v, want an error", err)
 		}
 	})
-	t.Run("NoAuthenticator", func(t *testing.T) {
-		wire := func(context.Context, Deps) (*Components, error) { return &Components{}, nil }
-		err := run(context.Background(), wire, []string{"storeserver", "-db", filepath.Join(dir, "c.db")}, mapEnv(nil), io.Discard, io.Discard)
-		if err == nil || !strings.Contains(err.Error(), "no authenticator") {
-			t.Errorf("run without an authenticator = %v, want an error", err)
-		}
+	eachDSN(t, func(t *testing.T, dsn string) {
+		t.Run("AddressInUse", func(t *testing.T) {
+			err := start(newTestWiring().wire, "-addr", busy.Addr().String(), "-db", dsn)
+			if err == nil || !strings.Contains(err.Error(), "address already in use") {
+				t.Errorf("run on a busy address = %v, want an error", err)
+			}
+		})
+		t.Run("WiringFails", func(t *testing.T) {
+			wire := func(context.Context, Deps) (*Components, error) { return nil, errors.New("no catalog") }
+			if err := start(wire, "-db", dsn); err == nil || !strings.Contains(err.Error(), "no catalog") {
+				t.Errorf("run with a failing wiring = %v, want its error", err)
+			}
+		})
+		t.Run("NoAuthenticator", func(t *testing.T) {
+			wire := func(context.Context, Deps) (*Components, error) { return &Components{}, nil }
+			if err := start(wire, "-db", dsn); err == nil || !strings.Contains(err.Error(), "no authenticator") {
+				t.Errorf("run without an authenticator = %v, want an error", err)
+			}
+		})
 	})
 }
 

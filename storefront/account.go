@@ -98,11 +98,14 @@ type newsletterResult struct {
 }
 
 var (
-	stmtCustomerByEmail = newStatement(`SELECT id FROM customer WHERE lower(email) = lower(?)`)
+	// E-mails are compared by lower(email), which folds ASCII letters only (SQLite, and PostgreSQL under the
+	// columns' COLLATE "C"), against the e-mail lowered the same way in Go (foldASCII): PostgreSQL's lower() of
+	// a parameter would follow the database's default collation and fold other letters too.
+	stmtCustomerByEmail = newStatement(`SELECT id FROM customer WHERE lower(email) = ?`)
 	stmtSubscribe       = newStatement(`INSERT INTO newsletter_subscription (id, email, customer_id, active, created_on_utc)
 VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (lower(email)) DO UPDATE SET active = excluded.active, customer_id = excluded.customer_id`)
-	stmtUnsubscribe = newStatement(`UPDATE newsletter_subscription SET active = ?, customer_id = ? WHERE lower(email) = lower(?)`)
+	stmtUnsubscribe = newStatement(`UPDATE newsletter_subscription SET active = ?, customer_id = ? WHERE lower(email) = ?`)
 )
 
 // subscribeNewsletter serves POST /subscribenewsletter?subscribe=true&email=x: it activates (or with
@@ -137,7 +140,7 @@ func (s *Store) subscribeNewsletter(r *http.Request, c customer) (any, error) {
 
 func (s *Store) setSubscription(ctx context.Context, tx *sql.Tx, email string, active bool) error {
 	var customerID sql.NullString
-	err := tx.QueryRowContext(ctx, s.q(stmtCustomerByEmail), email).Scan(&customerID)
+	err := tx.QueryRowContext(ctx, s.q(stmtCustomerByEmail), foldASCII(email)).Scan(&customerID)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("storefront: newsletter: %w", err)
 	}
@@ -148,10 +151,21 @@ func (s *Store) setSubscription(ctx context.Context, tx *sql.Tx, email string, a
 	if active {
 		_, err = tx.ExecContext(ctx, s.q(stmtSubscribe), odata.NewID(), email, owner, true, s.timeArg(s.now()))
 	} else {
-		_, err = tx.ExecContext(ctx, s.q(stmtUnsubscribe), false, owner, email)
+		_, err = tx.ExecContext(ctx, s.q(stmtUnsubscribe), false, owner, foldASCII(email))
 	}
 	if err != nil {
 		return fmt.Errorf("storefront: newsletter: %w", err)
 	}
 	return nil
+}
+
+// foldASCII lowers the ASCII letters of s and leaves every other character as it is, as SQL lower() does on both
+// databases under the binary collation.
+func foldASCII(s string) string {
+	return strings.Map(func(r rune) rune {
+		if 'A' <= r && r <= 'Z' {
+			return r + ('a' - 'A')
+		}
+		return r
+	}, s)
 }

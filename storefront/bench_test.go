@@ -9,6 +9,9 @@ import (
 	"github.com/storekit/store/odata/dbtest"
 )
 
+// Benchmarks run on SQLite only: they measure the code path, and a SQLite file has no server or network in it
+// to blur that; the tests run the same code on both databases.
+
 // BenchmarkAddToCart measures POST /addproducttocart/catalog/{id}/1 on SQLite: one line whose quantity grows,
 // through the handler (form parsing, the transaction, the answer with the sidebar).
 func BenchmarkAddToCart(b *testing.B) {

@@ -36,6 +36,9 @@ func (m serveMux) Handle(method, pattern string, h http.Handler) {
 }
 
 // Example serves the storefront on a new SQLite database and puts a product in a customer's cart.
+//
+// SQLite only: an Example is documentation that runs with nothing beside it (no database server) and prints
+// fixed output; the tests of the package run the same code on both databases.
 func Example() {
 	dir, err := os.MkdirTemp("", "storefront")
 	if err != nil {

@@ -6,8 +6,10 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/storekit/store/odata"
 )
@@ -57,7 +59,43 @@ func readForm(r *http.Request) (form, error) {
 		return nil, &odata.Error{Status: http.StatusBadRequest, Code: "BadRequest",
 			Message: "The form data is not valid.", Err: err}
 	}
+	if err := checkText(r.Form); err != nil {
+		return nil, err
+	}
 	return newForm(r.Form), nil
+}
+
+// checkURLText refuses a request whose path or query string holds text that no database column can: see
+// checkText.
+func checkURLText(r *http.Request) error {
+	if !validText(r.URL.Path) {
+		return errNotText("path")
+	}
+	return checkText(r.URL.Query())
+}
+
+// checkText refuses, with a 400 naming the field, a field name or value that is not UTF-8 text or that holds the
+// NUL character: PostgreSQL's text cannot hold them, so every database refuses them alike rather than SQLite
+// storing what PostgreSQL would fail on.
+func checkText(values url.Values) error {
+	for k, vs := range values {
+		if !validText(k) {
+			return errNotText("")
+		}
+		for _, v := range vs {
+			if !validText(v) {
+				return errNotText(k)
+			}
+		}
+	}
+	return nil
+}
+
+func validText(s string) bool { return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 }
+
+func errNotText(target string) error {
+	return &odata.Error{Status: http.StatusBadRequest, Code: "InvalidValue", Target: target,
+		Message: "The request holds bytes that are not UTF-8 text, or the NUL character."}
 }
 
 // readQueryForm reads the parameters of an endpoint that takes them in the query string: the query, plus the

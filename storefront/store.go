@@ -112,14 +112,18 @@ func (s *Store) Register(r Router) {
 // handlerFunc serves one request for a customer and returns the JSON answer (200) or an error.
 type handlerFunc func(r *http.Request, c customer) (any, error)
 
-// serve adapts h: it reads the customer of the request, writes h's answer as JSON, and renders h's error with
-// odata.WriteError.
+// serve adapts h: it reads the customer of the request, refuses a path or query string that is not text (see
+// checkText), writes h's answer as JSON, and renders h's error with odata.WriteError.
 func (s *Store) serve(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, email, ok := CustomerFrom(r.Context())
 		if !ok || id == "" {
 			odata.WriteError(w, r, s.logger, &odata.Error{Status: http.StatusUnauthorized, Code: "Unauthorized",
 				Message: "An access token is required.", Header: http.Header{"Www-Authenticate": {"Bearer"}}})
+			return
+		}
+		if err := checkURLText(r); err != nil {
+			odata.WriteError(w, r, s.logger, err)
 			return
 		}
 		v, err := h(r, customer{id: id, email: email})

@@ -13,7 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestRun starts the program on a free port and reads and writes books through it.
+// TestRun starts the program on a free port and reads and writes books through it. SQLite only: the program
+// serves a SQLite file and nothing else (the engine's own tests cover PostgreSQL).
 func TestRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

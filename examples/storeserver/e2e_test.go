@@ -65,6 +65,16 @@ func (s *syncBuffer) String() string {
 // is stopped when the test ends, or earlier with stop.
 func start(t testing.TB, db *dbtest.DB, env map[string]string, flags ...string) *storeServer {
 	t.Helper()
+	s, err := launch(t, db, env, flags...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// launch is start that returns its failure instead of ending the test, so that several programs can start at
+// once from goroutines.
+func launch(t testing.TB, db *dbtest.DB, env map[string]string, flags ...string) (*storeServer, error) {
 	vars := map[string]string{"STORE_ADMIN_PASSWORD": adminPassword}
 	for k, v := range env {
 		vars[k] = v
@@ -103,15 +113,15 @@ func start(t testing.TB, db *dbtest.DB, env map[string]string, flags ...string) 
 	case u, ok := <-urls:
 		if !ok {
 			cancel()
-			t.Fatalf("run(%v) ended before listening: %v\n%s", args, <-done, stderr)
+			return nil, fmt.Errorf("run(%v) ended before listening: %v\n%s", args, <-done, stderr)
 		}
 		s.url = u
 	case <-time.After(2 * time.Minute):
 		cancel()
-		t.Fatalf("run(%v) did not listen\n%s", args, stderr)
+		return nil, fmt.Errorf("run(%v) did not listen\n%s", args, stderr)
 	}
 	t.Cleanup(s.stop)
-	return s
+	return s, nil
 }
 
 // each runs f on a fresh SQLite database and, when STORE_TEST_POSTGRES is set, on a fresh PostgreSQL database.
@@ -189,6 +199,15 @@ type request struct {
 
 func (c *client) send(t testing.TB, rq request) *response {
 	t.Helper()
+	r, err := c.try(rq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// try sends a request and returns the answer or the error of sending it; unlike send it may run in any goroutine.
+func (c *client) try(rq request) (*response, error) {
 	var body io.Reader
 	contentType := ""
 	switch b := rq.body.(type) {
@@ -202,13 +221,13 @@ func (c *client) send(t testing.TB, rq request) *response {
 	default:
 		j, err := json.Marshal(b)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		body, contentType = bytes.NewReader(j), "application/json"
 	}
 	req, err := http.NewRequest(rq.method, c.s.url+rq.path, body)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
@@ -225,14 +244,14 @@ func (c *client) send(t testing.TB, rq request) *response {
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", rq.method, rq.path, err)
+		return nil, fmt.Errorf("%s %s: %v", rq.method, rq.path, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatalf("%s %s: read the answer: %v", rq.method, rq.path, err)
+		return nil, fmt.Errorf("%s %s: read the answer: %v", rq.method, rq.path, err)
 	}
-	return &response{status: resp.StatusCode, header: resp.Header, body: b}
+	return &response{status: resp.StatusCode, header: resp.Header, body: b}, nil
 }
 
 func (c *client) do(t testing.TB, method, path string, body any, header ...string) *response {

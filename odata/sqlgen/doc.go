@@ -36,7 +36,8 @@
 //     translator writes T(e) and F(e) (true exactly when e is true, false) so SQL's NULL never leaks.
 //   - String comparison is case-sensitive on both databases (SQLite BINARY collation and _cslike=1, PostgreSQL
 //     columns COLLATE "C"); contains, startswith and endswith are LIKE ... ESCAPE '\' with %, _ and \ escaped.
-//     tolower and toupper change ASCII letters only on SQLite.
+//     tolower and toupper change ASCII letters only, on both databases (PostgreSQL applies them under COLLATE
+//     "C", whatever the database's default collation).
 //   - $search matches an entity when one of its Searchable properties contains the term, ignoring the case of
 //     ASCII letters (lower() on both sides); phrases match as one string, AND/OR/NOT combine terms. A type
 //     without searchable properties answers NotSupported.

@@ -128,6 +128,11 @@ func TestSkipTokenOfAnotherQuery(t *testing.T) {
 	if _, err := p.Read(scope, "$orderby=Price&$skiptoken="+tampered); !errors.As(err, &e) || e.Code != sqlgen.CodeInvalidValue {
 		t.Errorf("Read with a tampered token = %v, want InvalidValue", err)
 	}
+	// A string value holding NUL, which no column holds (PostgreSQL would refuse to compare with it).
+	nul := nameToken(t, "a\x00b", "p01")
+	if _, err := p.Read(scope, "$orderby=Name&$skiptoken="+nul); !errors.As(err, &e) || e.Code != sqlgen.CodeInvalidValue {
+		t.Errorf("Read with a token holding NUL = %v, want InvalidValue", err)
+	}
 }
 
 // tamper replaces the first order-by value of a token by a string.

@@ -380,7 +380,7 @@ func (pl *plan) scopeConds(s Scope, r *rng) []string {
 			col := c.rawCol(alias, k.Column)
 			v := c.param(propType(k), slot(l.slot0+j))
 			if l.fold && k.Type == edm.KindString {
-				out = append(out, "lower("+col+") = lower("+v+")")
+				out = append(out, "lower("+col+") = lower("+c.d.CollateBinary(v)+")")
 			} else {
 				out = append(out, col+" = "+v)
 			}

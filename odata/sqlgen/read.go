@@ -260,7 +260,7 @@ func parseTokenValue(k orderKey, raw json.RawMessage) (any, error) {
 	}
 	switch t.kind {
 	case edm.KindString, edm.KindGuid:
-		if !isString {
+		if !isString || strings.IndexByte(s, 0) >= 0 { // no column holds NUL (PostgreSQL's text cannot)
 			return nil, fail
 		}
 		return s, nil
@@ -493,7 +493,8 @@ func (p *Planner) keyValues(t *edm.EntityType, key []syntax.Arg) ([]any, error) 
 }
 
 // KeyWhere returns the condition that selects the entity of t with the given key predicate, on the unaliased
-// table (for UPDATE and DELETE); case-insensitive keys compare lower() of both sides.
+// table (for UPDATE and DELETE); case-insensitive keys compare lower() of both sides, the value's under the
+// binary collation, so that only ASCII letters fold on both databases (as the column's lower() does).
 func (p *Planner) KeyWhere(t *edm.EntityType, key []syntax.Arg) (sq.Sqlizer, error) {
 	vals, err := p.keyValues(t, key)
 	if err != nil {
@@ -507,7 +508,7 @@ func (p *Planner) KeyWhere(t *edm.EntityType, key []syntax.Arg) (sq.Sqlizer, err
 		}
 		col := p.dialect.QuoteIdent(k.Column)
 		if p.fold[t] && k.Type == edm.KindString {
-			and = append(and, sq.Expr("lower("+col+") = lower(?)", a))
+			and = append(and, sq.Expr("lower("+col+") = lower("+p.dialect.CollateBinary("?")+")", a))
 		} else {
 			and = append(and, sq.Expr(col+" = ?", a))
 		}

@@ -803,9 +803,11 @@ func (c *compiler) callVal(x *bCall) (string, int) {
 		}
 		return c.d.Substring(arg(0), arg(1), ""), -1
 	case "tolower":
-		return "lower(" + arg(0) + ")", -1
+		// Under the binary collation lower and upper change ASCII letters only, on PostgreSQL too (whose
+		// database default collation may fold other letters) as on SQLite.
+		return "lower(" + c.d.CollateBinary(arg(0)) + ")", -1
 	case "toupper":
-		return "upper(" + arg(0) + ")", -1
+		return "upper(" + c.d.CollateBinary(arg(0)) + ")", -1
 	case "trim":
 		return "trim(" + arg(0) + ")", -1
 	case "concat":

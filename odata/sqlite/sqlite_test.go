@@ -1,3 +1,5 @@
+// The tests of the SQLite adapter: SQLite only by nature (its driver, its REGEXP function, its DSN checks).
+
 package sqlite_test
 
 import (

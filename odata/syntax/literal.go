@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
 )
@@ -49,11 +50,18 @@ func literal(t lexer.Token) (*Literal, *Error) {
 			l.Value = f
 		}
 	case tString:
-		l.Kind, l.Value = LitString, unquote(t.Value)
+		s := unquote(t.Value)
+		if err := checkText(s, off); err != nil {
+			return nil, err
+		}
+		l.Kind, l.Value = LitString, s
 	case tJSONString:
 		var s string
 		if err := json.Unmarshal([]byte(t.Value), &s); err != nil {
 			return nil, errAt(off, "invalid JSON string")
+		}
+		if err := checkText(s, off); err != nil {
+			return nil, err
 		}
 		l.Kind, l.Value = LitString, s
 	case tGuid:
@@ -413,4 +421,16 @@ func parseDuration(s string) (time.Duration, bool) {
 		d = -d
 	}
 	return d, true
+}
+
+// checkText refuses a string value (percent-decoded) that is not UTF-8 text or holds the NUL character: no
+// database column could match it, and PostgreSQL refuses to compare with it, so every database answers the same.
+func checkText(s string, off int) *Error {
+	if !utf8.ValidString(s) {
+		return errAt(off, "the string is not UTF-8 text")
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return errAt(off, "the string holds the NUL character %00")
+	}
+	return nil
 }

@@ -234,7 +234,8 @@ func TestParseSearch(t *testing.T) {
 			t.Errorf("ParseSearch(%q) printed %q, then %q", tt.in, e.String(), back.String())
 		}
 	}
-	for _, in := range []string{"", `"blue`, "%22blue", `"blue%22green`, "gr(een", "a;b", "#1", "(blue", "blue)", "'a' b"} {
+	for _, in := range []string{"", `"blue`, "%22blue", `"blue%22green`, "gr(een", "a;b", "#1", "(blue", "blue)", "'a' b",
+		"caf%C3", "a%00b", `"a%00b"`, `blue OR "caf%C3"`, "'a%FF'"} {
 		if _, err := ParseSearch(in); err == nil {
 			t.Errorf("ParseSearch(%q) = nil error, want an error", in)
 		}
@@ -326,6 +327,8 @@ func TestParsePathErrors(t *testing.T) {
 		{"Products/$bogus", `path:1:10: unknown segment "$bogus"`},
 		{"Products//Items", `path:1:10: empty path segment`},
 		{"Products(1", `path:1:11: expected "," or ")", found end of input`},
+		{"Customers('a%00b')", `path:1:11: the string holds the NUL character %00`},
+		{"Customers(Id='caf%C3')", `path:1:14: the string is not UTF-8 text`},
 	}
 	for _, tt := range tests {
 		_, err := ParsePath(tt.in)

@@ -345,14 +345,35 @@ func parseSearch(src string, base int) (SearchExpr, *Error) {
 		if end != len(src) {
 			return nil, errAt(base+end, "expected end of input after the quoted search text")
 		}
-		return &SearchTerm{Pos: base, Text: unquote(decode(src)), Phrase: true}, nil
+		text := unquote(decode(src))
+		if err := checkText(text, base); err != nil {
+			return nil, err
+		}
+		return &SearchTerm{Pos: base, Text: text, Phrase: true}, nil
 	}
 	s := newScanner(src, base, modeSearch)
 	g, err := parse(searchParser, s, searchExpect)
 	if err != nil {
 		return nil, err
 	}
-	return convSearch(g), nil
+	e := convSearch(g)
+	return e, checkSearchText(e)
+}
+
+// checkSearchText applies checkText to every term of e.
+func checkSearchText(e SearchExpr) *Error {
+	switch n := e.(type) {
+	case *SearchTerm:
+		return checkText(n.Text, n.Pos)
+	case *SearchNot:
+		return checkSearchText(n.X)
+	case *SearchBinary:
+		if err := checkSearchText(n.Left); err != nil {
+			return err
+		}
+		return checkSearchText(n.Right)
+	}
+	return nil
 }
 
 func convSearch(g *gSearch) SearchExpr {

@@ -1,0 +1,71 @@
+// The tests of the PostgreSQL adapter: PostgreSQL only by nature, skipped without STORE_TEST_POSTGRES.
+
+package postgres_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/storekit/store/odata/dbtest"
+	"github.com/storekit/store/odata/postgres"
+	"github.com/storekit/store/odata/sqlgen"
+)
+
+func TestOpen_Pool(t *testing.T) {
+	db := dbtest.Postgres(t)
+	for _, tc := range []struct {
+		name    string
+		pool    postgres.Pool
+		maxOpen int
+	}{
+		{"Defaults", postgres.Pool{}, 20},
+		{"Set", postgres.Pool{MaxOpen: 3, MaxIdle: 1, MaxLifetime: time.Minute}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := postgres.Open(db.URL, tc.pool)
+			if err != nil {
+				t.Fatalf("Open(%+v) = %v", tc.pool, err)
+			}
+			defer p.Close()
+			if got := p.Stats().MaxOpenConnections; got != tc.maxOpen {
+				t.Errorf("Open(%+v): MaxOpenConnections = %d, want %d", tc.pool, got, tc.maxOpen)
+			}
+		})
+	}
+	if _, err := postgres.Open("postgres://127.0.0.1:1/nothing?sslmode=disable&connect_timeout=2", postgres.Pool{}); err == nil {
+		t.Errorf("Open(unreachable server) = nil error, want the connection error")
+	}
+}
+
+// TestDialect_ClassifyError checks the classes of the errors PostgreSQL itself returns, by SQLSTATE.
+func TestDialect_ClassifyError(t *testing.T) {
+	db := dbtest.Postgres(t)
+	if _, err := db.Exec(`CREATE TABLE parent (id TEXT PRIMARY KEY);
+CREATE TABLE child (id TEXT PRIMARY KEY, parent_id TEXT NOT NULL REFERENCES parent (id), n INTEGER CHECK (n > 0),
+	price NUMERIC(19,4), s TEXT);
+INSERT INTO parent VALUES ('p');
+INSERT INTO child VALUES ('c', 'p', 1, 0, '')`); err != nil {
+		t.Fatal(err)
+	}
+	d := postgres.Dialect{}
+	for _, tc := range []struct {
+		query string
+		args  []any
+		want  sqlgen.ErrorClass
+	}{
+		{`INSERT INTO child (id, parent_id) VALUES ('c', 'p')`, nil, sqlgen.ErrUniqueViolation},
+		{`INSERT INTO child (id, parent_id) VALUES ('d', 'nope')`, nil, sqlgen.ErrForeignKeyViolation},
+		{`INSERT INTO child (id, parent_id, n) VALUES ('d', 'p', 0)`, nil, sqlgen.ErrCheckViolation},
+		{`INSERT INTO child (id) VALUES ('d')`, nil, sqlgen.ErrCheckViolation},
+		{`UPDATE child SET price = 1000000000000000`, nil, sqlgen.ErrInvalidData},
+		{`SELECT 1 / 0`, nil, sqlgen.ErrInvalidData},
+		{`UPDATE child SET s = $1`, []any{"a\x00b"}, sqlgen.ErrInvalidData},
+		{`SELECT 'x' ~ '('`, nil, sqlgen.ErrInvalidData},
+		{`SELECT nosuchcolumn FROM child`, nil, sqlgen.ErrOther},
+	} {
+		_, err := db.Exec(tc.query, tc.args...)
+		if got := d.ClassifyError(err); got != tc.want {
+			t.Errorf("ClassifyError(%s: %v) = %v, want %v", tc.query, err, got, tc.want)
+		}
+	}
+}
