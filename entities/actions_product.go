@@ -12,7 +12,7 @@ import (
 	"github.com/storekit/store/odata/sqlgen"
 )
 
-var stmtSetStock = newStatement(`UPDATE product SET stock_quantity = ?, updated_on_utc = ? WHERE id = ?`)
+var stmtSetStock = sqlgen.NewStatement(`UPDATE product SET stock_quantity = ?, updated_on_utc = ? WHERE id = ?`)
 
 // updateStock is Product/UpdateStock: it sets StockQuantity to Stock and applies the product's LowStockActivity.
 // WarehouseId must be null (absent): the store has one warehouse.
@@ -256,7 +256,7 @@ func (s *service) deleteLink(l link) odata.ActionFunc {
 	}
 }
 
-var roleExists = newStatement(`SELECT 1 FROM customer_role WHERE id = ?`)
+var roleExists = sqlgen.NewStatement(`SELECT 1 FROM customer_role WHERE id = ?`)
 
 // tierPriceFields are the properties of a tier price that its actions set.
 var tierPriceFields = []string{"Quantity", "Price", "CustomerRoleId", "StartDateTimeUtc", "EndDateTimeUtc"}

@@ -130,9 +130,9 @@ const (
 )
 
 var (
-	stmtCountryHasStates = newStatement(`SELECT EXISTS (SELECT 1 FROM country WHERE id = ?),
+	stmtCountryHasStates = sqlgen.NewStatement(`SELECT EXISTS (SELECT 1 FROM country WHERE id = ?),
 	EXISTS (SELECT 1 FROM state_province WHERE country_id = ?)`)
-	stmtStateCountry = newStatement(`SELECT country_id FROM state_province WHERE id = ?`)
+	stmtStateCountry = sqlgen.NewStatement(`SELECT country_id FROM state_province WHERE id = ?`)
 )
 
 // ValidateAddress checks a against the rules of SPEC 4.6 and returns one detail per failed rule (none when the
@@ -219,15 +219,15 @@ const addressColumns = `id, first_name, last_name, email, company, country_id, s
 	address2, zip_postal_code, phone_number, fax_number, created_on_utc`
 
 var (
-	stmtInsertAddress = newStatement(`INSERT INTO address (id, customer_id, first_name, last_name, email, company,
+	stmtInsertAddress = sqlgen.NewStatement(`INSERT INTO address (id, customer_id, first_name, last_name, email, company,
 	country_id, state_province_id, city, address1, address2, zip_postal_code, phone_number, fax_number,
 	created_on_utc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	stmtLoadAddress       = newStatement(`SELECT ` + addressColumns + ` FROM address WHERE customer_id = ? AND id = ?`)
-	stmtCustomerAddresses = newStatement(`SELECT ` + addressColumns + ` FROM address WHERE customer_id = ? ORDER BY id`)
-	stmtUpdateAddress     = newStatement(`UPDATE address SET first_name = ?, last_name = ?, email = ?, company = ?,
+	stmtLoadAddress       = sqlgen.NewStatement(`SELECT ` + addressColumns + ` FROM address WHERE customer_id = ? AND id = ?`)
+	stmtCustomerAddresses = sqlgen.NewStatement(`SELECT ` + addressColumns + ` FROM address WHERE customer_id = ? ORDER BY id`)
+	stmtUpdateAddress     = sqlgen.NewStatement(`UPDATE address SET first_name = ?, last_name = ?, email = ?, company = ?,
 	country_id = ?, state_province_id = ?, city = ?, address1 = ?, address2 = ?, zip_postal_code = ?,
 	phone_number = ?, fax_number = ? WHERE customer_id = ? AND id = ?`)
-	stmtDeleteAddress = newStatement(`DELETE FROM address WHERE customer_id = ? AND id = ?`)
+	stmtDeleteAddress = sqlgen.NewStatement(`DELETE FROM address WHERE customer_id = ? AND id = ?`)
 )
 
 // InsertAddress stores a (trimmed; not validated: call ValidateAddress first) as a new address of the customer

@@ -96,21 +96,21 @@ func (a *Auth) ttl() time.Duration {
 }
 
 var (
-	stmtPurgeAttempts  = newStatement(`DELETE FROM login_attempt WHERE attempted_on_utc <= ?`)
-	stmtInsertAttempt  = newStatement(`INSERT INTO login_attempt (id, email, attempted_on_utc) VALUES (?, ?, ?)`)
-	stmtRecentAttempts = newStatement(`SELECT id, attempted_on_utc FROM login_attempt
+	stmtPurgeAttempts  = sqlgen.NewStatement(`DELETE FROM login_attempt WHERE attempted_on_utc <= ?`)
+	stmtInsertAttempt  = sqlgen.NewStatement(`INSERT INTO login_attempt (id, email, attempted_on_utc) VALUES (?, ?, ?)`)
+	stmtRecentAttempts = sqlgen.NewStatement(`SELECT id, attempted_on_utc FROM login_attempt
 WHERE email = ? AND attempted_on_utc > ? ORDER BY attempted_on_utc, id`)
-	stmtDeleteAttempt = newStatement(`DELETE FROM login_attempt WHERE id = ?`)
-	stmtClearAttempts = newStatement(`DELETE FROM login_attempt WHERE email = ?`)
-	stmtLoginCustomer = newStatement(`SELECT c.id, c.active, p.password_hash
+	stmtDeleteAttempt = sqlgen.NewStatement(`DELETE FROM login_attempt WHERE id = ?`)
+	stmtClearAttempts = sqlgen.NewStatement(`DELETE FROM login_attempt WHERE email = ?`)
+	stmtLoginCustomer = sqlgen.NewStatement(`SELECT c.id, c.active, p.password_hash
 FROM customer c LEFT JOIN customer_password p ON p.customer_id = c.id
 WHERE lower(c.email) = ?`)
-	stmtInsertToken = newStatement(`INSERT INTO access_token (token_hash, customer_id, created_on_utc, expires_on_utc)
+	stmtInsertToken = sqlgen.NewStatement(`INSERT INTO access_token (token_hash, customer_id, created_on_utc, expires_on_utc)
 VALUES (?, ?, ?, ?)`)
-	stmtTouchCustomer = newStatement(`UPDATE customer SET last_activity_date_utc = ? WHERE id = ?`)
-	stmtPurgeTokens   = newStatement(`DELETE FROM access_token WHERE expires_on_utc <= ?`)
-	stmtDeleteToken   = newStatement(`DELETE FROM access_token WHERE token_hash = ?`)
-	stmtAuthenticate  = newStatement(`SELECT c.id, c.email, c.active, t.expires_on_utc,
+	stmtTouchCustomer = sqlgen.NewStatement(`UPDATE customer SET last_activity_date_utc = ? WHERE id = ?`)
+	stmtPurgeTokens   = sqlgen.NewStatement(`DELETE FROM access_token WHERE expires_on_utc <= ?`)
+	stmtDeleteToken   = sqlgen.NewStatement(`DELETE FROM access_token WHERE token_hash = ?`)
+	stmtAuthenticate  = sqlgen.NewStatement(`SELECT c.id, c.email, c.active, t.expires_on_utc,
 	EXISTS (SELECT 1 FROM customer_role_mapping m JOIN customer_role r ON r.id = m.customer_role_id
 		WHERE m.customer_id = c.id AND r.system_name = ? AND r.is_system_role)
 FROM access_token t JOIN customer c ON c.id = t.customer_id

@@ -43,13 +43,13 @@ func enumName(v int, names map[int]string) string {
 type orderState struct{ order, payment, shipping int }
 
 var (
-	stmtOrderState          = newStatement(`SELECT order_status, payment_status, shipping_status FROM "order" WHERE id = ?`)
-	stmtOrderStateForUpdate = newStatement(`SELECT order_status, payment_status, shipping_status FROM "order" WHERE id = ? FOR UPDATE`)
-	stmtSetOrderState       = newStatement(`UPDATE "order" SET order_status = ?, payment_status = ?, shipping_status = ? WHERE id = ?`)
-	stmtSetOrderPaid        = newStatement(`UPDATE "order" SET order_status = ?, payment_status = ?, paid_date_utc = ? WHERE id = ?`)
-	stmtOrderItemsQty       = newStatement(`SELECT product_id, SUM(quantity) FROM order_item WHERE order_id = ?
+	stmtOrderState          = sqlgen.NewStatement(`SELECT order_status, payment_status, shipping_status FROM "order" WHERE id = ?`)
+	stmtOrderStateForUpdate = sqlgen.NewStatement(`SELECT order_status, payment_status, shipping_status FROM "order" WHERE id = ? FOR UPDATE`)
+	stmtSetOrderState       = sqlgen.NewStatement(`UPDATE "order" SET order_status = ?, payment_status = ?, shipping_status = ? WHERE id = ?`)
+	stmtSetOrderPaid        = sqlgen.NewStatement(`UPDATE "order" SET order_status = ?, payment_status = ?, paid_date_utc = ? WHERE id = ?`)
+	stmtOrderItemsQty       = sqlgen.NewStatement(`SELECT product_id, SUM(quantity) FROM order_item WHERE order_id = ?
 GROUP BY product_id ORDER BY product_id`)
-	stmtReturnStock = newStatement(`UPDATE product SET
+	stmtReturnStock = sqlgen.NewStatement(`UPDATE product SET
 	stock_quantity = stock_quantity + CASE WHEN manage_inventory_method = ? THEN ? ELSE 0 END,
 	sold = CASE WHEN sold >= ? THEN sold - ? ELSE 0 END,
 	updated_on_utc = ?

@@ -87,11 +87,11 @@ func randomPassword() string {
 }
 
 var (
-	stmtSetHasPassword = newStatement(`UPDATE customer SET has_password = ? WHERE id = ?`)
-	stmtUpsertPassword = newStatement(`INSERT INTO customer_password (customer_id, password_hash, changed_on_utc)
+	stmtSetHasPassword = sqlgen.NewStatement(`UPDATE customer SET has_password = ? WHERE id = ?`)
+	stmtUpsertPassword = sqlgen.NewStatement(`INSERT INTO customer_password (customer_id, password_hash, changed_on_utc)
 VALUES (?, ?, ?)
 ON CONFLICT (customer_id) DO UPDATE SET password_hash = excluded.password_hash, changed_on_utc = excluded.changed_on_utc`)
-	stmtRevokeCustomerTokens = newStatement(`DELETE FROM access_token WHERE customer_id = ?`)
+	stmtRevokeCustomerTokens = sqlgen.NewStatement(`DELETE FROM access_token WHERE customer_id = ?`)
 )
 
 // SetPasswordHash stores hash (from HashPassword) as the password of the customer with id customerID, marks the

@@ -125,14 +125,14 @@ func freeSeName(base string, taken map[string]bool) string {
 const seNameLikePrefix = maxSeNameLength - 20
 
 var (
-	seNameTaken = func() statement {
+	seNameTaken = func() sqlgen.Statement {
 		var parts []string
 		for _, t := range seNameTables {
 			parts = append(parts, "SELECT se_name FROM "+t+" WHERE se_name LIKE ? AND id <> ?")
 		}
-		return newStatement(strings.Join(parts, " UNION ALL "))
+		return sqlgen.NewStatement(strings.Join(parts, " UNION ALL "))
 	}()
-	seNameLock = newStatement(`SELECT 1 FROM (SELECT pg_advisory_xact_lock(?)) AS l`)
+	seNameLock = sqlgen.NewStatement(`SELECT 1 FROM (SELECT pg_advisory_xact_lock(?)) AS l`)
 )
 
 // uniqueSeName returns the slug for an entity of table ("product", "category" or "manufacturer") with the given

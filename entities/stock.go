@@ -10,10 +10,10 @@ import (
 )
 
 var (
-	stmtLowStockDisableBuy = newStatement(`UPDATE product SET disable_buy_button = ?, updated_on_utc = ?
+	stmtLowStockDisableBuy = sqlgen.NewStatement(`UPDATE product SET disable_buy_button = ?, updated_on_utc = ?
 WHERE id = ? AND manage_inventory_method = ? AND low_stock_activity = ? AND stock_quantity <= min_stock_quantity
 	AND disable_buy_button = ?`)
-	stmtLowStockUnpublish = newStatement(`UPDATE product SET published = ?, updated_on_utc = ?
+	stmtLowStockUnpublish = sqlgen.NewStatement(`UPDATE product SET published = ?, updated_on_utc = ?
 WHERE id = ? AND manage_inventory_method = ? AND low_stock_activity = ? AND stock_quantity <= min_stock_quantity
 	AND published = ?`)
 )

@@ -224,7 +224,7 @@ func (r *rules) intList(name string, distinct bool) {
 }
 
 // exists reports whether query (with ? placeholders) returns a row.
-func exists(ctx context.Context, q Querier, d sqlgen.Dialect, st statement, args ...any) (bool, error) {
+func exists(ctx context.Context, q Querier, d sqlgen.Dialect, st sqlgen.Statement, args ...any) (bool, error) {
 	var one int
 	err := q.QueryRowContext(ctx, st.For(d), args...).Scan(&one)
 	switch {
@@ -237,17 +237,17 @@ func exists(ctx context.Context, q Querier, d sqlgen.Dialect, st statement, args
 }
 
 var (
-	pictureExists  = newStatement(`SELECT 1 FROM picture WHERE id = ?`)
-	productExists  = newStatement(`SELECT 1 FROM product WHERE id = ?`)
-	countryExists  = newStatement(`SELECT 1 FROM country WHERE id = ?`)
-	stateCountry   = newStatement(`SELECT country_id FROM state_province WHERE id = ?`)
-	pictureBinary  = newStatement(`SELECT picture_binary FROM picture WHERE id = ?`)
-	registeredRole = newStatement(`SELECT id FROM customer_role WHERE system_name = ?`)
+	pictureExists  = sqlgen.NewStatement(`SELECT 1 FROM picture WHERE id = ?`)
+	productExists  = sqlgen.NewStatement(`SELECT 1 FROM product WHERE id = ?`)
+	countryExists  = sqlgen.NewStatement(`SELECT 1 FROM country WHERE id = ?`)
+	stateCountry   = sqlgen.NewStatement(`SELECT country_id FROM state_province WHERE id = ?`)
+	pictureBinary  = sqlgen.NewStatement(`SELECT picture_binary FROM picture WHERE id = ?`)
+	registeredRole = sqlgen.NewStatement(`SELECT id FROM customer_role WHERE system_name = ?`)
 )
 
 // checkReference adds a detail when the string property name is set and query finds no row for it. what names
 // the referenced type in the message.
-func (r *rules) checkReference(ctx context.Context, q Querier, d sqlgen.Dialect, name, what string, st statement) error {
+func (r *rules) checkReference(ctx context.Context, q Querier, d sqlgen.Dialect, name, what string, st sqlgen.Statement) error {
 	id, ok := r.reference(name)
 	if !ok {
 		return nil

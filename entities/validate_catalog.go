@@ -13,7 +13,7 @@ import (
 // maxCategoryDepth bounds the walk up the category tree when looking for a cycle.
 const maxCategoryDepth = 1000
 
-var categoryParent = newStatement(`SELECT parent_category_id FROM category WHERE id = ?`)
+var categoryParent = sqlgen.NewStatement(`SELECT parent_category_id FROM category WHERE id = ?`)
 
 // prepareCatalogItem computes SeName and the timestamps of a manufacturer, category or product stored in table.
 func prepareCatalogItem(ctx context.Context, q Querier, d sqlgen.Dialect, table string, e, old map[string]any, opts Options) error {
@@ -124,8 +124,8 @@ func prepareProduct(ctx context.Context, q Querier, d sqlgen.Dialect, e, old map
 }
 
 var (
-	groupedProductType = newStatement(`SELECT product_type FROM product WHERE id = ?`)
-	skuTaken           = newStatement(`SELECT 1 FROM product WHERE sku = ? AND id <> ?`)
+	groupedProductType = sqlgen.NewStatement(`SELECT product_type FROM product WHERE id = ?`)
+	skuTaken           = sqlgen.NewStatement(`SELECT 1 FROM product WHERE sku = ? AND id <> ?`)
 )
 
 // validateProduct checks a product: Name required; enum values; ParentGroupedProductId names another product that

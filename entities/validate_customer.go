@@ -17,13 +17,13 @@ import (
 )
 
 var (
-	roleNameTaken       = newStatement(`SELECT 1 FROM customer_role WHERE name = ? AND id <> ?`)
-	roleSystemNameTaken = newStatement(`SELECT 1 FROM customer_role WHERE system_name = ? AND id <> ?`)
-	roleIsSystem        = newStatement(`SELECT is_system_role FROM customer_role WHERE id = ?`)
+	roleNameTaken       = sqlgen.NewStatement(`SELECT 1 FROM customer_role WHERE name = ? AND id <> ?`)
+	roleSystemNameTaken = sqlgen.NewStatement(`SELECT 1 FROM customer_role WHERE system_name = ? AND id <> ?`)
+	roleIsSystem        = sqlgen.NewStatement(`SELECT is_system_role FROM customer_role WHERE id = ?`)
 	// The e-mail is lowered in Go (ASCII letters only, as lower(email) under the binary collation of the
 	// column and of the unique index customer_email_key): PostgreSQL's lower() of a parameter would follow the
 	// database's default collation and fold other letters too.
-	emailTaken = newStatement(`SELECT 1 FROM customer WHERE lower(email) = ? AND id <> ?`)
+	emailTaken = sqlgen.NewStatement(`SELECT 1 FROM customer WHERE lower(email) = ? AND id <> ?`)
 )
 
 // systemRoleFields are the properties of a system role that cannot change.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/storekit/store/entities"
 	"github.com/storekit/store/odata"
+	"github.com/storekit/store/odata/sqlgen"
 )
 
 // line is a cart or wishlist line with its product, priced for the customer.
@@ -51,7 +52,7 @@ func (l *list) subTotal() decimal.Decimal {
 	return sum
 }
 
-var stmtLines = newStatement(`SELECT i.id, i.quantity, ` + productColumns + `
+var stmtLines = sqlgen.NewStatement(`SELECT i.id, i.quantity, ` + productColumns + `
 FROM shopping_cart_item i JOIN product p ON p.id = i.product_id
 WHERE i.customer_id = ? AND i.shopping_cart_type = ? ORDER BY i.id`)
 
@@ -233,12 +234,12 @@ type addResult struct {
 }
 
 var (
-	stmtLineOfProduct = newStatement(`SELECT id, quantity FROM shopping_cart_item
+	stmtLineOfProduct = sqlgen.NewStatement(`SELECT id, quantity FROM shopping_cart_item
 WHERE customer_id = ? AND shopping_cart_type = ? AND product_id = ?`)
-	stmtCountLines = newStatement(`SELECT COUNT(*) FROM shopping_cart_item WHERE customer_id = ? AND shopping_cart_type = ?`)
-	stmtInsertLine = newStatement(`INSERT INTO shopping_cart_item (id, customer_id, shopping_cart_type, product_id,
+	stmtCountLines = sqlgen.NewStatement(`SELECT COUNT(*) FROM shopping_cart_item WHERE customer_id = ? AND shopping_cart_type = ?`)
+	stmtInsertLine = sqlgen.NewStatement(`INSERT INTO shopping_cart_item (id, customer_id, shopping_cart_type, product_id,
 	quantity, created_on_utc, updated_on_utc) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-	stmtSetLineQuantity = newStatement(`UPDATE shopping_cart_item SET quantity = ?, updated_on_utc = ? WHERE id = ?`)
+	stmtSetLineQuantity = sqlgen.NewStatement(`UPDATE shopping_cart_item SET quantity = ?, updated_on_utc = ? WHERE id = ?`)
 )
 
 // addToCart serves POST /addproducttocart/details/{productId}/{type} (details: the quantity comes from the form
@@ -352,8 +353,8 @@ func warningsError(ws []warning) error {
 }
 
 var (
-	stmtLine       = newStatement(`SELECT shopping_cart_type, product_id FROM shopping_cart_item WHERE id = ? AND customer_id = ?`)
-	stmtDeleteLine = newStatement(`DELETE FROM shopping_cart_item WHERE id = ? AND customer_id = ?`)
+	stmtLine       = sqlgen.NewStatement(`SELECT shopping_cart_type, product_id FROM shopping_cart_item WHERE id = ? AND customer_id = ?`)
+	stmtDeleteLine = sqlgen.NewStatement(`DELETE FROM shopping_cart_item WHERE id = ? AND customer_id = ?`)
 )
 
 // lockLine reads the customer's line (locked on PostgreSQL); another customer's line, or none, is a 404.

@@ -104,7 +104,7 @@ func parseAllowedQuantities(s string) []int64 {
 	return list
 }
 
-var stmtProduct = newStatement(`SELECT ` + productColumns + ` FROM product p WHERE p.id = ?`)
+var stmtProduct = sqlgen.NewStatement(`SELECT ` + productColumns + ` FROM product p WHERE p.id = ?`)
 
 // loadProduct reads a product; found is false when there is none with the id.
 func (s *Store) loadProduct(ctx context.Context, q entities.Querier, id string) (p product, found bool, err error) {
@@ -129,8 +129,8 @@ type buyer struct {
 }
 
 var (
-	stmtBuyer = newStatement(`SELECT email, free_shipping FROM customer WHERE id = ?`)
-	stmtRoles = newStatement(`SELECT r.id, r.free_shipping FROM customer_role_mapping m
+	stmtBuyer = sqlgen.NewStatement(`SELECT email, free_shipping FROM customer WHERE id = ?`)
+	stmtRoles = sqlgen.NewStatement(`SELECT r.id, r.free_shipping FROM customer_role_mapping m
 JOIN customer_role r ON r.id = m.customer_role_id WHERE m.customer_id = ? AND r.active = ?`)
 )
 

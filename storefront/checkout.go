@@ -58,10 +58,10 @@ type checkoutState struct {
 }
 
 var (
-	stmtLoadState = newStatement(`SELECT shipping_saved, pick_up_in_store, shipping_address_id, billing_address_id,
+	stmtLoadState = sqlgen.NewStatement(`SELECT shipping_saved, pick_up_in_store, shipping_address_id, billing_address_id,
 	shipping_method, shipping_rate_provider_system_name, payment_method_system_name, payment_info_saved
 FROM checkout_state WHERE customer_id = ?`)
-	stmtSaveState = newStatement(`INSERT INTO checkout_state (customer_id, shipping_saved, pick_up_in_store,
+	stmtSaveState = sqlgen.NewStatement(`INSERT INTO checkout_state (customer_id, shipping_saved, pick_up_in_store,
 	shipping_address_id, billing_address_id, shipping_method, shipping_rate_provider_system_name,
 	payment_method_system_name, payment_info_saved, updated_on_utc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (customer_id) DO UPDATE SET shipping_saved = excluded.shipping_saved,
@@ -70,7 +70,7 @@ ON CONFLICT (customer_id) DO UPDATE SET shipping_saved = excluded.shipping_saved
 	shipping_rate_provider_system_name = excluded.shipping_rate_provider_system_name,
 	payment_method_system_name = excluded.payment_method_system_name,
 	payment_info_saved = excluded.payment_info_saved, updated_on_utc = excluded.updated_on_utc`)
-	stmtDeleteState = newStatement(`DELETE FROM checkout_state WHERE customer_id = ?`)
+	stmtDeleteState = sqlgen.NewStatement(`DELETE FROM checkout_state WHERE customer_id = ?`)
 )
 
 // lockState reads the customer's checkout state in tx, locking its row on PostgreSQL so that two steps (or two
@@ -201,9 +201,9 @@ type paymentMethod struct {
 }
 
 var (
-	stmtShippingMethods = newStatement(`SELECT name, shipping_rate_provider_system_name, description, fee
+	stmtShippingMethods = sqlgen.NewStatement(`SELECT name, shipping_rate_provider_system_name, description, fee
 FROM shipping_method WHERE active = ? ORDER BY display_order, name`)
-	stmtPaymentMethods = newStatement(`SELECT system_name, name, description, fee, requires_pick_up_in_store
+	stmtPaymentMethods = sqlgen.NewStatement(`SELECT system_name, name, description, fee, requires_pick_up_in_store
 FROM payment_method WHERE active = ? ORDER BY display_order, system_name`)
 )
 

@@ -52,13 +52,13 @@ var newOrderCode = func() string {
 const maxCodeAttempts = 10
 
 var (
-	stmtTakeStock = newStatement(`UPDATE product SET stock_quantity = stock_quantity - ?, sold = sold + ?,
+	stmtTakeStock = sqlgen.NewStatement(`UPDATE product SET stock_quantity = stock_quantity - ?, sold = sold + ?,
 	updated_on_utc = ? WHERE id = ? AND (backorder_mode = ? OR stock_quantity >= ?)`)
-	stmtAddSold    = newStatement(`UPDATE product SET sold = sold + ?, updated_on_utc = ? WHERE id = ?`)
-	stmtStockOf    = newStatement(`SELECT stock_quantity FROM product WHERE id = ?`)
-	stmtInsertItem = newStatement(`INSERT INTO order_item (id, order_id, product_id, product_name, sku, quantity,
+	stmtAddSold    = sqlgen.NewStatement(`UPDATE product SET sold = sold + ?, updated_on_utc = ? WHERE id = ?`)
+	stmtStockOf    = sqlgen.NewStatement(`SELECT stock_quantity FROM product WHERE id = ?`)
+	stmtInsertItem = sqlgen.NewStatement(`INSERT INTO order_item (id, order_id, product_id, product_name, sku, quantity,
 	unit_price, price) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
-	stmtAddRole = newStatement(`INSERT INTO customer_role_mapping (customer_id, customer_role_id, ordinal)
+	stmtAddRole = sqlgen.NewStatement(`INSERT INTO customer_role_mapping (customer_id, customer_role_id, ordinal)
 SELECT ?, ?, COALESCE(MAX(ordinal), -1) + 1 FROM customer_role_mapping WHERE customer_id = ?
 ON CONFLICT (customer_id, customer_role_id) DO NOTHING`)
 )

@@ -62,8 +62,8 @@ func pageParam(f form, name string, def, max int64) (int64, error) {
 }
 
 var (
-	stmtCountOrders = newStatement(`SELECT COUNT(*) FROM "order" WHERE customer_id = ?`)
-	stmtOrderPage   = newStatement(`SELECT id, order_number, code, order_total, order_status, payment_status,
+	stmtCountOrders = sqlgen.NewStatement(`SELECT COUNT(*) FROM "order" WHERE customer_id = ?`)
+	stmtOrderPage   = sqlgen.NewStatement(`SELECT id, order_number, code, order_total, order_status, payment_status,
 	shipping_status, created_on_utc FROM "order" WHERE customer_id = ? ORDER BY created_on_utc DESC, id DESC
 LIMIT ? OFFSET ?`)
 )
@@ -200,14 +200,14 @@ func orderAddressColumns(prefix string) string {
 }
 
 var (
-	stmtOrder = newStatement(`SELECT o.id, o.order_number, o.code, o.customer_email, o.order_status, o.payment_status,
+	stmtOrder = sqlgen.NewStatement(`SELECT o.id, o.order_number, o.code, o.customer_email, o.order_status, o.payment_status,
 	o.shipping_status, o.payment_method_system_name, pm.name, o.shipping_method, o.shipping_rate_provider_system_name,
 	o.pick_up_in_store, o.order_subtotal, o.order_shipping, o.payment_method_additional_fee, o.order_tax,
 	o.order_total, ` + orderAddressColumns("billing_address_") + `, ` + orderAddressColumns("shipping_address_") + `,
 	o.created_on_utc, o.paid_date_utc
 FROM "order" o LEFT JOIN payment_method pm ON pm.system_name = o.payment_method_system_name
 WHERE o.id = ? AND o.customer_id = ?`)
-	stmtOrderItems = newStatement(`SELECT i.id, i.product_id, i.product_name, p.se_name, i.sku, i.quantity,
+	stmtOrderItems = sqlgen.NewStatement(`SELECT i.id, i.product_id, i.product_name, p.se_name, i.sku, i.quantity,
 	i.unit_price, i.price FROM order_item i LEFT JOIN product p ON p.id = i.product_id
 WHERE i.order_id = ? ORDER BY i.id`)
 )

@@ -149,7 +149,8 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 // inTx runs fn in a transaction and commits when fn returns nil. A transient conflict of the database (SQLite
-// busy, PostgreSQL serialization failure or deadlock) retries the whole transaction a few times.
+// busy, PostgreSQL serialization failure or deadlock) retries the whole transaction a few times, then answers 503
+// as the OData writes do.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	const attempts = 5
 	var err error
@@ -163,7 +164,8 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		case <-time.After(time.Duration(i+1) * 5 * time.Millisecond):
 		}
 	}
-	return err
+	return &odata.Error{Status: http.StatusServiceUnavailable, Code: "ServiceUnavailable", Err: err,
+		Message: "The database is busy; try again.", Header: http.Header{"Retry-After": {"1"}}}
 }
 
 func (s *Store) tryTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
@@ -192,27 +194,8 @@ func (s *Store) retryable(err error) bool {
 	return false
 }
 
-// statement is a fixed SQL statement with its text for both placeholder styles.
-type statement struct{ question, dollar string }
-
-func newStatement(q string) statement {
-	d, err := sq.Dollar.ReplacePlaceholders(q)
-	if err != nil {
-		panic(err)
-	}
-	return statement{question: q, dollar: d}
-}
-
-// For returns the statement's text for d.
-func (st statement) For(d sqlgen.Dialect) string {
-	if d.Placeholder() == sq.Question {
-		return st.question
-	}
-	return st.dollar
-}
-
 // q returns the text of st for the store's dialect.
-func (s *Store) q(st statement) string { return st.For(s.d) }
+func (s *Store) q(st sqlgen.Statement) string { return st.For(s.d) }
 
 // timeArg returns t as the store's dialect stores a DateTimeOffset.
 func (s *Store) timeArg(t time.Time) any { return sqlgen.TimeArg(s.d, t) }
