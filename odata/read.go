@@ -712,7 +712,7 @@ func (s *Service) readKey(ctx context.Context, q interface {
 		if err := rows.Err(); err != nil {
 			return nil, err
 		}
-		return nil, &Error{Status: http.StatusNotFound, Code: "NotFound", Message: fmt.Sprintf("The %s does not exist.", t.typ.Name), Err: ErrNotFound}
+		return nil, entityNotFound(t.typ)
 	}
 	vals := make([]any, len(r.Columns))
 	ptrs := make([]any, len(vals))
