@@ -186,6 +186,10 @@ func at(s string, i int) (byte, int) {
 	return c, 1
 }
 
+// Unescape percent-decodes s as the parsers do: %XX with two hex digits is one byte, anything else (a '%'
+// without them, a '+') stays as it is. It returns s itself when there is nothing to do.
+func Unescape(s string) string { return decode(s) }
+
 // decode percent-decodes s (no '+' handling: a plus is a plus). It returns s itself when there is nothing to do.
 func decode(s string) string {
 	if strings.IndexByte(s, '%') < 0 {
