@@ -460,22 +460,13 @@ func (s *scanner) scanExprToken(c byte, w, start int, operand bool) (lexer.Token
 		}
 		return s.tok(tIdent, start, end, dw), nil
 	case c == '@':
-		if !isIdentStart(s.c(start + w)) {
-			return s.fail(start+w, "expected a name after @")
-		}
-		end := s.scanWord(start+w, true)
-		if h, hw := at(s.src, end); h == '#' && isIdentStart(s.c(end+hw)) {
-			end = s.scanWord(end+hw, false)
-		}
-		s.p = end
-		return s.tok(tAt, start, end, s.text(start, end)), nil
+		return s.scanAt(start, w)
 	case c == '$':
-		if !isIdentStart(s.c(start + w)) {
-			return s.fail(start, `unexpected "$"`)
+		t, err := s.scanDollar(start, w)
+		if err != nil {
+			return t, err
 		}
-		end := s.scanWord(start+w, false)
-		s.p = end
-		t := s.tok(tDollar, start, end, s.text(start, end))
+		end := s.p
 		if o, ow := at(s.src, end); o == '(' && strings.EqualFold(t.Value, "$count") {
 			// $count(...) carries nested options, which have their own lexical rules ($search).
 			e, err := s.balanced(end + ow)
@@ -800,6 +791,29 @@ func (s *scanner) scanNumber(start int) (lexer.Token, error) {
 	return s.tok(typ, start, j, s.text(start, j)), nil
 }
 
+// scanAt scans a parameter alias or an annotation, @name or @name#term, whose '@' (w bytes) is at start.
+func (s *scanner) scanAt(start, w int) (lexer.Token, error) {
+	if !isIdentStart(s.c(start + w)) {
+		return s.fail(start+w, "expected a name after @")
+	}
+	end := s.scanWord(start+w, true)
+	if h, hw := at(s.src, end); h == '#' && isIdentStart(s.c(end+hw)) {
+		end = s.scanWord(end+hw, false)
+	}
+	s.p = end
+	return s.tok(tAt, start, end, s.text(start, end)), nil
+}
+
+// scanDollar scans a $name word whose '$' (w bytes) is at start.
+func (s *scanner) scanDollar(start, w int) (lexer.Token, error) {
+	if !isIdentStart(s.c(start + w)) {
+		return s.fail(start, `unexpected "$"`)
+	}
+	end := s.scanWord(start+w, false)
+	s.p = end
+	return s.tok(tDollar, start, end, s.text(start, end)), nil
+}
+
 // Items mode: $select and $expand. A "(" after an item starts a balanced blob that the option parser splits
 // into nested options (or, in $select, parameter names).
 func (s *scanner) nextItem() (lexer.Token, error) {
@@ -821,22 +835,9 @@ func (s *scanner) nextItem() (lexer.Token, error) {
 		}
 		return s.tok(tIdent, start, end, word), nil
 	case c == '@':
-		if !isIdentStart(s.c(start + w)) {
-			return s.fail(start+w, "expected a name after @")
-		}
-		end := s.scanWord(start+w, true)
-		if h, hw := at(s.src, end); h == '#' && isIdentStart(s.c(end+hw)) {
-			end = s.scanWord(end+hw, false)
-		}
-		s.p = end
-		return s.tok(tAt, start, end, s.text(start, end)), nil
+		return s.scanAt(start, w)
 	case c == '$':
-		if !isIdentStart(s.c(start + w)) {
-			return s.fail(start, `unexpected "$"`)
-		}
-		end := s.scanWord(start+w, false)
-		s.p = end
-		return s.tok(tDollar, start, end, s.text(start, end)), nil
+		return s.scanDollar(start, w)
 	case c == '(':
 		end, err := s.balanced(start + w)
 		if err != nil {
