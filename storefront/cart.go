@@ -118,18 +118,30 @@ type cartModel struct {
 	Warnings      []string        `json:"Warnings"`
 }
 
+// cartItemModel is a cart or wishlist line with its current warnings.
 type cartItemModel struct {
-	ID             string   `json:"Id"`
-	ProductID      string   `json:"ProductId"`
-	ProductName    string   `json:"ProductName"`
-	ProductSeName  *string  `json:"ProductSeName"`
-	Sku            *string  `json:"Sku"`
-	Quantity       int64    `json:"Quantity"`
-	UnitPrice      string   `json:"UnitPrice"`
-	UnitPriceValue number   `json:"UnitPriceValue"`
-	SubTotal       string   `json:"SubTotal"`
-	SubTotalValue  number   `json:"SubTotalValue"`
-	Warnings       []string `json:"Warnings"`
+	itemModel
+	Warnings []string `json:"Warnings"`
+}
+
+// itemModel is a product line of a cart, a wishlist or an order.
+type itemModel struct {
+	ID             string  `json:"Id"`
+	ProductID      string  `json:"ProductId"`
+	ProductName    string  `json:"ProductName"`
+	ProductSeName  *string `json:"ProductSeName"`
+	Sku            *string `json:"Sku"`
+	Quantity       int64   `json:"Quantity"`
+	UnitPrice      string  `json:"UnitPrice"`
+	UnitPriceValue number  `json:"UnitPriceValue"`
+	SubTotal       string  `json:"SubTotal"`
+	SubTotalValue  number  `json:"SubTotalValue"`
+}
+
+// setPrices sets the unit price and the line's subtotal, each as text and as a number.
+func (it *itemModel) setPrices(unit, sub decimal.Decimal) {
+	it.UnitPrice, it.UnitPriceValue = formatMoney(unit), number(unit)
+	it.SubTotal, it.SubTotalValue = formatMoney(sub), number(sub)
 }
 
 func nullable(s string) *string {
@@ -143,12 +155,11 @@ func nullable(s string) *string {
 func (l *list) model() cartModel {
 	m := cartModel{Items: make([]cartItemModel, 0, len(l.lines)), TotalProducts: l.totalQuantity(), Warnings: []string{}}
 	for _, ln := range l.lines {
-		sub := ln.subTotal()
-		m.Items = append(m.Items, cartItemModel{ID: ln.id, ProductID: ln.p.id, ProductName: ln.p.name,
-			ProductSeName: nullable(ln.p.seName), Sku: nullable(ln.p.sku), Quantity: ln.qty,
-			UnitPrice: formatMoney(ln.unitPrice), UnitPriceValue: number(ln.unitPrice),
-			SubTotal: formatMoney(sub), SubTotalValue: number(sub),
-			Warnings: messages(lineWarnings(ln.p, l.listType, ln.qty, ln.qty, 0, l.now))})
+		it := cartItemModel{itemModel: itemModel{ID: ln.id, ProductID: ln.p.id, ProductName: ln.p.name,
+			ProductSeName: nullable(ln.p.seName), Sku: nullable(ln.p.sku), Quantity: ln.qty},
+			Warnings: messages(lineWarnings(ln.p, l.listType, ln.qty, ln.qty, 0, l.now))}
+		it.setPrices(ln.unitPrice, ln.subTotal())
+		m.Items = append(m.Items, it)
 	}
 	sub := l.subTotal()
 	m.SubTotal, m.SubTotalValue = formatMoney(sub), number(sub)

@@ -175,20 +175,7 @@ type orderDetailsModel struct {
 	ShippingAddress                 *orderAddress    `json:"ShippingAddress"`
 	CreatedOnUtc                    string           `json:"CreatedOnUtc"`
 	PaidDateUtc                     *string          `json:"PaidDateUtc"`
-	Items                           []orderItemModel `json:"Items"`
-}
-
-type orderItemModel struct {
-	ID             string  `json:"Id"`
-	ProductID      string  `json:"ProductId"`
-	ProductName    string  `json:"ProductName"`
-	ProductSeName  *string `json:"ProductSeName"`
-	Sku            *string `json:"Sku"`
-	Quantity       int64   `json:"Quantity"`
-	UnitPrice      string  `json:"UnitPrice"`
-	UnitPriceValue number  `json:"UnitPriceValue"`
-	SubTotal       string  `json:"SubTotal"`
-	SubTotalValue  number  `json:"SubTotalValue"`
+	Items                           []itemModel      `json:"Items"`
 }
 
 func orderAddressColumns(prefix string) string {
@@ -279,16 +266,16 @@ func (s *Store) orderDetails(r *http.Request, c customer) (any, error) {
 	return m, nil
 }
 
-func (s *Store) orderItems(r *http.Request, orderID string) ([]orderItemModel, error) {
+func (s *Store) orderItems(r *http.Request, orderID string) ([]itemModel, error) {
 	rows, err := s.db.QueryContext(r.Context(), s.q(stmtOrderItems), orderID)
 	if err != nil {
 		return nil, fmt.Errorf("storefront: order items: %w", err)
 	}
 	defer rows.Close()
-	items := []orderItemModel{}
+	items := []itemModel{}
 	for rows.Next() {
 		var (
-			it          orderItemModel
+			it          itemModel
 			seName, sku sql.NullString
 			unit, price any
 		)
@@ -296,17 +283,15 @@ func (s *Store) orderItems(r *http.Request, orderID string) ([]orderItemModel, e
 			return nil, fmt.Errorf("storefront: order items: %w", err)
 		}
 		it.ProductSeName, it.Sku = nullStr(seName), nullStr(sku)
-		for _, a := range []struct {
-			v   any
-			str *string
-			val *number
-		}{{unit, &it.UnitPrice, &it.UnitPriceValue}, {price, &it.SubTotal, &it.SubTotalValue}} {
-			d, err := sqlgen.ScanDecimal(a.v, moneyScale)
-			if err != nil {
-				return nil, err
-			}
-			*a.str, *a.val = formatMoney(d), number(d)
+		unitD, err := sqlgen.ScanDecimal(unit, moneyScale)
+		if err != nil {
+			return nil, err
 		}
+		subD, err := sqlgen.ScanDecimal(price, moneyScale)
+		if err != nil {
+			return nil, err
+		}
+		it.setPrices(unitD, subD)
 		items = append(items, it)
 	}
 	return items, rows.Err()
