@@ -396,8 +396,19 @@ func (s *Store) updateCartItem(r *http.Request, c customer) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.setLineQuantity(ctx, c, lineID, qty)
+}
+
+// deleteCartItem serves POST /deletecartitem/{itemId}: it removes one of the customer's cart or wishlist lines
+// and answers the line's list.
+func (s *Store) deleteCartItem(r *http.Request, c customer) (any, error) {
+	return s.setLineQuantity(r.Context(), c, r.PathValue("itemId"), 0)
+}
+
+// setLineQuantity sets the quantity of one of the customer's lines (0 removes it) and returns the line's list.
+func (s *Store) setLineQuantity(ctx context.Context, c customer, lineID string, qty int64) (cartModel, error) {
 	var model cartModel
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		listType, productID, err := s.lockLine(ctx, tx, c.id, lineID)
 		if err != nil {
 			return err
@@ -428,35 +439,5 @@ func (s *Store) updateCartItem(r *http.Request, c customer) (any, error) {
 		model = l.model()
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return model, nil
-}
-
-// deleteCartItem serves POST /deletecartitem/{itemId}: it removes one of the customer's cart or wishlist lines
-// and answers the line's list.
-func (s *Store) deleteCartItem(r *http.Request, c customer) (any, error) {
-	ctx := r.Context()
-	lineID := r.PathValue("itemId")
-	var model cartModel
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		listType, _, err := s.lockLine(ctx, tx, c.id, lineID)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, s.q(stmtDeleteLine), lineID, c.id); err != nil {
-			return fmt.Errorf("storefront: delete cart item: %w", err)
-		}
-		l, err := s.loadList(ctx, tx, c.id, listType)
-		if err != nil {
-			return err
-		}
-		model = l.model()
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return model, nil
+	return model, err
 }
