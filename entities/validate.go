@@ -268,6 +268,14 @@ func idOf(m map[string]any) string {
 	return s
 }
 
+// selfID is the key of the entity being saved: e's Id, or old's on an update that does not send it.
+func selfID(e, old map[string]any) string {
+	if id := idOf(e); id != "" {
+		return id
+	}
+	return idOf(old)
+}
+
 // stamp sets the created and updated timestamps: both now on create; on update the created one is kept and
 // the updated one is now. An empty name is skipped.
 func stamp(e, old map[string]any, created, updated string, opts Options) {

@@ -41,10 +41,7 @@ func prepareCustomerRole(ctx context.Context, q Querier, d sqlgen.Dialect, e, ol
 // SystemName, Active and IsSystemRole of a system role unchanged; PurchasedWithProductId names a product.
 func validateCustomerRole(ctx context.Context, q Querier, d sqlgen.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
 	r := &rules{e: e}
-	self := idOf(e)
-	if self == "" {
-		self = idOf(old)
-	}
+	self := selfID(e, old)
 	if name, ok := r.required("Name", "Customer role name is required"); ok {
 		taken, err := exists(ctx, q, d, roleNameTaken, name, self)
 		if err != nil {
@@ -148,10 +145,7 @@ func prepareCustomer(ctx context.Context, q Querier, d sqlgen.Dialect, e, old ma
 // the future.
 func validateCustomer(ctx context.Context, q Querier, d sqlgen.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
 	r := &rules{e: e}
-	self := idOf(e)
-	if self == "" {
-		self = idOf(old)
-	}
+	self := selfID(e, old)
 	if email, ok := r.required("Email", "Email is required"); ok {
 		if !validEmail(email) {
 			r.fail(codeInvalid, "Email", "Email is not a valid e-mail address")
