@@ -91,18 +91,6 @@ func (r *rules) int(name string) (int64, bool) {
 	return 0, false
 }
 
-// bool returns a Boolean property; false when it is null.
-func (r *rules) bool(name string) (bool, bool) {
-	switch v := r.e[name].(type) {
-	case nil:
-		return false, false
-	case bool:
-		return v, true
-	}
-	r.wrongType(name, "true or false")
-	return false, false
-}
-
 // decimal returns a Decimal property; false when it is null.
 func (r *rules) decimal(name string) (decimal.Decimal, bool) {
 	switch v := r.e[name].(type) {

@@ -95,7 +95,6 @@ type expandShape struct {
 	// set is the entity set of the targets, for the ids of $ref; nil when they are contained (their id is the
 	// parent's followed by the navigation).
 	set *edm.EntitySet
-	ids bool // some row of this level or below needs the id of its parent
 }
 
 // buildShape is the Memo function of reads (see Service.shapeOf).

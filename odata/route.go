@@ -317,13 +317,6 @@ func (s *Service) narrow(t *target, key []syntax.Arg) error {
 	return nil
 }
 
-func typeLabel(p *edm.Property) string {
-	if p.Enum != nil {
-		return p.Enum.Name
-	}
-	return p.Type.String()
-}
-
 // formatKey returns the key predicate of an entity for URLs: ('k'), (5) or (A='x',B=1), percent-encoded.
 func formatKey(et *edm.EntityType, key []any) string {
 	props := et.KeyProperties()

@@ -86,19 +86,6 @@ var symbols = map[string]lexer.TokenType{
 	"SearchAnd": tSearchAnd, "SearchOr": tSearchOr, "SearchNot": tSearchNot,
 }
 
-// tokenNames names token types in error messages.
-var tokenNames = map[lexer.TokenType]string{
-	tEOF: "end of input", tIdent: "identifier", tDollar: "$-keyword", tAt: "@-name", tNull: "null",
-	tBool: "boolean", tInt: "integer", tDecimal: "decimal", tDouble: "double", tString: "string",
-	tJSONString: "JSON string", tDate: "date", tDateTime: "date-time", tTime: "time of day", tGuid: "GUID",
-	tTyped: "literal", tLit: "literal", tPrefix: "prefix operator", tName: "name", tOr: "or", tAnd: "and", tEqOp: "comparison operator", tRelOp: "comparison operator",
-	tIn: "in", tAddOp: "additive operator", tMulOp: "multiplicative operator", tNot: "not", tMinus: `"-"`,
-	tDir: "asc/desc", tAs: "as", tLParen: `"("`, tRParen: `")"`, tLBracket: `"["`, tRBracket: `"]"`,
-	tLBrace: `"{"`, tRBrace: `"}"`, tComma: `","`, tColon: `":"`, tSlash: `"/"`, tEquals: `"="`, tSemi: `";"`,
-	tStar: `"*"`, tDot: `"."`, tBlob: "options", tWord: "search word", tPhrase: "search phrase",
-	tSearchAnd: "AND", tSearchOr: "OR", tSearchNot: "NOT",
-}
-
 type lexMode uint8
 
 const (
