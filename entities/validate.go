@@ -211,6 +211,20 @@ func (r *rules) intList(name string, distinct bool) {
 	}
 }
 
+// unique fails name with the message when st, run with value and self (the entity's own key, "" on create),
+// finds another entity that holds value.
+func (r *rules) unique(ctx context.Context, q Querier, d sqlgen.Dialect, st sqlgen.Statement, name string, value any,
+	self string, format string, args ...any) error {
+	taken, err := exists(ctx, q, d, st, value, self)
+	if err != nil {
+		return err
+	}
+	if taken {
+		r.fail(codeInvalid, name, format, args...)
+	}
+	return nil
+}
+
 // exists reports whether query (with ? placeholders) returns a row.
 func exists(ctx context.Context, q Querier, d sqlgen.Dialect, st sqlgen.Statement, args ...any) (bool, error) {
 	var one int

@@ -157,12 +157,9 @@ func validateProduct(ctx context.Context, q Querier, d sqlgen.Dialect, e, old ma
 	}
 
 	if sku, ok := r.reference("Sku"); ok {
-		taken, err := exists(ctx, q, d, skuTaken, sku, self)
-		if err != nil {
+		if err := r.unique(ctx, q, d, skuTaken, "Sku", sku, self,
+			"Sku '%s' is already used by another product", sku); err != nil {
 			return nil, err
-		}
-		if taken {
-			r.fail(codeInvalid, "Sku", "Sku '%s' is already used by another product", sku)
 		}
 	}
 

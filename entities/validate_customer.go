@@ -43,21 +43,15 @@ func validateCustomerRole(ctx context.Context, q Querier, d sqlgen.Dialect, e, o
 	r := &rules{e: e}
 	self := selfID(e, old)
 	if name, ok := r.required("Name", "Customer role name is required"); ok {
-		taken, err := exists(ctx, q, d, roleNameTaken, name, self)
-		if err != nil {
+		if err := r.unique(ctx, q, d, roleNameTaken, "Name", name, self,
+			"A customer role named '%s' already exists", name); err != nil {
 			return nil, err
-		}
-		if taken {
-			r.fail(codeInvalid, "Name", "A customer role named '%s' already exists", name)
 		}
 	}
 	if sys, ok := r.reference("SystemName"); ok {
-		taken, err := exists(ctx, q, d, roleSystemNameTaken, sys, self)
-		if err != nil {
+		if err := r.unique(ctx, q, d, roleSystemNameTaken, "SystemName", sys, self,
+			"A customer role with the system name '%s' already exists", sys); err != nil {
 			return nil, err
-		}
-		if taken {
-			r.fail(codeInvalid, "SystemName", "A customer role with the system name '%s' already exists", sys)
 		}
 	}
 	if isSystem, _ := old["IsSystemRole"].(bool); isSystem {
@@ -150,12 +144,9 @@ func validateCustomer(ctx context.Context, q Querier, d sqlgen.Dialect, e, old m
 		if !validEmail(email) {
 			r.fail(codeInvalid, "Email", "Email is not a valid e-mail address")
 		} else {
-			taken, err := exists(ctx, q, d, emailTaken, normalizeEmail(email), self)
-			if err != nil {
+			if err := r.unique(ctx, q, d, emailTaken, "Email", normalizeEmail(email), self,
+				"Email is already registered"); err != nil {
 				return nil, err
-			}
-			if taken {
-				r.fail(codeInvalid, "Email", "Email is already registered")
 			}
 		}
 	}
