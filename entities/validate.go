@@ -91,18 +91,6 @@ func (r *rules) int(name string) (int64, bool) {
 	return 0, false
 }
 
-// bool returns a Boolean property; false when it is null.
-func (r *rules) bool(name string) (bool, bool) {
-	switch v := r.e[name].(type) {
-	case nil:
-		return false, false
-	case bool:
-		return v, true
-	}
-	r.wrongType(name, "true or false")
-	return false, false
-}
-
 // decimal returns a Decimal property; false when it is null.
 func (r *rules) decimal(name string) (decimal.Decimal, bool) {
 	switch v := r.e[name].(type) {
@@ -223,6 +211,20 @@ func (r *rules) intList(name string, distinct bool) {
 	}
 }
 
+// unique fails name with the message when st, run with value and self (the entity's own key, "" on create),
+// finds another entity that holds value.
+func (r *rules) unique(ctx context.Context, q Querier, d sqlgen.Dialect, st sqlgen.Statement, name string, value any,
+	self string, format string, args ...any) error {
+	taken, err := exists(ctx, q, d, st, value, self)
+	if err != nil {
+		return err
+	}
+	if taken {
+		r.fail(codeInvalid, name, format, args...)
+	}
+	return nil
+}
+
 // exists reports whether query (with ? placeholders) returns a row.
 func exists(ctx context.Context, q Querier, d sqlgen.Dialect, st sqlgen.Statement, args ...any) (bool, error) {
 	var one int
@@ -266,6 +268,14 @@ func (r *rules) checkReference(ctx context.Context, q Querier, d sqlgen.Dialect,
 func idOf(m map[string]any) string {
 	s, _ := m["Id"].(string)
 	return s
+}
+
+// selfID is the key of the entity being saved: e's Id, or old's on an update that does not send it.
+func selfID(e, old map[string]any) string {
+	if id := idOf(e); id != "" {
+		return id
+	}
+	return idOf(old)
 }
 
 // stamp sets the created and updated timestamps: both now on create; on update the created one is kept and

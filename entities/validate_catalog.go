@@ -17,10 +17,7 @@ var categoryParent = sqlgen.NewStatement(`SELECT parent_category_id FROM categor
 
 // prepareCatalogItem computes SeName and the timestamps of a manufacturer, category or product stored in table.
 func prepareCatalogItem(ctx context.Context, q Querier, d sqlgen.Dialect, table string, e, old map[string]any, opts Options) error {
-	id := idOf(e)
-	if id == "" {
-		id = idOf(old)
-	}
+	id := selfID(e, old)
 	seName, _ := e["SeName"].(string)
 	name, _ := e["Name"].(string)
 	s, err := uniqueSeName(ctx, q, d, table, id, seName, name)
@@ -74,10 +71,7 @@ func validateCategory(ctx context.Context, q Querier, d sqlgen.Dialect, e, old m
 		return nil, err
 	}
 	if parent, ok := r.reference("ParentCategoryId"); ok {
-		self := idOf(e)
-		if self == "" {
-			self = idOf(old)
-		}
+		self := selfID(e, old)
 		if err := r.categoryParent(ctx, q, d, self, parent); err != nil {
 			return nil, err
 		}
@@ -134,10 +128,7 @@ var (
 // AvailableStartDateTimeUtc not after AvailableEndDateTimeUtc.
 func validateProduct(ctx context.Context, q Querier, d sqlgen.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
 	r := &rules{e: e}
-	self := idOf(e)
-	if self == "" {
-		self = idOf(old)
-	}
+	self := selfID(e, old)
 	r.required("Name", "Product name is required")
 	r.enum("ProductType", ProductTypeSimpleProduct, ProductTypeGroupedProduct)
 	r.enum("ManageInventoryMethod", ManageInventoryMethodDontManageStock, ManageInventoryMethodManageStock)
@@ -166,12 +157,9 @@ func validateProduct(ctx context.Context, q Querier, d sqlgen.Dialect, e, old ma
 	}
 
 	if sku, ok := r.reference("Sku"); ok {
-		taken, err := exists(ctx, q, d, skuTaken, sku, self)
-		if err != nil {
+		if err := r.unique(ctx, q, d, skuTaken, "Sku", sku, self,
+			"Sku '%s' is already used by another product", sku); err != nil {
 			return nil, err
-		}
-		if taken {
-			r.fail(codeInvalid, "Sku", "Sku '%s' is already used by another product", sku)
 		}
 	}
 

@@ -41,26 +41,17 @@ func prepareCustomerRole(ctx context.Context, q Querier, d sqlgen.Dialect, e, ol
 // SystemName, Active and IsSystemRole of a system role unchanged; PurchasedWithProductId names a product.
 func validateCustomerRole(ctx context.Context, q Querier, d sqlgen.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
 	r := &rules{e: e}
-	self := idOf(e)
-	if self == "" {
-		self = idOf(old)
-	}
+	self := selfID(e, old)
 	if name, ok := r.required("Name", "Customer role name is required"); ok {
-		taken, err := exists(ctx, q, d, roleNameTaken, name, self)
-		if err != nil {
+		if err := r.unique(ctx, q, d, roleNameTaken, "Name", name, self,
+			"A customer role named '%s' already exists", name); err != nil {
 			return nil, err
-		}
-		if taken {
-			r.fail(codeInvalid, "Name", "A customer role named '%s' already exists", name)
 		}
 	}
 	if sys, ok := r.reference("SystemName"); ok {
-		taken, err := exists(ctx, q, d, roleSystemNameTaken, sys, self)
-		if err != nil {
+		if err := r.unique(ctx, q, d, roleSystemNameTaken, "SystemName", sys, self,
+			"A customer role with the system name '%s' already exists", sys); err != nil {
 			return nil, err
-		}
-		if taken {
-			r.fail(codeInvalid, "SystemName", "A customer role with the system name '%s' already exists", sys)
 		}
 	}
 	if isSystem, _ := old["IsSystemRole"].(bool); isSystem {
@@ -148,20 +139,14 @@ func prepareCustomer(ctx context.Context, q Querier, d sqlgen.Dialect, e, old ma
 // the future.
 func validateCustomer(ctx context.Context, q Querier, d sqlgen.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
 	r := &rules{e: e}
-	self := idOf(e)
-	if self == "" {
-		self = idOf(old)
-	}
+	self := selfID(e, old)
 	if email, ok := r.required("Email", "Email is required"); ok {
 		if !validEmail(email) {
 			r.fail(codeInvalid, "Email", "Email is not a valid e-mail address")
 		} else {
-			taken, err := exists(ctx, q, d, emailTaken, normalizeEmail(email), self)
-			if err != nil {
+			if err := r.unique(ctx, q, d, emailTaken, "Email", normalizeEmail(email), self,
+				"Email is already registered"); err != nil {
 				return nil, err
-			}
-			if taken {
-				r.fail(codeInvalid, "Email", "Email is already registered")
 			}
 		}
 	}

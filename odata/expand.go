@@ -162,19 +162,13 @@ func (w *expWriter) appendObject(b []byte, rw *rowWriter, row []any, xs []*expan
 		}
 		key := sqlgen.LinkKey(w.link...)
 		if x.counts != nil {
-			if b[len(b)-1] != '{' {
-				b = append(b, ',')
-			}
-			b = append(b, x.sh.count...)
+			b = appendName(b, x.sh.count)
 			b = strconv.AppendInt(b, x.counts[key], 10)
 		}
 		if e.CountOnly {
 			continue
 		}
-		if b[len(b)-1] != '{' {
-			b = append(b, ',')
-		}
-		b = append(b, x.sh.name...)
+		b = appendName(b, x.sh.name)
 		children := x.byParent[key]
 		if !e.Nav.Collection {
 			if len(children) == 0 {

@@ -253,10 +253,7 @@ func appendValue(b []byte, p *edm.Property, v any) ([]byte, error) {
 		}
 	case edm.KindBoolean:
 		if x, ok := v.(bool); ok {
-			if x {
-				return append(b, "true"...), nil
-			}
-			return append(b, "false"...), nil
+			return strconv.AppendBool(b, x), nil
 		}
 	case edm.KindByte, edm.KindSByte, edm.KindInt16, edm.KindInt32, edm.KindInt64:
 		if n, ok := v.(int64); ok {
@@ -336,15 +333,9 @@ func appendColumn(b []byte, p *edm.Property, src any) ([]byte, error) {
 		case edm.KindBoolean:
 			switch x := src.(type) {
 			case bool:
-				if x {
-					return append(b, "true"...), nil
-				}
-				return append(b, "false"...), nil
+				return strconv.AppendBool(b, x), nil
 			case int64:
-				if x != 0 {
-					return append(b, "true"...), nil
-				}
-				return append(b, "false"...), nil
+				return strconv.AppendBool(b, x != 0), nil
 			}
 		case edm.KindByte, edm.KindSByte, edm.KindInt16, edm.KindInt32, edm.KindInt64:
 			if n, ok := src.(int64); ok {

@@ -383,33 +383,32 @@ func (w *rowWriter) appendObject(b []byte) []byte { return append(w.appendMember
 
 // appendMembers appends the converted row as a JSON object without its closing brace (expansions follow).
 func (w *rowWriter) appendMembers(b []byte) []byte {
-	b = append(b, '{')
-	first := true
-	if len(w.ctx) > 0 {
-		b = append(b, w.ctx...)
-		first = false
-	}
+	b = append(append(b, '{'), w.ctx...)
 	if w.etagOn {
-		if !first {
-			b = append(b, ',')
-		}
-		b = append(b, `"@odata.etag":`...)
-		b = appendETagJSON(b, w.etag())
-		first = false
+		b = appendETagMember(b, w.etag())
 	}
 	for _, f := range w.l.fields {
-		if !f.out {
-			continue
+		if f.out {
+			b = w.appendField(appendName(b, f.name), f)
 		}
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		b = append(b, f.name...)
-		b = w.appendField(b, f)
 	}
 	return b
 }
+
+// appendName appends the name of a member (`"Name":`), after a comma unless it is the object's first.
+func appendName(b, name []byte) []byte {
+	if b[len(b)-1] != '{' {
+		b = append(b, ',')
+	}
+	return append(b, name...)
+}
+
+// appendETagMember appends the @odata.etag member with the hash sum.
+func appendETagMember(b []byte, sum uint64) []byte {
+	return appendETagJSON(appendName(b, etagName), sum)
+}
+
+var etagName = []byte(`"@odata.etag":`)
 
 func (w *rowWriter) appendField(b []byte, f *field) []byte {
 	if f.col >= 0 {
@@ -419,17 +418,10 @@ func (w *rowWriter) appendField(b []byte, f *field) []byte {
 		return append(b, "null"...)
 	}
 	b = append(b, '{')
-	first := true
 	for _, m := range f.members {
-		if !m.out {
-			continue
+		if m.out {
+			b = w.appendField(appendName(b, m.name), m)
 		}
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		b = append(b, m.name...)
-		b = w.appendField(b, m)
 	}
 	return append(b, '}')
 }
@@ -489,35 +481,20 @@ type entityWriter struct {
 // appendEntity appends e as a JSON object; ctx is an optional first member (the @odata.context), etag whether
 // to write @odata.etag.
 func (ew *entityWriter) appendEntity(b []byte, e Entity, ctx []byte, etag bool) ([]byte, error) {
-	b = append(b, '{')
-	first := true
-	if len(ctx) > 0 {
-		b = append(b, ctx...)
-		first = false
-	}
+	b = append(append(b, '{'), ctx...)
 	if etag {
 		sum, err := ew.etag(e)
 		if err != nil {
 			return b, err
 		}
-		if !first {
-			b = append(b, ',')
-		}
-		b = append(b, `"@odata.etag":`...)
-		b = appendETagJSON(b, sum)
-		first = false
+		b = appendETagMember(b, sum)
 	}
 	for _, f := range ew.l.fields {
 		if !f.out {
 			continue
 		}
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		b = append(b, f.name...)
 		var err error
-		if b, err = appendGoField(b, f, e[f.prop.Name]); err != nil {
+		if b, err = appendGoField(appendName(b, f.name), f, e[f.prop.Name]); err != nil {
 			return b, err
 		}
 	}

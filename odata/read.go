@@ -95,7 +95,6 @@ type expandShape struct {
 	// set is the entity set of the targets, for the ids of $ref; nil when they are contained (their id is the
 	// parent's followed by the navigation).
 	set *edm.EntitySet
-	ids bool // some row of this level or below needs the id of its parent
 }
 
 // buildShape is the Memo function of reads (see Service.shapeOf).
@@ -712,7 +711,7 @@ func (s *Service) readKey(ctx context.Context, q interface {
 		if err := rows.Err(); err != nil {
 			return nil, err
 		}
-		return nil, &Error{Status: http.StatusNotFound, Code: "NotFound", Message: fmt.Sprintf("The %s does not exist.", t.typ.Name), Err: ErrNotFound}
+		return nil, entityNotFound(t.typ)
 	}
 	vals := make([]any, len(r.Columns))
 	ptrs := make([]any, len(vals))

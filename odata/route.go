@@ -157,14 +157,10 @@ func (s *Service) resolve(rawPath string, rp *syntax.ResourcePath) (*target, err
 			return nil, NewError(http.StatusNotImplemented, "NotImplemented", "The %s segment is not supported.", seg.Name)
 		}
 		if seg.IsQualified() && len(seg.Args) == 0 {
-			if a := s.model.Action(seg.Name, t.typ, t.kind == tCollection); a != nil && a.Bound {
-				if i+1 < len(segs) {
-					return nil, NotFound(fmt.Sprintf("No segment may follow the action %s.", a.Name))
-				}
-				if err := boundHere(t, a); err != nil {
+			if a := s.boundAction(t, seg.Name); a != nil {
+				if err := callAction(t, a, i+1 < len(segs)); err != nil {
 					return nil, err
 				}
-				t.kind, t.action = tAction, a
 				continue
 			}
 			if et := s.model.EntityType(seg.Name); et == t.typ {
@@ -201,14 +197,10 @@ func (s *Service) resolve(rawPath string, rp *syntax.ResourcePath) (*target, err
 			continue
 		}
 		if !seg.IsQualified() && len(seg.Args) == 0 {
-			if a := s.model.Action(seg.Name, t.typ, t.kind == tCollection); a != nil && a.Bound {
-				if i+1 < len(segs) {
-					return nil, NotFound(fmt.Sprintf("No segment may follow the action %s.", a.Name))
-				}
-				if err := boundHere(t, a); err != nil {
+			if a := s.boundAction(t, seg.Name); a != nil {
+				if err := callAction(t, a, i+1 < len(segs)); err != nil {
 					return nil, err
 				}
-				t.kind, t.action = tAction, a
 				continue
 			}
 		}
@@ -220,13 +212,27 @@ func (s *Service) resolve(rawPath string, rp *syntax.ResourcePath) (*target, err
 	return t, nil
 }
 
-// boundHere refuses an action bound to a collection that is reached through a navigation: its handler sees
-// no Entity and would act on the whole entity set.
-func boundHere(t *target, a *edm.Action) error {
+// boundAction returns the action named name that is bound to what t addresses (its type, as an entity or a
+// collection), or nil.
+func (s *Service) boundAction(t *target, name string) *edm.Action {
+	if a := s.model.Action(name, t.typ, t.kind == tCollection); a != nil && a.Bound {
+		return a
+	}
+	return nil
+}
+
+// callAction makes t the call of the bound action a; more tells that segments follow it, a 404. An action bound
+// to a collection that is reached through a navigation is refused: its handler sees no Entity and would act on
+// the whole entity set.
+func callAction(t *target, a *edm.Action, more bool) error {
+	if more {
+		return NotFound(fmt.Sprintf("No segment may follow the action %s.", a.Name))
+	}
 	if a.BindingCollection && !t.direct {
 		return NewError(http.StatusNotImplemented, "NotImplemented",
 			"The action %s is invoked on the entity set %s only, not through a navigation.", a.Name, a.BindingType)
 	}
+	t.kind, t.action = tAction, a
 	return nil
 }
 
@@ -309,13 +315,6 @@ func (s *Service) narrow(t *target, key []syntax.Arg) error {
 	}
 	t.kind, t.single, t.toOne = tEntity, true, false
 	return nil
-}
-
-func typeLabel(p *edm.Property) string {
-	if p.Enum != nil {
-		return p.Enum.Name
-	}
-	return p.Type.String()
 }
 
 // formatKey returns the key predicate of an entity for URLs: ('k'), (5) or (A='x',B=1), percent-encoded.

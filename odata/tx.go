@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	sq "github.com/Masterminds/squirrel"
@@ -16,6 +17,11 @@ import (
 // ErrNotFound is the cause of the 404 errors the Tx helpers return for a missing entity:
 // errors.Is(err, odata.ErrNotFound) tells a missing row from other failures.
 var ErrNotFound = errors.New("odata: entity not found")
+
+// entityNotFound is the 404 for a missing entity of type et, wrapping ErrNotFound.
+func entityNotFound(et *edm.EntityType) *Error {
+	return &Error{Status: http.StatusNotFound, Code: "NotFound", Message: fmt.Sprintf("The %s does not exist.", et.Name), Err: ErrNotFound}
+}
 
 // Tx is the transaction of one write request (or action), with what plug-ins need to run their own SQL in it:
 // the dialect, the model and helpers that read and write whole entities by the model (columns, complex members,
@@ -61,7 +67,7 @@ func (tx *Tx) getWhere(ctx context.Context, et *edm.EntityType, where sq.Sqlizer
 		return nil, err
 	}
 	if len(list) == 0 {
-		return nil, &Error{Status: 404, Code: "NotFound", Message: fmt.Sprintf("The %s does not exist.", et.Name), Err: ErrNotFound}
+		return nil, entityNotFound(et)
 	}
 	return list[0], nil
 }
@@ -120,6 +126,18 @@ func keyOrder(d sqlgen.Dialect, et *edm.EntityType, alias string) []string {
 	return out
 }
 
+// qualify quotes cols, each prefixed by alias and a dot unless alias is empty.
+func qualify(d sqlgen.Dialect, alias string, cols []string) []string {
+	q := make([]string, len(cols))
+	for i, c := range cols {
+		q[i] = d.QuoteIdent(c)
+		if alias != "" {
+			q[i] = alias + "." + q[i]
+		}
+	}
+	return q
+}
+
 // keyWhere is the condition that selects the entity with the given key values on the table aliased alias;
 // fold compares a string key case-insensitively: lower() of both sides, the value's under the binary collation, so
 // that only ASCII letters fold on both databases.
@@ -130,21 +148,16 @@ func keyWhere(d sqlgen.Dialect, et *edm.EntityType, alias string, key []any, fol
 	}
 	and := make(sq.And, len(props))
 	for i, p := range props {
-		arg, err := sqlgen.Arg(d, p, normalize(p, key[i]))
+		w, err := propWhere(d, p, alias, key[i], fold)
 		if err != nil {
 			return nil, err
 		}
-		col := alias + "." + d.QuoteIdent(p.Column)
-		if fold && p.Type == edm.KindString {
-			and[i] = sq.Expr("lower("+col+") = lower("+d.CollateBinary("?")+")", arg)
-		} else {
-			and[i] = sq.Expr(col+" = ?", arg)
-		}
+		and[i] = w
 	}
 	return and, nil
 }
 
-// propWhere is the condition alias.column(p) = v.
+// propWhere is the condition alias.column(p) = v, folded as keyWhere's when fold.
 func propWhere(d sqlgen.Dialect, p *edm.Property, alias string, v any, fold bool) (sq.Sqlizer, error) {
 	arg, err := sqlgen.Arg(d, p, normalize(p, v))
 	if err != nil {
@@ -259,16 +272,8 @@ func (tx *Tx) Update(ctx context.Context, et *edm.EntityType, e Entity) error {
 		k := et.KeyProperties()[0]
 		q = q.Set(tx.Dialect.QuoteIdent(k.Column), sq.Expr(table+"."+tx.Dialect.QuoteIdent(k.Column)))
 	}
-	query, args, err := q.ToSql()
-	if err != nil {
+	if err := tx.execOne(ctx, et, q); err != nil {
 		return err
-	}
-	res, err := tx.ExecContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	if affected, err := res.RowsAffected(); err == nil && affected == 0 {
-		return &Error{Status: 404, Code: "NotFound", Message: fmt.Sprintf("The %s does not exist.", et.Name), Err: ErrNotFound}
 	}
 	for _, p := range et.Properties {
 		v, ok := e[p.Name]
@@ -304,13 +309,8 @@ func (tx *Tx) Delete(ctx context.Context, et *edm.EntityType, key ...any) error 
 	}
 	// Rows that refer to the entity: link rows and contained entities, matched through the columns the joins
 	// name (which need not be the key).
-	sub := func(cols []string) sq.Sqlizer {
-		q := make([]string, len(cols))
-		for i, c := range cols {
-			q[i] = table + "." + d.QuoteIdent(c)
-		}
-		s, args, _ := sq.Select(q...).From(table).Where(where).ToSql()
-		return sq.Expr("("+s+")", args...)
+	sub := func(cols []string) sq.SelectBuilder {
+		return sq.Select(qualify(d, table, cols)...).From(table).Where(where)
 	}
 	done := map[string]bool{}
 	for _, other := range tx.Model.EntityTypes {
@@ -336,22 +336,11 @@ func (tx *Tx) Delete(ctx context.Context, et *edm.EntityType, key ...any) error 
 			}
 		}
 	}
-	query, args, err := sqlgen.Builder(d).Delete(table).Where(where).ToSql()
-	if err != nil {
-		return err
-	}
-	res, err := tx.ExecContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	if affected, err := res.RowsAffected(); err == nil && affected == 0 {
-		return &Error{Status: 404, Code: "NotFound", Message: fmt.Sprintf("The %s does not exist.", et.Name), Err: ErrNotFound}
-	}
-	return nil
+	return tx.execOne(ctx, et, sqlgen.Builder(d).Delete(table).Where(where))
 }
 
 // deleteRefs deletes the rows of table whose cols are in the subquery's rows (once per table and columns).
-func (tx *Tx) deleteRefs(ctx context.Context, table string, cols []string, in sq.Sqlizer, done map[string]bool) error {
+func (tx *Tx) deleteRefs(ctx context.Context, table string, cols []string, in sq.SelectBuilder, done map[string]bool) error {
 	id := table + "(" + strings.Join(cols, ",") + ")"
 	if done[id] {
 		return nil
@@ -362,7 +351,7 @@ func (tx *Tx) deleteRefs(ctx context.Context, table string, cols []string, in sq
 }
 
 // deleteContained deletes the entities a containment navigation leads to, with their collections.
-func (tx *Tx) deleteContained(ctx context.Context, n *edm.NavigationProperty, sourceIn sq.Sqlizer) error {
+func (tx *Tx) deleteContained(ctx context.Context, n *edm.NavigationProperty, sourceIn sq.SelectBuilder) error {
 	d := tx.Dialect
 	target := n.TargetType()
 	table := d.QuoteIdent(target.Table)
@@ -372,34 +361,24 @@ func (tx *Tx) deleteContained(ctx context.Context, n *edm.NavigationProperty, so
 			continue
 		}
 		ct := p.CollectionTable
-		src := make([]string, len(ct.SourceColumns))
-		for i, c := range ct.SourceColumns {
-			src[i] = table + "." + d.QuoteIdent(c)
-		}
-		s, args, _ := sq.Select(src...).From(table).Where(cond).ToSql()
+		src := sq.Select(qualify(d, table, ct.SourceColumns)...).From(table).Where(cond)
 		if err := tx.exec(ctx, sqlgen.Builder(d).Delete(d.QuoteIdent(ct.Table)).
-			Where(tupleIn(d, "", ct.OwnerColumns, sq.Expr("("+s+")", args...)))); err != nil {
+			Where(tupleIn(d, "", ct.OwnerColumns, src))); err != nil {
 			return err
 		}
 	}
 	return tx.exec(ctx, sqlgen.Builder(d).Delete(table).Where(cond))
 }
 
-// tupleIn is "(alias.c1, alias.c2) IN <in>", or "alias.c1 IN <in>" for one column; in is a parenthesised
-// subquery. An empty alias leaves the columns bare.
-func tupleIn(d sqlgen.Dialect, alias string, cols []string, in sq.Sqlizer) sq.Sqlizer {
-	q := make([]string, len(cols))
-	for i, c := range cols {
-		q[i] = d.QuoteIdent(c)
-		if alias != "" {
-			q[i] = alias + "." + q[i]
-		}
-	}
+// tupleIn is "(alias.c1, alias.c2) IN (<in>)", or "alias.c1 IN (<in>)" for one column; in is a SELECT with ?
+// placeholders. An empty alias leaves the columns bare.
+func tupleIn(d sqlgen.Dialect, alias string, cols []string, in sq.SelectBuilder) sq.Sqlizer {
+	q := qualify(d, alias, cols)
 	lhs := q[0]
 	if len(q) > 1 {
 		lhs = "(" + strings.Join(q, ", ") + ")"
 	}
-	return sq.Expr(lhs+" IN ?", in)
+	return sq.Expr(lhs+" IN (?)", in)
 }
 
 func (tx *Tx) exec(ctx context.Context, q interface {
@@ -411,6 +390,25 @@ func (tx *Tx) exec(ctx context.Context, q interface {
 	}
 	_, err = tx.ExecContext(ctx, query, args...)
 	return err
+}
+
+// execOne runs q, an UPDATE or DELETE of one entity of et; a statement that matches no row is a 404 *Error
+// wrapping ErrNotFound.
+func (tx *Tx) execOne(ctx context.Context, et *edm.EntityType, q interface {
+	ToSql() (string, []any, error)
+}) error {
+	query, args, err := q.ToSql()
+	if err != nil {
+		return err
+	}
+	res, err := tx.ExecContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	if affected, err := res.RowsAffected(); err == nil && affected == 0 {
+		return entityNotFound(et)
+	}
+	return nil
 }
 
 // columnArgs returns the columns and arguments that store v, the value of property p (one column, or one per
@@ -475,30 +473,21 @@ func sideIsKey(et *edm.EntityType, ct *edm.CollectionTable) bool {
 // key: its owner columns equal the key, or the entity's source columns read in a subquery.
 func ownerWhere(d sqlgen.Dialect, et *edm.EntityType, ct *edm.CollectionTable, key []any) (sq.Sqlizer, error) {
 	if sideIsKey(et, ct) {
-		and := make(sq.And, len(key))
-		for i, k := range et.KeyProperties() {
-			arg, err := sqlgen.Arg(d, k, key[i])
-			if err != nil {
-				return nil, err
-			}
+		args, err := keyArgs(d, et, key)
+		if err != nil {
+			return nil, err
+		}
+		and := make(sq.And, len(args))
+		for i, arg := range args {
 			and[i] = sq.Expr(d.QuoteIdent(ct.OwnerColumns[i])+" = ?", arg)
 		}
 		return and, nil
 	}
-	table := d.QuoteIdent(et.Table)
-	where, err := keyWhere(d, et, table, key, false)
+	src, err := sourceSelect(d, et, ct, key)
 	if err != nil {
 		return nil, err
 	}
-	src := make([]string, len(ct.SourceColumns))
-	for i, c := range ct.SourceColumns {
-		src[i] = table + "." + d.QuoteIdent(c)
-	}
-	s, args, err := sq.Select(src...).From(table).Where(where).ToSql()
-	if err != nil {
-		return nil, err
-	}
-	return tupleIn(d, "", ct.OwnerColumns, sq.Expr("("+s+")", args...)), nil
+	return tupleIn(d, "", ct.OwnerColumns, src), nil
 }
 
 // ownerValues returns the values of the owner columns of ct for the entity of et with the given key: the key
@@ -506,41 +495,52 @@ func ownerWhere(d sqlgen.Dialect, et *edm.EntityType, ct *edm.CollectionTable, k
 func (tx *Tx) ownerValues(ctx context.Context, et *edm.EntityType, ct *edm.CollectionTable, key []any) ([]any, error) {
 	d := tx.Dialect
 	if sideIsKey(et, ct) {
-		owner := make([]any, len(key))
-		for i, k := range et.KeyProperties() {
-			arg, err := sqlgen.Arg(d, k, key[i])
-			if err != nil {
-				return nil, err
-			}
-			owner[i] = arg
-		}
-		return owner, nil
+		return keyArgs(d, et, key)
 	}
-	table := d.QuoteIdent(et.Table)
-	where, err := keyWhere(d, et, table, key, false)
+	src, err := sourceSelect(d, et, ct, key)
 	if err != nil {
 		return nil, err
 	}
-	src := make([]string, len(ct.SourceColumns))
-	for i, c := range ct.SourceColumns {
-		src[i] = table + "." + d.QuoteIdent(c)
-	}
-	query, args, err := sqlgen.Builder(d).Select(src...).From(table).Where(where).ToSql()
+	query, args, err := src.PlaceholderFormat(d.Placeholder()).ToSql()
 	if err != nil {
 		return nil, err
 	}
-	owner := make([]any, len(src))
-	ptrs := make([]any, len(src))
+	owner := make([]any, len(ct.SourceColumns))
+	ptrs := make([]any, len(owner))
 	for i := range owner {
 		ptrs[i] = &owner[i]
 	}
 	if err := tx.QueryRowContext(ctx, query, args...).Scan(ptrs...); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, &Error{Status: 404, Code: "NotFound", Message: fmt.Sprintf("The %s does not exist.", et.Name), Err: ErrNotFound}
+			return nil, entityNotFound(et)
 		}
 		return nil, err
 	}
 	return owner, nil
+}
+
+// keyArgs returns the stored arguments of the key values of et.
+func keyArgs(d sqlgen.Dialect, et *edm.EntityType, key []any) ([]any, error) {
+	args := make([]any, len(key))
+	for i, k := range et.KeyProperties() {
+		arg, err := sqlgen.Arg(d, k, key[i])
+		if err != nil {
+			return nil, err
+		}
+		args[i] = arg
+	}
+	return args, nil
+}
+
+// sourceSelect is the SELECT (with ? placeholders) of the source columns of ct of the entity of et with the
+// given key.
+func sourceSelect(d sqlgen.Dialect, et *edm.EntityType, ct *edm.CollectionTable, key []any) (sq.SelectBuilder, error) {
+	table := d.QuoteIdent(et.Table)
+	where, err := keyWhere(d, et, table, key, false)
+	if err != nil {
+		return sq.SelectBuilder{}, err
+	}
+	return sq.Select(qualify(d, table, ct.SourceColumns)...).From(table).Where(where), nil
 }
 
 func (tx *Tx) deleteItems(ctx context.Context, et *edm.EntityType, p *edm.Property, key []any) error {

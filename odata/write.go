@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	sq "github.com/Masterminds/squirrel"
 	"github.com/shopspring/decimal"
 
 	"github.com/storekit/store/odata/edm"
@@ -309,29 +310,12 @@ func (s *Service) post(rq *request) error {
 	ctx := rq.r.Context()
 	if u := sc.upsert; u != nil && vals[u.Name] != nil && vals[u.Name] != "" {
 		fold := sc.CaseInsensitiveKey && u.IsKey()
-		var stored Entity
-		err := s.inTx(ctx, func(tx *Tx) error {
-			where, err := propWhere(s.dialect, u, s.dialect.QuoteIdent(et.Table), vals[u.Name], fold)
-			if err != nil {
-				return err
-			}
-			old, err := tx.getWhere(ctx, et, where, true)
-			if errors.Is(err, ErrNotFound) {
-				return BadRequest("InvalidValue", u.Name, fmt.Sprintf("%s %s does not exist", et.Name, u.Name))
-			}
-			if err != nil {
-				return err
-			}
-			if err := s.checkIfMatch(rq.r, tx, et, old); err != nil {
-				return err
-			}
-			stored, err = s.update(ctx, tx, t.set, sc, Update, old, b)
-			return err
-		})
+		where, err := propWhere(s.dialect, u, s.dialect.QuoteIdent(et.Table), vals[u.Name], fold)
 		if err != nil {
 			return s.dbError(err, false)
 		}
-		return s.writeEntity(rq, http.StatusOK, t.set, stored)
+		missing := BadRequest("InvalidValue", u.Name, fmt.Sprintf("%s %s does not exist", et.Name, u.Name))
+		return s.replace(rq, Update, where, b, missing)
 	}
 	if u := sc.upsert; u != nil && b.bad[u.Name] {
 		return ValidationError(b.details...)
@@ -387,28 +371,37 @@ func (s *Service) post(rq *request) error {
 // put answers PUT (op Update) and PATCH (op Patch) on Set(key).
 func (s *Service) put(rq *request, op Op) error {
 	t := rq.t
-	sc := s.sets[t.set]
-	et := t.typ
 	members, err := readJSONBody(rq.r, false)
 	if err != nil {
 		return err
 	}
-	b := decodeEntity(et, members, sc.upsert)
+	b := decodeEntity(t.typ, members, s.sets[t.set].upsert)
+	where, err := s.targetWhere(t)
+	if err != nil {
+		return s.dbError(err, false)
+	}
+	return s.replace(rq, op, where, b, nil)
+}
+
+// replace saves b as a full update (op Update) or a patch (op Patch) of the entity of the request's set that
+// where selects, after checking If-Match against it with its row locked, and answers 200 with the entity as
+// stored. missing, when not nil, is the answer when no entity matches instead of the 404.
+func (s *Service) replace(rq *request, op Op, where sq.Sqlizer, b *body, missing error) error {
+	t := rq.t
 	ctx := rq.r.Context()
 	var stored Entity
-	err = s.inTx(ctx, func(tx *Tx) error {
-		where, err := s.targetWhere(t)
+	err := s.inTx(ctx, func(tx *Tx) error {
+		old, err := tx.getWhere(ctx, t.typ, where, true)
+		if missing != nil && errors.Is(err, ErrNotFound) {
+			return missing
+		}
 		if err != nil {
 			return err
 		}
-		old, err := tx.getWhere(ctx, et, where, true)
-		if err != nil {
+		if err := s.checkIfMatch(rq.r, tx, t.typ, old); err != nil {
 			return err
 		}
-		if err := s.checkIfMatch(rq.r, tx, et, old); err != nil {
-			return err
-		}
-		stored, err = s.update(ctx, tx, t.set, sc, op, old, b)
+		stored, err = s.update(ctx, tx, t.set, s.sets[t.set], op, old, b)
 		return err
 	})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storekit/store/entities"
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/storefront"
 )
@@ -27,21 +28,12 @@ type Authenticator interface {
 	Revoke(ctx context.Context, accessToken string) error
 }
 
-// Token is an issued bearer token.
-type Token struct {
-	// AccessToken is the opaque token the client sends as "Authorization: Bearer <token>".
-	AccessToken string
-	// ExpiresIn is the time left until it expires.
-	ExpiresIn time.Duration
-}
+// Token is an issued bearer token: AccessToken, the opaque token the client sends as "Authorization: Bearer
+// <token>", and ExpiresIn, the time left until it expires.
+type Token = entities.Token
 
-// Principal is the customer a request acts for.
-type Principal struct {
-	CustomerID string
-	Email      string
-	// Admin is true for members of the Administrators role.
-	Admin bool
-}
+// Principal is the customer a request acts for; Admin is true for members of the Administrators role.
+type Principal = entities.Principal
 
 type principalKey struct{}
 

@@ -31,23 +31,6 @@ func storeComponents(ctx context.Context, deps Deps) (*Components, error) {
 			})
 			return res.GeneratedAdminPassword, err
 		},
-		Auth: authenticator{auth},
+		Auth: auth,
 	}, nil
-}
-
-// authenticator adapts entities.Auth, whose types the entities package declares itself, to Authenticator.
-type authenticator struct{ a *entities.Auth }
-
-func (x authenticator) Login(ctx context.Context, email, password string) (Token, error) {
-	t, err := x.a.Login(ctx, email, password)
-	return Token{AccessToken: t.AccessToken, ExpiresIn: t.ExpiresIn}, err
-}
-
-func (x authenticator) Authenticate(ctx context.Context, accessToken string) (Principal, error) {
-	p, err := x.a.Authenticate(ctx, accessToken)
-	return Principal{CustomerID: p.CustomerID, Email: p.Email, Admin: p.Admin}, err
-}
-
-func (x authenticator) Revoke(ctx context.Context, accessToken string) error {
-	return x.a.Revoke(ctx, accessToken)
 }

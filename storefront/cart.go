@@ -118,18 +118,30 @@ type cartModel struct {
 	Warnings      []string        `json:"Warnings"`
 }
 
+// cartItemModel is a cart or wishlist line with its current warnings.
 type cartItemModel struct {
-	ID             string   `json:"Id"`
-	ProductID      string   `json:"ProductId"`
-	ProductName    string   `json:"ProductName"`
-	ProductSeName  *string  `json:"ProductSeName"`
-	Sku            *string  `json:"Sku"`
-	Quantity       int64    `json:"Quantity"`
-	UnitPrice      string   `json:"UnitPrice"`
-	UnitPriceValue number   `json:"UnitPriceValue"`
-	SubTotal       string   `json:"SubTotal"`
-	SubTotalValue  number   `json:"SubTotalValue"`
-	Warnings       []string `json:"Warnings"`
+	itemModel
+	Warnings []string `json:"Warnings"`
+}
+
+// itemModel is a product line of a cart, a wishlist or an order.
+type itemModel struct {
+	ID             string  `json:"Id"`
+	ProductID      string  `json:"ProductId"`
+	ProductName    string  `json:"ProductName"`
+	ProductSeName  *string `json:"ProductSeName"`
+	Sku            *string `json:"Sku"`
+	Quantity       int64   `json:"Quantity"`
+	UnitPrice      string  `json:"UnitPrice"`
+	UnitPriceValue number  `json:"UnitPriceValue"`
+	SubTotal       string  `json:"SubTotal"`
+	SubTotalValue  number  `json:"SubTotalValue"`
+}
+
+// setPrices sets the unit price and the line's subtotal, each as text and as a number.
+func (it *itemModel) setPrices(unit, sub decimal.Decimal) {
+	it.UnitPrice, it.UnitPriceValue = formatMoney(unit), number(unit)
+	it.SubTotal, it.SubTotalValue = formatMoney(sub), number(sub)
 }
 
 func nullable(s string) *string {
@@ -143,12 +155,11 @@ func nullable(s string) *string {
 func (l *list) model() cartModel {
 	m := cartModel{Items: make([]cartItemModel, 0, len(l.lines)), TotalProducts: l.totalQuantity(), Warnings: []string{}}
 	for _, ln := range l.lines {
-		sub := ln.subTotal()
-		m.Items = append(m.Items, cartItemModel{ID: ln.id, ProductID: ln.p.id, ProductName: ln.p.name,
-			ProductSeName: nullable(ln.p.seName), Sku: nullable(ln.p.sku), Quantity: ln.qty,
-			UnitPrice: formatMoney(ln.unitPrice), UnitPriceValue: number(ln.unitPrice),
-			SubTotal: formatMoney(sub), SubTotalValue: number(sub),
-			Warnings: messages(lineWarnings(ln.p, l.listType, ln.qty, ln.qty, 0, l.now))})
+		it := cartItemModel{itemModel: itemModel{ID: ln.id, ProductID: ln.p.id, ProductName: ln.p.name,
+			ProductSeName: nullable(ln.p.seName), Sku: nullable(ln.p.sku), Quantity: ln.qty},
+			Warnings: messages(lineWarnings(ln.p, l.listType, ln.qty, ln.qty, 0, l.now))}
+		it.setPrices(ln.unitPrice, ln.subTotal())
+		m.Items = append(m.Items, it)
 	}
 	sub := l.subTotal()
 	m.SubTotal, m.SubTotalValue = formatMoney(sub), number(sub)
@@ -385,8 +396,19 @@ func (s *Store) updateCartItem(r *http.Request, c customer) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.setLineQuantity(ctx, c, lineID, qty)
+}
+
+// deleteCartItem serves POST /deletecartitem/{itemId}: it removes one of the customer's cart or wishlist lines
+// and answers the line's list.
+func (s *Store) deleteCartItem(r *http.Request, c customer) (any, error) {
+	return s.setLineQuantity(r.Context(), c, r.PathValue("itemId"), 0)
+}
+
+// setLineQuantity sets the quantity of one of the customer's lines (0 removes it) and returns the line's list.
+func (s *Store) setLineQuantity(ctx context.Context, c customer, lineID string, qty int64) (cartModel, error) {
 	var model cartModel
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		listType, productID, err := s.lockLine(ctx, tx, c.id, lineID)
 		if err != nil {
 			return err
@@ -417,35 +439,5 @@ func (s *Store) updateCartItem(r *http.Request, c customer) (any, error) {
 		model = l.model()
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return model, nil
-}
-
-// deleteCartItem serves POST /deletecartitem/{itemId}: it removes one of the customer's cart or wishlist lines
-// and answers the line's list.
-func (s *Store) deleteCartItem(r *http.Request, c customer) (any, error) {
-	ctx := r.Context()
-	lineID := r.PathValue("itemId")
-	var model cartModel
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		listType, _, err := s.lockLine(ctx, tx, c.id, lineID)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, s.q(stmtDeleteLine), lineID, c.id); err != nil {
-			return fmt.Errorf("storefront: delete cart item: %w", err)
-		}
-		l, err := s.loadList(ctx, tx, c.id, listType)
-		if err != nil {
-			return err
-		}
-		model = l.model()
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return model, nil
+	return model, err
 }

@@ -149,46 +149,33 @@ func (a *orderAddress) fields() []**string {
 }
 
 type orderDetailsModel struct {
-	ID                              string           `json:"Id"`
-	OrderNumber                     int64            `json:"OrderNumber"`
-	OrderCode                       string           `json:"OrderCode"`
-	CustomerEmail                   string           `json:"CustomerEmail"`
-	OrderStatus                     string           `json:"OrderStatus"`
-	PaymentStatus                   string           `json:"PaymentStatus"`
-	ShippingStatus                  string           `json:"ShippingStatus"`
-	PaymentMethodSystemName         *string          `json:"PaymentMethodSystemName"`
-	PaymentMethod                   *string          `json:"PaymentMethod"`
-	ShippingMethod                  *string          `json:"ShippingMethod"`
-	ShippingRateProviderSystemName  *string          `json:"ShippingRateProviderSystemName"`
-	PickUpInStore                   bool             `json:"PickUpInStore"`
-	OrderSubtotal                   string           `json:"OrderSubtotal"`
-	OrderSubtotalValue              number           `json:"OrderSubtotalValue"`
-	OrderShipping                   string           `json:"OrderShipping"`
-	OrderShippingValue              number           `json:"OrderShippingValue"`
-	PaymentMethodAdditionalFee      string           `json:"PaymentMethodAdditionalFee"`
-	PaymentMethodAdditionalFeeValue number           `json:"PaymentMethodAdditionalFeeValue"`
-	OrderTax                        string           `json:"OrderTax"`
-	OrderTaxValue                   number           `json:"OrderTaxValue"`
-	OrderTotal                      string           `json:"OrderTotal"`
-	OrderTotalValue                 number           `json:"OrderTotalValue"`
-	BillingAddress                  *orderAddress    `json:"BillingAddress"`
-	ShippingAddress                 *orderAddress    `json:"ShippingAddress"`
-	CreatedOnUtc                    string           `json:"CreatedOnUtc"`
-	PaidDateUtc                     *string          `json:"PaidDateUtc"`
-	Items                           []orderItemModel `json:"Items"`
-}
-
-type orderItemModel struct {
-	ID             string  `json:"Id"`
-	ProductID      string  `json:"ProductId"`
-	ProductName    string  `json:"ProductName"`
-	ProductSeName  *string `json:"ProductSeName"`
-	Sku            *string `json:"Sku"`
-	Quantity       int64   `json:"Quantity"`
-	UnitPrice      string  `json:"UnitPrice"`
-	UnitPriceValue number  `json:"UnitPriceValue"`
-	SubTotal       string  `json:"SubTotal"`
-	SubTotalValue  number  `json:"SubTotalValue"`
+	ID                              string        `json:"Id"`
+	OrderNumber                     int64         `json:"OrderNumber"`
+	OrderCode                       string        `json:"OrderCode"`
+	CustomerEmail                   string        `json:"CustomerEmail"`
+	OrderStatus                     string        `json:"OrderStatus"`
+	PaymentStatus                   string        `json:"PaymentStatus"`
+	ShippingStatus                  string        `json:"ShippingStatus"`
+	PaymentMethodSystemName         *string       `json:"PaymentMethodSystemName"`
+	PaymentMethod                   *string       `json:"PaymentMethod"`
+	ShippingMethod                  *string       `json:"ShippingMethod"`
+	ShippingRateProviderSystemName  *string       `json:"ShippingRateProviderSystemName"`
+	PickUpInStore                   bool          `json:"PickUpInStore"`
+	OrderSubtotal                   string        `json:"OrderSubtotal"`
+	OrderSubtotalValue              number        `json:"OrderSubtotalValue"`
+	OrderShipping                   string        `json:"OrderShipping"`
+	OrderShippingValue              number        `json:"OrderShippingValue"`
+	PaymentMethodAdditionalFee      string        `json:"PaymentMethodAdditionalFee"`
+	PaymentMethodAdditionalFeeValue number        `json:"PaymentMethodAdditionalFeeValue"`
+	OrderTax                        string        `json:"OrderTax"`
+	OrderTaxValue                   number        `json:"OrderTaxValue"`
+	OrderTotal                      string        `json:"OrderTotal"`
+	OrderTotalValue                 number        `json:"OrderTotalValue"`
+	BillingAddress                  *orderAddress `json:"BillingAddress"`
+	ShippingAddress                 *orderAddress `json:"ShippingAddress"`
+	CreatedOnUtc                    string        `json:"CreatedOnUtc"`
+	PaidDateUtc                     *string       `json:"PaidDateUtc"`
+	Items                           []itemModel   `json:"Items"`
 }
 
 func orderAddressColumns(prefix string) string {
@@ -218,77 +205,73 @@ func (s *Store) orderDetails(r *http.Request, c customer) (any, error) {
 	ctx := r.Context()
 	var m orderDetailsModel
 	// Plain reads: an order's items never change once it is placed.
-	err := func() error {
-		var (
-			status, pay, ships                                 int
-			pmSystem, pmName, method, provider                 sql.NullString
-			subtotal, shipping, fee, tax, total, created, paid any
-			addr                                               [24]sql.NullString
-		)
-		dest := []any{&m.ID, &m.OrderNumber, &m.OrderCode, &m.CustomerEmail, &status, &pay, &ships, &pmSystem,
-			&pmName, &method, &provider, &m.PickUpInStore, &subtotal, &shipping, &fee, &tax, &total}
-		for i := range addr {
-			dest = append(dest, &addr[i])
-		}
-		dest = append(dest, &created, &paid)
-		err := s.db.QueryRowContext(ctx, s.q(stmtOrder), r.PathValue("orderId"), c.id).Scan(dest...)
-		if errors.Is(err, sql.ErrNoRows) {
-			return odata.NotFound("The order does not exist.")
-		}
-		if err != nil {
-			return fmt.Errorf("storefront: order details: %w", err)
-		}
-		m.OrderStatus, m.PaymentStatus = entities.OrderStatusName(status), entities.PaymentStatusName(pay)
-		m.ShippingStatus = entities.ShippingStatusName(ships)
-		m.PaymentMethodSystemName, m.PaymentMethod = nullStr(pmSystem), nullStr(pmName)
-		m.ShippingMethod, m.ShippingRateProviderSystemName = nullStr(method), nullStr(provider)
-		amounts := []struct {
-			v        any
-			str      *string
-			valueDst *number
-		}{{subtotal, &m.OrderSubtotal, &m.OrderSubtotalValue}, {shipping, &m.OrderShipping, &m.OrderShippingValue},
-			{fee, &m.PaymentMethodAdditionalFee, &m.PaymentMethodAdditionalFeeValue}, {tax, &m.OrderTax, &m.OrderTaxValue},
-			{total, &m.OrderTotal, &m.OrderTotalValue}}
-		for _, a := range amounts {
-			d, err := sqlgen.ScanDecimal(a.v, moneyScale)
-			if err != nil {
-				return err
-			}
-			*a.str, *a.valueDst = formatMoney(d), number(d)
-		}
-		m.BillingAddress, m.ShippingAddress = addressOf(addr[:12]), addressOf(addr[12:])
-		at, err := sqlgen.ScanTime(created)
-		if err != nil {
-			return err
-		}
-		m.CreatedOnUtc = formatTime(at)
-		if paid != nil {
-			at, err := sqlgen.ScanTime(paid)
-			if err != nil {
-				return err
-			}
-			p := formatTime(at)
-			m.PaidDateUtc = &p
-		}
-		m.Items, err = s.orderItems(r, m.ID)
-		return err
-	}()
+	var (
+		status, pay, ships                                 int
+		pmSystem, pmName, method, provider                 sql.NullString
+		subtotal, shipping, fee, tax, total, created, paid any
+		addr                                               [24]sql.NullString
+	)
+	dest := []any{&m.ID, &m.OrderNumber, &m.OrderCode, &m.CustomerEmail, &status, &pay, &ships, &pmSystem,
+		&pmName, &method, &provider, &m.PickUpInStore, &subtotal, &shipping, &fee, &tax, &total}
+	for i := range addr {
+		dest = append(dest, &addr[i])
+	}
+	dest = append(dest, &created, &paid)
+	err := s.db.QueryRowContext(ctx, s.q(stmtOrder), r.PathValue("orderId"), c.id).Scan(dest...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, odata.NotFound("The order does not exist.")
+	}
 	if err != nil {
+		return nil, fmt.Errorf("storefront: order details: %w", err)
+	}
+	m.OrderStatus, m.PaymentStatus = entities.OrderStatusName(status), entities.PaymentStatusName(pay)
+	m.ShippingStatus = entities.ShippingStatusName(ships)
+	m.PaymentMethodSystemName, m.PaymentMethod = nullStr(pmSystem), nullStr(pmName)
+	m.ShippingMethod, m.ShippingRateProviderSystemName = nullStr(method), nullStr(provider)
+	amounts := []struct {
+		v        any
+		str      *string
+		valueDst *number
+	}{{subtotal, &m.OrderSubtotal, &m.OrderSubtotalValue}, {shipping, &m.OrderShipping, &m.OrderShippingValue},
+		{fee, &m.PaymentMethodAdditionalFee, &m.PaymentMethodAdditionalFeeValue}, {tax, &m.OrderTax, &m.OrderTaxValue},
+		{total, &m.OrderTotal, &m.OrderTotalValue}}
+	for _, a := range amounts {
+		d, err := sqlgen.ScanDecimal(a.v, moneyScale)
+		if err != nil {
+			return nil, err
+		}
+		*a.str, *a.valueDst = formatMoney(d), number(d)
+	}
+	m.BillingAddress, m.ShippingAddress = addressOf(addr[:12]), addressOf(addr[12:])
+	at, err := sqlgen.ScanTime(created)
+	if err != nil {
+		return nil, err
+	}
+	m.CreatedOnUtc = formatTime(at)
+	if paid != nil {
+		at, err := sqlgen.ScanTime(paid)
+		if err != nil {
+			return nil, err
+		}
+		p := formatTime(at)
+		m.PaidDateUtc = &p
+	}
+	if m.Items, err = s.orderItems(r, m.ID); err != nil {
 		return nil, err
 	}
 	return m, nil
 }
 
-func (s *Store) orderItems(r *http.Request, orderID string) ([]orderItemModel, error) {
+func (s *Store) orderItems(r *http.Request, orderID string) ([]itemModel, error) {
 	rows, err := s.db.QueryContext(r.Context(), s.q(stmtOrderItems), orderID)
 	if err != nil {
 		return nil, fmt.Errorf("storefront: order items: %w", err)
 	}
 	defer rows.Close()
-	items := []orderItemModel{}
+	items := []itemModel{}
 	for rows.Next() {
 		var (
-			it          orderItemModel
+			it          itemModel
 			seName, sku sql.NullString
 			unit, price any
 		)
@@ -296,17 +279,15 @@ func (s *Store) orderItems(r *http.Request, orderID string) ([]orderItemModel, e
 			return nil, fmt.Errorf("storefront: order items: %w", err)
 		}
 		it.ProductSeName, it.Sku = nullStr(seName), nullStr(sku)
-		for _, a := range []struct {
-			v   any
-			str *string
-			val *number
-		}{{unit, &it.UnitPrice, &it.UnitPriceValue}, {price, &it.SubTotal, &it.SubTotalValue}} {
-			d, err := sqlgen.ScanDecimal(a.v, moneyScale)
-			if err != nil {
-				return nil, err
-			}
-			*a.str, *a.val = formatMoney(d), number(d)
+		unitD, err := sqlgen.ScanDecimal(unit, moneyScale)
+		if err != nil {
+			return nil, err
 		}
+		subD, err := sqlgen.ScanDecimal(price, moneyScale)
+		if err != nil {
+			return nil, err
+		}
+		it.setPrices(unitD, subD)
 		items = append(items, it)
 	}
 	return items, rows.Err()

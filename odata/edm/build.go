@@ -111,55 +111,39 @@ func (b *builder) build() {
 	b.bindings()
 }
 
+// noNil adds a "nil declaration" error, named what #n, for each nil element of list; it reports whether there
+// was none.
+func noNil[T any](b *builder, what string, list []*T) bool {
+	ok := true
+	for i, x := range list {
+		if x == nil {
+			b.errs.add(fmt.Sprintf("%s #%d", what, i+1), "nil declaration")
+			ok = false
+		}
+	}
+	return ok
+}
+
 // collectTypes checks for nil declarations and adds the enum and complex types that properties, parameters and
 // return types refer to without being listed. It reports false if a declaration is nil.
 func (b *builder) collectTypes() bool {
 	m := b.m
-	ok := true
-	nilCheck := func(where string, isNil bool) {
-		if isNil {
-			b.errs.add(where, "nil declaration")
-			ok = false
-		}
-	}
-	for i, e := range m.EnumTypes {
-		nilCheck(fmt.Sprintf("enum type #%d", i+1), e == nil)
-	}
-	for i, c := range m.ComplexTypes {
-		nilCheck(fmt.Sprintf("complex type #%d", i+1), c == nil)
-	}
-	for i, t := range m.EntityTypes {
-		nilCheck(fmt.Sprintf("entity type #%d", i+1), t == nil)
-	}
-	for i, s := range m.EntitySets {
-		nilCheck(fmt.Sprintf("entity set #%d", i+1), s == nil)
-	}
-	for i, s := range m.Singletons {
-		nilCheck(fmt.Sprintf("singleton #%d", i+1), s == nil)
-	}
-	for i, a := range m.Actions {
-		nilCheck(fmt.Sprintf("action #%d", i+1), a == nil)
-	}
-	for i, f := range m.Functions {
-		nilCheck(fmt.Sprintf("function #%d", i+1), f == nil)
-	}
+	ok := noNil(b, "enum type", m.EnumTypes)
+	ok = noNil(b, "complex type", m.ComplexTypes) && ok
+	ok = noNil(b, "entity type", m.EntityTypes) && ok
+	ok = noNil(b, "entity set", m.EntitySets) && ok
+	ok = noNil(b, "singleton", m.Singletons) && ok
+	ok = noNil(b, "action", m.Actions) && ok
+	ok = noNil(b, "function", m.Functions) && ok
 	for _, t := range m.EntityTypes {
-		if t == nil {
-			continue
-		}
-		for i, p := range t.Properties {
-			nilCheck(fmt.Sprintf("entity type %q: property #%d", t.Name, i+1), p == nil)
-		}
-		for i, n := range t.Navigations {
-			nilCheck(fmt.Sprintf("entity type %q: navigation #%d", t.Name, i+1), n == nil)
+		if t != nil {
+			ok = noNil(b, fmt.Sprintf("entity type %q: property", t.Name), t.Properties) && ok
+			ok = noNil(b, fmt.Sprintf("entity type %q: navigation", t.Name), t.Navigations) && ok
 		}
 	}
 	for _, c := range m.ComplexTypes {
-		if c == nil {
-			continue
-		}
-		for i, p := range c.Properties {
-			nilCheck(fmt.Sprintf("complex type %q: property #%d", c.Name, i+1), p == nil)
+		if c != nil {
+			ok = noNil(b, fmt.Sprintf("complex type %q: property", c.Name), c.Properties) && ok
 		}
 	}
 	if !ok {

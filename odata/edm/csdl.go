@@ -2,6 +2,7 @@ package edm
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -54,6 +55,13 @@ func (a *annotations) description(list *[]annotation, text string) {
 	if text != "" {
 		a.add(list, coreNamespace, "Description", text)
 	}
+}
+
+// describe returns the annotations of an element that has only a description.
+func (a *annotations) describe(text string) []annotation {
+	var list []annotation
+	a.description(&list, text)
+	return list
 }
 
 func (a *annotations) property(p *Property) []annotation {
@@ -116,31 +124,25 @@ func (m *Model) qualified(k Kind, e *EnumType, c *ComplexType, t *EntityType) st
 	return k.String()
 }
 
-// unboundActions returns the first unbound overload of each action name, in declaration order: the actions
-// that get an action import.
-func unboundActions(m *Model) []*Action {
-	var out []*Action
-	for _, g := range m.actionGroups {
-		for _, a := range g {
-			if !a.Bound {
-				out = append(out, a)
-				break
-			}
-		}
-	}
-	return out
+// operationImport is an action or function import of the entity container.
+type operationImport struct {
+	kind   string // "Action" or "Function"
+	name   string
+	result *ReturnType
 }
 
-// unboundFunctions returns the first unbound overload of each function name: the functions that get a function
-// import.
-func unboundFunctions(m *Model) []*Function {
-	var out []*Function
+// imports returns the container's imports, in declaration order, actions first: the first unbound overload of
+// each action and function name.
+func imports(m *Model) []operationImport {
+	var out []operationImport
+	for _, g := range m.actionGroups {
+		if i := slices.IndexFunc(g, func(a *Action) bool { return !a.Bound }); i >= 0 {
+			out = append(out, operationImport{"Action", g[i].Name, g[i].ReturnType})
+		}
+	}
 	for _, g := range m.functionGroups {
-		for _, f := range g {
-			if !f.Bound {
-				out = append(out, f)
-				break
-			}
+		if i := slices.IndexFunc(g, func(f *Function) bool { return !f.Bound }); i >= 0 {
+			out = append(out, operationImport{"Function", g[i].Name, g[i].ReturnType})
 		}
 	}
 	return out
@@ -225,5 +227,5 @@ func defaultJSON(p *Property) (any, bool) {
 
 // hasContainer reports whether the entity container has children: entity sets, singletons or imports.
 func (m *Model) hasContainer() bool {
-	return len(m.EntitySets) > 0 || len(m.Singletons) > 0 || len(unboundActions(m)) > 0 || len(unboundFunctions(m)) > 0
+	return len(m.EntitySets) > 0 || len(m.Singletons) > 0 || len(imports(m)) > 0
 }

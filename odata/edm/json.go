@@ -56,9 +56,7 @@ func (m *Model) jsonSchema(ann *annotations) *jsonObject {
 		for _, mb := range e.Members {
 			o.set(mb.Name, rawJSON(strconv.FormatInt(mb.Value, 10)))
 		}
-		var list []annotation
-		ann.description(&list, e.Description)
-		o.annotate(list)
+		o.annotate(ann.describe(e.Description))
 		s.set(e.Name, o)
 	}
 	for _, c := range m.ComplexTypes {
@@ -67,9 +65,7 @@ func (m *Model) jsonSchema(ann *annotations) *jsonObject {
 		for _, p := range c.Properties {
 			o.set(p.Name, m.jsonProperty(p, ann))
 		}
-		var list []annotation
-		ann.description(&list, c.Description)
-		o.annotate(list)
+		o.annotate(ann.describe(c.Description))
 		s.set(c.Name, o)
 	}
 	for _, t := range m.EntityTypes {
@@ -109,14 +105,10 @@ func (m *Model) jsonSchema(ann *annotations) *jsonObject {
 				}
 				no.set("$ReferentialConstraint", rc)
 			}
-			var list []annotation
-			ann.description(&list, n.Description)
-			no.annotate(list)
+			no.annotate(ann.describe(n.Description))
 			o.set(n.Name, no)
 		}
-		var list []annotation
-		ann.description(&list, t.Description)
-		o.annotate(list)
+		o.annotate(ann.describe(t.Description))
 		s.set(t.Name, o)
 	}
 	for _, g := range m.actionGroups {
@@ -156,35 +148,23 @@ func (m *Model) jsonSchema(ann *annotations) *jsonObject {
 		o.set("$Collection", true)
 		o.set("$Type", m.Namespace+"."+set.typ.Name)
 		jsonBindings(o, set.bindings)
-		var list []annotation
-		ann.description(&list, set.Description)
-		o.annotate(list)
+		o.annotate(ann.describe(set.Description))
 		c.set(set.Name, o)
 	}
 	for _, sg := range m.Singletons {
 		o := &jsonObject{}
 		o.set("$Type", m.Namespace+"."+sg.typ.Name)
 		jsonBindings(o, sg.bindings)
-		var list []annotation
-		ann.description(&list, sg.Description)
-		o.annotate(list)
+		o.annotate(ann.describe(sg.Description))
 		c.set(sg.Name, o)
 	}
-	for _, a := range unboundActions(m) {
+	for _, im := range imports(m) {
 		o := &jsonObject{}
-		o.set("$Action", m.Namespace+"."+a.Name)
-		if set := importSet(a.ReturnType); set != "" {
+		o.set("$"+im.kind, m.Namespace+"."+im.name)
+		if set := importSet(im.result); set != "" {
 			o.set("$EntitySet", set)
 		}
-		c.set(a.Name, o)
-	}
-	for _, f := range unboundFunctions(m) {
-		o := &jsonObject{}
-		o.set("$Function", m.Namespace+"."+f.Name)
-		if set := importSet(f.ReturnType); set != "" {
-			o.set("$EntitySet", set)
-		}
-		c.set(f.Name, o)
+		c.set(im.name, o)
 	}
 	c.annotate(ann.container(m))
 	s.set(m.Container, c)
@@ -263,9 +243,7 @@ func (m *Model) jsonOperation(o *jsonObject, isBound bool, binding *EntityType, 
 		jsonType(ro, m.qualified(ret.Type, ret.Enum, ret.Complex, ret.entity), ret.Collection, ret.Nullable, ret.MaxLength, ret.Precision, ret.Scale, ret.Type)
 		o.set("$ReturnType", ro)
 	}
-	var list []annotation
-	ann.description(&list, desc)
-	o.annotate(list)
+	o.annotate(ann.describe(desc))
 }
 
 // jsonObject is a JSON object that keeps its members in insertion order.

@@ -45,18 +45,14 @@ func (m *Model) xmlSchema(ann *annotations) *xmlElem {
 		for _, mb := range e.Members {
 			el.child("Member", "Name", mb.Name, "Value", strconv.FormatInt(mb.Value, 10))
 		}
-		var list []annotation
-		ann.description(&list, e.Description)
-		el.annotate(list) // after the members: valid for the 4.0 and the 4.01 schema
+		el.annotate(ann.describe(e.Description)) // after the members: valid for the 4.0 and the 4.01 schema
 	}
 	for _, c := range m.ComplexTypes {
 		el := s.child("ComplexType", "Name", c.Name)
 		for _, p := range c.Properties {
 			m.xmlProperty(el, p, ann)
 		}
-		var list []annotation
-		ann.description(&list, c.Description)
-		el.annotate(list)
+		el.annotate(ann.describe(c.Description))
 	}
 	for _, t := range m.EntityTypes {
 		el := s.child("EntityType", "Name", t.Name)
@@ -90,13 +86,9 @@ func (m *Model) xmlSchema(ann *annotations) *xmlElem {
 			for _, rc := range n.constraints {
 				nav.child("ReferentialConstraint", "Property", rc.Property, "ReferencedProperty", rc.ReferencedProperty)
 			}
-			var list []annotation
-			ann.description(&list, n.Description)
-			nav.annotate(list)
+			nav.annotate(ann.describe(n.Description))
 		}
-		var list []annotation
-		ann.description(&list, t.Description)
-		el.annotate(list)
+		el.annotate(ann.describe(t.Description))
 	}
 	for _, a := range m.Actions {
 		el := s.child("Action", "Name", a.Name)
@@ -119,28 +111,18 @@ func (m *Model) xmlSchema(ann *annotations) *xmlElem {
 		for _, b := range set.bindings {
 			el.child("NavigationPropertyBinding", "Path", b.Path, "Target", b.Target.Name)
 		}
-		var list []annotation
-		ann.description(&list, set.Description)
-		el.annotate(list)
+		el.annotate(ann.describe(set.Description))
 	}
 	for _, sg := range m.Singletons {
 		el := c.child("Singleton", "Name", sg.Name, "Type", m.Namespace+"."+sg.typ.Name)
 		for _, b := range sg.bindings {
 			el.child("NavigationPropertyBinding", "Path", b.Path, "Target", b.Target.Name)
 		}
-		var list []annotation
-		ann.description(&list, sg.Description)
-		el.annotate(list)
+		el.annotate(ann.describe(sg.Description))
 	}
-	for _, a := range unboundActions(m) {
-		el := c.child("ActionImport", "Name", a.Name, "Action", m.Namespace+"."+a.Name)
-		if set := importSet(a.ReturnType); set != "" {
-			el.attr("EntitySet", set)
-		}
-	}
-	for _, f := range unboundFunctions(m) {
-		el := c.child("FunctionImport", "Name", f.Name, "Function", m.Namespace+"."+f.Name)
-		if set := importSet(f.ReturnType); set != "" {
+	for _, im := range imports(m) {
+		el := c.child(im.kind+"Import", "Name", im.name, im.kind, m.Namespace+"."+im.name)
+		if set := importSet(im.result); set != "" {
 			el.attr("EntitySet", set)
 		}
 	}
@@ -204,9 +186,7 @@ func (m *Model) xmlOperation(el *xmlElem, bound bool, binding *EntityType, coll 
 		re := el.child("ReturnType", "Type", typ)
 		xmlFacets(re, ret.Nullable, ret.MaxLength, ret.Precision, ret.Scale, ret.Type)
 	}
-	var list []annotation
-	ann.description(&list, desc)
-	el.annotate(list)
+	el.annotate(ann.describe(desc))
 }
 
 // xmlElem is an element of the document being written.

@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	sq "github.com/Masterminds/squirrel"
-
 	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/syntax"
 )
@@ -522,25 +520,3 @@ func (lv *level) expandNav(nav *edm.NavigationProperty, it syntax.ExpandItem, op
 	e.post, e.postArgs = c.finishQ(post)
 	return e, nil
 }
-
-// finishQ is finish without numbering the placeholders (the text is completed later by assemble).
-func (c *compiler) finishQ(s string) (string, []any) {
-	var b strings.Builder
-	var args []any
-	for {
-		i := strings.IndexByte(s, 0)
-		if i < 0 {
-			b.WriteString(s)
-			break
-		}
-		j := strings.IndexByte(s[i+1:], 0) + i + 1
-		n, _ := strconv.Atoi(s[i+1 : j])
-		b.WriteString(s[:i])
-		b.WriteByte('?')
-		args = append(args, c.args[n])
-		s = s[j+1:]
-	}
-	return b.String(), args
-}
-
-var _ = sq.Question

@@ -244,38 +244,14 @@ type runtime struct {
 	query             string // the query without $top and $skiptoken
 }
 
-// forEachOption calls f with each non-empty "name=value" part of a raw query and its start offset.
-func forEachOption(raw string, f func(part, name, value string, start int) error) error {
-	for start := 0; start <= len(raw); {
-		end := strings.IndexByte(raw[start:], '&')
-		if end < 0 {
-			end = len(raw)
-		} else {
-			end += start
-		}
-		part := raw[start:end]
-		partStart := start
-		start = end + 1
-		if part == "" {
-			continue
-		}
-		name, value := part, ""
-		if eq := strings.IndexByte(part, '='); eq >= 0 {
-			name, value = part[:eq], part[eq+1:]
-		}
-		if err := f(part, name, value, partStart); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // splitRuntime separates the $top and $skiptoken options of a raw query from the rest, which is the cache key.
 func splitRuntime(raw string) (runtime, error) {
 	rt := runtime{query: raw}
 	var kept strings.Builder
 	cut := false
-	err := forEachOption(raw, func(part, name, value string, start int) error {
+	var err error
+	for start, part := range syntax.SplitQuery(raw) {
+		name, value, _ := strings.Cut(part, "=")
 		canon := optionName(name)
 		if canon != "top" && canon != "skiptoken" {
 			if cut {
@@ -284,22 +260,22 @@ func splitRuntime(raw string) (runtime, error) {
 				}
 				kept.WriteString(part)
 			}
-			return nil
+			continue
 		}
 		if (canon == "top" && rt.hasTop) || (canon == "skiptoken" && rt.hasToken) {
-			return &Error{Code: CodeSyntax, Option: unescape(name), Msg: "duplicate option $" + canon}
+			err = &Error{Code: CodeSyntax, Option: syntax.Unescape(name), Msg: "duplicate option $" + canon}
+			break
 		}
 		if canon == "top" {
-			rt.top, rt.topSpelt, rt.hasTop = value, unescape(name), true
+			rt.top, rt.topSpelt, rt.hasTop = value, syntax.Unescape(name), true
 		} else {
-			rt.token, rt.tokenSpelt, rt.hasToken = value, unescape(name), true
+			rt.token, rt.tokenSpelt, rt.hasToken = value, syntax.Unescape(name), true
 		}
 		if !cut {
 			cut = true
 			kept.WriteString(strings.TrimSuffix(raw[:start], "&"))
 		}
-		return nil
-	})
+	}
 	if cut {
 		rt.query = kept.String()
 	}
@@ -309,17 +285,17 @@ func splitRuntime(raw string) (runtime, error) {
 // restOf is the raw query without $top, $skiptoken and $skip, the base of next links.
 func restOf(raw string) string {
 	var b strings.Builder
-	forEachOption(raw, func(part, name, _ string, _ int) error {
+	for _, part := range syntax.SplitQuery(raw) {
+		name, _, _ := strings.Cut(part, "=")
 		switch optionName(name) {
 		case "top", "skiptoken", "skip":
-			return nil
+			continue
 		}
 		if b.Len() > 0 {
 			b.WriteByte('&')
 		}
 		b.WriteString(part)
-		return nil
-	})
+	}
 	return b.String()
 }
 
@@ -328,7 +304,7 @@ func restOf(raw string) string {
 func optionName(name string) string {
 	n := name
 	if strings.IndexByte(n, '%') >= 0 {
-		n = unescape(n)
+		n = syntax.Unescape(n)
 	}
 	n = strings.TrimPrefix(n, "$")
 	switch {
@@ -342,40 +318,11 @@ func optionName(name string) string {
 	return ""
 }
 
-// unescape percent-decodes s; invalid escapes stay as they are.
-func unescape(s string) string {
-	if strings.IndexByte(s, '%') < 0 {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && ishex(s[i+1]) && ishex(s[i+2]) {
-			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
-			i += 2
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-func ishex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c <= 'F':
-		return c - 'A' + 10
-	}
-	return c - 'a' + 10
-}
-
 func (rt runtime) parseTop() (*int64, error) {
 	if !rt.hasTop {
 		return nil, nil
 	}
-	v := unescape(rt.top)
+	v := syntax.Unescape(rt.top)
 	bad := v == ""
 	for i := 0; i < len(v); i++ {
 		if v[i] < '0' || v[i] > '9' {
@@ -396,7 +343,7 @@ func (rt runtime) decodeToken() (string, error) {
 	if !rt.hasToken {
 		return "", nil
 	}
-	v := unescape(rt.token)
+	v := syntax.Unescape(rt.token)
 	if v == "" {
 		return "", &Error{Code: CodeSyntax, Option: rt.tokenSpelt, Pos: 1, Msg: "expected a value, found end of input"}
 	}

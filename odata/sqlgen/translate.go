@@ -38,6 +38,16 @@ func (c *compiler) param(t btype, v any) string {
 
 // finish turns the markers of s into placeholders of the dialect and returns the arguments in order.
 func (c *compiler) finish(s string) (string, []any) {
+	out, args := c.finishQ(s)
+	if c.d.Placeholder() != sq.Question {
+		out, _ = c.d.Placeholder().ReplacePlaceholders(out)
+	}
+	return out, args
+}
+
+// finishQ turns the markers of s into ? placeholders and returns the arguments in order: finish without the
+// dialect's numbering, for text that assemble completes later.
+func (c *compiler) finishQ(s string) (string, []any) {
 	var b strings.Builder
 	b.Grow(len(s))
 	var args []any
@@ -54,11 +64,7 @@ func (c *compiler) finish(s string) (string, []any) {
 		args = append(args, c.args[n])
 		s = s[j+1:]
 	}
-	out := b.String()
-	if c.d.Placeholder() != sq.Question {
-		out, _ = c.d.Placeholder().ReplacePlaceholders(out)
-	}
-	return out, args
+	return b.String(), args
 }
 
 func (c *compiler) q(name string) string {

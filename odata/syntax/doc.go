@@ -9,7 +9,9 @@
 //   - ParsePath parses a resource path into a ResourcePath: a list of Segments whose meaning (entity set,
 //     navigation, function, key as segment) the binder decides with the model.
 //   - ParseQuery parses a query string into a Query; ParseFilter, ParseOrderBy, ParseSelect, ParseExpand,
-//     ParseSearch, ParseCompute and ParseExpr parse one option value.
+//     ParseSearch, ParseCompute and ParseExpr parse one option value; SplitQuery and Unescape split a query
+//     into its options and percent-decode text the way ParseQuery does, for callers that look at a query
+//     before parsing it (the planner's cache key).
 //   - Errors are *Error values: "$filter:1:14: expected expression, found ")"", with Code SyntaxError or
 //     LimitExceeded (nesting over 64 levels, lambdas over 4, $expand over 3).
 //

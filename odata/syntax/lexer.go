@@ -86,19 +86,6 @@ var symbols = map[string]lexer.TokenType{
 	"SearchAnd": tSearchAnd, "SearchOr": tSearchOr, "SearchNot": tSearchNot,
 }
 
-// tokenNames names token types in error messages.
-var tokenNames = map[lexer.TokenType]string{
-	tEOF: "end of input", tIdent: "identifier", tDollar: "$-keyword", tAt: "@-name", tNull: "null",
-	tBool: "boolean", tInt: "integer", tDecimal: "decimal", tDouble: "double", tString: "string",
-	tJSONString: "JSON string", tDate: "date", tDateTime: "date-time", tTime: "time of day", tGuid: "GUID",
-	tTyped: "literal", tLit: "literal", tPrefix: "prefix operator", tName: "name", tOr: "or", tAnd: "and", tEqOp: "comparison operator", tRelOp: "comparison operator",
-	tIn: "in", tAddOp: "additive operator", tMulOp: "multiplicative operator", tNot: "not", tMinus: `"-"`,
-	tDir: "asc/desc", tAs: "as", tLParen: `"("`, tRParen: `")"`, tLBracket: `"["`, tRBracket: `"]"`,
-	tLBrace: `"{"`, tRBrace: `"}"`, tComma: `","`, tColon: `":"`, tSlash: `"/"`, tEquals: `"="`, tSemi: `";"`,
-	tStar: `"*"`, tDot: `"."`, tBlob: "options", tWord: "search word", tPhrase: "search phrase",
-	tSearchAnd: "AND", tSearchOr: "OR", tSearchNot: "NOT",
-}
-
 type lexMode uint8
 
 const (
@@ -185,6 +172,10 @@ func at(s string, i int) (byte, int) {
 	}
 	return c, 1
 }
+
+// Unescape percent-decodes s as the parsers do: %XX with two hex digits is one byte, anything else (a '%'
+// without them, a '+') stays as it is. It returns s itself when there is nothing to do.
+func Unescape(s string) string { return decode(s) }
 
 // decode percent-decodes s (no '+' handling: a plus is a plus). It returns s itself when there is nothing to do.
 func decode(s string) string {
@@ -456,22 +447,13 @@ func (s *scanner) scanExprToken(c byte, w, start int, operand bool) (lexer.Token
 		}
 		return s.tok(tIdent, start, end, dw), nil
 	case c == '@':
-		if !isIdentStart(s.c(start + w)) {
-			return s.fail(start+w, "expected a name after @")
-		}
-		end := s.scanWord(start+w, true)
-		if h, hw := at(s.src, end); h == '#' && isIdentStart(s.c(end+hw)) {
-			end = s.scanWord(end+hw, false)
-		}
-		s.p = end
-		return s.tok(tAt, start, end, s.text(start, end)), nil
+		return s.scanAt(start, w)
 	case c == '$':
-		if !isIdentStart(s.c(start + w)) {
-			return s.fail(start, `unexpected "$"`)
+		t, err := s.scanDollar(start, w)
+		if err != nil {
+			return t, err
 		}
-		end := s.scanWord(start+w, false)
-		s.p = end
-		t := s.tok(tDollar, start, end, s.text(start, end))
+		end := s.p
 		if o, ow := at(s.src, end); o == '(' && strings.EqualFold(t.Value, "$count") {
 			// $count(...) carries nested options, which have their own lexical rules ($search).
 			e, err := s.balanced(end + ow)
@@ -796,6 +778,29 @@ func (s *scanner) scanNumber(start int) (lexer.Token, error) {
 	return s.tok(typ, start, j, s.text(start, j)), nil
 }
 
+// scanAt scans a parameter alias or an annotation, @name or @name#term, whose '@' (w bytes) is at start.
+func (s *scanner) scanAt(start, w int) (lexer.Token, error) {
+	if !isIdentStart(s.c(start + w)) {
+		return s.fail(start+w, "expected a name after @")
+	}
+	end := s.scanWord(start+w, true)
+	if h, hw := at(s.src, end); h == '#' && isIdentStart(s.c(end+hw)) {
+		end = s.scanWord(end+hw, false)
+	}
+	s.p = end
+	return s.tok(tAt, start, end, s.text(start, end)), nil
+}
+
+// scanDollar scans a $name word whose '$' (w bytes) is at start.
+func (s *scanner) scanDollar(start, w int) (lexer.Token, error) {
+	if !isIdentStart(s.c(start + w)) {
+		return s.fail(start, `unexpected "$"`)
+	}
+	end := s.scanWord(start+w, false)
+	s.p = end
+	return s.tok(tDollar, start, end, s.text(start, end)), nil
+}
+
 // Items mode: $select and $expand. A "(" after an item starts a balanced blob that the option parser splits
 // into nested options (or, in $select, parameter names).
 func (s *scanner) nextItem() (lexer.Token, error) {
@@ -817,22 +822,9 @@ func (s *scanner) nextItem() (lexer.Token, error) {
 		}
 		return s.tok(tIdent, start, end, word), nil
 	case c == '@':
-		if !isIdentStart(s.c(start + w)) {
-			return s.fail(start+w, "expected a name after @")
-		}
-		end := s.scanWord(start+w, true)
-		if h, hw := at(s.src, end); h == '#' && isIdentStart(s.c(end+hw)) {
-			end = s.scanWord(end+hw, false)
-		}
-		s.p = end
-		return s.tok(tAt, start, end, s.text(start, end)), nil
+		return s.scanAt(start, w)
 	case c == '$':
-		if !isIdentStart(s.c(start + w)) {
-			return s.fail(start, `unexpected "$"`)
-		}
-		end := s.scanWord(start+w, false)
-		s.p = end
-		return s.tok(tDollar, start, end, s.text(start, end)), nil
+		return s.scanDollar(start, w)
 	case c == '(':
 		end, err := s.balanced(start + w)
 		if err != nil {

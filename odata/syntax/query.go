@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"iter"
 	"sort"
 	"strconv"
 	"strings"
@@ -161,26 +162,31 @@ func ParseQuery(raw string) (*Query, error) {
 	return q, nil
 }
 
+// SplitQuery yields the offset and text of each non-empty part of a raw query between '&' separators, as
+// ParseQuery reads them: "name=value", still percent-encoded.
+func SplitQuery(raw string) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		for start := 0; start <= len(raw); {
+			end := strings.IndexByte(raw[start:], '&')
+			if end < 0 {
+				end = len(raw)
+			} else {
+				end += start
+			}
+			part, partStart := raw[start:end], start
+			start = end + 1
+			if part != "" && !yield(partStart, part) {
+				return
+			}
+		}
+	}
+}
+
 func parseQuery(raw string) (*Query, *Error) {
 	q := &Query{}
 	seen := map[string]bool{}
-	for start := 0; start <= len(raw); {
-		end := strings.IndexByte(raw[start:], '&')
-		if end < 0 {
-			end = len(raw)
-		} else {
-			end += start
-		}
-		part := raw[start:end]
-		partStart := start
-		start = end + 1
-		if part == "" {
-			continue
-		}
-		rawName, value, hasValue := part, "", false
-		if eq := strings.IndexByte(part, '='); eq >= 0 {
-			rawName, value, hasValue = part[:eq], part[eq+1:], true
-		}
+	for partStart, part := range SplitQuery(raw) {
+		rawName, value, hasValue := strings.Cut(part, "=")
 		valuePos := partStart + len(rawName) + 1
 		name := decode(rawName)
 		if name == "" {
