@@ -254,32 +254,30 @@ func (b *builder) schemaNames() {
 		claim("entity type", t.Name)
 		m.entityTypes.add(t.Name, t) // indexed even when the name clashes, so references resolve
 	}
-	for _, a := range m.Actions {
-		if i, ok := m.actions.get(a.Name); ok {
-			if m.actionGroups[i][0].Name != a.Name {
-				b.errs.add(fmt.Sprintf("action %q", a.Name), fmt.Sprintf("overloads must have the same name as %q", m.actionGroups[i][0].Name))
+	m.actionGroups = groupOverloads(b, "action", m.Actions, func(a *Action) string { return a.Name }, &m.actions, claim)
+	m.functionGroups = groupOverloads(b, "function", m.Functions, func(f *Function) string { return f.Name }, &m.functions, claim)
+}
+
+// groupOverloads groups the operations of one kind by name: overloads share a name (spelt the same way) and one
+// index entry that points at their group.
+func groupOverloads[T any](b *builder, kind string, ops []T, name func(T) string, ix *index[int],
+	claim func(kind, name string) bool) [][]T {
+	var groups [][]T
+	for _, op := range ops {
+		n := name(op)
+		if i, ok := ix.get(n); ok {
+			if first := name(groups[i][0]); first != n {
+				b.errs.add(fmt.Sprintf("%s %q", kind, n), fmt.Sprintf("overloads must have the same name as %q", first))
 			}
-			m.actionGroups[i] = append(m.actionGroups[i], a)
+			groups[i] = append(groups[i], op)
 			continue
 		}
-		if claim("action", a.Name) {
-			m.actions.add(a.Name, len(m.actionGroups))
-			m.actionGroups = append(m.actionGroups, []*Action{a})
+		if claim(kind, n) {
+			ix.add(n, len(groups))
+			groups = append(groups, []T{op})
 		}
 	}
-	for _, f := range m.Functions {
-		if i, ok := m.functions.get(f.Name); ok {
-			if m.functionGroups[i][0].Name != f.Name {
-				b.errs.add(fmt.Sprintf("function %q", f.Name), fmt.Sprintf("overloads must have the same name as %q", m.functionGroups[i][0].Name))
-			}
-			m.functionGroups[i] = append(m.functionGroups[i], f)
-			continue
-		}
-		if claim("function", f.Name) {
-			m.functions.add(f.Name, len(m.functionGroups))
-			m.functionGroups = append(m.functionGroups, []*Function{f})
-		}
-	}
+	return groups
 }
 
 // entityTypeNamed resolves a declared reference to an entity type: its simple name or "<namespace>.<name>",
