@@ -9,10 +9,10 @@ import (
 
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/edm"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
-var stmtSetStock = sqlgen.NewStatement(`UPDATE product SET stock_quantity = ?, updated_on_utc = ? WHERE id = ?`)
+var stmtSetStock = sqldb.NewStatement(`UPDATE product SET stock_quantity = ?, updated_on_utc = ? WHERE id = ?`)
 
 // updateStock is Product/UpdateStock: it sets StockQuantity to Stock and applies the product's LowStockActivity.
 // WarehouseId must be null (absent): the store has one warehouse.
@@ -28,7 +28,7 @@ func (s *service) updateStock(ctx context.Context, call *odata.ActionCall) (any,
 			Message: "Stock is required"})
 	}
 	tx, d, id := call.Tx, call.Tx.Dialect, idOf(call.Entity)
-	if _, err := tx.ExecContext(ctx, stmtSetStock.For(d), stock, sqlgen.TimeArg(d, s.now()), id); err != nil {
+	if _, err := tx.ExecContext(ctx, stmtSetStock.For(d), stock, sqldb.TimeArg(d, s.now()), id); err != nil {
 		return nil, errorf("update stock", err)
 	}
 	if err := ApplyLowStockActivity(ctx, tx.Tx, d, id); err != nil {
@@ -97,7 +97,7 @@ func (c *linkCall) target(ctx context.Context) (copied map[string]any, found boo
 		cols = append(cols, col)
 	}
 	targetType := c.s.model.EntityType(c.l.target)
-	query, args, err := sqlgen.Builder(c.tx.Dialect).Select(cols...).From(c.tx.Dialect.QuoteIdent(targetType.Table)).
+	query, args, err := sqldb.Builder(c.tx.Dialect).Select(cols...).From(c.tx.Dialect.QuoteIdent(targetType.Table)).
 		Where(sq.Eq{"id": c.ref}).ToSql()
 	if err != nil {
 		return nil, false, err
@@ -120,7 +120,7 @@ func (c *linkCall) target(ctx context.Context) (copied map[string]any, found boo
 	}
 	copied = map[string]any{}
 	for i, name := range names {
-		v, err := sqlgen.Scan(c.et.Property(name), vals[i+1])
+		v, err := sqldb.Scan(c.et.Property(name), vals[i+1])
 		if err != nil {
 			return nil, false, err
 		}
@@ -152,7 +152,7 @@ func (c *linkCall) values(base odata.Entity, copied map[string]any) (map[string]
 		if v == nil && !p.Nullable {
 			v = zeroOf(p)
 		}
-		arg, err := sqlgen.Arg(d, p, v)
+		arg, err := sqldb.Arg(d, p, v)
 		if err != nil {
 			return nil, err
 		}
@@ -256,7 +256,7 @@ func (s *service) deleteLink(l link) odata.ActionFunc {
 	}
 }
 
-var roleExists = sqlgen.NewStatement(`SELECT 1 FROM customer_role WHERE id = ?`)
+var roleExists = sqldb.NewStatement(`SELECT 1 FROM customer_role WHERE id = ?`)
 
 // tierPriceFields are the properties of a tier price that its actions set.
 var tierPriceFields = []string{"Quantity", "Price", "CustomerRoleId", "StartDateTimeUtc", "EndDateTimeUtc"}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/storekit/store/odata"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // Querier runs SQL: a *sql.DB, *sql.Conn or *sql.Tx.
@@ -130,9 +130,9 @@ const (
 )
 
 var (
-	stmtCountryHasStates = sqlgen.NewStatement(`SELECT EXISTS (SELECT 1 FROM country WHERE id = ?),
+	stmtCountryHasStates = sqldb.NewStatement(`SELECT EXISTS (SELECT 1 FROM country WHERE id = ?),
 	EXISTS (SELECT 1 FROM state_province WHERE country_id = ?)`)
-	stmtStateCountry = sqlgen.NewStatement(`SELECT country_id FROM state_province WHERE id = ?`)
+	stmtStateCountry = sqldb.NewStatement(`SELECT country_id FROM state_province WHERE id = ?`)
 )
 
 // ValidateAddress checks a against the rules of SPEC 4.6 and returns one detail per failed rule (none when the
@@ -141,7 +141,7 @@ var (
 // country has states; it must belong to the country), City, Address1, ZipPostalCode and PhoneNumber are
 // required. Without, CountryId and StateProvinceId are optional but must exist, and the state must belong to the
 // country, when given. The error is a database failure only.
-func ValidateAddress(ctx context.Context, q Querier, d sqlgen.Dialect, a Address, countriesEnabled bool) ([]odata.ErrorDetail, error) {
+func ValidateAddress(ctx context.Context, q Querier, d sqldb.Dialect, a Address, countriesEnabled bool) ([]odata.ErrorDetail, error) {
 	a = a.trimmed()
 	var details []odata.ErrorDetail
 	required := func(v, target, msg string) {
@@ -219,20 +219,20 @@ const addressColumns = `id, first_name, last_name, email, company, country_id, s
 	address2, zip_postal_code, phone_number, fax_number, created_on_utc`
 
 var (
-	stmtInsertAddress = sqlgen.NewStatement(`INSERT INTO address (id, customer_id, first_name, last_name, email, company,
+	stmtInsertAddress = sqldb.NewStatement(`INSERT INTO address (id, customer_id, first_name, last_name, email, company,
 	country_id, state_province_id, city, address1, address2, zip_postal_code, phone_number, fax_number,
 	created_on_utc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	stmtLoadAddress       = sqlgen.NewStatement(`SELECT ` + addressColumns + ` FROM address WHERE customer_id = ? AND id = ?`)
-	stmtCustomerAddresses = sqlgen.NewStatement(`SELECT ` + addressColumns + ` FROM address WHERE customer_id = ? ORDER BY id`)
-	stmtUpdateAddress     = sqlgen.NewStatement(`UPDATE address SET first_name = ?, last_name = ?, email = ?, company = ?,
+	stmtLoadAddress       = sqldb.NewStatement(`SELECT ` + addressColumns + ` FROM address WHERE customer_id = ? AND id = ?`)
+	stmtCustomerAddresses = sqldb.NewStatement(`SELECT ` + addressColumns + ` FROM address WHERE customer_id = ? ORDER BY id`)
+	stmtUpdateAddress     = sqldb.NewStatement(`UPDATE address SET first_name = ?, last_name = ?, email = ?, company = ?,
 	country_id = ?, state_province_id = ?, city = ?, address1 = ?, address2 = ?, zip_postal_code = ?,
 	phone_number = ?, fax_number = ? WHERE customer_id = ? AND id = ?`)
-	stmtDeleteAddress = sqlgen.NewStatement(`DELETE FROM address WHERE customer_id = ? AND id = ?`)
+	stmtDeleteAddress = sqldb.NewStatement(`DELETE FROM address WHERE customer_id = ? AND id = ?`)
 )
 
 // InsertAddress stores a (trimmed; not validated: call ValidateAddress first) as a new address of the customer
 // and returns it with its new ID and CreatedOnUtc. An unknown customer is an error of the foreign key.
-func InsertAddress(ctx context.Context, q Querier, d sqlgen.Dialect, customerID string, a Address) (Address, error) {
+func InsertAddress(ctx context.Context, q Querier, d sqldb.Dialect, customerID string, a Address) (Address, error) {
 	a = a.trimmed()
 	a.ID = odata.NewID()
 	a.CreatedOnUtc = time.Now().UTC().Truncate(time.Microsecond)
@@ -240,7 +240,7 @@ func InsertAddress(ctx context.Context, q Querier, d sqlgen.Dialect, customerID 
 	for _, f := range a.fields() {
 		args = append(args, nullString(*f))
 	}
-	args = append(args, sqlgen.TimeArg(d, a.CreatedOnUtc))
+	args = append(args, sqldb.TimeArg(d, a.CreatedOnUtc))
 	if _, err := q.ExecContext(ctx, stmtInsertAddress.For(d), args...); err != nil {
 		return Address{}, fmt.Errorf("entities: insert address: %w", err)
 	}
@@ -249,7 +249,7 @@ func InsertAddress(ctx context.Context, q Querier, d sqlgen.Dialect, customerID 
 
 // UpdateAddress replaces the fields of the customer's address a.ID with those of a (trimmed; not validated) and
 // reports whether the customer has that address.
-func UpdateAddress(ctx context.Context, q Querier, d sqlgen.Dialect, customerID string, a Address) (bool, error) {
+func UpdateAddress(ctx context.Context, q Querier, d sqldb.Dialect, customerID string, a Address) (bool, error) {
 	a = a.trimmed()
 	var args []any
 	for _, f := range a.fields() {
@@ -268,7 +268,7 @@ func UpdateAddress(ctx context.Context, q Querier, d sqlgen.Dialect, customerID 
 }
 
 // DeleteAddress deletes the customer's address and reports whether the customer had it.
-func DeleteAddress(ctx context.Context, q Querier, d sqlgen.Dialect, customerID, addressID string) (bool, error) {
+func DeleteAddress(ctx context.Context, q Querier, d sqldb.Dialect, customerID, addressID string) (bool, error) {
 	res, err := q.ExecContext(ctx, stmtDeleteAddress.For(d), customerID, addressID)
 	if err != nil {
 		return false, fmt.Errorf("entities: delete address: %w", err)
@@ -282,7 +282,7 @@ func DeleteAddress(ctx context.Context, q Querier, d sqlgen.Dialect, customerID,
 
 // LoadAddress returns the customer's address with the id; found is false when the customer has no such address
 // (it does not exist, or it is another customer's).
-func LoadAddress(ctx context.Context, q Querier, d sqlgen.Dialect, customerID, addressID string) (a Address, found bool, err error) {
+func LoadAddress(ctx context.Context, q Querier, d sqldb.Dialect, customerID, addressID string) (a Address, found bool, err error) {
 	rows, err := q.QueryContext(ctx, stmtLoadAddress.For(d), customerID, addressID)
 	if err != nil {
 		return Address{}, false, fmt.Errorf("entities: load address: %w", err)
@@ -295,7 +295,7 @@ func LoadAddress(ctx context.Context, q Querier, d sqlgen.Dialect, customerID, a
 }
 
 // CustomerAddresses returns the customer's addresses, oldest first.
-func CustomerAddresses(ctx context.Context, q Querier, d sqlgen.Dialect, customerID string) ([]Address, error) {
+func CustomerAddresses(ctx context.Context, q Querier, d sqldb.Dialect, customerID string) ([]Address, error) {
 	rows, err := q.QueryContext(ctx, stmtCustomerAddresses.For(d), customerID)
 	if err != nil {
 		return nil, fmt.Errorf("entities: load addresses: %w", err)
@@ -304,7 +304,7 @@ func CustomerAddresses(ctx context.Context, q Querier, d sqlgen.Dialect, custome
 }
 
 // FindIdenticalAddress returns the customer's oldest address that is the SameAs a, if there is one.
-func FindIdenticalAddress(ctx context.Context, q Querier, d sqlgen.Dialect, customerID string, a Address) (Address, bool, error) {
+func FindIdenticalAddress(ctx context.Context, q Querier, d sqldb.Dialect, customerID string, a Address) (Address, bool, error) {
 	list, err := CustomerAddresses(ctx, q, d, customerID)
 	if err != nil {
 		return Address{}, false, err
@@ -338,7 +338,7 @@ func scanAddresses(rows *sql.Rows) ([]Address, error) {
 		for i, f := range a.fields() {
 			*f = vals[i].String
 		}
-		t, err := sqlgen.ScanTime(created)
+		t, err := sqldb.ScanTime(created)
 		if err != nil {
 			return nil, err
 		}

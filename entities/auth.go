@@ -18,7 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/storekit/store/odata"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // DefaultTokenTTL is the token lifetime when Auth.TokenTTL is zero.
@@ -55,7 +55,7 @@ type Auth struct {
 	// DB is the store database, migrated with Migrations.
 	DB *sql.DB
 	// Dialect is DB's dialect.
-	Dialect sqlgen.Dialect
+	Dialect sqldb.Dialect
 	// TokenTTL is the lifetime of a new token; zero means DefaultTokenTTL.
 	TokenTTL time.Duration
 	// Now returns the current time; nil means time.Now.
@@ -96,21 +96,21 @@ func (a *Auth) ttl() time.Duration {
 }
 
 var (
-	stmtPurgeAttempts  = sqlgen.NewStatement(`DELETE FROM login_attempt WHERE attempted_on_utc <= ?`)
-	stmtInsertAttempt  = sqlgen.NewStatement(`INSERT INTO login_attempt (id, email, attempted_on_utc) VALUES (?, ?, ?)`)
-	stmtRecentAttempts = sqlgen.NewStatement(`SELECT id, attempted_on_utc FROM login_attempt
+	stmtPurgeAttempts  = sqldb.NewStatement(`DELETE FROM login_attempt WHERE attempted_on_utc <= ?`)
+	stmtInsertAttempt  = sqldb.NewStatement(`INSERT INTO login_attempt (id, email, attempted_on_utc) VALUES (?, ?, ?)`)
+	stmtRecentAttempts = sqldb.NewStatement(`SELECT id, attempted_on_utc FROM login_attempt
 WHERE email = ? AND attempted_on_utc > ? ORDER BY attempted_on_utc, id`)
-	stmtDeleteAttempt = sqlgen.NewStatement(`DELETE FROM login_attempt WHERE id = ?`)
-	stmtClearAttempts = sqlgen.NewStatement(`DELETE FROM login_attempt WHERE email = ?`)
-	stmtLoginCustomer = sqlgen.NewStatement(`SELECT c.id, c.active, p.password_hash
+	stmtDeleteAttempt = sqldb.NewStatement(`DELETE FROM login_attempt WHERE id = ?`)
+	stmtClearAttempts = sqldb.NewStatement(`DELETE FROM login_attempt WHERE email = ?`)
+	stmtLoginCustomer = sqldb.NewStatement(`SELECT c.id, c.active, p.password_hash
 FROM customer c LEFT JOIN customer_password p ON p.customer_id = c.id
 WHERE lower(c.email) = ?`)
-	stmtInsertToken = sqlgen.NewStatement(`INSERT INTO access_token (token_hash, customer_id, created_on_utc, expires_on_utc)
+	stmtInsertToken = sqldb.NewStatement(`INSERT INTO access_token (token_hash, customer_id, created_on_utc, expires_on_utc)
 VALUES (?, ?, ?, ?)`)
-	stmtTouchCustomer = sqlgen.NewStatement(`UPDATE customer SET last_activity_date_utc = ? WHERE id = ?`)
-	stmtPurgeTokens   = sqlgen.NewStatement(`DELETE FROM access_token WHERE expires_on_utc <= ?`)
-	stmtDeleteToken   = sqlgen.NewStatement(`DELETE FROM access_token WHERE token_hash = ?`)
-	stmtAuthenticate  = sqlgen.NewStatement(`SELECT c.id, c.email, c.active, t.expires_on_utc,
+	stmtTouchCustomer = sqldb.NewStatement(`UPDATE customer SET last_activity_date_utc = ? WHERE id = ?`)
+	stmtPurgeTokens   = sqldb.NewStatement(`DELETE FROM access_token WHERE expires_on_utc <= ?`)
+	stmtDeleteToken   = sqldb.NewStatement(`DELETE FROM access_token WHERE token_hash = ?`)
+	stmtAuthenticate  = sqldb.NewStatement(`SELECT c.id, c.email, c.active, t.expires_on_utc,
 	EXISTS (SELECT 1 FROM customer_role_mapping m JOIN customer_role r ON r.id = m.customer_role_id
 		WHERE m.customer_id = c.id AND r.system_name = ? AND r.is_system_role)
 FROM access_token t JOIN customer c ON c.id = t.customer_id
@@ -159,14 +159,14 @@ func (a *Auth) Login(ctx context.Context, email, password string) (Token, error)
 		return Token{}, fmt.Errorf("entities: login: %w", err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, stmtInsertToken.For(d), tokenHash, customerID, sqlgen.TimeArg(d, now),
-		sqlgen.TimeArg(d, now.Add(ttl))); err != nil {
+	if _, err := tx.ExecContext(ctx, stmtInsertToken.For(d), tokenHash, customerID, sqldb.TimeArg(d, now),
+		sqldb.TimeArg(d, now.Add(ttl))); err != nil {
 		return Token{}, fmt.Errorf("entities: login: store token: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, stmtClearAttempts.For(d), key); err != nil {
 		return Token{}, fmt.Errorf("entities: login: clear attempts: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, stmtTouchCustomer.For(d), sqlgen.TimeArg(d, now), customerID); err != nil {
+	if _, err := tx.ExecContext(ctx, stmtTouchCustomer.For(d), sqldb.TimeArg(d, now), customerID); err != nil {
 		return Token{}, fmt.Errorf("entities: login: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -174,7 +174,7 @@ func (a *Auth) Login(ctx context.Context, email, password string) (Token, error)
 	}
 	// Housekeeping outside the transaction: expired tokens can never authenticate again. A failure here does not
 	// undo the sign-in; the next one retries.
-	_, _ = a.DB.ExecContext(ctx, stmtPurgeTokens.For(d), sqlgen.TimeArg(d, now))
+	_, _ = a.DB.ExecContext(ctx, stmtPurgeTokens.For(d), sqldb.TimeArg(d, now))
 	return Token{AccessToken: token, ExpiresIn: ttl}, nil
 }
 
@@ -184,12 +184,12 @@ func (a *Auth) Login(ctx context.Context, email, password string) (Token, error)
 // refused attempt removes its row, so hammering does not extend the block; a successful one clears them all.
 func (a *Auth) throttle(ctx context.Context, key string, now time.Time) error {
 	d := a.Dialect
-	cutoff := sqlgen.TimeArg(d, now.Add(-failedLoginWindow))
+	cutoff := sqldb.TimeArg(d, now.Add(-failedLoginWindow))
 	if _, err := a.DB.ExecContext(ctx, stmtPurgeAttempts.For(d), cutoff); err != nil {
 		return fmt.Errorf("entities: login: purge attempts: %w", err)
 	}
 	id := odata.NewID()
-	if _, err := a.DB.ExecContext(ctx, stmtInsertAttempt.For(d), id, key, sqlgen.TimeArg(d, now)); err != nil {
+	if _, err := a.DB.ExecContext(ctx, stmtInsertAttempt.For(d), id, key, sqldb.TimeArg(d, now)); err != nil {
 		return fmt.Errorf("entities: login: record attempt: %w", err)
 	}
 	rows, err := a.DB.QueryContext(ctx, stmtRecentAttempts.For(d), key, cutoff)
@@ -211,7 +211,7 @@ func (a *Auth) throttle(ctx context.Context, key string, now time.Time) error {
 		if rowID == id {
 			continue
 		}
-		t, err := sqlgen.ScanTime(at)
+		t, err := sqldb.ScanTime(at)
 		if err != nil {
 			rows.Close()
 			return err
@@ -271,7 +271,7 @@ func (a *Auth) Authenticate(ctx context.Context, accessToken string) (Principal,
 	if err != nil {
 		return Principal{}, fmt.Errorf("entities: authenticate: %w", err)
 	}
-	exp, err := sqlgen.ScanTime(expires)
+	exp, err := sqldb.ScanTime(expires)
 	if err != nil {
 		return Principal{}, err
 	}

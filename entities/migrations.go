@@ -8,7 +8,7 @@ import (
 	"io/fs"
 
 	"github.com/storekit/store/odata/migrate"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 //go:embed migrations/sqlite/*.sql migrations/postgres/*.sql
@@ -30,7 +30,7 @@ func mustSub(f fs.FS, dir string) fs.FS {
 // order_number_seq, which every server node shares and which never blocks another checkout; a rolled-back
 // transaction leaves a gap. On SQLite it increments a counter row inside tx, so the number is gap-free and is
 // given back when tx rolls back.
-func NextOrderNumber(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect) (int64, error) {
+func NextOrderNumber(ctx context.Context, tx *sql.Tx, d sqldb.Dialect) (int64, error) {
 	var q string
 	switch d.Name() {
 	case "postgres":

@@ -15,7 +15,7 @@ import (
 	"github.com/storekit/store/entities"
 	"github.com/storekit/store/odata/dbtest"
 	"github.com/storekit/store/odata/migrate"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // migrated returns a fresh database of each dialect with the store schema.
@@ -476,7 +476,7 @@ func TestMigrations_Unique(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				_, err := db.Exec(tc.insert)
-				if got := db.Dialect.ClassifyError(err); got != sqlgen.ErrUniqueViolation {
+				if got := db.Dialect.ClassifyError(err); got != sqldb.ErrUniqueViolation {
 					t.Errorf("Exec(%q) = %v (class %v), want a unique violation", tc.insert, err, got)
 				}
 			})
@@ -504,7 +504,7 @@ WHERE table_name = 'product' AND column_name = 'price'`).Scan(&precision, &scale
 			t.Errorf("product.price = NUMERIC(%d,%d) (%v), want NUMERIC(19,4)", precision, scale, err)
 		}
 		_, err := db.Exec(`INSERT INTO product (id, name, price) VALUES ('p', 'P', '1000000000000000')`)
-		if got := db.Dialect.ClassifyError(err); got != sqlgen.ErrInvalidData {
+		if got := db.Dialect.ClassifyError(err); got != sqldb.ErrInvalidData {
 			t.Errorf("Exec(price = 10^15) = %v (class %v), want a numeric overflow", err, got)
 		}
 		if _, err := db.Exec(`INSERT INTO product (id, name, price) VALUES ('p', 'P', '19.99')`); err != nil {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/storekit/store/odata"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // OrderStatusName returns the member name of an Order.OrderStatus value ("Pending", ...), or the number when it
@@ -43,13 +43,13 @@ func enumName(v int, names map[int]string) string {
 type orderState struct{ order, payment, shipping int }
 
 var (
-	stmtOrderState          = sqlgen.NewStatement(`SELECT order_status, payment_status, shipping_status FROM "order" WHERE id = ?`)
-	stmtOrderStateForUpdate = sqlgen.NewStatement(`SELECT order_status, payment_status, shipping_status FROM "order" WHERE id = ? FOR UPDATE`)
-	stmtSetOrderState       = sqlgen.NewStatement(`UPDATE "order" SET order_status = ?, payment_status = ?, shipping_status = ? WHERE id = ?`)
-	stmtSetOrderPaid        = sqlgen.NewStatement(`UPDATE "order" SET order_status = ?, payment_status = ?, paid_date_utc = ? WHERE id = ?`)
-	stmtOrderItemsQty       = sqlgen.NewStatement(`SELECT product_id, SUM(quantity) FROM order_item WHERE order_id = ?
+	stmtOrderState          = sqldb.NewStatement(`SELECT order_status, payment_status, shipping_status FROM "order" WHERE id = ?`)
+	stmtOrderStateForUpdate = sqldb.NewStatement(`SELECT order_status, payment_status, shipping_status FROM "order" WHERE id = ? FOR UPDATE`)
+	stmtSetOrderState       = sqldb.NewStatement(`UPDATE "order" SET order_status = ?, payment_status = ?, shipping_status = ? WHERE id = ?`)
+	stmtSetOrderPaid        = sqldb.NewStatement(`UPDATE "order" SET order_status = ?, payment_status = ?, paid_date_utc = ? WHERE id = ?`)
+	stmtOrderItemsQty       = sqldb.NewStatement(`SELECT product_id, SUM(quantity) FROM order_item WHERE order_id = ?
 GROUP BY product_id ORDER BY product_id`)
-	stmtReturnStock = sqlgen.NewStatement(`UPDATE product SET
+	stmtReturnStock = sqldb.NewStatement(`UPDATE product SET
 	stock_quantity = stock_quantity + CASE WHEN manage_inventory_method = ? THEN ? ELSE 0 END,
 	sold = CASE WHEN sold >= ? THEN sold - ? ELSE 0 END,
 	updated_on_utc = ?
@@ -59,7 +59,7 @@ WHERE id = ?`)
 // lockOrder reads the statuses of the order in tx, locking its row on PostgreSQL (SQLite transactions of this
 // project take the write lock at BEGIN), so two moves of one order run one after the other. An unknown order is
 // a 404 *odata.Error.
-func lockOrder(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, orderID string) (orderState, error) {
+func lockOrder(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, orderID string) (orderState, error) {
 	stmt := stmtOrderState
 	if !isSQLite(d) {
 		stmt = stmtOrderStateForUpdate
@@ -102,7 +102,7 @@ func (s orderState) refuseClosed(move string) error {
 // whose payment status is Pending and that is neither Cancelled nor Complete can be: otherwise the answer is a
 // 409 *odata.Error naming the current state. A Pending order becomes Processing, or Complete when it has been
 // delivered or needs no shipping. An unknown order is a 404.
-func MarkOrderPaid(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, orderID string, now time.Time) error {
+func MarkOrderPaid(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, orderID string, now time.Time) error {
 	s, err := lockOrder(ctx, tx, d, orderID)
 	if err != nil {
 		return err
@@ -116,7 +116,7 @@ func MarkOrderPaid(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, orderID st
 	}
 	s.payment = PaymentStatusPaid
 	s.settle()
-	if _, err := tx.ExecContext(ctx, stmtSetOrderPaid.For(d), s.order, s.payment, sqlgen.TimeArg(d, now), orderID); err != nil {
+	if _, err := tx.ExecContext(ctx, stmtSetOrderPaid.For(d), s.order, s.payment, sqldb.TimeArg(d, now), orderID); err != nil {
 		return fmt.Errorf("entities: mark order paid: %w", err)
 	}
 	return nil
@@ -125,7 +125,7 @@ func MarkOrderPaid(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, orderID st
 // ShipOrder marks the order Shipped in tx (the Ship action). Only an order that is NotYetShipped and neither
 // Cancelled nor Complete can be shipped; otherwise the answer is a 409 *odata.Error naming the current state. A
 // Pending order becomes Processing. An unknown order is a 404.
-func ShipOrder(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, orderID string) error {
+func ShipOrder(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, orderID string) error {
 	s, err := lockOrder(ctx, tx, d, orderID)
 	if err != nil {
 		return err
@@ -145,7 +145,7 @@ func ShipOrder(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, orderID string
 // DeliverOrder marks a Shipped order Delivered in tx (the Deliver action); a paid order becomes Complete. Any
 // other shipping status, or a Cancelled or Complete order, is a 409 *odata.Error naming the current state. An
 // unknown order is a 404.
-func DeliverOrder(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, orderID string) error {
+func DeliverOrder(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, orderID string) error {
 	s, err := lockOrder(ctx, tx, d, orderID)
 	if err != nil {
 		return err
@@ -166,7 +166,7 @@ func DeliverOrder(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, orderID str
 // a product that still exists and manages its stock, and lowers the product's Sold by it (never below 0). The
 // payment status is left as it is. Only a Pending or Processing order that has not been shipped can be
 // cancelled; otherwise the answer is a 409 *odata.Error naming the current state. An unknown order is a 404.
-func CancelOrder(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, orderID string) error {
+func CancelOrder(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, orderID string) error {
 	s, err := lockOrder(ctx, tx, d, orderID)
 	if err != nil {
 		return err
@@ -201,7 +201,7 @@ func CancelOrder(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, orderID stri
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("entities: cancel order: %w", err)
 	}
-	now := sqlgen.TimeArg(d, time.Now())
+	now := sqldb.TimeArg(d, time.Now())
 	// Lines come ordered by product id, the order in which checkout takes stock: no deadlock between the two.
 	for _, l := range lines {
 		if _, err := tx.ExecContext(ctx, stmtReturnStock.For(d), ManageInventoryMethodManageStock, l.qty, l.qty, l.qty,
@@ -213,7 +213,7 @@ func CancelOrder(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, orderID stri
 	return setOrderState(ctx, tx, d, orderID, s)
 }
 
-func setOrderState(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, orderID string, s orderState) error {
+func setOrderState(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, orderID string, s orderState) error {
 	if _, err := tx.ExecContext(ctx, stmtSetOrderState.For(d), s.order, s.payment, s.shipping, orderID); err != nil {
 		return fmt.Errorf("entities: update order: %w", err)
 	}

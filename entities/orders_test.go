@@ -14,7 +14,7 @@ import (
 	"github.com/storekit/store/entities"
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/dbtest"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // inTx runs fn in a transaction of db and commits when it returns nil.
@@ -123,8 +123,8 @@ func TestOrderMoves(t *testing.T) {
 			entities.ShippingStatusNotYetShipped, entities.ShippingStatusShipped, entities.ShippingStatusDelivered
 	)
 	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	moves := map[string]func(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, id string) error{
-		"MarkOrderPaid": func(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, id string) error {
+	moves := map[string]func(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, id string) error{
+		"MarkOrderPaid": func(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, id string) error {
 			return entities.MarkOrderPaid(ctx, tx, d, id, now)
 		},
 		"ShipOrder":    entities.ShipOrder,

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/storekit/store/odata"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // Password length rules. bcrypt reads only the first 72 bytes of a password, so longer passwords are refused
@@ -87,17 +87,17 @@ func randomPassword() string {
 }
 
 var (
-	stmtSetHasPassword = sqlgen.NewStatement(`UPDATE customer SET has_password = ? WHERE id = ?`)
-	stmtUpsertPassword = sqlgen.NewStatement(`INSERT INTO customer_password (customer_id, password_hash, changed_on_utc)
+	stmtSetHasPassword = sqldb.NewStatement(`UPDATE customer SET has_password = ? WHERE id = ?`)
+	stmtUpsertPassword = sqldb.NewStatement(`INSERT INTO customer_password (customer_id, password_hash, changed_on_utc)
 VALUES (?, ?, ?)
 ON CONFLICT (customer_id) DO UPDATE SET password_hash = excluded.password_hash, changed_on_utc = excluded.changed_on_utc`)
-	stmtRevokeCustomerTokens = sqlgen.NewStatement(`DELETE FROM access_token WHERE customer_id = ?`)
+	stmtRevokeCustomerTokens = sqldb.NewStatement(`DELETE FROM access_token WHERE customer_id = ?`)
 )
 
 // SetPasswordHash stores hash (from HashPassword) as the password of the customer with id customerID, marks the
 // customer HasPassword and revokes every token of the customer, all in tx. An unknown customer is a 404
 // *odata.Error.
-func SetPasswordHash(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, customerID, hash string) error {
+func SetPasswordHash(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, customerID, hash string) error {
 	res, err := tx.ExecContext(ctx, stmtSetHasPassword.For(d), true, customerID)
 	if err != nil {
 		return fmt.Errorf("entities: set password: %w", err)
@@ -107,7 +107,7 @@ func SetPasswordHash(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, customer
 	} else if n == 0 {
 		return odata.NotFound("The customer does not exist.")
 	}
-	if _, err := tx.ExecContext(ctx, stmtUpsertPassword.For(d), customerID, hash, sqlgen.TimeArg(d, time.Now())); err != nil {
+	if _, err := tx.ExecContext(ctx, stmtUpsertPassword.For(d), customerID, hash, sqldb.TimeArg(d, time.Now())); err != nil {
 		return fmt.Errorf("entities: set password: %w", err)
 	}
 	return RevokeCustomerTokens(ctx, tx, d, customerID)
@@ -115,7 +115,7 @@ func SetPasswordHash(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, customer
 
 // RevokeCustomerTokens revokes every token of the customer in tx: call it when the password is set again and when
 // the customer is deactivated (deleting the customer removes its tokens by cascade).
-func RevokeCustomerTokens(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, customerID string) error {
+func RevokeCustomerTokens(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, customerID string) error {
 	if _, err := tx.ExecContext(ctx, stmtRevokeCustomerTokens.For(d), customerID); err != nil {
 		return fmt.Errorf("entities: revoke tokens: %w", err)
 	}

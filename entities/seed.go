@@ -12,7 +12,7 @@ import (
 	"github.com/biter777/countries"
 
 	"github.com/storekit/store/odata"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // SeedOptions are the settings of the first start.
@@ -54,7 +54,7 @@ var withdrawnCountries = map[string]bool{"AN": true, "YU": true}
 // administrator (in the roles Administrators and Registered); and with opts.Demo a small demo catalog. It runs in
 // one transaction that also writes a marker row, so a later start, or another server node starting at the same
 // time, seeds nothing and answers Seeded false.
-func Seed(ctx context.Context, db *sql.DB, d sqlgen.Dialect, opts SeedOptions) (SeedResult, error) {
+func Seed(ctx context.Context, db *sql.DB, d sqldb.Dialect, opts SeedOptions) (SeedResult, error) {
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -79,12 +79,12 @@ func Seed(ctx context.Context, db *sql.DB, d sqlgen.Dialect, opts SeedOptions) (
 	}
 	defer tx.Rollback()
 	now := time.Now()
-	b := sqlgen.Builder(d)
+	b := sqldb.Builder(d)
 
 	// The marker goes first: a concurrent seeder on PostgreSQL waits here on the primary key until this
 	// transaction ends, then inserts nothing (SQLite serializes the whole transaction).
 	q, args, err := b.Insert("seed_marker").Columns("name", "seeded_on_utc").
-		Values(seedMarkerName, sqlgen.TimeArg(d, now)).Suffix("ON CONFLICT (name) DO NOTHING").ToSql()
+		Values(seedMarkerName, sqldb.TimeArg(d, now)).Suffix("ON CONFLICT (name) DO NOTHING").ToSql()
 	if err != nil {
 		return SeedResult{}, err
 	}
@@ -180,8 +180,8 @@ func cutCode(code string) (country, sub string, ok bool) {
 }
 
 // seedAdmin creates the administrator with the password hash, in the roles Administrators and Registered.
-func seedAdmin(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, email, hash string, roles map[string]string) error {
-	b := sqlgen.Builder(d)
+func seedAdmin(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, email, hash string, roles map[string]string) error {
+	b := sqldb.Builder(d)
 	id := odata.NewID()
 	if err := execBuilder(ctx, tx, b.Insert("customer").Columns("id", "email", "username", "active").
 		Values(id, email, email, true)); err != nil {

@@ -8,7 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/storekit/store/odata"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 type demoCategory struct {
@@ -69,7 +69,7 @@ var (
 )
 
 // seedDemo adds the demo catalog when the catalog is empty and reports whether it did.
-func seedDemo(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect) (bool, error) {
+func seedDemo(ctx context.Context, tx *sql.Tx, d sqldb.Dialect) (bool, error) {
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM product) + (SELECT COUNT(*) FROM category) + (SELECT COUNT(*) FROM manufacturer)`).Scan(&n); err != nil {
 		return false, fmt.Errorf("entities: seed: demo: %w", err)
@@ -77,7 +77,7 @@ func seedDemo(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect) (bool, error) {
 	if n > 0 {
 		return false, nil
 	}
-	b := sqlgen.Builder(d)
+	b := sqldb.Builder(d)
 	categoryIDs := map[string]string{}
 	for _, c := range demoCategories {
 		categoryIDs[c.key] = odata.NewID()
@@ -102,15 +102,15 @@ func seedDemo(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect) (bool, error) {
 	}
 	for i, p := range demoProducts {
 		id := odata.NewID()
-		price, err := sqlgen.DecimalArg(d, decimal.RequireFromString(p.price), moneyScale)
+		price, err := sqldb.DecimalArg(d, decimal.RequireFromString(p.price), moneyScale)
 		if err != nil {
 			return false, err
 		}
-		oldPrice, err := sqlgen.DecimalArg(d, decimalOrZero(p.oldPrice), moneyScale)
+		oldPrice, err := sqldb.DecimalArg(d, decimalOrZero(p.oldPrice), moneyScale)
 		if err != nil {
 			return false, err
 		}
-		weight, err := sqlgen.DecimalArg(d, decimalOrZero(p.weight), moneyScale)
+		weight, err := sqldb.DecimalArg(d, decimalOrZero(p.weight), moneyScale)
 		if err != nil {
 			return false, err
 		}

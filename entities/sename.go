@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // SeName is the URL slug of a product, category or manufacturer. The rules:
@@ -125,20 +125,20 @@ func freeSeName(base string, taken map[string]bool) string {
 const seNameLikePrefix = maxSeNameLength - 20
 
 var (
-	seNameTaken = func() sqlgen.Statement {
+	seNameTaken = func() sqldb.Statement {
 		var parts []string
 		for _, t := range seNameTables {
 			parts = append(parts, "SELECT se_name FROM "+t+" WHERE se_name LIKE ? AND id <> ?")
 		}
-		return sqlgen.NewStatement(strings.Join(parts, " UNION ALL "))
+		return sqldb.NewStatement(strings.Join(parts, " UNION ALL "))
 	}()
-	seNameLock = sqlgen.NewStatement(`SELECT 1 FROM (SELECT pg_advisory_xact_lock(?)) AS l`)
+	seNameLock = sqldb.NewStatement(`SELECT 1 FROM (SELECT pg_advisory_xact_lock(?)) AS l`)
 )
 
 // uniqueSeName returns the slug for an entity of table ("product", "category" or "manufacturer") with the given
 // id ("" on create): seNameBase of seName and name, made unique across the three tables. On PostgreSQL it takes a
 // transaction-scoped advisory lock first, so q must be the write transaction.
-func uniqueSeName(ctx context.Context, q Querier, d sqlgen.Dialect, table, id, seName, name string) (string, error) {
+func uniqueSeName(ctx context.Context, q Querier, d sqldb.Dialect, table, id, seName, name string) (string, error) {
 	base := seNameBase(seName, name, table)
 	if !isSQLite(d) {
 		var one int

@@ -9,7 +9,7 @@ import (
 
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/edm"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // Config configures the store's OData service.
@@ -17,7 +17,7 @@ type Config struct {
 	// DB is the store database, migrated with Migrations (and seeded with Seed for the system roles).
 	DB *sql.DB
 	// Dialect is DB's dialect (odata/sqlite.Dialect or odata/postgres.Dialect).
-	Dialect sqlgen.Dialect
+	Dialect sqldb.Dialect
 	// Logger receives the causes of internal errors; slog.Default() when nil.
 	Logger *slog.Logger
 	// Mount is the path the service root is served under, such as "/odata" (see odata.Config.Mount).
@@ -67,8 +67,8 @@ func (s *service) now() time.Time { return s.opts.timestampNow() }
 
 // prepareFunc and validateFunc are the two steps of a set's rules (see validate.go).
 type (
-	prepareFunc  func(ctx context.Context, q Querier, d sqlgen.Dialect, e, old map[string]any, opts Options) error
-	validateFunc func(ctx context.Context, q Querier, d sqlgen.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error)
+	prepareFunc  func(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) error
+	validateFunc func(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error)
 )
 
 // sets returns the options of every writable entity set; the others (Country, StateProvince,
@@ -175,7 +175,7 @@ func (s *service) actions() map[string]odata.ActionFunc {
 		"Product/UpdateProductTierPrice":  s.updateTierPrice,
 		"Product/DeleteProductTierPrice":  s.deleteTierPrice,
 
-		"Order/MarkAsPaid": s.orderMove(func(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, id string) error {
+		"Order/MarkAsPaid": s.orderMove(func(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, id string) error {
 			return MarkOrderPaid(ctx, tx, d, id, s.now())
 		}),
 		"Order/Ship":    s.orderMove(ShipOrder),
@@ -185,7 +185,7 @@ func (s *service) actions() map[string]odata.ActionFunc {
 }
 
 // orderMove is the handler of an order action: move runs on the bound order in the request's transaction.
-func (s *service) orderMove(move func(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, orderID string) error) odata.ActionFunc {
+func (s *service) orderMove(move func(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, orderID string) error) odata.ActionFunc {
 	return func(ctx context.Context, call *odata.ActionCall) (any, error) {
 		if err := move(ctx, call.Tx.Tx, call.Tx.Dialect, idOf(call.Entity)); err != nil {
 			return nil, err

@@ -6,14 +6,14 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 var (
-	stmtLowStockDisableBuy = sqlgen.NewStatement(`UPDATE product SET disable_buy_button = ?, updated_on_utc = ?
+	stmtLowStockDisableBuy = sqldb.NewStatement(`UPDATE product SET disable_buy_button = ?, updated_on_utc = ?
 WHERE id = ? AND manage_inventory_method = ? AND low_stock_activity = ? AND stock_quantity <= min_stock_quantity
 	AND disable_buy_button = ?`)
-	stmtLowStockUnpublish = sqlgen.NewStatement(`UPDATE product SET published = ?, updated_on_utc = ?
+	stmtLowStockUnpublish = sqldb.NewStatement(`UPDATE product SET published = ?, updated_on_utc = ?
 WHERE id = ? AND manage_inventory_method = ? AND low_stock_activity = ? AND stock_quantity <= min_stock_quantity
 	AND published = ?`)
 )
@@ -23,8 +23,8 @@ WHERE id = ? AND manage_inventory_method = ? AND low_stock_activity = ? AND stoc
 // changing the stock (an order, the UpdateStock action). It only applies to products whose
 // ManageInventoryMethod is ManageStock, and it never undoes itself when the stock rises again: re-enabling a
 // product is the administrator's decision. An unknown product changes nothing.
-func ApplyLowStockActivity(ctx context.Context, tx *sql.Tx, d sqlgen.Dialect, productID string) error {
-	now := sqlgen.TimeArg(d, time.Now())
+func ApplyLowStockActivity(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, productID string) error {
+	now := sqldb.TimeArg(d, time.Now())
 	if _, err := tx.ExecContext(ctx, stmtLowStockDisableBuy.For(d), true, now, productID,
 		ManageInventoryMethodManageStock, LowStockActivityDisableBuyButton, false); err != nil {
 		return fmt.Errorf("entities: low stock activity: %w", err)

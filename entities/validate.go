@@ -13,7 +13,7 @@ import (
 
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/edm"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // The rules of the writable entity sets. For each set X there are two steps, both run inside the write
@@ -213,7 +213,7 @@ func (r *rules) intList(name string, distinct bool) {
 
 // unique fails name with the message when st, run with value and self (the entity's own key, "" on create),
 // finds another entity that holds value.
-func (r *rules) unique(ctx context.Context, q Querier, d sqlgen.Dialect, st sqlgen.Statement, name string, value any,
+func (r *rules) unique(ctx context.Context, q Querier, d sqldb.Dialect, st sqldb.Statement, name string, value any,
 	self string, format string, args ...any) error {
 	taken, err := exists(ctx, q, d, st, value, self)
 	if err != nil {
@@ -226,7 +226,7 @@ func (r *rules) unique(ctx context.Context, q Querier, d sqlgen.Dialect, st sqlg
 }
 
 // exists reports whether query (with ? placeholders) returns a row.
-func exists(ctx context.Context, q Querier, d sqlgen.Dialect, st sqlgen.Statement, args ...any) (bool, error) {
+func exists(ctx context.Context, q Querier, d sqldb.Dialect, st sqldb.Statement, args ...any) (bool, error) {
 	var one int
 	err := q.QueryRowContext(ctx, st.For(d), args...).Scan(&one)
 	switch {
@@ -239,17 +239,17 @@ func exists(ctx context.Context, q Querier, d sqlgen.Dialect, st sqlgen.Statemen
 }
 
 var (
-	pictureExists  = sqlgen.NewStatement(`SELECT 1 FROM picture WHERE id = ?`)
-	productExists  = sqlgen.NewStatement(`SELECT 1 FROM product WHERE id = ?`)
-	countryExists  = sqlgen.NewStatement(`SELECT 1 FROM country WHERE id = ?`)
-	stateCountry   = sqlgen.NewStatement(`SELECT country_id FROM state_province WHERE id = ?`)
-	pictureBinary  = sqlgen.NewStatement(`SELECT picture_binary FROM picture WHERE id = ?`)
-	registeredRole = sqlgen.NewStatement(`SELECT id FROM customer_role WHERE system_name = ?`)
+	pictureExists  = sqldb.NewStatement(`SELECT 1 FROM picture WHERE id = ?`)
+	productExists  = sqldb.NewStatement(`SELECT 1 FROM product WHERE id = ?`)
+	countryExists  = sqldb.NewStatement(`SELECT 1 FROM country WHERE id = ?`)
+	stateCountry   = sqldb.NewStatement(`SELECT country_id FROM state_province WHERE id = ?`)
+	pictureBinary  = sqldb.NewStatement(`SELECT picture_binary FROM picture WHERE id = ?`)
+	registeredRole = sqldb.NewStatement(`SELECT id FROM customer_role WHERE system_name = ?`)
 )
 
 // checkReference adds a detail when the string property name is set and query finds no row for it. what names
 // the referenced type in the message.
-func (r *rules) checkReference(ctx context.Context, q Querier, d sqlgen.Dialect, name, what string, st sqlgen.Statement) error {
+func (r *rules) checkReference(ctx context.Context, q Querier, d sqldb.Dialect, name, what string, st sqldb.Statement) error {
 	id, ok := r.reference(name)
 	if !ok {
 		return nil

@@ -7,16 +7,16 @@ import (
 	"fmt"
 
 	"github.com/storekit/store/odata"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // maxCategoryDepth bounds the walk up the category tree when looking for a cycle.
 const maxCategoryDepth = 1000
 
-var categoryParent = sqlgen.NewStatement(`SELECT parent_category_id FROM category WHERE id = ?`)
+var categoryParent = sqldb.NewStatement(`SELECT parent_category_id FROM category WHERE id = ?`)
 
 // prepareCatalogItem computes SeName and the timestamps of a manufacturer, category or product stored in table.
-func prepareCatalogItem(ctx context.Context, q Querier, d sqlgen.Dialect, table string, e, old map[string]any, opts Options) error {
+func prepareCatalogItem(ctx context.Context, q Querier, d sqldb.Dialect, table string, e, old map[string]any, opts Options) error {
 	id := selfID(e, old)
 	seName, _ := e["SeName"].(string)
 	name, _ := e["Name"].(string)
@@ -30,13 +30,13 @@ func prepareCatalogItem(ctx context.Context, q Querier, d sqlgen.Dialect, table 
 }
 
 // prepareManufacturer computes a manufacturer's SeName, CreatedOnUtc and UpdatedOnUtc.
-func prepareManufacturer(ctx context.Context, q Querier, d sqlgen.Dialect, e, old map[string]any, opts Options) error {
+func prepareManufacturer(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) error {
 	return prepareCatalogItem(ctx, q, d, "manufacturer", e, old, opts)
 }
 
 // validateManufacturer checks a manufacturer: Name required, PictureId names a picture, PageSize not negative,
 // PageSizeOptions a list of distinct positive integers.
-func validateManufacturer(ctx context.Context, q Querier, d sqlgen.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
+func validateManufacturer(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
 	r := &rules{e: e}
 	r.required("Name", "Manufacturer name is required")
 	if err := r.catalogDisplay(ctx, q, d); err != nil {
@@ -46,7 +46,7 @@ func validateManufacturer(ctx context.Context, q Querier, d sqlgen.Dialect, e, o
 }
 
 // catalogDisplay checks the display fields manufacturers and categories share.
-func (r *rules) catalogDisplay(ctx context.Context, q Querier, d sqlgen.Dialect) error {
+func (r *rules) catalogDisplay(ctx context.Context, q Querier, d sqldb.Dialect) error {
 	if err := r.checkReference(ctx, q, d, "PictureId", "Picture", pictureExists); err != nil {
 		return err
 	}
@@ -58,13 +58,13 @@ func (r *rules) catalogDisplay(ctx context.Context, q Querier, d sqlgen.Dialect)
 }
 
 // prepareCategory computes a category's SeName, CreatedOnUtc and UpdatedOnUtc.
-func prepareCategory(ctx context.Context, q Querier, d sqlgen.Dialect, e, old map[string]any, opts Options) error {
+func prepareCategory(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) error {
 	return prepareCatalogItem(ctx, q, d, "category", e, old, opts)
 }
 
 // validateCategory checks a category: the manufacturer's rules, and ParentCategoryId names another category that
 // is not below this one (the tree has no cycle).
-func validateCategory(ctx context.Context, q Querier, d sqlgen.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
+func validateCategory(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
 	r := &rules{e: e}
 	r.required("Name", "Category name is required")
 	if err := r.catalogDisplay(ctx, q, d); err != nil {
@@ -80,7 +80,7 @@ func validateCategory(ctx context.Context, q Querier, d sqlgen.Dialect, e, old m
 }
 
 // categoryParent checks that parent exists and that self is not parent or one of its ancestors.
-func (r *rules) categoryParent(ctx context.Context, q Querier, d sqlgen.Dialect, self, parent string) error {
+func (r *rules) categoryParent(ctx context.Context, q Querier, d sqldb.Dialect, self, parent string) error {
 	const target = "ParentCategoryId"
 	if self != "" && parent == self {
 		r.fail(codeInvalid, target, "A category cannot be its own parent")
@@ -111,22 +111,22 @@ func (r *rules) categoryParent(ctx context.Context, q Querier, d sqlgen.Dialect,
 
 // prepareProduct computes a product's SeName, CreatedOnUtc and UpdatedOnUtc, keeps Sold (0 on create), and
 // stores a blank Sku as null (Sku is unique when set).
-func prepareProduct(ctx context.Context, q Querier, d sqlgen.Dialect, e, old map[string]any, opts Options) error {
+func prepareProduct(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) error {
 	keep(e, old, "Sold", int64(0))
 	emptyToNull(e, "Sku")
 	return prepareCatalogItem(ctx, q, d, "product", e, old, opts)
 }
 
 var (
-	groupedProductType = sqlgen.NewStatement(`SELECT product_type FROM product WHERE id = ?`)
-	skuTaken           = sqlgen.NewStatement(`SELECT 1 FROM product WHERE sku = ? AND id <> ?`)
+	groupedProductType = sqldb.NewStatement(`SELECT product_type FROM product WHERE id = ?`)
+	skuTaken           = sqldb.NewStatement(`SELECT 1 FROM product WHERE sku = ? AND id <> ?`)
 )
 
 // validateProduct checks a product: Name required; enum values; ParentGroupedProductId names another product that
 // is a GroupedProduct; Price, OldPrice, ProductCost, AdditionalShippingCharge and the dimensions not negative; Sku
 // unique; AllowedQuantities a list of positive integers; 1 <= OrderMinimumQuantity <= OrderMaximumQuantity;
 // AvailableStartDateTimeUtc not after AvailableEndDateTimeUtc.
-func validateProduct(ctx context.Context, q Querier, d sqlgen.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
+func validateProduct(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
 	r := &rules{e: e}
 	self := selfID(e, old)
 	r.required("Name", "Product name is required")

@@ -13,17 +13,17 @@ import (
 
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/edm"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 var (
-	roleNameTaken       = sqlgen.NewStatement(`SELECT 1 FROM customer_role WHERE name = ? AND id <> ?`)
-	roleSystemNameTaken = sqlgen.NewStatement(`SELECT 1 FROM customer_role WHERE system_name = ? AND id <> ?`)
-	roleIsSystem        = sqlgen.NewStatement(`SELECT is_system_role FROM customer_role WHERE id = ?`)
+	roleNameTaken       = sqldb.NewStatement(`SELECT 1 FROM customer_role WHERE name = ? AND id <> ?`)
+	roleSystemNameTaken = sqldb.NewStatement(`SELECT 1 FROM customer_role WHERE system_name = ? AND id <> ?`)
+	roleIsSystem        = sqldb.NewStatement(`SELECT is_system_role FROM customer_role WHERE id = ?`)
 	// The e-mail is lowered in Go (ASCII letters only, as lower(email) under the binary collation of the
 	// column and of the unique index customer_email_key): PostgreSQL's lower() of a parameter would follow the
 	// database's default collation and fold other letters too.
-	emailTaken = sqlgen.NewStatement(`SELECT 1 FROM customer WHERE lower(email) = ? AND id <> ?`)
+	emailTaken = sqldb.NewStatement(`SELECT 1 FROM customer WHERE lower(email) = ? AND id <> ?`)
 )
 
 // systemRoleFields are the properties of a system role that cannot change.
@@ -31,7 +31,7 @@ var systemRoleFields = []string{"Name", "SystemName", "Active", "IsSystemRole"}
 
 // prepareCustomerRole keeps IsSystemRole (false on create: only first start creates system roles) and stores a
 // blank SystemName as null (SystemName is unique when set).
-func prepareCustomerRole(ctx context.Context, q Querier, d sqlgen.Dialect, e, old map[string]any, opts Options) error {
+func prepareCustomerRole(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) error {
 	keep(e, old, "IsSystemRole", false)
 	emptyToNull(e, "SystemName")
 	return nil
@@ -39,7 +39,7 @@ func prepareCustomerRole(ctx context.Context, q Querier, d sqlgen.Dialect, e, ol
 
 // validateCustomerRole checks a customer role: Name required and unique; SystemName unique when set; the Name,
 // SystemName, Active and IsSystemRole of a system role unchanged; PurchasedWithProductId names a product.
-func validateCustomerRole(ctx context.Context, q Querier, d sqlgen.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
+func validateCustomerRole(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
 	r := &rules{e: e}
 	self := selfID(e, old)
 	if name, ok := r.required("Name", "Customer role name is required"); ok {
@@ -69,7 +69,7 @@ func validateCustomerRole(ctx context.Context, q Querier, d sqlgen.Dialect, e, o
 
 // checkDeleteRole refuses to delete a system role with 403. old is the stored role; when it lacks IsSystemRole
 // the database is asked by its Id. It returns nil when the role may be deleted (its memberships go with it).
-func checkDeleteRole(ctx context.Context, q Querier, d sqlgen.Dialect, old map[string]any) (*odata.Error, error) {
+func checkDeleteRole(ctx context.Context, q Querier, d sqldb.Dialect, old map[string]any) (*odata.Error, error) {
 	isSystem, ok := old["IsSystemRole"].(bool)
 	if !ok {
 		err := q.QueryRowContext(ctx, roleIsSystem.For(d), idOf(old)).Scan(&isSystem)
@@ -91,7 +91,7 @@ func checkDeleteRole(ctx context.Context, q Querier, d sqlgen.Dialect, old map[s
 // prepareCustomer computes what the server owns of a customer: Id, CustomerGuid, HasPassword (false on create;
 // SetPassword changes it), CreatedOnUtc and LastActivityDateUtc (now on create, kept on update); Username
 // defaults to the e-mail; CustomerRoles defaults to the Registered role and lists each role once.
-func prepareCustomer(ctx context.Context, q Querier, d sqlgen.Dialect, e, old map[string]any, opts Options) error {
+func prepareCustomer(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) error {
 	if old == nil {
 		now := opts.timestampNow()
 		e["Id"] = odata.NewID()
@@ -137,7 +137,7 @@ func prepareCustomer(ctx context.Context, q Querier, d sqlgen.Dialect, e, old ma
 // validateCustomer checks a customer: Email required, a plain valid address and unique ignoring case;
 // CustomerRoles names existing roles; CountryId and StateProvinceId exist and belong together; DateOfBirth not in
 // the future.
-func validateCustomer(ctx context.Context, q Querier, d sqlgen.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
+func validateCustomer(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
 	r := &rules{e: e}
 	self := selfID(e, old)
 	if email, ok := r.required("Email", "Email is required"); ok {
@@ -170,7 +170,7 @@ func validEmail(s string) bool {
 }
 
 // customerRoles checks that CustomerRoles lists ids of existing roles.
-func (r *rules) customerRoles(ctx context.Context, q Querier, d sqlgen.Dialect) error {
+func (r *rules) customerRoles(ctx context.Context, q Querier, d sqldb.Dialect) error {
 	const target = "CustomerRoles"
 	v := r.e[target]
 	if v == nil {
@@ -193,7 +193,7 @@ func (r *rules) customerRoles(ctx context.Context, q Querier, d sqlgen.Dialect) 
 	if len(ids) == 0 {
 		return nil
 	}
-	query, args, err := sqlgen.Builder(d).Select("id").From("customer_role").Where(sq.Eq{"id": ids}).ToSql()
+	query, args, err := sqldb.Builder(d).Select("id").From("customer_role").Where(sq.Eq{"id": ids}).ToSql()
 	if err != nil {
 		return fmt.Errorf("entities: customer roles: %w", err)
 	}
@@ -244,7 +244,7 @@ func queryStrings(ctx context.Context, q Querier, query string, args ...any) ([]
 
 // countryAndState checks that the country and the state properties, when set, name existing rows, and that the
 // state lies in the country (a state needs its country).
-func (r *rules) countryAndState(ctx context.Context, q Querier, d sqlgen.Dialect, countryProp, stateProp string) error {
+func (r *rules) countryAndState(ctx context.Context, q Querier, d sqldb.Dialect, countryProp, stateProp string) error {
 	country, countryGiven := r.reference(countryProp)
 	countryValid := false
 	if countryGiven {

@@ -16,7 +16,7 @@ import (
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/dbtest"
 	"github.com/storekit/store/odata/migrate"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // testNow is the clock of the rule tests.
@@ -47,7 +47,7 @@ func newFixture(t *testing.T, db *dbtest.DB) *fixture {
 	f := &fixture{db: db, picture: odata.NewID(), grouped: odata.NewID(), simple: odata.NewID(), root: odata.NewID(),
 		child: odata.NewID(), grandchild: odata.NewID(), otherRoot: odata.NewID(), role: odata.NewID(),
 		manufacturer: odata.NewID()}
-	b := sqlgen.Builder(db.Dialect)
+	b := sqldb.Builder(db.Dialect)
 	run := func(s interface {
 		ToSql() (string, []any, error)
 	}) {

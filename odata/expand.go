@@ -4,7 +4,8 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/internal/plan"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // expansion holds the children of one expanded navigation property for all the rows of a page (or for all the
@@ -12,7 +13,7 @@ import (
 type expansion struct {
 	sh       *expandShape
 	rows     [][]any          // child rows as scanned, without their link values
-	byParent map[string][]int // sqlgen.LinkKey of the link values -> indexes into rows, in order
+	byParent map[string][]int // plan.LinkKey of the link values -> indexes into rows, in order
 	counts   map[string]int64 // the same key -> the number of children (nested $count=true, Nav/$count)
 	sub      []*expansion     // the children's own expansions
 	rw       *rowWriter
@@ -30,7 +31,7 @@ func (s *Service) expand(ctx context.Context, sh *shape, parents [][]any) ([]*ex
 			if query, args := e.Counts(parents); query != "" {
 				err := s.each(ctx, query, args, n+1, func(row []any) error {
 					c, _ := row[n].(int64)
-					x.counts[sqlgen.LinkKey(row[:n]...)] = c
+					x.counts[plan.LinkKey(row[:n]...)] = c
 					return nil
 				})
 				if err != nil {
@@ -42,7 +43,7 @@ func (s *Service) expand(ctx context.Context, sh *shape, parents [][]any) ([]*ex
 			x.byParent = map[string][]int{}
 			if query, args := e.Select(parents); query != "" {
 				err := s.each(ctx, query, args, n+len(e.Columns), func(row []any) error {
-					k := sqlgen.LinkKey(row[:n]...)
+					k := plan.LinkKey(row[:n]...)
 					x.byParent[k] = append(x.byParent[k], len(x.rows))
 					x.rows = append(x.rows, append([]any(nil), row[n:]...))
 					return nil
@@ -134,7 +135,7 @@ func rowKey(rw *rowWriter) string {
 	l := rw.l
 	key := make([]any, len(l.keys))
 	for i, c := range l.keys {
-		v, err := sqlgen.Scan(l.cols[c].prop, rw.vals[c])
+		v, err := sqldb.Scan(l.cols[c].prop, rw.vals[c])
 		if err != nil {
 			return "()"
 		}
@@ -160,7 +161,7 @@ func (w *expWriter) appendObject(b []byte, rw *rowWriter, row []any, xs []*expan
 		for _, c := range e.Link {
 			w.link = append(w.link, row[c])
 		}
-		key := sqlgen.LinkKey(w.link...)
+		key := plan.LinkKey(w.link...)
 		if x.counts != nil {
 			b = appendName(b, x.sh.count)
 			b = strconv.AppendInt(b, x.counts[key], 10)

@@ -14,7 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/storekit/store/odata/edm"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // This file turns values into OData JSON (4.0, odata.metadata=minimal) with appends: no reflection and no
@@ -23,7 +23,7 @@ import (
 // There are two entry points that must agree byte for byte, because ETags hash their output:
 //   - appendValue writes the Go value of a property (odata/DESIGN.md's types), as hooks and actions hold them;
 //   - appendColumn writes the value a driver returned for a property's column, with fast paths for the common
-//     storage forms and sqlgen.Scan + appendValue for the rest.
+//     storage forms and sqldb.Scan + appendValue for the rest.
 
 // appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD; U+2028 and U+2029 are escaped so the
 // output is also valid JavaScript.
@@ -218,7 +218,7 @@ func appendTime(b []byte, t time.Time) []byte {
 // appendStoredTime appends a DateTimeOffset stored as SQLite text ("2026-11-22T01:02:03.456000Z") as JSON, the
 // fraction's trailing zeros dropped, without parsing it. ok is false for text of another shape.
 func appendStoredTime(b []byte, s string) ([]byte, bool) {
-	if len(s) != len(sqlgen.SQLiteTimeLayout) || s[19] != '.' || s[26] != 'Z' {
+	if len(s) != len(sqldb.SQLiteTimeLayout) || s[19] != '.' || s[26] != 'Z' {
 		return b, false
 	}
 	end := 26
@@ -373,7 +373,7 @@ func appendColumn(b []byte, p *edm.Property, src any) ([]byte, error) {
 			}
 		}
 	}
-	v, err := sqlgen.Scan(p, src)
+	v, err := sqldb.Scan(p, src)
 	if err != nil {
 		return b, err
 	}

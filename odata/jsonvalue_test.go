@@ -9,7 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/storekit/store/odata/edm"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 func TestAppendValue(t *testing.T) {
@@ -88,7 +88,7 @@ func TestAppendColumn_MatchesValue(t *testing.T) {
 		if err != nil {
 			t.Fatalf("appendColumn(%s, %#v): %v", tc.p.Name, tc.src, err)
 		}
-		v, err := sqlgen.Scan(tc.p, tc.src)
+		v, err := sqldb.Scan(tc.p, tc.src)
 		if err != nil {
 			t.Fatalf("Scan(%s, %#v): %v", tc.p.Name, tc.src, err)
 		}

@@ -7,7 +7,8 @@ import (
 	"unsafe"
 
 	"github.com/storekit/store/odata/edm"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/internal/plan"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // Entity is one entity as hooks, actions and the Tx helpers see it: property name -> Go value of the types in
@@ -91,7 +92,7 @@ func appendLeafColumns(cols []int, f *field) []int {
 
 // layoutOf returns the layout of the rows of a planned read: its columns as the planner orders them, the
 // properties it selected written to the answer, the others (key and ETag properties) read only.
-func layoutOf(p *sqlgen.Projection) *layout {
+func layoutOf(p *plan.Projection) *layout {
 	l := &layout{typ: p.Type, cols: make([]column, len(p.Columns)), keys: p.Key, etagCols: p.ETag}
 	for i, c := range p.Columns {
 		if len(c.Path) == 0 {
@@ -177,7 +178,7 @@ func fieldName(name string) []byte {
 }
 
 // selectList returns the SQL of the layout's columns for the table aliased alias (quoted) on dialect d.
-func (l *layout) selectList(d sqlgen.Dialect, alias string) []string {
+func (l *layout) selectList(d sqldb.Dialect, alias string) []string {
 	out := make([]string, len(l.cols))
 	for i, c := range l.cols {
 		out[i] = columnSQL(d, l.typ, c, alias)
@@ -186,7 +187,7 @@ func (l *layout) selectList(d sqlgen.Dialect, alias string) []string {
 }
 
 // columnSQL is the select expression of one column.
-func columnSQL(d sqlgen.Dialect, et *edm.EntityType, c column, alias string) string {
+func columnSQL(d sqldb.Dialect, et *edm.EntityType, c column, alias string) string {
 	p := c.prop
 	if c.coll {
 		return collectionSQL(d, p, alias)
@@ -199,7 +200,7 @@ func columnSQL(d sqlgen.Dialect, et *edm.EntityType, c column, alias string) str
 
 // collectionSQL aggregates the side table rows of a collection property into one JSON array, in item order: a
 // correlated subquery, so a page of entities is one statement and rows stream. Binary items travel as hex.
-func collectionSQL(d sqlgen.Dialect, p *edm.Property, alias string) string {
+func collectionSQL(d sqldb.Dialect, p *edm.Property, alias string) string {
 	ct := p.CollectionTable
 	side := d.QuoteIdent(ct.Table)
 	v := side + "." + d.QuoteIdent(ct.ValueColumn)
@@ -258,26 +259,26 @@ func collectionItem(p *edm.Property, k itemKind, v []byte) (any, error) {
 	case itemNull:
 		return nil, nil
 	case itemTrue:
-		return sqlgen.Scan(p, true)
+		return sqldb.Scan(p, true)
 	case itemFalse:
-		return sqlgen.Scan(p, false)
+		return sqldb.Scan(p, false)
 	case itemNumber:
 		if p.Enum == nil && (p.Type == edm.KindDouble || p.Type == edm.KindSingle) {
 			f, err := strconv.ParseFloat(string(v), 64)
 			if err != nil {
 				return nil, err
 			}
-			return sqlgen.Scan(p, f)
+			return sqldb.Scan(p, f)
 		}
 		if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
-			return sqlgen.Scan(p, n)
+			return sqldb.Scan(p, n)
 		}
-		return sqlgen.Scan(p, string(v))
+		return sqldb.Scan(p, string(v))
 	}
 	if p.Enum == nil && p.Type == edm.KindBinary {
 		return decodeHex(string(v))
 	}
-	return sqlgen.Scan(p, string(v))
+	return sqldb.Scan(p, string(v))
 }
 
 // rowWriter turns scanned rows of a layout into JSON objects. It keeps one scratch buffer for the values of a
@@ -456,7 +457,7 @@ func (w *rowWriter) goValue(f *field) (any, error) {
 		if f.prop.Collection {
 			return collectionItems(f.prop, w.vals[f.col])
 		}
-		return sqlgen.Scan(f.prop, w.vals[f.col])
+		return sqldb.Scan(f.prop, w.vals[f.col])
 	}
 	if f.prop.Nullable && f.whole && w.allNull(f) {
 		return nil, nil

@@ -13,15 +13,16 @@ import (
 	"sync"
 
 	"github.com/storekit/store/odata/edm"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/internal/plan"
+	"github.com/storekit/store/odata/sqldb"
 	"github.com/storekit/store/odata/syntax"
 )
 
-// Every GET of entities goes through the planner of odata/sqlgen: the target's scope and the raw query string
-// make a *sqlgen.Read (compiled once per scope shape and query text, then cached), whose statements this file
-// runs and whose rows it writes. Pages without $expand stream: each row is written as it is scanned. With
+// Every GET of entities goes through the planner of odata/internal/plan: the target's scope and the raw query
+// string make a *plan.Read (compiled once per scope shape and query text, then cached), whose statements this
+// file runs and whose rows it writes. Pages without $expand stream: each row is written as it is scanned. With
 // $expand the rows of a page are read first, then each expanded navigation is one query for the whole page,
-// stitched to the parents by sqlgen.LinkKey.
+// stitched to the parents by plan.LinkKey.
 
 // read answers a GET.
 func (s *Service) read(rq *request) error {
@@ -46,11 +47,11 @@ func (s *Service) read(rq *request) error {
 // queryError turns an error of the planner into the answer: 400 naming the option, or 501 for valid OData the
 // engine does not translate.
 func queryError(err error) error {
-	var qe *sqlgen.Error
+	var qe *plan.Error
 	if !errors.As(err, &qe) {
 		return err
 	}
-	if qe.Code == sqlgen.CodeNotSupported {
+	if qe.Code == plan.CodeNotSupported {
 		return &Error{Status: http.StatusNotImplemented, Code: "NotImplemented", Target: qe.Option, Message: qe.Error(), Err: err}
 	}
 	return &Error{Status: http.StatusBadRequest, Code: qe.Code, Target: qe.Option, Message: qe.Error(), Err: err}
@@ -64,17 +65,17 @@ func (s *Service) readError(err error) error {
 		return err
 	}
 	switch s.dialect.ClassifyError(err) {
-	case sqlgen.ErrInvalidData:
+	case sqldb.ErrInvalidData:
 		return &Error{Status: http.StatusBadRequest, Code: "InvalidValue", Err: err,
 			Message: "The database cannot compute the query with the values it gives (a number out of range, an invalid pattern or a value too long)."}
-	case sqlgen.ErrRetry:
+	case sqldb.ErrRetry:
 		return &Error{Status: http.StatusServiceUnavailable, Code: "ServiceUnavailable", Err: err,
 			Message: "The database is busy; try again.", Header: http.Header{"Retry-After": {"1"}}}
 	}
 	return err
 }
 
-// readShape is what the service derives once from a compiled plan (sqlgen.Read.Memo): how to write its rows.
+// readShape is what the service derives once from a compiled plan (plan.Read.Memo): how to write its rows.
 type readShape struct {
 	*shape
 	selectList string // the context URL's select list, "(Name,Products())", or ""
@@ -88,7 +89,7 @@ type shape struct {
 
 // expandShape is one expanded navigation property.
 type expandShape struct {
-	x     *sqlgen.Expand
+	x     *plan.Expand
 	name  []byte // `"Nav":`
 	count []byte // `"Nav@odata.count":`
 	child *shape
@@ -98,11 +99,11 @@ type expandShape struct {
 }
 
 // buildShape is the Memo function of reads (see Service.shapeOf).
-func (s *Service) buildShape(r *sqlgen.Read) any {
+func (s *Service) buildShape(r *plan.Read) any {
 	return &readShape{shape: s.newShape(r.Projection), selectList: selectList(s.model, r.Type, r.Query())}
 }
 
-func (s *Service) newShape(p *sqlgen.Projection) *shape {
+func (s *Service) newShape(p *plan.Projection) *shape {
 	sh := &shape{l: layoutOf(p)}
 	for _, x := range p.Expands {
 		es := &expandShape{x: x, name: fieldName(x.Nav.Name), count: fieldName(x.Nav.Name + "@odata.count"),
@@ -126,7 +127,7 @@ func (sh *shape) needsIDs() bool {
 }
 
 // plan plans the read of the request's target with its query string.
-func (s *Service) plan(rq *request, scope sqlgen.Scope) (*sqlgen.Read, *readShape, error) {
+func (s *Service) plan(rq *request, scope plan.Scope) (*plan.Read, *readShape, error) {
 	r, err := s.planner.Read(scope, rq.r.URL.RawQuery)
 	if err != nil {
 		return nil, nil, queryError(err)
@@ -249,7 +250,7 @@ func (s *Service) readEntities(rq *request) error {
 	return s.readCollection(rq, r, sh)
 }
 
-func (s *Service) readCollection(rq *request, r *sqlgen.Read, sh *readShape) error {
+func (s *Service) readCollection(rq *request, r *plan.Read, sh *readShape) error {
 	t, q := rq.t, rq.q
 	size, preferred := s.pageSizeFor(rq.r)
 	ctx := rq.r.Context()
@@ -452,7 +453,7 @@ func abort(s *Service, rq *request, err error) error {
 }
 
 // readEntity answers one entity (by key, through a to-one navigation, or a singleton).
-func (s *Service) readEntity(rq *request, r *sqlgen.Read, sh *readShape) error {
+func (s *Service) readEntity(rq *request, r *plan.Read, sh *readShape) error {
 	t := rq.t
 	ctx := rq.r.Context()
 	rw, err := s.readRow(ctx, r, sh.l)
@@ -495,7 +496,7 @@ func (s *Service) readEntity(rq *request, r *sqlgen.Read, sh *readShape) error {
 }
 
 // readRow runs the statement of a single-entity read and returns its converted row, nil when there is none.
-func (s *Service) readRow(ctx context.Context, r *sqlgen.Read, l *layout) (*rowWriter, error) {
+func (s *Service) readRow(ctx context.Context, r *plan.Read, l *layout) (*rowWriter, error) {
 	query, args := r.Select(1)
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
@@ -724,7 +725,7 @@ func (s *Service) readKey(ctx context.Context, q interface {
 	key := make([]any, len(r.Key))
 	for i, c := range r.Key {
 		path := r.Columns[c].Path
-		if key[i], err = sqlgen.Scan(path[len(path)-1], vals[c]); err != nil {
+		if key[i], err = sqldb.Scan(path[len(path)-1], vals[c]); err != nil {
 			return nil, err
 		}
 	}

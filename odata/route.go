@@ -11,7 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/storekit/store/odata/edm"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/internal/plan"
 	"github.com/storekit/store/odata/syntax"
 )
 
@@ -34,7 +34,7 @@ const (
 type target struct {
 	kind   targetKind
 	typ    *edm.EntityType // the entity type of the collection or entity (the binding type of a bound action)
-	scope  sqlgen.Scope    // the rows the path addresses
+	scope  plan.Scope      // the rows the path addresses
 	single bool            // one entity (tEntity and everything below it)
 	// set is the entity set when the path is the set itself or Set(key): the only resources that take writes.
 	set    *edm.EntitySet
@@ -238,7 +238,7 @@ func callAction(t *target, a *edm.Action, more bool) error {
 
 // navigate moves t along the navigation n from the one entity t addresses (whose raw path is from).
 func (s *Service) navigate(t *target, n *edm.NavigationProperty, from string) {
-	t.scope.Path = append(t.scope.Path, sqlgen.Step{Nav: n})
+	t.scope.Path = append(t.scope.Path, plan.Step{Nav: n})
 	var next *edm.EntitySet
 	if t.ctxSet != nil && !n.ContainsTarget {
 		next = t.ctxSet.Binding(n.Name)

@@ -14,7 +14,8 @@ import (
 	sq "github.com/Masterminds/squirrel"
 
 	"github.com/storekit/store/odata/edm"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/internal/plan"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // Config configures a Service.
@@ -24,7 +25,7 @@ type Config struct {
 	// DB is the database the model's tables live in.
 	DB *sql.DB
 	// Dialect is the database's dialect (odata/sqlite.Dialect or odata/postgres.Dialect).
-	Dialect sqlgen.Dialect
+	Dialect sqldb.Dialect
 	// Logger receives the causes of internal errors; slog.Default() when nil.
 	Logger *slog.Logger
 	// Mount is the path the service root is served under, such as "/odata"; absolute URLs in answers
@@ -177,15 +178,15 @@ type ActionCall struct {
 type Service struct {
 	model       *edm.Model
 	db          *sql.DB
-	dialect     sqlgen.Dialect
+	dialect     sqldb.Dialect
 	logger      *slog.Logger
 	mount       string
 	pageSize    int
 	maxPageSize int
 	sets        map[*edm.EntitySet]*setConfig
 	actions     map[*edm.Action]ActionFunc
-	planner     *sqlgen.Planner
-	shapeFn     func(*sqlgen.Read) any   // buildShape, the Memo function of reads
+	planner     *plan.Planner
+	shapeFn     func(*plan.Read) any     // buildShape, the Memo function of reads
 	fold        map[*edm.EntityType]bool // types whose keys match without regard to case
 	layouts     map[*edm.EntityType]*layout
 	metadataXML []byte
@@ -304,7 +305,7 @@ func NewService(cfg Config) (*Service, error) {
 	}
 	sort.Strings(fold)
 	s.shapeFn = s.buildShape
-	s.planner = sqlgen.NewPlanner(m, s.dialect, sqlgen.Options{CaseInsensitiveKeys: fold, InlineCollections: true})
+	s.planner = plan.NewPlanner(m, s.dialect, plan.Options{CaseInsensitiveKeys: fold, InlineCollections: true})
 
 	var buf bytes.Buffer
 	if err := m.WriteXML(&buf); err != nil {

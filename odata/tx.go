@@ -11,7 +11,7 @@ import (
 	sq "github.com/Masterminds/squirrel"
 
 	"github.com/storekit/store/odata/edm"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // ErrNotFound is the cause of the 404 errors the Tx helpers return for a missing entity:
@@ -31,7 +31,7 @@ func entityNotFound(et *edm.EntityType) *Error {
 // Required; the Service does that for requests before it calls them.
 type Tx struct {
 	*sql.Tx
-	Dialect sqlgen.Dialect
+	Dialect sqldb.Dialect
 	Model   *edm.Model
 
 	svc *Service
@@ -40,7 +40,7 @@ type Tx struct {
 // Builder returns a squirrel statement builder with the dialect's placeholders that runs its statements in the
 // transaction.
 func (tx *Tx) Builder() sq.StatementBuilderType {
-	return sqlgen.Builder(tx.Dialect).RunWith(tx.Tx)
+	return sqldb.Builder(tx.Dialect).RunWith(tx.Tx)
 }
 
 // Get reads the entity of type et with the given key values (in key order), with every property that is not
@@ -113,12 +113,12 @@ func (tx *Tx) queryLayout(ctx context.Context, l *layout, b sq.SelectBuilder) ([
 }
 
 // selectFrom starts the SELECT of a layout's columns from its type's table, which keeps its own name as alias.
-func selectFrom(d sqlgen.Dialect, l *layout) sq.SelectBuilder {
+func selectFrom(d sqldb.Dialect, l *layout) sq.SelectBuilder {
 	table := d.QuoteIdent(l.typ.Table)
 	return sq.Select(l.selectList(d, table)...).From(table)
 }
 
-func keyOrder(d sqlgen.Dialect, et *edm.EntityType, alias string) []string {
+func keyOrder(d sqldb.Dialect, et *edm.EntityType, alias string) []string {
 	var out []string
 	for _, k := range et.KeyProperties() {
 		out = append(out, alias+"."+d.QuoteIdent(k.Column))
@@ -127,7 +127,7 @@ func keyOrder(d sqlgen.Dialect, et *edm.EntityType, alias string) []string {
 }
 
 // qualify quotes cols, each prefixed by alias and a dot unless alias is empty.
-func qualify(d sqlgen.Dialect, alias string, cols []string) []string {
+func qualify(d sqldb.Dialect, alias string, cols []string) []string {
 	q := make([]string, len(cols))
 	for i, c := range cols {
 		q[i] = d.QuoteIdent(c)
@@ -141,7 +141,7 @@ func qualify(d sqlgen.Dialect, alias string, cols []string) []string {
 // keyWhere is the condition that selects the entity with the given key values on the table aliased alias;
 // fold compares a string key case-insensitively: lower() of both sides, the value's under the binary collation, so
 // that only ASCII letters fold on both databases.
-func keyWhere(d sqlgen.Dialect, et *edm.EntityType, alias string, key []any, fold bool) (sq.Sqlizer, error) {
+func keyWhere(d sqldb.Dialect, et *edm.EntityType, alias string, key []any, fold bool) (sq.Sqlizer, error) {
 	props := et.KeyProperties()
 	if len(key) != len(props) {
 		return nil, fmt.Errorf("odata: %s has %d key properties, got %d values", et.Name, len(props), len(key))
@@ -158,8 +158,8 @@ func keyWhere(d sqlgen.Dialect, et *edm.EntityType, alias string, key []any, fol
 }
 
 // propWhere is the condition alias.column(p) = v, folded as keyWhere's when fold.
-func propWhere(d sqlgen.Dialect, p *edm.Property, alias string, v any, fold bool) (sq.Sqlizer, error) {
-	arg, err := sqlgen.Arg(d, p, normalize(p, v))
+func propWhere(d sqldb.Dialect, p *edm.Property, alias string, v any, fold bool) (sq.Sqlizer, error) {
+	arg, err := sqldb.Arg(d, p, normalize(p, v))
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +221,7 @@ func (tx *Tx) Insert(ctx context.Context, et *edm.EntityType, e Entity) error {
 	if len(cols) == 0 {
 		return fmt.Errorf("odata: %s: the entity has no values to insert", et.Name)
 	}
-	q := sqlgen.Builder(tx.Dialect).Insert(tx.Dialect.QuoteIdent(et.Table)).Columns(cols...).Values(vals...)
+	q := sqldb.Builder(tx.Dialect).Insert(tx.Dialect.QuoteIdent(et.Table)).Columns(cols...).Values(vals...)
 	if err := tx.exec(ctx, q); err != nil {
 		return err
 	}
@@ -252,7 +252,7 @@ func (tx *Tx) Update(ctx context.Context, et *edm.EntityType, e Entity) error {
 	if err != nil {
 		return err
 	}
-	q := sqlgen.Builder(tx.Dialect).Update(table).Where(where)
+	q := sqldb.Builder(tx.Dialect).Update(table).Where(where)
 	n := 0
 	for _, p := range et.Properties {
 		v, ok := e[p.Name]
@@ -336,7 +336,7 @@ func (tx *Tx) Delete(ctx context.Context, et *edm.EntityType, key ...any) error 
 			}
 		}
 	}
-	return tx.execOne(ctx, et, sqlgen.Builder(d).Delete(table).Where(where))
+	return tx.execOne(ctx, et, sqldb.Builder(d).Delete(table).Where(where))
 }
 
 // deleteRefs deletes the rows of table whose cols are in the subquery's rows (once per table and columns).
@@ -347,7 +347,7 @@ func (tx *Tx) deleteRefs(ctx context.Context, table string, cols []string, in sq
 	}
 	done[id] = true
 	d := tx.Dialect
-	return tx.exec(ctx, sqlgen.Builder(d).Delete(d.QuoteIdent(table)).Where(tupleIn(d, "", cols, in)))
+	return tx.exec(ctx, sqldb.Builder(d).Delete(d.QuoteIdent(table)).Where(tupleIn(d, "", cols, in)))
 }
 
 // deleteContained deletes the entities a containment navigation leads to, with their collections.
@@ -362,17 +362,17 @@ func (tx *Tx) deleteContained(ctx context.Context, n *edm.NavigationProperty, so
 		}
 		ct := p.CollectionTable
 		src := sq.Select(qualify(d, table, ct.SourceColumns)...).From(table).Where(cond)
-		if err := tx.exec(ctx, sqlgen.Builder(d).Delete(d.QuoteIdent(ct.Table)).
+		if err := tx.exec(ctx, sqldb.Builder(d).Delete(d.QuoteIdent(ct.Table)).
 			Where(tupleIn(d, "", ct.OwnerColumns, src))); err != nil {
 			return err
 		}
 	}
-	return tx.exec(ctx, sqlgen.Builder(d).Delete(table).Where(cond))
+	return tx.exec(ctx, sqldb.Builder(d).Delete(table).Where(cond))
 }
 
 // tupleIn is "(alias.c1, alias.c2) IN (<in>)", or "alias.c1 IN (<in>)" for one column; in is a SELECT with ?
 // placeholders. An empty alias leaves the columns bare.
-func tupleIn(d sqlgen.Dialect, alias string, cols []string, in sq.SelectBuilder) sq.Sqlizer {
+func tupleIn(d sqldb.Dialect, alias string, cols []string, in sq.SelectBuilder) sq.Sqlizer {
 	q := qualify(d, alias, cols)
 	lhs := q[0]
 	if len(q) > 1 {
@@ -413,9 +413,9 @@ func (tx *Tx) execOne(ctx context.Context, et *edm.EntityType, q interface {
 
 // columnArgs returns the columns and arguments that store v, the value of property p (one column, or one per
 // member of a complex property).
-func columnArgs(d sqlgen.Dialect, p *edm.Property, v any) ([]string, []any, error) {
+func columnArgs(d sqldb.Dialect, p *edm.Property, v any) ([]string, []any, error) {
 	if p.Complex == nil {
-		arg, err := sqlgen.Arg(d, p, normalize(p, v))
+		arg, err := sqldb.Arg(d, p, normalize(p, v))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -471,7 +471,7 @@ func sideIsKey(et *edm.EntityType, ct *edm.CollectionTable) bool {
 
 // ownerWhere is the condition on the side table of ct that selects the rows of the entity of et with the given
 // key: its owner columns equal the key, or the entity's source columns read in a subquery.
-func ownerWhere(d sqlgen.Dialect, et *edm.EntityType, ct *edm.CollectionTable, key []any) (sq.Sqlizer, error) {
+func ownerWhere(d sqldb.Dialect, et *edm.EntityType, ct *edm.CollectionTable, key []any) (sq.Sqlizer, error) {
 	if sideIsKey(et, ct) {
 		args, err := keyArgs(d, et, key)
 		if err != nil {
@@ -520,10 +520,10 @@ func (tx *Tx) ownerValues(ctx context.Context, et *edm.EntityType, ct *edm.Colle
 }
 
 // keyArgs returns the stored arguments of the key values of et.
-func keyArgs(d sqlgen.Dialect, et *edm.EntityType, key []any) ([]any, error) {
+func keyArgs(d sqldb.Dialect, et *edm.EntityType, key []any) ([]any, error) {
 	args := make([]any, len(key))
 	for i, k := range et.KeyProperties() {
-		arg, err := sqlgen.Arg(d, k, key[i])
+		arg, err := sqldb.Arg(d, k, key[i])
 		if err != nil {
 			return nil, err
 		}
@@ -534,7 +534,7 @@ func keyArgs(d sqlgen.Dialect, et *edm.EntityType, key []any) ([]any, error) {
 
 // sourceSelect is the SELECT (with ? placeholders) of the source columns of ct of the entity of et with the
 // given key.
-func sourceSelect(d sqlgen.Dialect, et *edm.EntityType, ct *edm.CollectionTable, key []any) (sq.SelectBuilder, error) {
+func sourceSelect(d sqldb.Dialect, et *edm.EntityType, ct *edm.CollectionTable, key []any) (sq.SelectBuilder, error) {
 	table := d.QuoteIdent(et.Table)
 	where, err := keyWhere(d, et, table, key, false)
 	if err != nil {
@@ -549,7 +549,7 @@ func (tx *Tx) deleteItems(ctx context.Context, et *edm.EntityType, p *edm.Proper
 	if err != nil {
 		return err
 	}
-	return tx.exec(ctx, sqlgen.Builder(d).Delete(d.QuoteIdent(p.CollectionTable.Table)).Where(where))
+	return tx.exec(ctx, sqldb.Builder(d).Delete(d.QuoteIdent(p.CollectionTable.Table)).Where(where))
 }
 
 func (tx *Tx) insertItems(ctx context.Context, et *edm.EntityType, p *edm.Property, key []any, v any) error {
@@ -576,9 +576,9 @@ func (tx *Tx) insertItems(ctx context.Context, et *edm.EntityType, p *edm.Proper
 	}
 	// One statement per 200 items keeps the number of bound parameters far below both databases' limits.
 	for start := 0; start < len(items); start += 200 {
-		q := sqlgen.Builder(d).Insert(d.QuoteIdent(ct.Table)).Columns(cols...)
+		q := sqldb.Builder(d).Insert(d.QuoteIdent(ct.Table)).Columns(cols...)
 		for i := start; i < min(start+200, len(items)); i++ {
-			arg, err := sqlgen.Arg(d, p, normalize(p, items[i]))
+			arg, err := sqldb.Arg(d, p, normalize(p, items[i]))
 			if err != nil {
 				return err
 			}

@@ -12,7 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/storekit/store/odata/edm"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // maxAttempts is how often a transaction runs when the database asks for a retry (SQLite busy, PostgreSQL
@@ -27,7 +27,7 @@ func (s *Service) inTx(ctx context.Context, fn func(tx *Tx) error) error {
 		if err == nil {
 			return nil
 		}
-		if attempt < maxAttempts && s.dialect.ClassifyError(err) == sqlgen.ErrRetry && ctx.Err() == nil {
+		if attempt < maxAttempts && s.dialect.ClassifyError(err) == sqldb.ErrRetry && ctx.Err() == nil {
 			continue
 		}
 		return err
@@ -63,20 +63,20 @@ func (s *Service) dbError(err error, deleting bool) error {
 		return err
 	}
 	switch s.dialect.ClassifyError(err) {
-	case sqlgen.ErrUniqueViolation:
+	case sqldb.ErrUniqueViolation:
 		return &Error{Status: http.StatusConflict, Code: "Conflict", Err: err,
 			Message: "The entity conflicts with an existing one: a value that must be unique is already taken."}
-	case sqlgen.ErrForeignKeyViolation:
+	case sqldb.ErrForeignKeyViolation:
 		if deleting {
 			return &Error{Status: http.StatusConflict, Code: "Conflict", Err: err,
 				Message: "The entity cannot be deleted: other entities still refer to it."}
 		}
 		return &Error{Status: http.StatusBadRequest, Code: "InvalidValue", Err: err,
 			Message: "A value refers to an entity that does not exist."}
-	case sqlgen.ErrCheckViolation:
+	case sqldb.ErrCheckViolation:
 		return &Error{Status: http.StatusBadRequest, Code: "ValidationFailed", Err: err,
 			Message: "A value breaks a rule of the database (a missing required value or a check)."}
-	case sqlgen.ErrRetry:
+	case sqldb.ErrRetry:
 		return &Error{Status: http.StatusServiceUnavailable, Code: "ServiceUnavailable", Err: err,
 			Message: "The database is busy; try again.", Header: http.Header{"Retry-After": {"1"}}}
 	}

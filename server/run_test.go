@@ -21,7 +21,7 @@ import (
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/dbtest"
 	"github.com/storekit/store/odata/migrate"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // testMigrations create the table of dbAuth's admins.
@@ -33,13 +33,13 @@ var testMigrations = migrate.Source{Name: "servertest", FS: fstest.MapFS{
 // dbAuth is an Authenticator over the test_admin table, with tokens in memory.
 type dbAuth struct {
 	db      *sql.DB
-	dialect sqlgen.Dialect
+	dialect sqldb.Dialect
 	mu      sync.Mutex
 	tokens  map[string]Principal
 }
 
 func (a *dbAuth) Login(ctx context.Context, email, password string) (Token, error) {
-	q, args, _ := sqlgen.Builder(a.dialect).Select("password").From("test_admin").Where("email = ?", email).ToSql()
+	q, args, _ := sqldb.Builder(a.dialect).Select("password").From("test_admin").Where("email = ?", email).ToSql()
 	var stored string
 	err := a.db.QueryRowContext(ctx, q, args...).Scan(&stored)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && stored != password {
@@ -87,7 +87,7 @@ func newTestWiring() *testWiring {
 
 func (w *testWiring) wire(ctx context.Context, deps Deps) (*Components, error) {
 	w.deps = deps
-	b := sqlgen.Builder(deps.Dialect)
+	b := sqldb.Builder(deps.Dialect)
 	seed := func(ctx context.Context) (string, error) {
 		q, args, _ := b.Select("COUNT(*)").From("test_admin").ToSql()
 		var n int

@@ -32,7 +32,7 @@ import (
 
 	"github.com/storekit/store/odata/migrate"
 	"github.com/storekit/store/odata/postgres"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 	"github.com/storekit/store/odata/sqlite"
 )
 
@@ -49,7 +49,7 @@ type Deps struct {
 	// DB is the open database; the schema is not migrated yet when the components are built.
 	DB *sql.DB
 	// Dialect is the database's dialect (odata/sqlite.Dialect or odata/postgres.Dialect).
-	Dialect sqlgen.Dialect
+	Dialect sqldb.Dialect
 	// Config is the service's configuration (admin e-mail and password, demo, token TTL, countries...).
 	Config Config
 	// Logger is the service's logger; records logged with a request's context carry its request id.
@@ -202,7 +202,7 @@ func newHandler(logger *slog.Logger, c *Components, draining *atomic.Bool) (http
 }
 
 // openDB opens the database that cfg.DB names.
-func openDB(cfg Config) (*sql.DB, sqlgen.Dialect, error) {
+func openDB(cfg Config) (*sql.DB, sqldb.Dialect, error) {
 	if cfg.Postgres() {
 		db, err := postgres.Open(cfg.DB, cfg.Pool)
 		if err != nil {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/storekit/store/entities"
 	"github.com/storekit/store/odata"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // accountInfoModel is the answer of GET /account/info.
@@ -34,7 +34,7 @@ type accountInfoModel struct {
 	Newsletter      bool    `json:"Newsletter"`
 }
 
-var stmtAccountInfo = sqlgen.NewStatement(`SELECT c.email, c.username, c.first_name, c.last_name, c.gender, c.date_of_birth,
+var stmtAccountInfo = sqldb.NewStatement(`SELECT c.email, c.username, c.first_name, c.last_name, c.gender, c.date_of_birth,
 	c.company, c.street_address, c.street_address2, c.zip_postal_code, c.city, c.country_id, c.state_province_id,
 	c.phone, c.vat_number,
 	EXISTS (SELECT 1 FROM newsletter_subscription n WHERE lower(n.email) = lower(c.email) AND n.active = ?)
@@ -102,11 +102,11 @@ var (
 	// E-mails are compared by lower(email), which folds ASCII letters only (SQLite, and PostgreSQL under the
 	// columns' COLLATE "C"), against the e-mail lowered the same way in Go (foldASCII): PostgreSQL's lower() of
 	// a parameter would follow the database's default collation and fold other letters too.
-	stmtCustomerByEmail = sqlgen.NewStatement(`SELECT id FROM customer WHERE lower(email) = ?`)
-	stmtSubscribe       = sqlgen.NewStatement(`INSERT INTO newsletter_subscription (id, email, customer_id, active, created_on_utc)
+	stmtCustomerByEmail = sqldb.NewStatement(`SELECT id FROM customer WHERE lower(email) = ?`)
+	stmtSubscribe       = sqldb.NewStatement(`INSERT INTO newsletter_subscription (id, email, customer_id, active, created_on_utc)
 VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (lower(email)) DO UPDATE SET active = excluded.active, customer_id = excluded.customer_id`)
-	stmtUnsubscribe = sqlgen.NewStatement(`UPDATE newsletter_subscription SET active = ?, customer_id = ? WHERE lower(email) = ?`)
+	stmtUnsubscribe = sqldb.NewStatement(`UPDATE newsletter_subscription SET active = ?, customer_id = ? WHERE lower(email) = ?`)
 )
 
 // subscribeNewsletter serves POST /subscribenewsletter?subscribe=true&email=x: it activates (or with

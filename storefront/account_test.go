@@ -12,7 +12,7 @@ import (
 	"github.com/storekit/store/entities"
 	"github.com/storekit/store/odata/dbtest"
 	"github.com/storekit/store/odata/migrate"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 	"github.com/storekit/store/storefront"
 )
 
@@ -305,7 +305,7 @@ func TestMigrations_SameFiles(t *testing.T) {
 // moneyText returns a stored money value with two decimals.
 func moneyText(t *testing.T, v any) string {
 	t.Helper()
-	d, err := sqlgen.ScanDecimal(v, 4)
+	d, err := sqldb.ScanDecimal(v, 4)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/storekit/store/entities"
 	"github.com/storekit/store/odata"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // line is a cart or wishlist line with its product, priced for the customer.
@@ -52,7 +52,7 @@ func (l *list) subTotal() decimal.Decimal {
 	return sum
 }
 
-var stmtLines = sqlgen.NewStatement(`SELECT i.id, i.quantity, ` + productColumns + `
+var stmtLines = sqldb.NewStatement(`SELECT i.id, i.quantity, ` + productColumns + `
 FROM shopping_cart_item i JOIN product p ON p.id = i.product_id
 WHERE i.customer_id = ? AND i.shopping_cart_type = ? ORDER BY i.id`)
 
@@ -245,12 +245,12 @@ type addResult struct {
 }
 
 var (
-	stmtLineOfProduct = sqlgen.NewStatement(`SELECT id, quantity FROM shopping_cart_item
+	stmtLineOfProduct = sqldb.NewStatement(`SELECT id, quantity FROM shopping_cart_item
 WHERE customer_id = ? AND shopping_cart_type = ? AND product_id = ?`)
-	stmtCountLines = sqlgen.NewStatement(`SELECT COUNT(*) FROM shopping_cart_item WHERE customer_id = ? AND shopping_cart_type = ?`)
-	stmtInsertLine = sqlgen.NewStatement(`INSERT INTO shopping_cart_item (id, customer_id, shopping_cart_type, product_id,
+	stmtCountLines = sqldb.NewStatement(`SELECT COUNT(*) FROM shopping_cart_item WHERE customer_id = ? AND shopping_cart_type = ?`)
+	stmtInsertLine = sqldb.NewStatement(`INSERT INTO shopping_cart_item (id, customer_id, shopping_cart_type, product_id,
 	quantity, created_on_utc, updated_on_utc) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-	stmtSetLineQuantity = sqlgen.NewStatement(`UPDATE shopping_cart_item SET quantity = ?, updated_on_utc = ? WHERE id = ?`)
+	stmtSetLineQuantity = sqldb.NewStatement(`UPDATE shopping_cart_item SET quantity = ?, updated_on_utc = ? WHERE id = ?`)
 )
 
 // addToCart serves POST /addproducttocart/details/{productId}/{type} (details: the quantity comes from the form
@@ -364,8 +364,8 @@ func warningsError(ws []warning) error {
 }
 
 var (
-	stmtLine       = sqlgen.NewStatement(`SELECT shopping_cart_type, product_id FROM shopping_cart_item WHERE id = ? AND customer_id = ?`)
-	stmtDeleteLine = sqlgen.NewStatement(`DELETE FROM shopping_cart_item WHERE id = ? AND customer_id = ?`)
+	stmtLine       = sqldb.NewStatement(`SELECT shopping_cart_type, product_id FROM shopping_cart_item WHERE id = ? AND customer_id = ?`)
+	stmtDeleteLine = sqldb.NewStatement(`DELETE FROM shopping_cart_item WHERE id = ? AND customer_id = ?`)
 )
 
 // lockLine reads the customer's line (locked on PostgreSQL); another customer's line, or none, is a 404.

@@ -17,7 +17,7 @@ import (
 
 	"github.com/storekit/store/entities"
 	"github.com/storekit/store/odata"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // product is what the storefront reads of a product to put it on a list, price it and order it.
@@ -70,19 +70,19 @@ func (ps *productScan) product() (product, error) {
 	p.backorders = ps.backorderMode == entities.BackorderModeAllowQtyBelow0
 	var err error
 	if ps.from != nil {
-		if p.availableFrom, err = sqlgen.ScanTime(ps.from); err != nil {
+		if p.availableFrom, err = sqldb.ScanTime(ps.from); err != nil {
 			return p, err
 		}
 	}
 	if ps.to != nil {
-		if p.availableTo, err = sqlgen.ScanTime(ps.to); err != nil {
+		if p.availableTo, err = sqldb.ScanTime(ps.to); err != nil {
 			return p, err
 		}
 	}
-	if p.additionalShipping, err = sqlgen.ScanDecimal(ps.addl, moneyScale); err != nil {
+	if p.additionalShipping, err = sqldb.ScanDecimal(ps.addl, moneyScale); err != nil {
 		return p, err
 	}
-	if p.price, err = sqlgen.ScanDecimal(ps.price, moneyScale); err != nil {
+	if p.price, err = sqldb.ScanDecimal(ps.price, moneyScale); err != nil {
 		return p, err
 	}
 	return p, nil
@@ -104,7 +104,7 @@ func parseAllowedQuantities(s string) []int64 {
 	return list
 }
 
-var stmtProduct = sqlgen.NewStatement(`SELECT ` + productColumns + ` FROM product p WHERE p.id = ?`)
+var stmtProduct = sqldb.NewStatement(`SELECT ` + productColumns + ` FROM product p WHERE p.id = ?`)
 
 // loadProduct reads a product; found is false when there is none with the id.
 func (s *Store) loadProduct(ctx context.Context, q entities.Querier, id string) (p product, found bool, err error) {
@@ -129,8 +129,8 @@ type buyer struct {
 }
 
 var (
-	stmtBuyer = sqlgen.NewStatement(`SELECT email, free_shipping FROM customer WHERE id = ?`)
-	stmtRoles = sqlgen.NewStatement(`SELECT r.id, r.free_shipping FROM customer_role_mapping m
+	stmtBuyer = sqldb.NewStatement(`SELECT email, free_shipping FROM customer WHERE id = ?`)
+	stmtRoles = sqldb.NewStatement(`SELECT r.id, r.free_shipping FROM customer_role_mapping m
 JOIN customer_role r ON r.id = m.customer_role_id WHERE m.customer_id = ? AND r.active = ?`)
 )
 
@@ -196,16 +196,16 @@ func (s *Store) loadTierPrices(ctx context.Context, q entities.Querier, productI
 			return nil, fmt.Errorf("storefront: load tier prices: %w", err)
 		}
 		tp.roleID = role.String
-		if tp.price, err = sqlgen.ScanDecimal(price, moneyScale); err != nil {
+		if tp.price, err = sqldb.ScanDecimal(price, moneyScale); err != nil {
 			return nil, err
 		}
 		if from != nil {
-			if tp.from, err = sqlgen.ScanTime(from); err != nil {
+			if tp.from, err = sqldb.ScanTime(from); err != nil {
 				return nil, err
 			}
 		}
 		if to != nil {
-			if tp.to, err = sqlgen.ScanTime(to); err != nil {
+			if tp.to, err = sqldb.ScanTime(to); err != nil {
 				return nil, err
 			}
 		}

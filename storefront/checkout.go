@@ -12,7 +12,7 @@ import (
 
 	"github.com/storekit/store/entities"
 	"github.com/storekit/store/odata"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // The checkout steps, in order. Saving a step clears the steps after it, so the state is always a prefix of
@@ -58,10 +58,10 @@ type checkoutState struct {
 }
 
 var (
-	stmtLoadState = sqlgen.NewStatement(`SELECT shipping_saved, pick_up_in_store, shipping_address_id, billing_address_id,
+	stmtLoadState = sqldb.NewStatement(`SELECT shipping_saved, pick_up_in_store, shipping_address_id, billing_address_id,
 	shipping_method, shipping_rate_provider_system_name, payment_method_system_name, payment_info_saved
 FROM checkout_state WHERE customer_id = ?`)
-	stmtSaveState = sqlgen.NewStatement(`INSERT INTO checkout_state (customer_id, shipping_saved, pick_up_in_store,
+	stmtSaveState = sqldb.NewStatement(`INSERT INTO checkout_state (customer_id, shipping_saved, pick_up_in_store,
 	shipping_address_id, billing_address_id, shipping_method, shipping_rate_provider_system_name,
 	payment_method_system_name, payment_info_saved, updated_on_utc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (customer_id) DO UPDATE SET shipping_saved = excluded.shipping_saved,
@@ -70,7 +70,7 @@ ON CONFLICT (customer_id) DO UPDATE SET shipping_saved = excluded.shipping_saved
 	shipping_rate_provider_system_name = excluded.shipping_rate_provider_system_name,
 	payment_method_system_name = excluded.payment_method_system_name,
 	payment_info_saved = excluded.payment_info_saved, updated_on_utc = excluded.updated_on_utc`)
-	stmtDeleteState = sqlgen.NewStatement(`DELETE FROM checkout_state WHERE customer_id = ?`)
+	stmtDeleteState = sqldb.NewStatement(`DELETE FROM checkout_state WHERE customer_id = ?`)
 )
 
 // lockState reads the customer's checkout state in tx, locking its row on PostgreSQL so that two steps (or two
@@ -201,9 +201,9 @@ type paymentMethod struct {
 }
 
 var (
-	stmtShippingMethods = sqlgen.NewStatement(`SELECT name, shipping_rate_provider_system_name, description, fee
+	stmtShippingMethods = sqldb.NewStatement(`SELECT name, shipping_rate_provider_system_name, description, fee
 FROM shipping_method WHERE active = ? ORDER BY display_order, name`)
-	stmtPaymentMethods = sqlgen.NewStatement(`SELECT system_name, name, description, fee, requires_pick_up_in_store
+	stmtPaymentMethods = sqldb.NewStatement(`SELECT system_name, name, description, fee, requires_pick_up_in_store
 FROM payment_method WHERE active = ? ORDER BY display_order, system_name`)
 )
 
@@ -224,7 +224,7 @@ func (s *Store) shippingMethods(ctx context.Context, q entities.Querier) ([]ship
 			return nil, fmt.Errorf("storefront: shipping methods: %w", err)
 		}
 		m.description = desc.String
-		if m.fee, err = sqlgen.ScanDecimal(fee, moneyScale); err != nil {
+		if m.fee, err = sqldb.ScanDecimal(fee, moneyScale); err != nil {
 			return nil, err
 		}
 		list = append(list, m)
@@ -249,7 +249,7 @@ func (s *Store) paymentMethods(ctx context.Context, q entities.Querier) ([]payme
 			return nil, fmt.Errorf("storefront: payment methods: %w", err)
 		}
 		m.description = desc.String
-		if m.fee, err = sqlgen.ScanDecimal(fee, moneyScale); err != nil {
+		if m.fee, err = sqldb.ScanDecimal(fee, moneyScale); err != nil {
 			return nil, err
 		}
 		list = append(list, m)

@@ -15,7 +15,7 @@ import (
 
 	"github.com/storekit/store/entities"
 	"github.com/storekit/store/odata"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // confirmResult is the answer of ConfirmOrder.
@@ -52,13 +52,13 @@ var newOrderCode = func() string {
 const maxCodeAttempts = 10
 
 var (
-	stmtTakeStock = sqlgen.NewStatement(`UPDATE product SET stock_quantity = stock_quantity - ?, sold = sold + ?,
+	stmtTakeStock = sqldb.NewStatement(`UPDATE product SET stock_quantity = stock_quantity - ?, sold = sold + ?,
 	updated_on_utc = ? WHERE id = ? AND (backorder_mode = ? OR stock_quantity >= ?)`)
-	stmtAddSold    = sqlgen.NewStatement(`UPDATE product SET sold = sold + ?, updated_on_utc = ? WHERE id = ?`)
-	stmtStockOf    = sqlgen.NewStatement(`SELECT stock_quantity FROM product WHERE id = ?`)
-	stmtInsertItem = sqlgen.NewStatement(`INSERT INTO order_item (id, order_id, product_id, product_name, sku, quantity,
+	stmtAddSold    = sqldb.NewStatement(`UPDATE product SET sold = sold + ?, updated_on_utc = ? WHERE id = ?`)
+	stmtStockOf    = sqldb.NewStatement(`SELECT stock_quantity FROM product WHERE id = ?`)
+	stmtInsertItem = sqldb.NewStatement(`INSERT INTO order_item (id, order_id, product_id, product_name, sku, quantity,
 	unit_price, price) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
-	stmtAddRole = sqlgen.NewStatement(`INSERT INTO customer_role_mapping (customer_id, customer_role_id, ordinal)
+	stmtAddRole = sqldb.NewStatement(`INSERT INTO customer_role_mapping (customer_id, customer_role_id, ordinal)
 SELECT ?, ?, COALESCE(MAX(ordinal), -1) + 1 FROM customer_role_mapping WHERE customer_id = ?
 ON CONFLICT (customer_id, customer_role_id) DO NOTHING`)
 )
@@ -175,11 +175,11 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, c customer) (confirm
 		return confirmResult{}, err
 	}
 	for _, ln := range co.cart.lines {
-		unit, err := sqlgen.DecimalArg(s.d, ln.unitPrice, moneyScale)
+		unit, err := sqldb.DecimalArg(s.d, ln.unitPrice, moneyScale)
 		if err != nil {
 			return confirmResult{}, err
 		}
-		sub, err := sqlgen.DecimalArg(s.d, ln.subTotal(), moneyScale)
+		sub, err := sqldb.DecimalArg(s.d, ln.subTotal(), moneyScale)
 		if err != nil {
 			return confirmResult{}, err
 		}
@@ -242,7 +242,7 @@ func (s *Store) orderRow(id string, number int64, co *checkout, t orderTotals, b
 		v   decimal.Decimal
 	}{{"order_subtotal", t.subtotal}, {"order_shipping", t.shipping}, {"payment_method_additional_fee", t.paymentFee},
 		{"order_tax", decimal.Zero}, {"order_total", t.total}} {
-		arg, err := sqlgen.DecimalArg(s.d, m.v, moneyScale)
+		arg, err := sqldb.DecimalArg(s.d, m.v, moneyScale)
 		if err != nil {
 			return nil, nil, fmt.Errorf("storefront: confirm order: %s: %w", m.col, err)
 		}
@@ -299,7 +299,7 @@ func (s *Store) insertOrder(ctx context.Context, tx *sql.Tx, cols []string, vals
 			}
 			return code, nil
 		}
-		if s.d.ClassifyError(err) != sqlgen.ErrUniqueViolation || attempt == maxCodeAttempts {
+		if s.d.ClassifyError(err) != sqldb.ErrUniqueViolation || attempt == maxCodeAttempts {
 			return "", fmt.Errorf("storefront: confirm order: insert order: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT order_code"); err != nil {

@@ -25,7 +25,7 @@ import (
 	"github.com/storekit/store/odata/dbtest"
 	"github.com/storekit/store/odata/migrate"
 	"github.com/storekit/store/odata/postgres"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 	"github.com/storekit/store/odata/sqlite"
 	"github.com/storekit/store/storefront"
 )
@@ -167,7 +167,7 @@ func (f *fixture) count(query string, args ...any) int {
 
 // money returns m as the fixture's dialect stores money.
 func (f *fixture) money(m string) any {
-	v, err := sqlgen.DecimalArg(f.db.Dialect, decimal.RequireFromString(m), 4)
+	v, err := sqldb.DecimalArg(f.db.Dialect, decimal.RequireFromString(m), 4)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -223,12 +223,12 @@ func (f *fixture) product(name string, c cols) string {
 			v = f.money(v.(string))
 		default:
 			if t, ok := v.(time.Time); ok {
-				v = sqlgen.TimeArg(f.db.Dialect, t)
+				v = sqldb.TimeArg(f.db.Dialect, t)
 			}
 		}
 		names, vals = append(names, k), append(vals, v)
 	}
-	q, args, err := sqlgen.Builder(f.db.Dialect).Insert("product").Columns(names...).Values(vals...).ToSql()
+	q, args, err := sqldb.Builder(f.db.Dialect).Insert("product").Columns(names...).Values(vals...).ToSql()
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/storekit/store/entities"
 	"github.com/storekit/store/odata"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // Paging of the order history.
@@ -62,8 +62,8 @@ func pageParam(f form, name string, def, max int64) (int64, error) {
 }
 
 var (
-	stmtCountOrders = sqlgen.NewStatement(`SELECT COUNT(*) FROM "order" WHERE customer_id = ?`)
-	stmtOrderPage   = sqlgen.NewStatement(`SELECT id, order_number, code, order_total, order_status, payment_status,
+	stmtCountOrders = sqldb.NewStatement(`SELECT COUNT(*) FROM "order" WHERE customer_id = ?`)
+	stmtOrderPage   = sqldb.NewStatement(`SELECT id, order_number, code, order_total, order_status, payment_status,
 	shipping_status, created_on_utc FROM "order" WHERE customer_id = ? ORDER BY created_on_utc DESC, id DESC
 LIMIT ? OFFSET ?`)
 )
@@ -100,11 +100,11 @@ func (s *Store) orderHistory(r *http.Request, c customer) (any, error) {
 			if err := rows.Scan(&o.ID, &o.OrderNumber, &o.OrderCode, &total, &status, &pay, &ships, &created); err != nil {
 				return fmt.Errorf("storefront: order history: %w", err)
 			}
-			t, err := sqlgen.ScanDecimal(total, moneyScale)
+			t, err := sqldb.ScanDecimal(total, moneyScale)
 			if err != nil {
 				return err
 			}
-			at, err := sqlgen.ScanTime(created)
+			at, err := sqldb.ScanTime(created)
 			if err != nil {
 				return err
 			}
@@ -187,14 +187,14 @@ func orderAddressColumns(prefix string) string {
 }
 
 var (
-	stmtOrder = sqlgen.NewStatement(`SELECT o.id, o.order_number, o.code, o.customer_email, o.order_status, o.payment_status,
+	stmtOrder = sqldb.NewStatement(`SELECT o.id, o.order_number, o.code, o.customer_email, o.order_status, o.payment_status,
 	o.shipping_status, o.payment_method_system_name, pm.name, o.shipping_method, o.shipping_rate_provider_system_name,
 	o.pick_up_in_store, o.order_subtotal, o.order_shipping, o.payment_method_additional_fee, o.order_tax,
 	o.order_total, ` + orderAddressColumns("billing_address_") + `, ` + orderAddressColumns("shipping_address_") + `,
 	o.created_on_utc, o.paid_date_utc
 FROM "order" o LEFT JOIN payment_method pm ON pm.system_name = o.payment_method_system_name
 WHERE o.id = ? AND o.customer_id = ?`)
-	stmtOrderItems = sqlgen.NewStatement(`SELECT i.id, i.product_id, i.product_name, p.se_name, i.sku, i.quantity,
+	stmtOrderItems = sqldb.NewStatement(`SELECT i.id, i.product_id, i.product_name, p.se_name, i.sku, i.quantity,
 	i.unit_price, i.price FROM order_item i LEFT JOIN product p ON p.id = i.product_id
 WHERE i.order_id = ? ORDER BY i.id`)
 )
@@ -236,20 +236,20 @@ func (s *Store) orderDetails(r *http.Request, c customer) (any, error) {
 		{fee, &m.PaymentMethodAdditionalFee, &m.PaymentMethodAdditionalFeeValue}, {tax, &m.OrderTax, &m.OrderTaxValue},
 		{total, &m.OrderTotal, &m.OrderTotalValue}}
 	for _, a := range amounts {
-		d, err := sqlgen.ScanDecimal(a.v, moneyScale)
+		d, err := sqldb.ScanDecimal(a.v, moneyScale)
 		if err != nil {
 			return nil, err
 		}
 		*a.str, *a.valueDst = formatMoney(d), number(d)
 	}
 	m.BillingAddress, m.ShippingAddress = addressOf(addr[:12]), addressOf(addr[12:])
-	at, err := sqlgen.ScanTime(created)
+	at, err := sqldb.ScanTime(created)
 	if err != nil {
 		return nil, err
 	}
 	m.CreatedOnUtc = formatTime(at)
 	if paid != nil {
-		at, err := sqlgen.ScanTime(paid)
+		at, err := sqldb.ScanTime(paid)
 		if err != nil {
 			return nil, err
 		}
@@ -279,11 +279,11 @@ func (s *Store) orderItems(r *http.Request, orderID string) ([]itemModel, error)
 			return nil, fmt.Errorf("storefront: order items: %w", err)
 		}
 		it.ProductSeName, it.Sku = nullStr(seName), nullStr(sku)
-		unitD, err := sqlgen.ScanDecimal(unit, moneyScale)
+		unitD, err := sqldb.ScanDecimal(unit, moneyScale)
 		if err != nil {
 			return nil, err
 		}
-		subD, err := sqlgen.ScanDecimal(price, moneyScale)
+		subD, err := sqldb.ScanDecimal(price, moneyScale)
 		if err != nil {
 			return nil, err
 		}

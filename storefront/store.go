@@ -15,7 +15,7 @@ import (
 
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/migrate"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 //go:embed migrations/sqlite/*.sql migrations/postgres/*.sql
@@ -38,7 +38,7 @@ type Config struct {
 	// DB is the store database, migrated with entities.Migrations and Migrations.
 	DB *sql.DB
 	// Dialect is DB's dialect.
-	Dialect sqlgen.Dialect
+	Dialect sqldb.Dialect
 	// Logger receives the causes of 500 answers; nil means slog.Default().
 	Logger *slog.Logger
 	// CountriesEnabled makes addresses name a country (and a state where the country has states).
@@ -53,7 +53,7 @@ type Config struct {
 // are safe for concurrent use.
 type Store struct {
 	db        *sql.DB
-	d         sqlgen.Dialect
+	d         sqldb.Dialect
 	b         sq.StatementBuilderType
 	logger    *slog.Logger
 	countries bool
@@ -62,7 +62,7 @@ type Store struct {
 
 // New returns a Store on cfg.DB.
 func New(cfg Config) *Store {
-	s := &Store{db: cfg.DB, d: cfg.Dialect, b: sqlgen.Builder(cfg.Dialect), logger: cfg.Logger,
+	s := &Store{db: cfg.DB, d: cfg.Dialect, b: sqldb.Builder(cfg.Dialect), logger: cfg.Logger,
 		countries: cfg.CountriesEnabled, now: cfg.Now}
 	if s.logger == nil {
 		s.logger = slog.Default()
@@ -188,17 +188,17 @@ func (s *Store) retryable(err error) bool {
 		return false
 	}
 	switch s.d.ClassifyError(err) {
-	case sqlgen.ErrRetry, sqlgen.ErrUniqueViolation:
+	case sqldb.ErrRetry, sqldb.ErrUniqueViolation:
 		return true
 	}
 	return false
 }
 
 // q returns the text of st for the store's dialect.
-func (s *Store) q(st sqlgen.Statement) string { return st.For(s.d) }
+func (s *Store) q(st sqldb.Statement) string { return st.For(s.d) }
 
 // timeArg returns t as the store's dialect stores a DateTimeOffset.
-func (s *Store) timeArg(t time.Time) any { return sqlgen.TimeArg(s.d, t) }
+func (s *Store) timeArg(t time.Time) any { return sqldb.TimeArg(s.d, t) }
 
 func (s *Store) isSQLite() bool { return s.d.Name() == "sqlite" }
 

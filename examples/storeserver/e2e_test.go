@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/storekit/store/odata/dbtest"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // The end-to-end tests start the program's run on port 0 with a fresh database (a SQLite file, and a fresh
@@ -337,7 +337,7 @@ func (s *storeServer) expireToken(t testing.TB, token string) {
 	t.Helper()
 	sum := sha256.Sum256([]byte(token))
 	s.exec(t, `UPDATE access_token SET expires_on_utc = ? WHERE token_hash = ?`,
-		sqlgen.TimeArg(s.db.Dialect, time.Now().Add(-time.Minute)), hex.EncodeToString(sum[:]))
+		sqldb.TimeArg(s.db.Dialect, time.Now().Add(-time.Minute)), hex.EncodeToString(sum[:]))
 }
 
 // str returns m[key] as a string ("" when absent or not a string).

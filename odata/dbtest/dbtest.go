@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/storekit/store/odata/postgres"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 	"github.com/storekit/store/odata/sqlite"
 )
 
@@ -22,7 +22,7 @@ const EnvPostgres = "STORE_TEST_POSTGRES"
 // DB is an open test database and its dialect.
 type DB struct {
 	*sql.DB
-	Dialect sqlgen.Dialect
+	Dialect sqldb.Dialect
 	// URL is the DSN (a file path for SQLite, a postgres:// URL for PostgreSQL), for code that opens its own pool.
 	URL string
 }

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 func TestEach_ClassifiesUniqueViolation(t *testing.T) {
@@ -17,10 +17,10 @@ func TestEach_ClassifiesUniqueViolation(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := db.Exec(q, "a")
-		if got := db.Dialect.ClassifyError(err); got != sqlgen.ErrUniqueViolation {
+		if got := db.Dialect.ClassifyError(err); got != sqldb.ErrUniqueViolation {
 			t.Errorf("ClassifyError(%v) = %v, want ErrUniqueViolation", err, got)
 		}
-		if got := db.Dialect.ClassifyError(errors.New("x")); got != sqlgen.ErrOther {
+		if got := db.Dialect.ClassifyError(errors.New("x")); got != sqldb.ErrOther {
 			t.Errorf("ClassifyError(plain) = %v, want ErrOther", got)
 		}
 	})

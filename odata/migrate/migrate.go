@@ -22,7 +22,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // Source is one component's migrations.
@@ -44,7 +44,7 @@ type Migration struct {
 const advisoryLockKey = 7355608
 
 // Up applies every pending migration of the sources, in the order given, and returns how many it applied.
-func Up(ctx context.Context, db *sql.DB, d sqlgen.Dialect, sources ...Source) (int, error) {
+func Up(ctx context.Context, db *sql.DB, d sqldb.Dialect, sources ...Source) (int, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return 0, err
@@ -126,8 +126,8 @@ func Load(src Source, dialect string) ([]Migration, error) {
 	return list, nil
 }
 
-func currentVersion(ctx context.Context, conn *sql.Conn, d sqlgen.Dialect, component string) (int, error) {
-	q, args, err := sqlgen.Builder(d).Select("COALESCE(MAX(version), 0)").From("schema_migrations").
+func currentVersion(ctx context.Context, conn *sql.Conn, d sqldb.Dialect, component string) (int, error) {
+	q, args, err := sqldb.Builder(d).Select("COALESCE(MAX(version), 0)").From("schema_migrations").
 		Where("component = ?", component).ToSql()
 	if err != nil {
 		return 0, err
@@ -139,7 +139,7 @@ func currentVersion(ctx context.Context, conn *sql.Conn, d sqlgen.Dialect, compo
 	return v, nil
 }
 
-func apply(ctx context.Context, conn *sql.Conn, d sqlgen.Dialect, component string, m Migration) error {
+func apply(ctx context.Context, conn *sql.Conn, d sqldb.Dialect, component string, m Migration) error {
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -148,7 +148,7 @@ func apply(ctx context.Context, conn *sql.Conn, d sqlgen.Dialect, component stri
 	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 		return fmt.Errorf("migrate: %s %s: %w", component, m.Name, err)
 	}
-	q, args, err := sqlgen.Builder(d).Insert("schema_migrations").Columns("component", "version", "name", "applied_at").
+	q, args, err := sqldb.Builder(d).Insert("schema_migrations").Columns("component", "version", "name", "applied_at").
 		Values(component, m.Version, m.Name, time.Now().UTC().Format(time.RFC3339)).ToSql()
 	if err != nil {
 		return err

@@ -8,12 +8,12 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // Dialect is the PostgreSQL dialect. Error classification needs no driver types (SQLSTATE is read through an
-// interface), so it is sqlgen.PostgreSQL as is.
-type Dialect struct{ sqlgen.PostgreSQL }
+// interface), so it is sqldb.PostgreSQL as is.
+type Dialect struct{ sqldb.PostgreSQL }
 
 // Pool holds the connection pool settings of Open.
 type Pool struct {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/storekit/store/odata/dbtest"
 	"github.com/storekit/store/odata/postgres"
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 func TestOpen_Pool(t *testing.T) {
@@ -51,17 +51,17 @@ INSERT INTO child VALUES ('c', 'p', 1, 0, '')`); err != nil {
 	for _, tc := range []struct {
 		query string
 		args  []any
-		want  sqlgen.ErrorClass
+		want  sqldb.ErrorClass
 	}{
-		{`INSERT INTO child (id, parent_id) VALUES ('c', 'p')`, nil, sqlgen.ErrUniqueViolation},
-		{`INSERT INTO child (id, parent_id) VALUES ('d', 'nope')`, nil, sqlgen.ErrForeignKeyViolation},
-		{`INSERT INTO child (id, parent_id, n) VALUES ('d', 'p', 0)`, nil, sqlgen.ErrCheckViolation},
-		{`INSERT INTO child (id) VALUES ('d')`, nil, sqlgen.ErrCheckViolation},
-		{`UPDATE child SET price = 1000000000000000`, nil, sqlgen.ErrInvalidData},
-		{`SELECT 1 / 0`, nil, sqlgen.ErrInvalidData},
-		{`UPDATE child SET s = $1`, []any{"a\x00b"}, sqlgen.ErrInvalidData},
-		{`SELECT 'x' ~ '('`, nil, sqlgen.ErrInvalidData},
-		{`SELECT nosuchcolumn FROM child`, nil, sqlgen.ErrOther},
+		{`INSERT INTO child (id, parent_id) VALUES ('c', 'p')`, nil, sqldb.ErrUniqueViolation},
+		{`INSERT INTO child (id, parent_id) VALUES ('d', 'nope')`, nil, sqldb.ErrForeignKeyViolation},
+		{`INSERT INTO child (id, parent_id, n) VALUES ('d', 'p', 0)`, nil, sqldb.ErrCheckViolation},
+		{`INSERT INTO child (id) VALUES ('d')`, nil, sqldb.ErrCheckViolation},
+		{`UPDATE child SET price = 1000000000000000`, nil, sqldb.ErrInvalidData},
+		{`SELECT 1 / 0`, nil, sqldb.ErrInvalidData},
+		{`UPDATE child SET s = $1`, []any{"a\x00b"}, sqldb.ErrInvalidData},
+		{`SELECT 'x' ~ '('`, nil, sqldb.ErrInvalidData},
+		{`SELECT nosuchcolumn FROM child`, nil, sqldb.ErrOther},
 	} {
 		_, err := db.Exec(tc.query, tc.args...)
 		if got := d.ClassifyError(err); got != tc.want {

@@ -12,31 +12,31 @@ import (
 
 	"github.com/mattn/go-sqlite3"
 
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // Dialect is the SQLite dialect with driver-aware error classification.
-type Dialect struct{ sqlgen.SQLite }
+type Dialect struct{ sqldb.SQLite }
 
 // ClassifyError maps SQLite's extended result codes to error classes.
-func (Dialect) ClassifyError(err error) sqlgen.ErrorClass {
+func (Dialect) ClassifyError(err error) sqldb.ErrorClass {
 	var e sqlite3.Error
 	if !errors.As(err, &e) {
-		return sqlgen.ErrOther
+		return sqldb.ErrOther
 	}
 	switch e.ExtendedCode {
 	case sqlite3.ErrConstraintUnique, sqlite3.ErrConstraintPrimaryKey:
-		return sqlgen.ErrUniqueViolation
+		return sqldb.ErrUniqueViolation
 	case sqlite3.ErrConstraintForeignKey:
-		return sqlgen.ErrForeignKeyViolation
+		return sqldb.ErrForeignKeyViolation
 	case sqlite3.ErrConstraintCheck, sqlite3.ErrConstraintNotNull:
-		return sqlgen.ErrCheckViolation
+		return sqldb.ErrCheckViolation
 	}
 	switch e.Code {
 	case sqlite3.ErrBusy, sqlite3.ErrLocked:
-		return sqlgen.ErrRetry
+		return sqldb.ErrRetry
 	case sqlite3.ErrTooBig:
-		return sqlgen.ErrInvalidData
+		return sqldb.ErrInvalidData
 	case sqlite3.ErrError:
 		// SQLite reports these only with the generic SQLITE_ERROR code, so the message is all there is to tell
 		// them from a broken statement: values of a request that SQLite cannot compute with, and the errors of
@@ -44,11 +44,11 @@ func (Dialect) ClassifyError(err error) sqlgen.ErrorClass {
 		msg := e.Error()
 		for _, prefix := range invalidData {
 			if strings.HasPrefix(msg, prefix) {
-				return sqlgen.ErrInvalidData
+				return sqldb.ErrInvalidData
 			}
 		}
 	}
-	return sqlgen.ErrOther
+	return sqldb.ErrOther
 }
 
 // invalidData are the beginnings of SQLITE_ERROR messages that a request's values cause.

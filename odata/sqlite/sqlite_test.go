@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/storekit/store/odata/sqlgen"
+	"github.com/storekit/store/odata/sqldb"
 	"github.com/storekit/store/odata/sqlite"
 )
 
@@ -75,12 +75,12 @@ func TestClassifyError(t *testing.T) {
 	}
 	for _, c := range []struct {
 		query string
-		want  sqlgen.ErrorClass
+		want  sqldb.ErrorClass
 	}{
-		{"INSERT INTO t VALUES ('a')", sqlgen.ErrUniqueViolation},
-		{"SELECT 'x' REGEXP '('", sqlgen.ErrInvalidData},
-		{"SELECT abs(-9223372036854775808)", sqlgen.ErrInvalidData},
-		{"SELECT nope FROM t", sqlgen.ErrOther},
+		{"INSERT INTO t VALUES ('a')", sqldb.ErrUniqueViolation},
+		{"SELECT 'x' REGEXP '('", sqldb.ErrInvalidData},
+		{"SELECT abs(-9223372036854775808)", sqldb.ErrInvalidData},
+		{"SELECT nope FROM t", sqldb.ErrOther},
 	} {
 		_, err := db.Exec(c.query)
 		if err == nil {

@@ -1,0 +1,73 @@
+// Package plan is the query planner of the odata engine: it binds OData query options against an edm model and
+// translates them to SQL through squirrel, for SQLite and PostgreSQL alike. Everything that differs between the
+// databases lives behind sqldb.Dialect; values move between Go and columns with sqldb.Arg and sqldb.Scan
+// (odata/DESIGN.md's storage table). Only odata uses this package; plug-ins and adapters use odata/sqldb.
+//
+// # Planning a read
+//
+// A Planner (one per model and dialect, safe for concurrent use) plans every GET of the service with Read: the
+// Scope names the rows (an entity set, one entity by key, or the rows reached through navigation properties),
+// the raw query string gives the options. The result is a *Read with the page SELECT (Select), the COUNT (Count),
+// the next page's link (NextQuery), and the queries of the expansions and collections of primitives, each run
+// once per page for all the page's rows (Projection.Expands, Projection.Collections). With
+// Options.InlineCollections a collection of primitives is instead a column of its owner's row holding a JSON array
+// (a correlated subquery), so a page without expansions is one statement whose rows can be written as they
+// arrive. Compiled plans are cached by (scope shape, query text without $top and $skiptoken); a repeated query,
+// or a key lookup Set('k'), costs a map lookup and the conversion of its key literal, $top and $skiptoken.
+//
+// Side tables of collections join their owner on edm.CollectionTable.SourceColumns (the key by default, another
+// column such as an id when the key is an e-mail address). A singleton (Scope.Singleton) is the first row of its
+// type's table in key order.
+//
+// # Binding
+//
+// Names resolve against the model: properties and navigation properties by exact name, else by a unique
+// case-insensitive match; enum types with or without namespace; lambda variables, $it, $this and parameter
+// aliases (@p). Every expression is type-checked: comparing a string with a number is a TypeMismatch *Error, never
+// a SQL error. Literals take the type of the other operand where OData allows it ('SimpleProduct' for an enum
+// member, 'P1D' for a duration, 5 for a decimal); numeric operands are promoted Int64 -> Decimal -> Single ->
+// Double. Canonical functions check their arity and argument types.
+//
+// # Semantics
+//
+//   - Comparisons are two-valued, as OData defines them: null eq null is true, null ne 'x' is true, null gt 1 is
+//     false, and a null Boolean (a null property, or a function of a null argument) counts as false, so that
+//     "not" of anything is its exact complement: not (Name eq 'x') includes the rows where Name is null. The
+//     translator writes T(e) and F(e) (true exactly when e is true, false) so SQL's NULL never leaks.
+//   - String comparison is case-sensitive on both databases (SQLite BINARY collation and _cslike=1, PostgreSQL
+//     columns COLLATE "C"); contains, startswith and endswith are LIKE ... ESCAPE '\' with %, _ and \ escaped.
+//     tolower and toupper change ASCII letters only, on both databases (PostgreSQL applies them under COLLATE
+//     "C", whatever the database's default collation).
+//   - $search matches an entity when one of its Searchable properties contains the term, ignoring the case of
+//     ASCII letters (lower() on both sides); phrases match as one string, AND/OR/NOT combine terms. A type
+//     without searchable properties answers NotSupported.
+//   - Decimals: SQLite stores value x 10^scale; a literal compared with such a column is scaled exactly (when it
+//     has more digits than the scale the operator is adjusted, so Price gt 79.00009 is price > 790000 and
+//     Price eq 19.98999 is false). Addition, subtraction and remainder of decimals stay exact integers; other
+//     arithmetic computes in REAL, inside filters only. DateTimeOffset literals are converted to UTC first.
+//   - Division by zero (div, divby, mod) is null, on both databases.
+//   - Paths through single-valued navigations are LEFT JOINs (one per navigation and range; measured faster than
+//     correlated subqueries on both databases); any/all are correlated EXISTS/NOT EXISTS (through the link table
+//     of a many-to-many navigation, over the side table of a collection of primitives); $count is a correlated
+//     COUNT subquery.
+//   - Order: nulls first ascending, last descending, spelt NULLS FIRST/LAST for nullable expressions; the key
+//     always ends the order, so it is total and keyset paging is exact.
+//
+// # Paging
+//
+// Pages are keyset-based: a $skiptoken is base64url (no padding) of a JSON array holding a fingerprint of the
+// $orderby, then the last row's order-by values and key values. Decoding checks the fingerprint and every
+// value's type (a tampered token is an InvalidValue *Error, a 400); the next page's WHERE resumes strictly
+// after that row, with nulls and descending items handled. $skip applies to the first page only (next links
+// drop it); $top beyond the page size is served across pages (next links carry the rest of it).
+//
+// # Not supported
+//
+// Valid OData this engine does not translate is a NotSupported *Error (the service answers 501 Not Implemented):
+// $compute, $index, $levels, $deltatoken, $schemaversion; $root paths; key predicates and bound functions
+// inside member paths; geography and geometry; hassubset and hassubsequence; arithmetic on dates, times and
+// timestamps (adding a duration to a timestamp); mod on floating-point values; cast of the instance or to
+// types other than numeric kinds, String (from integers and GUIDs) and Date (from a DateTimeOffset); complex
+// values as operands (compare their members); member access on parameter aliases; $expand through complex
+// properties and nested options in $select.
+package plan

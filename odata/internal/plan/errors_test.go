@@ -1,0 +1,169 @@
+package plan_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/storekit/store/odata/internal/plan"
+	"github.com/storekit/store/odata/sqldb"
+)
+
+func TestReadErrors(t *testing.T) {
+	m := builtModel(t)
+	p := newPlanner(m, sqldb.SQLite{})
+	for _, c := range []struct {
+		path, query string
+		want        plan.Error
+	}{
+		{"Product", "$filter=Nme eq 'x'", plan.Error{Code: "UnknownProperty", Option: "$filter", Pos: 1, Msg: "Product has no property Nme"}},
+		{"Product", "filter=Nme eq 'x'", plan.Error{Code: "UnknownProperty", Option: "filter", Pos: 1, Msg: "Product has no property Nme"}},
+		{"Product", "$filter=Manufacturer/Nam eq 'x'", plan.Error{Code: "UnknownProperty", Option: "$filter", Pos: 14, Msg: "Manufacturer has no property Nam"}},
+		{"Product", "$filter=Categories/any(c:c/Nope)", plan.Error{Code: "UnknownProperty", Option: "$filter", Pos: 20, Msg: "Category has no property Nope"}},
+		{"Product", "$filter=Dimensions/Depth gt 1", plan.Error{Code: "UnknownProperty", Option: "$filter", Pos: 12, Msg: "Dimensions has no property Depth"}},
+		{"Product", "$filter=Name eq 5", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 6, Msg: "eq cannot compare Edm.String with Edm.Int64"}},
+		{"Product", "$filter=Price eq 'abc'", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 7, Msg: "eq cannot compare Edm.Decimal with Edm.String"}},
+		{"Product", "$filter=CreatedOnUtc gt 2024-01-01", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 14, Msg: "gt cannot compare Edm.DateTimeOffset with Edm.Date"}},
+		{"Product", "$filter=ProductType eq 'Nope'", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 13, Msg: "'Nope' is not a member of ProductType"}},
+		{"Product", "$filter=ProductType eq Store.Permissions'Read'", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 13, Msg: "eq cannot compare ProductType with Permissions"}},
+		{"Product", "$filter=Name in (1,2)", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 10, Msg: "in cannot compare Edm.String with Edm.Int64"}},
+		{"Product", "$filter=Price", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 1, Msg: "expected a Boolean expression, found Edm.Decimal"}},
+		{"Product", "$filter=Name and Published", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 1, Msg: "and needs Boolean operands, found Edm.String"}},
+		{"Product", "$filter=Tags eq 'x'", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 6, Msg: "eq cannot compare Collection(Edm.String) values"}},
+		{"Product", "$filter=Name add 1 eq 2", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 6, Msg: "add needs numeric operands, found Edm.String"}},
+		{"Product", "$filter=contains(Name)", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 1, Msg: "contains takes 2 arguments, found 1"}},
+		{"Product", "$filter=length(Name,Sku) eq 1", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 1, Msg: "length takes 1 argument, found 2"}},
+		{"Product", "$filter=substring(Name) eq 'x'", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 1, Msg: "substring takes 2 or 3 arguments, found 1"}},
+		{"Product", "$filter=length(Price) eq 1", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 8, Msg: "argument 1 of length must be Edm.String, found Edm.Decimal"}},
+		{"Product", "$filter=year(Name) eq 1", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 6, Msg: "argument 1 of year must be Edm.Date or Edm.DateTimeOffset, found Edm.String"}},
+		{"Product", "$filter=ProductType has 'SimpleProduct'", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 1, Msg: "has needs a flags enumeration on the left, found ProductType"}},
+		{"Customer", "$filter=Permissions has 'Fly'", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 17, Msg: "'Fly' is not a value of Permissions"}},
+		{"Product", "$filter=Name eq @x", plan.Error{Code: "SyntaxError", Option: "$filter", Pos: 9, Msg: "parameter alias @x is not defined"}},
+		{"Product", "$filter=Name eq @x&@x=1", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 6, Msg: "eq cannot compare Edm.String with Edm.Int64"}},
+		{"Product", "$filter=Name eq", plan.Error{Code: "SyntaxError", Option: "$filter", Pos: 8, Msg: "expected expression, found end of input"}},
+		{"Product", "$orderby=Foo", plan.Error{Code: "UnknownProperty", Option: "$orderby", Pos: 1, Msg: "Product has no property Foo"}},
+		{"Product", "$orderby=Tags", plan.Error{Code: "TypeMismatch", Option: "$orderby", Pos: 1, Msg: "cannot order by a value of type Collection(Edm.String)"}},
+		{"Product", "$select=Id,Foo", plan.Error{Code: "UnknownProperty", Option: "$select", Pos: 4, Msg: "Product has no property Foo"}},
+		{"Product", "$select=Dimensions/Depth", plan.Error{Code: "UnknownProperty", Option: "$select", Pos: 12, Msg: "Dimensions has no property Depth"}},
+		{"Product", "$expand=Foo", plan.Error{Code: "UnknownProperty", Option: "$expand", Pos: 1, Msg: "Product has no navigation property Foo"}},
+		{"Product", "$expand=Categories($filter=Nme eq 'x')", plan.Error{Code: "UnknownProperty", Option: "$expand", Pos: 20, Msg: "Category has no property Nme"}},
+		{"Product", "$expand=Manufacturer($top=1)", plan.Error{Code: "SyntaxError", Option: "$expand", Pos: 19, Msg: "$top does not apply to the single-valued Manufacturer"}},
+		{"Product", "$compute=Price mul 2 as P", plan.Error{Code: "NotSupported", Option: "$compute", Pos: 1, Msg: "$compute is not supported"}},
+		{"Product", "$filter=CreatedOnUtc add duration'P1D' gt now()", plan.Error{Code: "NotSupported", Option: "$filter", Pos: 14, Msg: "add on dates and times is not supported"}},
+		{"Product", "$filter=$root/Product('p01')/Name eq 'x'", plan.Error{Code: "NotSupported", Option: "$filter", Pos: 1, Msg: "$root paths are not supported"}},
+		{"Product", "$filter=Weight mod 2 eq 0", plan.Error{Code: "NotSupported", Option: "$filter", Pos: 8, Msg: "mod on floating-point values is not supported"}},
+		{"Customer", "$filter=BillingAddress eq null", plan.Error{Code: "NotSupported", Option: "$filter", Pos: 1, Msg: "complex values cannot be used in expressions: BillingAddress"}},
+		{"Product", "$filter=cast(Price,Edm.Foo) eq 1", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 12, Msg: "Edm.Foo is not a type"}},
+		{"Product", "$filter=cast(Price,Edm.GeographyPoint) eq 1", plan.Error{Code: "NotSupported", Option: "$filter", Pos: 12, Msg: "cast to Edm.GeographyPoint is not supported"}},
+		{"Product", "$filter=cast(Price,Store.PostalAddress) eq null", plan.Error{Code: "NotSupported", Option: "$filter", Pos: 12, Msg: "cast to Store.PostalAddress is not supported"}},
+		{"Order", "$search=x", plan.Error{Code: "NotSupported", Option: "$search", Pos: 1, Msg: "$search is not supported on Order: it has no searchable properties"}},
+		{"Product", "$skiptoken=abc", plan.Error{Code: "InvalidValue", Option: "$skiptoken", Msg: "invalid $skiptoken: not a JSON array"}},
+		{"Product", "$skiptoken=WzEsMl0", plan.Error{Code: "InvalidValue", Option: "$skiptoken", Msg: "invalid $skiptoken: it belongs to another query"}},
+		{"Product", "$top=1&$top=2", plan.Error{Code: "SyntaxError", Option: "$top", Msg: "duplicate option $top"}},
+		{"Product('p01')", "$filter=Price gt 1", plan.Error{Code: "SyntaxError", Option: "$filter", Msg: "$filter does not apply to a single entity"}},
+		{"Product(1)", "", plan.Error{Code: "TypeMismatch", Option: "path", Pos: 9, Msg: "key Id is Edm.String, not integer"}},
+		{"OrderItem('o1')", "", plan.Error{Code: "SyntaxError", Option: "path", Pos: 11, Msg: "OrderItem has a composite key: name each key property"}},
+		{"OrderItem(OrderId='o1')", "", plan.Error{Code: "SyntaxError", Option: "path", Msg: "missing key property LineNumber"}},
+		{"OrderItem(OrderId='o1',Line=1)", "", plan.Error{Code: "UnknownProperty", Option: "path", Pos: 24, Msg: "Line is not a key property of OrderItem"}},
+	} {
+		_, err := p.Read(scopeOf(t, m, c.path), encodeOptions(c.query))
+		var got *plan.Error
+		if !errors.As(err, &got) {
+			t.Errorf("Read(%s?%s) = %v, want %v", c.path, c.query, err, &c.want)
+			continue
+		}
+		if diff := cmp.Diff(c.want, *got); diff != "" {
+			t.Errorf("Read(%s?%s) error (-want +got):\n%s", c.path, c.query, diff)
+		}
+	}
+}
+
+func TestErrorString(t *testing.T) {
+	for _, c := range []struct {
+		err  plan.Error
+		want string
+	}{
+		{plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 6, Msg: "m"}, "$filter:1:6: m"},
+		{plan.Error{Code: "InvalidValue", Option: "$skiptoken", Msg: "m"}, "$skiptoken: m"},
+		{plan.Error{Code: "SyntaxError", Msg: "m"}, "m"},
+	} {
+		if got := c.err.Error(); got != c.want {
+			t.Errorf("Error(%+v) = %q, want %q", c.err, got, c.want)
+		}
+	}
+}
+
+// TestSkipTokenOfAnotherQuery checks that a token is refused by a query with another $orderby.
+func TestSkipTokenOfAnotherQuery(t *testing.T) {
+	m := builtModel(t)
+	dbs := fixtureDBs(t, m)
+	p := newPlanner(m, dbs[0].Dialect)
+	scope := plan.Scope{Set: m.EntitySet("Product")}
+	r, err := p.Read(scope, "$orderby=Name")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _, err := fetch(dbs[0], r, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := r.SkipToken(rows[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Read(scope, "$orderby=Name&$skiptoken="+tok); err != nil {
+		t.Errorf("Read with its own token = %v", err)
+	}
+	var e *plan.Error
+	if _, err := p.Read(scope, "$orderby=Price&$skiptoken="+tok); !errors.As(err, &e) || e.Code != plan.CodeInvalidValue {
+		t.Errorf("Read with another query's token = %v, want InvalidValue", err)
+	}
+	// A token whose value does not fit the order key's type.
+	r2, _ := p.Read(scope, "$orderby=Price")
+	rows, _, _ = fetch(dbs[0], r2, 1)
+	tok2, _ := r2.SkipToken(rows[0])
+	tampered := tamper(t, tok2)
+	if _, err := p.Read(scope, "$orderby=Price&$skiptoken="+tampered); !errors.As(err, &e) || e.Code != plan.CodeInvalidValue {
+		t.Errorf("Read with a tampered token = %v, want InvalidValue", err)
+	}
+	// A string value holding NUL, which no column holds (PostgreSQL would refuse to compare with it).
+	nul := nameToken(t, "a\x00b", "p01")
+	if _, err := p.Read(scope, "$orderby=Name&$skiptoken="+nul); !errors.As(err, &e) || e.Code != plan.CodeInvalidValue {
+		t.Errorf("Read with a token holding NUL = %v, want InvalidValue", err)
+	}
+}
+
+// tamper replaces the first order-by value of a token by a string.
+func tamper(t *testing.T, tok string) string {
+	t.Helper()
+	raw, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vals []any
+	if err := json.Unmarshal(raw, &vals); err != nil {
+		t.Fatal(err)
+	}
+	vals[1] = "not a decimal"
+	out, _ := json.Marshal(vals)
+	return base64.RawURLEncoding.EncodeToString(out)
+}
+
+// TestTooComplex checks that nesting that repeats operands in SQL stops at a bound instead of growing the text
+// exponentially.
+func TestTooComplex(t *testing.T) {
+	m := builtModel(t)
+	p := newPlanner(m, sqldb.SQLite{})
+	f := "Weight"
+	for i := 0; i < 40; i++ {
+		f = "floor(" + f + ")"
+	}
+	_, err := p.Read(plan.Scope{Set: m.EntitySet("Product")}, "$filter="+f+" eq 1")
+	var e *plan.Error
+	if !errors.As(err, &e) || e.Code != plan.CodeLimitExceeded {
+		t.Errorf("Read(40 nested floor) = %v, want LimitExceeded", err)
+	}
+}

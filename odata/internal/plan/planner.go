@@ -1,0 +1,349 @@
+package plan
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/sqldb"
+	"github.com/storekit/store/odata/syntax"
+)
+
+// Planner compiles the reads of an OData service (one model, one dialect) into SQL and caches the compiled
+// plans. It is safe for concurrent use.
+//
+// A GET is planned in one call, Read, which parses the query string only when the plan is not cached yet:
+//
+//	r, err := planner.Read(plan.Scope{Set: set}, rawQuery) // *Error on a bad query
+//	sql, args := r.Select(pageSize)                         // the page: up to pageSize+1 rows
+//	// scan rows into []any of len(r.Columns); convert with sqldb.Scan(col.Path[last], v)
+//	// more rows than pageSize: next, _ := r.NextQuery(rows[pageSize-1], pageSize)
+//	sql, args = r.Count()                                    // for $count=true and /$count
+//	// per $expand: r.Expands[i].Select(links) with the page's link values, see Expand
+type Planner struct {
+	model   *edm.Model
+	dialect sqldb.Dialect
+	cache   *lru
+	fold    map[*edm.EntityType]bool
+	inline  bool                      // collections of primitives as aggregated columns
+	quoted  map[string]string         // the model's identifiers and the planner's aliases, quoted
+	roots   map[*edm.EntityType]*root // default projections of the entity types read at the top level
+}
+
+// root is the default projection of an entity type at the top level (alias t0), computed once.
+type root struct {
+	proj Projection
+	sqls []string
+}
+
+// Options configures a Planner.
+type Options struct {
+	// CacheSize is how many compiled plans are kept (least recently used first out); 0 means 1024 and a
+	// negative value disables the cache.
+	CacheSize int
+	// CaseInsensitiveKeys names entity types whose single String key matches ignoring case (lower() on both
+	// sides), such as a customer addressed by e-mail.
+	CaseInsensitiveKeys []string
+	// InlineCollections reads a selected collection of primitive values in the row of its owner: a column that
+	// holds the items as the text of a JSON array in item order (Dialect.ArrayAgg; NULL or '[]' without items;
+	// Binary items as hex), whose Column.Path is the collection property. A page is then one statement and its
+	// rows can be written as they arrive. Without it, each collection is a query per page (Projection.Collections).
+	InlineCollections bool
+}
+
+// NewPlanner returns a planner for the built model m and dialect d.
+func NewPlanner(m *edm.Model, d sqldb.Dialect, opt Options) *Planner {
+	size := opt.CacheSize
+	if size == 0 {
+		size = 1024
+	}
+	p := &Planner{model: m, dialect: d, fold: map[*edm.EntityType]bool{}, inline: opt.InlineCollections}
+	if size > 0 {
+		p.cache = newLRU(size)
+	}
+	for _, name := range opt.CaseInsensitiveKeys {
+		if t := m.EntityType(name); t != nil {
+			p.fold[t] = true
+		}
+	}
+	p.quoteModel()
+	p.roots = map[*edm.EntityType]*root{}
+	for _, t := range m.EntityTypes {
+		c := &compiler{p: p, d: d, m: m}
+		lv := &level{c: c, r: &rng{alias: "t0", typ: t}}
+		if err := lv.project(&syntax.Query{}, "", "", 0); err == nil {
+			p.roots[t] = &root{proj: *lv.proj, sqls: lv.sqls}
+		}
+	}
+	return p
+}
+
+// quoteModel quotes every identifier of the model and the aliases the planner uses, once.
+func (p *Planner) quoteModel() {
+	p.quoted = map[string]string{}
+	add := func(names ...string) {
+		for _, n := range names {
+			if _, ok := p.quoted[n]; !ok && n != "" {
+				p.quoted[n] = p.dialect.QuoteIdent(n)
+			}
+		}
+	}
+	for i := 0; i < 64; i++ {
+		n := strconv.Itoa(i)
+		add("t"+n, "l"+n, "c"+n)
+	}
+	add("s", "w", "rn")
+	var prop func(pr *edm.Property)
+	prop = func(pr *edm.Property) {
+		add(pr.Column)
+		for _, m := range pr.Properties() {
+			prop(m)
+		}
+		if ct := pr.CollectionTable; ct != nil {
+			add(ct.Table, ct.ValueColumn, ct.OrdinalColumn)
+			add(ct.OwnerColumns...)
+		}
+	}
+	for _, t := range p.model.EntityTypes {
+		add(t.Table)
+		for _, pr := range t.Properties {
+			prop(pr)
+		}
+		for _, n := range t.Navigations {
+			add(n.Join.SourceColumns...)
+			add(n.Join.TargetColumns...)
+			if l := n.Join.Through; l != nil {
+				add(l.Table)
+				add(l.SourceColumns...)
+				add(l.TargetColumns...)
+			}
+		}
+	}
+}
+
+// Scope names the rows a read addresses: the entity set's table, one entity of it by key, or the rows reached
+// from there through navigation properties (Category('x')/Products, Customer('e')/Addresses('a'),
+// Order('o')/Customer). Key predicates are given as parsed (a segment's Args of syntax.ParsePath) and are read
+// afresh by every Read; the plan is cached by the scope's shape.
+//
+// A scope does not check that the entities along the path exist: a caller that must answer 404 for
+// Category('missing')/Products reads the parent first.
+type Scope struct {
+	Set *edm.EntitySet
+	// Singleton, when Set is nil, is the singleton the path starts at: the one row of its type's table (the
+	// first in key order, should there be several).
+	Singleton *edm.Singleton
+	Key       []syntax.Arg // the key predicate after the set; nil for the whole set
+	Path      []Step
+}
+
+// Parent returns the scope of the entity the last navigation of s starts from, and false when s has no
+// navigation (Category('x') for Category('x')/Products).
+func (s Scope) Parent() (Scope, bool) {
+	if len(s.Path) == 0 {
+		return s, false
+	}
+	s.Path = s.Path[:len(s.Path)-1]
+	return s, true
+}
+
+// Step is one navigation of a Scope, with the key predicate that follows a collection navigation, if any.
+type Step struct {
+	Nav *edm.NavigationProperty
+	Key []syntax.Arg
+}
+
+// cacheKey identifies a compiled plan: the scope's shape (its entity set, navigations and where keys are, not
+// the key values) and the query text without $top and $skiptoken.
+type cacheKey struct {
+	set   *edm.EntitySet
+	sg    *edm.Singleton
+	shape string
+	query string
+}
+
+func (s Scope) shape() string {
+	if len(s.Path) == 0 {
+		if s.Key != nil {
+			return "()"
+		}
+		return ""
+	}
+	var b strings.Builder
+	if s.Key != nil {
+		b.WriteString("()")
+	}
+	for _, st := range s.Path {
+		b.WriteByte('/')
+		b.WriteString(st.Nav.Name)
+		if st.Key != nil {
+			b.WriteString("()")
+		}
+	}
+	return b.String()
+}
+
+// Read plans a GET of scope with the raw (still percent-encoded) query string of the request. The plan is
+// compiled on first use and cached by (scope shape, query text without $top and $skiptoken); $top, $skiptoken
+// and the key values are read afresh on every call. Errors are *Error values.
+func (p *Planner) Read(s Scope, rawQuery string) (*Read, error) {
+	if s.Set == nil && (s.Singleton == nil || s.Key != nil) {
+		return nil, &Error{Code: CodeSyntax, Option: "path", Msg: "no entity set"}
+	}
+	rt, err := splitRuntime(rawQuery)
+	if err != nil {
+		return nil, err
+	}
+	key := cacheKey{set: s.Set, sg: s.Singleton, shape: s.shape(), query: rt.query}
+	var pl *plan
+	if p.cache != nil {
+		pl = p.cache.get(key)
+	}
+	r := &Read{}
+	if pl == nil {
+		q, err := syntax.ParseQuery(rawQuery)
+		if err != nil {
+			return nil, fromSyntax(err)
+		}
+		pl, err = p.compile(s, q, restOf(rawQuery))
+		if err != nil {
+			return nil, err
+		}
+		if p.cache != nil {
+			p.cache.put(key, pl)
+		}
+		r.top = q.Top
+		rt.token = q.SkipToken
+	} else {
+		if r.top, err = rt.parseTop(); err != nil {
+			return nil, err
+		}
+		if rt.token, err = rt.decodeToken(); err != nil {
+			return nil, err
+		}
+	}
+	r.plan, r.Projection = pl, pl.proj
+	if err := r.bindKeys(s); err != nil {
+		return nil, err
+	}
+	if rt.token != "" && !pl.single {
+		if err := r.decodeSkipToken(rt.token); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// runtime holds the options that vary between the pages of one query.
+type runtime struct {
+	top, topSpelt     string
+	token, tokenSpelt string
+	hasTop, hasToken  bool
+	query             string // the query without $top and $skiptoken
+}
+
+// splitRuntime separates the $top and $skiptoken options of a raw query from the rest, which is the cache key.
+func splitRuntime(raw string) (runtime, error) {
+	rt := runtime{query: raw}
+	var kept strings.Builder
+	cut := false
+	var err error
+	for start, part := range syntax.SplitQuery(raw) {
+		name, value, _ := strings.Cut(part, "=")
+		canon := optionName(name)
+		if canon != "top" && canon != "skiptoken" {
+			if cut {
+				if kept.Len() > 0 {
+					kept.WriteByte('&')
+				}
+				kept.WriteString(part)
+			}
+			continue
+		}
+		if (canon == "top" && rt.hasTop) || (canon == "skiptoken" && rt.hasToken) {
+			err = &Error{Code: CodeSyntax, Option: syntax.Unescape(name), Msg: "duplicate option $" + canon}
+			break
+		}
+		if canon == "top" {
+			rt.top, rt.topSpelt, rt.hasTop = value, syntax.Unescape(name), true
+		} else {
+			rt.token, rt.tokenSpelt, rt.hasToken = value, syntax.Unescape(name), true
+		}
+		if !cut {
+			cut = true
+			kept.WriteString(strings.TrimSuffix(raw[:start], "&"))
+		}
+	}
+	if cut {
+		rt.query = kept.String()
+	}
+	return rt, err
+}
+
+// restOf is the raw query without $top, $skiptoken and $skip, the base of next links.
+func restOf(raw string) string {
+	var b strings.Builder
+	for _, part := range syntax.SplitQuery(raw) {
+		name, _, _ := strings.Cut(part, "=")
+		switch optionName(name) {
+		case "top", "skiptoken", "skip":
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(part)
+	}
+	return b.String()
+}
+
+// optionName returns the lower-case system option name without "$" for $top, $skiptoken and $skip (spelt
+// with or without "$", in any case, possibly percent-encoded), "" for any other option.
+func optionName(name string) string {
+	n := name
+	if strings.IndexByte(n, '%') >= 0 {
+		n = syntax.Unescape(n)
+	}
+	n = strings.TrimPrefix(n, "$")
+	switch {
+	case strings.EqualFold(n, "top"):
+		return "top"
+	case strings.EqualFold(n, "skiptoken"):
+		return "skiptoken"
+	case strings.EqualFold(n, "skip"):
+		return "skip"
+	}
+	return ""
+}
+
+func (rt runtime) parseTop() (*int64, error) {
+	if !rt.hasTop {
+		return nil, nil
+	}
+	v := syntax.Unescape(rt.top)
+	bad := v == ""
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			bad = true
+		}
+	}
+	if bad {
+		return nil, &Error{Code: CodeSyntax, Option: rt.topSpelt, Pos: 1, Msg: "expected a non-negative integer, found " + strconv.Quote(v)}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return nil, &Error{Code: CodeSyntax, Option: rt.topSpelt, Pos: 1, Msg: "integer out of range: " + v}
+	}
+	return &n, nil
+}
+
+func (rt runtime) decodeToken() (string, error) {
+	if !rt.hasToken {
+		return "", nil
+	}
+	v := syntax.Unescape(rt.token)
+	if v == "" {
+		return "", &Error{Code: CodeSyntax, Option: rt.tokenSpelt, Pos: 1, Msg: "expected a value, found end of input"}
+	}
+	return v, nil
+}

@@ -1,0 +1,77 @@
+package plan
+
+import (
+	"strings"
+
+	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/syntax"
+)
+
+// bindSearch binds a $search expression over the Searchable properties of r's entity type. A term matches an
+// entity when one of those properties contains it, ignoring the case of ASCII letters (what users expect of a
+// search box; lower() folds ASCII only on SQLite, and on PostgreSQL under COLLATE "C"). Phrases match as one
+// string; AND, OR and NOT combine terms, and a null property contains nothing.
+func (c *compiler) bindSearch(option string, r *rng, s syntax.SearchExpr) (bexpr, error) {
+	var props []*edm.Property
+	for _, p := range r.typ.Properties {
+		if p.Searchable {
+			props = append(props, p)
+		}
+	}
+	if len(props) == 0 {
+		return nil, &Error{Code: CodeNotSupported, Option: option, Pos: s.Position() + 1,
+			Msg: "$search is not supported on " + r.typ.Name + ": it has no searchable properties"}
+	}
+	var bind func(s syntax.SearchExpr) bexpr
+	bind = func(s syntax.SearchExpr) bexpr {
+		switch n := s.(type) {
+		case *syntax.SearchTerm:
+			return &bSearch{r: r, term: n.Text, props: props}
+		case *syntax.SearchNot:
+			return &bNot{x: bind(n.X)}
+		case *syntax.SearchBinary:
+			op := syntax.OpAnd
+			if n.Op == syntax.SearchOr {
+				op = syntax.OpOr
+			}
+			return &bBin{t: tBool, op: op, l: bind(n.Left), r: bind(n.Right)}
+		}
+		return &bLit{t: tBool, v: false}
+	}
+	return bind(s), nil
+}
+
+// asciiLower lower-cases ASCII letters only, as SQL lower() does on both databases.
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// escapeLike escapes the LIKE wildcards % and _ and the escape character \ itself.
+func escapeLike(s string) string {
+	if !strings.ContainsAny(s, `%_\`) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 4)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '%', '_', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,868 @@
+package plan
+
+import (
+	"strconv"
+	"strings"
+
+	sq "github.com/Masterminds/squirrel"
+	"github.com/shopspring/decimal"
+
+	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/sqldb"
+	"github.com/storekit/store/odata/syntax"
+)
+
+// The translator turns bound trees into SQL text. Arguments are not written as "?" directly: each is a marker
+// (NUL, its index in the compiler's argument table, NUL), so that a dialect may repeat a sub-expression (SQLite's
+// EndsWith uses its operands twice) without the placeholders and the argument list going out of step. finish
+// turns markers into placeholders in text order and lists the arguments in the same order.
+
+// slot is an argument known only when a request arrives (a key value, a $skiptoken value, LIMIT, OFFSET): the
+// compiled argument list holds slot(i), replaced by the request's i-th value.
+type slot int
+
+// arg adds v to the argument table and returns its marker.
+func (c *compiler) arg(v any) string {
+	c.args = append(c.args, v)
+	return "\x00" + strconv.Itoa(len(c.args)-1) + "\x00"
+}
+
+// param is an argument of type t with the dialect's type annotation.
+func (c *compiler) param(t btype, v any) string {
+	k := t.kind
+	if t.enum != nil {
+		k = edm.KindInt64
+	}
+	p := c.d.Param(k)
+	return c.arg(v) + p[1:]
+}
+
+// finish turns the markers of s into placeholders of the dialect and returns the arguments in order.
+func (c *compiler) finish(s string) (string, []any) {
+	out, args := c.finishQ(s)
+	if c.d.Placeholder() != sq.Question {
+		out, _ = c.d.Placeholder().ReplacePlaceholders(out)
+	}
+	return out, args
+}
+
+// finishQ turns the markers of s into ? placeholders and returns the arguments in order: finish without the
+// dialect's numbering, for text that assemble completes later.
+func (c *compiler) finishQ(s string) (string, []any) {
+	var b strings.Builder
+	b.Grow(len(s))
+	var args []any
+	for {
+		i := strings.IndexByte(s, 0)
+		if i < 0 {
+			b.WriteString(s)
+			break
+		}
+		j := strings.IndexByte(s[i+1:], 0) + i + 1
+		n, _ := strconv.Atoi(s[i+1 : j])
+		b.WriteString(s[:i])
+		b.WriteByte('?')
+		args = append(args, c.args[n])
+		s = s[j+1:]
+	}
+	return b.String(), args
+}
+
+func (c *compiler) q(name string) string {
+	if v, ok := c.p.quoted[name]; ok {
+		return v
+	}
+	return c.d.QuoteIdent(name)
+}
+
+// colSQL is the SQL of property p on range r: its column, or its SQL expression for a computed property.
+func (c *compiler) colSQL(r *rng, p *edm.Property) string {
+	if p.SQL != "" {
+		return "(" + p.ExpandSQL(c.q(r.alias)) + ")"
+	}
+	return c.q(r.alias) + "." + c.q(p.Column)
+}
+
+func (c *compiler) rawCol(alias, column string) string { return c.q(alias) + "." + c.q(column) }
+
+func (c *compiler) constBool(v bool) string {
+	if v {
+		return "1 = 1"
+	}
+	return "1 = 0"
+}
+
+// negate is F(e) given T(e): NOT, made null-safe when T(e) can be NULL.
+func (c *compiler) negate(t string, canBeNull bool) string {
+	if canBeNull {
+		return "(" + t + ") IS NOT TRUE"
+	}
+	return "NOT (" + t + ")"
+}
+
+// cond writes T(e), a condition true exactly when the boolean e is true, or with neg F(e), true exactly when e
+// is false. OData's comparisons are two-valued (null eq null is true, null ne 'x' is true, null gt 1 is false),
+// and a null Boolean counts as false, so F(e) is the complement of T(e) on every row; SQL's NULL never leaks.
+func (c *compiler) cond(e bexpr, neg bool) string {
+	return c.bound(c.cond0(e, neg))
+}
+
+// maxSQL bounds the SQL of one expression: dialects repeat operands (SQLite's Floor uses its operand three
+// times), so deeply nested calls could grow the text exponentially. Past the bound the translation is abandoned
+// and compile reports LimitExceeded.
+const maxSQL = 1 << 20
+
+func (c *compiler) bound(s string) string {
+	if len(s) > maxSQL {
+		c.tooBig = true
+		return "NULL"
+	}
+	return s
+}
+
+func (c *compiler) cond0(e bexpr, neg bool) string {
+	switch x := e.(type) {
+	case *bLit:
+		v, _ := x.v.(bool)
+		return c.constBool(v != neg)
+	case *bNot:
+		return c.cond(x.x, !neg)
+	case *bBin:
+		switch x.op {
+		case syntax.OpAnd, syntax.OpOr:
+			and := (x.op == syntax.OpAnd) != neg
+			op := " OR "
+			if and {
+				op = " AND "
+			}
+			return "(" + c.cond(x.l, neg) + op + c.cond(x.r, neg) + ")"
+		}
+		return c.compare(x, neg)
+	case *bLambda:
+		return c.lambda(x, neg)
+	case *bIn:
+		return c.in(x, neg)
+	case *bHas:
+		return c.has(x, neg)
+	case *bSearch:
+		return c.search(x, neg)
+	case *bCall:
+		switch x.fn {
+		case "contains", "startswith", "endswith", "matchespattern":
+			t, const_ := c.stringMatch(x)
+			if const_ != nil {
+				return c.constBool(*const_ != neg)
+			}
+			if !neg {
+				return t
+			}
+			return c.negate(t, x.t.nullable)
+		}
+	}
+	// A Boolean value: a column, a case, a cast.
+	v, _ := c.val(e)
+	t := v + " = " + c.d.BoolValue(true)
+	if !neg {
+		return t
+	}
+	if nullable(e) {
+		return "(" + v + " = " + c.d.BoolValue(false) + " OR " + v + " IS NULL)"
+	}
+	return v + " = " + c.d.BoolValue(false)
+}
+
+var sqlOps = map[syntax.BinaryOp]string{syntax.OpEq: "=", syntax.OpNe: "<>", syntax.OpGt: ">",
+	syntax.OpGe: ">=", syntax.OpLt: "<", syntax.OpLe: "<="}
+
+// flip is the operator with the operands swapped.
+func flip(op syntax.BinaryOp) syntax.BinaryOp {
+	switch op {
+	case syntax.OpGt:
+		return syntax.OpLt
+	case syntax.OpGe:
+		return syntax.OpLe
+	case syntax.OpLt:
+		return syntax.OpGt
+	case syntax.OpLe:
+		return syntax.OpGe
+	}
+	return op
+}
+
+// inverse is the operator of the negated comparison.
+func inverse(op syntax.BinaryOp) syntax.BinaryOp {
+	switch op {
+	case syntax.OpEq:
+		return syntax.OpNe
+	case syntax.OpNe:
+		return syntax.OpEq
+	case syntax.OpGt:
+		return syntax.OpLe
+	case syntax.OpGe:
+		return syntax.OpLt
+	case syntax.OpLt:
+		return syntax.OpGe
+	}
+	return syntax.OpGt
+}
+
+func isColumn(e bexpr) bool {
+	switch x := e.(type) {
+	case *bCol:
+		return x.p.SQL == ""
+	case *bItem:
+		return true
+	}
+	return false
+}
+
+func (c *compiler) compare(x *bBin, neg bool) string {
+	l, r, op := x.l, x.r, x.op
+	switch r.(type) {
+	case *bNavRef, *bRange:
+		l, r, op = r, l, flip(op)
+	default:
+		if isNullLit(l) && !isNullLit(r) {
+			l, r, op = r, l, flip(op)
+		}
+	}
+	switch lx := l.(type) {
+	case *bNavRef:
+		return c.navNull(lx, (op == syntax.OpEq) != neg)
+	case *bRange:
+		// An instance is null only when it is the missing row of a LEFT JOIN.
+		isNull := op == syntax.OpEq
+		if !lx.r.nullable {
+			return c.constBool(!isNull != neg)
+		}
+		key := c.rawCol(lx.r.alias, lx.r.typ.KeyProperties()[0].Column)
+		if isNull != neg {
+			return key + " IS NULL"
+		}
+		return key + " IS NOT NULL"
+	}
+	if isNullLit(r) {
+		if isNullLit(l) {
+			return c.constBool((op == syntax.OpEq || op == syntax.OpGe || op == syntax.OpLe) != neg)
+		}
+		v, _ := c.val(l)
+		switch op {
+		case syntax.OpEq, syntax.OpNe:
+			if (op == syntax.OpEq) != neg {
+				return v + " IS NULL"
+			}
+			return v + " IS NOT NULL"
+		}
+		return c.constBool(neg) // relational comparisons with null are false
+	}
+	if isLit(l) && !isLit(r) {
+		l, r, op = r, l, flip(op)
+	}
+	lt, rt := l.btyp(), r.btyp()
+	ls, lrep := c.val(l)
+	var rs string
+	rrep := -1
+	if rl, ok := r.(*bLit); ok && c.d.ScaledDecimals() && lrep >= 0 && isExactNumber(rl.v) {
+		v, adj, ok := scaleLiteral(rl.v, lrep, op)
+		if !ok {
+			// A value with more digits than the column's scale: never equal.
+			switch op {
+			case syntax.OpEq:
+				return c.constBool(neg)
+			case syntax.OpNe:
+				return c.constBool(!neg)
+			}
+		}
+		op = adj
+		rs, rrep = c.param(tInt64, v), lrep
+	} else {
+		rs, rrep = c.val(r)
+	}
+	if lt.isNumeric() && rt.isNumeric() && c.d.ScaledDecimals() {
+		ls, rs = c.align(ls, lrep, rs, rrep, promote(lt.kind, rt.kind))
+	}
+	if op != syntax.OpEq && op != syntax.OpNe && lt.isString() && !isColumn(l) && !isColumn(r) {
+		ls = c.d.CollateBinary(ls)
+	}
+	ln, rn := nullable(l), nullable(r)
+	if ln && rn && (op == syntax.OpEq || op == syntax.OpNe) {
+		return "(" + c.d.NullSafeEqual(ls, rs, (op == syntax.OpEq) != neg) + ")"
+	}
+	eff := op
+	if neg {
+		eff = inverse(op)
+	}
+	base := ls + " " + sqlOps[eff] + " " + rs
+	if eff == syntax.OpEq || (!neg && eff != syntax.OpNe) {
+		return base
+	}
+	// null ne x is true, and so is the negation of a relational comparison with null.
+	var nulls []string
+	if ln {
+		nulls = append(nulls, ls+" IS NULL")
+	}
+	if rn {
+		nulls = append(nulls, rs+" IS NULL")
+	}
+	if len(nulls) == 0 {
+		return base
+	}
+	return "(" + base + " OR " + strings.Join(nulls, " OR ") + ")"
+}
+
+// align brings two numeric SQLite operands to one representation: both exact integers at the same scale when
+// they are, else both unscaled (REAL); kind is the promoted kind of the comparison.
+func (c *compiler) align(ls string, lrep int, rs string, rrep int, kind edm.Kind) (string, string) {
+	if kind == edm.KindDouble || kind == edm.KindSingle || lrep < 0 || rrep < 0 {
+		if lrep > 0 {
+			ls = c.d.Unscale(ls, lrep)
+		}
+		if rrep > 0 {
+			rs = c.d.Unscale(rs, rrep)
+		}
+		return ls, rs
+	}
+	switch {
+	case lrep < rrep:
+		ls = "(" + ls + " * 1" + strings.Repeat("0", rrep-lrep) + ")"
+	case rrep < lrep:
+		rs = "(" + rs + " * 1" + strings.Repeat("0", lrep-rrep) + ")"
+	}
+	return ls, rs
+}
+
+func isExactNumber(v any) bool {
+	switch v.(type) {
+	case int64, decimal.Decimal:
+		return true
+	}
+	return false
+}
+
+// scaleLiteral returns v x 10^scale as an int64 for comparing with an exact integer expression at that scale.
+// When the scaled value is not an integer, the operator is adjusted so the comparison stays exact (x > 1.5 is
+// x > 1 for integers x) and ok is false (no value is equal).
+func scaleLiteral(v any, scale int, op syntax.BinaryOp) (int64, syntax.BinaryOp, bool) {
+	d, _ := asDecimal(v)
+	s := d.Shift(int32(scale))
+	ok := s.IsInteger()
+	if !ok {
+		switch op {
+		case syntax.OpGt, syntax.OpLe:
+			s = s.Floor()
+		case syntax.OpGe, syntax.OpLt:
+			s = s.Ceil()
+		}
+	}
+	bi := s.BigInt()
+	if !bi.IsInt64() {
+		// Beyond int64: compare with the nearest representable bound.
+		if bi.Sign() > 0 {
+			return maxInt64, op, ok
+		}
+		return minInt64, op, ok
+	}
+	return bi.Int64(), op, ok
+}
+
+const (
+	maxInt64 = int64(^uint64(0) >> 1)
+	minInt64 = -maxInt64 - 1
+)
+
+func asDecimal(v any) (decimal.Decimal, bool) {
+	switch x := v.(type) {
+	case int64:
+		return decimal.NewFromInt(x), true
+	case decimal.Decimal:
+		return x, true
+	}
+	return decimal.Decimal{}, false
+}
+
+// navNull tests whether a single-valued navigation has no target (isNull) or has one.
+func (c *compiler) navNull(x *bNavRef, isNull bool) string {
+	j := x.nav.Join
+	if j.Through == nil && len(x.nav.Constraints()) > 0 {
+		parts := make([]string, len(j.SourceColumns))
+		for i, col := range j.SourceColumns {
+			if isNull {
+				parts[i] = c.rawCol(x.r.alias, col) + " IS NULL"
+			} else {
+				parts[i] = c.rawCol(x.r.alias, col) + " IS NOT NULL"
+			}
+		}
+		if isNull {
+			return "(" + strings.Join(parts, " OR ") + ")"
+		}
+		return "(" + strings.Join(parts, " AND ") + ")"
+	}
+	item := &rng{alias: c.newAlias(), typ: x.nav.TargetType()}
+	sub := c.subquery("1", &bColl{from: x.r, nav: x.nav}, item, "", false)
+	if isNull {
+		return "NOT EXISTS (" + sub + ")"
+	}
+	return "EXISTS (" + sub + ")"
+}
+
+// subquery is "SELECT what FROM <items of src> WHERE <correlation> [AND where]". needTarget false lets a
+// many-to-many navigation read its link table alone.
+func (c *compiler) subquery(what string, src *bColl, item *rng, where string, needTarget bool) string {
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	b.WriteString(what)
+	b.WriteString(" FROM ")
+	var corr []string
+	switch {
+	case src.prop != nil:
+		ct := src.prop.CollectionTable
+		b.WriteString(c.q(ct.Table) + " AS " + c.q(item.alias))
+		for i, col := range ct.SourceColumns {
+			corr = append(corr, c.rawCol(item.alias, ct.OwnerColumns[i])+" = "+c.rawCol(src.from.alias, col))
+		}
+	case src.nav.Join.Through != nil:
+		j := src.nav.Join
+		link := c.newAlias()
+		b.WriteString(c.q(j.Through.Table) + " AS " + c.q(link))
+		if needTarget || item.hasJoins() {
+			b.WriteString(" JOIN " + c.q(item.typ.Table) + " AS " + c.q(item.alias) + " ON ")
+			on := make([]string, len(j.TargetColumns))
+			for i, col := range j.TargetColumns {
+				on[i] = c.rawCol(item.alias, col) + " = " + c.rawCol(link, j.Through.TargetColumns[i])
+			}
+			b.WriteString(strings.Join(on, " AND "))
+		}
+		for i, col := range j.SourceColumns {
+			corr = append(corr, c.rawCol(link, j.Through.SourceColumns[i])+" = "+c.rawCol(src.from.alias, col))
+		}
+	default:
+		j := src.nav.Join
+		b.WriteString(c.q(item.typ.Table) + " AS " + c.q(item.alias))
+		for i, col := range j.TargetColumns {
+			corr = append(corr, c.rawCol(item.alias, col)+" = "+c.rawCol(src.from.alias, j.SourceColumns[i]))
+		}
+	}
+	b.WriteString(c.joins(item))
+	b.WriteString(" WHERE ")
+	b.WriteString(strings.Join(corr, " AND "))
+	if where != "" {
+		b.WriteString(" AND ")
+		b.WriteString(where)
+	}
+	return b.String()
+}
+
+// joins is the LEFT JOINs of the to-one navigations used from r (and from those, recursively).
+func (c *compiler) joins(r *rng) string {
+	if !r.hasJoins() {
+		return ""
+	}
+	var b strings.Builder
+	for _, j := range r.joins {
+		b.WriteString(c.joinClause(j))
+		b.WriteString(c.joins(j))
+	}
+	return b.String()
+}
+
+// joinClause is the LEFT JOIN (two through a link table) of the to-one range j.
+func (c *compiler) joinClause(j *rng) string {
+	nj := j.nav.Join
+	from := j.from.alias
+	var b strings.Builder
+	if nj.Through != nil {
+		b.WriteString(" LEFT JOIN " + c.q(nj.Through.Table) + " AS " + c.q(j.linkAlias) + " ON ")
+		for i, col := range nj.SourceColumns {
+			if i > 0 {
+				b.WriteString(" AND ")
+			}
+			b.WriteString(c.rawCol(j.linkAlias, nj.Through.SourceColumns[i]) + " = " + c.rawCol(from, col))
+		}
+		from = j.linkAlias
+		b.WriteString(" LEFT JOIN " + c.q(j.typ.Table) + " AS " + c.q(j.alias) + " ON ")
+		for i, col := range nj.TargetColumns {
+			if i > 0 {
+				b.WriteString(" AND ")
+			}
+			b.WriteString(c.rawCol(j.alias, col) + " = " + c.rawCol(from, nj.Through.TargetColumns[i]))
+		}
+		return b.String()
+	}
+	b.WriteString(" LEFT JOIN " + c.q(j.typ.Table) + " AS " + c.q(j.alias) + " ON ")
+	for i, col := range nj.TargetColumns {
+		if i > 0 {
+			b.WriteString(" AND ")
+		}
+		b.WriteString(c.rawCol(j.alias, col) + " = " + c.rawCol(from, nj.SourceColumns[i]))
+	}
+	return b.String()
+}
+
+func (c *compiler) lambda(x *bLambda, neg bool) string {
+	var body string
+	if x.body != nil {
+		body = c.cond(x.body, x.all)
+	}
+	sub := c.subquery("1", x.src, x.item, body, x.body != nil)
+	// any: EXISTS a match; all: NOT EXISTS a counterexample.
+	if x.all != neg {
+		return "NOT EXISTS (" + sub + ")"
+	}
+	return "EXISTS (" + sub + ")"
+}
+
+func (c *compiler) in(x *bIn, neg bool) string {
+	if x.coll != nil {
+		eq := c.compare(&bBin{t: tBool, op: syntax.OpEq, l: x.x, r: &bItem{t: propType(x.coll.prop).single(), r: x.item}}, false)
+		sub := c.subquery("1", x.coll, x.item, eq, true)
+		if neg {
+			return "NOT EXISTS (" + sub + ")"
+		}
+		return "EXISTS (" + sub + ")"
+	}
+	allLit := true
+	hasNull := false
+	for _, it := range x.items {
+		if !isLit(it) {
+			allLit = false
+		}
+		if isNullLit(it) {
+			hasNull = true
+		}
+	}
+	xs, xrep := c.val(x.x)
+	xt := x.x.btyp()
+	if !allLit || (c.d.ScaledDecimals() && xt.isNumeric() && xrep < 0) {
+		// Not a plain list of literals: one comparison per item.
+		var e bexpr
+		for _, it := range x.items {
+			eq := &bBin{t: tBool, op: syntax.OpEq, l: x.x, r: it}
+			if e == nil {
+				e = eq
+			} else {
+				e = &bBin{t: tBool, op: syntax.OpOr, l: e, r: eq}
+			}
+		}
+		return c.cond(e, neg)
+	}
+	var params []string
+	for _, it := range x.items {
+		l := it.(*bLit)
+		if l.v == nil {
+			continue
+		}
+		if c.d.ScaledDecimals() && xrep >= 0 && isExactNumber(l.v) {
+			v, _, ok := scaleLiteral(l.v, xrep, syntax.OpEq)
+			if !ok {
+				continue // never equal
+			}
+			params = append(params, c.param(tInt64, v))
+			continue
+		}
+		params = append(params, c.param(l.t, litArg(c.d, l.t, l.v)))
+	}
+	xn := nullable(x.x)
+	if len(params) == 0 {
+		if hasNull && xn {
+			if neg {
+				return xs + " IS NOT NULL"
+			}
+			return xs + " IS NULL"
+		}
+		return c.constBool(neg)
+	}
+	list := strings.Join(params, ", ")
+	if !neg {
+		t := xs + " IN (" + list + ")"
+		if hasNull && xn {
+			return "(" + t + " OR " + xs + " IS NULL)"
+		}
+		return t
+	}
+	f := xs + " NOT IN (" + list + ")"
+	switch {
+	case !xn:
+		return f
+	case hasNull:
+		return "(" + f + " AND " + xs + " IS NOT NULL)"
+	}
+	return "(" + f + " OR " + xs + " IS NULL)"
+}
+
+func (c *compiler) has(x *bHas, neg bool) string {
+	xs, _ := c.val(x.x)
+	p := c.param(tInt64, x.v)
+	masked := "(" + xs + " & " + p + ")"
+	if !neg {
+		return masked + " = " + c.param(tInt64, x.v)
+	}
+	f := masked + " <> " + c.param(tInt64, x.v)
+	if nullable(x.x) {
+		return "(" + f + " OR " + xs + " IS NULL)"
+	}
+	return f
+}
+
+func (c *compiler) search(x *bSearch, neg bool) string {
+	pattern := "%" + escapeLike(asciiLower(x.term)) + "%"
+	parts := make([]string, len(x.props))
+	canBeNull := false
+	for i, p := range x.props {
+		parts[i] = c.d.Like("lower("+c.colSQL(x.r, p)+")", c.param(tString, pattern))
+		canBeNull = canBeNull || p.Nullable || x.r.nullable
+	}
+	t := "(" + strings.Join(parts, " OR ") + ")"
+	if !neg {
+		return t
+	}
+	return c.negate(t, canBeNull)
+}
+
+// stringMatch is T of contains, startswith, endswith and matchesPattern; a non-nil constant when the result does
+// not depend on the row (a null argument makes it false).
+func (c *compiler) stringMatch(x *bCall) (string, *bool) {
+	if isNullLit(x.args[0]) || isNullLit(x.args[1]) {
+		f := false
+		return "", &f
+	}
+	s, _ := c.val(x.args[0])
+	if l, ok := x.args[1].(*bLit); ok && x.fn != "matchespattern" {
+		v := escapeLike(l.v.(string))
+		switch x.fn {
+		case "contains":
+			v = "%" + v + "%"
+		case "startswith":
+			v += "%"
+		default:
+			v = "%" + v
+		}
+		return c.d.Like(s, c.param(tString, v)), nil
+	}
+	a, _ := c.val(x.args[1])
+	switch x.fn {
+	case "contains":
+		return c.d.Position(s, a) + " > 0", nil
+	case "startswith":
+		return "substr(" + s + ", 1, length(" + a + ")) = " + a, nil
+	case "endswith":
+		return c.d.EndsWith(s, a), nil
+	}
+	return c.d.Regexp(s, a), nil
+}
+
+// natural is the SQL of a value in its natural form (decimals unscaled).
+func (c *compiler) natural(e bexpr) string {
+	s, rep := c.val(e)
+	if rep > 0 {
+		return c.d.Unscale(s, rep)
+	}
+	return s
+}
+
+// val is the SQL of a value. On a dialect with scaled decimals, rep >= 0 says the SQL value is an exact integer
+// equal to the value x 10^rep (integer expressions have rep 0, decimal columns their scale); rep -1 is the natural
+// value (REAL for decimals on SQLite). On other dialects rep is -1.
+func (c *compiler) val(e bexpr) (string, int) {
+	s, rep := c.val0(e)
+	return c.bound(s), rep
+}
+
+func (c *compiler) val0(e bexpr) (string, int) {
+	scaled := c.d.ScaledDecimals()
+	exactRep := func(t btype, scale int) int {
+		if !scaled || t.enum != nil {
+			return -1
+		}
+		switch {
+		case numRank(t.kind) == 1:
+			return 0
+		case t.kind == edm.KindDecimal:
+			return scale
+		}
+		return -1
+	}
+	switch x := e.(type) {
+	case *bSlot:
+		t := x.t
+		if x.rep >= 0 && c.d.ScaledDecimals() {
+			t = tInt64
+		}
+		return c.param(t, slotToken+slot(x.i)), x.rep
+	case *bCol:
+		return c.colSQL(x.r, x.p), exactRep(x.t, x.p.Scale)
+	case *bItem:
+		return c.rawCol(x.r.alias, x.r.side.CollectionTable.ValueColumn), exactRep(x.t, x.r.side.Scale)
+	case *bLit:
+		if x.v == nil {
+			if c.d.Name() == "postgres" && !x.t.null {
+				return "CAST(NULL AS " + pgType(x.t) + ")", -1
+			}
+			return "NULL", -1
+		}
+		if scaled && x.t.enum == nil {
+			switch v := x.v.(type) {
+			case int64:
+				return c.param(x.t, v), 0
+			case decimal.Decimal:
+				if exp := -int(v.Exponent()); exp >= 0 && exp <= 18 && v.Coefficient().IsInt64() {
+					return c.param(tInt64, v.Coefficient().Int64()), exp
+				}
+			}
+		}
+		return c.param(x.t, litArg(c.d, x.t, x.v)), -1
+	case *bNeg:
+		s, rep := c.val(x.x)
+		return "(-" + s + ")", rep
+	case *bBin:
+		switch x.op {
+		case syntax.OpAdd, syntax.OpSub, syntax.OpMul, syntax.OpDiv, syntax.OpDivBy, syntax.OpMod:
+			return c.arith(x)
+		}
+		return "(" + c.cond(x, false) + ") IS TRUE", -1
+	case *bCall:
+		return c.callVal(x)
+	case *bCount:
+		var where string
+		if x.filter != nil {
+			where = c.cond(x.filter, false)
+		}
+		return "(" + c.subquery("COUNT(*)", x.src, x.item, where, x.filter != nil) + ")", exactRep(tInt64, 0)
+	case *bCase:
+		var b strings.Builder
+		b.WriteString("CASE")
+		for i, w := range x.whens {
+			b.WriteString(" WHEN " + c.cond(w, false) + " THEN " + c.natural(x.thens[i]))
+		}
+		b.WriteString(" END")
+		return b.String(), exactRep(x.t, 0)
+	}
+	return "(" + c.cond(e, false) + ") IS TRUE", -1
+}
+
+func (c *compiler) arith(x *bBin) (string, int) {
+	ls, lrep := c.val(x.l)
+	rs, rrep := c.val(x.r)
+	k := x.t.kind
+	op := map[syntax.BinaryOp]string{syntax.OpAdd: " + ", syntax.OpSub: " - ", syntax.OpMul: " * ",
+		syntax.OpDiv: " / ", syntax.OpDivBy: " / ", syntax.OpMod: " % "}[x.op]
+	if x.op == syntax.OpDiv || x.op == syntax.OpDivBy || x.op == syntax.OpMod {
+		rs = "NULLIF(" + rs + ", 0)"
+	}
+	if !c.d.ScaledDecimals() {
+		if x.op == syntax.OpDivBy && numRank(x.l.btyp().kind) == 1 && numRank(x.r.btyp().kind) == 1 {
+			ls = c.d.Cast(ls, edm.KindDecimal)
+		}
+		return "(" + ls + op + rs + ")", -1
+	}
+	switch {
+	case x.t.enum == nil && x.t.kind == edm.KindDuration:
+		return "(" + ls + op + rs + ")", -1
+	case numRank(k) == 1:
+		return "(" + ls + op + rs + ")", 0
+	case k == edm.KindDecimal && lrep >= 0 && rrep >= 0:
+		switch x.op {
+		case syntax.OpAdd, syntax.OpSub, syntax.OpMod:
+			ls, rs = c.align(ls, lrep, rs, rrep, k)
+			return "(" + ls + op + rs + ")", max(lrep, rrep)
+		case syntax.OpMul:
+			if lrep+rrep <= 9 {
+				return "(" + ls + op + rs + ")", lrep + rrep
+			}
+		}
+	}
+	// Floating point (REAL) arithmetic, within filters only.
+	if lrep > 0 {
+		ls = c.d.Unscale(ls, lrep)
+	}
+	if rrep > 0 {
+		rs = c.d.Unscale(rs, rrep)
+	}
+	if (x.op == syntax.OpDiv || x.op == syntax.OpDivBy) && lrep == 0 {
+		ls = c.d.Cast(ls, edm.KindDouble)
+	}
+	return "(" + ls + op + rs + ")", -1
+}
+
+var dateParts = map[string]sqldb.DatePart{"year": sqldb.Year, "month": sqldb.Month, "day": sqldb.Day, "hour": sqldb.Hour, "minute": sqldb.Minute,
+	"second": sqldb.Second, "fractionalseconds": sqldb.FractionalSeconds}
+
+func (c *compiler) callVal(x *bCall) (string, int) {
+	intRep := -1
+	if c.d.ScaledDecimals() {
+		intRep = 0
+	}
+	arg := func(i int) string { return c.natural(x.args[i]) }
+	switch x.fn {
+	case "contains", "startswith", "endswith", "matchespattern":
+		t, cnst := c.stringMatch(x)
+		if cnst != nil {
+			return c.d.BoolValue(*cnst), -1
+		}
+		return "(" + t + ") IS TRUE", -1
+	case "length":
+		return "length(" + arg(0) + ")", intRep
+	case "indexof":
+		return "(" + c.d.Position(arg(0), arg(1)) + " - 1)", intRep
+	case "substring":
+		if len(x.args) == 3 {
+			n := arg(2)
+			return "(CASE WHEN " + n + " < 0 THEN NULL ELSE " + c.d.Substring(arg(0), arg(1), n) + " END)", -1
+		}
+		return c.d.Substring(arg(0), arg(1), ""), -1
+	case "tolower":
+		// Under the binary collation lower and upper change ASCII letters only, on PostgreSQL too (whose
+		// database default collation may fold other letters) as on SQLite.
+		return "lower(" + c.d.CollateBinary(arg(0)) + ")", -1
+	case "toupper":
+		return "upper(" + c.d.CollateBinary(arg(0)) + ")", -1
+	case "trim":
+		return "trim(" + arg(0) + ")", -1
+	case "concat":
+		return "(" + arg(0) + " || " + arg(1) + ")", -1
+	case "year", "month", "day", "hour", "minute", "second", "fractionalseconds":
+		k := x.args[0].btyp().kind
+		if x.args[0].btyp().null {
+			return "NULL", -1
+		}
+		rep := intRep
+		if x.fn == "fractionalseconds" {
+			rep = -1
+		}
+		return c.d.DatePart(dateParts[x.fn], k, arg(0)), rep
+	case "totalseconds":
+		return "(" + c.d.Cast(arg(0), edm.KindDecimal) + " / 1000000)", -1
+	case "date":
+		return c.d.DateOf(arg(0)), -1
+	case "time":
+		return c.d.TimeOf(arg(0)), -1
+	case "totaloffsetminutes":
+		// Stored in UTC: the offset is always 0.
+		if nullable(x.args[0]) {
+			return "(CASE WHEN " + arg(0) + " IS NULL THEN NULL ELSE 0 END)", intRep
+		}
+		return "0", intRep
+	case "now":
+		return c.d.Now(), -1
+	case "round", "floor", "ceiling":
+		k := x.t.kind
+		if numRank(k) == 1 {
+			s, rep := c.val(x.args[0])
+			return s, rep
+		}
+		a := arg(0)
+		switch x.fn {
+		case "round":
+			return c.d.Round(a, k), -1
+		case "floor":
+			return c.d.Floor(a, k), -1
+		}
+		return c.d.Ceiling(a, k), -1
+	case "cast":
+		rep := -1
+		if numRank(x.to) == 1 {
+			rep = intRep
+		}
+		return c.d.Cast(arg(0), x.to), rep
+	}
+	return "NULL", -1
+}

@@ -1,0 +1,267 @@
+package plan
+
+import (
+	"encoding/base64"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/sqldb"
+)
+
+// btype is the type of a bound expression: a primitive kind, an enum, a complex type or an entity type, single
+// or a collection; or the type of the null literal, which fits every nullable type.
+type btype struct {
+	kind     edm.Kind
+	enum     *edm.EnumType
+	complex  *edm.ComplexType
+	entity   *edm.EntityType
+	coll     bool
+	null     bool // the null literal
+	nullable bool // the value may be null at run time
+}
+
+func primitive(k edm.Kind) btype { return btype{kind: k} }
+
+var (
+	tBool     = primitive(edm.KindBoolean)
+	tString   = primitive(edm.KindString)
+	tInt32    = primitive(edm.KindInt32)
+	tInt64    = primitive(edm.KindInt64)
+	tDecimal  = primitive(edm.KindDecimal)
+	tDouble   = primitive(edm.KindDouble)
+	tDate     = primitive(edm.KindDate)
+	tTime     = primitive(edm.KindTimeOfDay)
+	tDateTime = primitive(edm.KindDateTimeOffset)
+	tDuration = primitive(edm.KindDuration)
+	tNull     = btype{null: true, nullable: true}
+)
+
+// propType is the type of a property's values.
+func propType(p *edm.Property) btype {
+	return btype{kind: p.Type, enum: p.Enum, complex: p.Complex, coll: p.Collection, nullable: p.Nullable}
+}
+
+func (t btype) withNullable(n bool) btype { t.nullable = n; return t }
+
+// single is the type of one item of a collection type.
+func (t btype) single() btype { t.coll = false; return t }
+
+func (t btype) isScalar() bool {
+	return !t.coll && t.entity == nil && t.complex == nil && !t.null
+}
+
+func (t btype) isBool() bool { return t.isScalar() && t.enum == nil && t.kind == edm.KindBoolean }
+func (t btype) isString() bool {
+	return t.isScalar() && t.enum == nil && t.kind == edm.KindString
+}
+func (t btype) isNumeric() bool { return t.isScalar() && t.enum == nil && numRank(t.kind) > 0 }
+
+// String names the type as OData does.
+func (t btype) String() string {
+	var s string
+	switch {
+	case t.null:
+		return "null"
+	case t.entity != nil:
+		s = t.entity.Name
+	case t.complex != nil:
+		s = t.complex.Name
+	case t.enum != nil:
+		s = t.enum.Name
+	default:
+		s = t.kind.String()
+	}
+	if t.coll {
+		return "Collection(" + s + ")"
+	}
+	return s
+}
+
+// sameType reports whether a and b are the same scalar type (ignoring nullability).
+func sameType(a, b btype) bool {
+	return a.kind == b.kind && a.enum == b.enum && a.complex == b.complex && a.entity == b.entity && a.coll == b.coll
+}
+
+// numRank orders the numeric kinds for promotion: integers 1, Decimal 2, Single 3, Double 4; 0 for others.
+func numRank(k edm.Kind) int {
+	switch k {
+	case edm.KindByte, edm.KindSByte, edm.KindInt16, edm.KindInt32, edm.KindInt64:
+		return 1
+	case edm.KindDecimal:
+		return 2
+	case edm.KindSingle:
+		return 3
+	case edm.KindDouble:
+		return 4
+	}
+	return 0
+}
+
+// promote returns the kind two numeric operands are promoted to: Int64 for integers, else the wider kind.
+func promote(a, b edm.Kind) edm.Kind {
+	ra, rb := numRank(a), numRank(b)
+	switch max(ra, rb) {
+	case 1:
+		return edm.KindInt64
+	case 2:
+		return edm.KindDecimal
+	case 3:
+		return edm.KindSingle
+	}
+	return edm.KindDouble
+}
+
+// coerce converts a literal value of type from to the type to, when OData allows the literal to stand for a value
+// of that type: integers as decimals and floating point, decimals as floating point, strings as enum members or
+// durations. ok is false when it does not.
+func coerce(v any, from, to btype) (any, bool) {
+	if from.null {
+		return nil, true
+	}
+	if to.enum != nil {
+		switch x := v.(type) {
+		case string:
+			if from.enum == nil && from.kind != edm.KindString {
+				return nil, false
+			}
+			if from.enum != nil && from.enum != to.enum {
+				return nil, false
+			}
+			n, err := to.enum.Parse(x)
+			if err != nil {
+				return nil, false
+			}
+			return n, true
+		case int64:
+			return x, from.enum == to.enum
+		}
+		return nil, false
+	}
+	if from.enum != nil {
+		return nil, false
+	}
+	switch to.kind {
+	case edm.KindDuration:
+		switch x := v.(type) {
+		case time.Duration:
+			return x, true
+		case string:
+			d, err := edm.ParseDuration(x)
+			return d, err == nil
+		}
+		return nil, false
+	case edm.KindDecimal:
+		switch x := v.(type) {
+		case int64:
+			return decimal.NewFromInt(x), true
+		case decimal.Decimal:
+			return x, true
+		}
+		return nil, false
+	case edm.KindDouble, edm.KindSingle:
+		switch x := v.(type) {
+		case int64:
+			return float64(x), true
+		case decimal.Decimal:
+			f, _ := x.Float64()
+			return f, true
+		case float64:
+			return x, true
+		}
+		return nil, false
+	}
+	if numRank(to.kind) == 1 {
+		x, ok := v.(int64)
+		return x, ok
+	}
+	if from.kind == to.kind {
+		return v, true
+	}
+	return nil, false
+}
+
+// pgType is the PostgreSQL type an argument of kind k is cast to, so that every parameter has a known type.
+func pgType(t btype) string {
+	if t.enum != nil {
+		return "bigint"
+	}
+	switch t.kind {
+	case edm.KindString:
+		return "text"
+	case edm.KindBoolean:
+		return "boolean"
+	case edm.KindByte, edm.KindSByte, edm.KindInt16, edm.KindInt32, edm.KindInt64, edm.KindDuration:
+		return "bigint"
+	case edm.KindDecimal:
+		return "numeric"
+	case edm.KindDouble:
+		return "double precision"
+	case edm.KindSingle:
+		return "real"
+	case edm.KindDate:
+		return "date"
+	case edm.KindTimeOfDay:
+		return "time"
+	case edm.KindDateTimeOffset:
+		return "timestamptz"
+	case edm.KindGuid:
+		return "uuid"
+	case edm.KindBinary, edm.KindStream:
+		return "bytea"
+	}
+	return "text"
+}
+
+// litArg converts the Go value of a literal of type t (the value types of odata/DESIGN.md) to the argument d
+// binds, in natural (unscaled) form: decimals as float64 on SQLite, where only columns are scaled.
+func litArg(d sqldb.Dialect, t btype, v any) any {
+	if v == nil {
+		return nil
+	}
+	sqlite := d.ScaledDecimals()
+	switch x := v.(type) {
+	case decimal.Decimal:
+		if sqlite {
+			f, _ := x.Float64()
+			return f
+		}
+		return x.String()
+	case edm.Date:
+		return x.String()
+	case edm.TimeOfDay:
+		return x.Format(6)
+	case time.Time:
+		return sqldb.TimeArg(d, x)
+	case time.Duration:
+		return int64(x / time.Microsecond)
+	case float64:
+		if sqlite && (math.IsNaN(x) || math.IsInf(x, 0)) {
+			// SQLite has no NaN; a comparison with it is never true, as with NULL.
+			return nil
+		}
+		return x
+	}
+	return v
+}
+
+// formatLiteral prints a bound literal value for messages.
+func formatLiteral(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "'" + strings.ReplaceAll(x, "'", "''") + "'"
+	case []byte:
+		return "binary'" + base64.URLEncoding.EncodeToString(x) + "'"
+	case time.Duration:
+		return "duration'" + edm.FormatDuration(x) + "'"
+	case time.Time:
+		return x.Format(time.RFC3339Nano)
+	}
+	return fmt.Sprint(v)
+}

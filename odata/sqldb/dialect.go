@@ -1,0 +1,147 @@
+package sqldb
+
+import (
+	sq "github.com/Masterminds/squirrel"
+
+	"github.com/storekit/store/odata/edm"
+)
+
+// ErrorClass is the meaning of a driver error that callers act on.
+type ErrorClass int
+
+// Error classes.
+const (
+	// ErrOther is any error without a more specific class.
+	ErrOther ErrorClass = iota
+	// ErrUniqueViolation is a unique or primary key constraint failure (SQLite CONSTRAINT_UNIQUE/PRIMARYKEY,
+	// PostgreSQL SQLSTATE 23505).
+	ErrUniqueViolation
+	// ErrForeignKeyViolation is a foreign key constraint failure (SQLite CONSTRAINT_FOREIGNKEY, SQLSTATE 23503).
+	ErrForeignKeyViolation
+	// ErrCheckViolation is a CHECK or NOT NULL constraint failure (SQLSTATE 23514, 23502).
+	ErrCheckViolation
+	// ErrRetry is a transient conflict the whole transaction may be retried after: SQLite BUSY/LOCKED,
+	// PostgreSQL serialization failure (40001) or deadlock (40P01).
+	ErrRetry
+	// ErrInvalidData is a value the database cannot compute with, which a request can cause through the values
+	// of its query: a numeric overflow, a division by zero, an invalid regular expression, a string the type
+	// cannot hold (PostgreSQL SQLSTATE class 22, "data exception"; SQLite's integer overflow, a string or blob
+	// too big, an invalid pattern of REGEXP). It is the client's error (400), not the server's.
+	ErrInvalidData
+)
+
+// DatePart names a field of a date, time of day or date-time value, as the OData functions year ... second and
+// fractionalseconds read it.
+type DatePart uint8
+
+// Date parts.
+const (
+	Year DatePart = iota
+	Month
+	Day
+	Hour
+	Minute
+	Second
+	FractionalSeconds
+)
+
+// Dialect holds every difference between the supported databases. The SQL text side is implemented in this
+// package (SQLite and PostgreSQL); the driver-aware adapters odata/sqlite and odata/postgres add error
+// classification, which needs the driver's error types.
+//
+// Methods that build SQL take SQL expressions (already quoted and parameterised) and return an expression; they
+// never see request values, which are always bound arguments ("?" placeholders, numbered by squirrel for
+// PostgreSQL).
+type Dialect interface {
+	// Name is "sqlite" or "postgres".
+	Name() string
+	// Placeholder is the bind parameter format (? or $n).
+	Placeholder() sq.PlaceholderFormat
+	// QuoteIdent quotes a model identifier (table or column name). Identifiers never come from a request.
+	QuoteIdent(name string) string
+	// ClassifyError tells what a driver error means.
+	ClassifyError(err error) ErrorClass
+
+	// Param is the placeholder of an argument of kind k: "?" on SQLite; on PostgreSQL "?::type", so that every
+	// parameter has a type even where the context gives none (arithmetic, function arguments).
+	Param(k edm.Kind) string
+	// ScaledDecimals reports whether Edm.Decimal columns hold value x 10^scale as integers (SQLite).
+	ScaledDecimals() bool
+	// Unscale turns a scaled decimal expression into its value (a REAL on SQLite); only called when
+	// ScaledDecimals.
+	Unscale(expr string, scale int) string
+	// Cast converts expr to kind k (String, an integer kind, Decimal, Double, Single).
+	Cast(expr string, k edm.Kind) string
+	// BoolValue is the literal true or false.
+	BoolValue(v bool) string
+	// NullSafeEqual compares two nullable expressions, null equal to null, never yielding NULL; equal false
+	// negates it.
+	NullSafeEqual(a, b string, equal bool) string
+	// Like matches expr against a LIKE pattern (a placeholder) with "\" as the escape character, case-sensitively.
+	Like(expr, pattern string) string
+	// Position is the 1-based position of needle in s, 0 when it does not occur (case-sensitive).
+	Position(s, needle string) string
+	// Substring is the part of s from the 0-based position from, n characters long (to the end when n is "").
+	Substring(s, from, n string) string
+	// EndsWith reports whether s ends with the (non-literal) suffix.
+	EndsWith(s, suffix string) string
+	// Regexp matches s against a regular expression pattern.
+	Regexp(s, pattern string) string
+	// DatePart extracts part from expr of kind Date, TimeOfDay or DateTimeOffset (in UTC) as an integer, or for
+	// FractionalSeconds as a fraction (Decimal; REAL on SQLite).
+	DatePart(part DatePart, k edm.Kind, expr string) string
+	// DateOf and TimeOf are the date and the time of day (UTC) of a DateTimeOffset expression.
+	DateOf(expr string) string
+	TimeOf(expr string) string
+	// Now is the current point in time as a DateTimeOffset value.
+	Now() string
+	// Round, Floor and Ceiling apply to a numeric expression of kind k; Round rounds half away from zero.
+	Round(expr string, k edm.Kind) string
+	Floor(expr string, k edm.Kind) string
+	Ceiling(expr string, k edm.Kind) string
+	// CollateBinary makes a string expression compare and sort by bytes (PostgreSQL columns are COLLATE "C";
+	// expressions without a column need it spelt).
+	CollateBinary(expr string) string
+	// NullsOrder is the ORDER BY suffix that puts nulls first ascending and last descending (OData's order).
+	NullsOrder(desc bool) string
+	// Returning is the clause that returns columns from an INSERT, UPDATE or DELETE ("RETURNING ..."; both
+	// databases support it, so no last-insert-id dance is needed).
+	Returning(columns ...string) string
+	// Upsert is the clause that turns an INSERT into an update of the given columns when a row with the same
+	// conflict columns exists.
+	Upsert(conflict, update []string) string
+	// LockForUpdate is the suffix that locks the rows a SELECT reads until the transaction ends ("" on SQLite,
+	// whose write transactions lock the whole database at BEGIN).
+	LockForUpdate() string
+	// ArrayAgg aggregates value, an expression over the rows of a subquery, into the text of a JSON array in
+	// the order of the order expression; Binary values (kind k) become hex strings. Over no rows it is '[]' on
+	// SQLite and NULL on PostgreSQL.
+	ArrayAgg(value, order string, k edm.Kind) string
+}
+
+// Builder returns a squirrel statement builder with the dialect's placeholder format.
+func Builder(d Dialect) sq.StatementBuilderType {
+	return sq.StatementBuilder.PlaceholderFormat(d.Placeholder())
+}
+
+// Statement is a fixed SQL statement written with ? placeholders, converted once to the $n form too, so code that
+// runs the same hand-written statement on both databases does not rebuild it per call.
+type Statement struct{ question, dollar string }
+
+// NewStatement returns the Statement of q; it panics when q's placeholders cannot be converted (a programming
+// error found at start-up, since statements are package-level values).
+func NewStatement(q string) Statement {
+	d, err := sq.Dollar.ReplacePlaceholders(q)
+	if err != nil {
+		panic(err)
+	}
+	return Statement{question: q, dollar: d}
+}
+
+// For returns the statement's text for d.
+func (s Statement) For(d Dialect) string {
+	if d.Placeholder() == sq.Question {
+		return s.question
+	}
+	return s.dollar
+}
