@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/storekit/store/odata/edm"
-	"github.com/storekit/store/odata/sqldb"
+	"github.com/storekit/store/odata/sqlite"
 )
 
 // BenchmarkRowWriter_100 measures the JSON writer alone: 100 rows of a 14-property entity, as SQLite's driver
@@ -68,7 +68,7 @@ func BenchmarkPlanByKey(b *testing.B) {
 	if err := m.Build(); err != nil {
 		b.Fatal(err)
 	}
-	s, err := NewService(Config{Model: m, DB: &sql.DB{}, Dialect: sqldb.SQLite{}})
+	s, err := NewService(Config{Model: m, DB: &sql.DB{}, Dialect: sqlite.Dialect{}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,13 +7,7 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
-
-	"github.com/storekit/store/odata/sqldb"
 )
-
-// Dialect is the PostgreSQL dialect. Error classification needs no driver types (SQLSTATE is read through an
-// interface), so it is sqldb.PostgreSQL as is.
-type Dialect struct{ sqldb.PostgreSQL }
 
 // Pool holds the connection pool settings of Open.
 type Pool struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/storekit/store/odata/dbtest"
 	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/sqldb"
+	"github.com/storekit/store/odata/sqlite"
 )
 
 // TestArgScan_RoundTrip stores a value of every kind in a column of the type odata/DESIGN.md gives it and reads
@@ -72,10 +73,10 @@ func TestArgScan_RoundTrip(t *testing.T) {
 
 func TestArg_WrongType(t *testing.T) {
 	p := &edm.Property{Name: "Price", Type: edm.KindDecimal, Precision: 19, Scale: 4}
-	if _, err := sqldb.Arg(sqldb.SQLite{}, p, 1.5); err == nil {
+	if _, err := sqldb.Arg(sqlite.Dialect{}, p, 1.5); err == nil {
 		t.Errorf("Arg(Decimal, float64) = nil error, want a type error")
 	}
-	if v, err := sqldb.Arg(sqldb.SQLite{}, p, nil); v != nil || err != nil {
+	if v, err := sqldb.Arg(sqlite.Dialect{}, p, nil); v != nil || err != nil {
 		t.Errorf("Arg(Decimal, nil) = %v, %v, want nil, nil", v, err)
 	}
 }

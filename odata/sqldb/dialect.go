@@ -45,9 +45,9 @@ const (
 	FractionalSeconds
 )
 
-// Dialect holds every difference between the supported databases. The SQL text side is implemented in this
-// package (SQLite and PostgreSQL); the driver-aware adapters odata/sqlite and odata/postgres add error
-// classification, which needs the driver's error types.
+// Dialect holds every difference between the supported databases; the adapters odata/sqlite and odata/postgres
+// implement it (sqlite.Dialect, postgres.Dialect), each with the SQL text of its database and the classification
+// of its driver's errors. Code outside the adapters never asks which database it talks to: it asks its Dialect.
 //
 // Methods that build SQL take SQL expressions (already quoted and parameterised) and return an expression; they
 // never see request values, which are always bound arguments ("?" placeholders, numbered by squirrel for

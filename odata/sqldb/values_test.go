@@ -1,10 +1,14 @@
-package sqldb
+package sqldb_test
 
 import (
 	"testing"
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/storekit/store/odata/postgres"
+	"github.com/storekit/store/odata/sqldb"
+	"github.com/storekit/store/odata/sqlite"
 )
 
 func TestDecimalArg(t *testing.T) {
@@ -23,18 +27,18 @@ func TestDecimalArg(t *testing.T) {
 		{"1000000000000000", nil, nil, true}, // beyond NUMERIC(19,4)
 	} {
 		m := decimal.RequireFromString(tc.in)
-		got, err := DecimalArg(SQLite{}, m, 4)
+		got, err := sqldb.DecimalArg(sqlite.Dialect{}, m, 4)
 		if (err != nil) != tc.wantErr || (!tc.wantErr && got != tc.sqlite) {
 			t.Errorf("DecimalArg(SQLite, %q) = %v, %v, want %v", tc.in, got, err, tc.sqlite)
 		}
-		got, err = DecimalArg(PostgreSQL{}, m, 4)
+		got, err = sqldb.DecimalArg(postgres.Dialect{}, m, 4)
 		if (err != nil) != tc.wantErr || (!tc.wantErr && got != tc.pg) {
 			t.Errorf("DecimalArg(PostgreSQL, %q) = %v, %v, want %v", tc.in, got, err, tc.pg)
 		}
 		if tc.wantErr {
 			continue
 		}
-		back, err := ScanDecimal(tc.sqlite, 4)
+		back, err := sqldb.ScanDecimal(tc.sqlite, 4)
 		if err != nil || !back.Equal(m) {
 			t.Errorf("ScanDecimal(%v) = %v, %v, want %v", tc.sqlite, back, err, m)
 		}
@@ -43,11 +47,11 @@ func TestDecimalArg(t *testing.T) {
 
 func TestTimeArg(t *testing.T) {
 	in := time.Date(2026, 11, 22, 3, 4, 5, 123456789, time.FixedZone("x", 2*3600))
-	got := TimeArg(SQLite{}, in)
+	got := sqldb.TimeArg(sqlite.Dialect{}, in)
 	if got != "2026-11-22T01:04:05.123456Z" {
 		t.Errorf("TimeArg(SQLite, %v) = %v", in, got)
 	}
-	back, err := ScanTime(got)
+	back, err := sqldb.ScanTime(got)
 	if err != nil || !back.Equal(in.Truncate(time.Microsecond)) {
 		t.Errorf("ScanTime(%v) = %v, %v", got, back, err)
 	}

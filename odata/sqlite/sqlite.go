@@ -11,58 +11,7 @@ import (
 	"sync"
 
 	"github.com/mattn/go-sqlite3"
-
-	"github.com/storekit/store/odata/sqldb"
 )
-
-// Dialect is the SQLite dialect with driver-aware error classification.
-type Dialect struct{ sqldb.SQLite }
-
-// ClassifyError maps SQLite's extended result codes to error classes.
-func (Dialect) ClassifyError(err error) sqldb.ErrorClass {
-	var e sqlite3.Error
-	if !errors.As(err, &e) {
-		return sqldb.ErrOther
-	}
-	switch e.ExtendedCode {
-	case sqlite3.ErrConstraintUnique, sqlite3.ErrConstraintPrimaryKey:
-		return sqldb.ErrUniqueViolation
-	case sqlite3.ErrConstraintForeignKey:
-		return sqldb.ErrForeignKeyViolation
-	case sqlite3.ErrConstraintCheck, sqlite3.ErrConstraintNotNull:
-		return sqldb.ErrCheckViolation
-	}
-	switch e.Code {
-	case sqlite3.ErrBusy, sqlite3.ErrLocked:
-		return sqldb.ErrRetry
-	case sqlite3.ErrTooBig:
-		return sqldb.ErrInvalidData
-	case sqlite3.ErrError:
-		// SQLite reports these only with the generic SQLITE_ERROR code, so the message is all there is to tell
-		// them from a broken statement: values of a request that SQLite cannot compute with, and the errors of
-		// the REGEXP function this package registers.
-		msg := e.Error()
-		for _, prefix := range invalidData {
-			if strings.HasPrefix(msg, prefix) {
-				return sqldb.ErrInvalidData
-			}
-		}
-	}
-	return sqldb.ErrOther
-}
-
-// invalidData are the beginnings of SQLITE_ERROR messages that a request's values cause.
-var invalidData = []string{
-	regexpError,
-	"integer overflow",
-	"LIKE or GLOB pattern too complex",
-	"Expression tree is too large",
-	"too many SQL variables",
-	"parser stack overflow",
-}
-
-// regexpError begins the message of an invalid pattern given to REGEXP.
-const regexpError = "invalid regular expression: "
 
 // DriverName is the database/sql driver Open uses: mattn/go-sqlite3 with the SQL functions the engine's SQL
 // needs registered on every connection (REGEXP, for the OData function matchesPattern).

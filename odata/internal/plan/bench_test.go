@@ -4,7 +4,9 @@ import (
 	"testing"
 
 	"github.com/storekit/store/odata/internal/plan"
+	"github.com/storekit/store/odata/postgres"
 	"github.com/storekit/store/odata/sqldb"
+	"github.com/storekit/store/odata/sqlite"
 	"github.com/storekit/store/odata/syntax"
 )
 
@@ -25,7 +27,7 @@ const (
 func BenchmarkPlan(b *testing.B) {
 	m := builtModel(b)
 	scope := plan.Scope{Set: m.EntitySet("Product")}
-	for _, d := range []sqldb.Dialect{sqldb.SQLite{}, sqldb.PostgreSQL{}} {
+	for _, d := range []sqldb.Dialect{sqlite.Dialect{}, postgres.Dialect{}} {
 		for _, q := range []struct{ name, raw string }{{"short", benchShort}, {"long", benchLong}} {
 			raw := encodeOptions(q.raw)
 			b.Run(d.Name()+"/"+q.name+"/uncached", func(b *testing.B) {
@@ -63,7 +65,7 @@ func BenchmarkPlanByKey(b *testing.B) {
 		b.Fatal(err)
 	}
 	scope := plan.Scope{Set: m.EntitySet("Product"), Key: rp.Segments[0].Args[0].Args}
-	for _, d := range []sqldb.Dialect{sqldb.SQLite{}, sqldb.PostgreSQL{}} {
+	for _, d := range []sqldb.Dialect{sqlite.Dialect{}, postgres.Dialect{}} {
 		b.Run(d.Name(), func(b *testing.B) {
 			p := plan.NewPlanner(m, d, plan.Options{})
 			b.ReportAllocs()

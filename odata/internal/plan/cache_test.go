@@ -8,15 +8,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/storekit/store/odata/internal/plan"
-	"github.com/storekit/store/odata/sqldb"
+	"github.com/storekit/store/odata/postgres"
+	"github.com/storekit/store/odata/sqlite"
 )
 
 // TestPlanCache checks that a cached plan reads the key values, $top and $skiptoken of each request afresh, with
 // $top spelt in any of the ways OData allows.
 func TestPlanCache(t *testing.T) {
 	m := builtModel(t)
-	cached := newPlanner(m, sqldb.PostgreSQL{})
-	fresh := plan.NewPlanner(m, sqldb.PostgreSQL{}, plan.Options{CacheSize: -1, CaseInsensitiveKeys: []string{"Customer"}})
+	cached := newPlanner(m, postgres.Dialect{})
+	fresh := plan.NewPlanner(m, postgres.Dialect{}, plan.Options{CacheSize: -1, CaseInsensitiveKeys: []string{"Customer"}})
 	for _, c := range []struct{ path, query string }{
 		{"Product('p01')", ""},
 		{"Product('p02')", ""},
@@ -52,7 +53,7 @@ func TestPlanCache(t *testing.T) {
 // nameToken returns the $skiptoken of Product?$orderby=Name after a row with that name and id.
 func nameToken(t *testing.T, name, id string) string {
 	m := builtModel(t)
-	r, err := newPlanner(m, sqldb.SQLite{}).Read(plan.Scope{Set: m.EntitySet("Product")}, "$orderby=Name")
+	r, err := newPlanner(m, sqlite.Dialect{}).Read(plan.Scope{Set: m.EntitySet("Product")}, "$orderby=Name")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,8 +77,8 @@ func nameToken(t *testing.T, name, id string) string {
 // evicted and compiled again) and checks every answer against an uncached planner. Run with -race.
 func TestPlanCacheConcurrent(t *testing.T) {
 	m := builtModel(t)
-	cached := plan.NewPlanner(m, sqldb.SQLite{}, plan.Options{CacheSize: 20})
-	fresh := plan.NewPlanner(m, sqldb.SQLite{}, plan.Options{CacheSize: -1})
+	cached := plan.NewPlanner(m, sqlite.Dialect{}, plan.Options{CacheSize: 20})
+	fresh := plan.NewPlanner(m, sqlite.Dialect{}, plan.Options{CacheSize: -1})
 	var queries []string
 	for _, c := range filterCases {
 		if c.set == "Product" && c.extra == "" {
@@ -120,7 +121,7 @@ func TestPlanCacheConcurrent(t *testing.T) {
 // TestReadMemo checks that Memo keeps one value per compiled plan.
 func TestReadMemo(t *testing.T) {
 	m := builtModel(t)
-	p := newPlanner(m, sqldb.SQLite{})
+	p := newPlanner(m, sqlite.Dialect{})
 	scope := plan.Scope{Set: m.EntitySet("Product")}
 	calls := 0
 	build := func(*plan.Read) any { calls++; return calls }

@@ -9,12 +9,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/storekit/store/odata/internal/plan"
-	"github.com/storekit/store/odata/sqldb"
+	"github.com/storekit/store/odata/sqlite"
 )
 
 func TestReadErrors(t *testing.T) {
 	m := builtModel(t)
-	p := newPlanner(m, sqldb.SQLite{})
+	p := newPlanner(m, sqlite.Dialect{})
 	for _, c := range []struct {
 		path, query string
 		want        plan.Error
@@ -156,7 +156,7 @@ func tamper(t *testing.T, tok string) string {
 // exponentially.
 func TestTooComplex(t *testing.T) {
 	m := builtModel(t)
-	p := newPlanner(m, sqldb.SQLite{})
+	p := newPlanner(m, sqlite.Dialect{})
 	f := "Weight"
 	for i := 0; i < 40; i++ {
 		f = "floor(" + f + ")"

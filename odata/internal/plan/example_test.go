@@ -7,7 +7,9 @@ import (
 
 	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/internal/plan"
+	"github.com/storekit/store/odata/postgres"
 	"github.com/storekit/store/odata/sqldb"
+	"github.com/storekit/store/odata/sqlite"
 )
 
 // Translating a $filter (and an $orderby) to the SQL of each database: the page query and the COUNT query.
@@ -27,7 +29,7 @@ func ExamplePlanner_Read() {
 	if err := m.Build(); err != nil {
 		panic(err)
 	}
-	for _, d := range []sqldb.Dialect{sqldb.SQLite{}, sqldb.PostgreSQL{}} {
+	for _, d := range []sqldb.Dialect{sqlite.Dialect{}, postgres.Dialect{}} {
 		p := plan.NewPlanner(m, d, plan.Options{})
 		r, err := p.Read(plan.Scope{Set: m.EntitySet("Product")},
 			"$filter=contains(Name,'50%25') or Price gt 19.99&$orderby=Price desc")

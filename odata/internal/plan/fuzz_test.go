@@ -4,7 +4,8 @@ import (
 	"testing"
 
 	"github.com/storekit/store/odata/internal/plan"
-	"github.com/storekit/store/odata/sqldb"
+	"github.com/storekit/store/odata/postgres"
+	"github.com/storekit/store/odata/sqlite"
 )
 
 // FuzzTranslate parses, binds and translates random $filter and $orderby values against the test model, for both
@@ -18,8 +19,8 @@ func FuzzTranslate(f *testing.F) {
 	}
 	m := builtModel(f)
 	planners := []*plan.Planner{
-		plan.NewPlanner(m, sqldb.SQLite{}, plan.Options{CacheSize: -1}),
-		plan.NewPlanner(m, sqldb.PostgreSQL{}, plan.Options{CacheSize: -1}),
+		plan.NewPlanner(m, sqlite.Dialect{}, plan.Options{CacheSize: -1}),
+		plan.NewPlanner(m, postgres.Dialect{}, plan.Options{CacheSize: -1}),
 	}
 	sets := []string{"Product", "Customer", "Order", "Category"}
 	f.Fuzz(func(t *testing.T, expr string) {

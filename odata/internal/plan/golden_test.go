@@ -7,7 +7,9 @@ import (
 
 	"github.com/storekit/store/odata/dbtest"
 	"github.com/storekit/store/odata/internal/plan"
+	"github.com/storekit/store/odata/postgres"
 	"github.com/storekit/store/odata/sqldb"
+	"github.com/storekit/store/odata/sqlite"
 	"github.com/storekit/store/odata/syntax"
 )
 
@@ -334,7 +336,7 @@ var orderCases = []struct{ set, orderby string }{
 func TestGolden(t *testing.T) {
 	m := builtModel(t)
 	dbs := fixtureDBs(t, m)
-	texts := []sqldb.Dialect{sqldb.SQLite{}, sqldb.PostgreSQL{}}
+	texts := []sqldb.Dialect{sqlite.Dialect{}, postgres.Dialect{}}
 	planners := map[string]*plan.Planner{}
 	for _, d := range texts {
 		planners["text "+d.Name()] = newPlanner(m, d)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/storekit/store/odata/dbtest"
 	"github.com/storekit/store/odata/internal/plan"
+	"github.com/storekit/store/odata/postgres"
 	"github.com/storekit/store/odata/sqldb"
 )
 
@@ -83,7 +84,7 @@ func TestPlanGolden(t *testing.T) {
 		}
 		if len(dbs) == 1 {
 			// Without PostgreSQL, still record its SQL (for the same link values as SQLite's rows).
-			out, err := planText(t, c.path, query, sqldb.PostgreSQL{}, dbs[0])
+			out, err := planText(t, c.path, query, postgres.Dialect{}, dbs[0])
 			if err != nil {
 				t.Error(err)
 			}

@@ -1,0 +1,58 @@
+package sqlite_test
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/sqldb"
+	"github.com/storekit/store/odata/sqlite"
+)
+
+// TestDialect_SQL checks the SQL text of each Dialect method.
+func TestDialect_SQL(t *testing.T) {
+	d := sqlite.Dialect{}
+	for _, c := range []struct {
+		name      string
+		got, want string
+	}{
+		{"Param(Decimal)", d.Param(edm.KindDecimal), "?"},
+		{"Param(Single)", d.Param(edm.KindSingle), "?"},
+		{"Unscale", d.Unscale(`"price"`, 4), `(CAST("price" AS REAL) / 10000)`},
+		{"Cast(Int32)", d.Cast("x", edm.KindInt32), "CAST(x AS INTEGER)"},
+		{"Cast(Decimal)", d.Cast("x", edm.KindDecimal), "CAST(x AS REAL)"},
+		{"BoolValue", d.BoolValue(true) + d.BoolValue(false), "10"},
+		{"NullSafeEqual", d.NullSafeEqual("a", "b", true), "a IS b"},
+		{"NullSafeEqual not", d.NullSafeEqual("a", "b", false), "a IS NOT b"},
+		{"Like", d.Like("a", "?"), `a LIKE ? ESCAPE '\'`},
+		{"Position", d.Position("a", "b"), "instr(a, b)"},
+		{"Substring", d.Substring("a", "i", "n"), "substr(a, i + 1, n)"},
+		{"Substring to end", d.Substring("a", "i", ""), "substr(a, i + 1)"},
+		{"EndsWith", d.EndsWith("a", "b"), "(length(b) = 0 OR substr(a, -length(b)) = b)"},
+		{"Regexp", d.Regexp("a", "?"), "a REGEXP ?"},
+		{"DatePart(Year, DateTimeOffset)", d.DatePart(sqldb.Year, edm.KindDateTimeOffset, "x"), "CAST(substr(x, 1, 4) AS INTEGER)"},
+		{"DatePart(Day, Date)", d.DatePart(sqldb.Day, edm.KindDate, "x"), "CAST(substr(x, 9, 2) AS INTEGER)"},
+		{"DatePart(Second, TimeOfDay)", d.DatePart(sqldb.Second, edm.KindTimeOfDay, "x"), "CAST(substr(x, 7, 2) AS INTEGER)"},
+		{"DatePart(FractionalSeconds, DateTimeOffset)", d.DatePart(sqldb.FractionalSeconds, edm.KindDateTimeOffset, "x"), "CAST(substr(x, 20, 7) AS REAL)"},
+		{"DateOf", d.DateOf("x"), "substr(x, 1, 10)"},
+		{"TimeOf", d.TimeOf("x"), "substr(x, 12, 15)"},
+		{"Now", d.Now(), "(strftime('%Y-%m-%dT%H:%M:%f', 'now') || '000Z')"},
+		{"Round(Double)", d.Round("x", edm.KindDouble), "round(x)"},
+		{"Round(Decimal)", d.Round("x", edm.KindDecimal), "round(x)"},
+		{"Floor(Double)", d.Floor("x", edm.KindDouble), "(CASE WHEN x < CAST(x AS INTEGER) THEN CAST(x AS INTEGER) - 1 ELSE CAST(x AS INTEGER) END)"},
+		{"Ceiling(Int32)", d.Ceiling("x", edm.KindInt32), "x"},
+		{"CollateBinary", d.CollateBinary("x"), "x"},
+		{"NullsOrder", d.NullsOrder(false) + "," + d.NullsOrder(true), " NULLS FIRST, NULLS LAST"},
+		{"Returning", d.Returning("id", "name"), `RETURNING "id", "name"`},
+		{"Upsert", d.Upsert([]string{"id"}, []string{"name", "price"}), `ON CONFLICT ("id") DO UPDATE SET "name" = excluded."name", "price" = excluded."price"`},
+		{"Upsert nothing", d.Upsert([]string{"a", "b"}, nil), `ON CONFLICT ("a", "b") DO NOTHING`},
+		{"LockForUpdate", d.LockForUpdate(), ""},
+		{"QuoteIdent", d.QuoteIdent(`order"x`), `"order""x"`},
+		{"Name", d.Name(), "sqlite"},
+		{"ScaledDecimals", strconv.FormatBool(d.ScaledDecimals()), "true"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %q, want %q", c.name, c.got, c.want)
+		}
+	}
+}
