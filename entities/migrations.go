@@ -26,19 +26,14 @@ func mustSub(f fs.FS, dir string) fs.FS {
 	return sub
 }
 
-// NextOrderNumber returns the next Order.OrderNumber (1, 2, 3, ...). On PostgreSQL it draws from the sequence
-// order_number_seq, which every server node shares and which never blocks another checkout; a rolled-back
-// transaction leaves a gap. On SQLite it increments a counter row inside tx, so the number is gap-free and is
-// given back when tx rolls back.
+// NextOrderNumber returns the next Order.OrderNumber (1, 2, 3, ...). On a database with sequences (PostgreSQL)
+// it draws from order_number_seq, which every server node shares and which never blocks another checkout; a
+// rolled-back transaction leaves a gap. Without sequences (SQLite) it increments a counter row inside tx, so the
+// number is gap-free and is given back when tx rolls back.
 func NextOrderNumber(ctx context.Context, tx *sql.Tx, d sqldb.Dialect) (int64, error) {
-	var q string
-	switch d.Name() {
-	case "postgres":
-		q = `SELECT nextval('order_number_seq')`
-	case "sqlite":
+	q := d.NextValue("order_number_seq")
+	if q == "" {
 		q = `UPDATE sequence_counter SET value = value + 1 WHERE name = 'order_number' RETURNING value`
-	default:
-		return 0, fmt.Errorf("entities: NextOrderNumber: unsupported dialect %q", d.Name())
 	}
 	var n int64
 	if err := tx.QueryRowContext(ctx, q).Scan(&n); err != nil {

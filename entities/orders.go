@@ -43,11 +43,10 @@ func enumName(v int, names map[int]string) string {
 type orderState struct{ order, payment, shipping int }
 
 var (
-	stmtOrderState          = sqldb.NewStatement(`SELECT order_status, payment_status, shipping_status FROM "order" WHERE id = ?`)
-	stmtOrderStateForUpdate = sqldb.NewStatement(`SELECT order_status, payment_status, shipping_status FROM "order" WHERE id = ? FOR UPDATE`)
-	stmtSetOrderState       = sqldb.NewStatement(`UPDATE "order" SET order_status = ?, payment_status = ?, shipping_status = ? WHERE id = ?`)
-	stmtSetOrderPaid        = sqldb.NewStatement(`UPDATE "order" SET order_status = ?, payment_status = ?, paid_date_utc = ? WHERE id = ?`)
-	stmtOrderItemsQty       = sqldb.NewStatement(`SELECT product_id, SUM(quantity) FROM order_item WHERE order_id = ?
+	stmtOrderState    = sqldb.NewStatement(`SELECT order_status, payment_status, shipping_status FROM "order" WHERE id = ?`)
+	stmtSetOrderState = sqldb.NewStatement(`UPDATE "order" SET order_status = ?, payment_status = ?, shipping_status = ? WHERE id = ?`)
+	stmtSetOrderPaid  = sqldb.NewStatement(`UPDATE "order" SET order_status = ?, payment_status = ?, paid_date_utc = ? WHERE id = ?`)
+	stmtOrderItemsQty = sqldb.NewStatement(`SELECT product_id, SUM(quantity) FROM order_item WHERE order_id = ?
 GROUP BY product_id ORDER BY product_id`)
 	stmtReturnStock = sqldb.NewStatement(`UPDATE product SET
 	stock_quantity = stock_quantity + CASE WHEN manage_inventory_method = ? THEN ? ELSE 0 END,
@@ -56,16 +55,11 @@ GROUP BY product_id ORDER BY product_id`)
 WHERE id = ?`)
 )
 
-// lockOrder reads the statuses of the order in tx, locking its row on PostgreSQL (SQLite transactions of this
-// project take the write lock at BEGIN), so two moves of one order run one after the other. An unknown order is
-// a 404 *odata.Error.
+// lockOrder reads the statuses of the order in tx, locking its row (Dialect.LockForUpdate), so two moves of one
+// order run one after the other. An unknown order is a 404 *odata.Error.
 func lockOrder(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, orderID string) (orderState, error) {
-	stmt := stmtOrderState
-	if !isSQLite(d) {
-		stmt = stmtOrderStateForUpdate
-	}
 	var s orderState
-	err := tx.QueryRowContext(ctx, stmt.For(d), orderID).Scan(&s.order, &s.payment, &s.shipping)
+	err := tx.QueryRowContext(ctx, stmtOrderState.For(d)+d.LockForUpdate(), orderID).Scan(&s.order, &s.payment, &s.shipping)
 	if errors.Is(err, sql.ErrNoRows) {
 		return s, odata.NotFound("The order does not exist.")
 	}

@@ -132,17 +132,15 @@ var (
 		}
 		return sqldb.NewStatement(strings.Join(parts, " UNION ALL "))
 	}()
-	seNameLock = sqldb.NewStatement(`SELECT 1 FROM (SELECT pg_advisory_xact_lock(?)) AS l`)
 )
 
 // uniqueSeName returns the slug for an entity of table ("product", "category" or "manufacturer") with the given
-// id ("" on create): seNameBase of seName and name, made unique across the three tables. On PostgreSQL it takes a
-// transaction-scoped advisory lock first, so q must be the write transaction.
+// id ("" on create): seNameBase of seName and name, made unique across the three tables. It takes the dialect's
+// TransactionLock first, so that two transactions never choose the same slug: q must be the write transaction.
 func uniqueSeName(ctx context.Context, q Querier, d sqldb.Dialect, table, id, seName, name string) (string, error) {
 	base := seNameBase(seName, name, table)
-	if !isSQLite(d) {
-		var one int
-		if err := q.QueryRowContext(ctx, seNameLock.For(d), int64(seNameLockKey)).Scan(&one); err != nil {
+	if lock := d.TransactionLock(); lock != "" {
+		if _, err := q.ExecContext(ctx, lock, int64(seNameLockKey)); err != nil {
 			return "", fmt.Errorf("entities: SeName lock: %w", err)
 		}
 	}

@@ -215,10 +215,11 @@ func appendTime(b []byte, t time.Time) []byte {
 	return append(b, '"')
 }
 
-// appendStoredTime appends a DateTimeOffset stored as SQLite text ("2026-11-22T01:02:03.456000Z") as JSON, the
-// fraction's trailing zeros dropped, without parsing it. ok is false for text of another shape.
+// appendStoredTime appends a DateTimeOffset stored as text ("2026-11-22T01:02:03.456000Z",
+// sqldb.TimestampTextLayout) as JSON, the fraction's trailing zeros dropped, without parsing it. ok is false for
+// text of another shape.
 func appendStoredTime(b []byte, s string) ([]byte, bool) {
-	if len(s) != len(sqldb.SQLiteTimeLayout) || s[19] != '.' || s[26] != 'Z' {
+	if len(s) != len(sqldb.TimestampTextLayout) || s[19] != '.' || s[26] != 'Z' {
 		return b, false
 	}
 	end := 26

@@ -54,13 +54,13 @@ func (tx *Tx) Get(ctx context.Context, et *edm.EntityType, key ...any) (Entity, 
 	return tx.getWhere(ctx, et, where, false)
 }
 
-// getWhere reads the one entity of et matching where (on the table's own name), locking its row on PostgreSQL
-// when forUpdate.
+// getWhere reads the one entity of et matching where (on the table's own name), locking its row until the
+// transaction ends when forUpdate (Dialect.LockForUpdate).
 func (tx *Tx) getWhere(ctx context.Context, et *edm.EntityType, where sq.Sqlizer, forUpdate bool) (Entity, error) {
 	l := tx.svc.defaultLayout(et)
 	b := selectFrom(tx.Dialect, l).Where(where).Limit(1)
-	if forUpdate && tx.Dialect.Name() == "postgres" {
-		b = b.Suffix("FOR UPDATE")
+	if lock := tx.Dialect.LockForUpdate(); forUpdate && lock != "" {
+		b = b.Suffix(strings.TrimPrefix(lock, " "))
 	}
 	list, err := tx.queryLayout(ctx, l, b)
 	if err != nil {

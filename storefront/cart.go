@@ -295,7 +295,7 @@ func (s *Store) addToCart(details bool) handlerFunc {
 				lineID   string
 				existing int64
 			)
-			err = tx.QueryRowContext(ctx, s.q(stmtLineOfProduct)+s.forUpdate(), c.id, listType, productID).Scan(&lineID, &existing)
+			err = tx.QueryRowContext(ctx, s.q(stmtLineOfProduct)+s.d.LockForUpdate(), c.id, listType, productID).Scan(&lineID, &existing)
 			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return fmt.Errorf("storefront: add to cart: %w", err)
 			}
@@ -370,7 +370,7 @@ var (
 
 // lockLine reads the customer's line (locked on PostgreSQL); another customer's line, or none, is a 404.
 func (s *Store) lockLine(ctx context.Context, tx *sql.Tx, customerID, lineID string) (listType int, productID string, err error) {
-	err = tx.QueryRowContext(ctx, s.q(stmtLine)+s.forUpdate(), lineID, customerID).Scan(&listType, &productID)
+	err = tx.QueryRowContext(ctx, s.q(stmtLine)+s.d.LockForUpdate(), lineID, customerID).Scan(&listType, &productID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, "", odata.NotFound("The cart item does not exist.")
 	}

@@ -80,7 +80,7 @@ func (s *Store) lockState(ctx context.Context, tx *sql.Tx, customerID string) (c
 		st                                                  checkoutState
 		shipAddr, billAddr, method, provider, paymentMethod sql.NullString
 	)
-	err := tx.QueryRowContext(ctx, s.q(stmtLoadState)+s.forUpdate(), customerID).Scan(&st.shippingSaved, &st.pickUp,
+	err := tx.QueryRowContext(ctx, s.q(stmtLoadState)+s.d.LockForUpdate(), customerID).Scan(&st.shippingSaved, &st.pickUp,
 		&shipAddr, &billAddr, &method, &provider, &paymentMethod, &st.paymentInfoSaved)
 	if errors.Is(err, sql.ErrNoRows) {
 		return checkoutState{}, nil

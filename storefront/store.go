@@ -199,14 +199,3 @@ func (s *Store) q(st sqldb.Statement) string { return st.For(s.d) }
 
 // timeArg returns t as the store's dialect stores a DateTimeOffset.
 func (s *Store) timeArg(t time.Time) any { return sqldb.TimeArg(s.d, t) }
-
-func (s *Store) isSQLite() bool { return s.d.Name() == "sqlite" }
-
-// forUpdate is the row-lock suffix of a SELECT: FOR UPDATE on PostgreSQL, nothing on SQLite, whose write
-// transactions hold the database's write lock from BEGIN.
-func (s *Store) forUpdate() string {
-	if s.isSQLite() {
-		return ""
-	}
-	return " FOR UPDATE"
-}

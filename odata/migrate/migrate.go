@@ -7,8 +7,8 @@
 //
 // Files are applied in version order, each in its own transaction together with its row in the
 // schema_migrations table (component, version). A database that holds a version newer than the program knows is
-// refused, so an old binary never runs against a newer schema. On PostgreSQL an advisory lock serializes
-// concurrent starts of several server nodes.
+// refused, so an old binary never runs against a newer schema. The dialect's SessionLock (an advisory lock on
+// PostgreSQL) serializes concurrent starts of several server nodes.
 package migrate
 
 import (
@@ -50,11 +50,11 @@ func Up(ctx context.Context, db *sql.DB, d sqldb.Dialect, sources ...Source) (in
 		return 0, err
 	}
 	defer conn.Close()
-	if d.Name() == "postgres" {
-		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, advisoryLockKey); err != nil {
+	if lock, unlock := d.SessionLock(); lock != "" {
+		if _, err := conn.ExecContext(ctx, lock, advisoryLockKey); err != nil {
 			return 0, fmt.Errorf("migrate: lock: %w", err)
 		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, advisoryLockKey)
+		defer conn.ExecContext(context.WithoutCancel(ctx), unlock, advisoryLockKey)
 	}
 	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 	component TEXT NOT NULL,

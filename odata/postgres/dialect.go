@@ -50,6 +50,15 @@ func (Dialect) Param(k edm.Kind) string { return "?::" + parameterType(k) }
 // ScaledDecimals returns false: decimals are NUMERIC.
 func (Dialect) ScaledDecimals() bool { return false }
 
+// TextTimestamps returns false: DateTimeOffset columns are TIMESTAMPTZ.
+func (Dialect) TextTimestamps() bool { return false }
+
+// StoresNaN returns true: DOUBLE PRECISION and REAL hold NaN and the infinities.
+func (Dialect) StoresNaN() bool { return true }
+
+// TypedNull casts NULL to the parameter type of kind k.
+func (Dialect) TypedNull(k edm.Kind) string { return "CAST(NULL AS " + parameterType(k) + ")" }
+
 // Unscale returns expr unchanged (decimals are not scaled).
 func (Dialect) Unscale(expr string, _ int) string { return expr }
 
@@ -167,6 +176,19 @@ func (Dialect) CollateBinary(expr string) string { return "(" + expr + `) COLLAT
 
 // LockForUpdate returns " FOR UPDATE".
 func (Dialect) LockForUpdate() string { return " FOR UPDATE" }
+
+// TransactionLock uses pg_advisory_xact_lock.
+func (Dialect) TransactionLock() string { return "SELECT pg_advisory_xact_lock($1)" }
+
+// SessionLock uses pg_advisory_lock and pg_advisory_unlock.
+func (Dialect) SessionLock() (lock, unlock string) {
+	return "SELECT pg_advisory_lock($1)", "SELECT pg_advisory_unlock($1)"
+}
+
+// NextValue uses nextval.
+func (Dialect) NextValue(sequence string) string {
+	return "SELECT nextval('" + strings.ReplaceAll(sequence, "'", "''") + "')"
+}
 
 // ArrayAgg uses json_agg and encode(..., 'hex') for Binary values.
 func (Dialect) ArrayAgg(value, order string, k edm.Kind) string {

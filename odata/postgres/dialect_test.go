@@ -14,6 +14,7 @@ import (
 // TestDialect_SQL checks the SQL text of each Dialect method.
 func TestDialect_SQL(t *testing.T) {
 	d := postgres.Dialect{}
+	lock, unlock := d.SessionLock()
 	for _, c := range []struct {
 		name      string
 		got, want string
@@ -52,6 +53,12 @@ func TestDialect_SQL(t *testing.T) {
 		{"QuoteIdent", d.QuoteIdent(`order"x`), `"order""x"`},
 		{"Name", d.Name(), "postgres"},
 		{"ScaledDecimals", strconv.FormatBool(d.ScaledDecimals()), "false"},
+		{"TextTimestamps", strconv.FormatBool(d.TextTimestamps()), "false"},
+		{"StoresNaN", strconv.FormatBool(d.StoresNaN()), "true"},
+		{"TypedNull", d.TypedNull(edm.KindDate), "CAST(NULL AS date)"},
+		{"TransactionLock", d.TransactionLock(), "SELECT pg_advisory_xact_lock($1)"},
+		{"SessionLock", lock + "," + unlock, "SELECT pg_advisory_lock($1),SELECT pg_advisory_unlock($1)"},
+		{"NextValue", d.NextValue("order_number_seq"), "SELECT nextval('order_number_seq')"},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s = %q, want %q", c.name, c.got, c.want)

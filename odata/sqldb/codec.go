@@ -44,10 +44,8 @@ func Arg(d Dialect, p *edm.Property, v any) (any, error) {
 		}
 	case edm.KindDouble, edm.KindSingle:
 		if f, ok := v.(float64); ok {
-			if math.IsNaN(f) || math.IsInf(f, 0) {
-				if d.Name() == "sqlite" {
-					return nil, fmt.Errorf("%s: %v cannot be stored", p.Name, f)
-				}
+			if !d.StoresNaN() && (math.IsNaN(f) || math.IsInf(f, 0)) {
+				return nil, fmt.Errorf("%s: %v cannot be stored", p.Name, f)
 			}
 			return f, nil
 		}

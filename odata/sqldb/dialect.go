@@ -53,7 +53,8 @@ const (
 // never see request values, which are always bound arguments ("?" placeholders, numbered by squirrel for
 // PostgreSQL).
 type Dialect interface {
-	// Name is "sqlite" or "postgres".
+	// Name is "sqlite" or "postgres": for logs and messages, and the directory of the dialect's files in a
+	// migration source (odata/migrate). Code never branches on it; it asks the methods below.
 	Name() string
 	// Placeholder is the bind parameter format (? or $n).
 	Placeholder() sq.PlaceholderFormat
@@ -62,11 +63,47 @@ type Dialect interface {
 	// ClassifyError tells what a driver error means.
 	ClassifyError(err error) ErrorClass
 
+	// How values are stored (odata/DESIGN.md's storage table); Arg, Scan and the planner follow these.
+
+	// ScaledDecimals reports whether Edm.Decimal columns hold value x 10^scale as integers (SQLite) rather than
+	// a decimal type (PostgreSQL NUMERIC).
+	ScaledDecimals() bool
+	// TextTimestamps reports whether Edm.DateTimeOffset columns hold text in TimestampTextLayout (SQLite) rather
+	// than a timestamp type (PostgreSQL TIMESTAMPTZ).
+	TextTimestamps() bool
+	// StoresNaN reports whether floating-point columns can hold NaN and the infinities (PostgreSQL). Where
+	// they cannot (SQLite turns NaN into NULL), Arg refuses such a value.
+	StoresNaN() bool
+
+	// Row and transaction locks, and sequences.
+
+	// LockForUpdate is the suffix (with its leading space) that locks the rows a SELECT reads until the
+	// transaction ends: " FOR UPDATE" on PostgreSQL; "" on SQLite, whose write transactions hold the whole
+	// database's write lock from BEGIN (odata/sqlite.Open sets _txlock=immediate). Every read of a row that the
+	// same transaction then changes on the strength of what it read appends it.
+	LockForUpdate() string
+	// TransactionLock is the statement that takes a lock named by its one argument, an int64 key, until the
+	// transaction ends, so that transactions doing the same work run one after the other (PostgreSQL
+	// pg_advisory_xact_lock); "" on SQLite, whose write transactions already run one at a time.
+	TransactionLock() string
+	// SessionLock returns the statements that take and release a lock named by their one argument, an int64
+	// key, which the connection holds across its transactions until it releases it or closes (PostgreSQL
+	// pg_advisory_lock and pg_advisory_unlock): for work that must not run twice at once on one database, such as
+	// migrations when several server nodes start together. Both are "" on SQLite, which has no such locks; each
+	// of its write transactions holds the whole database's lock.
+	SessionLock() (lock, unlock string)
+	// NextValue is the statement that draws the next value of the named sequence (CREATE SEQUENCE, nextval),
+	// "" when the database has no sequences (SQLite). The name comes from code, never from a request.
+	NextValue(sequence string) string
+
+	// SQL text of the planner's translation of OData expressions.
+
 	// Param is the placeholder of an argument of kind k: "?" on SQLite; on PostgreSQL "?::type", so that every
 	// parameter has a type even where the context gives none (arithmetic, function arguments).
 	Param(k edm.Kind) string
-	// ScaledDecimals reports whether Edm.Decimal columns hold value x 10^scale as integers (SQLite).
-	ScaledDecimals() bool
+	// TypedNull is NULL as a value of kind k, for places where the database cannot infer the type of a bare NULL
+	// (CAST(NULL AS type) on PostgreSQL; NULL on SQLite, whose values carry their own types).
+	TypedNull(k edm.Kind) string
 	// Unscale turns a scaled decimal expression into its value (a REAL on SQLite); only called when
 	// ScaledDecimals.
 	Unscale(expr string, scale int) string
@@ -104,19 +141,19 @@ type Dialect interface {
 	CollateBinary(expr string) string
 	// NullsOrder is the ORDER BY suffix that puts nulls first ascending and last descending (OData's order).
 	NullsOrder(desc bool) string
+	// ArrayAgg aggregates value, an expression over the rows of a subquery, into the text of a JSON array in
+	// the order of the order expression; Binary values (kind k) become hex strings. Over no rows it is '[]' on
+	// SQLite and NULL on PostgreSQL.
+	ArrayAgg(value, order string, k edm.Kind) string
+
+	// Clauses of writes.
+
 	// Returning is the clause that returns columns from an INSERT, UPDATE or DELETE ("RETURNING ..."; both
 	// databases support it, so no last-insert-id dance is needed).
 	Returning(columns ...string) string
 	// Upsert is the clause that turns an INSERT into an update of the given columns when a row with the same
 	// conflict columns exists.
 	Upsert(conflict, update []string) string
-	// LockForUpdate is the suffix that locks the rows a SELECT reads until the transaction ends ("" on SQLite,
-	// whose write transactions lock the whole database at BEGIN).
-	LockForUpdate() string
-	// ArrayAgg aggregates value, an expression over the rows of a subquery, into the text of a JSON array in
-	// the order of the order expression; Binary values (kind k) become hex strings. Over no rows it is '[]' on
-	// SQLite and NULL on PostgreSQL.
-	ArrayAgg(value, order string, k edm.Kind) string
 }
 
 // Builder returns a squirrel statement builder with the dialect's placeholder format.

@@ -8,19 +8,19 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// SQLiteTimeLayout is how SQLite stores Edm.DateTimeOffset: UTC with always six fraction digits, so that text
-// order is time order.
-const SQLiteTimeLayout = "2006-01-02T15:04:05.000000Z"
+// TimestampTextLayout is how a dialect whose TextTimestamps is true (SQLite) stores Edm.DateTimeOffset: UTC
+// with always six fraction digits, so that text order is time order.
+const TimestampTextLayout = "2006-01-02T15:04:05.000000Z"
 
 // maxDecimalDigits is the precision of the widest Edm.Decimal column (NUMERIC(19,s)).
 const maxDecimalDigits = 19
 
-// TimeArg returns t as d stores a DateTimeOffset column: fixed-width UTC text on SQLite, a time.Time in UTC on
-// PostgreSQL (TIMESTAMPTZ, microsecond precision).
+// TimeArg returns t as d stores a DateTimeOffset column, to microseconds: text in TimestampTextLayout when
+// d.TextTimestamps() (SQLite), else a time.Time in UTC (PostgreSQL TIMESTAMPTZ).
 func TimeArg(d Dialect, t time.Time) any {
 	t = t.UTC().Truncate(time.Microsecond)
-	if d.Name() == "sqlite" {
-		return t.Format(SQLiteTimeLayout)
+	if d.TextTimestamps() {
+		return t.Format(TimestampTextLayout)
 	}
 	return t
 }
@@ -41,9 +41,9 @@ func ScanTime(v any) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("sqldb: unexpected DateTimeOffset value of type %T", v)
 }
 
-// DecimalArg returns m as d stores an Edm.Decimal column of the given scale: the exact integer m x 10^scale on
-// SQLite, the decimal text on PostgreSQL (NUMERIC). Digits beyond the scale are an error, never rounded away, and
-// so is a value outside NUMERIC(19,scale) (on SQLite, outside int64).
+// DecimalArg returns m as d stores an Edm.Decimal column of the given scale: the exact integer m x 10^scale when
+// d.ScaledDecimals() (SQLite), else the decimal text (PostgreSQL NUMERIC). Digits beyond the scale are an error,
+// never rounded away, and so is a value outside NUMERIC(19,scale) (scaled, outside int64).
 func DecimalArg(d Dialect, m decimal.Decimal, scale int32) (any, error) {
 	scaled := m.Shift(scale)
 	if !scaled.IsInteger() {
@@ -52,7 +52,7 @@ func DecimalArg(d Dialect, m decimal.Decimal, scale int32) (any, error) {
 	if len(scaled.Abs().BigInt().String()) > maxDecimalDigits {
 		return nil, fmt.Errorf("%s is out of range", m)
 	}
-	if d.Name() == "sqlite" {
+	if d.ScaledDecimals() {
 		if !scaled.BigInt().IsInt64() {
 			return nil, fmt.Errorf("%s is out of range", m)
 		}

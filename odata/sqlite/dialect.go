@@ -29,6 +29,15 @@ func (Dialect) Param(edm.Kind) string { return "?" }
 // ScaledDecimals returns true: decimal columns hold value x 10^scale.
 func (Dialect) ScaledDecimals() bool { return true }
 
+// TextTimestamps returns true: DateTimeOffset columns hold text in sqldb.TimestampTextLayout.
+func (Dialect) TextTimestamps() bool { return true }
+
+// StoresNaN returns false: SQLite stores a NaN as NULL.
+func (Dialect) StoresNaN() bool { return false }
+
+// TypedNull returns NULL: SQLite values carry their own types.
+func (Dialect) TypedNull(edm.Kind) string { return "NULL" }
+
 // Unscale divides a scaled decimal by 10^scale in REAL arithmetic.
 func (Dialect) Unscale(expr string, scale int) string {
 	if scale == 0 {
@@ -146,6 +155,15 @@ func (Dialect) CollateBinary(expr string) string { return expr }
 
 // LockForUpdate returns "": the write transaction already holds the database lock (_txlock=immediate).
 func (Dialect) LockForUpdate() string { return "" }
+
+// TransactionLock returns "": write transactions run one at a time.
+func (Dialect) TransactionLock() string { return "" }
+
+// SessionLock returns no statements: SQLite has no advisory locks.
+func (Dialect) SessionLock() (lock, unlock string) { return "", "" }
+
+// NextValue returns "": SQLite has no sequences.
+func (Dialect) NextValue(string) string { return "" }
 
 // ArrayAgg uses json_group_array (SQLite 3.44 or later for its ORDER BY) and hex for Binary values.
 func (Dialect) ArrayAgg(value, order string, k edm.Kind) string {

@@ -12,6 +12,7 @@ import (
 // TestDialect_SQL checks the SQL text of each Dialect method.
 func TestDialect_SQL(t *testing.T) {
 	d := sqlite.Dialect{}
+	lock, unlock := d.SessionLock()
 	for _, c := range []struct {
 		name      string
 		got, want string
@@ -50,6 +51,12 @@ func TestDialect_SQL(t *testing.T) {
 		{"QuoteIdent", d.QuoteIdent(`order"x`), `"order""x"`},
 		{"Name", d.Name(), "sqlite"},
 		{"ScaledDecimals", strconv.FormatBool(d.ScaledDecimals()), "true"},
+		{"TextTimestamps", strconv.FormatBool(d.TextTimestamps()), "true"},
+		{"StoresNaN", strconv.FormatBool(d.StoresNaN()), "false"},
+		{"TypedNull", d.TypedNull(edm.KindDate), "NULL"},
+		{"TransactionLock", d.TransactionLock(), ""},
+		{"SessionLock", lock + "," + unlock, ","},
+		{"NextValue", d.NextValue("order_number_seq"), ""},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s = %q, want %q", c.name, c.got, c.want)

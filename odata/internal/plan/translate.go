@@ -29,12 +29,16 @@ func (c *compiler) arg(v any) string {
 
 // param is an argument of type t with the dialect's type annotation.
 func (c *compiler) param(t btype, v any) string {
-	k := t.kind
-	if t.enum != nil {
-		k = edm.KindInt64
-	}
-	p := c.d.Param(k)
+	p := c.d.Param(storedKind(t))
 	return c.arg(v) + p[1:]
+}
+
+// storedKind is the kind of the values of type t as columns hold them: an enum's are Int64.
+func storedKind(t btype) edm.Kind {
+	if t.enum != nil {
+		return edm.KindInt64
+	}
+	return t.kind
 }
 
 // finish turns the markers of s into placeholders of the dialect and returns the arguments in order.
@@ -694,10 +698,10 @@ func (c *compiler) val0(e bexpr) (string, int) {
 		return c.rawCol(x.r.alias, x.r.side.CollectionTable.ValueColumn), exactRep(x.t, x.r.side.Scale)
 	case *bLit:
 		if x.v == nil {
-			if c.d.Name() == "postgres" && !x.t.null {
-				return "CAST(NULL AS " + pgType(x.t) + ")", -1
+			if x.t.null {
+				return "NULL", -1
 			}
-			return "NULL", -1
+			return c.d.TypedNull(storedKind(x.t)), -1
 		}
 		if scaled && x.t.enum == nil {
 			switch v := x.v.(type) {

@@ -185,48 +185,15 @@ func coerce(v any, from, to btype) (any, bool) {
 	return nil, false
 }
 
-// pgType is the PostgreSQL type an argument of kind k is cast to, so that every parameter has a known type.
-func pgType(t btype) string {
-	if t.enum != nil {
-		return "bigint"
-	}
-	switch t.kind {
-	case edm.KindString:
-		return "text"
-	case edm.KindBoolean:
-		return "boolean"
-	case edm.KindByte, edm.KindSByte, edm.KindInt16, edm.KindInt32, edm.KindInt64, edm.KindDuration:
-		return "bigint"
-	case edm.KindDecimal:
-		return "numeric"
-	case edm.KindDouble:
-		return "double precision"
-	case edm.KindSingle:
-		return "real"
-	case edm.KindDate:
-		return "date"
-	case edm.KindTimeOfDay:
-		return "time"
-	case edm.KindDateTimeOffset:
-		return "timestamptz"
-	case edm.KindGuid:
-		return "uuid"
-	case edm.KindBinary, edm.KindStream:
-		return "bytea"
-	}
-	return "text"
-}
-
 // litArg converts the Go value of a literal of type t (the value types of odata/DESIGN.md) to the argument d
 // binds, in natural (unscaled) form: decimals as float64 on SQLite, where only columns are scaled.
 func litArg(d sqldb.Dialect, t btype, v any) any {
 	if v == nil {
 		return nil
 	}
-	sqlite := d.ScaledDecimals()
 	switch x := v.(type) {
 	case decimal.Decimal:
-		if sqlite {
+		if d.ScaledDecimals() {
 			f, _ := x.Float64()
 			return f
 		}
@@ -240,7 +207,7 @@ func litArg(d sqldb.Dialect, t btype, v any) any {
 	case time.Duration:
 		return int64(x / time.Microsecond)
 	case float64:
-		if sqlite && (math.IsNaN(x) || math.IsInf(x, 0)) {
+		if !d.StoresNaN() && (math.IsNaN(x) || math.IsInf(x, 0)) {
 			// SQLite has no NaN; a comparison with it is never true, as with NULL.
 			return nil
 		}
