@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // Error is an error with an HTTP status and the OData error body of the service contract:
@@ -85,14 +87,26 @@ func ValidationError(details ...ErrorDetail) *Error {
 	return e
 }
 
-// AsError returns err as an *Error when it is one (or wraps one), and the generic 500 error otherwise.
+// AsError returns err as an *Error when it is one (or wraps one); an error that wraps sqldb.ErrBusy (the
+// database still busy after sqldb.RunTx's retries) as the 503 ServiceUnavailable with Retry-After; and the
+// generic 500 error otherwise.
 func AsError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
 	}
+	if errors.Is(err, sqldb.ErrBusy) {
+		return busyError(err)
+	}
 	return &Error{Status: http.StatusInternalServerError, Code: "InternalError",
 		Message: "An internal error occurred.", Err: err}
+}
+
+// busyError is the answer when the database is busy (a SQLite lock, a PostgreSQL serialization failure or
+// deadlock) beyond what retrying the transaction settled: 503, and Retry-After asks the client to try again.
+func busyError(cause error) *Error {
+	return &Error{Status: http.StatusServiceUnavailable, Code: "ServiceUnavailable", Err: cause,
+		Message: "The database is busy; try again.", Header: http.Header{"Retry-After": {"1"}}}
 }
 
 // ContentTypeJSON is the media type of every JSON answer of the engine.

@@ -69,8 +69,7 @@ func (s *Service) readError(err error) error {
 		return &Error{Status: http.StatusBadRequest, Code: "InvalidValue", Err: err,
 			Message: "The database cannot compute the query with the values it gives (a number out of range, an invalid pattern or a value too long)."}
 	case sqldb.ErrRetry:
-		return &Error{Status: http.StatusServiceUnavailable, Code: "ServiceUnavailable", Err: err,
-			Message: "The database is busy; try again.", Header: http.Header{"Retry-After": {"1"}}}
+		return busyError(err)
 	}
 	return err
 }

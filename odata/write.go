@@ -3,6 +3,7 @@ package odata
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
@@ -15,41 +16,10 @@ import (
 	"github.com/storekit/store/odata/sqldb"
 )
 
-// maxAttempts is how often a transaction runs when the database asks for a retry (SQLite busy, PostgreSQL
-// serialization failure or deadlock).
-const maxAttempts = 4
-
 // inTx runs fn in a transaction and commits it; an error of fn, or of the commit, rolls everything back. A
-// transaction the database asks to retry runs again, up to maxAttempts times.
+// transaction the database asks to retry runs again, by the policy of sqldb.RunTx.
 func (s *Service) inTx(ctx context.Context, fn func(tx *Tx) error) error {
-	for attempt := 1; ; attempt++ {
-		err := s.tryTx(ctx, fn)
-		if err == nil {
-			return nil
-		}
-		if attempt < maxAttempts && s.dialect.ClassifyError(err) == sqldb.ErrRetry && ctx.Err() == nil {
-			continue
-		}
-		return err
-	}
-}
-
-func (s *Service) tryTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
-	sqlTx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			_ = sqlTx.Rollback()
-			panic(p)
-		}
-	}()
-	if err := fn(s.tx(sqlTx)); err != nil {
-		_ = sqlTx.Rollback()
-		return err
-	}
-	return sqlTx.Commit()
+	return sqldb.RunTx(ctx, s.db, s.dialect, func(sqlTx *sql.Tx) error { return fn(s.tx(sqlTx)) })
 }
 
 // dbError gives a database error of a write its meaning for the client: unique and foreign key violations and
@@ -77,8 +47,7 @@ func (s *Service) dbError(err error, deleting bool) error {
 		return &Error{Status: http.StatusBadRequest, Code: "ValidationFailed", Err: err,
 			Message: "A value breaks a rule of the database (a missing required value or a check)."}
 	case sqldb.ErrRetry:
-		return &Error{Status: http.StatusServiceUnavailable, Code: "ServiceUnavailable", Err: err,
-			Message: "The database is busy; try again.", Header: http.Header{"Retry-After": {"1"}}}
+		return busyError(err)
 	}
 	return err
 }

@@ -71,7 +71,9 @@
 // 8-character code (again on a unique violation, under a savepoint), copies names, SKUs, prices and both
 // addresses into the order, adds the PurchasedWithProduct roles, and clears the ordered lines and the checkout
 // state. Any line that fails is one detail of a 409 (target: the product id), and nothing changes. A transient
-// conflict of the database (SQLite busy, PostgreSQL deadlock or serialization failure) retries the transaction.
+// conflict of the database (SQLite busy, PostgreSQL deadlock or serialization failure) retries the transaction
+// by the policy of sqldb.RunTx, as every storefront write does; a database still busy after it is a 503 with
+// Retry-After.
 //
 // # Account and orders
 //

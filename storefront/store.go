@@ -148,50 +148,20 @@ func writeJSON(w http.ResponseWriter, v any) {
 	_ = enc.Encode(v)
 }
 
-// inTx runs fn in a transaction and commits when fn returns nil. A transient conflict of the database (SQLite
-// busy, PostgreSQL serialization failure or deadlock) retries the whole transaction a few times, then answers 503
-// as the OData writes do.
+// inTx runs fn in a transaction and commits when fn returns nil, retrying by the policy of sqldb.RunTx; when
+// the database stays busy the error wraps sqldb.ErrBusy, which odata.WriteError answers 503 as it does for the
+// OData writes. A unique violation (that is not already an answer) is retried too: here it means that a
+// concurrent transaction inserted the same row first (a cart line, a checkout state, a subscription), and the
+// next attempt finds that row.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	const attempts = 5
-	var err error
-	for i := 0; i < attempts; i++ {
-		if err = s.tryTx(ctx, fn); err == nil || !s.retryable(err) {
-			return err
+	return sqldb.RunTx(ctx, s.db, s.d, func(tx *sql.Tx) error {
+		err := fn(tx)
+		var answer *odata.Error
+		if err != nil && !errors.As(err, &answer) && s.d.ClassifyError(err) == sqldb.ErrUniqueViolation {
+			return sqldb.Retry(err)
 		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(time.Duration(i+1) * 5 * time.Millisecond):
-		}
-	}
-	return &odata.Error{Status: http.StatusServiceUnavailable, Code: "ServiceUnavailable", Err: err,
-		Message: "The database is busy; try again.", Header: http.Header{"Retry-After": {"1"}}}
-}
-
-func (s *Store) tryTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
 		return err
-	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-
-// retryable tells whether err is a transient conflict (or a unique violation of a concurrent insert of the same
-// row) after which the whole transaction can run again.
-func (s *Store) retryable(err error) bool {
-	var e *odata.Error
-	if errors.As(err, &e) {
-		return false
-	}
-	switch s.d.ClassifyError(err) {
-	case sqldb.ErrRetry, sqldb.ErrUniqueViolation:
-		return true
-	}
-	return false
+	})
 }
 
 // q returns the text of st for the store's dialect.

@@ -1,0 +1,83 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// ErrBusy is the cause of RunTx's error when the database still asked for the transaction to run again after
+// the last attempt: errors.Is(err, ErrBusy) tells that trying again later may succeed. odata answers it 503
+// Service Unavailable with Retry-After (odata.AsError), for its own requests and for the plug-ins' alike.
+var ErrBusy = errors.New("the database is busy")
+
+// The retry policy of RunTx.
+const (
+	// txAttempts is how often RunTx runs a transaction at most.
+	txAttempts = 5
+	// txFirstPause is the pause before the second attempt; each later pause doubles it. Every pause is drawn
+	// at random between half and one and a half times its length (jitter), so that transactions that
+	// collided do not collide again in step.
+	txFirstPause = 5 * time.Millisecond
+)
+
+// RunTx runs fn in a transaction of db and commits it. An error of fn, of BEGIN or of the commit rolls
+// everything back (so does a panic of fn, which goes on) and is returned.
+//
+// The policy, the same for every caller: when the error says the whole transaction may run again
+// (d.ClassifyError(err) == ErrRetry: SQLite busy or locked, a PostgreSQL serialization failure or deadlock; or
+// an error marked with Retry), RunTx runs it again, up to 5 attempts in all, after pauses of about 5, 10, 20
+// and 40 ms (each drawn between half and one and a half times that), and stops waiting as soon as ctx is
+// done. When the last attempt fails that way too, the error wraps ErrBusy and the last error. fn must
+// therefore be safe to run more than once: keep side effects outside the database out of it.
+func RunTx(ctx context.Context, db *sql.DB, d Dialect, fn func(tx *sql.Tx) error) error {
+	pause := txFirstPause
+	for attempt := 1; ; attempt++ {
+		err := runOnce(ctx, db, fn)
+		if err == nil || !retryable(d, err) {
+			return err
+		}
+		if attempt == txAttempts || ctx.Err() != nil {
+			return fmt.Errorf("%w: %w", ErrBusy, err)
+		}
+		timer := time.NewTimer(pause/2 + rand.N(pause))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return fmt.Errorf("%w: %w", ErrBusy, err)
+		case <-timer.C:
+		}
+		pause *= 2
+	}
+}
+
+func runOnce(ctx context.Context, db *sql.DB, fn func(tx *sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	// After a commit the rollback does nothing; after an error or a panic of fn it ends the transaction.
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Retry marks err as a conflict after which the whole transaction may run again, for RunTx: for a failure the
+// caller knows a new attempt settles, such as the unique violation of a row that a concurrent transaction
+// inserted first, which the next attempt finds. The result wraps err.
+func Retry(err error) error { return &retryError{err} }
+
+type retryError struct{ err error }
+
+func (e *retryError) Error() string { return e.err.Error() }
+func (e *retryError) Unwrap() error { return e.err }
+
+func retryable(d Dialect, err error) bool {
+	var marked *retryError
+	return errors.As(err, &marked) || d.ClassifyError(err) == ErrRetry
+}

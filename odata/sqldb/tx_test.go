@@ -1,0 +1,127 @@
+package sqldb_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"testing"
+
+	"github.com/storekit/store/odata/dbtest"
+	"github.com/storekit/store/odata/sqldb"
+)
+
+// errConflict stands for a driver error the dialect classifies as ErrRetry.
+var errConflict = errors.New("conflict")
+
+// conflictDialect classifies errConflict as ErrRetry, so that tests can make a transaction ask for a retry.
+type conflictDialect struct{ sqldb.Dialect }
+
+func (d conflictDialect) ClassifyError(err error) sqldb.ErrorClass {
+	if errors.Is(err, errConflict) {
+		return sqldb.ErrRetry
+	}
+	return d.Dialect.ClassifyError(err)
+}
+
+func TestRunTx(t *testing.T) {
+	errOther := errors.New("other")
+	for _, tc := range []struct {
+		name string
+		// fails returns the error of the n-th attempt (1-based).
+		fails        func(n int) error
+		wantAttempts int
+		wantRows     int // rows committed: each attempt inserts one before it fails or succeeds
+		wantErr      error
+		wantBusy     bool
+	}{
+		{"OK", func(int) error { return nil }, 1, 1, nil, false},
+		{"ErrOther", func(int) error { return errOther }, 1, 0, errOther, false},
+		{"RetryThenOK", func(n int) error {
+			if n < 3 {
+				return errConflict
+			}
+			return nil
+		}, 3, 1, nil, false},
+		{"RetryMarkedThenOK", func(n int) error {
+			if n < 2 {
+				return sqldb.Retry(errOther)
+			}
+			return nil
+		}, 2, 1, nil, false},
+		{"Busy", func(int) error { return errConflict }, 5, 0, errConflict, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := dbtest.SQLite(t)
+			if _, err := db.Exec(`CREATE TABLE attempt (n INTEGER)`); err != nil {
+				t.Fatal(err)
+			}
+			attempts := 0
+			err := sqldb.RunTx(context.Background(), db.DB, conflictDialect{db.Dialect}, func(tx *sql.Tx) error {
+				attempts++
+				if _, err := tx.Exec(`INSERT INTO attempt (n) VALUES (?)`, attempts); err != nil {
+					return err
+				}
+				return tc.fails(attempts)
+			})
+			if attempts != tc.wantAttempts {
+				t.Errorf("RunTx ran fn %d times, want %d", attempts, tc.wantAttempts)
+			}
+			if (tc.wantErr == nil) != (err == nil) || tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
+				t.Errorf("RunTx = %v, want %v", err, tc.wantErr)
+			}
+			if got := errors.Is(err, sqldb.ErrBusy); got != tc.wantBusy {
+				t.Errorf("errors.Is(RunTx(), ErrBusy) = %v, want %v", got, tc.wantBusy)
+			}
+			var rows int
+			if err := db.QueryRow(`SELECT COUNT(*) FROM attempt`).Scan(&rows); err != nil {
+				t.Fatal(err)
+			}
+			if rows != tc.wantRows {
+				t.Errorf("RunTx committed %d rows, want %d", rows, tc.wantRows)
+			}
+		})
+	}
+}
+
+// TestRunTx_ContextDone checks that RunTx stops retrying once its context is done.
+func TestRunTx_ContextDone(t *testing.T) {
+	db := dbtest.SQLite(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	attempts := 0
+	err := sqldb.RunTx(ctx, db.DB, conflictDialect{db.Dialect}, func(*sql.Tx) error {
+		attempts++
+		cancel()
+		return errConflict
+	})
+	if attempts != 1 || !errors.Is(err, sqldb.ErrBusy) || !errors.Is(err, errConflict) {
+		t.Errorf("RunTx with a context done = %v after %d attempts, want ErrBusy wrapping the conflict after 1", err, attempts)
+	}
+}
+
+// TestRunTx_Panic checks that a panic of fn rolls the transaction back and goes on.
+func TestRunTx_Panic(t *testing.T) {
+	db := dbtest.SQLite(t)
+	if _, err := db.Exec(`CREATE TABLE attempt (n INTEGER)`); err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Errorf("RunTx swallowed the panic of fn")
+			}
+		}()
+		_ = sqldb.RunTx(context.Background(), db.DB, db.Dialect, func(tx *sql.Tx) error {
+			if _, err := tx.Exec(`INSERT INTO attempt (n) VALUES (1)`); err != nil {
+				return err
+			}
+			panic("boom")
+		})
+	}()
+	var rows int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM attempt`).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 0 {
+		t.Errorf("after a panic of fn the table has %d rows, want 0", rows)
+	}
+}
