@@ -135,7 +135,7 @@ func rowKey(rw *rowWriter) string {
 	l := rw.l
 	key := make([]any, len(l.keys))
 	for i, c := range l.keys {
-		v, err := sqldb.Scan(l.cols[c].prop, rw.vals[c])
+		v, err := sqldb.Scan(l.cols[c], rw.vals[c])
 		if err != nil {
 			return "()"
 		}

@@ -3,7 +3,6 @@ package odata
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"unsafe"
 
 	"github.com/storekit/store/odata/edm"
@@ -17,14 +16,6 @@ import (
 // a []any. A property that is absent from the map was not loaded (a lazy property) or not sent.
 type Entity map[string]any
 
-// column is one column of a read: the value of a primitive or enum property (possibly a member of a complex
-// property), a collection property aggregated into a JSON array by the database, or (prop nil) a column the
-// planner reads for itself (join and order-by values), which is not written.
-type column struct {
-	prop *edm.Property
-	coll bool
-}
-
 // field is one property of an entity in a layout: a column, or a complex property with its members.
 type field struct {
 	prop    *edm.Property
@@ -37,14 +28,16 @@ type field struct {
 }
 
 // layout is how the columns of a read make up entities of one type: the projection the SQL selects, and the
-// properties an answer shows.
+// properties an answer shows. Each column holds the value of a primitive or enum property (possibly a member of
+// a complex property, with its full column name), a collection property aggregated into a JSON array by the
+// database, or (nil) a value the planner reads for itself (join and order-by values), which is not written.
 type layout struct {
 	typ      *edm.EntityType
-	cols     []column
-	fields   []*field // top-level properties in declaration order
-	keys     []int    // columns of the key properties, in key order
-	etag     []*field // ETag properties in declaration order (for Go values; newLayout only)
-	etagCols []int    // the columns the ETag hashes, in order
+	cols     []*edm.Property // the property of each column, see below
+	fields   []*field        // top-level properties in declaration order
+	keys     []int           // columns of the key properties, in key order
+	etag     []*field        // ETag properties in declaration order (for Go values; newLayout only)
+	etagCols []int           // the columns the ETag hashes, in order
 }
 
 // newLayout returns the layout of et that shows the properties in show (nil: every property that is not lazy).
@@ -93,13 +86,13 @@ func appendLeafColumns(cols []int, f *field) []int {
 // layoutOf returns the layout of the rows of a planned read: its columns as the planner orders them, the
 // properties it selected written to the answer, the others (key and ETag properties) read only.
 func layoutOf(p *plan.Projection) *layout {
-	l := &layout{typ: p.Type, cols: make([]column, len(p.Columns)), keys: p.Key, etagCols: p.ETag}
+	l := &layout{typ: p.Type, cols: make([]*edm.Property, len(p.Columns)), keys: p.Key, etagCols: p.ETag}
 	for i, c := range p.Columns {
 		if len(c.Path) == 0 {
 			continue
 		}
 		last := c.Path[len(c.Path)-1]
-		l.cols[i] = column{prop: last, coll: last.Collection}
+		l.cols[i] = last
 		top := c.Path[0]
 		var f *field
 		if n := len(l.fields); n > 0 && l.fields[n-1].prop == top {
@@ -153,7 +146,7 @@ func (l *layout) addField(p *edm.Property, out bool) *field {
 		}
 	} else {
 		f.col = len(l.cols)
-		l.cols = append(l.cols, column{prop: p, coll: p.Collection})
+		l.cols = append(l.cols, p)
 	}
 	l.fields = append(l.fields, f)
 	return f
@@ -168,55 +161,13 @@ func (l *layout) member(p *edm.Property) *field {
 		return f
 	}
 	f.col = len(l.cols)
-	l.cols = append(l.cols, column{prop: p, coll: p.Collection})
+	l.cols = append(l.cols, p)
 	return f
 }
 
 func fieldName(name string) []byte {
 	b := appendString(nil, name)
 	return append(b, ':')
-}
-
-// selectList returns the SQL of the layout's columns for the table aliased alias (quoted) on dialect d.
-func (l *layout) selectList(d sqldb.Dialect, alias string) []string {
-	out := make([]string, len(l.cols))
-	for i, c := range l.cols {
-		out[i] = columnSQL(d, l.typ, c, alias)
-	}
-	return out
-}
-
-// columnSQL is the select expression of one column.
-func columnSQL(d sqldb.Dialect, et *edm.EntityType, c column, alias string) string {
-	p := c.prop
-	if c.coll {
-		return collectionSQL(d, p, alias)
-	}
-	if p.SQL != "" {
-		return "(" + p.ExpandSQL(alias) + ")"
-	}
-	return alias + "." + d.QuoteIdent(p.Column)
-}
-
-// collectionSQL aggregates the side table rows of a collection property into one JSON array, in item order: a
-// correlated subquery, so a page of entities is one statement and rows stream. Binary items travel as hex.
-func collectionSQL(d sqldb.Dialect, p *edm.Property, alias string) string {
-	ct := p.CollectionTable
-	side := d.QuoteIdent(ct.Table)
-	v := side + "." + d.QuoteIdent(ct.ValueColumn)
-	o := side + "." + d.QuoteIdent(ct.OrdinalColumn)
-	var where strings.Builder
-	for i, col := range ct.SourceColumns {
-		if i > 0 {
-			where.WriteString(" AND ")
-		}
-		where.WriteString(side + "." + d.QuoteIdent(ct.OwnerColumns[i]) + " = " + alias + "." + d.QuoteIdent(col))
-	}
-	k := p.Type
-	if p.Enum != nil {
-		k = edm.KindInt64
-	}
-	return "(SELECT " + d.ArrayAgg(v, o, k) + " FROM " + side + " WHERE " + where.String() + ")"
 }
 
 // aggregateText returns the text of an aggregated collection column; nil (no side table rows on PostgreSQL)
@@ -305,16 +256,16 @@ func newRowWriter(l *layout) *rowWriter {
 // convert fills the scratch buffer from the scanned values.
 func (w *rowWriter) convert() error {
 	w.buf = w.buf[:0]
-	for i, c := range w.l.cols {
+	for i, p := range w.l.cols {
 		w.offs[i] = len(w.buf)
 		var err error
-		if c.prop == nil {
+		if p == nil {
 			continue
 		}
-		if c.coll {
-			w.buf, err = w.appendCollection(w.buf, c.prop, w.vals[i])
+		if p.Collection {
+			w.buf, err = w.appendCollection(w.buf, p, w.vals[i])
 		} else {
-			w.buf, err = appendColumn(w.buf, c.prop, w.vals[i])
+			w.buf, err = appendColumn(w.buf, p, w.vals[i])
 		}
 		if err != nil {
 			return err

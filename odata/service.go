@@ -434,7 +434,7 @@ func (s *Service) targetWhere(t *target) (sq.Sqlizer, error) {
 	if err != nil {
 		return nil, queryError(err)
 	}
-	return keyWhere(s.dialect, t.typ, s.dialect.QuoteIdent(t.typ.Table), key, s.sets[t.set].CaseInsensitiveKey)
+	return keyWhere(s.dialect, t.typ, key, s.sets[t.set].CaseInsensitiveKey)
 }
 
 // tx wraps a *sql.Tx for hooks and actions.

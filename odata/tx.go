@@ -11,6 +11,7 @@ import (
 	sq "github.com/Masterminds/squirrel"
 
 	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/internal/modelsql"
 	"github.com/storekit/store/odata/sqldb"
 )
 
@@ -47,7 +48,7 @@ func (tx *Tx) Builder() sq.StatementBuilderType {
 // lazy. A key of a type whose entity set has SetOptions.CaseInsensitiveKey matches without regard to case. A
 // missing entity is a 404 *Error wrapping ErrNotFound.
 func (tx *Tx) Get(ctx context.Context, et *edm.EntityType, key ...any) (Entity, error) {
-	where, err := keyWhere(tx.Dialect, et, tx.Dialect.QuoteIdent(et.Table), key, tx.svc.foldKey(et))
+	where, err := keyWhere(tx.Dialect, et, key, tx.svc.foldKey(et))
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +83,7 @@ func (tx *Tx) Query(ctx context.Context, et *edm.EntityType, where sq.Sqlizer, o
 		b = b.Where(where)
 	}
 	if len(orderBy) == 0 {
-		orderBy = keyOrder(tx.Dialect, et, tx.Dialect.QuoteIdent(et.Table))
+		orderBy = modelsql.Columns(tx.Dialect, et.Table, modelsql.KeyColumns(et))
 	}
 	return tx.queryLayout(ctx, l, b.OrderBy(orderBy...))
 }
@@ -114,41 +115,19 @@ func (tx *Tx) queryLayout(ctx context.Context, l *layout, b sq.SelectBuilder) ([
 
 // selectFrom starts the SELECT of a layout's columns from its type's table, which keeps its own name as alias.
 func selectFrom(d sqldb.Dialect, l *layout) sq.SelectBuilder {
-	table := d.QuoteIdent(l.typ.Table)
-	return sq.Select(l.selectList(d, table)...).From(table)
+	return sq.Select(modelsql.Select(d, l.typ.Table, l.cols)...).From(d.QuoteIdent(l.typ.Table))
 }
 
-func keyOrder(d sqldb.Dialect, et *edm.EntityType, alias string) []string {
-	var out []string
-	for _, k := range et.KeyProperties() {
-		out = append(out, alias+"."+d.QuoteIdent(k.Column))
-	}
-	return out
-}
-
-// qualify quotes cols, each prefixed by alias and a dot unless alias is empty.
-func qualify(d sqldb.Dialect, alias string, cols []string) []string {
-	q := make([]string, len(cols))
-	for i, c := range cols {
-		q[i] = d.QuoteIdent(c)
-		if alias != "" {
-			q[i] = alias + "." + q[i]
-		}
-	}
-	return q
-}
-
-// keyWhere is the condition that selects the entity with the given key values on the table aliased alias;
-// fold compares a string key case-insensitively: lower() of both sides, the value's under the binary collation, so
-// that only ASCII letters fold on both databases.
-func keyWhere(d sqldb.Dialect, et *edm.EntityType, alias string, key []any, fold bool) (sq.Sqlizer, error) {
+// keyWhere is the condition that selects the entity of et with the given key values on the table's own name;
+// fold compares a string key without regard to case (modelsql.Equals).
+func keyWhere(d sqldb.Dialect, et *edm.EntityType, key []any, fold bool) (sq.Sqlizer, error) {
 	props := et.KeyProperties()
 	if len(key) != len(props) {
 		return nil, fmt.Errorf("odata: %s has %d key properties, got %d values", et.Name, len(props), len(key))
 	}
 	and := make(sq.And, len(props))
 	for i, p := range props {
-		w, err := propWhere(d, p, alias, key[i], fold)
+		w, err := propWhere(d, et, p, key[i], fold)
 		if err != nil {
 			return nil, err
 		}
@@ -157,17 +136,14 @@ func keyWhere(d sqldb.Dialect, et *edm.EntityType, alias string, key []any, fold
 	return and, nil
 }
 
-// propWhere is the condition alias.column(p) = v, folded as keyWhere's when fold.
-func propWhere(d sqldb.Dialect, p *edm.Property, alias string, v any, fold bool) (sq.Sqlizer, error) {
+// propWhere is the condition that the column of p on the table of et (by its own name) equals v, folded as
+// keyWhere's when fold.
+func propWhere(d sqldb.Dialect, et *edm.EntityType, p *edm.Property, v any, fold bool) (sq.Sqlizer, error) {
 	arg, err := sqldb.Arg(d, p, normalize(p, v))
 	if err != nil {
 		return nil, err
 	}
-	col := alias + "." + d.QuoteIdent(p.Column)
-	if fold && p.Type == edm.KindString {
-		return sq.Expr("lower("+col+") = lower("+d.CollateBinary("?")+")", arg), nil
-	}
-	return sq.Expr(col+" = ?", arg), nil
+	return modelsql.PropertyEquals(d, p, et.Table, arg, fold), nil
 }
 
 // normalize converts the loose Go values plug-in code tends to write (int, int32, float32, an enum member
@@ -248,7 +224,7 @@ func (tx *Tx) Update(ctx context.Context, et *edm.EntityType, e Entity) error {
 		return err
 	}
 	table := tx.Dialect.QuoteIdent(et.Table)
-	where, err := keyWhere(tx.Dialect, et, table, key, false)
+	where, err := keyWhere(tx.Dialect, et, key, false)
 	if err != nil {
 		return err
 	}
@@ -270,7 +246,7 @@ func (tx *Tx) Update(ctx context.Context, et *edm.EntityType, e Entity) error {
 	}
 	if n == 0 {
 		k := et.KeyProperties()[0]
-		q = q.Set(tx.Dialect.QuoteIdent(k.Column), sq.Expr(table+"."+tx.Dialect.QuoteIdent(k.Column)))
+		q = q.Set(tx.Dialect.QuoteIdent(k.Column), sq.Expr(modelsql.Column(tx.Dialect, et.Table, k.Column)))
 	}
 	if err := tx.execOne(ctx, et, q); err != nil {
 		return err
@@ -296,7 +272,7 @@ func (tx *Tx) Update(ctx context.Context, et *edm.EntityType, e Entity) error {
 func (tx *Tx) Delete(ctx context.Context, et *edm.EntityType, key ...any) error {
 	d := tx.Dialect
 	table := d.QuoteIdent(et.Table)
-	where, err := keyWhere(d, et, table, key, false)
+	where, err := keyWhere(d, et, key, false)
 	if err != nil {
 		return err
 	}
@@ -310,7 +286,7 @@ func (tx *Tx) Delete(ctx context.Context, et *edm.EntityType, key ...any) error 
 	// Rows that refer to the entity: link rows and contained entities, matched through the columns the joins
 	// name (which need not be the key).
 	sub := func(cols []string) sq.SelectBuilder {
-		return sq.Select(qualify(d, table, cols)...).From(table).Where(where)
+		return sq.Select(modelsql.Columns(d, et.Table, cols)...).From(table).Where(where)
 	}
 	done := map[string]bool{}
 	for _, other := range tx.Model.EntityTypes {
@@ -347,7 +323,7 @@ func (tx *Tx) deleteRefs(ctx context.Context, table string, cols []string, in sq
 	}
 	done[id] = true
 	d := tx.Dialect
-	return tx.exec(ctx, sqldb.Builder(d).Delete(d.QuoteIdent(table)).Where(tupleIn(d, "", cols, in)))
+	return tx.exec(ctx, sqldb.Builder(d).Delete(d.QuoteIdent(table)).Where(modelsql.TupleIn(d, "", cols, in)))
 }
 
 // deleteContained deletes the entities a containment navigation leads to, with their collections.
@@ -355,30 +331,19 @@ func (tx *Tx) deleteContained(ctx context.Context, n *edm.NavigationProperty, so
 	d := tx.Dialect
 	target := n.TargetType()
 	table := d.QuoteIdent(target.Table)
-	cond := tupleIn(d, table, n.Join.TargetColumns, sourceIn)
+	cond := modelsql.TupleIn(d, target.Table, n.Join.TargetColumns, sourceIn)
 	for _, p := range target.Properties {
 		if !p.Collection {
 			continue
 		}
 		ct := p.CollectionTable
-		src := sq.Select(qualify(d, table, ct.SourceColumns)...).From(table).Where(cond)
+		src := sq.Select(modelsql.Columns(d, target.Table, ct.SourceColumns)...).From(table).Where(cond)
 		if err := tx.exec(ctx, sqldb.Builder(d).Delete(d.QuoteIdent(ct.Table)).
-			Where(tupleIn(d, "", ct.OwnerColumns, src))); err != nil {
+			Where(modelsql.TupleIn(d, "", ct.OwnerColumns, src))); err != nil {
 			return err
 		}
 	}
 	return tx.exec(ctx, sqldb.Builder(d).Delete(table).Where(cond))
-}
-
-// tupleIn is "(alias.c1, alias.c2) IN (<in>)", or "alias.c1 IN (<in>)" for one column; in is a SELECT with ?
-// placeholders. An empty alias leaves the columns bare.
-func tupleIn(d sqldb.Dialect, alias string, cols []string, in sq.SelectBuilder) sq.Sqlizer {
-	q := qualify(d, alias, cols)
-	lhs := q[0]
-	if len(q) > 1 {
-		lhs = "(" + strings.Join(q, ", ") + ")"
-	}
-	return sq.Expr(lhs+" IN (?)", in)
 }
 
 func (tx *Tx) exec(ctx context.Context, q interface {
@@ -479,7 +444,7 @@ func ownerWhere(d sqldb.Dialect, et *edm.EntityType, ct *edm.CollectionTable, ke
 		}
 		and := make(sq.And, len(args))
 		for i, arg := range args {
-			and[i] = sq.Expr(d.QuoteIdent(ct.OwnerColumns[i])+" = ?", arg)
+			and[i] = sq.Expr(modelsql.Column(d, "", ct.OwnerColumns[i])+" = ?", arg)
 		}
 		return and, nil
 	}
@@ -487,7 +452,7 @@ func ownerWhere(d sqldb.Dialect, et *edm.EntityType, ct *edm.CollectionTable, ke
 	if err != nil {
 		return nil, err
 	}
-	return tupleIn(d, "", ct.OwnerColumns, src), nil
+	return modelsql.TupleIn(d, "", ct.OwnerColumns, src), nil
 }
 
 // ownerValues returns the values of the owner columns of ct for the entity of et with the given key: the key
@@ -535,12 +500,11 @@ func keyArgs(d sqldb.Dialect, et *edm.EntityType, key []any) ([]any, error) {
 // sourceSelect is the SELECT (with ? placeholders) of the source columns of ct of the entity of et with the
 // given key.
 func sourceSelect(d sqldb.Dialect, et *edm.EntityType, ct *edm.CollectionTable, key []any) (sq.SelectBuilder, error) {
-	table := d.QuoteIdent(et.Table)
-	where, err := keyWhere(d, et, table, key, false)
+	where, err := keyWhere(d, et, key, false)
 	if err != nil {
 		return sq.SelectBuilder{}, err
 	}
-	return sq.Select(qualify(d, table, ct.SourceColumns)...).From(table).Where(where), nil
+	return sq.Select(modelsql.Columns(d, et.Table, ct.SourceColumns)...).From(d.QuoteIdent(et.Table)).Where(where), nil
 }
 
 func (tx *Tx) deleteItems(ctx context.Context, et *edm.EntityType, p *edm.Property, key []any) error {
@@ -565,11 +529,7 @@ func (tx *Tx) insertItems(ctx context.Context, et *edm.EntityType, p *edm.Proper
 	}
 	d := tx.Dialect
 	ct := p.CollectionTable
-	cols := make([]string, 0, len(key)+2)
-	for _, c := range ct.OwnerColumns {
-		cols = append(cols, d.QuoteIdent(c))
-	}
-	cols = append(cols, d.QuoteIdent(ct.ValueColumn), d.QuoteIdent(ct.OrdinalColumn))
+	cols := modelsql.Columns(d, "", append(append([]string(nil), ct.OwnerColumns...), ct.ValueColumn, ct.OrdinalColumn))
 	owner, err := tx.ownerValues(ctx, et, ct, key)
 	if err != nil {
 		return err

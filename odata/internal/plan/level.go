@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/internal/modelsql"
 	"github.com/storekit/store/odata/syntax"
 )
 
@@ -86,7 +87,7 @@ func (lv *level) project(q *syntax.Query, selOpt, expOpt string, depth int) erro
 				if s != nil || etag[p] {
 					colOf[p] = len(lv.proj.Columns)
 					lv.proj.Columns = append(lv.proj.Columns, Column{Path: []*edm.Property{p}, Selected: s != nil})
-					lv.sqls = append(lv.sqls, c.arrayAgg(lv.r, p))
+					lv.sqls = append(lv.sqls, modelsql.CollectionArray(c.d, &c.p.names, p, lv.r.alias, "s"))
 				}
 			} else if s != nil {
 				lv.proj.Collections = append(lv.proj.Collections, &Collection{Property: p})
@@ -299,25 +300,8 @@ func (lv *level) collection(coll *Collection) {
 	}
 	sel := strings.Join(owner, ", ") + ", " + c.rawCol(a, ct.ValueColumn)
 	coll.d = c.d
-	coll.pre = "SELECT " + sel + " FROM " + c.q(ct.Table) + " AS " + c.q(a) + " WHERE " + tuple(owner) + " IN ("
+	coll.pre = "SELECT " + sel + " FROM " + c.q(ct.Table) + " AS " + c.q(a) + " WHERE " + modelsql.Tuple(owner) + " IN ("
 	coll.post = ") ORDER BY " + strings.Join(owner, ", ") + ", " + c.rawCol(a, ct.OrdinalColumn)
-}
-
-// arrayAgg is the correlated subquery that aggregates the items of the collection property p of range r into a
-// JSON array (InlineCollections).
-func (c *compiler) arrayAgg(r *rng, p *edm.Property) string {
-	ct := p.CollectionTable
-	const a = "s"
-	where := make([]string, len(ct.OwnerColumns))
-	for i, col := range ct.OwnerColumns {
-		where[i] = c.rawCol(a, col) + " = " + c.rawCol(r.alias, ct.SourceColumns[i])
-	}
-	k := p.Type
-	if p.Enum != nil {
-		k = edm.KindInt64
-	}
-	return "(SELECT " + c.d.ArrayAgg(c.rawCol(a, ct.ValueColumn), c.rawCol(a, ct.OrdinalColumn), k) + " FROM " +
-		c.q(ct.Table) + " AS " + c.q(a) + " WHERE " + strings.Join(where, " AND ") + ")"
 }
 
 // expand compiles one $expand item.
@@ -458,7 +442,7 @@ func (lv *level) expandNav(nav *edm.NavigationProperty, it syntax.ExpandItem, op
 		from = append(from, strings.TrimPrefix(c.joinClause(jn)+c.joins(jn), " "))
 	}
 	fromSQL := strings.Join(from, " ")
-	in := tuple(link) + " IN ("
+	in := modelsql.Tuple(link) + " IN ("
 	rest := ")"
 	for _, w := range conds {
 		rest += " AND " + w

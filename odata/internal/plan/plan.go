@@ -2,12 +2,14 @@ package plan
 
 import (
 	"hash/fnv"
+	"slices"
 	"strings"
 	"sync"
 
 	sq "github.com/Masterminds/squirrel"
 
 	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/internal/modelsql"
 	"github.com/storekit/store/odata/sqldb"
 	"github.com/storekit/store/odata/syntax"
 )
@@ -378,13 +380,8 @@ func (pl *plan) scopeConds(s Scope, r *rng) []string {
 	keyCond := func(l lvl, alias string) []string {
 		var out []string
 		for j, k := range l.typ.KeyProperties() {
-			col := c.rawCol(alias, k.Column)
 			v := c.param(propType(k), slot(l.slot0+j))
-			if l.fold && k.Type == edm.KindString {
-				out = append(out, "lower("+col+") = lower("+c.d.CollateBinary(v)+")")
-			} else {
-				out = append(out, col+" = "+v)
-			}
+			out = append(out, modelsql.Equals(c.d, c.rawCol(alias, k.Column), v, l.fold && k.Type == edm.KindString))
 		}
 		return out
 	}
@@ -404,16 +401,16 @@ func (pl *plan) scopeConds(s Scope, r *rng) []string {
 		// The values the parent level contributes: its SourceColumns, read in a subquery, or directly its key
 		// values when the join starts at the parent's key and the parent is addressed by key alone.
 		var parentVals string
-		direct := i-1 == 0 && par.keyed && !par.fold && sameColumns(j.SourceColumns, keyColumnNames(par.typ))
+		direct := i-1 == 0 && par.keyed && !par.fold && slices.Equal(j.SourceColumns, modelsql.KeyColumns(par.typ))
 		if !direct {
 			pa := c.newAlias()
-			sub := "SELECT " + cols(c, pa, j.SourceColumns) + " FROM " + c.q(par.typ.Table) + " AS " + c.q(pa)
+			sub := "SELECT " + c.columnList(pa, j.SourceColumns) + " FROM " + c.q(par.typ.Table) + " AS " + c.q(pa)
 			if pc := conds(i-1, pa); len(pc) > 0 {
 				sub += " WHERE " + strings.Join(pc, " AND ")
 			}
 			if i-1 == 0 && s.Set == nil {
 				// A singleton is the first row of its table.
-				sub += " ORDER BY " + cols(c, pa, keyColumnNames(par.typ)) + " LIMIT 1"
+				sub += " ORDER BY " + c.columnList(pa, modelsql.KeyColumns(par.typ)) + " LIMIT 1"
 			}
 			parentVals = sub
 		}
@@ -422,11 +419,11 @@ func (pl *plan) scopeConds(s Scope, r *rng) []string {
 			if direct {
 				parts := make([]string, len(left))
 				for k, col := range left {
-					parts[k] = col + " = " + c.param(propType(par.typ.KeyProperties()[k]), slot(par.slot0+k))
+					parts[k] = modelsql.Equals(c.d, col, c.param(propType(par.typ.KeyProperties()[k]), slot(par.slot0+k)), false)
 				}
 				return strings.Join(parts, " AND ")
 			}
-			return tuple(left) + " IN (" + parentVals + ")"
+			return modelsql.Tuple(left) + " IN (" + parentVals + ")"
 		}
 		if j.Through == nil {
 			left := make([]string, len(j.TargetColumns))
@@ -445,46 +442,16 @@ func (pl *plan) scopeConds(s Scope, r *rng) []string {
 		for k, col := range j.TargetColumns {
 			tcols[k] = c.rawCol(alias, col)
 		}
-		out = append(out, tuple(tcols)+" IN (SELECT "+cols(c, la, j.Through.TargetColumns)+" FROM "+
+		out = append(out, modelsql.Tuple(tcols)+" IN (SELECT "+c.columnList(la, j.Through.TargetColumns)+" FROM "+
 			c.q(j.Through.Table)+" AS "+c.q(la)+" WHERE "+match(left)+")")
 		return out
 	}
 	return conds(len(levels)-1, r.alias)
 }
 
-func keyColumnNames(t *edm.EntityType) []string {
-	var out []string
-	for _, k := range t.KeyProperties() {
-		out = append(out, k.Column)
-	}
-	return out
-}
-
-func sameColumns(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func cols(c *compiler, alias string, names []string) string {
-	parts := make([]string, len(names))
-	for i, n := range names {
-		parts[i] = c.rawCol(alias, n)
-	}
-	return strings.Join(parts, ", ")
-}
-
-func tuple(exprs []string) string {
-	if len(exprs) == 1 {
-		return exprs[0]
-	}
-	return "(" + strings.Join(exprs, ", ") + ")"
+// columnList is the comma-separated columns of the table aliased alias.
+func (c *compiler) columnList(alias string, columns []string) string {
+	return strings.Join(modelsql.Columns(&c.p.names, alias, columns), ", ")
 }
 
 // orderKeys binds $orderby and completes the order with the key.

@@ -26,7 +26,7 @@ type Planner struct {
 	cache   *lru
 	fold    map[*edm.EntityType]bool
 	inline  bool                      // collections of primitives as aggregated columns
-	quoted  map[string]string         // the model's identifiers and the planner's aliases, quoted
+	names   quotedNames               // the model's identifiers and the planner's aliases, quoted
 	roots   map[*edm.EntityType]*root // default projections of the entity types read at the top level
 }
 
@@ -78,13 +78,28 @@ func NewPlanner(m *edm.Model, d sqldb.Dialect, opt Options) *Planner {
 	return p
 }
 
+// quotedNames holds identifiers quoted by the dialect once, so that compiling a plan does not quote them again;
+// it is the modelsql.Quoter of the planner.
+type quotedNames struct {
+	quoted  map[string]string
+	dialect sqldb.Dialect
+}
+
+// QuoteIdent returns the quoted name, quoting it now when it was not quoted beforehand.
+func (n *quotedNames) QuoteIdent(name string) string {
+	if v, ok := n.quoted[name]; ok {
+		return v
+	}
+	return n.dialect.QuoteIdent(name)
+}
+
 // quoteModel quotes every identifier of the model and the aliases the planner uses, once.
 func (p *Planner) quoteModel() {
-	p.quoted = map[string]string{}
+	p.names = quotedNames{quoted: map[string]string{}, dialect: p.dialect}
 	add := func(names ...string) {
 		for _, n := range names {
-			if _, ok := p.quoted[n]; !ok && n != "" {
-				p.quoted[n] = p.dialect.QuoteIdent(n)
+			if _, ok := p.names.quoted[n]; !ok && n != "" {
+				p.names.quoted[n] = p.dialect.QuoteIdent(n)
 			}
 		}
 	}

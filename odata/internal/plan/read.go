@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	sq "github.com/Masterminds/squirrel"
 	"github.com/shopspring/decimal"
 
 	"github.com/storekit/store/odata/edm"
@@ -491,30 +490,6 @@ func (p *Planner) keyValues(t *edm.EntityType, key []syntax.Arg) ([]any, error) 
 		}
 	}
 	return out, nil
-}
-
-// KeyWhere returns the condition that selects the entity of t with the given key predicate, on the unaliased
-// table (for UPDATE and DELETE); case-insensitive keys compare lower() of both sides, the value's under the
-// binary collation, so that only ASCII letters fold on both databases (as the column's lower() does).
-func (p *Planner) KeyWhere(t *edm.EntityType, key []syntax.Arg) (sq.Sqlizer, error) {
-	vals, err := p.keyValues(t, key)
-	if err != nil {
-		return nil, err
-	}
-	var and sq.And
-	for i, k := range t.KeyProperties() {
-		a, err := sqldb.Arg(p.dialect, k, vals[i])
-		if err != nil {
-			return nil, &Error{Code: CodeInvalidValue, Option: "path", Msg: err.Error()}
-		}
-		col := p.dialect.QuoteIdent(k.Column)
-		if p.fold[t] && k.Type == edm.KindString {
-			and = append(and, sq.Expr("lower("+col+") = lower("+p.dialect.CollateBinary("?")+")", a))
-		} else {
-			and = append(and, sq.Expr(col+" = ?", a))
-		}
-	}
-	return and, nil
 }
 
 // LinkKey returns a string that is equal for equal tuples of scanned column values; use it to match the link

@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/internal/modelsql"
 	"github.com/storekit/store/odata/sqldb"
 	"github.com/storekit/store/odata/syntax"
 )
@@ -72,22 +73,18 @@ func (c *compiler) finishQ(s string) (string, []any) {
 	return b.String(), args
 }
 
-func (c *compiler) q(name string) string {
-	if v, ok := c.p.quoted[name]; ok {
-		return v
-	}
-	return c.d.QuoteIdent(name)
-}
+// q quotes an identifier of the model or an alias.
+func (c *compiler) q(name string) string { return c.p.names.QuoteIdent(name) }
 
 // colSQL is the SQL of property p on range r: its column, or its SQL expression for a computed property.
 func (c *compiler) colSQL(r *rng, p *edm.Property) string {
-	if p.SQL != "" {
-		return "(" + p.ExpandSQL(c.q(r.alias)) + ")"
-	}
-	return c.q(r.alias) + "." + c.q(p.Column)
+	return modelsql.Value(&c.p.names, p, r.alias)
 }
 
-func (c *compiler) rawCol(alias, column string) string { return c.q(alias) + "." + c.q(column) }
+// rawCol is the column of the table aliased alias.
+func (c *compiler) rawCol(alias, column string) string {
+	return modelsql.Column(&c.p.names, alias, column)
+}
 
 func (c *compiler) constBool(v bool) string {
 	if v {
