@@ -2,7 +2,6 @@ package plan
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/sqldb"
@@ -136,38 +135,6 @@ func (p *Planner) quoteModel() {
 	}
 }
 
-// Scope names the rows a read addresses: the entity set's table, one entity of it by key, or the rows reached
-// from there through navigation properties (Category('x')/Products, Customer('e')/Addresses('a'),
-// Order('o')/Customer). Key predicates are given as parsed (a segment's Args of syntax.ParsePath) and are read
-// afresh by every Read; the plan is cached by the scope's shape.
-//
-// A scope does not check that the entities along the path exist: a caller that must answer 404 for
-// Category('missing')/Products reads the parent first.
-type Scope struct {
-	Set *edm.EntitySet
-	// Singleton, when Set is nil, is the singleton the path starts at: the one row of its type's table (the
-	// first in key order, should there be several).
-	Singleton *edm.Singleton
-	Key       []syntax.Arg // the key predicate after the set; nil for the whole set
-	Path      []Step
-}
-
-// Parent returns the scope of the entity the last navigation of s starts from, and false when s has no
-// navigation (Category('x') for Category('x')/Products).
-func (s Scope) Parent() (Scope, bool) {
-	if len(s.Path) == 0 {
-		return s, false
-	}
-	s.Path = s.Path[:len(s.Path)-1]
-	return s, true
-}
-
-// Step is one navigation of a Scope, with the key predicate that follows a collection navigation, if any.
-type Step struct {
-	Nav *edm.NavigationProperty
-	Key []syntax.Arg
-}
-
 // cacheKey identifies a compiled plan: the scope's shape (its entity set, navigations and where keys are, not
 // the key values) and the query text without $top and $skiptoken.
 type cacheKey struct {
@@ -175,27 +142,6 @@ type cacheKey struct {
 	sg    *edm.Singleton
 	shape string
 	query string
-}
-
-func (s Scope) shape() string {
-	if len(s.Path) == 0 {
-		if s.Key != nil {
-			return "()"
-		}
-		return ""
-	}
-	var b strings.Builder
-	if s.Key != nil {
-		b.WriteString("()")
-	}
-	for _, st := range s.Path {
-		b.WriteByte('/')
-		b.WriteString(st.Nav.Name)
-		if st.Key != nil {
-			b.WriteString("()")
-		}
-	}
-	return b.String()
 }
 
 // Read plans a GET of scope with the raw (still percent-encoded) query string of the request. The plan is
@@ -247,118 +193,4 @@ func (p *Planner) Read(s Scope, rawQuery string) (*Read, error) {
 		}
 	}
 	return r, nil
-}
-
-// runtime holds the options that vary between the pages of one query.
-type runtime struct {
-	top, topSpelt     string
-	token, tokenSpelt string
-	hasTop, hasToken  bool
-	query             string // the query without $top and $skiptoken
-}
-
-// splitRuntime separates the $top and $skiptoken options of a raw query from the rest, which is the cache key.
-func splitRuntime(raw string) (runtime, error) {
-	rt := runtime{query: raw}
-	var kept strings.Builder
-	cut := false
-	var err error
-	for start, part := range syntax.SplitQuery(raw) {
-		name, value, _ := strings.Cut(part, "=")
-		canon := optionName(name)
-		if canon != "top" && canon != "skiptoken" {
-			if cut {
-				if kept.Len() > 0 {
-					kept.WriteByte('&')
-				}
-				kept.WriteString(part)
-			}
-			continue
-		}
-		if (canon == "top" && rt.hasTop) || (canon == "skiptoken" && rt.hasToken) {
-			err = &Error{Code: CodeSyntax, Option: syntax.Unescape(name), Msg: "duplicate option $" + canon}
-			break
-		}
-		if canon == "top" {
-			rt.top, rt.topSpelt, rt.hasTop = value, syntax.Unescape(name), true
-		} else {
-			rt.token, rt.tokenSpelt, rt.hasToken = value, syntax.Unescape(name), true
-		}
-		if !cut {
-			cut = true
-			kept.WriteString(strings.TrimSuffix(raw[:start], "&"))
-		}
-	}
-	if cut {
-		rt.query = kept.String()
-	}
-	return rt, err
-}
-
-// restOf is the raw query without $top, $skiptoken and $skip, the base of next links.
-func restOf(raw string) string {
-	var b strings.Builder
-	for _, part := range syntax.SplitQuery(raw) {
-		name, _, _ := strings.Cut(part, "=")
-		switch optionName(name) {
-		case "top", "skiptoken", "skip":
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('&')
-		}
-		b.WriteString(part)
-	}
-	return b.String()
-}
-
-// optionName returns the lower-case system option name without "$" for $top, $skiptoken and $skip (spelt
-// with or without "$", in any case, possibly percent-encoded), "" for any other option.
-func optionName(name string) string {
-	n := name
-	if strings.IndexByte(n, '%') >= 0 {
-		n = syntax.Unescape(n)
-	}
-	n = strings.TrimPrefix(n, "$")
-	switch {
-	case strings.EqualFold(n, "top"):
-		return "top"
-	case strings.EqualFold(n, "skiptoken"):
-		return "skiptoken"
-	case strings.EqualFold(n, "skip"):
-		return "skip"
-	}
-	return ""
-}
-
-func (rt runtime) parseTop() (*int64, error) {
-	if !rt.hasTop {
-		return nil, nil
-	}
-	v := syntax.Unescape(rt.top)
-	bad := v == ""
-	for i := 0; i < len(v); i++ {
-		if v[i] < '0' || v[i] > '9' {
-			bad = true
-		}
-	}
-	if bad {
-		return nil, &Error{Code: CodeSyntax, Option: rt.topSpelt, Pos: 1, Msg: "expected a non-negative integer, found " + strconv.Quote(v)}
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return nil, &Error{Code: CodeSyntax, Option: rt.topSpelt, Pos: 1, Msg: "integer out of range: " + v}
-	}
-	return &n, nil
-}
-
-func (rt runtime) decodeToken() (string, error) {
-	if !rt.hasToken {
-		return "", nil
-	}
-	v := syntax.Unescape(rt.token)
-	if v == "" {
-		return "", &Error{Code: CodeSyntax, Option: rt.tokenSpelt, Pos: 1, Msg: "expected a value, found end of input"}
-	}
-	return v, nil
 }

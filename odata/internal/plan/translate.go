@@ -867,3 +867,37 @@ func (c *compiler) callVal(x *bCall) (string, int) {
 	}
 	return "NULL", -1
 }
+
+// compiler holds the state of one compilation: the alias counter and the argument table that SQL fragments
+// refer to by marker (see arg).
+type compiler struct {
+	p       *Planner
+	d       sqldb.Dialect
+	m       *edm.Model
+	n       int
+	args    []any
+	aliases map[string]syntax.Expr
+	options []syntax.Option
+	tooBig  bool // some SQL exceeded maxSQL
+}
+
+func (c *compiler) newAlias() string {
+	c.n++
+	return "t" + strconv.Itoa(c.n)
+}
+
+// optionSpelt returns the option name as the client spelt it.
+func (c *compiler) optionSpelt(canon string) string {
+	for _, o := range c.options {
+		if o.Name == canon {
+			return o.Spelt
+		}
+	}
+	return canon
+}
+
+const (
+	slotLimit  slot = 1 << 20
+	slotOffset slot = slotLimit + 1
+	slotToken  slot = slotLimit + 2
+)

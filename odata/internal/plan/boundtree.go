@@ -1,10 +1,7 @@
 package plan
 
 import (
-	"strconv"
-
 	"github.com/storekit/store/odata/edm"
-	"github.com/storekit/store/odata/sqldb"
 	"github.com/storekit/store/odata/syntax"
 )
 
@@ -148,58 +145,6 @@ type bSearch struct {
 	props []*edm.Property
 }
 
-func (e *bLit) btyp() btype    { return e.t }
-func (e *bCol) btyp() btype    { return e.t }
-func (e *bItem) btyp() btype   { return e.t }
-func (e *bNavRef) btyp() btype { return e.t }
-func (e *bRange) btyp() btype  { return e.t }
-func (e *bColl) btyp() btype   { return e.t }
-func (e *bBin) btyp() btype    { return e.t }
-func (e *bNot) btyp() btype    { return btype{kind: edm.KindBoolean, nullable: nullable(e.x)} }
-func (e *bNeg) btyp() btype    { return e.t }
-func (e *bCall) btyp() btype   { return e.t }
-func (e *bIn) btyp() btype     { return btype{kind: edm.KindBoolean, nullable: nullable(e.x)} }
-func (e *bLambda) btyp() btype { return tBool }
-func (e *bCount) btyp() btype  { return tInt64 }
-func (e *bHas) btyp() btype    { return btype{kind: edm.KindBoolean, nullable: nullable(e.x)} }
-func (e *bCase) btyp() btype   { return e.t }
-func (e *bSearch) btyp() btype { return tBool }
-
-func nullable(e bexpr) bool { return e.btyp().nullable }
-
-func isNullLit(e bexpr) bool {
-	l, ok := e.(*bLit)
-	return ok && l.v == nil
-}
-
-// compiler holds the state of one compilation: the alias counter and the argument table that SQL fragments
-// refer to by marker (see arg).
-type compiler struct {
-	p       *Planner
-	d       sqldb.Dialect
-	m       *edm.Model
-	n       int
-	args    []any
-	aliases map[string]syntax.Expr
-	options []syntax.Option
-	tooBig  bool // some SQL exceeded maxSQL
-}
-
-func (c *compiler) newAlias() string {
-	c.n++
-	return "t" + strconv.Itoa(c.n)
-}
-
-// optionSpelt returns the option name as the client spelt it.
-func (c *compiler) optionSpelt(canon string) string {
-	for _, o := range c.options {
-		if o.Name == canon {
-			return o.Spelt
-		}
-	}
-	return canon
-}
-
 // bSlot is a value known only per request (a $skiptoken value), compared with an order-by expression whose
 // representation it shares (rep, see compiler.val).
 type bSlot struct {
@@ -208,4 +153,43 @@ type bSlot struct {
 	rep int
 }
 
+func (e *bLit) btyp() btype { return e.t }
+
+func (e *bCol) btyp() btype { return e.t }
+
+func (e *bItem) btyp() btype { return e.t }
+
+func (e *bNavRef) btyp() btype { return e.t }
+
+func (e *bRange) btyp() btype { return e.t }
+
+func (e *bColl) btyp() btype { return e.t }
+
+func (e *bBin) btyp() btype { return e.t }
+
+func (e *bNot) btyp() btype { return btype{kind: edm.KindBoolean, nullable: nullable(e.x)} }
+
+func (e *bNeg) btyp() btype { return e.t }
+
+func (e *bCall) btyp() btype { return e.t }
+
+func (e *bIn) btyp() btype { return btype{kind: edm.KindBoolean, nullable: nullable(e.x)} }
+
+func (e *bLambda) btyp() btype { return tBool }
+
+func (e *bCount) btyp() btype { return tInt64 }
+
+func (e *bHas) btyp() btype { return btype{kind: edm.KindBoolean, nullable: nullable(e.x)} }
+
+func (e *bCase) btyp() btype { return e.t }
+
+func (e *bSearch) btyp() btype { return tBool }
+
 func (e *bSlot) btyp() btype { return e.t }
+
+func nullable(e bexpr) bool { return e.btyp().nullable }
+
+func isNullLit(e bexpr) bool {
+	l, ok := e.(*bLit)
+	return ok && l.v == nil
+}

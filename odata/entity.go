@@ -1,0 +1,146 @@
+package odata
+
+import (
+	"fmt"
+
+	"github.com/storekit/store/odata/edm"
+)
+
+// Entity is one entity as hooks, actions and the Tx helpers see it: property name -> Go value of the types in
+// odata/DESIGN.md (string, bool, int64, decimal.Decimal, float64, edm.Date, edm.TimeOfDay, time.Time,
+// time.Duration, []byte, enum values as int64). A complex value is an Entity-shaped map[string]any, a collection
+// a []any. A property that is absent from the map was not loaded (a lazy property) or not sent.
+type Entity map[string]any
+
+// asMap returns a complex value (a map[string]any, or an Entity) as a map.
+func asMap(v any) (map[string]any, bool) {
+	switch m := v.(type) {
+	case map[string]any:
+		return m, true
+	case Entity:
+		return m, true
+	}
+	return nil, false
+}
+
+// entityWriter writes Entity values (Go values) with the same output and ETags as rowWriter.
+type entityWriter struct {
+	l   *layout
+	buf []byte
+}
+
+// appendEntity appends e as a JSON object; ctx is an optional first member (the @odata.context), etag whether
+// to write @odata.etag.
+func (ew *entityWriter) appendEntity(b []byte, e Entity, ctx []byte, etag bool) ([]byte, error) {
+	b = append(append(b, '{'), ctx...)
+	if etag {
+		sum, err := ew.etag(e)
+		if err != nil {
+			return b, err
+		}
+		b = appendETagMember(b, sum)
+	}
+	for _, f := range ew.l.fields {
+		if !f.out {
+			continue
+		}
+		var err error
+		if b, err = appendGoField(appendName(b, f.name), f, e[f.prop.Name]); err != nil {
+			return b, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendGoField appends the Go value v of the field f.
+func appendGoField(b []byte, f *field, v any) ([]byte, error) {
+	if f.col >= 0 {
+		if f.prop.Collection {
+			if v == nil {
+				return append(b, "[]"...), nil
+			}
+			items, ok := v.([]any)
+			if !ok {
+				return b, fmt.Errorf("odata: property %s: a collection must be a []any, not %T", f.prop.Name, v)
+			}
+			return appendItems(b, f.prop, items)
+		}
+		return appendValue(b, f.prop, v)
+	}
+	if v == nil {
+		if f.prop.Nullable {
+			return append(b, "null"...), nil
+		}
+		v = map[string]any{}
+	}
+	m, ok := asMap(v)
+	if !ok {
+		return b, fmt.Errorf("odata: property %s: a complex value must be a map[string]any, not %T", f.prop.Name, v)
+	}
+	b = append(b, '{')
+	for i, mf := range f.members {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, mf.name...)
+		var err error
+		if b, err = appendGoField(b, mf, m[mf.prop.Name]); err != nil {
+			return b, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+func appendItems(b []byte, p *edm.Property, items []any) ([]byte, error) {
+	b = append(b, '[')
+	for i, v := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = appendValue(b, p, v); err != nil {
+			return b, err
+		}
+	}
+	return append(b, ']'), nil
+}
+
+// etag returns the ETag hash of e: the hash of the same bytes rowWriter hashes for the stored row.
+func (ew *entityWriter) etag(e Entity) (uint64, error) {
+	h := fnvOffset
+	for _, f := range ew.l.etag {
+		var err error
+		if h, err = ew.hashGo(h, f, e[f.prop.Name]); err != nil {
+			return 0, err
+		}
+	}
+	return h, nil
+}
+
+func (ew *entityWriter) hashGo(h uint64, f *field, v any) (uint64, error) {
+	if f.col >= 0 {
+		var err error
+		ew.buf = ew.buf[:0]
+		if f.prop.Collection {
+			items, _ := v.([]any)
+			if items == nil {
+				items = []any{}
+			}
+			ew.buf, err = appendItems(ew.buf, f.prop, items)
+		} else {
+			ew.buf, err = appendValue(ew.buf, f.prop, v)
+		}
+		if err != nil {
+			return h, err
+		}
+		return fnvAdd(fnvAdd(h, ew.buf), zero), nil
+	}
+	m, _ := asMap(v)
+	for _, mf := range f.members {
+		var err error
+		if h, err = ew.hashGo(h, mf, m[mf.prop.Name]); err != nil {
+			return h, err
+		}
+	}
+	return h, nil
+}

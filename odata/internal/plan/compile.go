@@ -1,0 +1,194 @@
+package plan
+
+import (
+	"strings"
+	"sync"
+
+	sq "github.com/Masterminds/squirrel"
+
+	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/syntax"
+)
+
+// plan is a compiled read, shared by every request with the same scope shape and query text.
+type plan struct {
+	c      *compiler
+	mu     sync.Mutex
+	query  *syntax.Query
+	typ    *edm.EntityType
+	single bool
+	one    bool // LIMIT 1 on a single entity (a singleton's table)
+	proj   *Projection
+	rest   string
+	skip   int64
+	keys   []keyPred
+
+	table   string   // FROM table AS alias
+	joins   []string // LEFT JOIN clauses
+	cols    []string // column SQL (marker form)
+	where   []string
+	order   []orderKey
+	orderBy []string
+	fp      uint32
+
+	first  stmt
+	count  *stmt
+	resume map[uint64]*stmt
+
+	memoOnce sync.Once
+	memo     any
+}
+
+// keyPred is one key predicate of the scope: the entity type it addresses and where its values are.
+type keyPred struct {
+	typ  *edm.EntityType
+	args func(s Scope) []syntax.Arg
+}
+
+type stmt struct {
+	sql  string
+	args []any
+}
+
+// compile builds the plan of a read.
+func (p *Planner) compile(s Scope, q *syntax.Query, rest string) (*plan, error) {
+	c := &compiler{p: p, d: p.dialect, m: p.model, aliases: q.Aliases, options: q.Options}
+	qc := *q
+	qc.Top, qc.SkipToken = nil, ""
+	pl := &plan{c: c, query: &qc, rest: rest}
+	if q.Skip != nil {
+		pl.skip = *q.Skip
+	}
+	if err := unsupported(q, c, ""); err != nil {
+		return nil, err
+	}
+	typ, single, err := pl.scope(p, s)
+	if err != nil {
+		return nil, err
+	}
+	pl.typ, pl.single = typ, single
+	root := &rng{alias: "t0", typ: typ}
+	if single {
+		for _, o := range []string{"$filter", "$orderby", "$search"} {
+			for _, opt := range q.Options {
+				if opt.Name == o {
+					return nil, &Error{Code: CodeSyntax, Option: opt.Spelt, Msg: o + " does not apply to a single entity"}
+				}
+			}
+		}
+	}
+	pl.where = append(pl.where, pl.scopeConds(s, root)...)
+	if q.Filter != nil {
+		b := &binder{c: c, option: c.optionSpelt("$filter"), it: root}
+		f, err := b.boolean(q.Filter)
+		if err != nil {
+			return nil, err
+		}
+		pl.where = append(pl.where, c.cond(f, false))
+		if c.tooBig {
+			return nil, &Error{Code: CodeLimitExceeded, Option: b.option, Msg: "$filter is too complex to translate"}
+		}
+	}
+	if q.Search != nil {
+		sb, err := c.bindSearch(c.optionSpelt("$search"), root, q.Search)
+		if err != nil {
+			return nil, err
+		}
+		pl.where = append(pl.where, c.cond(sb, false))
+	}
+	lv := &level{c: c, r: root}
+	if err := lv.project(q, c.optionSpelt("$select"), c.optionSpelt("$expand"), 0); err != nil {
+		return nil, err
+	}
+	if !single {
+		if err := pl.orderKeys(lv, q); err != nil {
+			return nil, err
+		}
+	} else if s.Set == nil && len(s.Path) == 0 {
+		// A singleton: the first row in key order.
+		keys, err := lv.orderBy(nil, "", false)
+		if err != nil {
+			return nil, err
+		}
+		pl.orderBy, pl.one = orderSQL(c, keys), true
+	}
+	pl.proj = lv.proj
+	pl.cols = lv.sqls
+	pl.table = c.q(typ.Table) + " AS " + c.q(root.alias)
+	for _, j := range root.joins {
+		pl.joins = append(pl.joins, strings.TrimPrefix(c.joinClause(j)+c.joins(j), " "))
+	}
+	pl.first = pl.statement(nil, !single, pl.skip > 0)
+	if c.tooBig {
+		return nil, &Error{Code: CodeLimitExceeded, Msg: "the query is too complex to translate"}
+	}
+	return pl, nil
+}
+
+// unsupported rejects the options this engine does not implement.
+func unsupported(q *syntax.Query, c *compiler, top string) error {
+	for _, o := range q.Options {
+		switch o.Name {
+		case "$compute", "$index", "$levels", "$deltatoken", "$schemaversion":
+			opt := o.Spelt
+			if top != "" {
+				opt = top
+			}
+			return &Error{Code: CodeNotSupported, Option: opt, Pos: 1, Msg: o.Name + " is not supported"}
+		}
+	}
+	return nil
+}
+
+// statement renders the page SELECT with extra conditions; limit adds LIMIT (a slot), offset adds OFFSET.
+func (pl *plan) statement(extra []string, limit, offset bool) stmt {
+	c := pl.c
+	from := pl.table
+	if len(pl.joins) > 0 {
+		from += " " + strings.Join(pl.joins, " ")
+	}
+	b := sq.Select(strings.Join(pl.cols, ", ")).From(from)
+	if where := append(pl.where[:len(pl.where):len(pl.where)], extra...); len(where) > 0 {
+		b = b.Where(strings.Join(where, " AND "))
+	}
+	if len(pl.orderBy) > 0 {
+		b = b.OrderBy(strings.Join(pl.orderBy, ", "))
+	}
+	if limit {
+		b = b.Suffix("LIMIT " + c.arg(slotLimit))
+		if offset {
+			b = b.Suffix("OFFSET " + c.arg(slotOffset))
+		}
+	} else if pl.one {
+		b = b.Suffix("LIMIT 1")
+	}
+	s, _, err := b.ToSql()
+	if err != nil {
+		panic("plan: " + err.Error())
+	}
+	sql, args := c.finish(s)
+	return stmt{sql: sql, args: args}
+}
+
+// countStatement renders SELECT COUNT(*) with the read's conditions.
+func (pl *plan) countStatement() *stmt {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if pl.count != nil {
+		return pl.count
+	}
+	b := sq.Select("COUNT(*)").From(pl.table)
+	for _, j := range pl.joins {
+		b = b.JoinClause(j)
+	}
+	for _, w := range pl.where {
+		b = b.Where(w)
+	}
+	s, _, err := b.ToSql()
+	if err != nil {
+		panic("plan: " + err.Error())
+	}
+	sql, args := pl.c.finish(s)
+	pl.count = &stmt{sql: sql, args: args}
+	return pl.count
+}

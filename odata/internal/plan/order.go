@@ -1,0 +1,108 @@
+package plan
+
+import (
+	"hash/fnv"
+
+	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/syntax"
+)
+
+// orderKey is one item of the total order of a read: an $orderby item, or a key property.
+type orderKey struct {
+	e        bexpr
+	sql      string
+	rep      int
+	desc     bool
+	nullable bool
+	col      int
+}
+
+// orderBy binds order-by items on the level's range and completes them with the key. With cols, each key gets
+// the column that holds its value (added when needed), for $skiptoken.
+func (lv *level) orderBy(items []syntax.OrderItem, option string, cols bool) ([]orderKey, error) {
+	c := lv.c
+	var keys []orderKey
+	covered := map[*edm.Property]bool{}
+	for _, it := range items {
+		b := &binder{c: c, option: option, it: lv.r}
+		e, err := b.expr(it.Expr)
+		if err != nil {
+			return nil, err
+		}
+		t := e.btyp()
+		if !t.isScalar() || t.kind == edm.KindStream {
+			if t.null {
+				continue // ordering by null orders nothing
+			}
+			return nil, &Error{Code: CodeTypeMismatch, Option: option, Pos: it.Expr.Position() + 1, Msg: "cannot order by a value of type " + t.String()}
+		}
+		if isLit(e) {
+			continue // a constant orders nothing
+		}
+		sql, rep := c.val(e)
+		k := orderKey{e: e, sql: sql, rep: rep, desc: it.Desc, nullable: nullable(e), col: -1}
+		if col, ok := e.(*bCol); ok && col.r == lv.r {
+			for i, cl := range lv.proj.Columns {
+				if n := len(cl.Path); n > 0 && cl.Path[n-1] == col.p {
+					k.col = i
+				}
+			}
+			if col.p.IsKey() {
+				covered[col.p] = true
+			}
+		}
+		if k.col < 0 && cols {
+			k.col = lv.internal(sql)
+		}
+		keys = append(keys, k)
+	}
+	for i, p := range lv.r.typ.KeyProperties() {
+		if covered[p] {
+			continue
+		}
+		e := &bCol{t: propType(p), r: lv.r, p: p}
+		sql, rep := c.val(e)
+		keys = append(keys, orderKey{e: e, sql: sql, rep: rep, col: lv.proj.Key[i]})
+	}
+	return keys, nil
+}
+
+// orderKeys binds $orderby and completes the order with the key.
+func (pl *plan) orderKeys(lv *level, q *syntax.Query) error {
+	c := pl.c
+	keys, err := lv.orderBy(q.OrderBy, c.optionSpelt("$orderby"), true)
+	if err != nil {
+		return err
+	}
+	pl.order = keys
+	h := fnv.New32a()
+	h.Write([]byte(pl.typ.Name))
+	for _, it := range q.OrderBy {
+		h.Write([]byte{0})
+		h.Write([]byte(it.Expr.String()))
+		if it.Desc {
+			h.Write([]byte(" desc"))
+		}
+	}
+	pl.fp = h.Sum32()
+	pl.orderBy = orderSQL(c, keys)
+	return nil
+}
+
+func orderSQL(c *compiler, keys []orderKey) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		s := k.sql
+		if k.e != nil && k.e.btyp().isString() && !isColumn(k.e) {
+			s = c.d.CollateBinary(s)
+		}
+		if k.desc {
+			s += " DESC"
+		}
+		if k.nullable {
+			s += c.d.NullsOrder(k.desc)
+		}
+		out[i] = s
+	}
+	return out
+}

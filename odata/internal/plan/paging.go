@@ -1,0 +1,427 @@
+package plan
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/sqldb"
+	"github.com/storekit/store/odata/syntax"
+)
+
+// runtime holds the options that vary between the pages of one query.
+type runtime struct {
+	top, topSpelt     string
+	token, tokenSpelt string
+	hasTop, hasToken  bool
+	query             string // the query without $top and $skiptoken
+}
+
+// splitRuntime separates the $top and $skiptoken options of a raw query from the rest, which is the cache key.
+func splitRuntime(raw string) (runtime, error) {
+	rt := runtime{query: raw}
+	var kept strings.Builder
+	cut := false
+	var err error
+	for start, part := range syntax.SplitQuery(raw) {
+		name, value, _ := strings.Cut(part, "=")
+		canon := optionName(name)
+		if canon != "top" && canon != "skiptoken" {
+			if cut {
+				if kept.Len() > 0 {
+					kept.WriteByte('&')
+				}
+				kept.WriteString(part)
+			}
+			continue
+		}
+		if (canon == "top" && rt.hasTop) || (canon == "skiptoken" && rt.hasToken) {
+			err = &Error{Code: CodeSyntax, Option: syntax.Unescape(name), Msg: "duplicate option $" + canon}
+			break
+		}
+		if canon == "top" {
+			rt.top, rt.topSpelt, rt.hasTop = value, syntax.Unescape(name), true
+		} else {
+			rt.token, rt.tokenSpelt, rt.hasToken = value, syntax.Unescape(name), true
+		}
+		if !cut {
+			cut = true
+			kept.WriteString(strings.TrimSuffix(raw[:start], "&"))
+		}
+	}
+	if cut {
+		rt.query = kept.String()
+	}
+	return rt, err
+}
+
+// restOf is the raw query without $top, $skiptoken and $skip, the base of next links.
+func restOf(raw string) string {
+	var b strings.Builder
+	for _, part := range syntax.SplitQuery(raw) {
+		name, _, _ := strings.Cut(part, "=")
+		switch optionName(name) {
+		case "top", "skiptoken", "skip":
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(part)
+	}
+	return b.String()
+}
+
+// optionName returns the lower-case system option name without "$" for $top, $skiptoken and $skip (spelt
+// with or without "$", in any case, possibly percent-encoded), "" for any other option.
+func optionName(name string) string {
+	n := name
+	if strings.IndexByte(n, '%') >= 0 {
+		n = syntax.Unescape(n)
+	}
+	n = strings.TrimPrefix(n, "$")
+	switch {
+	case strings.EqualFold(n, "top"):
+		return "top"
+	case strings.EqualFold(n, "skiptoken"):
+		return "skiptoken"
+	case strings.EqualFold(n, "skip"):
+		return "skip"
+	}
+	return ""
+}
+
+func (rt runtime) parseTop() (*int64, error) {
+	if !rt.hasTop {
+		return nil, nil
+	}
+	v := syntax.Unescape(rt.top)
+	bad := v == ""
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			bad = true
+		}
+	}
+	if bad {
+		return nil, &Error{Code: CodeSyntax, Option: rt.topSpelt, Pos: 1, Msg: "expected a non-negative integer, found " + strconv.Quote(v)}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return nil, &Error{Code: CodeSyntax, Option: rt.topSpelt, Pos: 1, Msg: "integer out of range: " + v}
+	}
+	return &n, nil
+}
+
+func (rt runtime) decodeToken() (string, error) {
+	if !rt.hasToken {
+		return "", nil
+	}
+	v := syntax.Unescape(rt.token)
+	if v == "" {
+		return "", &Error{Code: CodeSyntax, Option: rt.tokenSpelt, Pos: 1, Msg: "expected a value, found end of input"}
+	}
+	return v, nil
+}
+
+// NextQuery returns the raw query string of the next page's link after the row last (the last row of this page,
+// as scanned): the request's options without $skip, the rest of $top, and a $skiptoken.
+func (r *Read) NextQuery(last []any, pageSize int) (string, error) {
+	tok, err := r.SkipToken(last)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString(r.plan.rest)
+	if r.top != nil {
+		if b.Len() > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString("$top=" + strconv.FormatInt(max(*r.top-int64(pageSize), 0), 10))
+	}
+	if b.Len() > 0 {
+		b.WriteByte('&')
+	}
+	b.WriteString("$skiptoken=" + tok)
+	return b.String(), nil
+}
+
+// SkipToken returns the $skiptoken that resumes after the row last (as scanned): base64url (no padding) of a JSON
+// array holding a fingerprint of the $orderby, then the row's order-by values and key values.
+func (r *Read) SkipToken(last []any) (string, error) {
+	pl := r.plan
+	if pl.single {
+		return "", fmt.Errorf("plan: a single entity has no next page")
+	}
+	vals := make([]any, 0, len(pl.order)+1)
+	vals = append(vals, pl.fp)
+	for _, k := range pl.order {
+		if k.col >= len(last) {
+			return "", fmt.Errorf("plan: row has %d columns, want %d", len(last), len(pl.proj.Columns))
+		}
+		v, err := tokenValue(k, last[k.col])
+		if err != nil {
+			return "", err
+		}
+		vals = append(vals, v)
+	}
+	js, err := json.Marshal(vals)
+	if err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(js), nil
+}
+
+// scanKey converts the scanned value of an order key to its Go value.
+func scanKey(k orderKey, v any) (any, error) {
+	if col, ok := k.e.(*bCol); ok {
+		return sqldb.Scan(col.p, v)
+	}
+	t := k.e.btyp()
+	p := &edm.Property{Name: "value", Type: t.kind, Enum: t.enum}
+	if t.kind == edm.KindDecimal && k.rep > 0 {
+		p.Scale = k.rep
+	}
+	return sqldb.Scan(p, v)
+}
+
+func tokenValue(k orderKey, v any) (any, error) {
+	g, err := scanKey(k, v)
+	if err != nil || g == nil {
+		return nil, err
+	}
+	switch x := g.(type) {
+	case decimal.Decimal:
+		return x.String(), nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return strconv.FormatFloat(x, 'g', -1, 64), nil
+		}
+		return x, nil
+	case edm.Date:
+		return x.String(), nil
+	case edm.TimeOfDay:
+		return x.Format(9), nil
+	case time.Time:
+		return x.UTC().Format(time.RFC3339Nano), nil
+	case time.Duration:
+		return int64(x / time.Microsecond), nil
+	}
+	return g, nil
+}
+
+func badToken(msg string) error {
+	return &Error{Code: CodeInvalidValue, Option: "$skiptoken", Msg: "invalid $skiptoken: " + msg}
+}
+
+// decodeSkipToken reads a $skiptoken made by SkipToken for the same query, checking every value against the
+// type of its order key.
+func (r *Read) decodeSkipToken(tok string) error {
+	pl := r.plan
+	raw, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil {
+		return badToken("not base64url")
+	}
+	var vals []json.RawMessage
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	if err := dec.Decode(&vals); err != nil || dec.More() {
+		return badToken("not a JSON array")
+	}
+	if len(vals) != len(pl.order)+1 {
+		return badToken("it belongs to another query")
+	}
+	var fp uint32
+	if err := json.Unmarshal(vals[0], &fp); err != nil || fp != pl.fp {
+		return badToken("it belongs to another query")
+	}
+	r.token = make([]any, len(pl.order))
+	for i, k := range pl.order {
+		v, err := parseTokenValue(k, vals[i+1])
+		if err != nil {
+			return badToken(err.Error())
+		}
+		if v == nil {
+			if !k.nullable {
+				return badToken("null where no null can be")
+			}
+			r.mask |= 1 << uint(i)
+			continue
+		}
+		t := k.e.btyp()
+		if pl.c.d.ScaledDecimals() && k.rep >= 0 && t.isNumeric() {
+			d, _ := asDecimal(v)
+			s := d.Shift(int32(k.rep))
+			if !s.IsInteger() || !s.BigInt().IsInt64() {
+				return badToken("value out of range")
+			}
+			r.token[i] = s.IntPart()
+			continue
+		}
+		r.token[i] = litArg(pl.c.d, t, v)
+	}
+	if len(pl.order) > 63 {
+		return badToken("too many order-by items")
+	}
+	return nil
+}
+
+func parseTokenValue(k orderKey, raw json.RawMessage) (any, error) {
+	if string(raw) == "null" {
+		return nil, nil
+	}
+	t := k.e.btyp()
+	var s string
+	isString := json.Unmarshal(raw, &s) == nil
+	var n json.Number
+	isNumber := !isString && json.Unmarshal(raw, &n) == nil
+	fail := fmt.Errorf("value %s does not fit %s", raw, t)
+	if t.enum != nil {
+		if !isNumber {
+			return nil, fail
+		}
+		return n.Int64()
+	}
+	switch t.kind {
+	case edm.KindString, edm.KindGuid:
+		if !isString || strings.IndexByte(s, 0) >= 0 { // no column holds NUL (PostgreSQL's text cannot)
+			return nil, fail
+		}
+		return s, nil
+	case edm.KindBoolean:
+		var b bool
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return nil, fail
+		}
+		return b, nil
+	case edm.KindByte, edm.KindSByte, edm.KindInt16, edm.KindInt32, edm.KindInt64:
+		if !isNumber {
+			return nil, fail
+		}
+		v, err := n.Int64()
+		if err != nil {
+			return nil, fail
+		}
+		return v, nil
+	case edm.KindDuration:
+		if !isNumber {
+			return nil, fail
+		}
+		v, err := n.Int64()
+		if err != nil {
+			return nil, fail
+		}
+		return time.Duration(v) * time.Microsecond, nil
+	case edm.KindDecimal:
+		if !isString {
+			return nil, fail
+		}
+		return decimal.NewFromString(s)
+	case edm.KindDouble, edm.KindSingle:
+		if isString {
+			f, err := strconv.ParseFloat(s, 64)
+			if err != nil || !(math.IsNaN(f) || math.IsInf(f, 0)) {
+				return nil, fail
+			}
+			return f, nil
+		}
+		if !isNumber {
+			return nil, fail
+		}
+		return n.Float64()
+	case edm.KindDate:
+		if !isString {
+			return nil, fail
+		}
+		return edm.ParseDate(s)
+	case edm.KindTimeOfDay:
+		if !isString {
+			return nil, fail
+		}
+		return edm.ParseTimeOfDay(s)
+	case edm.KindDateTimeOffset:
+		if !isString {
+			return nil, fail
+		}
+		return time.Parse(time.RFC3339Nano, s)
+	case edm.KindBinary:
+		if !isString {
+			return nil, fail
+		}
+		return base64.StdEncoding.DecodeString(s)
+	}
+	return nil, fail
+}
+
+// resumeStmt returns the page SELECT resuming after a row whose order-by values are null where mask has a bit.
+// The condition is "strictly after in the total order": for items o1..on (nulls first ascending, last
+// descending), (o1 after v1) OR (o1 = v1 AND ((o2 after v2) OR ...)).
+func (pl *plan) resumeStmt(mask uint64) *stmt {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if st, ok := pl.resume[mask]; ok {
+		return st
+	}
+	c := pl.c
+	n := len(pl.order)
+	cmp := func(i int, op syntax.BinaryOp) string {
+		k := pl.order[i]
+		t := k.e.btyp().withNullable(false)
+		return c.compare(&bBin{t: tBool, op: op, l: k.e, r: &bSlot{t: t, i: i, rep: k.rep}}, false)
+	}
+	var after func(i int) string
+	after = func(i int) string {
+		k := pl.order[i]
+		var strictly, equal string
+		if mask&(1<<uint(i)) != 0 {
+			sqlExpr, _ := c.val(k.e)
+			equal = sqlExpr + " IS NULL"
+			if !k.desc {
+				strictly = sqlExpr + " IS NOT NULL"
+			}
+		} else {
+			equal = cmp(i, syntax.OpEq)
+			if k.desc {
+				strictly = cmp(i, syntax.OpLt)
+				if k.nullable {
+					sqlExpr, _ := c.val(k.e)
+					strictly = "(" + strictly + " OR " + sqlExpr + " IS NULL)"
+				}
+			} else {
+				strictly = cmp(i, syntax.OpGt)
+			}
+		}
+		if i == n-1 {
+			if strictly == "" {
+				return "1 = 0"
+			}
+			return strictly
+		}
+		rest := "(" + equal + " AND " + after(i+1) + ")"
+		if strictly == "" {
+			return rest
+		}
+		return "(" + strictly + " OR " + rest + ")"
+	}
+	conds := []string{after(0)}
+	// A leading bound on the first item lets an index range scan start at the token's row.
+	if k := pl.order[0]; mask&1 == 0 && n > 1 && !(k.desc && k.nullable) {
+		op := syntax.OpGe
+		if k.desc {
+			op = syntax.OpLe
+		}
+		conds = append([]string{cmp(0, op)}, conds...)
+	}
+	st := pl.statement(conds, true, false)
+	if pl.resume == nil {
+		pl.resume = map[uint64]*stmt{}
+	}
+	pl.resume[mask] = &st
+	return &st
+}

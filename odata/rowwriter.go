@@ -1,0 +1,250 @@
+package odata
+
+import (
+	"fmt"
+	"strconv"
+	"unsafe"
+
+	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/sqldb"
+)
+
+// rowWriter turns scanned rows of a layout into JSON objects. It keeps one scratch buffer for the values of a
+// row, so writing a page allocates nothing per row beyond what the driver returns.
+type rowWriter struct {
+	l      *layout
+	vals   []any
+	ptrs   []any
+	buf    []byte // JSON of each column, back to back
+	offs   []int  // offs[i]:offs[i+1] is column i's JSON
+	items  []byte // scratch for a collection item
+	etagOn bool   // write @odata.etag
+	ctx    []byte // an @odata.context member to write first in each object ("", for collection members)
+}
+
+func newRowWriter(l *layout) *rowWriter {
+	w := &rowWriter{l: l, vals: make([]any, len(l.cols)), ptrs: make([]any, len(l.cols)), offs: make([]int, len(l.cols)+1)}
+	for i := range w.vals {
+		w.ptrs[i] = &w.vals[i]
+	}
+	return w
+}
+
+// convert fills the scratch buffer from the scanned values.
+func (w *rowWriter) convert() error {
+	w.buf = w.buf[:0]
+	for i, p := range w.l.cols {
+		w.offs[i] = len(w.buf)
+		var err error
+		if p == nil {
+			continue
+		}
+		if p.Collection {
+			w.buf, err = w.appendCollection(w.buf, p, w.vals[i])
+		} else {
+			w.buf, err = appendColumn(w.buf, p, w.vals[i])
+		}
+		if err != nil {
+			return err
+		}
+	}
+	w.offs[len(w.l.cols)] = len(w.buf)
+	return nil
+}
+
+func (w *rowWriter) appendCollection(b []byte, p *edm.Property, src any) ([]byte, error) {
+	text, err := aggregateText(p, src)
+	if err != nil {
+		return b, err
+	}
+	b = append(b, '[')
+	n := 0
+	w.items, err = scanArray(text, w.items, func(k itemKind, v []byte) error {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		// Strings need no Go value: unescaped by the scanner, escaped again as appendValue does.
+		if k == itemString && p.Enum == nil && p.Type == edm.KindString {
+			b = appendBytesString(b, v)
+			return nil
+		}
+		item, err := collectionItem(p, k, v)
+		if err != nil {
+			return err
+		}
+		b, err = appendValue(b, p, item)
+		return err
+	})
+	if err != nil {
+		return b, fmt.Errorf("odata: collection %s: %w", p.Name, err)
+	}
+	return append(b, ']'), nil
+}
+
+func (w *rowWriter) colJSON(i int) []byte { return w.buf[w.offs[i]:w.offs[i+1]] }
+
+// etag returns the ETag hash of the converted row.
+func (w *rowWriter) etag() uint64 {
+	h := fnvOffset
+	for _, c := range w.l.etagCols {
+		h = fnvAdd(fnvAdd(h, w.colJSON(c)), zero)
+	}
+	return h
+}
+
+// appendObject appends the converted row as a JSON object.
+func (w *rowWriter) appendObject(b []byte) []byte { return append(w.appendMembers(b), '}') }
+
+// appendMembers appends the converted row as a JSON object without its closing brace (expansions follow).
+func (w *rowWriter) appendMembers(b []byte) []byte {
+	b = append(append(b, '{'), w.ctx...)
+	if w.etagOn {
+		b = appendETagMember(b, w.etag())
+	}
+	for _, f := range w.l.fields {
+		if f.out {
+			b = w.appendField(appendName(b, f.name), f)
+		}
+	}
+	return b
+}
+
+func (w *rowWriter) appendField(b []byte, f *field) []byte {
+	if f.col >= 0 {
+		return append(b, w.colJSON(f.col)...)
+	}
+	if f.prop.Nullable && f.whole && w.allNull(f) {
+		return append(b, "null"...)
+	}
+	b = append(b, '{')
+	for _, m := range f.members {
+		if m.out {
+			b = w.appendField(appendName(b, m.name), m)
+		}
+	}
+	return append(b, '}')
+}
+
+func (w *rowWriter) allNull(f *field) bool {
+	if f.col >= 0 {
+		return w.vals[f.col] == nil
+	}
+	for _, m := range f.members {
+		if !w.allNull(m) {
+			return false
+		}
+	}
+	return true
+}
+
+// entity returns the scanned row as an Entity.
+func (w *rowWriter) entity() (Entity, error) {
+	e := make(Entity, len(w.l.fields))
+	for _, f := range w.l.fields {
+		v, err := w.goValue(f)
+		if err != nil {
+			return nil, err
+		}
+		e[f.prop.Name] = v
+	}
+	return e, nil
+}
+
+func (w *rowWriter) goValue(f *field) (any, error) {
+	if f.col >= 0 {
+		if f.prop.Collection {
+			return collectionItems(f.prop, w.vals[f.col])
+		}
+		return sqldb.Scan(f.prop, w.vals[f.col])
+	}
+	if f.prop.Nullable && f.whole && w.allNull(f) {
+		return nil, nil
+	}
+	m := make(map[string]any, len(f.members))
+	for _, mf := range f.members {
+		v, err := w.goValue(mf)
+		if err != nil {
+			return nil, err
+		}
+		m[mf.prop.Name] = v
+	}
+	return m, nil
+}
+
+// aggregateText returns the text of an aggregated collection column; nil (no side table rows on PostgreSQL)
+// is the empty array.
+func aggregateText(p *edm.Property, src any) ([]byte, error) {
+	switch s := src.(type) {
+	case nil:
+		return []byte("[]"), nil
+	case string:
+		// The scanner only reads the text, so the string's bytes need no copy.
+		return unsafe.Slice(unsafe.StringData(s), len(s)), nil
+	case []byte:
+		return s, nil
+	}
+	return nil, fmt.Errorf("odata: collection %s: unexpected column value of type %T", p.Name, src)
+}
+
+// collectionItems decodes an aggregated collection column into the Go values of its items.
+func collectionItems(p *edm.Property, src any) ([]any, error) {
+	text, err := aggregateText(p, src)
+	if err != nil {
+		return nil, err
+	}
+	items := []any{}
+	_, err = scanArray(text, nil, func(k itemKind, v []byte) error {
+		item, err := collectionItem(p, k, v)
+		items = append(items, item)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("odata: collection %s: %w", p.Name, err)
+	}
+	return items, nil
+}
+
+// collectionItem converts one item of an aggregated collection to the driver value Scan expects, then to its
+// Go value.
+func collectionItem(p *edm.Property, k itemKind, v []byte) (any, error) {
+	switch k {
+	case itemNull:
+		return nil, nil
+	case itemTrue:
+		return sqldb.Scan(p, true)
+	case itemFalse:
+		return sqldb.Scan(p, false)
+	case itemNumber:
+		if p.Enum == nil && (p.Type == edm.KindDouble || p.Type == edm.KindSingle) {
+			f, err := strconv.ParseFloat(string(v), 64)
+			if err != nil {
+				return nil, err
+			}
+			return sqldb.Scan(p, f)
+		}
+		if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+			return sqldb.Scan(p, n)
+		}
+		return sqldb.Scan(p, string(v))
+	}
+	if p.Enum == nil && p.Type == edm.KindBinary {
+		return decodeHex(string(v))
+	}
+	return sqldb.Scan(p, string(v))
+}
+
+// appendName appends the name of a member (`"Name":`), after a comma unless it is the object's first.
+func appendName(b, name []byte) []byte {
+	if b[len(b)-1] != '{' {
+		b = append(b, ',')
+	}
+	return append(b, name...)
+}
+
+// appendETagMember appends the @odata.etag member with the hash sum.
+func appendETagMember(b []byte, sum uint64) []byte {
+	return appendETagJSON(appendName(b, etagName), sum)
+}
+
+var etagName = []byte(`"@odata.etag":`)
