@@ -12,18 +12,18 @@ import (
 // rowWriter turns scanned rows of a layout into JSON objects. It keeps one scratch buffer for the values of a
 // row, so writing a page allocates nothing per row beyond what the driver returns.
 type rowWriter struct {
-	l      *layout
-	vals   []any
-	ptrs   []any
-	buf    []byte // JSON of each column, back to back
-	offs   []int  // offs[i]:offs[i+1] is column i's JSON
-	items  []byte // scratch for a collection item
-	etagOn bool   // write @odata.etag
-	ctx    []byte // an @odata.context member to write first in each object ("", for collection members)
+	l       *layout
+	vals    []any
+	ptrs    []any
+	buf     []byte // JSON of each column, back to back
+	offsets []int  // offsets[i]:offsets[i+1] is column i's JSON
+	items   []byte // scratch for a collection item
+	etagOn  bool   // write @odata.etag
+	ctx     []byte // an @odata.context member to write first in each object ("", for collection members)
 }
 
 func newRowWriter(l *layout) *rowWriter {
-	w := &rowWriter{l: l, vals: make([]any, len(l.cols)), ptrs: make([]any, len(l.cols)), offs: make([]int, len(l.cols)+1)}
+	w := &rowWriter{l: l, vals: make([]any, len(l.cols)), ptrs: make([]any, len(l.cols)), offsets: make([]int, len(l.cols)+1)}
 	for i := range w.vals {
 		w.ptrs[i] = &w.vals[i]
 	}
@@ -34,7 +34,7 @@ func newRowWriter(l *layout) *rowWriter {
 func (w *rowWriter) convert() error {
 	w.buf = w.buf[:0]
 	for i, p := range w.l.cols {
-		w.offs[i] = len(w.buf)
+		w.offsets[i] = len(w.buf)
 		var err error
 		if p == nil {
 			continue
@@ -48,7 +48,7 @@ func (w *rowWriter) convert() error {
 			return err
 		}
 	}
-	w.offs[len(w.l.cols)] = len(w.buf)
+	w.offsets[len(w.l.cols)] = len(w.buf)
 	return nil
 }
 
@@ -82,13 +82,13 @@ func (w *rowWriter) appendCollection(b []byte, p *edm.Property, src any) ([]byte
 	return append(b, ']'), nil
 }
 
-func (w *rowWriter) colJSON(i int) []byte { return w.buf[w.offs[i]:w.offs[i+1]] }
+func (w *rowWriter) columnJSON(i int) []byte { return w.buf[w.offsets[i]:w.offsets[i+1]] }
 
 // etag returns the ETag hash of the converted row.
 func (w *rowWriter) etag() uint64 {
 	h := fnvOffset
 	for _, c := range w.l.etagCols {
-		h = fnvAdd(fnvAdd(h, w.colJSON(c)), zero)
+		h = fnvAdd(fnvAdd(h, w.columnJSON(c)), zero)
 	}
 	return h
 }
@@ -112,7 +112,7 @@ func (w *rowWriter) appendMembers(b []byte) []byte {
 
 func (w *rowWriter) appendField(b []byte, f *field) []byte {
 	if f.col >= 0 {
-		return append(b, w.colJSON(f.col)...)
+		return append(b, w.columnJSON(f.col)...)
 	}
 	if f.prop.Nullable && f.whole && w.allNull(f) {
 		return append(b, "null"...)

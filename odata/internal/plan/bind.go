@@ -19,8 +19,8 @@ const maxAliasDepth = 8
 // binder binds the expressions of one query option.
 type binder struct {
 	c      *compiler
-	option string // the option as spelt, for errors
-	it     *rng   // $it: the instance the option applies to
+	option string      // the option as spelt, for errors
+	it     *tableRange // $it: the instance the option applies to
 	vars   []lambdaVar
 	depth  int // lambda nesting
 	adepth int // alias nesting
@@ -28,7 +28,7 @@ type binder struct {
 
 type lambdaVar struct {
 	name string
-	item *rng
+	item *tableRange
 }
 
 func (b *binder) fail(code string, node syntax.Node, format string, args ...any) *Error {
@@ -38,18 +38,18 @@ func (b *binder) fail(code string, node syntax.Node, format string, args ...any)
 }
 
 // boolean binds a boolean expression ($filter, a lambda body, a case condition).
-func (b *binder) boolean(e syntax.Expr) (bexpr, error) {
+func (b *binder) boolean(e syntax.Expr) (boundExpr, error) {
 	x, err := b.expr(e)
 	if err != nil {
 		return nil, err
 	}
-	if t := x.btyp(); !t.isBool() && !t.null {
+	if t := x.typeOf(); !t.isBool() && !t.null {
 		return nil, b.fail(CodeTypeMismatch, e, "expected a Boolean expression, found %s", t)
 	}
 	return x, nil
 }
 
-func (b *binder) expr(e syntax.Expr) (bexpr, error) {
+func (b *binder) expr(e syntax.Expr) (boundExpr, error) {
 	switch n := e.(type) {
 	case *syntax.Literal:
 		return b.literal(n)
@@ -77,17 +77,17 @@ func (b *binder) expr(e syntax.Expr) (bexpr, error) {
 	return nil, b.fail(CodeNotSupported, e, "unsupported expression")
 }
 
-func (b *binder) literal(n *syntax.Literal) (bexpr, error) {
+func (b *binder) literal(n *syntax.Literal) (boundExpr, error) {
 	t, v, err := literalValue(b.c.m, n)
 	if err != nil {
 		err.Option = b.option
 		return nil, err
 	}
-	return &bLit{t: t, v: v}, nil
+	return &boundLiteral{t: t, v: v}, nil
 }
 
 // literalValue returns the type and Go value of a literal.
-func literalValue(m *edm.Model, n *syntax.Literal) (btype, any, *Error) {
+func literalValue(m *edm.Model, n *syntax.Literal) (boundType, any, *Error) {
 	switch n.Kind {
 	case syntax.LitNull:
 		return tNull, nil, nil
@@ -98,7 +98,7 @@ func literalValue(m *edm.Model, n *syntax.Literal) (btype, any, *Error) {
 	case syntax.LitDecimal:
 		d, err := decimal.NewFromString(n.Value.(string))
 		if err != nil {
-			return btype{}, nil, errorf(CodeSyntax, n, "invalid decimal %s", n.Text)
+			return boundType{}, nil, errorf(CodeSyntax, n, "invalid decimal %s", n.Text)
 		}
 		return tDecimal, d, nil
 	case syntax.LitDouble:
@@ -120,24 +120,24 @@ func literalValue(m *edm.Model, n *syntax.Literal) (btype, any, *Error) {
 	case syntax.LitEnum:
 		et := m.EnumType(n.Type)
 		if et == nil {
-			return btype{}, nil, errorf(CodeUnknownProperty, n, "unknown enum type %s", n.Type)
+			return boundType{}, nil, errorf(CodeUnknownProperty, n, "unknown enum type %s", n.Type)
 		}
 		v, err := et.Parse(n.Value.(string))
 		if err != nil {
-			return btype{}, nil, errorf(CodeTypeMismatch, n, "%s is not a value of %s", strings.TrimPrefix(n.Text, n.Type), et.Name)
+			return boundType{}, nil, errorf(CodeTypeMismatch, n, "%s is not a value of %s", strings.TrimPrefix(n.Text, n.Type), et.Name)
 		}
-		return btype{enum: et}, v, nil
+		return boundType{enum: et}, v, nil
 	case syntax.LitGeography, syntax.LitGeometry:
-		return btype{}, nil, errorf(CodeNotSupported, n, "geography and geometry values are not supported")
+		return boundType{}, nil, errorf(CodeNotSupported, n, "geography and geometry values are not supported")
 	}
-	return btype{}, nil, errorf(CodeNotSupported, n, "unsupported literal")
+	return boundType{}, nil, errorf(CodeNotSupported, n, "unsupported literal")
 }
 
 // path binds a member path: a property, a complex member, a property through single-valued navigations, a
 // lambda variable, $it, or a parameter alias.
-func (b *binder) path(p *syntax.Path) (bexpr, error) {
+func (b *binder) path(p *syntax.Path) (boundExpr, error) {
 	segs := p.Segments
-	var cur *rng
+	var cur *tableRange
 	switch p.Base {
 	case syntax.BaseAlias:
 		if len(segs) > 0 {
@@ -169,21 +169,21 @@ func (b *binder) path(p *syntax.Path) (bexpr, error) {
 			return nil, b.fail(CodeTypeMismatch, p, "%s is a primitive value and has no member %s", propType(cur.side).single(), segs[0].Name)
 		}
 		t := propType(cur.side).single()
-		return &bItem{t: t, r: cur}, nil
+		return &boundItem{t: t, r: cur}, nil
 	}
 	if len(segs) == 0 {
-		return &bRange{t: btype{entity: cur.typ, nullable: cur.nullable}, r: cur}, nil
+		return &boundRange{t: boundType{entity: cur.typ, nullable: cur.nullable}, r: cur}, nil
 	}
 	var complexProp *edm.Property // the complex property being walked, if any
 	for i, s := range segs {
 		last := i == len(segs)-1
 		if len(s.Args) > 0 {
-			return nil, b.fail(CodeNotSupported, segAt(p, s), "key predicates and function calls in member paths are not supported")
+			return nil, b.fail(CodeNotSupported, segmentAt(p, s), "key predicates and function calls in member paths are not supported")
 		}
 		if s.IsQualified() {
 			if complexProp == nil && cur.typ != nil && b.isTypeName(s.Name, cur.typ.Name) {
 				if last {
-					return &bRange{t: btype{entity: cur.typ, nullable: cur.nullable}, r: cur}, nil
+					return &boundRange{t: boundType{entity: cur.typ, nullable: cur.nullable}, r: cur}, nil
 				}
 				continue // a cast to the type itself
 			}
@@ -191,20 +191,20 @@ func (b *binder) path(p *syntax.Path) (bexpr, error) {
 				continue
 			}
 			if b.c.m.EntityType(s.Name) != nil || b.c.m.ComplexType(s.Name) != nil {
-				return nil, b.fail(CodeTypeMismatch, segAt(p, s), "%s is not derived from the type of the path", s.Name)
+				return nil, b.fail(CodeTypeMismatch, segmentAt(p, s), "%s is not derived from the type of the path", s.Name)
 			}
-			return nil, b.fail(CodeNotSupported, segAt(p, s), "bound functions and unknown types in member paths are not supported: %s", s.Name)
+			return nil, b.fail(CodeNotSupported, segmentAt(p, s), "bound functions and unknown types in member paths are not supported: %s", s.Name)
 		}
 		var prop *edm.Property
 		if complexProp != nil {
 			prop = complexProp.Property(s.Name)
 			if prop == nil {
-				return nil, b.fail(CodeUnknownProperty, segAt(p, s), "%s has no property %s", complexProp.Complex.Name, s.Name)
+				return nil, b.fail(CodeUnknownProperty, segmentAt(p, s), "%s has no property %s", complexProp.Complex.Name, s.Name)
 			}
 			nullableParent := complexProp.Nullable
 			if prop.Complex != nil {
 				if last {
-					return nil, b.fail(CodeNotSupported, segAt(p, s), "complex values cannot be used in expressions: %s", s.Name)
+					return nil, b.fail(CodeNotSupported, segmentAt(p, s), "complex values cannot be used in expressions: %s", s.Name)
 				}
 				cp := *prop
 				cp.Nullable = cp.Nullable || nullableParent
@@ -212,54 +212,54 @@ func (b *binder) path(p *syntax.Path) (bexpr, error) {
 				continue
 			}
 			if !last {
-				return nil, b.fail(CodeTypeMismatch, segAt(p, segs[i+1]), "%s is a primitive value and has no member %s", s.Name, segs[i+1].Name)
+				return nil, b.fail(CodeTypeMismatch, segmentAt(p, segs[i+1]), "%s is a primitive value and has no member %s", s.Name, segs[i+1].Name)
 			}
 			t := propType(prop).withNullable(prop.Nullable || nullableParent || cur.nullable)
-			return &bCol{t: t, r: cur, p: prop}, nil
+			return &boundColumn{t: t, r: cur, p: prop}, nil
 		}
 		if prop = cur.typ.Property(s.Name); prop != nil {
 			switch {
 			case prop.Collection:
 				if !last {
-					return nil, b.fail(CodeTypeMismatch, segAt(p, segs[i+1]), "%s is a collection; use any, all or $count", s.Name)
+					return nil, b.fail(CodeTypeMismatch, segmentAt(p, segs[i+1]), "%s is a collection; use any, all or $count", s.Name)
 				}
-				return &bColl{t: propType(prop), from: cur, prop: prop}, nil
+				return &boundCollection{t: propType(prop), from: cur, prop: prop}, nil
 			case prop.Complex != nil:
 				if last {
-					return nil, b.fail(CodeNotSupported, segAt(p, s), "complex values cannot be used in expressions: %s", s.Name)
+					return nil, b.fail(CodeNotSupported, segmentAt(p, s), "complex values cannot be used in expressions: %s", s.Name)
 				}
 				cp := *prop
 				cp.Nullable = cp.Nullable || cur.nullable
 				complexProp = &cp
 				continue
 			case prop.Type == edm.KindStream:
-				return nil, b.fail(CodeNotSupported, segAt(p, s), "stream properties cannot be used in expressions: %s", s.Name)
+				return nil, b.fail(CodeNotSupported, segmentAt(p, s), "stream properties cannot be used in expressions: %s", s.Name)
 			}
 			if !last {
-				return nil, b.fail(CodeTypeMismatch, segAt(p, segs[i+1]), "%s is a primitive value and has no member %s", s.Name, segs[i+1].Name)
+				return nil, b.fail(CodeTypeMismatch, segmentAt(p, segs[i+1]), "%s is a primitive value and has no member %s", s.Name, segs[i+1].Name)
 			}
-			return &bCol{t: propType(prop).withNullable(prop.Nullable || cur.nullable), r: cur, p: prop}, nil
+			return &boundColumn{t: propType(prop).withNullable(prop.Nullable || cur.nullable), r: cur, p: prop}, nil
 		}
 		nav := cur.typ.Navigation(s.Name)
 		if nav == nil {
-			return nil, b.fail(CodeUnknownProperty, segAt(p, s), "%s has no property %s", cur.typ.Name, s.Name)
+			return nil, b.fail(CodeUnknownProperty, segmentAt(p, s), "%s has no property %s", cur.typ.Name, s.Name)
 		}
 		if nav.Collection {
 			if !last {
-				return nil, b.fail(CodeTypeMismatch, segAt(p, segs[i+1]), "%s is a collection; use any, all or $count", s.Name)
+				return nil, b.fail(CodeTypeMismatch, segmentAt(p, segs[i+1]), "%s is a collection; use any, all or $count", s.Name)
 			}
-			return &bColl{t: btype{entity: nav.TargetType(), coll: true}, from: cur, nav: nav}, nil
+			return &boundCollection{t: boundType{entity: nav.TargetType(), coll: true}, from: cur, nav: nav}, nil
 		}
 		if last {
-			return &bNavRef{t: btype{entity: nav.TargetType(), nullable: true}, r: cur, nav: nav}, nil
+			return &boundNavigation{t: boundType{entity: nav.TargetType(), nullable: true}, r: cur, nav: nav}, nil
 		}
 		cur = cur.join(b.c, nav)
 	}
 	return nil, b.fail(CodeTypeMismatch, p, "incomplete path")
 }
 
-// segAt returns a node positioned at segment s for errors.
-func segAt(p *syntax.Path, s syntax.Segment) syntax.Node {
+// segmentAt returns a node positioned at segment s for errors.
+func segmentAt(p *syntax.Path, s syntax.Segment) syntax.Node {
 	return &syntax.Path{Pos: s.Pos, Segments: []syntax.Segment{s}}
 }
 
@@ -271,7 +271,7 @@ func (b *binder) isTypeName(name, simple string) bool {
 	return strings.EqualFold(name, b.c.m.Namespace+"."+simple)
 }
 
-func (b *binder) alias(p *syntax.Path) (bexpr, error) {
+func (b *binder) alias(p *syntax.Path) (boundExpr, error) {
 	v, ok := b.c.aliases[p.Alias]
 	if !ok {
 		return nil, b.fail(CodeSyntax, p, "parameter alias @%s is not defined", p.Alias)
@@ -288,39 +288,39 @@ func (b *binder) alias(p *syntax.Path) (bexpr, error) {
 	return x, err
 }
 
-func (b *binder) unary(n *syntax.Unary) (bexpr, error) {
+func (b *binder) unary(n *syntax.Unary) (boundExpr, error) {
 	x, err := b.expr(n.X)
 	if err != nil {
 		return nil, err
 	}
-	t := x.btyp()
+	t := x.typeOf()
 	if n.Op == syntax.OpNot {
 		if !t.isBool() && !t.null {
 			return nil, b.fail(CodeTypeMismatch, n, "not needs a Boolean operand, found %s", t)
 		}
-		return &bNot{x: x}, nil
+		return &boundNot{x: x}, nil
 	}
 	if !t.isNumeric() && !(t.isScalar() && t.kind == edm.KindDuration && t.enum == nil) && !t.null {
 		return nil, b.fail(CodeTypeMismatch, n, "- needs a numeric or duration operand, found %s", t)
 	}
-	if l, ok := x.(*bLit); ok {
+	if l, ok := x.(*boundLiteral); ok {
 		switch v := l.v.(type) {
 		case int64:
-			return &bLit{t: l.t, v: -v}, nil
+			return &boundLiteral{t: l.t, v: -v}, nil
 		case float64:
-			return &bLit{t: l.t, v: -v}, nil
+			return &boundLiteral{t: l.t, v: -v}, nil
 		case decimal.Decimal:
-			return &bLit{t: l.t, v: v.Neg()}, nil
+			return &boundLiteral{t: l.t, v: v.Neg()}, nil
 		case time.Duration:
-			return &bLit{t: l.t, v: -v}, nil
+			return &boundLiteral{t: l.t, v: -v}, nil
 		case nil:
 			return l, nil
 		}
 	}
-	return &bNeg{t: t, x: x}, nil
+	return &boundNegation{t: t, x: x}, nil
 }
 
-func (b *binder) binary(n *syntax.Binary) (bexpr, error) {
+func (b *binder) binary(n *syntax.Binary) (boundExpr, error) {
 	if n.Op == syntax.OpIn {
 		return b.in(n)
 	}
@@ -334,8 +334,8 @@ func (b *binder) binary(n *syntax.Binary) (bexpr, error) {
 	}
 	switch n.Op {
 	case syntax.OpAnd, syntax.OpOr:
-		for i, x := range []bexpr{l, r} {
-			if t := x.btyp(); !t.isBool() && !t.null {
+		for i, x := range []boundExpr{l, r} {
+			if t := x.typeOf(); !t.isBool() && !t.null {
 				side := n.Left
 				if i == 1 {
 					side = n.Right
@@ -343,7 +343,7 @@ func (b *binder) binary(n *syntax.Binary) (bexpr, error) {
 				return nil, b.fail(CodeTypeMismatch, side, "%s needs Boolean operands, found %s", n.Op, t)
 			}
 		}
-		return &bBin{t: btype{kind: edm.KindBoolean}, op: n.Op, l: l, r: r}, nil
+		return &boundBinary{t: boundType{kind: edm.KindBoolean}, op: n.Op, l: l, r: r}, nil
 	case syntax.OpEq, syntax.OpNe, syntax.OpGt, syntax.OpGe, syntax.OpLt, syntax.OpLe:
 		return b.compare(n, l, r)
 	case syntax.OpHas:
@@ -355,14 +355,14 @@ func (b *binder) binary(n *syntax.Binary) (bexpr, error) {
 // unify makes the operands of a comparison (or of arithmetic, or in) the same type: a literal takes the type of
 // the other side where OData allows it ('SimpleProduct' as an enum member, 'P1D' as a duration, 5 as a decimal);
 // numeric operands of different kinds are promoted. It returns the converted operands and the common type.
-func (b *binder) unify(node syntax.Node, what string, l, r bexpr) (bexpr, bexpr, btype, error) {
-	lt, rt := l.btyp(), r.btyp()
+func (b *binder) unify(node syntax.Node, what string, l, r boundExpr) (boundExpr, boundExpr, boundType, error) {
+	lt, rt := l.typeOf(), r.typeOf()
 	if lt.null && rt.null {
 		return l, r, tNull, nil
 	}
-	for _, t := range []btype{lt, rt} {
+	for _, t := range []boundType{lt, rt} {
 		if t.coll || t.complex != nil {
-			return nil, nil, btype{}, b.fail(CodeTypeMismatch, node, "%s cannot compare %s values", what, t)
+			return nil, nil, boundType{}, b.fail(CodeTypeMismatch, node, "%s cannot compare %s values", what, t)
 		}
 	}
 	if lt.null {
@@ -372,65 +372,65 @@ func (b *binder) unify(node syntax.Node, what string, l, r bexpr) (bexpr, bexpr,
 		return l, r, lt, nil
 	}
 	if lt.entity != nil || rt.entity != nil {
-		return nil, nil, btype{}, b.fail(CodeTypeMismatch, node, "%s cannot compare entities except with null", what)
+		return nil, nil, boundType{}, b.fail(CodeTypeMismatch, node, "%s cannot compare entities except with null", what)
 	}
-	if ll, ok := l.(*bLit); ok {
-		if _, rl := r.(*bLit); !rl {
-			if v, ok := coerce(ll.v, lt, rt.withNullable(false)); ok && !(rt.isNumeric() && numRank(rt.kind) < numRank(lt.kind)) {
-				l, lt = &bLit{t: rt.withNullable(false), v: v}, rt.withNullable(false)
+	if ll, ok := l.(*boundLiteral); ok {
+		if _, rl := r.(*boundLiteral); !rl {
+			if v, ok := coerce(ll.v, lt, rt.withNullable(false)); ok && !(rt.isNumeric() && numericRank(rt.kind) < numericRank(lt.kind)) {
+				l, lt = &boundLiteral{t: rt.withNullable(false), v: v}, rt.withNullable(false)
 			}
 		}
 	}
-	if rl, ok := r.(*bLit); ok {
-		if _, ll := l.(*bLit); !ll {
-			if v, ok := coerce(rl.v, rt, lt.withNullable(false)); ok && !(lt.isNumeric() && numRank(lt.kind) < numRank(rt.kind)) {
-				r, rt = &bLit{t: lt.withNullable(false), v: v}, lt.withNullable(false)
+	if rl, ok := r.(*boundLiteral); ok {
+		if _, ll := l.(*boundLiteral); !ll {
+			if v, ok := coerce(rl.v, rt, lt.withNullable(false)); ok && !(lt.isNumeric() && numericRank(lt.kind) < numericRank(rt.kind)) {
+				r, rt = &boundLiteral{t: lt.withNullable(false), v: v}, lt.withNullable(false)
 			}
 		}
 	}
 	if lt.isNumeric() && rt.isNumeric() {
 		k := promote(lt.kind, rt.kind)
 		// Literals take the promoted kind; columns keep theirs (the translator converts them).
-		for _, x := range []*bexpr{&l, &r} {
-			if lit, ok := (*x).(*bLit); ok && lit.t.kind != k {
+		for _, x := range []*boundExpr{&l, &r} {
+			if lit, ok := (*x).(*boundLiteral); ok && lit.t.kind != k {
 				if v, ok := coerce(lit.v, lit.t, primitive(k)); ok {
-					*x = &bLit{t: primitive(k), v: v}
+					*x = &boundLiteral{t: primitive(k), v: v}
 				}
 			}
 		}
 		return l, r, primitive(k).withNullable(lt.nullable || rt.nullable), nil
 	}
 	if lt.enum != nil || rt.enum != nil {
-		for _, pair := range [][2]bexpr{{l, r}, {r, l}} {
-			if lit, ok := pair[1].(*bLit); ok && pair[0].btyp().enum != nil && lit.t.isString() {
-				return nil, nil, btype{}, b.fail(CodeTypeMismatch, node, "%s is not a member of %s", formatLiteral(lit.v), pair[0].btyp().enum.Name)
+		for _, pair := range [][2]boundExpr{{l, r}, {r, l}} {
+			if lit, ok := pair[1].(*boundLiteral); ok && pair[0].typeOf().enum != nil && lit.t.isString() {
+				return nil, nil, boundType{}, b.fail(CodeTypeMismatch, node, "%s is not a member of %s", formatLiteral(lit.v), pair[0].typeOf().enum.Name)
 			}
 		}
 		if lt.enum != rt.enum {
-			return nil, nil, btype{}, b.fail(CodeTypeMismatch, node, "%s cannot compare %s with %s", what, lt, rt)
+			return nil, nil, boundType{}, b.fail(CodeTypeMismatch, node, "%s cannot compare %s with %s", what, lt, rt)
 		}
 		return l, r, lt.withNullable(lt.nullable || rt.nullable), nil
 	}
 	if lt.kind != rt.kind {
-		return nil, nil, btype{}, b.fail(CodeTypeMismatch, node, "%s cannot compare %s with %s", what, lt, rt)
+		return nil, nil, boundType{}, b.fail(CodeTypeMismatch, node, "%s cannot compare %s with %s", what, lt, rt)
 	}
 	return l, r, lt.withNullable(lt.nullable || rt.nullable), nil
 }
 
-func (b *binder) compare(n *syntax.Binary, l, r bexpr) (bexpr, error) {
-	lt, rt := l.btyp(), r.btyp()
+func (b *binder) compare(n *syntax.Binary, l, r boundExpr) (boundExpr, error) {
+	lt, rt := l.typeOf(), r.typeOf()
 	// A single-valued navigation or an instance compares with null only.
-	for _, x := range []bexpr{l, r} {
+	for _, x := range []boundExpr{l, r} {
 		switch x.(type) {
-		case *bNavRef, *bRange:
+		case *boundNavigation, *boundRange:
 			other := r
 			if x == r {
 				other = l
 			}
-			if !isNullLit(other) || (n.Op != syntax.OpEq && n.Op != syntax.OpNe) {
+			if !isNullLiteral(other) || (n.Op != syntax.OpEq && n.Op != syntax.OpNe) {
 				return nil, b.fail(CodeTypeMismatch, n, "%s compares an entity, which can only be compared with null using eq or ne", n.Op)
 			}
-			return &bBin{t: tBool, op: n.Op, l: l, r: r}, nil
+			return &boundBinary{t: tBool, op: n.Op, l: l, r: r}, nil
 		}
 	}
 	l, r, t, err := b.unify(n, n.Op.String(), l, r)
@@ -444,40 +444,40 @@ func (b *binder) compare(n *syntax.Binary, l, r bexpr) (bexpr, error) {
 	}
 	_ = lt
 	_ = rt
-	return &bBin{t: btype{kind: edm.KindBoolean}, op: n.Op, l: l, r: r}, nil
+	return &boundBinary{t: boundType{kind: edm.KindBoolean}, op: n.Op, l: l, r: r}, nil
 }
 
-func (b *binder) has(n *syntax.Binary, l, r bexpr) (bexpr, error) {
-	lt := l.btyp()
+func (b *binder) has(n *syntax.Binary, l, r boundExpr) (boundExpr, error) {
+	lt := l.typeOf()
 	if lt.enum == nil || !lt.enum.Flags || !lt.isScalar() {
 		return nil, b.fail(CodeTypeMismatch, n.Left, "has needs a flags enumeration on the left, found %s", lt)
 	}
-	lit, ok := r.(*bLit)
+	lit, ok := r.(*boundLiteral)
 	if !ok {
 		return nil, b.fail(CodeNotSupported, n.Right, "has needs an enumeration literal on the right")
 	}
-	v, ok := coerce(lit.v, lit.t, btype{enum: lt.enum})
+	v, ok := coerce(lit.v, lit.t, boundType{enum: lt.enum})
 	if !ok || v == nil {
 		return nil, b.fail(CodeTypeMismatch, n.Right, "%s is not a value of %s", formatLiteral(lit.v), lt.enum.Name)
 	}
-	return &bHas{x: l, v: v.(int64)}, nil
+	return &boundHas{x: l, v: v.(int64)}, nil
 }
 
-func (b *binder) arith(n *syntax.Binary, l, r bexpr) (bexpr, error) {
-	lt, rt := l.btyp(), r.btyp()
-	isDur := func(t btype) bool { return t.isScalar() && t.enum == nil && t.kind == edm.KindDuration }
-	isTime := func(t btype) bool {
+func (b *binder) arith(n *syntax.Binary, l, r boundExpr) (boundExpr, error) {
+	lt, rt := l.typeOf(), r.typeOf()
+	isDur := func(t boundType) bool { return t.isScalar() && t.enum == nil && t.kind == edm.KindDuration }
+	isTime := func(t boundType) bool {
 		return t.isScalar() && t.enum == nil && (t.kind == edm.KindDate || t.kind == edm.KindDateTimeOffset || t.kind == edm.KindTimeOfDay)
 	}
 	switch {
 	case isTime(lt) || isTime(rt):
 		return nil, b.fail(CodeNotSupported, n, "%s on dates and times is not supported", n.Op)
-	case (isDur(lt) || lt.null) && (isDur(rt) || rt.null || (rt.isString() && isLit(r))) && (n.Op == syntax.OpAdd || n.Op == syntax.OpSub):
+	case (isDur(lt) || lt.null) && (isDur(rt) || rt.null || (rt.isString() && isLiteral(r))) && (n.Op == syntax.OpAdd || n.Op == syntax.OpSub):
 		l, r, t, err := b.unify(n, n.Op.String(), l, r)
 		if err != nil {
 			return nil, err
 		}
-		return &bBin{t: t, op: n.Op, l: l, r: r}, nil
+		return &boundBinary{t: t, op: n.Op, l: l, r: r}, nil
 	case !(lt.isNumeric() || lt.null) || !(rt.isNumeric() || rt.null):
 		bad := lt
 		if lt.isNumeric() || lt.null {
@@ -494,7 +494,7 @@ func (b *binder) arith(n *syntax.Binary, l, r bexpr) (bexpr, error) {
 	}
 	switch n.Op {
 	case syntax.OpDivBy:
-		if numRank(t.kind) < 2 {
+		if numericRank(t.kind) < 2 {
 			t.kind = edm.KindDecimal
 		}
 	case syntax.OpMod:
@@ -502,29 +502,29 @@ func (b *binder) arith(n *syntax.Binary, l, r bexpr) (bexpr, error) {
 			return nil, b.fail(CodeNotSupported, n, "mod on floating-point values is not supported")
 		}
 	}
-	if numRank(t.kind) == 1 {
+	if numericRank(t.kind) == 1 {
 		t.kind = edm.KindInt64
 	}
 	if n.Op == syntax.OpDiv || n.Op == syntax.OpDivBy || n.Op == syntax.OpMod {
 		t.nullable = true // division by zero is null
 	}
-	return &bBin{t: t, op: n.Op, l: l, r: r}, nil
+	return &boundBinary{t: t, op: n.Op, l: l, r: r}, nil
 }
 
-func isLit(e bexpr) bool { _, ok := e.(*bLit); return ok }
+func isLiteral(e boundExpr) bool { _, ok := e.(*boundLiteral); return ok }
 
-func (b *binder) in(n *syntax.Binary) (bexpr, error) {
+func (b *binder) in(n *syntax.Binary) (boundExpr, error) {
 	x, err := b.expr(n.Left)
 	if err != nil {
 		return nil, err
 	}
-	xt := x.btyp()
+	xt := x.typeOf()
 	if !xt.isScalar() && !xt.null {
 		return nil, b.fail(CodeTypeMismatch, n.Left, "in needs a primitive or enumeration value on the left, found %s", xt)
 	}
 	switch rhs := n.Right.(type) {
 	case *syntax.List:
-		out := &bIn{x: x}
+		out := &boundIn{x: x}
 		for _, it := range rhs.Items {
 			v, err := b.expr(it)
 			if err != nil {
@@ -542,36 +542,36 @@ func (b *binder) in(n *syntax.Binary) (bexpr, error) {
 		if err != nil {
 			return nil, err
 		}
-		coll, ok := c.(*bColl)
+		coll, ok := c.(*boundCollection)
 		if !ok || coll.prop == nil {
 			return nil, b.fail(CodeTypeMismatch, n.Right, "in needs a list or a collection of primitive values on the right")
 		}
-		item := &rng{alias: b.c.newAlias(), side: coll.prop}
-		iv := &bItem{t: propType(coll.prop).single(), r: item}
+		item := &tableRange{alias: b.c.newAlias(), side: coll.prop}
+		iv := &boundItem{t: propType(coll.prop).single(), r: item}
 		if _, _, _, err := b.unify(n, "in", x, iv); err != nil {
 			return nil, err
 		}
-		if lit, ok := x.(*bLit); ok {
+		if lit, ok := x.(*boundLiteral); ok {
 			if v, ok := coerce(lit.v, lit.t, iv.t); ok {
-				x = &bLit{t: iv.t, v: v}
+				x = &boundLiteral{t: iv.t, v: v}
 			}
 		}
-		return &bIn{x: x, coll: coll, item: item}, nil
+		return &boundIn{x: x, coll: coll, item: item}, nil
 	}
 	return nil, b.fail(CodeTypeMismatch, n.Right, "in needs a list or a collection on the right")
 }
 
 // collection binds the path of a lambda or $count and creates the range of its items.
-func (b *binder) collection(p *syntax.Path) (*bColl, *rng, error) {
+func (b *binder) collection(p *syntax.Path) (*boundCollection, *tableRange, error) {
 	x, err := b.path(p)
 	if err != nil {
 		return nil, nil, err
 	}
-	coll, ok := x.(*bColl)
+	coll, ok := x.(*boundCollection)
 	if !ok {
 		return nil, nil, b.fail(CodeTypeMismatch, p, "%s is not a collection", p)
 	}
-	item := &rng{alias: b.c.newAlias()}
+	item := &tableRange{alias: b.c.newAlias()}
 	if coll.nav != nil {
 		item.typ = coll.nav.TargetType()
 	} else {
@@ -580,12 +580,12 @@ func (b *binder) collection(p *syntax.Path) (*bColl, *rng, error) {
 	return coll, item, nil
 }
 
-func (b *binder) lambda(n *syntax.Lambda) (bexpr, error) {
+func (b *binder) lambda(n *syntax.Lambda) (boundExpr, error) {
 	coll, item, err := b.collection(n.Path)
 	if err != nil {
 		return nil, err
 	}
-	out := &bLambda{all: n.Kind == syntax.All, src: coll, item: item}
+	out := &boundLambda{all: n.Kind == syntax.All, src: coll, item: item}
 	if n.Body == nil {
 		if out.all {
 			return nil, b.fail(CodeSyntax, n, "all needs a lambda expression")
@@ -612,17 +612,17 @@ func (b *binder) lambda(n *syntax.Lambda) (bexpr, error) {
 	return out, nil
 }
 
-func (b *binder) count(n *syntax.Count) (bexpr, error) {
+func (b *binder) count(n *syntax.Count) (boundExpr, error) {
 	coll, item, err := b.collection(n.Path)
 	if err != nil {
 		return nil, err
 	}
-	out := &bCount{src: coll, item: item}
+	out := &boundCount{src: coll, item: item}
 	if n.Options != nil {
 		if item.typ == nil && (n.Options.Search != nil) {
 			return nil, b.fail(CodeNotSupported, n, "$search in $count of a collection of primitives is not supported")
 		}
-		var conds []bexpr
+		var conds []boundExpr
 		if n.Options.Filter != nil {
 			nb := &binder{c: b.c, option: b.option, it: item, depth: b.depth}
 			if item.side != nil {
@@ -647,8 +647,8 @@ func (b *binder) count(n *syntax.Count) (bexpr, error) {
 }
 
 // andAll joins conditions with and; nil for none.
-func andAll(conds []bexpr) bexpr {
-	var out bexpr
+func andAll(conds []boundExpr) boundExpr {
+	var out boundExpr
 	for _, c := range conds {
 		if c == nil {
 			continue
@@ -656,14 +656,14 @@ func andAll(conds []bexpr) bexpr {
 		if out == nil {
 			out = c
 		} else {
-			out = &bBin{t: tBool, op: syntax.OpAnd, l: out, r: c}
+			out = &boundBinary{t: tBool, op: syntax.OpAnd, l: out, r: c}
 		}
 	}
 	return out
 }
 
-func (b *binder) caseExpr(n *syntax.Case) (bexpr, error) {
-	out := &bCase{}
+func (b *binder) caseExpr(n *syntax.Case) (boundExpr, error) {
+	out := &boundCase{}
 	for _, br := range n.Branches {
 		w, err := b.boolean(br.When)
 		if err != nil {
@@ -673,7 +673,7 @@ func (b *binder) caseExpr(n *syntax.Case) (bexpr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if vt := v.btyp(); !vt.isScalar() && !vt.null {
+		if vt := v.typeOf(); !vt.isScalar() && !vt.null {
 			return nil, b.fail(CodeTypeMismatch, br.Then, "case needs primitive values, found %s", vt)
 		}
 		out.whens = append(out.whens, w)
@@ -681,40 +681,40 @@ func (b *binder) caseExpr(n *syntax.Case) (bexpr, error) {
 	}
 	// The result type: the type of the first value that is not a literal, else of the first literal; numeric
 	// values are promoted together.
-	var t btype
+	var t boundType
 	found := false
 	for pass := 0; pass < 2 && !found; pass++ {
 		for _, v := range out.thens {
-			if vt := v.btyp(); !vt.null && (pass == 1 || !isLit(v)) {
+			if vt := v.typeOf(); !vt.null && (pass == 1 || !isLiteral(v)) {
 				t, found = vt, true
 				break
 			}
 		}
 	}
 	if !found {
-		return &bLit{t: tNull}, nil
+		return &boundLiteral{t: tNull}, nil
 	}
 	if t.isNumeric() {
 		for _, v := range out.thens {
-			if vt := v.btyp(); vt.isNumeric() {
+			if vt := v.typeOf(); vt.isNumeric() {
 				t.kind = promote(t.kind, vt.kind)
 			}
 		}
-		if numRank(t.kind) == 1 {
+		if numericRank(t.kind) == 1 {
 			t.kind = edm.KindInt64
 		}
 	}
 	for i, v := range out.thens {
-		vt := v.btyp()
+		vt := v.typeOf()
 		if vt.null {
 			continue
 		}
-		if lit, ok := v.(*bLit); ok {
+		if lit, ok := v.(*boundLiteral); ok {
 			c, ok := coerce(lit.v, vt, t.withNullable(false))
 			if !ok {
 				return nil, b.fail(CodeTypeMismatch, n.Branches[i].Then, "case mixes %s and %s values", t, vt)
 			}
-			out.thens[i] = &bLit{t: t.withNullable(false), v: c}
+			out.thens[i] = &boundLiteral{t: t.withNullable(false), v: c}
 			continue
 		}
 		if !(t.isNumeric() && vt.isNumeric()) && !sameType(t.withNullable(false), vt.withNullable(false)) {

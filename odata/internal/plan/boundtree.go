@@ -7,35 +7,35 @@ import (
 
 // The bound tree: a syntax tree with every name resolved against the model and every node typed. The binder
 // produces it; the translator turns it into SQL. Nodes are unexported; the set is closed.
-type bexpr interface {
-	btyp() btype
+type boundExpr interface {
+	typeOf() boundType
 }
 
-// rng is a table of a FROM clause that expressions refer to: the table of the entity set being read, a table
+// tableRange is a table of a FROM clause that expressions refer to: the table of the entity set being read, a table
 // reached through a to-one navigation (a LEFT JOIN), the item of a lambda or $count over a collection
 // navigation, or the side-table row of a lambda over a collection of primitives.
-type rng struct {
+type tableRange struct {
 	alias    string
 	typ      *edm.EntityType // nil for a side-table item
 	side     *edm.Property   // the collection property of a side-table item
 	nullable bool            // the row may be missing (reached through LEFT JOINs)
 
 	// A to-one join: the range it is joined from and the navigation.
-	from      *rng
+	from      *tableRange
 	nav       *edm.NavigationProperty
 	linkAlias string // the link table's alias when the navigation goes through one
 
-	joins []*rng // to-one joins made from this range, in order of first use
+	joins []*tableRange // to-one joins made from this range, in order of first use
 }
 
 // join returns the range of the to-one navigation nav from r, adding a LEFT JOIN the first time.
-func (r *rng) join(c *compiler, nav *edm.NavigationProperty) *rng {
+func (r *tableRange) join(c *compiler, nav *edm.NavigationProperty) *tableRange {
 	for _, j := range r.joins {
 		if j.nav == nav {
 			return j
 		}
 	}
-	j := &rng{typ: nav.TargetType(), from: r, nav: nav, nullable: true}
+	j := &tableRange{typ: nav.TargetType(), from: r, nav: nav, nullable: true}
 	if nav.Join.Through != nil {
 		j.linkAlias = c.newAlias()
 	}
@@ -44,152 +44,158 @@ func (r *rng) join(c *compiler, nav *edm.NavigationProperty) *rng {
 	return j
 }
 
-func (r *rng) hasJoins() bool { return len(r.joins) > 0 }
+func (r *tableRange) hasJoins() bool { return len(r.joins) > 0 }
 
-// bLit is a literal (or a constant computed at bind time) holding the Go value of its type (odata/DESIGN.md),
+// boundLiteral is a literal (or a constant computed at bind time) holding the Go value of its type (odata/DESIGN.md),
 // nil for null.
-type bLit struct {
-	t btype
+type boundLiteral struct {
+	t boundType
 	v any
 }
 
-// bCol is a column (or the SQL expression of a computed property) of a range.
-type bCol struct {
-	t btype
-	r *rng
+// boundColumn is a column (or the SQL expression of a computed property) of a range.
+type boundColumn struct {
+	t boundType
+	r *tableRange
 	p *edm.Property // for a member of a complex property: the member with its full column name
 }
 
-// bItem is the value of a side-table item in a lambda over a collection of primitives.
-type bItem struct {
-	t btype
-	r *rng
+// boundItem is the value of a side-table item in a lambda over a collection of primitives.
+type boundItem struct {
+	t boundType
+	r *tableRange
 }
 
-// bNavRef is a single-valued navigation used as a value (only to compare it with null).
-type bNavRef struct {
-	t   btype
-	r   *rng // the range it starts from
+// boundNavigation is a single-valued navigation used as a value (only to compare it with null).
+type boundNavigation struct {
+	t   boundType
+	r   *tableRange // the range it starts from
 	nav *edm.NavigationProperty
 }
 
-// bRange is an entity instance used as a value ($it, a lambda variable): only isof and null comparisons apply.
-type bRange struct {
-	t btype
-	r *rng
+// boundRange is an entity instance used as a value ($it, a lambda variable): only isof and null comparisons apply.
+type boundRange struct {
+	t boundType
+	r *tableRange
 }
 
-// bColl is a collection valued path: a collection navigation or a collection property of a range.
-type bColl struct {
-	t    btype
-	from *rng
+// boundCollection is a collection valued path: a collection navigation or a collection property of a range.
+type boundCollection struct {
+	t    boundType
+	from *tableRange
 	nav  *edm.NavigationProperty
 	prop *edm.Property
 }
 
-type bBin struct {
-	t    btype
+type boundBinary struct {
+	t    boundType
 	op   syntax.BinaryOp
-	l, r bexpr
+	l, r boundExpr
 }
 
-type bNot struct{ x bexpr }
+type boundNot struct{ x boundExpr }
 
-type bNeg struct {
-	t btype
-	x bexpr
+type boundNegation struct {
+	t boundType
+	x boundExpr
 }
 
-type bCall struct {
-	t    btype
+type boundCall struct {
+	t    boundType
 	fn   string
-	args []bexpr
+	args []boundExpr
 	to   edm.Kind // cast target
 }
 
-type bIn struct {
-	x     bexpr
-	items []bexpr
-	coll  *bColl // x in a collection of primitives
-	item  *rng
+type boundIn struct {
+	x     boundExpr
+	items []boundExpr
+	coll  *boundCollection // x in a collection of primitives
+	item  *tableRange
 }
 
-type bLambda struct {
+type boundLambda struct {
 	all  bool
-	src  *bColl
-	item *rng
-	body bexpr // nil for any()
+	src  *boundCollection
+	item *tableRange
+	body boundExpr // nil for any()
 }
 
-type bCount struct {
-	src    *bColl
-	item   *rng
-	filter bexpr // nil when not filtered
+type boundCount struct {
+	src    *boundCollection
+	item   *tableRange
+	filter boundExpr // nil when not filtered
 }
 
-type bHas struct {
-	x bexpr
+type boundHas struct {
+	x boundExpr
 	v int64
 }
 
-type bCase struct {
-	t     btype
-	whens []bexpr
-	thens []bexpr
+type boundCase struct {
+	t     boundType
+	whens []boundExpr
+	thens []boundExpr
 }
 
-// bSearch is one $search term: true when a searchable property contains it, ignoring ASCII case.
-type bSearch struct {
-	r     *rng
+// boundSearch is one $search term: true when a searchable property contains it, ignoring ASCII case.
+type boundSearch struct {
+	r     *tableRange
 	term  string
 	props []*edm.Property
 }
 
-// bSlot is a value known only per request (a $skiptoken value), compared with an order-by expression whose
-// representation it shares (rep, see compiler.val).
-type bSlot struct {
-	t   btype
+// boundSlot is a value known only per request (a $skiptoken value), compared with an order-by expression whose
+// representation it shares (rep, see compiler.value).
+type boundSlot struct {
+	t   boundType
 	i   int
 	rep int
 }
 
-func (e *bLit) btyp() btype { return e.t }
+func (e *boundLiteral) typeOf() boundType { return e.t }
 
-func (e *bCol) btyp() btype { return e.t }
+func (e *boundColumn) typeOf() boundType { return e.t }
 
-func (e *bItem) btyp() btype { return e.t }
+func (e *boundItem) typeOf() boundType { return e.t }
 
-func (e *bNavRef) btyp() btype { return e.t }
+func (e *boundNavigation) typeOf() boundType { return e.t }
 
-func (e *bRange) btyp() btype { return e.t }
+func (e *boundRange) typeOf() boundType { return e.t }
 
-func (e *bColl) btyp() btype { return e.t }
+func (e *boundCollection) typeOf() boundType { return e.t }
 
-func (e *bBin) btyp() btype { return e.t }
+func (e *boundBinary) typeOf() boundType { return e.t }
 
-func (e *bNot) btyp() btype { return btype{kind: edm.KindBoolean, nullable: nullable(e.x)} }
+func (e *boundNot) typeOf() boundType {
+	return boundType{kind: edm.KindBoolean, nullable: nullable(e.x)}
+}
 
-func (e *bNeg) btyp() btype { return e.t }
+func (e *boundNegation) typeOf() boundType { return e.t }
 
-func (e *bCall) btyp() btype { return e.t }
+func (e *boundCall) typeOf() boundType { return e.t }
 
-func (e *bIn) btyp() btype { return btype{kind: edm.KindBoolean, nullable: nullable(e.x)} }
+func (e *boundIn) typeOf() boundType {
+	return boundType{kind: edm.KindBoolean, nullable: nullable(e.x)}
+}
 
-func (e *bLambda) btyp() btype { return tBool }
+func (e *boundLambda) typeOf() boundType { return tBool }
 
-func (e *bCount) btyp() btype { return tInt64 }
+func (e *boundCount) typeOf() boundType { return tInt64 }
 
-func (e *bHas) btyp() btype { return btype{kind: edm.KindBoolean, nullable: nullable(e.x)} }
+func (e *boundHas) typeOf() boundType {
+	return boundType{kind: edm.KindBoolean, nullable: nullable(e.x)}
+}
 
-func (e *bCase) btyp() btype { return e.t }
+func (e *boundCase) typeOf() boundType { return e.t }
 
-func (e *bSearch) btyp() btype { return tBool }
+func (e *boundSearch) typeOf() boundType { return tBool }
 
-func (e *bSlot) btyp() btype { return e.t }
+func (e *boundSlot) typeOf() boundType { return e.t }
 
-func nullable(e bexpr) bool { return e.btyp().nullable }
+func nullable(e boundExpr) bool { return e.typeOf().nullable }
 
-func isNullLit(e bexpr) bool {
-	l, ok := e.(*bLit)
+func isNullLiteral(e boundExpr) bool {
+	l, ok := e.(*boundLiteral)
 	return ok && l.v == nil
 }

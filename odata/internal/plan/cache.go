@@ -23,7 +23,7 @@ type lruShard struct {
 
 type lruEntry struct {
 	key        cacheKey
-	val        *plan
+	value      *compiledRead
 	prev, next *lruEntry
 }
 
@@ -43,7 +43,7 @@ func (c *lru) shard(key cacheKey) *lruShard {
 	return &c.shards[maphash.String(c.seed, key.query)%lruShards]
 }
 
-func (c *lru) get(key cacheKey) *plan {
+func (c *lru) get(key cacheKey) *compiledRead {
 	s := c.shard(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -52,19 +52,19 @@ func (c *lru) get(key cacheKey) *plan {
 		return nil
 	}
 	s.moveFront(e)
-	return e.val
+	return e.value
 }
 
-func (c *lru) put(key cacheKey, v *plan) {
+func (c *lru) put(key cacheKey, v *compiledRead) {
 	s := c.shard(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e, ok := s.items[key]; ok {
-		e.val = v
+		e.value = v
 		s.moveFront(e)
 		return
 	}
-	e := &lruEntry{key: key, val: v}
+	e := &lruEntry{key: key, value: v}
 	s.items[key] = e
 	s.insertFront(e)
 	for len(s.items) > s.cap {

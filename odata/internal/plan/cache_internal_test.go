@@ -9,9 +9,9 @@ import (
 func TestLRUEvictsLeastRecentlyUsed(t *testing.T) {
 	c := newLRU(lruShards) // one entry per shard
 	k := func(i int) cacheKey { return cacheKey{query: fmt.Sprint(i)} }
-	plans := map[int]*plan{}
+	plans := map[int]*compiledRead{}
 	for i := 0; i < 200; i++ {
-		plans[i] = &plan{}
+		plans[i] = &compiledRead{}
 		c.put(k(i), plans[i])
 		if got := c.get(k(i)); got != plans[i] {
 			t.Fatalf("get(%d) after put = %p, want %p", i, got, plans[i])
@@ -37,7 +37,7 @@ func TestLRUKeepsRecentlyRead(t *testing.T) {
 			keys = append(keys, k)
 		}
 	}
-	a, b, d := &plan{}, &plan{}, &plan{}
+	a, b, d := &compiledRead{}, &compiledRead{}, &compiledRead{}
 	c.put(keys[0], a)
 	c.put(keys[1], b)
 	c.get(keys[0]) // keys[0] is now more recent than keys[1]
@@ -60,7 +60,7 @@ func TestLRUConcurrent(t *testing.T) {
 			for i := 0; i < 2000; i++ {
 				k := cacheKey{query: fmt.Sprint((i * (g + 1)) % 100)}
 				if c.get(k) == nil {
-					c.put(k, &plan{})
+					c.put(k, &compiledRead{})
 				}
 			}
 		}(g)

@@ -10,52 +10,52 @@ import (
 	"github.com/storekit/store/odata/syntax"
 )
 
-// plan is a compiled read, shared by every request with the same scope shape and query text.
-type plan struct {
-	c      *compiler
-	mu     sync.Mutex
-	query  *syntax.Query
-	typ    *edm.EntityType
-	single bool
-	one    bool // LIMIT 1 on a single entity (a singleton's table)
-	proj   *Projection
-	rest   string
-	skip   int64
-	keys   []keyPred
+// compiledRead is a compiled read, shared by every request with the same scope shape and query text.
+type compiledRead struct {
+	c          *compiler
+	mu         sync.Mutex
+	query      *syntax.Query
+	typ        *edm.EntityType
+	single     bool
+	one        bool // LIMIT 1 on a single entity (a singleton's table)
+	projection *Projection
+	rest       string
+	skip       int64
+	keys       []keyPredicate
 
-	table   string   // FROM table AS alias
-	joins   []string // LEFT JOIN clauses
-	cols    []string // column SQL (marker form)
-	where   []string
-	order   []orderKey
-	orderBy []string
-	fp      uint32
+	table       string   // FROM table AS alias
+	joins       []string // LEFT JOIN clauses
+	cols        []string // column SQL (marker form)
+	where       []string
+	order       []orderKey
+	orderBy     []string
+	fingerprint uint32
 
-	first  stmt
-	count  *stmt
-	resume map[uint64]*stmt
+	first  sqlStatement
+	count  *sqlStatement
+	resume map[uint64]*sqlStatement
 
 	memoOnce sync.Once
 	memo     any
 }
 
-// keyPred is one key predicate of the scope: the entity type it addresses and where its values are.
-type keyPred struct {
+// keyPredicate is one key predicate of the scope: the entity type it addresses and where its values are.
+type keyPredicate struct {
 	typ  *edm.EntityType
 	args func(s Scope) []syntax.Arg
 }
 
-type stmt struct {
+type sqlStatement struct {
 	sql  string
 	args []any
 }
 
 // compile builds the plan of a read.
-func (p *Planner) compile(s Scope, q *syntax.Query, rest string) (*plan, error) {
+func (p *Planner) compile(s Scope, q *syntax.Query, rest string) (*compiledRead, error) {
 	c := &compiler{p: p, d: p.dialect, m: p.model, aliases: q.Aliases, options: q.Options}
 	qc := *q
 	qc.Top, qc.SkipToken = nil, ""
-	pl := &plan{c: c, query: &qc, rest: rest}
+	pl := &compiledRead{c: c, query: &qc, rest: rest}
 	if q.Skip != nil {
 		pl.skip = *q.Skip
 	}
@@ -67,7 +67,7 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string) (*plan, error) 
 		return nil, err
 	}
 	pl.typ, pl.single = typ, single
-	root := &rng{alias: "t0", typ: typ}
+	root := &tableRange{alias: "t0", typ: typ}
 	if single {
 		for _, o := range []string{"$filter", "$orderby", "$search"} {
 			for _, opt := range q.Options {
@@ -84,7 +84,7 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string) (*plan, error) 
 		if err != nil {
 			return nil, err
 		}
-		pl.where = append(pl.where, c.cond(f, false))
+		pl.where = append(pl.where, c.condition(f, false))
 		if c.tooBig {
 			return nil, &Error{Code: CodeLimitExceeded, Option: b.option, Msg: "$filter is too complex to translate"}
 		}
@@ -94,7 +94,7 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string) (*plan, error) 
 		if err != nil {
 			return nil, err
 		}
-		pl.where = append(pl.where, c.cond(sb, false))
+		pl.where = append(pl.where, c.condition(sb, false))
 	}
 	lv := &level{c: c, r: root}
 	if err := lv.project(q, c.optionSpelt("$select"), c.optionSpelt("$expand"), 0); err != nil {
@@ -112,9 +112,9 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string) (*plan, error) 
 		}
 		pl.orderBy, pl.one = orderSQL(c, keys), true
 	}
-	pl.proj = lv.proj
-	pl.cols = lv.sqls
-	pl.table = c.q(typ.Table) + " AS " + c.q(root.alias)
+	pl.projection = lv.projection
+	pl.cols = lv.selectList
+	pl.table = c.quote(typ.Table) + " AS " + c.quote(root.alias)
 	for _, j := range root.joins {
 		pl.joins = append(pl.joins, strings.TrimPrefix(c.joinClause(j)+c.joins(j), " "))
 	}
@@ -141,7 +141,7 @@ func unsupported(q *syntax.Query, c *compiler, top string) error {
 }
 
 // statement renders the page SELECT with extra conditions; limit adds LIMIT (a slot), offset adds OFFSET.
-func (pl *plan) statement(extra []string, limit, offset bool) stmt {
+func (pl *compiledRead) statement(extra []string, limit, offset bool) sqlStatement {
 	c := pl.c
 	from := pl.table
 	if len(pl.joins) > 0 {
@@ -167,11 +167,11 @@ func (pl *plan) statement(extra []string, limit, offset bool) stmt {
 		panic("plan: " + err.Error())
 	}
 	sql, args := c.finish(s)
-	return stmt{sql: sql, args: args}
+	return sqlStatement{sql: sql, args: args}
 }
 
 // countStatement renders SELECT COUNT(*) with the read's conditions.
-func (pl *plan) countStatement() *stmt {
+func (pl *compiledRead) countStatement() *sqlStatement {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	if pl.count != nil {
@@ -189,6 +189,6 @@ func (pl *plan) countStatement() *stmt {
 		panic("plan: " + err.Error())
 	}
 	sql, args := pl.c.finish(s)
-	pl.count = &stmt{sql: sql, args: args}
+	pl.count = &sqlStatement{sql: sql, args: args}
 	return pl.count
 }

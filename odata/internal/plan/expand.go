@@ -41,11 +41,11 @@ type Expand struct {
 	// Query is the nested options, nil when there are none.
 	Query *syntax.Query
 
-	d                   sqldb.Dialect
-	pre, post           string
-	preArgs, postArgs   []any
-	cpre, cpost         string
-	cpreArgs, cpostArgs []any
+	d                           sqldb.Dialect
+	pre, post                   string
+	preArgs, postArgs           []any
+	countPre, countPost         string
+	countPreArgs, countPostArgs []any
 }
 
 // Select returns the query of the children of the given parent rows, "" when there is nothing to read.
@@ -59,7 +59,7 @@ func (e *Expand) Select(parents [][]any) (string, []any) {
 // Counts returns the query of the number of children per parent: each row is the link values, then the count
 // (parents without children have no row). "" when there is nothing to read.
 func (e *Expand) Counts(parents [][]any) (string, []any) {
-	return assemble(e.d, e.cpre, e.cpreArgs, e.Link, parents, e.cpost, e.cpostArgs)
+	return assemble(e.d, e.countPre, e.countPreArgs, e.Link, parents, e.countPost, e.countPostArgs)
 }
 
 // expand compiles one $expand item.
@@ -96,7 +96,7 @@ func (lv *level) expand(it syntax.ExpandItem, option string, depth int) error {
 		navs = []*edm.NavigationProperty{nav}
 	}
 	for _, nav := range navs {
-		for _, e := range lv.proj.Expands {
+		for _, e := range lv.projection.Expands {
 			if e.Nav == nav {
 				return &Error{Code: CodeSyntax, Option: option, Pos: it.Pos + 1, Msg: nav.Name + " is expanded twice"}
 			}
@@ -105,7 +105,7 @@ func (lv *level) expand(it syntax.ExpandItem, option string, depth int) error {
 		if err != nil {
 			return err
 		}
-		lv.proj.Expands = append(lv.proj.Expands, e)
+		lv.projection.Expands = append(lv.projection.Expands, e)
 	}
 	return nil
 }
@@ -133,22 +133,22 @@ func (lv *level) expandNav(nav *edm.NavigationProperty, it syntax.ExpandItem, op
 	for _, col := range j.SourceColumns {
 		e.Link = append(e.Link, lv.column(col))
 	}
-	child := &rng{alias: c.newAlias(), typ: nav.TargetType()}
+	child := &tableRange{alias: c.newAlias(), typ: nav.TargetType()}
 	cl := &level{c: c, r: child}
 	if it.Ref {
-		cl.proj = &Projection{Type: child.typ}
+		cl.projection = &Projection{Type: child.typ}
 		for _, k := range child.typ.KeyProperties() {
-			cl.proj.Key = append(cl.proj.Key, len(cl.proj.Columns))
-			cl.proj.Columns = append(cl.proj.Columns, Column{Path: []*edm.Property{k}, Selected: true})
-			cl.sqls = append(cl.sqls, c.colSQL(child, k))
+			cl.projection.Key = append(cl.projection.Key, len(cl.projection.Columns))
+			cl.projection.Columns = append(cl.projection.Columns, Column{Path: []*edm.Property{k}, Selected: true})
+			cl.selectList = append(cl.selectList, c.columnSQL(child, k))
 		}
 	} else if !it.Count {
 		if err := cl.project(q, option, option, depth+1); err != nil {
 			return nil, err
 		}
 	}
-	if cl.proj == nil {
-		cl.proj = &Projection{Type: child.typ}
+	if cl.projection == nil {
+		cl.projection = &Projection{Type: child.typ}
 	}
 	// Conditions: the nested $filter and $search.
 	var conds []string
@@ -158,14 +158,14 @@ func (lv *level) expandNav(nav *edm.NavigationProperty, it syntax.ExpandItem, op
 		if err != nil {
 			return nil, err
 		}
-		conds = append(conds, c.cond(f, false))
+		conds = append(conds, c.condition(f, false))
 	}
 	if q.Search != nil {
 		s, err := c.bindSearch(option, child, q.Search)
 		if err != nil {
 			return nil, err
 		}
-		conds = append(conds, c.cond(s, false))
+		conds = append(conds, c.condition(s, false))
 	}
 	var order []orderKey
 	if nav.Collection && !it.Count {
@@ -174,7 +174,7 @@ func (lv *level) expandNav(nav *edm.NavigationProperty, it syntax.ExpandItem, op
 			return nil, err
 		}
 	}
-	e.Projection = *cl.proj
+	e.Projection = *cl.projection
 
 	// FROM, link values and the IN test.
 	var from []string
@@ -183,17 +183,17 @@ func (lv *level) expandNav(nav *edm.NavigationProperty, it syntax.ExpandItem, op
 		la := c.newAlias()
 		on := make([]string, len(j.TargetColumns))
 		for i, col := range j.TargetColumns {
-			on[i] = c.rawCol(child.alias, col) + " = " + c.rawCol(la, j.Through.TargetColumns[i])
+			on[i] = c.qualifiedColumn(child.alias, col) + " = " + c.qualifiedColumn(la, j.Through.TargetColumns[i])
 		}
-		from = append(from, c.q(j.Through.Table)+" AS "+c.q(la),
-			"JOIN "+c.q(child.typ.Table)+" AS "+c.q(child.alias)+" ON "+strings.Join(on, " AND "))
+		from = append(from, c.quote(j.Through.Table)+" AS "+c.quote(la),
+			"JOIN "+c.quote(child.typ.Table)+" AS "+c.quote(child.alias)+" ON "+strings.Join(on, " AND "))
 		for _, col := range j.Through.SourceColumns {
-			link = append(link, c.rawCol(la, col))
+			link = append(link, c.qualifiedColumn(la, col))
 		}
 	} else {
-		from = append(from, c.q(child.typ.Table)+" AS "+c.q(child.alias))
+		from = append(from, c.quote(child.typ.Table)+" AS "+c.quote(child.alias))
 		for _, col := range j.TargetColumns {
-			link = append(link, c.rawCol(child.alias, col))
+			link = append(link, c.qualifiedColumn(child.alias, col))
 		}
 	}
 	for _, jn := range child.joins {
@@ -209,8 +209,8 @@ func (lv *level) expandNav(nav *edm.NavigationProperty, it syntax.ExpandItem, op
 	// Counts.
 	if e.WithCount || it.Count {
 		s := "SELECT " + strings.Join(link, ", ") + ", COUNT(*) FROM " + fromSQL + " WHERE " + in
-		e.cpre, e.cpreArgs = c.finishQ(s)
-		e.cpost, e.cpostArgs = c.finishQ(rest + " GROUP BY " + strings.Join(link, ", "))
+		e.countPre, e.countPreArgs = c.finishQuestionMarks(s)
+		e.countPost, e.countPostArgs = c.finishQuestionMarks(rest + " GROUP BY " + strings.Join(link, ", "))
 	}
 	if it.Count {
 		return e, nil
@@ -228,37 +228,37 @@ func (lv *level) expandNav(nav *edm.NavigationProperty, it syntax.ExpandItem, op
 	if !nav.Collection || (top < 0 && skip == 0) {
 		var sel []string
 		sel = append(sel, link...)
-		sel = append(sel, cl.sqls...)
+		sel = append(sel, cl.selectList...)
 		s := "SELECT " + strings.Join(sel, ", ") + " FROM " + fromSQL + " WHERE " + in
 		post := rest
 		if len(ob) > 0 {
 			post += " ORDER BY " + strings.Join(append(append([]string(nil), link...), ob...), ", ")
 		}
-		e.pre, e.preArgs = c.finishQ(s)
-		e.post, e.postArgs = c.finishQ(post)
+		e.pre, e.preArgs = c.finishQuestionMarks(s)
+		e.post, e.postArgs = c.finishQuestionMarks(post)
 		return e, nil
 	}
 	// Per-parent $top and $skip: number the children of each parent.
 	var inner, outer []string
 	for i, l := range link {
 		a := "l" + strconv.Itoa(i)
-		inner = append(inner, l+" AS "+c.q(a))
-		outer = append(outer, c.q(a))
+		inner = append(inner, l+" AS "+c.quote(a))
+		outer = append(outer, c.quote(a))
 	}
 	linkAliases := append([]string(nil), outer...)
-	for i, s := range cl.sqls {
+	for i, s := range cl.selectList {
 		a := "c" + strconv.Itoa(i)
-		inner = append(inner, s+" AS "+c.q(a))
-		outer = append(outer, c.q(a))
+		inner = append(inner, s+" AS "+c.quote(a))
+		outer = append(outer, c.quote(a))
 	}
-	inner = append(inner, "ROW_NUMBER() OVER (PARTITION BY "+strings.Join(link, ", ")+" ORDER BY "+strings.Join(ob, ", ")+") AS "+c.q("rn"))
+	inner = append(inner, "ROW_NUMBER() OVER (PARTITION BY "+strings.Join(link, ", ")+" ORDER BY "+strings.Join(ob, ", ")+") AS "+c.quote("rn"))
 	s := "SELECT " + strings.Join(outer, ", ") + " FROM (SELECT " + strings.Join(inner, ", ") + " FROM " + fromSQL + " WHERE " + in
-	post := rest + ") AS " + c.q("w") + " WHERE " + c.q("rn") + " > " + c.arg(skip)
+	post := rest + ") AS " + c.quote("w") + " WHERE " + c.quote("rn") + " > " + c.arg(skip)
 	if top >= 0 {
-		post += " AND " + c.q("rn") + " <= " + c.arg(skip+top)
+		post += " AND " + c.quote("rn") + " <= " + c.arg(skip+top)
 	}
-	post += " ORDER BY " + strings.Join(linkAliases, ", ") + ", " + c.q("rn")
-	e.pre, e.preArgs = c.finishQ(s)
-	e.post, e.postArgs = c.finishQ(post)
+	post += " ORDER BY " + strings.Join(linkAliases, ", ") + ", " + c.quote("rn")
+	e.pre, e.preArgs = c.finishQuestionMarks(s)
+	e.post, e.postArgs = c.finishQuestionMarks(post)
 	return e, nil
 }

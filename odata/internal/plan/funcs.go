@@ -14,52 +14,52 @@ import (
 )
 
 // param kinds of canonical function arguments.
-type pkind uint8
+type argumentKind uint8
 
 const (
-	pString pkind = iota
-	pInt
-	pNumber   // any numeric kind
-	pDate     // Date or DateTimeOffset
-	pTime     // TimeOfDay or DateTimeOffset
-	pDateTime // DateTimeOffset
-	pDuration
+	argString argumentKind = iota
+	argInteger
+	argNumber   // any numeric kind
+	argDate     // Date or DateTimeOffset
+	argTime     // TimeOfDay or DateTimeOffset
+	argDateTime // DateTimeOffset
+	argDuration
 )
 
-type fnSig struct {
-	params []pkind
-	opt    int // how many trailing params are optional
+type functionSignature struct {
+	params   []argumentKind
+	optional int // how many trailing params are optional
 }
 
-var fnSigs = map[string]fnSig{
-	"contains":           {params: []pkind{pString, pString}},
-	"startswith":         {params: []pkind{pString, pString}},
-	"endswith":           {params: []pkind{pString, pString}},
-	"matchespattern":     {params: []pkind{pString, pString}},
-	"length":             {params: []pkind{pString}},
-	"indexof":            {params: []pkind{pString, pString}},
-	"substring":          {params: []pkind{pString, pInt, pInt}, opt: 1},
-	"tolower":            {params: []pkind{pString}},
-	"toupper":            {params: []pkind{pString}},
-	"trim":               {params: []pkind{pString}},
-	"concat":             {params: []pkind{pString, pString}},
-	"year":               {params: []pkind{pDate}},
-	"month":              {params: []pkind{pDate}},
-	"day":                {params: []pkind{pDate}},
-	"hour":               {params: []pkind{pTime}},
-	"minute":             {params: []pkind{pTime}},
-	"second":             {params: []pkind{pTime}},
-	"fractionalseconds":  {params: []pkind{pTime}},
-	"totalseconds":       {params: []pkind{pDuration}},
-	"date":               {params: []pkind{pDateTime}},
-	"time":               {params: []pkind{pDateTime}},
-	"totaloffsetminutes": {params: []pkind{pDateTime}},
+var functionSignatures = map[string]functionSignature{
+	"contains":           {params: []argumentKind{argString, argString}},
+	"startswith":         {params: []argumentKind{argString, argString}},
+	"endswith":           {params: []argumentKind{argString, argString}},
+	"matchespattern":     {params: []argumentKind{argString, argString}},
+	"length":             {params: []argumentKind{argString}},
+	"indexof":            {params: []argumentKind{argString, argString}},
+	"substring":          {params: []argumentKind{argString, argInteger, argInteger}, optional: 1},
+	"tolower":            {params: []argumentKind{argString}},
+	"toupper":            {params: []argumentKind{argString}},
+	"trim":               {params: []argumentKind{argString}},
+	"concat":             {params: []argumentKind{argString, argString}},
+	"year":               {params: []argumentKind{argDate}},
+	"month":              {params: []argumentKind{argDate}},
+	"day":                {params: []argumentKind{argDate}},
+	"hour":               {params: []argumentKind{argTime}},
+	"minute":             {params: []argumentKind{argTime}},
+	"second":             {params: []argumentKind{argTime}},
+	"fractionalseconds":  {params: []argumentKind{argTime}},
+	"totalseconds":       {params: []argumentKind{argDuration}},
+	"date":               {params: []argumentKind{argDateTime}},
+	"time":               {params: []argumentKind{argDateTime}},
+	"totaloffsetminutes": {params: []argumentKind{argDateTime}},
 	"now":                {},
 	"maxdatetime":        {},
 	"mindatetime":        {},
-	"round":              {params: []pkind{pNumber}},
-	"floor":              {params: []pkind{pNumber}},
-	"ceiling":            {params: []pkind{pNumber}},
+	"round":              {params: []argumentKind{argNumber}},
+	"floor":              {params: []argumentKind{argNumber}},
+	"ceiling":            {params: []argumentKind{argNumber}},
 }
 
 // funcNames maps the lower-case names the parser produces to the canonical spelling for messages.
@@ -73,12 +73,12 @@ func funcName(n string) string {
 	return n
 }
 
-func (p pkind) String() string {
+func (p argumentKind) String() string {
 	return [...]string{"Edm.String", "an integer", "a number", "Edm.Date or Edm.DateTimeOffset",
 		"Edm.TimeOfDay or Edm.DateTimeOffset", "Edm.DateTimeOffset", "Edm.Duration"}[p]
 }
 
-func (p pkind) accepts(t btype) bool {
+func (p argumentKind) accepts(t boundType) bool {
 	if t.null {
 		return true
 	}
@@ -86,25 +86,25 @@ func (p pkind) accepts(t btype) bool {
 		return false
 	}
 	switch p {
-	case pString:
+	case argString:
 		return t.kind == edm.KindString
-	case pInt:
-		return numRank(t.kind) == 1
-	case pNumber:
-		return numRank(t.kind) > 0
-	case pDate:
+	case argInteger:
+		return numericRank(t.kind) == 1
+	case argNumber:
+		return numericRank(t.kind) > 0
+	case argDate:
 		return t.kind == edm.KindDate || t.kind == edm.KindDateTimeOffset
-	case pTime:
+	case argTime:
 		return t.kind == edm.KindTimeOfDay || t.kind == edm.KindDateTimeOffset
-	case pDateTime:
+	case argDateTime:
 		return t.kind == edm.KindDateTimeOffset
-	case pDuration:
+	case argDuration:
 		return t.kind == edm.KindDuration
 	}
 	return false
 }
 
-func (b *binder) call(n *syntax.Call) (bexpr, error) {
+func (b *binder) call(n *syntax.Call) (boundExpr, error) {
 	switch n.Name {
 	case "cast":
 		return b.cast(n)
@@ -113,15 +113,15 @@ func (b *binder) call(n *syntax.Call) (bexpr, error) {
 	case "hassubset", "hassubsequence":
 		return nil, b.fail(CodeNotSupported, n, "%s is not supported", n.Name)
 	}
-	sig, ok := fnSigs[n.Name]
+	sig, ok := functionSignatures[n.Name]
 	if !ok {
 		return nil, b.fail(CodeNotSupported, n, "function %s is not supported", n.Name)
 	}
 	name := funcName(n.Name)
-	if len(n.Args) > len(sig.params) || len(n.Args) < len(sig.params)-sig.opt {
+	if len(n.Args) > len(sig.params) || len(n.Args) < len(sig.params)-sig.optional {
 		want := len(sig.params)
-		if sig.opt > 0 {
-			return nil, b.fail(CodeTypeMismatch, n, "%s takes %d or %d arguments, found %d", name, want-sig.opt, want, len(n.Args))
+		if sig.optional > 0 {
+			return nil, b.fail(CodeTypeMismatch, n, "%s takes %d or %d arguments, found %d", name, want-sig.optional, want, len(n.Args))
 		}
 		plural := "s"
 		if want == 1 {
@@ -129,7 +129,7 @@ func (b *binder) call(n *syntax.Call) (bexpr, error) {
 		}
 		return nil, b.fail(CodeTypeMismatch, n, "%s takes %d argument%s, found %d", name, want, plural, len(n.Args))
 	}
-	args := make([]bexpr, len(n.Args))
+	args := make([]boundExpr, len(n.Args))
 	anyNullable := false
 	for i, a := range n.Args {
 		if a.Name != "" {
@@ -139,27 +139,27 @@ func (b *binder) call(n *syntax.Call) (bexpr, error) {
 		if err != nil {
 			return nil, err
 		}
-		t := x.btyp()
+		t := x.typeOf()
 		if !sig.params[i].accepts(t) {
 			return nil, b.fail(CodeTypeMismatch, a.Value, "argument %d of %s must be %s, found %s", i+1, name, sig.params[i], t)
 		}
-		if sig.params[i] == pInt {
-			if l, ok := x.(*bLit); ok && l.v != nil {
-				x = &bLit{t: tInt64, v: l.v}
+		if sig.params[i] == argInteger {
+			if l, ok := x.(*boundLiteral); ok && l.v != nil {
+				x = &boundLiteral{t: tInt64, v: l.v}
 			}
 		}
-		if t.null && sig.params[i] == pString {
-			x = &bLit{t: tString.withNullable(true)}
+		if t.null && sig.params[i] == argString {
+			x = &boundLiteral{t: tString.withNullable(true)}
 		}
 		anyNullable = anyNullable || t.nullable
 		args[i] = x
 	}
-	var t btype
+	var t boundType
 	switch n.Name {
 	case "contains", "startswith", "endswith", "matchespattern":
 		t = tBool
 		if n.Name == "matchespattern" {
-			if l, ok := args[1].(*bLit); ok && l.v != nil {
+			if l, ok := args[1].(*boundLiteral); ok && l.v != nil {
 				if err := checkPattern(l.v.(string)); err != nil {
 					return nil, b.fail(CodeInvalidValue, n.Args[1].Value, "invalid pattern: %v", err)
 				}
@@ -178,15 +178,15 @@ func (b *binder) call(n *syntax.Call) (bexpr, error) {
 	case "now":
 		t = tDateTime
 	case "maxdatetime":
-		return &bLit{t: tDateTime, v: time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)}, nil
+		return &boundLiteral{t: tDateTime, v: time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)}, nil
 	case "mindatetime":
-		return &bLit{t: tDateTime, v: time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)}, nil
+		return &boundLiteral{t: tDateTime, v: time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)}, nil
 	case "round", "floor", "ceiling":
-		t = args[0].btyp().withNullable(false)
+		t = args[0].typeOf().withNullable(false)
 		if t.null {
 			t = tDecimal
 		}
-		if l, ok := args[0].(*bLit); ok {
+		if l, ok := args[0].(*boundLiteral); ok {
 			return foldRounding(n.Name, l), nil
 		}
 	}
@@ -194,11 +194,11 @@ func (b *binder) call(n *syntax.Call) (bexpr, error) {
 	if n.Name == "substring" && len(args) == 3 {
 		t.nullable = true // a negative length is null
 	}
-	return &bCall{t: t, fn: n.Name, args: args}, nil
+	return &boundCall{t: t, fn: n.Name, args: args}, nil
 }
 
 // foldRounding computes round, floor or ceiling of a literal.
-func foldRounding(fn string, l *bLit) bexpr {
+func foldRounding(fn string, l *boundLiteral) boundExpr {
 	switch v := l.v.(type) {
 	case float64:
 		switch fn {
@@ -209,7 +209,7 @@ func foldRounding(fn string, l *bLit) bexpr {
 		default:
 			v = math.Ceil(v)
 		}
-		return &bLit{t: l.t, v: v}
+		return &boundLiteral{t: l.t, v: v}
 	case decimal.Decimal:
 		d := v
 		switch fn {
@@ -220,7 +220,7 @@ func foldRounding(fn string, l *bLit) bexpr {
 		default:
 			d = d.Ceil()
 		}
-		return &bLit{t: l.t, v: d}
+		return &boundLiteral{t: l.t, v: d}
 	}
 	return l // integers and null
 }
@@ -237,7 +237,7 @@ func (b *binder) typeArg(n *syntax.Call) (*syntax.TypeName, error) {
 	return tn, nil
 }
 
-func (b *binder) cast(n *syntax.Call) (bexpr, error) {
+func (b *binder) cast(n *syntax.Call) (boundExpr, error) {
 	tn, err := b.typeArg(n)
 	if err != nil {
 		return nil, err
@@ -256,20 +256,20 @@ func (b *binder) cast(n *syntax.Call) (bexpr, error) {
 	if err != nil {
 		return nil, err
 	}
-	xt := x.btyp()
+	xt := x.typeOf()
 	to := primitive(k)
 	if xt.null {
-		return &bLit{t: to.withNullable(true)}, nil
+		return &boundLiteral{t: to.withNullable(true)}, nil
 	}
 	if !xt.isScalar() {
 		return nil, b.fail(CodeTypeMismatch, n.Args[0].Value, "cast needs a primitive value, found %s", xt)
 	}
-	if l, ok := x.(*bLit); ok {
+	if l, ok := x.(*boundLiteral); ok {
 		if v, ok := coerce(l.v, xt, to); ok {
-			return &bLit{t: to, v: v}, nil
+			return &boundLiteral{t: to, v: v}, nil
 		}
-		if k == edm.KindString && xt.enum == nil && (numRank(xt.kind) == 1 || xt.kind == edm.KindGuid) {
-			return &bLit{t: to, v: formatLiteral(l.v)}, nil
+		if k == edm.KindString && xt.enum == nil && (numericRank(xt.kind) == 1 || xt.kind == edm.KindGuid) {
+			return &boundLiteral{t: to, v: formatLiteral(l.v)}, nil
 		}
 	}
 	if xt.enum == nil && xt.kind == k {
@@ -278,17 +278,17 @@ func (b *binder) cast(n *syntax.Call) (bexpr, error) {
 	to.nullable = xt.nullable
 	switch {
 	case xt.enum != nil:
-	case k == edm.KindString && (numRank(xt.kind) == 1 || xt.kind == edm.KindGuid):
-		return &bCall{t: to, fn: "cast", args: []bexpr{x}, to: k}, nil
-	case numRank(xt.kind) > 0 && numRank(k) > 1:
-		return &bCall{t: to, fn: "cast", args: []bexpr{x}, to: k}, nil
+	case k == edm.KindString && (numericRank(xt.kind) == 1 || xt.kind == edm.KindGuid):
+		return &boundCall{t: to, fn: "cast", args: []boundExpr{x}, to: k}, nil
+	case numericRank(xt.kind) > 0 && numericRank(k) > 1:
+		return &boundCall{t: to, fn: "cast", args: []boundExpr{x}, to: k}, nil
 	case xt.kind == edm.KindDateTimeOffset && k == edm.KindDate:
-		return &bCall{t: to, fn: "date", args: []bexpr{x}}, nil
+		return &boundCall{t: to, fn: "date", args: []boundExpr{x}}, nil
 	}
 	return nil, b.fail(CodeNotSupported, n, "cast from %s to %s is not supported", xt, k)
 }
 
-func (b *binder) isof(n *syntax.Call) (bexpr, error) {
+func (b *binder) isof(n *syntax.Call) (boundExpr, error) {
 	tn, err := b.typeArg(n)
 	if err != nil {
 		return nil, err
@@ -299,17 +299,17 @@ func (b *binder) isof(n *syntax.Call) (bexpr, error) {
 			cur = b.vars[len(b.vars)-1].item
 		}
 		ok := cur.typ != nil && b.isTypeName(tn.Name, cur.typ.Name)
-		return &bLit{t: tBool, v: ok}, nil
+		return &boundLiteral{t: tBool, v: ok}, nil
 	}
 	x, err := b.expr(n.Args[0].Value)
 	if err != nil {
 		return nil, err
 	}
-	xt := x.btyp()
+	xt := x.typeOf()
 	match := false
 	if k, ok := edm.ParseKind(tn.Name); ok {
 		match = xt.isScalar() && xt.enum == nil && xt.kind == k
-		if l, isLit := x.(*bLit); isLit && !match && xt.isScalar() {
+		if l, isLiteral := x.(*boundLiteral); isLiteral && !match && xt.isScalar() {
 			_, match = coerce(l.v, xt, primitive(k))
 		}
 	} else {
@@ -323,12 +323,12 @@ func (b *binder) isof(n *syntax.Call) (bexpr, error) {
 		}
 	}
 	if !match || xt.null {
-		return &bLit{t: tBool, v: false}, nil
+		return &boundLiteral{t: tBool, v: false}, nil
 	}
 	if !xt.nullable {
-		return &bLit{t: tBool, v: true}, nil
+		return &boundLiteral{t: tBool, v: true}, nil
 	}
-	return &bBin{t: tBool, op: syntax.OpNe, l: x, r: &bLit{t: tNull}}, nil
+	return &boundBinary{t: tBool, op: syntax.OpNe, l: x, r: &boundLiteral{t: tNull}}, nil
 }
 
 // checkPattern rejects patterns that neither database can use.

@@ -9,7 +9,7 @@ import (
 
 // orderKey is one item of the total order of a read: an $orderby item, or a key property.
 type orderKey struct {
-	e        bexpr
+	e        boundExpr
 	sql      string
 	rep      int
 	desc     bool
@@ -29,20 +29,20 @@ func (lv *level) orderBy(items []syntax.OrderItem, option string, cols bool) ([]
 		if err != nil {
 			return nil, err
 		}
-		t := e.btyp()
+		t := e.typeOf()
 		if !t.isScalar() || t.kind == edm.KindStream {
 			if t.null {
 				continue // ordering by null orders nothing
 			}
 			return nil, &Error{Code: CodeTypeMismatch, Option: option, Pos: it.Expr.Position() + 1, Msg: "cannot order by a value of type " + t.String()}
 		}
-		if isLit(e) {
+		if isLiteral(e) {
 			continue // a constant orders nothing
 		}
-		sql, rep := c.val(e)
+		sql, rep := c.value(e)
 		k := orderKey{e: e, sql: sql, rep: rep, desc: it.Desc, nullable: nullable(e), col: -1}
-		if col, ok := e.(*bCol); ok && col.r == lv.r {
-			for i, cl := range lv.proj.Columns {
+		if col, ok := e.(*boundColumn); ok && col.r == lv.r {
+			for i, cl := range lv.projection.Columns {
 				if n := len(cl.Path); n > 0 && cl.Path[n-1] == col.p {
 					k.col = i
 				}
@@ -60,15 +60,15 @@ func (lv *level) orderBy(items []syntax.OrderItem, option string, cols bool) ([]
 		if covered[p] {
 			continue
 		}
-		e := &bCol{t: propType(p), r: lv.r, p: p}
-		sql, rep := c.val(e)
-		keys = append(keys, orderKey{e: e, sql: sql, rep: rep, col: lv.proj.Key[i]})
+		e := &boundColumn{t: propType(p), r: lv.r, p: p}
+		sql, rep := c.value(e)
+		keys = append(keys, orderKey{e: e, sql: sql, rep: rep, col: lv.projection.Key[i]})
 	}
 	return keys, nil
 }
 
 // orderKeys binds $orderby and completes the order with the key.
-func (pl *plan) orderKeys(lv *level, q *syntax.Query) error {
+func (pl *compiledRead) orderKeys(lv *level, q *syntax.Query) error {
 	c := pl.c
 	keys, err := lv.orderBy(q.OrderBy, c.optionSpelt("$orderby"), true)
 	if err != nil {
@@ -84,7 +84,7 @@ func (pl *plan) orderKeys(lv *level, q *syntax.Query) error {
 			h.Write([]byte(" desc"))
 		}
 	}
-	pl.fp = h.Sum32()
+	pl.fingerprint = h.Sum32()
 	pl.orderBy = orderSQL(c, keys)
 	return nil
 }
@@ -93,7 +93,7 @@ func orderSQL(c *compiler, keys []orderKey) []string {
 	out := make([]string, len(keys))
 	for i, k := range keys {
 		s := k.sql
-		if k.e != nil && k.e.btyp().isString() && !isColumn(k.e) {
+		if k.e != nil && k.e.typeOf().isString() && !isColumn(k.e) {
 			s = c.d.CollateBinary(s)
 		}
 		if k.desc {

@@ -16,17 +16,17 @@ import (
 	"github.com/storekit/store/odata/syntax"
 )
 
-// runtime holds the options that vary between the pages of one query.
-type runtime struct {
+// pageOptions holds the options that vary between the pages of one query.
+type pageOptions struct {
 	top, topSpelt     string
 	token, tokenSpelt string
 	hasTop, hasToken  bool
 	query             string // the query without $top and $skiptoken
 }
 
-// splitRuntime separates the $top and $skiptoken options of a raw query from the rest, which is the cache key.
-func splitRuntime(raw string) (runtime, error) {
-	rt := runtime{query: raw}
+// splitPageOptions separates the $top and $skiptoken options of a raw query from the rest, which is the cache key.
+func splitPageOptions(raw string) (pageOptions, error) {
+	rt := pageOptions{query: raw}
 	var kept strings.Builder
 	cut := false
 	var err error
@@ -98,7 +98,7 @@ func optionName(name string) string {
 	return ""
 }
 
-func (rt runtime) parseTop() (*int64, error) {
+func (rt pageOptions) parseTop() (*int64, error) {
 	if !rt.hasTop {
 		return nil, nil
 	}
@@ -119,7 +119,7 @@ func (rt runtime) parseTop() (*int64, error) {
 	return &n, nil
 }
 
-func (rt runtime) decodeToken() (string, error) {
+func (rt pageOptions) decodeToken() (string, error) {
 	if !rt.hasToken {
 		return "", nil
 	}
@@ -160,10 +160,10 @@ func (r *Read) SkipToken(last []any) (string, error) {
 		return "", fmt.Errorf("plan: a single entity has no next page")
 	}
 	vals := make([]any, 0, len(pl.order)+1)
-	vals = append(vals, pl.fp)
+	vals = append(vals, pl.fingerprint)
 	for _, k := range pl.order {
 		if k.col >= len(last) {
-			return "", fmt.Errorf("plan: row has %d columns, want %d", len(last), len(pl.proj.Columns))
+			return "", fmt.Errorf("plan: row has %d columns, want %d", len(last), len(pl.projection.Columns))
 		}
 		v, err := tokenValue(k, last[k.col])
 		if err != nil {
@@ -180,10 +180,10 @@ func (r *Read) SkipToken(last []any) (string, error) {
 
 // scanKey converts the scanned value of an order key to its Go value.
 func scanKey(k orderKey, v any) (any, error) {
-	if col, ok := k.e.(*bCol); ok {
+	if col, ok := k.e.(*boundColumn); ok {
 		return sqldb.Scan(col.p, v)
 	}
-	t := k.e.btyp()
+	t := k.e.typeOf()
 	p := &edm.Property{Name: "value", Type: t.kind, Enum: t.enum}
 	if t.kind == edm.KindDecimal && k.rep > 0 {
 		p.Scale = k.rep
@@ -237,8 +237,8 @@ func (r *Read) decodeSkipToken(tok string) error {
 	if len(vals) != len(pl.order)+1 {
 		return badToken("it belongs to another query")
 	}
-	var fp uint32
-	if err := json.Unmarshal(vals[0], &fp); err != nil || fp != pl.fp {
+	var fingerprint uint32
+	if err := json.Unmarshal(vals[0], &fingerprint); err != nil || fingerprint != pl.fingerprint {
 		return badToken("it belongs to another query")
 	}
 	r.token = make([]any, len(pl.order))
@@ -254,7 +254,7 @@ func (r *Read) decodeSkipToken(tok string) error {
 			r.mask |= 1 << uint(i)
 			continue
 		}
-		t := k.e.btyp()
+		t := k.e.typeOf()
 		if pl.c.d.ScaledDecimals() && k.rep >= 0 && t.isNumeric() {
 			d, _ := asDecimal(v)
 			s := d.Shift(int32(k.rep))
@@ -264,7 +264,7 @@ func (r *Read) decodeSkipToken(tok string) error {
 			r.token[i] = s.IntPart()
 			continue
 		}
-		r.token[i] = litArg(pl.c.d, t, v)
+		r.token[i] = literalArg(pl.c.d, t, v)
 	}
 	if len(pl.order) > 63 {
 		return badToken("too many order-by items")
@@ -276,7 +276,7 @@ func parseTokenValue(k orderKey, raw json.RawMessage) (any, error) {
 	if string(raw) == "null" {
 		return nil, nil
 	}
-	t := k.e.btyp()
+	t := k.e.typeOf()
 	var s string
 	isString := json.Unmarshal(raw, &s) == nil
 	var n json.Number
@@ -362,7 +362,7 @@ func parseTokenValue(k orderKey, raw json.RawMessage) (any, error) {
 // resumeStmt returns the page SELECT resuming after a row whose order-by values are null where mask has a bit.
 // The condition is "strictly after in the total order": for items o1..on (nulls first ascending, last
 // descending), (o1 after v1) OR (o1 = v1 AND ((o2 after v2) OR ...)).
-func (pl *plan) resumeStmt(mask uint64) *stmt {
+func (pl *compiledRead) resumeStmt(mask uint64) *sqlStatement {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	if st, ok := pl.resume[mask]; ok {
@@ -372,15 +372,15 @@ func (pl *plan) resumeStmt(mask uint64) *stmt {
 	n := len(pl.order)
 	cmp := func(i int, op syntax.BinaryOp) string {
 		k := pl.order[i]
-		t := k.e.btyp().withNullable(false)
-		return c.compare(&bBin{t: tBool, op: op, l: k.e, r: &bSlot{t: t, i: i, rep: k.rep}}, false)
+		t := k.e.typeOf().withNullable(false)
+		return c.compare(&boundBinary{t: tBool, op: op, l: k.e, r: &boundSlot{t: t, i: i, rep: k.rep}}, false)
 	}
 	var after func(i int) string
 	after = func(i int) string {
 		k := pl.order[i]
 		var strictly, equal string
 		if mask&(1<<uint(i)) != 0 {
-			sqlExpr, _ := c.val(k.e)
+			sqlExpr, _ := c.value(k.e)
 			equal = sqlExpr + " IS NULL"
 			if !k.desc {
 				strictly = sqlExpr + " IS NOT NULL"
@@ -390,7 +390,7 @@ func (pl *plan) resumeStmt(mask uint64) *stmt {
 			if k.desc {
 				strictly = cmp(i, syntax.OpLt)
 				if k.nullable {
-					sqlExpr, _ := c.val(k.e)
+					sqlExpr, _ := c.value(k.e)
 					strictly = "(" + strictly + " OR " + sqlExpr + " IS NULL)"
 				}
 			} else {
@@ -420,7 +420,7 @@ func (pl *plan) resumeStmt(mask uint64) *stmt {
 	}
 	st := pl.statement(conds, true, false)
 	if pl.resume == nil {
-		pl.resume = map[uint64]*stmt{}
+		pl.resume = map[uint64]*sqlStatement{}
 	}
 	pl.resume[mask] = &st
 	return &st

@@ -20,19 +20,19 @@ import (
 //	sql, args = r.Count()                                    // for $count=true and /$count
 //	// per $expand: r.Expands[i].Select(links) with the page's link values, see Expand
 type Planner struct {
-	model   *edm.Model
-	dialect sqldb.Dialect
-	cache   *lru
-	fold    map[*edm.EntityType]bool
-	inline  bool                      // collections of primitives as aggregated columns
-	names   quotedNames               // the model's identifiers and the planner's aliases, quoted
-	roots   map[*edm.EntityType]*root // default projections of the entity types read at the top level
+	model    *edm.Model
+	dialect  sqldb.Dialect
+	cache    *lru
+	fold     map[*edm.EntityType]bool
+	inline   bool                                   // collections of primitives as aggregated columns
+	names    quotedNames                            // the model's identifiers and the planner's aliases, quoted
+	defaults map[*edm.EntityType]*defaultProjection // default projections of the entity types read at the top level
 }
 
-// root is the default projection of an entity type at the top level (alias t0), computed once.
-type root struct {
-	proj Projection
-	sqls []string
+// defaultProjection is the default projection of an entity type at the top level (alias t0), computed once.
+type defaultProjection struct {
+	projection Projection
+	selectList []string
 }
 
 // Options configures a Planner.
@@ -66,12 +66,12 @@ func NewPlanner(m *edm.Model, d sqldb.Dialect, opt Options) *Planner {
 		}
 	}
 	p.quoteModel()
-	p.roots = map[*edm.EntityType]*root{}
+	p.defaults = map[*edm.EntityType]*defaultProjection{}
 	for _, t := range m.EntityTypes {
 		c := &compiler{p: p, d: d, m: m}
-		lv := &level{c: c, r: &rng{alias: "t0", typ: t}}
+		lv := &level{c: c, r: &tableRange{alias: "t0", typ: t}}
 		if err := lv.project(&syntax.Query{}, "", "", 0); err == nil {
-			p.roots[t] = &root{proj: *lv.proj, sqls: lv.sqls}
+			p.defaults[t] = &defaultProjection{projection: *lv.projection, selectList: lv.selectList}
 		}
 	}
 	return p
@@ -138,10 +138,10 @@ func (p *Planner) quoteModel() {
 // cacheKey identifies a compiled plan: the scope's shape (its entity set, navigations and where keys are, not
 // the key values) and the query text without $top and $skiptoken.
 type cacheKey struct {
-	set   *edm.EntitySet
-	sg    *edm.Singleton
-	shape string
-	query string
+	set       *edm.EntitySet
+	singleton *edm.Singleton
+	shape     string
+	query     string
 }
 
 // Read plans a GET of scope with the raw (still percent-encoded) query string of the request. The plan is
@@ -151,12 +151,12 @@ func (p *Planner) Read(s Scope, rawQuery string) (*Read, error) {
 	if s.Set == nil && (s.Singleton == nil || s.Key != nil) {
 		return nil, &Error{Code: CodeSyntax, Option: "path", Msg: "no entity set"}
 	}
-	rt, err := splitRuntime(rawQuery)
+	rt, err := splitPageOptions(rawQuery)
 	if err != nil {
 		return nil, err
 	}
-	key := cacheKey{set: s.Set, sg: s.Singleton, shape: s.shape(), query: rt.query}
-	var pl *plan
+	key := cacheKey{set: s.Set, singleton: s.Singleton, shape: s.shape(), query: rt.query}
+	var pl *compiledRead
 	if p.cache != nil {
 		pl = p.cache.get(key)
 	}
@@ -183,7 +183,7 @@ func (p *Planner) Read(s Scope, rawQuery string) (*Read, error) {
 			return nil, err
 		}
 	}
-	r.plan, r.Projection = pl, pl.proj
+	r.plan, r.Projection = pl, pl.projection
 	if err := r.bindKeys(s); err != nil {
 		return nil, err
 	}

@@ -120,10 +120,10 @@ func assemble(d sqldb.Dialect, pre string, preArgs []any, cols []int, rows [][]a
 
 // level builds the projection of one level of a read: the root entities or the children of an expansion.
 type level struct {
-	c    *compiler
-	r    *rng
-	proj *Projection
-	sqls []string
+	c          *compiler
+	r          *tableRange
+	projection *Projection
+	selectList []string
 }
 
 // selection is what $select picked from a property: all of it, or some members of a complex property.
@@ -146,13 +146,13 @@ func (s *selection) member(p *edm.Property) *selection {
 func (lv *level) project(q *syntax.Query, selOpt, expOpt string, depth int) error {
 	c := lv.c
 	t := lv.r.typ
-	if rt := c.p.roots[t]; rt != nil && q.Select == nil && lv.r.alias == "t0" {
+	if rt := c.p.defaults[t]; rt != nil && q.Select == nil && lv.r.alias == "t0" {
 		// The default projection at the top level: shared, so every slice is capped (appends copy).
-		pr := rt.proj
+		pr := rt.projection
 		pr.Columns = pr.Columns[:len(pr.Columns):len(pr.Columns)]
 		pr.Collections = pr.Collections[:len(pr.Collections):len(pr.Collections)]
-		lv.proj = &pr
-		lv.sqls = rt.sqls[:len(rt.sqls):len(rt.sqls)]
+		lv.projection = &pr
+		lv.selectList = rt.selectList[:len(rt.selectList):len(rt.selectList)]
 		for _, it := range q.Expand {
 			if err := lv.expand(it, expOpt, depth); err != nil {
 				return err
@@ -160,7 +160,7 @@ func (lv *level) project(q *syntax.Query, selOpt, expOpt string, depth int) erro
 		}
 		return nil
 	}
-	lv.proj = &Projection{Type: t}
+	lv.projection = &Projection{Type: t}
 	sel, err := lv.selection(q.Select, selOpt)
 	if err != nil {
 		return err
@@ -182,9 +182,9 @@ func (lv *level) project(q *syntax.Query, selOpt, expOpt string, depth int) erro
 		if s == nil && !always {
 			return
 		}
-		colOf[p] = len(lv.proj.Columns)
-		lv.proj.Columns = append(lv.proj.Columns, Column{Path: path, Selected: s != nil})
-		lv.sqls = append(lv.sqls, c.colSQL(lv.r, p))
+		colOf[p] = len(lv.projection.Columns)
+		lv.projection.Columns = append(lv.projection.Columns, Column{Path: path, Selected: s != nil})
+		lv.selectList = append(lv.selectList, c.columnSQL(lv.r, p))
 	}
 	for _, p := range t.Properties {
 		s := sel[p]
@@ -194,25 +194,25 @@ func (lv *level) project(q *syntax.Query, selOpt, expOpt string, depth int) erro
 		if p.Collection {
 			if c.p.inline {
 				if s != nil || etag[p] {
-					colOf[p] = len(lv.proj.Columns)
-					lv.proj.Columns = append(lv.proj.Columns, Column{Path: []*edm.Property{p}, Selected: s != nil})
-					lv.sqls = append(lv.sqls, modelsql.CollectionArray(c.d, &c.p.names, p, lv.r.alias, "s"))
+					colOf[p] = len(lv.projection.Columns)
+					lv.projection.Columns = append(lv.projection.Columns, Column{Path: []*edm.Property{p}, Selected: s != nil})
+					lv.selectList = append(lv.selectList, modelsql.CollectionArray(c.d, &c.p.names, p, lv.r.alias, "s"))
 				}
 			} else if s != nil {
-				lv.proj.Collections = append(lv.proj.Collections, &Collection{Property: p})
+				lv.projection.Collections = append(lv.projection.Collections, &Collection{Property: p})
 			}
 			continue
 		}
 		add(nil, p, s, p.IsKey() || etag[p])
 	}
 	for _, k := range t.KeyProperties() {
-		lv.proj.Key = append(lv.proj.Key, colOf[k])
+		lv.projection.Key = append(lv.projection.Key, colOf[k])
 	}
 	for _, p := range t.ETagProperties() {
 		switch {
 		case p.Collection:
 			if c.p.inline {
-				lv.proj.ETag = append(lv.proj.ETag, colOf[p])
+				lv.projection.ETag = append(lv.projection.ETag, colOf[p])
 			}
 		case p.Complex != nil:
 			var walk func(p *edm.Property)
@@ -221,16 +221,16 @@ func (lv *level) project(q *syntax.Query, selOpt, expOpt string, depth int) erro
 					if m.Complex != nil {
 						walk(m)
 					} else {
-						lv.proj.ETag = append(lv.proj.ETag, colOf[m])
+						lv.projection.ETag = append(lv.projection.ETag, colOf[m])
 					}
 				}
 			}
 			walk(p)
 		default:
-			lv.proj.ETag = append(lv.proj.ETag, colOf[p])
+			lv.projection.ETag = append(lv.projection.ETag, colOf[p])
 		}
 	}
-	for _, coll := range lv.proj.Collections {
+	for _, coll := range lv.projection.Collections {
 		for _, col := range coll.Property.CollectionTable.SourceColumns {
 			coll.Owner = append(coll.Owner, lv.column(col))
 		}
@@ -333,19 +333,19 @@ func (lv *level) isType(name, simple string) bool {
 
 // internal adds a column the planner needs for itself.
 func (lv *level) internal(sql string) int {
-	lv.proj.Columns = append(lv.proj.Columns, Column{})
-	lv.sqls = append(lv.sqls, sql)
-	return len(lv.sqls) - 1
+	lv.projection.Columns = append(lv.projection.Columns, Column{})
+	lv.selectList = append(lv.selectList, sql)
+	return len(lv.selectList) - 1
 }
 
 // column returns the index of the column named col of the level's table, adding it when it is not projected.
 func (lv *level) column(col string) int {
-	for i, cl := range lv.proj.Columns {
+	for i, cl := range lv.projection.Columns {
 		if n := len(cl.Path); n > 0 && cl.Path[n-1].Column == col && cl.Path[n-1].SQL == "" && !cl.Path[n-1].Collection {
 			return i
 		}
 	}
-	return lv.internal(lv.c.rawCol(lv.r.alias, col))
+	return lv.internal(lv.c.qualifiedColumn(lv.r.alias, col))
 }
 
 // collection compiles the query of a collection property's items.
@@ -355,10 +355,10 @@ func (lv *level) collection(coll *Collection) {
 	a := "s"
 	owner := make([]string, len(ct.OwnerColumns))
 	for i, col := range ct.OwnerColumns {
-		owner[i] = c.rawCol(a, col)
+		owner[i] = c.qualifiedColumn(a, col)
 	}
-	sel := strings.Join(owner, ", ") + ", " + c.rawCol(a, ct.ValueColumn)
+	sel := strings.Join(owner, ", ") + ", " + c.qualifiedColumn(a, ct.ValueColumn)
 	coll.d = c.d
-	coll.pre = "SELECT " + sel + " FROM " + c.q(ct.Table) + " AS " + c.q(a) + " WHERE " + modelsql.Tuple(owner) + " IN ("
-	coll.post = ") ORDER BY " + strings.Join(owner, ", ") + ", " + c.rawCol(a, ct.OrdinalColumn)
+	coll.pre = "SELECT " + sel + " FROM " + c.quote(ct.Table) + " AS " + c.quote(a) + " WHERE " + modelsql.Tuple(owner) + " IN ("
+	coll.post = ") ORDER BY " + strings.Join(owner, ", ") + ", " + c.qualifiedColumn(a, ct.OrdinalColumn)
 }

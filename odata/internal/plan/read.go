@@ -15,7 +15,7 @@ import (
 // $skiptoken. Its Projection describes the rows of Select.
 type Read struct {
 	*Projection
-	plan  *plan
+	plan  *compiledRead
 	keys  []any
 	top   *int64
 	token []any // keyset values after the $skiptoken's row; nil on the first page

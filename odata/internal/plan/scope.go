@@ -62,8 +62,8 @@ func (s Scope) shape() string {
 	return b.String()
 }
 
-// root is the entity type of the scope's entity set or singleton.
-func (s Scope) root() *edm.EntityType {
+// rootType is the entity type of the scope's entity set or singleton.
+func (s Scope) rootType() *edm.EntityType {
 	if s.Set != nil {
 		return s.Set.EntityType()
 	}
@@ -71,11 +71,11 @@ func (s Scope) root() *edm.EntityType {
 }
 
 // scope resolves the entity type a scope reaches and whether it is a single entity.
-func (pl *plan) scope(p *Planner, s Scope) (*edm.EntityType, bool, error) {
-	t := s.root()
+func (pl *compiledRead) scope(p *Planner, s Scope) (*edm.EntityType, bool, error) {
+	t := s.rootType()
 	single := s.Key != nil || s.Set == nil
 	if s.Key != nil {
-		pl.keys = append(pl.keys, keyPred{typ: t, args: func(s Scope) []syntax.Arg { return s.Key }})
+		pl.keys = append(pl.keys, keyPredicate{typ: t, args: func(s Scope) []syntax.Arg { return s.Key }})
 	}
 	for i, st := range s.Path {
 		if st.Nav == nil || t.Navigation(st.Nav.Name) != st.Nav {
@@ -91,26 +91,26 @@ func (pl *plan) scope(p *Planner, s Scope) (*edm.EntityType, bool, error) {
 				return nil, false, &Error{Code: CodeSyntax, Option: "path", Msg: st.Nav.Name + " is single-valued and takes no key"}
 			}
 			i := i
-			pl.keys = append(pl.keys, keyPred{typ: t, args: func(s Scope) []syntax.Arg { return s.Path[i].Key }})
+			pl.keys = append(pl.keys, keyPredicate{typ: t, args: func(s Scope) []syntax.Arg { return s.Path[i].Key }})
 		}
 	}
 	return t, single, nil
 }
 
 // scopeConds returns the conditions that restrict alias r to the rows of the scope. Key values are slots.
-func (pl *plan) scopeConds(s Scope, r *rng) []string {
+func (pl *compiledRead) scopeConds(s Scope, r *tableRange) []string {
 	c := pl.c
 	// levels[i] describes level i: 0 is the entity set, i > 0 the target of s.Path[i-1].
-	type lvl struct {
+	type scopeLevel struct {
 		typ    *edm.EntityType
 		keyed  bool
 		fold   bool
 		slot0  int
 		parent *edm.NavigationProperty // the navigation from level i-1
 	}
-	levels := []lvl{{typ: s.root(), keyed: s.Key != nil}}
+	levels := []scopeLevel{{typ: s.rootType(), keyed: s.Key != nil}}
 	for _, st := range s.Path {
-		levels = append(levels, lvl{typ: st.Nav.TargetType(), keyed: st.Key != nil, parent: st.Nav})
+		levels = append(levels, scopeLevel{typ: st.Nav.TargetType(), keyed: st.Key != nil, parent: st.Nav})
 	}
 	next := 0
 	for i := range levels {
@@ -120,11 +120,11 @@ func (pl *plan) scopeConds(s Scope, r *rng) []string {
 			next += len(levels[i].typ.KeyProperties())
 		}
 	}
-	keyCond := func(l lvl, alias string) []string {
+	keyCond := func(l scopeLevel, alias string) []string {
 		var out []string
 		for j, k := range l.typ.KeyProperties() {
 			v := c.param(propType(k), slot(l.slot0+j))
-			out = append(out, modelsql.Equals(c.d, c.rawCol(alias, k.Column), v, l.fold && k.Type == edm.KindString))
+			out = append(out, modelsql.Equals(c.d, c.qualifiedColumn(alias, k.Column), v, l.fold && k.Type == edm.KindString))
 		}
 		return out
 	}
@@ -147,7 +147,7 @@ func (pl *plan) scopeConds(s Scope, r *rng) []string {
 		direct := i-1 == 0 && par.keyed && !par.fold && slices.Equal(j.SourceColumns, modelsql.KeyColumns(par.typ))
 		if !direct {
 			pa := c.newAlias()
-			sub := "SELECT " + c.columnList(pa, j.SourceColumns) + " FROM " + c.q(par.typ.Table) + " AS " + c.q(pa)
+			sub := "SELECT " + c.columnList(pa, j.SourceColumns) + " FROM " + c.quote(par.typ.Table) + " AS " + c.quote(pa)
 			if pc := conds(i-1, pa); len(pc) > 0 {
 				sub += " WHERE " + strings.Join(pc, " AND ")
 			}
@@ -171,7 +171,7 @@ func (pl *plan) scopeConds(s Scope, r *rng) []string {
 		if j.Through == nil {
 			left := make([]string, len(j.TargetColumns))
 			for k, col := range j.TargetColumns {
-				left[k] = c.rawCol(alias, col)
+				left[k] = c.qualifiedColumn(alias, col)
 			}
 			out = append(out, match(left))
 			return out
@@ -179,14 +179,14 @@ func (pl *plan) scopeConds(s Scope, r *rng) []string {
 		la := c.newAlias()
 		left := make([]string, len(j.Through.SourceColumns))
 		for k, col := range j.Through.SourceColumns {
-			left[k] = c.rawCol(la, col)
+			left[k] = c.qualifiedColumn(la, col)
 		}
 		tcols := make([]string, len(j.TargetColumns))
 		for k, col := range j.TargetColumns {
-			tcols[k] = c.rawCol(alias, col)
+			tcols[k] = c.qualifiedColumn(alias, col)
 		}
 		out = append(out, modelsql.Tuple(tcols)+" IN (SELECT "+c.columnList(la, j.Through.TargetColumns)+" FROM "+
-			c.q(j.Through.Table)+" AS "+c.q(la)+" WHERE "+match(left)+")")
+			c.quote(j.Through.Table)+" AS "+c.quote(la)+" WHERE "+match(left)+")")
 		return out
 	}
 	return conds(len(levels)-1, r.alias)

@@ -11,7 +11,7 @@ import (
 // entity when one of those properties contains it, ignoring the case of ASCII letters (what users expect of a
 // search box; lower() folds ASCII only on SQLite, and on PostgreSQL under COLLATE "C"). Phrases match as one
 // string; AND, OR and NOT combine terms, and a null property contains nothing.
-func (c *compiler) bindSearch(option string, r *rng, s syntax.SearchExpr) (bexpr, error) {
+func (c *compiler) bindSearch(option string, r *tableRange, s syntax.SearchExpr) (boundExpr, error) {
 	var props []*edm.Property
 	for _, p := range r.typ.Properties {
 		if p.Searchable {
@@ -22,21 +22,21 @@ func (c *compiler) bindSearch(option string, r *rng, s syntax.SearchExpr) (bexpr
 		return nil, &Error{Code: CodeNotSupported, Option: option, Pos: s.Position() + 1,
 			Msg: "$search is not supported on " + r.typ.Name + ": it has no searchable properties"}
 	}
-	var bind func(s syntax.SearchExpr) bexpr
-	bind = func(s syntax.SearchExpr) bexpr {
+	var bind func(s syntax.SearchExpr) boundExpr
+	bind = func(s syntax.SearchExpr) boundExpr {
 		switch n := s.(type) {
 		case *syntax.SearchTerm:
-			return &bSearch{r: r, term: n.Text, props: props}
+			return &boundSearch{r: r, term: n.Text, props: props}
 		case *syntax.SearchNot:
-			return &bNot{x: bind(n.X)}
+			return &boundNot{x: bind(n.X)}
 		case *syntax.SearchBinary:
 			op := syntax.OpAnd
 			if n.Op == syntax.SearchOr {
 				op = syntax.OpOr
 			}
-			return &bBin{t: tBool, op: op, l: bind(n.Left), r: bind(n.Right)}
+			return &boundBinary{t: tBool, op: op, l: bind(n.Left), r: bind(n.Right)}
 		}
-		return &bLit{t: tBool, v: false}
+		return &boundLiteral{t: tBool, v: false}
 	}
 	return bind(s), nil
 }

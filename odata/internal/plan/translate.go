@@ -29,13 +29,13 @@ func (c *compiler) arg(v any) string {
 }
 
 // param is an argument of type t with the dialect's type annotation.
-func (c *compiler) param(t btype, v any) string {
+func (c *compiler) param(t boundType, v any) string {
 	p := c.d.Param(storedKind(t))
 	return c.arg(v) + p[1:]
 }
 
 // storedKind is the kind of the values of type t as columns hold them: an enum's are Int64.
-func storedKind(t btype) edm.Kind {
+func storedKind(t boundType) edm.Kind {
 	if t.enum != nil {
 		return edm.KindInt64
 	}
@@ -44,16 +44,16 @@ func storedKind(t btype) edm.Kind {
 
 // finish turns the markers of s into placeholders of the dialect and returns the arguments in order.
 func (c *compiler) finish(s string) (string, []any) {
-	out, args := c.finishQ(s)
+	out, args := c.finishQuestionMarks(s)
 	if c.d.Placeholder() != sq.Question {
 		out, _ = c.d.Placeholder().ReplacePlaceholders(out)
 	}
 	return out, args
 }
 
-// finishQ turns the markers of s into ? placeholders and returns the arguments in order: finish without the
-// dialect's numbering, for text that assemble completes later.
-func (c *compiler) finishQ(s string) (string, []any) {
+// finishQuestionMarks turns the markers of s into ? placeholders and returns the arguments in order: finish
+// without the dialect's numbering, for text that assemble completes later.
+func (c *compiler) finishQuestionMarks(s string) (string, []any) {
 	var b strings.Builder
 	b.Grow(len(s))
 	var args []any
@@ -73,16 +73,16 @@ func (c *compiler) finishQ(s string) (string, []any) {
 	return b.String(), args
 }
 
-// q quotes an identifier of the model or an alias.
-func (c *compiler) q(name string) string { return c.p.names.QuoteIdent(name) }
+// quote quotes an identifier of the model or an alias.
+func (c *compiler) quote(name string) string { return c.p.names.QuoteIdent(name) }
 
-// colSQL is the SQL of property p on range r: its column, or its SQL expression for a computed property.
-func (c *compiler) colSQL(r *rng, p *edm.Property) string {
+// columnSQL is the SQL of property p on range r: its column, or its SQL expression for a computed property.
+func (c *compiler) columnSQL(r *tableRange, p *edm.Property) string {
 	return modelsql.Value(&c.p.names, p, r.alias)
 }
 
-// rawCol is the column of the table aliased alias.
-func (c *compiler) rawCol(alias, column string) string {
+// qualifiedColumn is the column of the table aliased alias.
+func (c *compiler) qualifiedColumn(alias, column string) string {
 	return modelsql.Column(&c.p.names, alias, column)
 }
 
@@ -101,11 +101,11 @@ func (c *compiler) negate(t string, canBeNull bool) string {
 	return "NOT (" + t + ")"
 }
 
-// cond writes T(e), a condition true exactly when the boolean e is true, or with neg F(e), true exactly when e
+// condition writes T(e), a condition true exactly when the boolean e is true, or with neg F(e), true exactly when e
 // is false. OData's comparisons are two-valued (null eq null is true, null ne 'x' is true, null gt 1 is false),
 // and a null Boolean counts as false, so F(e) is the complement of T(e) on every row; SQL's NULL never leaks.
-func (c *compiler) cond(e bexpr, neg bool) string {
-	return c.bound(c.cond0(e, neg))
+func (c *compiler) condition(e boundExpr, neg bool) string {
+	return c.limitSize(c.translateCondition(e, neg))
 }
 
 // maxSQL bounds the SQL of one expression: dialects repeat operands (SQLite's Floor uses its operand three
@@ -113,7 +113,8 @@ func (c *compiler) cond(e bexpr, neg bool) string {
 // and compile reports LimitExceeded.
 const maxSQL = 1 << 20
 
-func (c *compiler) bound(s string) string {
+// limitSize returns s, or NULL when s is longer than maxSQL; then the compilation is too big to finish.
+func (c *compiler) limitSize(s string) string {
 	if len(s) > maxSQL {
 		c.tooBig = true
 		return "NULL"
@@ -121,14 +122,15 @@ func (c *compiler) bound(s string) string {
 	return s
 }
 
-func (c *compiler) cond0(e bexpr, neg bool) string {
+// translateCondition is condition without the size limit.
+func (c *compiler) translateCondition(e boundExpr, neg bool) string {
 	switch x := e.(type) {
-	case *bLit:
+	case *boundLiteral:
 		v, _ := x.v.(bool)
 		return c.constBool(v != neg)
-	case *bNot:
-		return c.cond(x.x, !neg)
-	case *bBin:
+	case *boundNot:
+		return c.condition(x.x, !neg)
+	case *boundBinary:
 		switch x.op {
 		case syntax.OpAnd, syntax.OpOr:
 			and := (x.op == syntax.OpAnd) != neg
@@ -136,18 +138,18 @@ func (c *compiler) cond0(e bexpr, neg bool) string {
 			if and {
 				op = " AND "
 			}
-			return "(" + c.cond(x.l, neg) + op + c.cond(x.r, neg) + ")"
+			return "(" + c.condition(x.l, neg) + op + c.condition(x.r, neg) + ")"
 		}
 		return c.compare(x, neg)
-	case *bLambda:
+	case *boundLambda:
 		return c.lambda(x, neg)
-	case *bIn:
+	case *boundIn:
 		return c.in(x, neg)
-	case *bHas:
+	case *boundHas:
 		return c.has(x, neg)
-	case *bSearch:
+	case *boundSearch:
 		return c.search(x, neg)
-	case *bCall:
+	case *boundCall:
 		switch x.fn {
 		case "contains", "startswith", "endswith", "matchespattern":
 			t, const_ := c.stringMatch(x)
@@ -161,7 +163,7 @@ func (c *compiler) cond0(e bexpr, neg bool) string {
 		}
 	}
 	// A Boolean value: a column, a case, a cast.
-	v, _ := c.val(e)
+	v, _ := c.value(e)
 	t := v + " = " + c.d.BoolValue(true)
 	if !neg {
 		return t
@@ -207,46 +209,46 @@ func inverse(op syntax.BinaryOp) syntax.BinaryOp {
 	return syntax.OpGt
 }
 
-func isColumn(e bexpr) bool {
+func isColumn(e boundExpr) bool {
 	switch x := e.(type) {
-	case *bCol:
+	case *boundColumn:
 		return x.p.SQL == ""
-	case *bItem:
+	case *boundItem:
 		return true
 	}
 	return false
 }
 
-func (c *compiler) compare(x *bBin, neg bool) string {
+func (c *compiler) compare(x *boundBinary, neg bool) string {
 	l, r, op := x.l, x.r, x.op
 	switch r.(type) {
-	case *bNavRef, *bRange:
+	case *boundNavigation, *boundRange:
 		l, r, op = r, l, flip(op)
 	default:
-		if isNullLit(l) && !isNullLit(r) {
+		if isNullLiteral(l) && !isNullLiteral(r) {
 			l, r, op = r, l, flip(op)
 		}
 	}
 	switch lx := l.(type) {
-	case *bNavRef:
+	case *boundNavigation:
 		return c.navNull(lx, (op == syntax.OpEq) != neg)
-	case *bRange:
+	case *boundRange:
 		// An instance is null only when it is the missing row of a LEFT JOIN.
 		isNull := op == syntax.OpEq
 		if !lx.r.nullable {
 			return c.constBool(!isNull != neg)
 		}
-		key := c.rawCol(lx.r.alias, lx.r.typ.KeyProperties()[0].Column)
+		key := c.qualifiedColumn(lx.r.alias, lx.r.typ.KeyProperties()[0].Column)
 		if isNull != neg {
 			return key + " IS NULL"
 		}
 		return key + " IS NOT NULL"
 	}
-	if isNullLit(r) {
-		if isNullLit(l) {
+	if isNullLiteral(r) {
+		if isNullLiteral(l) {
 			return c.constBool((op == syntax.OpEq || op == syntax.OpGe || op == syntax.OpLe) != neg)
 		}
-		v, _ := c.val(l)
+		v, _ := c.value(l)
 		switch op {
 		case syntax.OpEq, syntax.OpNe:
 			if (op == syntax.OpEq) != neg {
@@ -256,14 +258,14 @@ func (c *compiler) compare(x *bBin, neg bool) string {
 		}
 		return c.constBool(neg) // relational comparisons with null are false
 	}
-	if isLit(l) && !isLit(r) {
+	if isLiteral(l) && !isLiteral(r) {
 		l, r, op = r, l, flip(op)
 	}
-	lt, rt := l.btyp(), r.btyp()
-	ls, lrep := c.val(l)
+	lt, rt := l.typeOf(), r.typeOf()
+	ls, lrep := c.value(l)
 	var rs string
 	rrep := -1
-	if rl, ok := r.(*bLit); ok && c.d.ScaledDecimals() && lrep >= 0 && isExactNumber(rl.v) {
+	if rl, ok := r.(*boundLiteral); ok && c.d.ScaledDecimals() && lrep >= 0 && isExactNumber(rl.v) {
 		v, adj, ok := scaleLiteral(rl.v, lrep, op)
 		if !ok {
 			// A value with more digits than the column's scale: never equal.
@@ -277,7 +279,7 @@ func (c *compiler) compare(x *bBin, neg bool) string {
 		op = adj
 		rs, rrep = c.param(tInt64, v), lrep
 	} else {
-		rs, rrep = c.val(r)
+		rs, rrep = c.value(r)
 	}
 	if lt.isNumeric() && rt.isNumeric() && c.d.ScaledDecimals() {
 		ls, rs = c.align(ls, lrep, rs, rrep, promote(lt.kind, rt.kind))
@@ -382,15 +384,15 @@ func asDecimal(v any) (decimal.Decimal, bool) {
 }
 
 // navNull tests whether a single-valued navigation has no target (isNull) or has one.
-func (c *compiler) navNull(x *bNavRef, isNull bool) string {
+func (c *compiler) navNull(x *boundNavigation, isNull bool) string {
 	j := x.nav.Join
 	if j.Through == nil && len(x.nav.Constraints()) > 0 {
 		parts := make([]string, len(j.SourceColumns))
 		for i, col := range j.SourceColumns {
 			if isNull {
-				parts[i] = c.rawCol(x.r.alias, col) + " IS NULL"
+				parts[i] = c.qualifiedColumn(x.r.alias, col) + " IS NULL"
 			} else {
-				parts[i] = c.rawCol(x.r.alias, col) + " IS NOT NULL"
+				parts[i] = c.qualifiedColumn(x.r.alias, col) + " IS NOT NULL"
 			}
 		}
 		if isNull {
@@ -398,8 +400,8 @@ func (c *compiler) navNull(x *bNavRef, isNull bool) string {
 		}
 		return "(" + strings.Join(parts, " AND ") + ")"
 	}
-	item := &rng{alias: c.newAlias(), typ: x.nav.TargetType()}
-	sub := c.subquery("1", &bColl{from: x.r, nav: x.nav}, item, "", false)
+	item := &tableRange{alias: c.newAlias(), typ: x.nav.TargetType()}
+	sub := c.subquery("1", &boundCollection{from: x.r, nav: x.nav}, item, "", false)
 	if isNull {
 		return "NOT EXISTS (" + sub + ")"
 	}
@@ -408,7 +410,7 @@ func (c *compiler) navNull(x *bNavRef, isNull bool) string {
 
 // subquery is "SELECT what FROM <items of src> WHERE <correlation> [AND where]". needTarget false lets a
 // many-to-many navigation read its link table alone.
-func (c *compiler) subquery(what string, src *bColl, item *rng, where string, needTarget bool) string {
+func (c *compiler) subquery(what string, src *boundCollection, item *tableRange, where string, needTarget bool) string {
 	var b strings.Builder
 	b.WriteString("SELECT ")
 	b.WriteString(what)
@@ -417,30 +419,30 @@ func (c *compiler) subquery(what string, src *bColl, item *rng, where string, ne
 	switch {
 	case src.prop != nil:
 		ct := src.prop.CollectionTable
-		b.WriteString(c.q(ct.Table) + " AS " + c.q(item.alias))
+		b.WriteString(c.quote(ct.Table) + " AS " + c.quote(item.alias))
 		for i, col := range ct.SourceColumns {
-			corr = append(corr, c.rawCol(item.alias, ct.OwnerColumns[i])+" = "+c.rawCol(src.from.alias, col))
+			corr = append(corr, c.qualifiedColumn(item.alias, ct.OwnerColumns[i])+" = "+c.qualifiedColumn(src.from.alias, col))
 		}
 	case src.nav.Join.Through != nil:
 		j := src.nav.Join
 		link := c.newAlias()
-		b.WriteString(c.q(j.Through.Table) + " AS " + c.q(link))
+		b.WriteString(c.quote(j.Through.Table) + " AS " + c.quote(link))
 		if needTarget || item.hasJoins() {
-			b.WriteString(" JOIN " + c.q(item.typ.Table) + " AS " + c.q(item.alias) + " ON ")
+			b.WriteString(" JOIN " + c.quote(item.typ.Table) + " AS " + c.quote(item.alias) + " ON ")
 			on := make([]string, len(j.TargetColumns))
 			for i, col := range j.TargetColumns {
-				on[i] = c.rawCol(item.alias, col) + " = " + c.rawCol(link, j.Through.TargetColumns[i])
+				on[i] = c.qualifiedColumn(item.alias, col) + " = " + c.qualifiedColumn(link, j.Through.TargetColumns[i])
 			}
 			b.WriteString(strings.Join(on, " AND "))
 		}
 		for i, col := range j.SourceColumns {
-			corr = append(corr, c.rawCol(link, j.Through.SourceColumns[i])+" = "+c.rawCol(src.from.alias, col))
+			corr = append(corr, c.qualifiedColumn(link, j.Through.SourceColumns[i])+" = "+c.qualifiedColumn(src.from.alias, col))
 		}
 	default:
 		j := src.nav.Join
-		b.WriteString(c.q(item.typ.Table) + " AS " + c.q(item.alias))
+		b.WriteString(c.quote(item.typ.Table) + " AS " + c.quote(item.alias))
 		for i, col := range j.TargetColumns {
-			corr = append(corr, c.rawCol(item.alias, col)+" = "+c.rawCol(src.from.alias, j.SourceColumns[i]))
+			corr = append(corr, c.qualifiedColumn(item.alias, col)+" = "+c.qualifiedColumn(src.from.alias, j.SourceColumns[i]))
 		}
 	}
 	b.WriteString(c.joins(item))
@@ -454,7 +456,7 @@ func (c *compiler) subquery(what string, src *bColl, item *rng, where string, ne
 }
 
 // joins is the LEFT JOINs of the to-one navigations used from r (and from those, recursively).
-func (c *compiler) joins(r *rng) string {
+func (c *compiler) joins(r *tableRange) string {
 	if !r.hasJoins() {
 		return ""
 	}
@@ -467,42 +469,42 @@ func (c *compiler) joins(r *rng) string {
 }
 
 // joinClause is the LEFT JOIN (two through a link table) of the to-one range j.
-func (c *compiler) joinClause(j *rng) string {
+func (c *compiler) joinClause(j *tableRange) string {
 	nj := j.nav.Join
 	from := j.from.alias
 	var b strings.Builder
 	if nj.Through != nil {
-		b.WriteString(" LEFT JOIN " + c.q(nj.Through.Table) + " AS " + c.q(j.linkAlias) + " ON ")
+		b.WriteString(" LEFT JOIN " + c.quote(nj.Through.Table) + " AS " + c.quote(j.linkAlias) + " ON ")
 		for i, col := range nj.SourceColumns {
 			if i > 0 {
 				b.WriteString(" AND ")
 			}
-			b.WriteString(c.rawCol(j.linkAlias, nj.Through.SourceColumns[i]) + " = " + c.rawCol(from, col))
+			b.WriteString(c.qualifiedColumn(j.linkAlias, nj.Through.SourceColumns[i]) + " = " + c.qualifiedColumn(from, col))
 		}
 		from = j.linkAlias
-		b.WriteString(" LEFT JOIN " + c.q(j.typ.Table) + " AS " + c.q(j.alias) + " ON ")
+		b.WriteString(" LEFT JOIN " + c.quote(j.typ.Table) + " AS " + c.quote(j.alias) + " ON ")
 		for i, col := range nj.TargetColumns {
 			if i > 0 {
 				b.WriteString(" AND ")
 			}
-			b.WriteString(c.rawCol(j.alias, col) + " = " + c.rawCol(from, nj.Through.TargetColumns[i]))
+			b.WriteString(c.qualifiedColumn(j.alias, col) + " = " + c.qualifiedColumn(from, nj.Through.TargetColumns[i]))
 		}
 		return b.String()
 	}
-	b.WriteString(" LEFT JOIN " + c.q(j.typ.Table) + " AS " + c.q(j.alias) + " ON ")
+	b.WriteString(" LEFT JOIN " + c.quote(j.typ.Table) + " AS " + c.quote(j.alias) + " ON ")
 	for i, col := range nj.TargetColumns {
 		if i > 0 {
 			b.WriteString(" AND ")
 		}
-		b.WriteString(c.rawCol(j.alias, col) + " = " + c.rawCol(from, nj.SourceColumns[i]))
+		b.WriteString(c.qualifiedColumn(j.alias, col) + " = " + c.qualifiedColumn(from, nj.SourceColumns[i]))
 	}
 	return b.String()
 }
 
-func (c *compiler) lambda(x *bLambda, neg bool) string {
+func (c *compiler) lambda(x *boundLambda, neg bool) string {
 	var body string
 	if x.body != nil {
-		body = c.cond(x.body, x.all)
+		body = c.condition(x.body, x.all)
 	}
 	sub := c.subquery("1", x.src, x.item, body, x.body != nil)
 	// any: EXISTS a match; all: NOT EXISTS a counterexample.
@@ -512,9 +514,9 @@ func (c *compiler) lambda(x *bLambda, neg bool) string {
 	return "EXISTS (" + sub + ")"
 }
 
-func (c *compiler) in(x *bIn, neg bool) string {
+func (c *compiler) in(x *boundIn, neg bool) string {
 	if x.coll != nil {
-		eq := c.compare(&bBin{t: tBool, op: syntax.OpEq, l: x.x, r: &bItem{t: propType(x.coll.prop).single(), r: x.item}}, false)
+		eq := c.compare(&boundBinary{t: tBool, op: syntax.OpEq, l: x.x, r: &boundItem{t: propType(x.coll.prop).single(), r: x.item}}, false)
 		sub := c.subquery("1", x.coll, x.item, eq, true)
 		if neg {
 			return "NOT EXISTS (" + sub + ")"
@@ -524,31 +526,31 @@ func (c *compiler) in(x *bIn, neg bool) string {
 	allLit := true
 	hasNull := false
 	for _, it := range x.items {
-		if !isLit(it) {
+		if !isLiteral(it) {
 			allLit = false
 		}
-		if isNullLit(it) {
+		if isNullLiteral(it) {
 			hasNull = true
 		}
 	}
-	xs, xrep := c.val(x.x)
-	xt := x.x.btyp()
+	xs, xrep := c.value(x.x)
+	xt := x.x.typeOf()
 	if !allLit || (c.d.ScaledDecimals() && xt.isNumeric() && xrep < 0) {
 		// Not a plain list of literals: one comparison per item.
-		var e bexpr
+		var e boundExpr
 		for _, it := range x.items {
-			eq := &bBin{t: tBool, op: syntax.OpEq, l: x.x, r: it}
+			eq := &boundBinary{t: tBool, op: syntax.OpEq, l: x.x, r: it}
 			if e == nil {
 				e = eq
 			} else {
-				e = &bBin{t: tBool, op: syntax.OpOr, l: e, r: eq}
+				e = &boundBinary{t: tBool, op: syntax.OpOr, l: e, r: eq}
 			}
 		}
-		return c.cond(e, neg)
+		return c.condition(e, neg)
 	}
 	var params []string
 	for _, it := range x.items {
-		l := it.(*bLit)
+		l := it.(*boundLiteral)
 		if l.v == nil {
 			continue
 		}
@@ -560,7 +562,7 @@ func (c *compiler) in(x *bIn, neg bool) string {
 			params = append(params, c.param(tInt64, v))
 			continue
 		}
-		params = append(params, c.param(l.t, litArg(c.d, l.t, l.v)))
+		params = append(params, c.param(l.t, literalArg(c.d, l.t, l.v)))
 	}
 	xn := nullable(x.x)
 	if len(params) == 0 {
@@ -590,8 +592,8 @@ func (c *compiler) in(x *bIn, neg bool) string {
 	return "(" + f + " OR " + xs + " IS NULL)"
 }
 
-func (c *compiler) has(x *bHas, neg bool) string {
-	xs, _ := c.val(x.x)
+func (c *compiler) has(x *boundHas, neg bool) string {
+	xs, _ := c.value(x.x)
 	p := c.param(tInt64, x.v)
 	masked := "(" + xs + " & " + p + ")"
 	if !neg {
@@ -604,12 +606,12 @@ func (c *compiler) has(x *bHas, neg bool) string {
 	return f
 }
 
-func (c *compiler) search(x *bSearch, neg bool) string {
+func (c *compiler) search(x *boundSearch, neg bool) string {
 	pattern := "%" + escapeLike(asciiLower(x.term)) + "%"
 	parts := make([]string, len(x.props))
 	canBeNull := false
 	for i, p := range x.props {
-		parts[i] = c.d.Like("lower("+c.colSQL(x.r, p)+")", c.param(tString, pattern))
+		parts[i] = c.d.Like("lower("+c.columnSQL(x.r, p)+")", c.param(tString, pattern))
 		canBeNull = canBeNull || p.Nullable || x.r.nullable
 	}
 	t := "(" + strings.Join(parts, " OR ") + ")"
@@ -621,13 +623,13 @@ func (c *compiler) search(x *bSearch, neg bool) string {
 
 // stringMatch is T of contains, startswith, endswith and matchesPattern; a non-nil constant when the result does
 // not depend on the row (a null argument makes it false).
-func (c *compiler) stringMatch(x *bCall) (string, *bool) {
-	if isNullLit(x.args[0]) || isNullLit(x.args[1]) {
+func (c *compiler) stringMatch(x *boundCall) (string, *bool) {
+	if isNullLiteral(x.args[0]) || isNullLiteral(x.args[1]) {
 		f := false
 		return "", &f
 	}
-	s, _ := c.val(x.args[0])
-	if l, ok := x.args[1].(*bLit); ok && x.fn != "matchespattern" {
+	s, _ := c.value(x.args[0])
+	if l, ok := x.args[1].(*boundLiteral); ok && x.fn != "matchespattern" {
 		v := escapeLike(l.v.(string))
 		switch x.fn {
 		case "contains":
@@ -639,7 +641,7 @@ func (c *compiler) stringMatch(x *bCall) (string, *bool) {
 		}
 		return c.d.Like(s, c.param(tString, v)), nil
 	}
-	a, _ := c.val(x.args[1])
+	a, _ := c.value(x.args[1])
 	switch x.fn {
 	case "contains":
 		return c.d.Position(s, a) + " > 0", nil
@@ -652,30 +654,31 @@ func (c *compiler) stringMatch(x *bCall) (string, *bool) {
 }
 
 // natural is the SQL of a value in its natural form (decimals unscaled).
-func (c *compiler) natural(e bexpr) string {
-	s, rep := c.val(e)
+func (c *compiler) natural(e boundExpr) string {
+	s, rep := c.value(e)
 	if rep > 0 {
 		return c.d.Unscale(s, rep)
 	}
 	return s
 }
 
-// val is the SQL of a value. On a dialect with scaled decimals, rep >= 0 says the SQL value is an exact integer
+// value is the SQL of a value. On a dialect with scaled decimals, rep >= 0 says the SQL value is an exact integer
 // equal to the value x 10^rep (integer expressions have rep 0, decimal columns their scale); rep -1 is the natural
 // value (REAL for decimals on SQLite). On other dialects rep is -1.
-func (c *compiler) val(e bexpr) (string, int) {
-	s, rep := c.val0(e)
-	return c.bound(s), rep
+func (c *compiler) value(e boundExpr) (string, int) {
+	s, rep := c.translateValue(e)
+	return c.limitSize(s), rep
 }
 
-func (c *compiler) val0(e bexpr) (string, int) {
+// translateValue is value without the size limit.
+func (c *compiler) translateValue(e boundExpr) (string, int) {
 	scaled := c.d.ScaledDecimals()
-	exactRep := func(t btype, scale int) int {
+	exactRep := func(t boundType, scale int) int {
 		if !scaled || t.enum != nil {
 			return -1
 		}
 		switch {
-		case numRank(t.kind) == 1:
+		case numericRank(t.kind) == 1:
 			return 0
 		case t.kind == edm.KindDecimal:
 			return scale
@@ -683,17 +686,17 @@ func (c *compiler) val0(e bexpr) (string, int) {
 		return -1
 	}
 	switch x := e.(type) {
-	case *bSlot:
+	case *boundSlot:
 		t := x.t
 		if x.rep >= 0 && c.d.ScaledDecimals() {
 			t = tInt64
 		}
 		return c.param(t, slotToken+slot(x.i)), x.rep
-	case *bCol:
-		return c.colSQL(x.r, x.p), exactRep(x.t, x.p.Scale)
-	case *bItem:
-		return c.rawCol(x.r.alias, x.r.side.CollectionTable.ValueColumn), exactRep(x.t, x.r.side.Scale)
-	case *bLit:
+	case *boundColumn:
+		return c.columnSQL(x.r, x.p), exactRep(x.t, x.p.Scale)
+	case *boundItem:
+		return c.qualifiedColumn(x.r.alias, x.r.side.CollectionTable.ValueColumn), exactRep(x.t, x.r.side.Scale)
+	case *boundLiteral:
 		if x.v == nil {
 			if x.t.null {
 				return "NULL", -1
@@ -710,39 +713,39 @@ func (c *compiler) val0(e bexpr) (string, int) {
 				}
 			}
 		}
-		return c.param(x.t, litArg(c.d, x.t, x.v)), -1
-	case *bNeg:
-		s, rep := c.val(x.x)
+		return c.param(x.t, literalArg(c.d, x.t, x.v)), -1
+	case *boundNegation:
+		s, rep := c.value(x.x)
 		return "(-" + s + ")", rep
-	case *bBin:
+	case *boundBinary:
 		switch x.op {
 		case syntax.OpAdd, syntax.OpSub, syntax.OpMul, syntax.OpDiv, syntax.OpDivBy, syntax.OpMod:
 			return c.arith(x)
 		}
-		return "(" + c.cond(x, false) + ") IS TRUE", -1
-	case *bCall:
+		return "(" + c.condition(x, false) + ") IS TRUE", -1
+	case *boundCall:
 		return c.callVal(x)
-	case *bCount:
+	case *boundCount:
 		var where string
 		if x.filter != nil {
-			where = c.cond(x.filter, false)
+			where = c.condition(x.filter, false)
 		}
 		return "(" + c.subquery("COUNT(*)", x.src, x.item, where, x.filter != nil) + ")", exactRep(tInt64, 0)
-	case *bCase:
+	case *boundCase:
 		var b strings.Builder
 		b.WriteString("CASE")
 		for i, w := range x.whens {
-			b.WriteString(" WHEN " + c.cond(w, false) + " THEN " + c.natural(x.thens[i]))
+			b.WriteString(" WHEN " + c.condition(w, false) + " THEN " + c.natural(x.thens[i]))
 		}
 		b.WriteString(" END")
 		return b.String(), exactRep(x.t, 0)
 	}
-	return "(" + c.cond(e, false) + ") IS TRUE", -1
+	return "(" + c.condition(e, false) + ") IS TRUE", -1
 }
 
-func (c *compiler) arith(x *bBin) (string, int) {
-	ls, lrep := c.val(x.l)
-	rs, rrep := c.val(x.r)
+func (c *compiler) arith(x *boundBinary) (string, int) {
+	ls, lrep := c.value(x.l)
+	rs, rrep := c.value(x.r)
 	k := x.t.kind
 	op := map[syntax.BinaryOp]string{syntax.OpAdd: " + ", syntax.OpSub: " - ", syntax.OpMul: " * ",
 		syntax.OpDiv: " / ", syntax.OpDivBy: " / ", syntax.OpMod: " % "}[x.op]
@@ -750,7 +753,7 @@ func (c *compiler) arith(x *bBin) (string, int) {
 		rs = "NULLIF(" + rs + ", 0)"
 	}
 	if !c.d.ScaledDecimals() {
-		if x.op == syntax.OpDivBy && numRank(x.l.btyp().kind) == 1 && numRank(x.r.btyp().kind) == 1 {
+		if x.op == syntax.OpDivBy && numericRank(x.l.typeOf().kind) == 1 && numericRank(x.r.typeOf().kind) == 1 {
 			ls = c.d.Cast(ls, edm.KindDecimal)
 		}
 		return "(" + ls + op + rs + ")", -1
@@ -758,7 +761,7 @@ func (c *compiler) arith(x *bBin) (string, int) {
 	switch {
 	case x.t.enum == nil && x.t.kind == edm.KindDuration:
 		return "(" + ls + op + rs + ")", -1
-	case numRank(k) == 1:
+	case numericRank(k) == 1:
 		return "(" + ls + op + rs + ")", 0
 	case k == edm.KindDecimal && lrep >= 0 && rrep >= 0:
 		switch x.op {
@@ -787,7 +790,7 @@ func (c *compiler) arith(x *bBin) (string, int) {
 var dateParts = map[string]sqldb.DatePart{"year": sqldb.Year, "month": sqldb.Month, "day": sqldb.Day, "hour": sqldb.Hour, "minute": sqldb.Minute,
 	"second": sqldb.Second, "fractionalseconds": sqldb.FractionalSeconds}
 
-func (c *compiler) callVal(x *bCall) (string, int) {
+func (c *compiler) callVal(x *boundCall) (string, int) {
 	intRep := -1
 	if c.d.ScaledDecimals() {
 		intRep = 0
@@ -821,8 +824,8 @@ func (c *compiler) callVal(x *bCall) (string, int) {
 	case "concat":
 		return "(" + arg(0) + " || " + arg(1) + ")", -1
 	case "year", "month", "day", "hour", "minute", "second", "fractionalseconds":
-		k := x.args[0].btyp().kind
-		if x.args[0].btyp().null {
+		k := x.args[0].typeOf().kind
+		if x.args[0].typeOf().null {
 			return "NULL", -1
 		}
 		rep := intRep
@@ -846,8 +849,8 @@ func (c *compiler) callVal(x *bCall) (string, int) {
 		return c.d.Now(), -1
 	case "round", "floor", "ceiling":
 		k := x.t.kind
-		if numRank(k) == 1 {
-			s, rep := c.val(x.args[0])
+		if numericRank(k) == 1 {
+			s, rep := c.value(x.args[0])
 			return s, rep
 		}
 		a := arg(0)
@@ -860,7 +863,7 @@ func (c *compiler) callVal(x *bCall) (string, int) {
 		return c.d.Ceiling(a, k), -1
 	case "cast":
 		rep := -1
-		if numRank(x.to) == 1 {
+		if numericRank(x.to) == 1 {
 			rep = intRep
 		}
 		return c.d.Cast(arg(0), x.to), rep

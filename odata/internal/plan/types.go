@@ -13,9 +13,9 @@ import (
 	"github.com/storekit/store/odata/sqldb"
 )
 
-// btype is the type of a bound expression: a primitive kind, an enum, a complex type or an entity type, single
+// boundType is the type of a bound expression: a primitive kind, an enum, a complex type or an entity type, single
 // or a collection; or the type of the null literal, which fits every nullable type.
-type btype struct {
+type boundType struct {
 	kind     edm.Kind
 	enum     *edm.EnumType
 	complex  *edm.ComplexType
@@ -25,7 +25,7 @@ type btype struct {
 	nullable bool // the value may be null at run time
 }
 
-func primitive(k edm.Kind) btype { return btype{kind: k} }
+func primitive(k edm.Kind) boundType { return boundType{kind: k} }
 
 var (
 	tBool     = primitive(edm.KindBoolean)
@@ -38,31 +38,31 @@ var (
 	tTime     = primitive(edm.KindTimeOfDay)
 	tDateTime = primitive(edm.KindDateTimeOffset)
 	tDuration = primitive(edm.KindDuration)
-	tNull     = btype{null: true, nullable: true}
+	tNull     = boundType{null: true, nullable: true}
 )
 
 // propType is the type of a property's values.
-func propType(p *edm.Property) btype {
-	return btype{kind: p.Type, enum: p.Enum, complex: p.Complex, coll: p.Collection, nullable: p.Nullable}
+func propType(p *edm.Property) boundType {
+	return boundType{kind: p.Type, enum: p.Enum, complex: p.Complex, coll: p.Collection, nullable: p.Nullable}
 }
 
-func (t btype) withNullable(n bool) btype { t.nullable = n; return t }
+func (t boundType) withNullable(n bool) boundType { t.nullable = n; return t }
 
 // single is the type of one item of a collection type.
-func (t btype) single() btype { t.coll = false; return t }
+func (t boundType) single() boundType { t.coll = false; return t }
 
-func (t btype) isScalar() bool {
+func (t boundType) isScalar() bool {
 	return !t.coll && t.entity == nil && t.complex == nil && !t.null
 }
 
-func (t btype) isBool() bool { return t.isScalar() && t.enum == nil && t.kind == edm.KindBoolean }
-func (t btype) isString() bool {
+func (t boundType) isBool() bool { return t.isScalar() && t.enum == nil && t.kind == edm.KindBoolean }
+func (t boundType) isString() bool {
 	return t.isScalar() && t.enum == nil && t.kind == edm.KindString
 }
-func (t btype) isNumeric() bool { return t.isScalar() && t.enum == nil && numRank(t.kind) > 0 }
+func (t boundType) isNumeric() bool { return t.isScalar() && t.enum == nil && numericRank(t.kind) > 0 }
 
 // String names the type as OData does.
-func (t btype) String() string {
+func (t boundType) String() string {
 	var s string
 	switch {
 	case t.null:
@@ -83,12 +83,12 @@ func (t btype) String() string {
 }
 
 // sameType reports whether a and b are the same scalar type (ignoring nullability).
-func sameType(a, b btype) bool {
+func sameType(a, b boundType) bool {
 	return a.kind == b.kind && a.enum == b.enum && a.complex == b.complex && a.entity == b.entity && a.coll == b.coll
 }
 
-// numRank orders the numeric kinds for promotion: integers 1, Decimal 2, Single 3, Double 4; 0 for others.
-func numRank(k edm.Kind) int {
+// numericRank orders the numeric kinds for promotion: integers 1, Decimal 2, Single 3, Double 4; 0 for others.
+func numericRank(k edm.Kind) int {
 	switch k {
 	case edm.KindByte, edm.KindSByte, edm.KindInt16, edm.KindInt32, edm.KindInt64:
 		return 1
@@ -104,7 +104,7 @@ func numRank(k edm.Kind) int {
 
 // promote returns the kind two numeric operands are promoted to: Int64 for integers, else the wider kind.
 func promote(a, b edm.Kind) edm.Kind {
-	ra, rb := numRank(a), numRank(b)
+	ra, rb := numericRank(a), numericRank(b)
 	switch max(ra, rb) {
 	case 1:
 		return edm.KindInt64
@@ -119,7 +119,7 @@ func promote(a, b edm.Kind) edm.Kind {
 // coerce converts a literal value of type from to the type to, when OData allows the literal to stand for a value
 // of that type: integers as decimals and floating point, decimals as floating point, strings as enum members or
 // durations. ok is false when it does not.
-func coerce(v any, from, to btype) (any, bool) {
+func coerce(v any, from, to boundType) (any, bool) {
 	if from.null {
 		return nil, true
 	}
@@ -175,7 +175,7 @@ func coerce(v any, from, to btype) (any, bool) {
 		}
 		return nil, false
 	}
-	if numRank(to.kind) == 1 {
+	if numericRank(to.kind) == 1 {
 		x, ok := v.(int64)
 		return x, ok
 	}
@@ -185,9 +185,9 @@ func coerce(v any, from, to btype) (any, bool) {
 	return nil, false
 }
 
-// litArg converts the Go value of a literal of type t (the value types of odata/DESIGN.md) to the argument d
+// literalArg converts the Go value of a literal of type t (the value types of odata/DESIGN.md) to the argument d
 // binds, in natural (unscaled) form: decimals as float64 on SQLite, where only columns are scaled.
-func litArg(d sqldb.Dialect, t btype, v any) any {
+func literalArg(d sqldb.Dialect, t boundType, v any) any {
 	if v == nil {
 		return nil
 	}
