@@ -30,6 +30,11 @@ func entityNotFound(et *edm.EntityType) *Error {
 //
 // The helpers work on the stored form only: they do not apply defaults, run hooks or check MaxLength and
 // Required; the Service does that for requests before it calls them.
+//
+// Plug-ins write their own SQL with github.com/Masterminds/squirrel, the engine's query builder, or as
+// sqldb.Statement values: Builder returns a squirrel builder and Query takes a squirrel condition. That is the
+// one place the engine's API hands out squirrel types, on purpose; values go in as arguments (sqldb.Arg and
+// friends convert them), identifiers come from the model.
 type Tx struct {
 	*sql.Tx
 	Dialect sqldb.Dialect

@@ -6,30 +6,6 @@ import (
 	"github.com/storekit/store/odata/edm"
 )
 
-// ErrorClass is the meaning of a driver error that callers act on.
-type ErrorClass int
-
-// Error classes.
-const (
-	// ErrOther is any error without a more specific class.
-	ErrOther ErrorClass = iota
-	// ErrUniqueViolation is a unique or primary key constraint failure (SQLite CONSTRAINT_UNIQUE/PRIMARYKEY,
-	// PostgreSQL SQLSTATE 23505).
-	ErrUniqueViolation
-	// ErrForeignKeyViolation is a foreign key constraint failure (SQLite CONSTRAINT_FOREIGNKEY, SQLSTATE 23503).
-	ErrForeignKeyViolation
-	// ErrCheckViolation is a CHECK or NOT NULL constraint failure (SQLSTATE 23514, 23502).
-	ErrCheckViolation
-	// ErrRetry is a transient conflict the whole transaction may be retried after: SQLite BUSY/LOCKED,
-	// PostgreSQL serialization failure (40001) or deadlock (40P01).
-	ErrRetry
-	// ErrInvalidData is a value the database cannot compute with, which a request can cause through the values
-	// of its query: a numeric overflow, a division by zero, an invalid regular expression, a string the type
-	// cannot hold (PostgreSQL SQLSTATE class 22, "data exception"; SQLite's integer overflow, a string or blob
-	// too big, an invalid pattern of REGEXP). It is the client's error (400), not the server's.
-	ErrInvalidData
-)
-
 // DatePart names a field of a date, time of day or date-time value, as the OData functions year ... second and
 // fractionalseconds read it.
 type DatePart uint8
@@ -154,31 +130,4 @@ type Dialect interface {
 	// Upsert is the clause that turns an INSERT into an update of the given columns when a row with the same
 	// conflict columns exists.
 	Upsert(conflict, update []string) string
-}
-
-// Builder returns a squirrel statement builder with the dialect's placeholder format.
-func Builder(d Dialect) sq.StatementBuilderType {
-	return sq.StatementBuilder.PlaceholderFormat(d.Placeholder())
-}
-
-// Statement is a fixed SQL statement written with ? placeholders, converted once to the $n form too, so code that
-// runs the same hand-written statement on both databases does not rebuild it per call.
-type Statement struct{ question, dollar string }
-
-// NewStatement returns the Statement of q; it panics when q's placeholders cannot be converted (a programming
-// error found at start-up, since statements are package-level values).
-func NewStatement(q string) Statement {
-	d, err := sq.Dollar.ReplacePlaceholders(q)
-	if err != nil {
-		panic(err)
-	}
-	return Statement{question: q, dollar: d}
-}
-
-// For returns the statement's text for d.
-func (s Statement) For(d Dialect) string {
-	if d.Placeholder() == sq.Question {
-		return s.question
-	}
-	return s.dollar
 }

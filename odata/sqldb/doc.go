@@ -1,9 +1,21 @@
-// Package sqldb is the SQL toolkit of the odata engine for the code that runs its own SQL on the same database:
-// plug-ins (hooks and actions of odata.Service, the store's entities and storefront), migrations and the
-// database adapters odata/sqlite and odata/postgres.
+// Package sqldb is the SQL toolkit of the odata engine for the code that runs its own SQL on the engine's
+// database: plug-ins (the hooks and actions of an odata.Service, such as the store's entities, and services
+// beside it, such as its storefront), migrations, and the database adapters odata/sqlite and odata/postgres,
+// which implement its Dialect.
 //
-// A Dialect holds every difference between the supported databases; each adapter implements it. Around it the
-// package offers statements written once for both databases (NewStatement, Builder), the conversions of values
-// between Go and columns (Arg and Scan, with TimeArg, ScanTime, DecimalArg and ScanDecimal for hand-written
-// SQL; odata/DESIGN.md's storage table) and the classes of driver errors callers act on (ErrorClass).
+//   - Dialect (dialect.go) holds every difference between the supported databases: placeholders, identifier
+//     quoting, how values are stored, row and advisory locks, sequences, the SQL text of the planner's
+//     translation and the classes of driver errors (ErrorClass, errors.go). Code outside the adapters never
+//     asks which database it talks to; it asks its Dialect. Standard (standard.go) is the part of the SQL text
+//     both databases spell alike, which the adapters embed.
+//   - Statements (statement.go): NewStatement writes a fixed statement once for both databases; Builder starts a
+//     squirrel builder with the dialect's placeholders.
+//   - Values (values.go): Arg converts the Go value of a property to the argument its column takes and Scan
+//     converts a scanned column back (odata/DESIGN.md's storage table); TimeArg, ScanTime, DecimalArg and
+//     ScanDecimal do the same for hand-written SQL.
+//   - Transactions (tx.go): RunTx runs a transaction with the one retry policy of the project; a database that
+//     stays busy is ErrBusy, which odata answers 503 with Retry-After.
+//
+// The engine's own query planner is not part of this package: it lives in odata/internal/plan, and only the
+// odata Service uses it.
 package sqldb

@@ -1,11 +1,15 @@
 package sqldb
 
 import (
+	"encoding/hex"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/storekit/store/odata/edm"
 )
 
 // TimestampTextLayout is how a dialect whose TextTimestamps is true (SQLite) stores Edm.DateTimeOffset: UTC
@@ -76,4 +80,178 @@ func ScanDecimal(v any, scale int32) (decimal.Decimal, error) {
 		return decimal.NewFromString(strconv.FormatFloat(v, 'f', -1, 64))
 	}
 	return decimal.Decimal{}, fmt.Errorf("sqldb: unexpected Decimal value of type %T", v)
+}
+
+// Arg converts the Go value of a scalar property (the types of odata/DESIGN.md's storage table) to the argument
+// d binds for its column. nil stays nil (SQL NULL). Complex and collection properties are stored in several
+// columns or a side table and are not converted here.
+func Arg(d Dialect, p *edm.Property, v any) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	if p.Enum != nil {
+		n, ok := v.(int64)
+		if !ok {
+			return nil, typeErr(p, v)
+		}
+		return n, nil
+	}
+	switch p.Type {
+	case edm.KindString:
+		if s, ok := v.(string); ok {
+			return s, nil
+		}
+	case edm.KindBoolean:
+		if b, ok := v.(bool); ok {
+			return b, nil
+		}
+	case edm.KindByte, edm.KindSByte, edm.KindInt16, edm.KindInt32, edm.KindInt64:
+		if n, ok := v.(int64); ok {
+			return n, nil
+		}
+	case edm.KindDecimal:
+		if m, ok := v.(decimal.Decimal); ok {
+			return DecimalArg(d, m, int32(p.Scale))
+		}
+	case edm.KindDouble, edm.KindSingle:
+		if f, ok := v.(float64); ok {
+			if !d.StoresNaN() && (math.IsNaN(f) || math.IsInf(f, 0)) {
+				return nil, fmt.Errorf("%s: %v cannot be stored", p.Name, f)
+			}
+			return f, nil
+		}
+	case edm.KindDate:
+		if t, ok := v.(edm.Date); ok {
+			return t.String(), nil
+		}
+	case edm.KindTimeOfDay:
+		if t, ok := v.(edm.TimeOfDay); ok {
+			return t.Format(6), nil
+		}
+	case edm.KindDateTimeOffset:
+		if t, ok := v.(time.Time); ok {
+			return TimeArg(d, t), nil
+		}
+	case edm.KindDuration:
+		if t, ok := v.(time.Duration); ok {
+			return int64(t / time.Microsecond), nil
+		}
+	case edm.KindGuid:
+		if s, ok := v.(string); ok {
+			return s, nil
+		}
+	case edm.KindBinary, edm.KindStream:
+		if b, ok := v.([]byte); ok {
+			return b, nil
+		}
+	}
+	return nil, typeErr(p, v)
+}
+
+func typeErr(p *edm.Property, v any) error {
+	return fmt.Errorf("%s: a value of type %T does not fit %s", p.Name, v, typeName(p))
+}
+
+func typeName(p *edm.Property) string {
+	if p.Enum != nil {
+		return p.Enum.Name
+	}
+	return p.Type.String()
+}
+
+// Scan converts the value the driver returned for a scalar property's column (scanned into an *any) to the
+// property's Go value. nil stays nil.
+func Scan(p *edm.Property, src any) (any, error) {
+	if src == nil {
+		return nil, nil
+	}
+	if p.Enum != nil {
+		return scanInt(p, src)
+	}
+	switch p.Type {
+	case edm.KindString:
+		switch s := src.(type) {
+		case string:
+			return s, nil
+		case []byte:
+			return string(s), nil
+		}
+	case edm.KindBoolean:
+		switch b := src.(type) {
+		case bool:
+			return b, nil
+		case int64:
+			return b != 0, nil
+		}
+	case edm.KindByte, edm.KindSByte, edm.KindInt16, edm.KindInt32, edm.KindInt64:
+		return scanInt(p, src)
+	case edm.KindDecimal:
+		return ScanDecimal(src, int32(p.Scale))
+	case edm.KindDouble, edm.KindSingle:
+		switch f := src.(type) {
+		case float64:
+			return f, nil
+		case float32:
+			return float64(f), nil
+		case int64:
+			return float64(f), nil
+		}
+	case edm.KindDate:
+		switch t := src.(type) {
+		case time.Time:
+			return edm.DateOf(t), nil
+		case string:
+			return edm.ParseDate(t)
+		case []byte:
+			return edm.ParseDate(string(t))
+		}
+	case edm.KindTimeOfDay:
+		switch t := src.(type) {
+		case time.Time:
+			return edm.TimeOfDayOf(t), nil
+		case string:
+			return edm.ParseTimeOfDay(t)
+		case []byte:
+			return edm.ParseTimeOfDay(string(t))
+		}
+	case edm.KindDateTimeOffset:
+		return ScanTime(src)
+	case edm.KindDuration:
+		if n, ok := src.(int64); ok {
+			return time.Duration(n) * time.Microsecond, nil
+		}
+	case edm.KindGuid:
+		switch g := src.(type) {
+		case string:
+			return edm.ParseGuid(g)
+		case []byte:
+			if len(g) == 16 {
+				h := hex.EncodeToString(g)
+				return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:], nil
+			}
+			return edm.ParseGuid(string(g))
+		case [16]byte:
+			return Scan(p, g[:])
+		}
+	case edm.KindBinary, edm.KindStream:
+		switch b := src.(type) {
+		case []byte:
+			return append([]byte(nil), b...), nil
+		case string:
+			return []byte(b), nil
+		}
+	}
+	return nil, fmt.Errorf("sqldb: %s: unexpected column value of type %T for %s", p.Name, src, typeName(p))
+}
+
+func scanInt(p *edm.Property, src any) (any, error) {
+	switch n := src.(type) {
+	case int64:
+		return n, nil
+	case int32:
+		return int64(n), nil
+	case int16:
+		return int64(n), nil
+	}
+	return nil, fmt.Errorf("sqldb: %s: unexpected column value of type %T for %s", p.Name, src, typeName(p))
 }
