@@ -1,5 +1,7 @@
-// Package postgres connects the engine to PostgreSQL through github.com/jackc/pgx (its database/sql driver).
-// Import it only where the program opens its database; the engine itself imports no driver.
+// Package postgres connects the engine to PostgreSQL through github.com/jackc/pgx (its database/sql driver):
+// Open opens a connection pool, and Dialect (dialect.go) is everything about PostgreSQL's SQL that the engine and
+// plug-ins need, as a sqldb.Dialect. Import it only where the program opens its database; the engine itself
+// imports no driver.
 package postgres
 
 import (

@@ -1,5 +1,7 @@
-// Package sqlite connects the engine to SQLite through github.com/mattn/go-sqlite3 (cgo). Import it only where
-// the program opens its database; the engine itself imports no driver.
+// Package sqlite connects the engine to SQLite through github.com/mattn/go-sqlite3 (cgo): Open opens a database
+// with the settings the engine relies on, and Dialect (dialect.go) is everything about SQLite's SQL that the
+// engine and plug-ins need, as a sqldb.Dialect. Import it only where the program opens its database; the engine
+// itself imports no driver.
 package sqlite
 
 import (

@@ -1,7 +1,18 @@
 // Package plan is the query planner of the odata engine: it binds OData query options against an edm model and
 // translates them to SQL through squirrel, for SQLite and PostgreSQL alike. Everything that differs between the
 // databases lives behind sqldb.Dialect; values move between Go and columns with sqldb.Arg and sqldb.Scan
-// (odata/DESIGN.md's storage table). Only odata uses this package; plug-ins and adapters use odata/sqldb.
+// (odata/DESIGN.md's storage table). Only odata uses this package; plug-ins and adapters use odata/sqldb. The SQL
+// that follows from the model alone (qualified columns, key conditions, tuple IN, the JSON array of a
+// collection) comes from odata/internal/modelsql, which odata's own reads and writes share.
+//
+// # Files
+//
+// planner.go holds the Planner (options, quoted names, Read); scope.go the Scope a read addresses and its
+// conditions; compile.go the compiled read and its statements; projection.go the columns of each level
+// ($select: Projection, Column, Collection); expand.go the expansions ($expand: Expand); order.go $orderby and the
+// total order; paging.go $top, $skiptoken, next links and resuming after a token; read.go the Read of one
+// request; boundtree.go and types.go the bound tree and its types, which bind.go, funcs.go and search.go build
+// and translate.go turns into SQL; cache.go the plan cache; errors.go the Error type.
 //
 // # Planning a read
 //
