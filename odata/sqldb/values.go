@@ -188,32 +188,9 @@ func Scan(p *edm.Property, src any) (any, error) {
 	case edm.KindDecimal:
 		return ScanDecimal(src, int32(p.Scale))
 	case edm.KindDouble, edm.KindSingle:
-		switch f := src.(type) {
-		case float64:
-			return f, nil
-		case float32:
-			return float64(f), nil
-		case int64:
-			return float64(f), nil
-		}
-	case edm.KindDate:
-		switch t := src.(type) {
-		case time.Time:
-			return edm.DateOf(t), nil
-		case string:
-			return edm.ParseDate(t)
-		case []byte:
-			return edm.ParseDate(string(t))
-		}
-	case edm.KindTimeOfDay:
-		switch t := src.(type) {
-		case time.Time:
-			return edm.TimeOfDayOf(t), nil
-		case string:
-			return edm.ParseTimeOfDay(t)
-		case []byte:
-			return edm.ParseTimeOfDay(string(t))
-		}
+		return scanFloat(p, src)
+	case edm.KindDate, edm.KindTimeOfDay:
+		return scanDateOrTime(p, src)
 	case edm.KindDateTimeOffset:
 		return ScanTime(src)
 	case edm.KindDuration:
@@ -221,18 +198,7 @@ func Scan(p *edm.Property, src any) (any, error) {
 			return time.Duration(n) * time.Microsecond, nil
 		}
 	case edm.KindGuid:
-		switch g := src.(type) {
-		case string:
-			return edm.ParseGuid(g)
-		case []byte:
-			if len(g) == 16 {
-				h := hex.EncodeToString(g)
-				return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:], nil
-			}
-			return edm.ParseGuid(string(g))
-		case [16]byte:
-			return Scan(p, g[:])
-		}
+		return scanGuid(p, src)
 	case edm.KindBinary, edm.KindStream:
 		switch b := src.(type) {
 		case []byte:
@@ -241,7 +207,11 @@ func Scan(p *edm.Property, src any) (any, error) {
 			return []byte(b), nil
 		}
 	}
-	return nil, fmt.Errorf("sqldb: %s: unexpected column value of type %T for %s", p.Name, src, typeName(p))
+	return nil, unexpectedValue(p, src)
+}
+
+func unexpectedValue(p *edm.Property, src any) error {
+	return fmt.Errorf("sqldb: %s: unexpected column value of type %T for %s", p.Name, src, typeName(p))
 }
 
 func scanInt(p *edm.Property, src any) (any, error) {
@@ -253,5 +223,56 @@ func scanInt(p *edm.Property, src any) (any, error) {
 	case int16:
 		return int64(n), nil
 	}
-	return nil, fmt.Errorf("sqldb: %s: unexpected column value of type %T for %s", p.Name, src, typeName(p))
+	return nil, unexpectedValue(p, src)
+}
+
+func scanFloat(p *edm.Property, src any) (any, error) {
+	switch f := src.(type) {
+	case float64:
+		return f, nil
+	case float32:
+		return float64(f), nil
+	case int64:
+		return float64(f), nil
+	}
+	return nil, unexpectedValue(p, src)
+}
+
+// scanDateOrTime reads a Date or TimeOfDay column: a time.Time (PostgreSQL DATE, TIME) or the text SQLite stores.
+func scanDateOrTime(p *edm.Property, src any) (any, error) {
+	var text string
+	switch t := src.(type) {
+	case time.Time:
+		if p.Type == edm.KindDate {
+			return edm.DateOf(t), nil
+		}
+		return edm.TimeOfDayOf(t), nil
+	case string:
+		text = t
+	case []byte:
+		text = string(t)
+	default:
+		return nil, unexpectedValue(p, src)
+	}
+	if p.Type == edm.KindDate {
+		return edm.ParseDate(text)
+	}
+	return edm.ParseTimeOfDay(text)
+}
+
+// scanGuid reads a Guid column: text, or the 16 bytes of a PostgreSQL UUID.
+func scanGuid(p *edm.Property, src any) (any, error) {
+	switch g := src.(type) {
+	case string:
+		return edm.ParseGuid(g)
+	case []byte:
+		if len(g) == 16 {
+			h := hex.EncodeToString(g)
+			return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:], nil
+		}
+		return edm.ParseGuid(string(g))
+	case [16]byte:
+		return scanGuid(p, g[:])
+	}
+	return nil, unexpectedValue(p, src)
 }
