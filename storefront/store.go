@@ -155,13 +155,20 @@ func writeJSON(w http.ResponseWriter, v any) {
 // next attempt finds that row.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return sqldb.RunTx(ctx, s.db, s.d, func(tx *sql.Tx) error {
-		err := fn(tx)
-		var answer *odata.Error
-		if err != nil && !errors.As(err, &answer) && s.d.ClassifyError(err) == sqldb.ErrUniqueViolation {
-			return sqldb.Retry(err)
+		if err := fn(tx); err != nil {
+			return s.retryInsertRace(err)
 		}
-		return err
+		return nil
 	})
+}
+
+// retryInsertRace marks a unique violation that is not already an answer for a retry (see inTx).
+func (s *Store) retryInsertRace(err error) error {
+	var answer *odata.Error
+	if !errors.As(err, &answer) && s.d.ClassifyError(err) == sqldb.ErrUniqueViolation {
+		return sqldb.Retry(err)
+	}
+	return err
 }
 
 // q returns the text of st for the store's dialect.
