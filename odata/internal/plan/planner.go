@@ -14,10 +14,10 @@ import (
 // A GET is planned in one call, Read, which parses the query string only when the plan is not cached yet:
 //
 //	r, err := planner.Read(plan.Scope{Set: set}, rawQuery) // *Error on a bad query
-//	sql, args := r.Select(pageSize)                         // the page: up to pageSize+1 rows
+//	sql, args := r.Select(pageSize)                        // the page: up to pageSize+1 rows
 //	// scan rows into []any of len(r.Columns); convert with sqldb.Scan(col.Path[last], v)
 //	// more rows than pageSize: next, _ := r.NextQuery(rows[pageSize-1], pageSize)
-//	sql, args = r.Count()                                    // for $count=true and /$count
+//	sql, args = r.Count()                                  // for $count=true and /$count
 //	// per $expand: r.Expands[i].Select(links) with the page's link values, see Expand
 type Planner struct {
 	model    *edm.Model
