@@ -14,6 +14,7 @@ import (
 	sq "github.com/Masterminds/squirrel"
 
 	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/internal/modelsql"
 	"github.com/storekit/store/odata/internal/plan"
 	"github.com/storekit/store/odata/sqldb"
 )
@@ -186,6 +187,7 @@ type Service struct {
 	sets        map[*edm.EntitySet]*setConfig
 	actions     map[*edm.Action]ActionFunc
 	planner     *plan.Planner
+	names       *modelsql.Names          // the model's identifiers quoted once (the planner's), for the Tx helpers
 	shapeFn     func(*plan.Read) any     // buildShape, the Memo function of reads
 	fold        map[*edm.EntityType]bool // types whose keys match without regard to case
 	layouts     map[*edm.EntityType]*layout
@@ -306,6 +308,7 @@ func NewService(cfg Config) (*Service, error) {
 	sort.Strings(fold)
 	s.shapeFn = s.buildShape
 	s.planner = plan.NewPlanner(m, s.dialect, plan.Options{CaseInsensitiveKeys: fold, InlineCollections: true})
+	s.names = s.planner.Names()
 
 	var buf bytes.Buffer
 	if err := m.WriteXML(&buf); err != nil {
@@ -434,7 +437,7 @@ func (s *Service) targetWhere(t *target) (sq.Sqlizer, error) {
 	if err != nil {
 		return nil, queryError(err)
 	}
-	return keyWhere(s.dialect, t.typ, key, s.sets[t.set].CaseInsensitiveKey)
+	return keyWhere(s.dialect, s.names, t.typ, key, s.sets[t.set].CaseInsensitiveKey)
 }
 
 // tx wraps a *sql.Tx for hooks and actions.

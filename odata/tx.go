@@ -43,6 +43,15 @@ type Tx struct {
 	svc *Service
 }
 
+// names quotes identifiers for the helpers: from the Service's quoted names of the model, or with the Dialect
+// for a Tx made outside a Service.
+func (tx *Tx) names() modelsql.Quoter {
+	if tx.svc != nil {
+		return tx.svc.names
+	}
+	return tx.Dialect
+}
+
 // Builder returns a squirrel statement builder with the dialect's placeholders that runs its statements in the
 // transaction.
 func (tx *Tx) Builder() sq.StatementBuilderType {
@@ -53,7 +62,7 @@ func (tx *Tx) Builder() sq.StatementBuilderType {
 // lazy. A key of a type whose entity set has SetOptions.CaseInsensitiveKey matches without regard to case. A
 // missing entity is a 404 *Error wrapping ErrNotFound.
 func (tx *Tx) Get(ctx context.Context, et *edm.EntityType, key ...any) (Entity, error) {
-	where, err := keyWhere(tx.Dialect, et, key, tx.svc.foldKey(et))
+	where, err := keyWhere(tx.Dialect, tx.names(), et, key, tx.svc.foldKey(et))
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +73,7 @@ func (tx *Tx) Get(ctx context.Context, et *edm.EntityType, key ...any) (Entity, 
 // transaction ends when forUpdate (Dialect.LockForUpdate).
 func (tx *Tx) getWhere(ctx context.Context, et *edm.EntityType, where sq.Sqlizer, forUpdate bool) (Entity, error) {
 	l := tx.svc.defaultLayout(et)
-	b := selectFrom(tx.Dialect, l).Where(where).Limit(1)
+	b := selectFrom(tx.Dialect, tx.names(), l).Where(where).Limit(1)
 	if lock := tx.Dialect.LockForUpdate(); forUpdate && lock != "" {
 		b = b.Suffix(strings.TrimPrefix(lock, " "))
 	}
@@ -83,12 +92,12 @@ func (tx *Tx) getWhere(ctx context.Context, et *edm.EntityType, where sq.Sqlizer
 // name; they come from code, never from a request.
 func (tx *Tx) Query(ctx context.Context, et *edm.EntityType, where sq.Sqlizer, orderBy ...string) ([]Entity, error) {
 	l := tx.svc.defaultLayout(et)
-	b := selectFrom(tx.Dialect, l)
+	b := selectFrom(tx.Dialect, tx.names(), l)
 	if where != nil {
 		b = b.Where(where)
 	}
 	if len(orderBy) == 0 {
-		orderBy = modelsql.Columns(tx.Dialect, et.Table, modelsql.KeyColumns(et))
+		orderBy = modelsql.Columns(tx.names(), et.Table, modelsql.KeyColumns(et))
 	}
 	return tx.queryLayout(ctx, l, b.OrderBy(orderBy...))
 }
@@ -119,20 +128,20 @@ func (tx *Tx) queryLayout(ctx context.Context, l *layout, b sq.SelectBuilder) ([
 }
 
 // selectFrom starts the SELECT of a layout's columns from its type's table, which keeps its own name as alias.
-func selectFrom(d sqldb.Dialect, l *layout) sq.SelectBuilder {
-	return sq.Select(modelsql.Select(d, l.typ.Table, l.cols)...).From(d.QuoteIdent(l.typ.Table))
+func selectFrom(d sqldb.Dialect, q modelsql.Quoter, l *layout) sq.SelectBuilder {
+	return sq.Select(modelsql.Select(d, q, l.typ.Table, l.cols)...).From(q.QuoteIdent(l.typ.Table))
 }
 
 // keyWhere is the condition that selects the entity of et with the given key values on the table's own name;
 // fold compares a string key without regard to case (modelsql.Equals).
-func keyWhere(d sqldb.Dialect, et *edm.EntityType, key []any, fold bool) (sq.Sqlizer, error) {
+func keyWhere(d sqldb.Dialect, q modelsql.Quoter, et *edm.EntityType, key []any, fold bool) (sq.Sqlizer, error) {
 	props := et.KeyProperties()
 	if len(key) != len(props) {
 		return nil, fmt.Errorf("odata: %s has %d key properties, got %d values", et.Name, len(props), len(key))
 	}
 	and := make(sq.And, len(props))
 	for i, p := range props {
-		w, err := propWhere(d, et, p, key[i], fold)
+		w, err := propWhere(d, q, et, p, key[i], fold)
 		if err != nil {
 			return nil, err
 		}
@@ -143,12 +152,12 @@ func keyWhere(d sqldb.Dialect, et *edm.EntityType, key []any, fold bool) (sq.Sql
 
 // propWhere is the condition that the column of p on the table of et (by its own name) equals v, folded as
 // keyWhere's when fold.
-func propWhere(d sqldb.Dialect, et *edm.EntityType, p *edm.Property, v any, fold bool) (sq.Sqlizer, error) {
+func propWhere(d sqldb.Dialect, q modelsql.Quoter, et *edm.EntityType, p *edm.Property, v any, fold bool) (sq.Sqlizer, error) {
 	arg, err := sqldb.Arg(d, p, normalize(p, v))
 	if err != nil {
 		return nil, err
 	}
-	return modelsql.PropertyEquals(d, p, et.Table, arg, fold), nil
+	return modelsql.PropertyEquals(d, q, p, et.Table, arg, fold), nil
 }
 
 // normalize converts the loose Go values plug-in code tends to write (int, int32, float32, an enum member
@@ -192,7 +201,7 @@ func (tx *Tx) Insert(ctx context.Context, et *edm.EntityType, e Entity) error {
 		if !ok || p.SQL != "" || p.Collection {
 			continue
 		}
-		c, a, err := columnArgs(tx.Dialect, p, v)
+		c, a, err := columnArgs(tx.Dialect, tx.names(), p, v)
 		if err != nil {
 			return err
 		}
@@ -202,7 +211,7 @@ func (tx *Tx) Insert(ctx context.Context, et *edm.EntityType, e Entity) error {
 	if len(cols) == 0 {
 		return fmt.Errorf("odata: %s: the entity has no values to insert", et.Name)
 	}
-	q := sqldb.Builder(tx.Dialect).Insert(tx.Dialect.QuoteIdent(et.Table)).Columns(cols...).Values(vals...)
+	q := sqldb.Builder(tx.Dialect).Insert(tx.names().QuoteIdent(et.Table)).Columns(cols...).Values(vals...)
 	if err := tx.exec(ctx, q); err != nil {
 		return err
 	}
@@ -228,8 +237,9 @@ func (tx *Tx) Update(ctx context.Context, et *edm.EntityType, e Entity) error {
 	if err != nil {
 		return err
 	}
-	table := tx.Dialect.QuoteIdent(et.Table)
-	where, err := keyWhere(tx.Dialect, et, key, false)
+	names := tx.names()
+	table := names.QuoteIdent(et.Table)
+	where, err := keyWhere(tx.Dialect, names, et, key, false)
 	if err != nil {
 		return err
 	}
@@ -240,7 +250,7 @@ func (tx *Tx) Update(ctx context.Context, et *edm.EntityType, e Entity) error {
 		if !ok || p.SQL != "" || p.Collection || p.IsKey() {
 			continue
 		}
-		cols, args, err := columnArgs(tx.Dialect, p, v)
+		cols, args, err := columnArgs(tx.Dialect, names, p, v)
 		if err != nil {
 			return err
 		}
@@ -251,7 +261,7 @@ func (tx *Tx) Update(ctx context.Context, et *edm.EntityType, e Entity) error {
 	}
 	if n == 0 {
 		k := et.KeyProperties()[0]
-		q = q.Set(tx.Dialect.QuoteIdent(k.Column), sq.Expr(modelsql.Column(tx.Dialect, et.Table, k.Column)))
+		q = q.Set(names.QuoteIdent(k.Column), sq.Expr(modelsql.Column(names, et.Table, k.Column)))
 	}
 	if err := tx.execOne(ctx, et, q); err != nil {
 		return err
@@ -276,8 +286,9 @@ func (tx *Tx) Update(ctx context.Context, et *edm.EntityType, e Entity) error {
 // entity is a 404 *Error wrapping ErrNotFound.
 func (tx *Tx) Delete(ctx context.Context, et *edm.EntityType, key ...any) error {
 	d := tx.Dialect
-	table := d.QuoteIdent(et.Table)
-	where, err := keyWhere(d, et, key, false)
+	names := tx.names()
+	table := names.QuoteIdent(et.Table)
+	where, err := keyWhere(d, names, et, key, false)
 	if err != nil {
 		return err
 	}
@@ -291,7 +302,7 @@ func (tx *Tx) Delete(ctx context.Context, et *edm.EntityType, key ...any) error 
 	// Rows that refer to the entity: link rows and contained entities, matched through the columns the joins
 	// name (which need not be the key).
 	sub := func(cols []string) sq.SelectBuilder {
-		return sq.Select(modelsql.Columns(d, et.Table, cols)...).From(table).Where(where)
+		return sq.Select(modelsql.Columns(names, et.Table, cols)...).From(table).Where(where)
 	}
 	done := map[string]bool{}
 	for _, other := range tx.Model.EntityTypes {
@@ -328,23 +339,25 @@ func (tx *Tx) deleteRefs(ctx context.Context, table string, cols []string, in sq
 	}
 	done[id] = true
 	d := tx.Dialect
-	return tx.exec(ctx, sqldb.Builder(d).Delete(d.QuoteIdent(table)).Where(modelsql.TupleIn(d, "", cols, in)))
+	names := tx.names()
+	return tx.exec(ctx, sqldb.Builder(d).Delete(names.QuoteIdent(table)).Where(modelsql.TupleIn(names, "", cols, in)))
 }
 
 // deleteContained deletes the entities a containment navigation leads to, with their collections.
 func (tx *Tx) deleteContained(ctx context.Context, n *edm.NavigationProperty, sourceIn sq.SelectBuilder) error {
 	d := tx.Dialect
 	target := n.TargetType()
-	table := d.QuoteIdent(target.Table)
-	cond := modelsql.TupleIn(d, target.Table, n.Join.TargetColumns, sourceIn)
+	names := tx.names()
+	table := names.QuoteIdent(target.Table)
+	cond := modelsql.TupleIn(names, target.Table, n.Join.TargetColumns, sourceIn)
 	for _, p := range target.Properties {
 		if !p.Collection {
 			continue
 		}
 		ct := p.CollectionTable
-		src := sq.Select(modelsql.Columns(d, target.Table, ct.SourceColumns)...).From(table).Where(cond)
-		if err := tx.exec(ctx, sqldb.Builder(d).Delete(d.QuoteIdent(ct.Table)).
-			Where(modelsql.TupleIn(d, "", ct.OwnerColumns, src))); err != nil {
+		src := sq.Select(modelsql.Columns(names, target.Table, ct.SourceColumns)...).From(table).Where(cond)
+		if err := tx.exec(ctx, sqldb.Builder(d).Delete(names.QuoteIdent(ct.Table)).
+			Where(modelsql.TupleIn(names, "", ct.OwnerColumns, src))); err != nil {
 			return err
 		}
 	}
@@ -383,13 +396,13 @@ func (tx *Tx) execOne(ctx context.Context, et *edm.EntityType, q interface {
 
 // columnArgs returns the columns and arguments that store v, the value of property p (one column, or one per
 // member of a complex property).
-func columnArgs(d sqldb.Dialect, p *edm.Property, v any) ([]string, []any, error) {
+func columnArgs(d sqldb.Dialect, q modelsql.Quoter, p *edm.Property, v any) ([]string, []any, error) {
 	if p.Complex == nil {
 		arg, err := sqldb.Arg(d, p, normalize(p, v))
 		if err != nil {
 			return nil, nil, err
 		}
-		return []string{d.QuoteIdent(p.Column)}, []any{arg}, nil
+		return []string{q.QuoteIdent(p.Column)}, []any{arg}, nil
 	}
 	var m map[string]any
 	if v != nil {
@@ -401,7 +414,7 @@ func columnArgs(d sqldb.Dialect, p *edm.Property, v any) ([]string, []any, error
 	var cols []string
 	var args []any
 	for _, mp := range p.Properties() {
-		c, a, err := columnArgs(d, mp, m[mp.Name])
+		c, a, err := columnArgs(d, q, mp, m[mp.Name])
 		if err != nil {
 			return nil, nil, err
 		}
@@ -441,7 +454,7 @@ func sideIsKey(et *edm.EntityType, ct *edm.CollectionTable) bool {
 
 // ownerWhere is the condition on the side table of ct that selects the rows of the entity of et with the given
 // key: its owner columns equal the key, or the entity's source columns read in a subquery.
-func ownerWhere(d sqldb.Dialect, et *edm.EntityType, ct *edm.CollectionTable, key []any) (sq.Sqlizer, error) {
+func ownerWhere(d sqldb.Dialect, q modelsql.Quoter, et *edm.EntityType, ct *edm.CollectionTable, key []any) (sq.Sqlizer, error) {
 	if sideIsKey(et, ct) {
 		args, err := keyArgs(d, et, key)
 		if err != nil {
@@ -449,15 +462,15 @@ func ownerWhere(d sqldb.Dialect, et *edm.EntityType, ct *edm.CollectionTable, ke
 		}
 		and := make(sq.And, len(args))
 		for i, arg := range args {
-			and[i] = sq.Expr(modelsql.Column(d, "", ct.OwnerColumns[i])+" = ?", arg)
+			and[i] = sq.Expr(modelsql.Column(q, "", ct.OwnerColumns[i])+" = ?", arg)
 		}
 		return and, nil
 	}
-	src, err := sourceSelect(d, et, ct, key)
+	src, err := sourceSelect(d, q, et, ct, key)
 	if err != nil {
 		return nil, err
 	}
-	return modelsql.TupleIn(d, "", ct.OwnerColumns, src), nil
+	return modelsql.TupleIn(q, "", ct.OwnerColumns, src), nil
 }
 
 // ownerValues returns the values of the owner columns of ct for the entity of et with the given key: the key
@@ -467,7 +480,7 @@ func (tx *Tx) ownerValues(ctx context.Context, et *edm.EntityType, ct *edm.Colle
 	if sideIsKey(et, ct) {
 		return keyArgs(d, et, key)
 	}
-	src, err := sourceSelect(d, et, ct, key)
+	src, err := sourceSelect(d, tx.names(), et, ct, key)
 	if err != nil {
 		return nil, err
 	}
@@ -504,21 +517,21 @@ func keyArgs(d sqldb.Dialect, et *edm.EntityType, key []any) ([]any, error) {
 
 // sourceSelect is the SELECT (with ? placeholders) of the source columns of ct of the entity of et with the
 // given key.
-func sourceSelect(d sqldb.Dialect, et *edm.EntityType, ct *edm.CollectionTable, key []any) (sq.SelectBuilder, error) {
-	where, err := keyWhere(d, et, key, false)
+func sourceSelect(d sqldb.Dialect, q modelsql.Quoter, et *edm.EntityType, ct *edm.CollectionTable, key []any) (sq.SelectBuilder, error) {
+	where, err := keyWhere(d, q, et, key, false)
 	if err != nil {
 		return sq.SelectBuilder{}, err
 	}
-	return sq.Select(modelsql.Columns(d, et.Table, ct.SourceColumns)...).From(d.QuoteIdent(et.Table)).Where(where), nil
+	return sq.Select(modelsql.Columns(q, et.Table, ct.SourceColumns)...).From(q.QuoteIdent(et.Table)).Where(where), nil
 }
 
 func (tx *Tx) deleteItems(ctx context.Context, et *edm.EntityType, p *edm.Property, key []any) error {
 	d := tx.Dialect
-	where, err := ownerWhere(d, et, p.CollectionTable, key)
+	where, err := ownerWhere(d, tx.names(), et, p.CollectionTable, key)
 	if err != nil {
 		return err
 	}
-	return tx.exec(ctx, sqldb.Builder(d).Delete(d.QuoteIdent(p.CollectionTable.Table)).Where(where))
+	return tx.exec(ctx, sqldb.Builder(d).Delete(tx.names().QuoteIdent(p.CollectionTable.Table)).Where(where))
 }
 
 func (tx *Tx) insertItems(ctx context.Context, et *edm.EntityType, p *edm.Property, key []any, v any) error {
@@ -534,14 +547,14 @@ func (tx *Tx) insertItems(ctx context.Context, et *edm.EntityType, p *edm.Proper
 	}
 	d := tx.Dialect
 	ct := p.CollectionTable
-	cols := modelsql.Columns(d, "", append(append([]string(nil), ct.OwnerColumns...), ct.ValueColumn, ct.OrdinalColumn))
+	cols := modelsql.Columns(tx.names(), "", append(append([]string(nil), ct.OwnerColumns...), ct.ValueColumn, ct.OrdinalColumn))
 	owner, err := tx.ownerValues(ctx, et, ct, key)
 	if err != nil {
 		return err
 	}
 	// One statement per 200 items keeps the number of bound parameters far below both databases' limits.
 	for start := 0; start < len(items); start += 200 {
-		q := sqldb.Builder(d).Insert(d.QuoteIdent(ct.Table)).Columns(cols...)
+		q := sqldb.Builder(d).Insert(tx.names().QuoteIdent(ct.Table)).Columns(cols...)
 		for i := start; i < min(start+200, len(items)); i++ {
 			arg, err := sqldb.Arg(d, p, normalize(p, items[i]))
 			if err != nil {

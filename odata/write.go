@@ -279,7 +279,7 @@ func (s *Service) post(rq *request) error {
 	ctx := rq.r.Context()
 	if u := sc.upsert; u != nil && vals[u.Name] != nil && vals[u.Name] != "" {
 		fold := sc.CaseInsensitiveKey && u.IsKey()
-		where, err := propWhere(s.dialect, et, u, vals[u.Name], fold)
+		where, err := propWhere(s.dialect, s.names, et, u, vals[u.Name], fold)
 		if err != nil {
 			return s.dbError(err, false)
 		}
@@ -324,7 +324,7 @@ func (s *Service) post(rq *request) error {
 		if err != nil {
 			return err
 		}
-		where, err := keyWhere(s.dialect, et, key, false)
+		where, err := keyWhere(s.dialect, s.names, et, key, false)
 		if err != nil {
 			return err
 		}
@@ -454,7 +454,7 @@ func (s *Service) update(ctx context.Context, tx *Tx, es *edm.EntitySet, sc *set
 	if err != nil {
 		return nil, err
 	}
-	where, err := keyWhere(s.dialect, et, key, false)
+	where, err := keyWhere(s.dialect, s.names, et, key, false)
 	if err != nil {
 		return nil, err
 	}

@@ -33,11 +33,20 @@ func Column(q Quoter, alias, column string) string {
 
 // Columns is Column of each of columns.
 func Columns(q Quoter, alias string, columns []string) []string {
+	qualifier := prefix(q, alias)
 	out := make([]string, len(columns))
 	for i, c := range columns {
-		out[i] = Column(q, alias, c)
+		out[i] = qualifier + q.QuoteIdent(c)
 	}
 	return out
+}
+
+// prefix is the quoted alias and a dot, "" for no alias.
+func prefix(q Quoter, alias string) string {
+	if alias == "" {
+		return ""
+	}
+	return q.QuoteIdent(alias) + "."
 }
 
 // Tuple is the row value of exprs: the expression itself when there is one, else "(e1, e2, ...)". It is the left
@@ -74,31 +83,41 @@ func Equals(d sqldb.Dialect, column, value string, fold bool) string {
 // collections is so one statement whose rows can be written as they arrive.
 func CollectionArray(d sqldb.Dialect, q Quoter, p *edm.Property, owner, side string) string {
 	ct := p.CollectionTable
+	sidePrefix, ownerPrefix := prefix(q, side), prefix(q, owner)
 	var where strings.Builder
 	for i, col := range ct.SourceColumns {
 		if i > 0 {
 			where.WriteString(" AND ")
 		}
-		where.WriteString(Column(q, side, ct.OwnerColumns[i]) + " = " + Column(q, owner, col))
+		where.WriteString(sidePrefix)
+		where.WriteString(q.QuoteIdent(ct.OwnerColumns[i]))
+		where.WriteString(" = ")
+		where.WriteString(ownerPrefix)
+		where.WriteString(q.QuoteIdent(col))
 	}
 	k := p.Type
 	if p.Enum != nil {
 		k = edm.KindInt64
 	}
-	return "(SELECT " + d.ArrayAgg(Column(q, side, ct.ValueColumn), Column(q, side, ct.OrdinalColumn), k) +
-		" FROM " + q.QuoteIdent(ct.Table) + " AS " + q.QuoteIdent(side) + " WHERE " + where.String() + ")"
+	value, order := sidePrefix+q.QuoteIdent(ct.ValueColumn), sidePrefix+q.QuoteIdent(ct.OrdinalColumn)
+	return "(SELECT " + d.ArrayAgg(value, order, k) + " FROM " + q.QuoteIdent(ct.Table) + " AS " +
+		q.QuoteIdent(side) + " WHERE " + where.String() + ")"
 }
 
 // Select is the select list of the given columns of an entity type on the table aliased alias: each a
 // primitive or enum property, a complex member (with its full column name) or a collection property, whose
 // items are aggregated by CollectionArray (the side table aliased by its own name).
-func Select(d sqldb.Dialect, alias string, columns []*edm.Property) []string {
+func Select(d sqldb.Dialect, q Quoter, alias string, columns []*edm.Property) []string {
+	quoted := q.QuoteIdent(alias)
 	out := make([]string, len(columns))
 	for i, p := range columns {
-		if p.Collection {
-			out[i] = CollectionArray(d, d, p, alias, p.CollectionTable.Table)
-		} else {
-			out[i] = Value(d, p, alias)
+		switch {
+		case p.Collection:
+			out[i] = CollectionArray(d, q, p, alias, p.CollectionTable.Table)
+		case p.SQL != "":
+			out[i] = "(" + p.ExpandSQL(quoted) + ")"
+		default:
+			out[i] = quoted + "." + q.QuoteIdent(p.Column)
 		}
 	}
 	return out
@@ -106,14 +125,14 @@ func Select(d sqldb.Dialect, alias string, columns []*edm.Property) []string {
 
 // PropertyEquals is the condition that the column of p on the table aliased alias equals arg, an argument as
 // sqldb.Arg converts it; fold as Equals.
-func PropertyEquals(d sqldb.Dialect, p *edm.Property, alias string, arg any, fold bool) sq.Sqlizer {
-	return sq.Expr(Equals(d, Column(d, alias, p.Column), "?", fold && p.Type == edm.KindString), arg)
+func PropertyEquals(d sqldb.Dialect, q Quoter, p *edm.Property, alias string, arg any, fold bool) sq.Sqlizer {
+	return sq.Expr(Equals(d, Column(q, alias, p.Column), "?", fold && p.Type == edm.KindString), arg)
 }
 
 // TupleIn is the condition that the columns of the table aliased alias (bare when "") are a row of in, a
 // SELECT of as many columns.
-func TupleIn(d sqldb.Dialect, alias string, columns []string, in sq.SelectBuilder) sq.Sqlizer {
-	return sq.Expr(Tuple(Columns(d, alias, columns))+" IN (?)", in)
+func TupleIn(q Quoter, alias string, columns []string, in sq.SelectBuilder) sq.Sqlizer {
+	return sq.Expr(Tuple(Columns(q, alias, columns))+" IN (?)", in)
 }
 
 // KeyColumns is the columns of the key properties of et, in key order.

@@ -9,6 +9,7 @@ import (
 	"github.com/storekit/store/odata/dbtest"
 	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/internal/modelsql"
+	"github.com/storekit/store/odata/postgres"
 	"github.com/storekit/store/odata/sqldb"
 )
 
@@ -113,7 +114,8 @@ func TestCollectionArray(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		schema(t, db)
 		d := db.Dialect
-		cols := modelsql.Select(d, "p", []*edm.Property{person.Property("Email"), person.Property("Nicknames"), person.Property("Badges")})
+		names := modelsql.NewNames(d, m, "p")
+		cols := modelsql.Select(d, names, "p", []*edm.Property{person.Property("Email"), person.Property("Nicknames"), person.Property("Badges")})
 		rows, err := db.Query(`SELECT ` + strings.Join(cols, ", ") + ` FROM person AS "p" ORDER BY "p"."email"`)
 		if err != nil {
 			t.Fatalf("%v: %v", cols, err)
@@ -146,4 +148,16 @@ func text(s *string) string {
 		return "null"
 	}
 	return *s
+}
+
+// TestNames checks that the quoted names of a model are those the dialect quotes, also for names it did not know.
+func TestNames(t *testing.T) {
+	m := model(t)
+	d := postgres.Dialect{}
+	names := modelsql.NewNames(d, m, "t0")
+	for _, name := range []string{"person", "email", "person_nicknames", "ordinal", "t0", `un"known`} {
+		if got, want := names.QuoteIdent(name), d.QuoteIdent(name); got != want {
+			t.Errorf("Names.QuoteIdent(%q) = %q, want %q", name, got, want)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/internal/modelsql"
 	"github.com/storekit/store/odata/sqldb"
 	"github.com/storekit/store/odata/syntax"
 )
@@ -25,7 +26,7 @@ type Planner struct {
 	cache    *lru
 	fold     map[*edm.EntityType]bool
 	inline   bool                                   // collections of primitives as aggregated columns
-	names    quotedNames                            // the model's identifiers and the planner's aliases, quoted
+	names    *modelsql.Names                        // the model's identifiers and the planner's aliases, quoted
 	defaults map[*edm.EntityType]*defaultProjection // default projections of the entity types read at the top level
 }
 
@@ -65,7 +66,7 @@ func NewPlanner(m *edm.Model, d sqldb.Dialect, opt Options) *Planner {
 			p.fold[t] = true
 		}
 	}
-	p.quoteModel()
+	p.names = modelsql.NewNames(d, m, plannerAliases()...)
 	p.defaults = map[*edm.EntityType]*defaultProjection{}
 	for _, t := range m.EntityTypes {
 		c := &compiler{p: p, d: d, m: m}
@@ -77,63 +78,18 @@ func NewPlanner(m *edm.Model, d sqldb.Dialect, opt Options) *Planner {
 	return p
 }
 
-// quotedNames holds identifiers quoted by the dialect once, so that compiling a plan does not quote them again;
-// it is the modelsql.Quoter of the planner.
-type quotedNames struct {
-	quoted  map[string]string
-	dialect sqldb.Dialect
-}
-
-// QuoteIdent returns the quoted name, quoting it now when it was not quoted beforehand.
-func (n *quotedNames) QuoteIdent(name string) string {
-	if v, ok := n.quoted[name]; ok {
-		return v
-	}
-	return n.dialect.QuoteIdent(name)
-}
-
-// quoteModel quotes every identifier of the model and the aliases the planner uses, once.
-func (p *Planner) quoteModel() {
-	p.names = quotedNames{quoted: map[string]string{}, dialect: p.dialect}
-	add := func(names ...string) {
-		for _, n := range names {
-			if _, ok := p.names.quoted[n]; !ok && n != "" {
-				p.names.quoted[n] = p.dialect.QuoteIdent(n)
-			}
-		}
-	}
+// plannerAliases are the table aliases the planner's SQL uses, quoted once with the model's names.
+func plannerAliases() []string {
+	aliases := []string{"s", "w", "rn"}
 	for i := 0; i < 64; i++ {
 		n := strconv.Itoa(i)
-		add("t"+n, "l"+n, "c"+n)
+		aliases = append(aliases, "t"+n, "l"+n, "c"+n)
 	}
-	add("s", "w", "rn")
-	var prop func(pr *edm.Property)
-	prop = func(pr *edm.Property) {
-		add(pr.Column)
-		for _, m := range pr.Properties() {
-			prop(m)
-		}
-		if ct := pr.CollectionTable; ct != nil {
-			add(ct.Table, ct.ValueColumn, ct.OrdinalColumn)
-			add(ct.OwnerColumns...)
-		}
-	}
-	for _, t := range p.model.EntityTypes {
-		add(t.Table)
-		for _, pr := range t.Properties {
-			prop(pr)
-		}
-		for _, n := range t.Navigations {
-			add(n.Join.SourceColumns...)
-			add(n.Join.TargetColumns...)
-			if l := n.Join.Through; l != nil {
-				add(l.Table)
-				add(l.SourceColumns...)
-				add(l.TargetColumns...)
-			}
-		}
-	}
+	return aliases
 }
+
+// Names returns the planner's quoted identifiers: those of the model and the planner's aliases.
+func (p *Planner) Names() *modelsql.Names { return p.names }
 
 // cacheKey identifies a compiled plan: the scope's shape (its entity set, navigations and where keys are, not
 // the key values) and the query text without $top and $skiptoken.

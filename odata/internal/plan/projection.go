@@ -196,7 +196,7 @@ func (lv *level) project(q *syntax.Query, selOpt, expOpt string, depth int) erro
 				if s != nil || etag[p] {
 					colOf[p] = len(lv.projection.Columns)
 					lv.projection.Columns = append(lv.projection.Columns, Column{Path: []*edm.Property{p}, Selected: s != nil})
-					lv.selectList = append(lv.selectList, modelsql.CollectionArray(c.d, &c.p.names, p, lv.r.alias, "s"))
+					lv.selectList = append(lv.selectList, modelsql.CollectionArray(c.d, c.p.names, p, lv.r.alias, "s"))
 				}
 			} else if s != nil {
 				lv.projection.Collections = append(lv.projection.Collections, &Collection{Property: p})

@@ -194,5 +194,5 @@ func (pl *compiledRead) scopeConds(s Scope, r *tableRange) []string {
 
 // columnList is the comma-separated columns of the table aliased alias.
 func (c *compiler) columnList(alias string, columns []string) string {
-	return strings.Join(modelsql.Columns(&c.p.names, alias, columns), ", ")
+	return strings.Join(modelsql.Columns(c.p.names, alias, columns), ", ")
 }

@@ -78,12 +78,12 @@ func (c *compiler) quote(name string) string { return c.p.names.QuoteIdent(name)
 
 // columnSQL is the SQL of property p on range r: its column, or its SQL expression for a computed property.
 func (c *compiler) columnSQL(r *tableRange, p *edm.Property) string {
-	return modelsql.Value(&c.p.names, p, r.alias)
+	return modelsql.Value(c.p.names, p, r.alias)
 }
 
 // qualifiedColumn is the column of the table aliased alias.
 func (c *compiler) qualifiedColumn(alias, column string) string {
-	return modelsql.Column(&c.p.names, alias, column)
+	return modelsql.Column(c.p.names, alias, column)
 }
 
 func (c *compiler) constBool(v bool) string {
