@@ -4,8 +4,9 @@
 // collections: qualified column lists, key conditions (also case-insensitive ones), tuple IN and the JSON array
 // of a collection's items.
 //
-// Identifiers come from the model only and are quoted through a Quoter; values are never written into the SQL:
-// the caller passes a placeholder ("?", or the planner's argument marker) where a value goes.
+// Identifiers come from the model only and are quoted through a Quoter (Names, the model's identifiers quoted once,
+// which the planner and the Service share; or a Dialect); values are never written into the SQL: the caller
+// passes a placeholder ("?", or the planner's argument marker) where a value goes.
 package modelsql
 
 import (
