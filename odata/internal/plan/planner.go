@@ -80,7 +80,8 @@ func NewPlanner(m *edm.Model, d sqldb.Dialect, opt Options) *Planner {
 
 // plannerAliases are the table aliases the planner's SQL uses, quoted once with the model's names.
 func plannerAliases() []string {
-	aliases := []string{"s", "w", "rn"}
+	aliases := make([]string, 0, 3+3*64)
+	aliases = append(aliases, "s", "w", "rn")
 	for i := 0; i < 64; i++ {
 		n := strconv.Itoa(i)
 		aliases = append(aliases, "t"+n, "l"+n, "c"+n)
