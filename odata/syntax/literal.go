@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/storekit/store/odata/internal/temporal"
 )
 
 // literal converts a literal token into a Literal, checking ranges the lexer does not.
@@ -79,7 +81,7 @@ func literal(t lexer.Token) (*Literal, *Error) {
 		}
 		l.Kind, l.Value = LitDateTimeOffset, d
 	case tTime:
-		d, ok := parseTimeOfDay(t.Value)
+		d, ok := temporal.ParseTimeOfDay(t.Value)
 		if !ok {
 			return nil, errAt(off, "invalid time of day: "+t.Value)
 		}
@@ -149,8 +151,8 @@ func typedLiteral(l *Literal) (*Literal, *Error) {
 		}
 		l.Kind, l.Value = LitBinary, b
 	case "duration":
-		d, ok := parseDuration(body)
-		if !ok {
+		d, err := temporal.ParseDuration(body)
+		if err != nil {
 			return nil, errAt(l.Pos, "invalid duration: "+body)
 		}
 		l.Kind, l.Value = LitDuration, d
@@ -202,95 +204,13 @@ func decodeBinary(s string) ([]byte, bool) {
 	return nil, false
 }
 
-func atoi(s string) (int, bool) {
-	if s == "" || len(s) > 9 {
-		return 0, false
-	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if !isDigit(s[i]) {
-			return 0, false
-		}
-		n = n*10 + int(s[i]-'0')
-	}
-	return n, true
-}
-
-// parseDate parses [-]yyyy-mm-dd (more year digits allowed).
+// parseDate parses [-]yyyy-mm-dd (more year digits allowed) into midnight UTC.
 func parseDate(s string) (time.Time, bool) {
-	neg := false
-	if strings.HasPrefix(s, "-") {
-		neg, s = true, s[1:]
-	} else if strings.HasPrefix(s, "+") {
+	year, month, day, ok := temporal.ParseDate(s)
+	if !ok {
 		return time.Time{}, false
 	}
-	parts := strings.Split(s, "-")
-	if len(parts) != 3 || len(parts[0]) < 4 || len(parts[1]) != 2 || len(parts[2]) != 2 {
-		return time.Time{}, false
-	}
-	y, ok1 := atoi(parts[0])
-	m, ok2 := atoi(parts[1])
-	d, ok3 := atoi(parts[2])
-	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 || d > 31 {
-		return time.Time{}, false
-	}
-	if neg {
-		y = -y
-	}
-	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
-	if t.Day() != d {
-		return time.Time{}, false
-	}
-	return t, true
-}
-
-// parseTimeOfDay parses hh:mm[:ss[.fffffffff]] into a duration since midnight.
-func parseTimeOfDay(s string) (time.Duration, bool) {
-	if len(s) < 5 || s[2] != ':' {
-		return 0, false
-	}
-	h, ok1 := atoi(s[0:2])
-	m, ok2 := atoi(s[3:5])
-	if !ok1 || !ok2 || h > 23 || m > 59 {
-		return 0, false
-	}
-	d := time.Duration(h)*time.Hour + time.Duration(m)*time.Minute
-	s = s[5:]
-	if s == "" {
-		return d, true
-	}
-	if len(s) < 3 || s[0] != ':' {
-		return 0, false
-	}
-	sec, ok := atoi(s[1:3])
-	if !ok || sec > 59 {
-		return 0, false
-	}
-	d += time.Duration(sec) * time.Second
-	s = s[3:]
-	if s == "" {
-		return d, true
-	}
-	if s[0] != '.' || len(s) < 2 || len(s) > 13 {
-		return 0, false
-	}
-	frac := s[1:]
-	var ns int64
-	for i := 0; i < 9; i++ {
-		ns *= 10
-		if i < len(frac) {
-			if !isDigit(frac[i]) {
-				return 0, false
-			}
-			ns += int64(frac[i] - '0')
-		}
-	}
-	for i := 9; i < len(frac); i++ {
-		if !isDigit(frac[i]) {
-			return 0, false
-		}
-	}
-	return d + time.Duration(ns), true
+	return time.Date(year, month, day, 0, 0, 0, 0, time.UTC), true
 }
 
 // parseDateTime parses date "T" time ("Z" / sign hh:mm).
@@ -303,124 +223,34 @@ func parseDateTime(s string) (time.Time, bool) {
 	if !ok {
 		return time.Time{}, false
 	}
-	rest := s[t+1:]
-	var zone string
+	clock, zone := s[t+1:], "Z"
 	switch {
-	case strings.HasSuffix(rest, "Z"):
-		rest, zone = rest[:len(rest)-1], "Z"
-	case len(rest) > 6 && (rest[len(rest)-6] == '+' || rest[len(rest)-6] == '-'):
-		rest, zone = rest[:len(rest)-6], rest[len(rest)-6:]
+	case strings.HasSuffix(clock, "Z"):
+		clock = clock[:len(clock)-1]
+	case len(clock) > 6 && (clock[len(clock)-6] == '+' || clock[len(clock)-6] == '-'):
+		clock, zone = clock[:len(clock)-6], clock[len(clock)-6:]
 	default:
 		return time.Time{}, false
 	}
-	tod, ok := parseTimeOfDay(rest)
+	sinceMidnight, ok := temporal.ParseTimeOfDay(clock)
 	if !ok {
 		return time.Time{}, false
 	}
-	loc := time.UTC
+	location := time.UTC
 	if zone != "Z" {
-		h, ok1 := atoi(zone[1:3])
-		m, ok2 := atoi(zone[4:6])
-		if !ok1 || !ok2 || zone[3] != ':' || h > 23 || m > 59 {
+		// The offset hh:mm has the form and range of a time of day.
+		offset, ok := temporal.ParseTimeOfDay(zone[1:])
+		if !ok {
 			return time.Time{}, false
 		}
-		secs := h*3600 + m*60
+		seconds := int(offset / time.Second)
 		if zone[0] == '-' {
-			secs = -secs
+			seconds = -seconds
 		}
-		loc = time.FixedZone(zone, secs)
+		location = time.FixedZone(zone, seconds)
 	}
-	y, mo, d := date.Date()
-	return time.Date(y, mo, d, 0, 0, 0, 0, loc).Add(tod), true
-}
-
-// parseDuration parses an xsd:dayTimeDuration: [-]P[nD][T[nH][nM][n[.f]S]], exactly (integer nanoseconds).
-func parseDuration(s string) (time.Duration, bool) {
-	neg := false
-	if strings.HasPrefix(s, "-") {
-		neg, s = true, s[1:]
-	}
-	if !strings.HasPrefix(s, "P") || len(s) < 2 {
-		return 0, false
-	}
-	s = s[1:]
-	var total int64
-	add := func(n, unit int64) bool {
-		if n > math.MaxInt64/unit || total > math.MaxInt64-n*unit {
-			return false
-		}
-		total += n * unit
-		return true
-	}
-	inTime, seen := false, false
-	order := 0 // D=1, H=2, M=3, S=4: units must appear in this order, each at most once
-	for len(s) > 0 {
-		if s[0] == 'T' {
-			if inTime || len(s) == 1 {
-				return 0, false
-			}
-			inTime = true
-			s = s[1:]
-			continue
-		}
-		i := 0
-		for i < len(s) && isDigit(s[i]) {
-			i++
-		}
-		if i == 0 || i > 18 || i == len(s) {
-			return 0, false
-		}
-		n, _ := strconv.ParseInt(s[:i], 10, 64)
-		var frac int64
-		if s[i] == '.' {
-			j := i + 1
-			for j < len(s) && isDigit(s[j]) {
-				j++
-			}
-			digits := s[i+1 : j]
-			if digits == "" || j == len(s) || s[j] != 'S' || !inTime {
-				return 0, false
-			}
-			for k := 0; k < 9; k++ {
-				frac *= 10
-				if k < len(digits) {
-					frac += int64(digits[k] - '0')
-				}
-			}
-			i = j
-		}
-		unit, u := s[i], 0
-		switch {
-		case unit == 'D' && !inTime:
-			u = 1
-		case unit == 'H' && inTime:
-			u = 2
-		case unit == 'M' && inTime:
-			u = 3
-		case unit == 'S' && inTime:
-			u = 4
-		default:
-			return 0, false
-		}
-		if u <= order {
-			return 0, false
-		}
-		order = u
-		mult := [...]int64{0, int64(24 * time.Hour), int64(time.Hour), int64(time.Minute), int64(time.Second)}[u]
-		if !add(n, mult) || !add(frac, 1) {
-			return 0, false
-		}
-		s = s[i+1:]
-		seen = true
-	}
-	if !seen {
-		return 0, false
-	}
-	d := time.Duration(total)
-	if neg {
-		d = -d
-	}
-	return d, true
+	year, month, day := date.Date()
+	return time.Date(year, month, day, 0, 0, 0, 0, location).Add(sinceMidnight), true
 }
 
 // checkText refuses a string value (percent-decoded) that is not UTF-8 text or holds the NUL character: no
