@@ -82,12 +82,85 @@ func pathExpect(prev lexer.TokenType, hasPrev bool) string {
 // ("Customers('O”Neil')/Orders", "Customers%28%27O%27%27Neil%27%29"). A leading and a trailing "/" are
 // ignored. Errors are *Error values with Option "path".
 func ParsePath(raw string) (*ResourcePath, error) {
+	if p := parseSimplePath(raw); p != nil {
+		return p, nil
+	}
 	p, err := parsePath(raw)
 	if err != nil {
 		err.Option = "path"
 		return nil, err
 	}
 	return p, nil
+}
+
+// parseSimplePath parses the most frequent paths without the grammar: "/Set", "/Set('key')" and "/Set(123)" (an
+// optional trailing "/"), whose key is letters, digits and "-_.@" only. It returns what parsePath returns for
+// them, and nil for any other path, which parsePath then reads.
+func parseSimplePath(raw string) *ResourcePath {
+	s := strings.TrimSuffix(raw, "/")
+	if len(s) < 2 || s[0] != '/' {
+		return nil
+	}
+	name, key, hasKey := strings.Cut(s[1:], "(")
+	if !isASCIIIdentifier(name) {
+		return nil
+	}
+	segment := Segment{Pos: 1, Name: name}
+	if hasKey {
+		keyText, closed := strings.CutSuffix(key, ")")
+		if !closed {
+			return nil
+		}
+		keyPos := 1 + len(name) + 1
+		literal := simpleKeyLiteral(keyText, keyPos)
+		if literal == nil {
+			return nil
+		}
+		segment.Args = []ArgList{{Pos: keyPos - 1, Args: []Arg{{Pos: keyPos, Value: literal}}}}
+	}
+	return &ResourcePath{Segments: []Segment{segment}}
+}
+
+// simpleKeyLiteral reads the key of a simple path, at offset pos: a quoted string of letters, digits and "-_.@",
+// or up to 18 digits (so the number fits an Int64). It returns nil for any other text.
+func simpleKeyLiteral(text string, pos int) *Literal {
+	if len(text) >= 2 && text[0] == '\'' && text[len(text)-1] == '\'' {
+		value := text[1 : len(text)-1]
+		for i := 0; i < len(value); i++ {
+			if c := value[i]; !isASCIIAlphanumeric(c) && c != '-' && c != '_' && c != '.' && c != '@' {
+				return nil
+			}
+		}
+		return &Literal{Pos: pos, Kind: LitString, Text: text, Value: value}
+	}
+	if text == "" || len(text) > 18 {
+		return nil
+	}
+	var n int64
+	for i := 0; i < len(text); i++ {
+		if !isDigit(text[i]) {
+			return nil
+		}
+		n = n*10 + int64(text[i]-'0')
+	}
+	return &Literal{Pos: pos, Kind: LitInt, Text: text, Value: n}
+}
+
+// isASCIIIdentifier reports whether s is an identifier of ASCII letters, digits and "_" (not a "$" segment).
+func isASCIIIdentifier(s string) bool {
+	if s == "" || isDigit(s[0]) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isASCIIAlphanumeric(s[i]) && s[i] != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCIIAlphanumeric(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 func parsePath(raw string) (*ResourcePath, *Error) {

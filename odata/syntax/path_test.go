@@ -1,14 +1,12 @@
-package odata
+package syntax
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/storekit/store/odata/syntax"
 )
 
-// TestParseSimplePath checks that the fast path parser agrees with syntax.ParsePath wherever it answers.
+// TestParseSimplePath checks that the fast path agrees with the grammar wherever it answers.
 func TestParseSimplePath(t *testing.T) {
 	for _, c := range []struct {
 		raw    string
@@ -48,13 +46,13 @@ func TestParseSimplePath(t *testing.T) {
 		if got == nil {
 			continue
 		}
-		want, err := syntax.ParsePath(c.raw)
+		want, err := parsePath(c.raw)
 		if err != nil {
-			t.Errorf("ParsePath(%q) = %v", c.raw, err)
+			t.Errorf("parsePath(%q) = %v", c.raw, err)
 			continue
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("parseSimplePath(%q) mismatch (-ParsePath +got):\n%s", c.raw, diff)
+			t.Errorf("parseSimplePath(%q) mismatch (-parsePath +got):\n%s", c.raw, diff)
 		}
 	}
 }
