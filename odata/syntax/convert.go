@@ -271,111 +271,173 @@ func isDollar(t lexer.Token, name string) bool {
 // path converts a member path, a canonical function call, a lambda or a $count.
 func (c *conv) path(g *gPath, depth int) (Expr, *Error) {
 	first := &gSegment{Name: g.Name, Args: g.Args}
-	name := first.Name
-	p := &Path{Pos: name.Pos.Offset}
-	segs := g.Rest
-	switch nameKind(name) {
+	p := &Path{Pos: g.Name.Pos.Offset}
+	segments := g.Rest
+	switch nameKind(g.Name) {
 	case tDollar:
-		switch {
-		case isDollar(name, "$it"):
-			p.Base = BaseIt
-		case isDollar(name, "$this"):
-			p.Base = BaseThis
-		case isDollar(name, "$root"):
-			p.Base = BaseRoot
-			if len(segs) == 0 {
-				return nil, errAt(name.Pos.Offset+len(name.Value), `expected "/" after $root`)
-			}
-		default:
-			return nil, errAt(name.Pos.Offset, "unexpected "+describe(name))
-		}
-		if len(first.Args) > 0 {
-			return nil, errAt(name.Pos.Offset+len(name.Value), "unexpected "+`"("`)
+		if err := dollarBase(p, first, len(g.Rest)); err != nil {
+			return nil, err
 		}
 	case tAt:
-		if !strings.ContainsAny(name.Value, ".#") && len(first.Args) == 0 {
-			p.Base, p.Alias = BaseAlias, name.Value[1:]
+		if !strings.ContainsAny(g.Name.Value, ".#") && len(first.Args) == 0 {
+			p.Base, p.Alias = BaseAlias, g.Name.Value[1:]
 		} else {
-			segs = g.Rest[:0:0]
-			segs = append(segs, first)
-			segs = append(segs, g.Rest...)
+			segments = withFirst(first, g.Rest) // an annotation or a qualified function
 		}
 	default:
-		lname := lower(name.Value)
-		if len(first.Args) == 1 && len(g.Rest) == 0 && canonical[lname] {
-			return c.call(first, lname, depth)
+		name := lower(g.Name.Value)
+		if len(first.Args) == 1 && len(g.Rest) == 0 && canonical[name] {
+			return c.call(first, name, depth)
 		}
-		if lname == "any" || lname == "all" {
-			return nil, errAt(name.Pos.Offset+len(name.Value), lname+" must follow a collection path")
+		if err := checkPathStart(g, name); err != nil {
+			return nil, err
 		}
-		if len(g.Rest) == 0 && len(first.Args) == 0 && strings.IndexByte(name.Value, '.') > 0 {
-			return nil, errAt(name.Pos.Offset+len(name.Value), `expected "/" after type name `+name.Value)
-		}
-		segs = g.Rest[:0:0]
-		segs = append(segs, first)
-		segs = append(segs, g.Rest...)
+		segments = withFirst(first, g.Rest)
 	}
-	p.Segments = make([]Segment, 0, len(segs))
-	for i, s := range segs {
-		last := i == len(segs)-1
+	return c.pathSegments(p, segments, depth)
+}
+
+// withFirst returns first followed by rest, in a new slice.
+func withFirst(first *gSegment, rest []*gSegment) []*gSegment {
+	return append(append(make([]*gSegment, 0, 1+len(rest)), first), rest...)
+}
+
+// dollarBase sets the base of a path that starts with $it, $this or $root; restCount is the number of segments
+// after it.
+func dollarBase(p *Path, first *gSegment, restCount int) *Error {
+	name := first.Name
+	switch {
+	case isDollar(name, "$it"):
+		p.Base = BaseIt
+	case isDollar(name, "$this"):
+		p.Base = BaseThis
+	case isDollar(name, "$root"):
+		p.Base = BaseRoot
+		if restCount == 0 {
+			return errAt(name.Pos.Offset+len(name.Value), `expected "/" after $root`)
+		}
+	default:
+		return errAt(name.Pos.Offset, "unexpected "+describe(name))
+	}
+	if len(first.Args) > 0 {
+		return errAt(name.Pos.Offset+len(name.Value), "unexpected "+`"("`)
+	}
+	return nil
+}
+
+// checkPathStart rejects a path that starts with any or all (a lambda needs a collection before it) or that
+// is a type name alone. lowerName is the first name in lower case.
+func checkPathStart(g *gPath, lowerName string) *Error {
+	end := g.Name.Pos.Offset + len(g.Name.Value)
+	if lowerName == "any" || lowerName == "all" {
+		return errAt(end, lowerName+" must follow a collection path")
+	}
+	if len(g.Rest) == 0 && len(g.Args) == 0 && strings.IndexByte(g.Name.Value, '.') > 0 {
+		return errAt(end, `expected "/" after type name `+g.Name.Value)
+	}
+	return nil
+}
+
+// pathSegments converts the segments of p; a $count or a lambda ends the path and becomes the expression.
+func (c *conv) pathSegments(p *Path, segments []*gSegment, depth int) (Expr, *Error) {
+	p.Segments = make([]Segment, 0, len(segments))
+	for i, s := range segments {
 		n := s.Name
+		var segment Segment
+		var err *Error
 		switch {
 		case isDollar(n, "$count"):
-			if !last {
-				return nil, errAt(segs[i+1].Name.Pos.Offset-1, "$count must be the last segment")
+			if i < len(segments)-1 {
+				return nil, errAt(segments[i+1].Name.Pos.Offset-1, "$count must be the last segment")
 			}
-			cnt := &Count{Pos: n.Pos.Offset, Path: p}
-			if len(s.Args) == 1 && s.Args[0].Blob.Type != 0 {
-				q, err := c.nestedOptions(s.Args[0].Blob, countOptions)
-				if err != nil {
-					return nil, err
-				}
-				cnt.Options = q
-			} else if len(s.Args) > 0 {
-				return nil, errAt(s.Args[0].Open.Pos.Offset, "unexpected "+`"("`)
-			}
-			return cnt, nil
+			return c.count(p, s)
 		case isDollar(n, "$filter"):
-			if len(s.Args) == 0 || len(s.Args[0].Args) != 1 || s.Args[0].Args[0].Name.Type != 0 || s.Args[0].Args[0].Then != nil {
-				return nil, errAt(n.Pos.Offset+len(n.Value), "expected (expression) after $filter")
-			}
-			e, err := c.nested(s.Args[0].Args[0].Value, depth)
-			if err != nil {
-				return nil, err
-			}
-			seg := Segment{Pos: n.Pos.Offset, Name: "$filter",
-				Args: []ArgList{{Pos: s.Args[0].Open.Pos.Offset, Args: []Arg{{Pos: e.Position(), Value: e}}}}}
-			for _, a := range s.Args[1:] { // a key predicate after the filter
-				al, err := c.args(a, depth)
-				if err != nil {
-					return nil, err
-				}
-				seg.Args = append(seg.Args, ArgList{Pos: a.Open.Pos.Offset, Args: al})
-			}
-			p.Segments = append(p.Segments, seg)
-			continue
+			segment, err = c.filterSegment(s, depth)
 		case nameKind(n) == tDollar:
 			return nil, errAt(n.Pos.Offset, "unexpected "+describe(n))
-		case nameKind(n) == tIdent && len(s.Args) > 0 && (strings.EqualFold(n.Value, "any") || strings.EqualFold(n.Value, "all")):
-			if !last {
-				return nil, errAt(segs[i+1].Name.Pos.Offset-1, n.Value+"() must be the last segment")
+		case isLambda(s):
+			if i < len(segments)-1 {
+				return nil, errAt(segments[i+1].Name.Pos.Offset-1, n.Value+"() must be the last segment")
 			}
 			return c.lambda(p, s, depth)
+		default:
+			segment, err = c.memberSegment(s, depth)
 		}
-		seg := Segment{Pos: n.Pos.Offset, Name: n.Value}
-		if hasBlob(s.Args) {
-			return nil, errAt(s.Args[0].Open.Pos.Offset, "unexpected "+`"("`)
+		if err != nil {
+			return nil, err
 		}
-		for _, a := range s.Args {
-			al, err := c.args(a, depth)
-			if err != nil {
-				return nil, err
-			}
-			seg.Args = append(seg.Args, ArgList{Pos: a.Open.Pos.Offset, Args: al})
-		}
-		p.Segments = append(p.Segments, seg)
+		p.Segments = append(p.Segments, segment)
 	}
 	return p, nil
+}
+
+// isLambda reports whether s is any(...) or all(...).
+func isLambda(s *gSegment) bool {
+	return nameKind(s.Name) == tIdent && len(s.Args) > 0 &&
+		(strings.EqualFold(s.Name.Value, "any") || strings.EqualFold(s.Name.Value, "all"))
+}
+
+// count converts path/$count, with its nested options in parentheses.
+func (c *conv) count(p *Path, s *gSegment) (Expr, *Error) {
+	count := &Count{Pos: s.Name.Pos.Offset, Path: p}
+	switch {
+	case len(s.Args) == 1 && s.Args[0].Blob.Type != 0:
+		q, err := c.nestedOptions(s.Args[0].Blob, countOptions)
+		if err != nil {
+			return nil, err
+		}
+		count.Options = q
+	case len(s.Args) > 0:
+		return nil, errAt(s.Args[0].Open.Pos.Offset, "unexpected "+`"("`)
+	}
+	return count, nil
+}
+
+// filterSegment converts $filter(expression), possibly followed by a key predicate.
+func (c *conv) filterSegment(s *gSegment, depth int) (Segment, *Error) {
+	n := s.Name
+	if len(s.Args) == 0 || !isSingleExpression(s.Args[0]) {
+		return Segment{}, errAt(n.Pos.Offset+len(n.Value), "expected (expression) after $filter")
+	}
+	e, err := c.nested(s.Args[0].Args[0].Value, depth)
+	if err != nil {
+		return Segment{}, err
+	}
+	segment := Segment{Pos: n.Pos.Offset, Name: "$filter",
+		Args: []ArgList{{Pos: s.Args[0].Open.Pos.Offset, Args: []Arg{{Pos: e.Position(), Value: e}}}}}
+	if err := c.appendArgLists(&segment, s.Args[1:], depth); err != nil {
+		return Segment{}, err
+	}
+	return segment, nil
+}
+
+// isSingleExpression reports whether an argument list is one unnamed expression.
+func isSingleExpression(a *gArgs) bool {
+	return len(a.Args) == 1 && a.Args[0].Name.Type == 0 && a.Args[0].Then == nil
+}
+
+// memberSegment converts a property, navigation, type cast or function segment with its argument lists.
+func (c *conv) memberSegment(s *gSegment, depth int) (Segment, *Error) {
+	if hasBlob(s.Args) {
+		return Segment{}, errAt(s.Args[0].Open.Pos.Offset, "unexpected "+`"("`)
+	}
+	segment := Segment{Pos: s.Name.Pos.Offset, Name: s.Name.Value}
+	if err := c.appendArgLists(&segment, s.Args, depth); err != nil {
+		return Segment{}, err
+	}
+	return segment, nil
+}
+
+// appendArgLists converts argument lists and appends them to the segment's.
+func (c *conv) appendArgLists(segment *Segment, lists []*gArgs, depth int) *Error {
+	for _, a := range lists {
+		args, err := c.args(a, depth)
+		if err != nil {
+			return err
+		}
+		segment.Args = append(segment.Args, ArgList{Pos: a.Open.Pos.Offset, Args: args})
+	}
+	return nil
 }
 
 // nested converts an expression inside parentheses of a path ($filter(...), arguments).

@@ -207,9 +207,21 @@ func (s *scanner) c(i int) byte {
 	return c
 }
 
+// fail records a lexical error at offset pos of src and returns it.
 func (s *scanner) fail(pos int, msg string) (lexer.Token, error) {
+	return lexer.Token{}, s.errorAt(pos, msg)
+}
+
+// nestingErrorAt records that the nesting at offset pos of src exceeds maxNesting and returns the error.
+func (s *scanner) nestingErrorAt(pos int) *lexError {
+	s.err = &lexError{pos: s.base + pos, msg: "nesting exceeds the limit of 64 levels", limit: true}
+	return s.err
+}
+
+// errorAt records a lexical error at offset pos of src and returns it.
+func (s *scanner) errorAt(pos int, msg string) *lexError {
 	s.err = &lexError{pos: s.base + pos, msg: msg}
-	return lexer.Token{}, s.err
+	return s.err
 }
 
 func (s *scanner) tok(t lexer.TokenType, start, end int, value string) lexer.Token {
@@ -319,8 +331,7 @@ func keyword(w string) (lexer.TokenType, string) {
 func (s *scanner) open(start int) *lexError {
 	s.depth++
 	if s.depth > maxNesting {
-		s.err = &lexError{pos: s.base + start, msg: "nesting exceeds the limit of 64 levels", limit: true}
-		return s.err
+		return s.nestingErrorAt(start)
 	}
 	return nil
 }
@@ -358,8 +369,7 @@ func (s *scanner) nextExpr() (lexer.Token, error) {
 	case tPrefix:
 		s.unaryRun++
 		if s.unaryRun+s.depth > maxNesting {
-			s.err = &lexError{pos: s.base + start, msg: "nesting exceeds the limit of 64 levels", limit: true}
-			return t, s.err
+			return t, s.nestingErrorAt(start)
 		}
 		s.prevOperand = false
 	case tRParen, tRBracket, tRBrace:
@@ -376,142 +386,177 @@ func (s *scanner) nextExpr() (lexer.Token, error) {
 	return t, nil
 }
 
+// scanExprToken scans the token that starts with the decoded character c (raw width w) at start; operand says
+// whether an operand may stand there (so "-" before a digit is a sign and "not" is the operator).
 func (s *scanner) scanExprToken(c byte, w, start int, operand bool) (lexer.Token, error) {
 	switch {
 	case c == '\'':
-		end, err := s.scanQuoted(start, w)
-		if err != nil {
-			return lexer.Token{}, err
-		}
-		s.p = end
-		return s.tok(tString, start, end, s.text(start, end)), nil
+		return s.scanStringLiteral(start, w)
 	case c == '"':
-		end, err := s.scanJSONString(start)
-		if err != nil {
-			return lexer.Token{}, err
-		}
-		s.p = end
-		return s.tok(tJSONString, start, end, s.text(start, end)), nil
+		return s.scanJSONStringLiteral(start)
 	case ishex(c) && s.isGUID(start):
-		end := s.skipChars(start, 36)
-		s.p = end
-		if isIdentChar(s.c(end)) {
-			return s.fail(end, "invalid GUID literal")
-		}
-		return s.tok(tGuid, start, end, s.text(start, end)), nil
+		return s.scanGUID(start)
 	case isDigit(c) || (c == '-' || c == '+') && operand && isDigit(s.c(start+w)):
 		return s.scanNumber(start)
-	case c == '-' && operand && strings.HasPrefix(s.src[start+w:], "INF") && !isIdentChar(s.c(start+w+3)):
-		s.p = start + w + 3
-		return s.tok(tDouble, start, s.p, "-INF"), nil
 	case c == '-':
-		s.p = start + w
-		return s.tok(tMinus, start, s.p, "-"), nil
+		return s.scanMinus(start, w, operand)
 	case isIdentStart(c):
-		end := s.scanWord(start, true)
-		word := s.src[start:end]
-		if q, qw := at(s.src, end); q == '\'' {
-			e, err := s.scanQuoted(end, qw)
-			if err != nil {
-				return lexer.Token{}, err
-			}
-			s.p = e
-			return s.tok(tTyped, start, e, s.text(start, e)), nil
-		}
-		s.p = end
-		dw := word
-		if strings.IndexByte(word, '%') >= 0 {
-			dw = decode(word)
-			if !utf8.ValidString(dw) {
-				return s.fail(start, "invalid UTF-8 in identifier")
-			}
-		} else if c >= 0x80 && !utf8.ValidString(dw) {
-			return s.fail(start, "invalid UTF-8 in identifier")
-		}
-		if operand {
-			switch {
-			case strings.EqualFold(dw, "null"):
-				return s.tok(tNull, start, end, "null"), nil
-			case strings.EqualFold(dw, "true"):
-				return s.tok(tBool, start, end, "true"), nil
-			case strings.EqualFold(dw, "false"):
-				return s.tok(tBool, start, end, "false"), nil
-			case dw == "INF" || dw == "NaN":
-				return s.tok(tDouble, start, end, dw), nil
-			case strings.EqualFold(dw, "not"):
-				n, _ := at(s.src, end)
-				if isSpace(n) || n == '(' {
-					return s.tok(tNot, start, end, "not"), nil
-				}
-			}
-		}
-		return s.tok(tIdent, start, end, dw), nil
+		return s.scanIdentifier(c, start, operand)
 	case c == '@':
 		return s.scanAt(start, w)
 	case c == '$':
-		t, err := s.scanDollar(start, w)
-		if err != nil {
-			return t, err
-		}
-		end := s.p
-		if o, ow := at(s.src, end); o == '(' && strings.EqualFold(t.Value, "$count") {
-			// $count(...) carries nested options, which have their own lexical rules ($search).
-			e, err := s.balanced(end + ow)
-			if err != nil {
-				return lexer.Token{}, err
-			}
-			_, cw := at(s.src, e)
-			s.pending = append(s.pending[:0],
-				s.tok(tLParen, end, end+ow, "("),
-				s.tok(tBlob, end+ow, e, s.src[end+ow:e]),
-				s.tok(tRParen, e, e+cw, ")"))
-			s.p = e + cw
-			s.prevOperand = true
-		}
-		return t, nil
+		return s.scanDollarInExpression(start, w)
+	}
+	return s.scanPunctuation(c, start, w)
+}
+
+// scanStringLiteral scans a '...' literal whose quote (w bytes) is at start.
+func (s *scanner) scanStringLiteral(start, w int) (lexer.Token, error) {
+	end, err := s.scanQuoted(start, w)
+	if err != nil {
+		return lexer.Token{}, err
+	}
+	s.p = end
+	return s.tok(tString, start, end, s.text(start, end)), nil
+}
+
+// scanJSONStringLiteral scans a "..." string of a JSON array or object that starts at start.
+func (s *scanner) scanJSONStringLiteral(start int) (lexer.Token, error) {
+	end, err := s.scanJSONString(start)
+	if err != nil {
+		return lexer.Token{}, err
+	}
+	s.p = end
+	return s.tok(tJSONString, start, end, s.text(start, end)), nil
+}
+
+// scanGUID scans the 36 characters of a GUID literal (isGUID checked the form).
+func (s *scanner) scanGUID(start int) (lexer.Token, error) {
+	end := s.skipChars(start, 36)
+	s.p = end
+	if isIdentChar(s.c(end)) {
+		return s.fail(end, "invalid GUID literal")
+	}
+	return s.tok(tGuid, start, end, s.text(start, end)), nil
+}
+
+// scanMinus scans a "-" (w bytes) that is not the sign of a number: the literal -INF in operand position, else
+// the negation operator.
+func (s *scanner) scanMinus(start, w int, operand bool) (lexer.Token, error) {
+	if operand && strings.HasPrefix(s.src[start+w:], "INF") && !isIdentChar(s.c(start+w+3)) {
+		s.p = start + w + 3
+		return s.tok(tDouble, start, s.p, "-INF"), nil
 	}
 	s.p = start + w
-	var t lexer.TokenType
-	switch c {
-	case '(':
-		t = tLParen
-	case ')':
-		t = tRParen
-	case '[':
-		t = tLBracket
-	case ']':
-		t = tRBracket
-	case '{':
-		t = tLBrace
-	case '}':
-		t = tRBrace
-	case ',':
-		t = tComma
-	case ':':
-		t = tColon
-	case '/':
-		t = tSlash
-	case '=':
-		t = tEquals
-	case ';':
-		t = tSemi
-	case '*':
-		t = tStar
-	case '.':
-		t = tDot
-	default:
+	return s.tok(tMinus, start, s.p, "-"), nil
+}
+
+// scanIdentifier scans a (qualified) name that starts with c at start: an identifier, a prefix'text' literal
+// (binary'..', duration'..', Namespace.Enum'..') or, in operand position, one of the words null, true, false,
+// INF, NaN and not.
+func (s *scanner) scanIdentifier(c byte, start int, operand bool) (lexer.Token, error) {
+	end := s.scanWord(start, true)
+	if q, qw := at(s.src, end); q == '\'' {
+		e, err := s.scanQuoted(end, qw)
+		if err != nil {
+			return lexer.Token{}, err
+		}
+		s.p = e
+		return s.tok(tTyped, start, e, s.text(start, e)), nil
+	}
+	s.p = end
+	word := s.src[start:end]
+	if strings.IndexByte(word, '%') >= 0 {
+		word = decode(word)
+		if !utf8.ValidString(word) {
+			return s.fail(start, "invalid UTF-8 in identifier")
+		}
+	} else if c >= 0x80 && !utf8.ValidString(word) {
+		return s.fail(start, "invalid UTF-8 in identifier")
+	}
+	if operand {
+		if t, ok := s.operandWord(word, start, end); ok {
+			return t, nil
+		}
+	}
+	return s.tok(tIdent, start, end, word), nil
+}
+
+// operandWord classifies a word in operand position that is a literal or the not operator.
+func (s *scanner) operandWord(word string, start, end int) (lexer.Token, bool) {
+	switch {
+	case strings.EqualFold(word, "null"):
+		return s.tok(tNull, start, end, "null"), true
+	case strings.EqualFold(word, "true"):
+		return s.tok(tBool, start, end, "true"), true
+	case strings.EqualFold(word, "false"):
+		return s.tok(tBool, start, end, "false"), true
+	case word == "INF" || word == "NaN":
+		return s.tok(tDouble, start, end, word), true
+	case strings.EqualFold(word, "not"):
+		if next, _ := at(s.src, end); isSpace(next) || next == '(' {
+			return s.tok(tNot, start, end, "not"), true
+		}
+	}
+	return lexer.Token{}, false
+}
+
+// scanDollarInExpression scans a $name (its '$', w bytes, at start). $count(...) carries nested options, which
+// have their own lexical rules ($search): their text becomes one blob token between the parentheses.
+func (s *scanner) scanDollarInExpression(start, w int) (lexer.Token, error) {
+	t, err := s.scanDollar(start, w)
+	if err != nil {
+		return t, err
+	}
+	end := s.p
+	open, ow := at(s.src, end)
+	if open != '(' || !strings.EqualFold(t.Value, "$count") {
+		return t, nil
+	}
+	if err := s.pendBlob(end, ow); err != nil {
+		return lexer.Token{}, err
+	}
+	s.prevOperand = true
+	return t, nil
+}
+
+// pendBlob queues "(", the balanced text and ")" for the parenthesis (ow bytes) at open.
+func (s *scanner) pendBlob(open, ow int) *lexError {
+	end, err := s.balanced(open + ow)
+	if err != nil {
+		return err
+	}
+	_, cw := at(s.src, end)
+	s.pending = append(s.pending[:0],
+		s.tok(tLParen, open, open+ow, "("),
+		s.tok(tBlob, open+ow, end, s.src[open+ow:end]),
+		s.tok(tRParen, end, end+cw, ")"))
+	s.p = end + cw
+	return nil
+}
+
+// punctuation maps each punctuation character of expressions to its token.
+var punctuation = [256]struct {
+	token lexer.TokenType
+	text  string
+}{'(': {tLParen, "("}, ')': {tRParen, ")"}, '[': {tLBracket, "["}, ']': {tRBracket, "]"}, '{': {tLBrace, "{"},
+	'}': {tRBrace, "}"}, ',': {tComma, ","}, ':': {tColon, ":"}, '/': {tSlash, "/"}, '=': {tEquals, "="},
+	';': {tSemi, ";"}, '*': {tStar, "*"}, '.': {tDot, "."}}
+
+// scanPunctuation scans a punctuation character c (w bytes) at start; an opening bracket counts a nesting level.
+func (s *scanner) scanPunctuation(c byte, start, w int) (lexer.Token, error) {
+	p := punctuation[c]
+	if p.token == 0 {
 		return s.fail(start, "unexpected "+quoteChar(c))
 	}
-	if t == tLParen || t == tLBracket || t == tLBrace {
+	s.p = start + w
+	if p.token == tLParen || p.token == tLBracket || p.token == tLBrace {
 		if err := s.open(start); err != nil {
 			return lexer.Token{}, err
 		}
 	}
-	return s.tok(t, start, s.p, punct[c]), nil
+	return s.tok(p.token, start, s.p, p.text), nil
 }
-
-var punct = [256]string{'(': "(", ')': ")", '[': "[", ']': "]", '{': "{", '}': "}", ',': ",", ':': ":",
-	'/': "/", '=': "=", ';': ";", '*': "*", '.': "."}
 
 func quoteChar(c byte) string {
 	if c < 0x20 || c >= 0x7f {
@@ -599,8 +644,7 @@ func (s *scanner) scanQuoted(start, qw int) (int, *lexError) {
 		c, w := at(s.src, i)
 		switch {
 		case w == 0:
-			s.err = &lexError{pos: s.base + i, msg: "unterminated string literal"}
-			return 0, s.err
+			return 0, s.errorAt(i, "unterminated string literal")
 		case c == '\'':
 			if n, nw := at(s.src, i+w); n == '\'' {
 				i += w + nw
@@ -608,11 +652,9 @@ func (s *scanner) scanQuoted(start, qw int) (int, *lexError) {
 			}
 			return i + w, nil
 		case w == 1 && c == '%':
-			s.err = &lexError{pos: s.base + i, msg: "invalid percent-encoding"}
-			return 0, s.err
+			return 0, s.errorAt(i, "invalid percent-encoding")
 		case w == 1 && c == '/' && s.inPath:
-			s.err = &lexError{pos: s.base + i, msg: `"/" in a key literal must be percent-encoded as %2F`}
-			return 0, s.err
+			return 0, s.errorAt(i, `"/" in a key literal must be percent-encoded as %2F`)
 		}
 		i += w
 	}
@@ -627,21 +669,18 @@ func (s *scanner) scanJSONString(start int) (int, *lexError) {
 		c, w := at(s.src, i)
 		switch {
 		case w == 0:
-			s.err = &lexError{pos: s.base + i, msg: "unterminated JSON string"}
-			return 0, s.err
+			return 0, s.errorAt(i, "unterminated JSON string")
 		case c == '"':
 			return i + w, nil
 		case c == '\\':
 			_, nw := at(s.src, i+w)
 			if nw == 0 {
-				s.err = &lexError{pos: s.base + i + w, msg: "unterminated JSON string"}
-				return 0, s.err
+				return 0, s.errorAt(i+w, "unterminated JSON string")
 			}
 			i += w + nw
 			continue
 		case w == 1 && c == '%':
-			s.err = &lexError{pos: s.base + i, msg: "invalid percent-encoding"}
-			return 0, s.err
+			return 0, s.errorAt(i, "invalid percent-encoding")
 		}
 		i += w
 	}
@@ -699,48 +738,17 @@ func (s *scanner) scanTime(i int) int {
 	return j
 }
 
+// scanNumber scans a number, a date, a date-time or a time of day that starts at start (with a sign for a
+// number or a date).
 func (s *scanner) scanNumber(start int) (lexer.Token, error) {
 	i := start
 	if c, w := at(s.src, i); c == '-' || c == '+' {
 		i += w
 	}
 	j, n := s.digits(i)
-	// Date and date-time: yyyy-mm-dd[Thh:mm[:ss[.f]](Z|+hh:mm|-hh:mm)].
 	if n >= 4 {
-		if k := s.expect(j, '-'); k >= 0 {
-			if k2, n2 := s.digits(k); n2 == 2 {
-				if k3 := s.expect(k2, '-'); k3 >= 0 {
-					if k4, n4 := s.digits(k3); n4 == 2 {
-						end := k4
-						typ := tDate
-						if t := s.expect(k4, 'T'); t >= 0 {
-							e := s.scanTime(t)
-							if e < 0 {
-								return s.fail(t, "invalid date-time literal")
-							}
-							switch c, w := at(s.src, e); c {
-							case 'Z':
-								e += w
-							case '+', '-':
-								e2 := s.scanTime(e + w)
-								if e2 < 0 {
-									return s.fail(e+w, "invalid time zone offset in date-time literal")
-								}
-								e = e2
-							default:
-								return s.fail(e, "date-time literal needs a time zone (Z or +hh:mm)")
-							}
-							end, typ = e, tDateTime
-						}
-						if isIdentChar(s.c(end)) {
-							return s.fail(end, "invalid date literal")
-						}
-						s.p = end
-						return s.tok(typ, start, end, s.text(start, end)), nil
-					}
-				}
-			}
-			return s.fail(j, "invalid date literal")
+		if month := s.expect(j, '-'); month >= 0 {
+			return s.scanDate(start, j, month)
 		}
 	}
 	if n == 2 && i == start {
@@ -752,30 +760,82 @@ func (s *scanner) scanNumber(start int) (lexer.Token, error) {
 			return s.tok(tTime, start, e, s.text(start, e)), nil
 		}
 	}
-	typ := tInt
+	return s.scanDecimal(start, j)
+}
+
+// scanDate scans the month and day of a date yyyy-mm-dd whose year ends at yearEnd and whose month starts at
+// month, then a time of day with a time zone after a "T": yyyy-mm-ddThh:mm[:ss[.f]](Z|+hh:mm|-hh:mm).
+func (s *scanner) scanDate(start, yearEnd, month int) (lexer.Token, error) {
+	monthEnd, monthDigits := s.digits(month)
+	day := s.expect(monthEnd, '-')
+	if monthDigits != 2 || day < 0 {
+		return s.fail(yearEnd, "invalid date literal")
+	}
+	end, dayDigits := s.digits(day)
+	if dayDigits != 2 {
+		return s.fail(yearEnd, "invalid date literal")
+	}
+	kind := tDate
+	if clock := s.expect(end, 'T'); clock >= 0 {
+		e, err := s.scanClockWithZone(clock)
+		if err != nil {
+			return lexer.Token{}, err
+		}
+		end, kind = e, tDateTime
+	}
+	if isIdentChar(s.c(end)) {
+		return s.fail(end, "invalid date literal")
+	}
+	s.p = end
+	return s.tok(kind, start, end, s.text(start, end)), nil
+}
+
+// scanClockWithZone scans the time and the time zone of a date-time from clock (after the "T") and returns its
+// end.
+func (s *scanner) scanClockWithZone(clock int) (int, *lexError) {
+	e := s.scanTime(clock)
+	if e < 0 {
+		return 0, s.errorAt(clock, "invalid date-time literal")
+	}
+	switch c, w := at(s.src, e); c {
+	case 'Z':
+		return e + w, nil
+	case '+', '-':
+		zoneEnd := s.scanTime(e + w)
+		if zoneEnd < 0 {
+			return 0, s.errorAt(e+w, "invalid time zone offset in date-time literal")
+		}
+		return zoneEnd, nil
+	}
+	return 0, s.errorAt(e, "date-time literal needs a time zone (Z or +hh:mm)")
+}
+
+// scanDecimal scans the fraction and the exponent of a number whose integer digits end at j.
+func (s *scanner) scanDecimal(start, j int) (lexer.Token, error) {
+	kind := tInt
 	if c, w := at(s.src, j); c == '.' {
 		k, m := s.digits(j + w)
 		if m == 0 {
 			return s.fail(j+w, "expected digits after the decimal point")
 		}
-		j, typ = k, tDecimal
+		j, kind = k, tDecimal
 	}
 	if c, w := at(s.src, j); c == 'e' || c == 'E' {
 		k := j + w
-		if c2, w2 := at(s.src, k); c2 == '+' || c2 == '-' {
-			k += w2
+		if sign, sw := at(s.src, k); sign == '+' || sign == '-' {
+			k += sw
 		}
-		k2, m := s.digits(k)
+		exponentEnd, m := s.digits(k)
 		if m == 0 {
 			return s.fail(k, "expected digits in the exponent")
 		}
-		j, typ = k2, tDouble
+		j, kind = exponentEnd, tDouble
 	}
 	if isIdentChar(s.c(j)) {
 		return s.fail(j, "invalid number literal")
 	}
 	s.p = j
-	return s.tok(typ, start, j, s.text(start, j)), nil
+	return s.tok(kind, start, j, s.text(start, j)), nil
 }
 
 // scanAt scans a parameter alias or an annotation, @name or @name#term, whose '@' (w bytes) is at start.
@@ -826,16 +886,10 @@ func (s *scanner) nextItem() (lexer.Token, error) {
 	case c == '$':
 		return s.scanDollar(start, w)
 	case c == '(':
-		end, err := s.balanced(start + w)
-		if err != nil {
+		if err := s.pendBlob(start, w); err != nil {
 			return lexer.Token{}, err
 		}
-		_, cw := at(s.src, end)
-		s.pending = append(s.pending[:0],
-			s.tok(tBlob, start+w, end, s.src[start+w:end]),
-			s.tok(tRParen, end, end+cw, ")"))
-		s.p = end + cw
-		return s.tok(tLParen, start, start+w, "("), nil
+		return s.Next()
 	}
 	s.p = start + w
 	switch c {
@@ -859,13 +913,11 @@ func (s *scanner) balanced(i int) (int, *lexError) {
 		c, w := at(s.src, i)
 		switch {
 		case w == 0:
-			s.err = &lexError{pos: s.base + i, msg: `missing ")"`}
-			return 0, s.err
+			return 0, s.errorAt(i, `missing ")"`)
 		case c == '(':
 			depth++
 			if depth > maxNesting {
-				s.err = &lexError{pos: s.base + i, msg: "nesting exceeds the limit of 64 levels", limit: true}
-				return 0, s.err
+				return 0, s.nestingErrorAt(i)
 			}
 		case c == ')':
 			if depth == 0 {
@@ -904,8 +956,7 @@ func (s *scanner) skipQuoted(i, w int, q byte) (int, *lexError) {
 		c, w := at(s.src, i)
 		switch {
 		case w == 0:
-			s.err = &lexError{pos: s.base + start, msg: "unterminated quoted text"}
-			return 0, s.err
+			return 0, s.errorAt(start, "unterminated quoted text")
 		case c == '\\' && q == '"':
 			_, nw := at(s.src, i+w)
 			i += w + nw

@@ -208,22 +208,9 @@ func parseQuery(raw string) (*Query, *Error) {
 // option parses one option name=value into q. base is the offset of value within the top-level option value
 // (0 for top-level options); pos is the offset recorded in q.Options.
 func (q *Query) option(name, value string, hasValue bool, pos, base int, allowed optSet, seen map[string]bool, expandDepth int) *Error {
-	kind := optKind(0)
-	canon := name
-	switch {
-	case strings.HasPrefix(name, "@"):
-		if !isIdentifier(name[1:]) {
-			return &Error{Code: CodeSyntax, Msg: "invalid parameter alias name"}
-		}
-		kind = oAlias
-	case strings.HasPrefix(name, "$"):
-		k, ok := systemOptions[lower(name[1:])]
-		if !ok {
-			return &Error{Code: CodeSyntax, Msg: "unknown system query option"}
-		}
-		kind = k
-	default:
-		kind = systemOptions[lower(name)]
+	kind, err := optionKindOf(name)
+	if err != nil {
+		return err
 	}
 	if kind == 0 {
 		if allowed != topOptions {
@@ -233,21 +220,45 @@ func (q *Query) option(name, value string, hasValue bool, pos, base int, allowed
 		q.Custom = append(q.Custom, CustomOption{Name: name, Value: decode(value)})
 		return nil
 	}
+	canonical := name
 	if kind != oAlias {
-		canon = optionNames[kind]
+		canonical = optionNames[kind]
 	}
 	if !allowed.has(kind) {
-		return &Error{Code: CodeSyntax, Msg: canon + " is not allowed here"}
+		return &Error{Code: CodeSyntax, Msg: canonical + " is not allowed here"}
 	}
-	if seen[lower(canon)] {
-		return &Error{Code: CodeSyntax, Msg: "duplicate option " + canon}
+	if seen[lower(canonical)] {
+		return &Error{Code: CodeSyntax, Msg: "duplicate option " + canonical}
 	}
-	seen[lower(canon)] = true
+	seen[lower(canonical)] = true
 	if !hasValue {
 		return errAt(base, "expected \"=\" and a value")
 	}
-	q.Options = append(q.Options, Option{Name: canon, Spelt: name, Pos: pos, Raw: value})
-	var err *Error
+	q.Options = append(q.Options, Option{Name: canonical, Spelt: name, Pos: pos, Raw: value})
+	return q.setOption(kind, name, value, base, expandDepth)
+}
+
+// optionKindOf classifies an option name: a parameter alias, a system option with or without "$"
+// (case-insensitive), or 0 for a custom option.
+func optionKindOf(name string) (optKind, *Error) {
+	switch {
+	case strings.HasPrefix(name, "@"):
+		if !isIdentifier(name[1:]) {
+			return 0, &Error{Code: CodeSyntax, Msg: "invalid parameter alias name"}
+		}
+		return oAlias, nil
+	case strings.HasPrefix(name, "$"):
+		kind, ok := systemOptions[lower(name[1:])]
+		if !ok {
+			return 0, &Error{Code: CodeSyntax, Msg: "unknown system query option"}
+		}
+		return kind, nil
+	}
+	return systemOptions[lower(name)], nil
+}
+
+// setOption parses the value of an option of the given kind, whose raw text starts at offset base, into q.
+func (q *Query) setOption(kind optKind, name, value string, base, expandDepth int) (err *Error) {
 	switch kind {
 	case oFilter:
 		q.Filter, err = parseExprValue(value, base)
@@ -268,47 +279,61 @@ func (q *Query) option(name, value string, hasValue bool, pos, base int, allowed
 	case oIndex:
 		q.Index, err = parseIndex(value, base)
 	case oCount:
-		switch lower(decode(value)) {
-		case "true":
-			q.Count = new(bool)
-			*q.Count = true
-		case "false":
-			q.Count = new(bool)
-		default:
-			err = errAt(base, "expected true or false, found "+strconv.Quote(decode(value)))
-		}
+		q.Count, err = parseBool(value, base)
 	case oLevels:
 		q.Levels, err = parseLevels(value, base)
-	case oSkipToken, oDeltaToken, oID:
-		v := decode(value)
-		if v == "" {
-			err = errAt(base, "expected a value, found end of input")
-		} else if i := strings.IndexByte(value, '%'); i >= 0 && !validEscapes(value) {
-			err = errAt(base+i, "invalid percent-encoding")
-		}
-		switch kind {
-		case oSkipToken:
-			q.SkipToken = v
-		case oDeltaToken:
-			q.DeltaToken = v
-		default:
-			q.ID = v
-		}
+	case oSkipToken:
+		q.SkipToken, err = parseToken(value, base)
+	case oDeltaToken:
+		q.DeltaToken, err = parseToken(value, base)
+	case oID:
+		q.ID, err = parseToken(value, base)
 	case oFormat:
 		q.Format, err = parseFormat(value, base)
 	case oSchemaVersion:
 		q.SchemaVersion, err = parseSchemaVersion(value, base)
 	case oAlias:
-		var e Expr
-		e, err = parseExprValue(value, base)
-		if err == nil {
-			if q.Aliases == nil {
-				q.Aliases = map[string]Expr{}
-			}
-			q.Aliases[name[1:]] = e
-		}
+		err = q.setAlias(name[1:], value, base)
 	}
 	return err
+}
+
+// parseBool parses the value of $count: true or false, case-insensitively.
+func parseBool(src string, base int) (*bool, *Error) {
+	switch v := decode(src); lower(v) {
+	case "true":
+		yes := true
+		return &yes, nil
+	case "false":
+		return new(bool), nil
+	default:
+		return nil, errAt(base, "expected true or false, found "+strconv.Quote(v))
+	}
+}
+
+// parseToken parses the value of $skiptoken, $deltatoken or $id: any text but none, percent-decoded.
+func parseToken(src string, base int) (string, *Error) {
+	v := decode(src)
+	if v == "" {
+		return "", errAt(base, "expected a value, found end of input")
+	}
+	if i := strings.IndexByte(src, '%'); i >= 0 && !validEscapes(src) {
+		return "", errAt(base+i, "invalid percent-encoding")
+	}
+	return v, nil
+}
+
+// setAlias parses the value of the parameter alias @name.
+func (q *Query) setAlias(name, value string, base int) *Error {
+	e, err := parseExprValue(value, base)
+	if err != nil {
+		return err
+	}
+	if q.Aliases == nil {
+		q.Aliases = map[string]Expr{}
+	}
+	q.Aliases[name] = e
+	return nil
 }
 
 func validEscapes(s string) bool {
@@ -709,130 +734,171 @@ func (q *Query) String() string {
 	return b.String()
 }
 
+// writeOptions prints the options of q separated by sep ('&' in a query string, ';' inside parentheses).
 func writeOptions(b *strings.Builder, q *Query, sep byte) {
-	n := 0
-	opt := func(name string) {
-		if n > 0 {
-			b.WriteByte(sep)
-		}
-		n++
-		b.WriteString(name)
-		b.WriteByte('=')
+	w := &optionWriter{b: b, sep: sep}
+	w.expressionOptions(q)
+	w.pagingOptions(q)
+	w.itemOptions(q)
+	w.textOptions(q)
+	w.aliases(q.Aliases)
+	w.customOptions(q.Custom)
+}
+
+// optionWriter prints options one after the other.
+type optionWriter struct {
+	b       *strings.Builder
+	sep     byte
+	written int
+}
+
+// next writes the separator before every option but the first.
+func (w *optionWriter) next() {
+	if w.written > 0 {
+		w.b.WriteByte(w.sep)
 	}
+	w.written++
+}
+
+// option starts the option name: "name=".
+func (w *optionWriter) option(name string) {
+	w.next()
+	w.b.WriteString(name)
+	w.b.WriteByte('=')
+}
+
+// expressionOptions prints $filter, $search and $orderby.
+func (w *optionWriter) expressionOptions(q *Query) {
 	if q.Filter != nil {
-		opt("$filter")
-		writeExpr(b, q.Filter, 0)
+		w.option("$filter")
+		writeExpr(w.b, q.Filter, 0)
 	}
 	if q.Search != nil {
-		opt("$search")
-		writeSearch(b, q.Search, 0)
+		w.option("$search")
+		writeSearch(w.b, q.Search, 0)
 	}
 	if len(q.OrderBy) > 0 {
-		opt("$orderby")
+		w.option("$orderby")
 		for i, it := range q.OrderBy {
 			if i > 0 {
-				b.WriteByte(',')
+				w.b.WriteByte(',')
 			}
-			writeExpr(b, it.Expr, 0)
+			writeExpr(w.b, it.Expr, 0)
 			if it.Desc {
-				b.WriteString(" desc")
+				w.b.WriteString(" desc")
 			}
 		}
 	}
+}
+
+// pagingOptions prints $skip, $top and $count.
+func (w *optionWriter) pagingOptions(q *Query) {
 	if q.Skip != nil {
-		opt("$skip")
-		b.WriteString(strconv.FormatInt(*q.Skip, 10))
+		w.option("$skip")
+		w.b.WriteString(strconv.FormatInt(*q.Skip, 10))
 	}
 	if q.Top != nil {
-		opt("$top")
-		b.WriteString(strconv.FormatInt(*q.Top, 10))
+		w.option("$top")
+		w.b.WriteString(strconv.FormatInt(*q.Top, 10))
 	}
 	if q.Count != nil {
-		opt("$count")
-		b.WriteString(strconv.FormatBool(*q.Count))
+		w.option("$count")
+		w.b.WriteString(strconv.FormatBool(*q.Count))
 	}
+}
+
+// itemOptions prints $select, $expand, $compute, $levels and $index.
+func (w *optionWriter) itemOptions(q *Query) {
 	if len(q.Select) > 0 {
-		opt("$select")
+		w.option("$select")
 		for i, it := range q.Select {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeItemPath(b, it.Path)
-			if it.Options != nil {
-				b.WriteByte('(')
-				writeOptions(b, it.Options, ';')
-				b.WriteByte(')')
-			}
+			w.item(i, it.Path, "", it.Options)
 		}
 	}
 	if len(q.Expand) > 0 {
-		opt("$expand")
+		w.option("$expand")
 		for i, it := range q.Expand {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeItemPath(b, it.Path)
+			suffix := ""
 			if it.Ref {
-				b.WriteString("/$ref")
+				suffix += "/$ref"
 			}
 			if it.Count {
-				b.WriteString("/$count")
+				suffix += "/$count"
 			}
-			if it.Options != nil {
-				b.WriteByte('(')
-				writeOptions(b, it.Options, ';')
-				b.WriteByte(')')
-			}
+			w.item(i, it.Path, suffix, it.Options)
 		}
 	}
 	if len(q.Compute) > 0 {
-		opt("$compute")
+		w.option("$compute")
 		for i, it := range q.Compute {
 			if i > 0 {
-				b.WriteByte(',')
+				w.b.WriteByte(',')
 			}
-			writeExpr(b, it.Expr, 0)
-			b.WriteString(" as ")
-			b.WriteString(it.Alias)
+			writeExpr(w.b, it.Expr, 0)
+			w.b.WriteString(" as ")
+			w.b.WriteString(it.Alias)
 		}
 	}
 	if q.Levels != nil {
-		opt("$levels")
+		w.option("$levels")
 		if q.Levels.Max {
-			b.WriteString("max")
+			w.b.WriteString("max")
 		} else {
-			b.WriteString(strconv.FormatInt(q.Levels.N, 10))
+			w.b.WriteString(strconv.FormatInt(q.Levels.N, 10))
 		}
 	}
 	if q.Index != nil {
-		opt("$index")
-		b.WriteString(strconv.FormatInt(*q.Index, 10))
+		w.option("$index")
+		w.b.WriteString(strconv.FormatInt(*q.Index, 10))
 	}
-	for _, o := range []struct{ name, v string }{{"$skiptoken", q.SkipToken}, {"$deltatoken", q.DeltaToken},
+}
+
+// item prints the i-th item of $select or $expand: its path, a suffix (/$ref, /$count) and its nested options.
+func (w *optionWriter) item(i int, path []Segment, suffix string, options *Query) {
+	if i > 0 {
+		w.b.WriteByte(',')
+	}
+	writeItemPath(w.b, path)
+	w.b.WriteString(suffix)
+	if options != nil {
+		w.b.WriteByte('(')
+		writeOptions(w.b, options, ';')
+		w.b.WriteByte(')')
+	}
+}
+
+// textOptions prints the options whose values are text: $skiptoken, $deltatoken, $format, $schemaversion, $id.
+func (w *optionWriter) textOptions(q *Query) {
+	for _, o := range [...]struct{ name, value string }{{"$skiptoken", q.SkipToken}, {"$deltatoken", q.DeltaToken},
 		{"$format", q.Format}, {"$schemaversion", q.SchemaVersion}, {"$id", q.ID}} {
-		if o.v != "" {
-			opt(o.name)
-			writeOptionText(b, o.v, sep)
+		if o.value != "" {
+			w.option(o.name)
+			writeOptionText(w.b, o.value, w.sep)
 		}
 	}
-	names := make([]string, 0, len(q.Aliases))
-	for k := range q.Aliases {
-		names = append(names, k)
+}
+
+// aliases prints the parameter aliases sorted by name.
+func (w *optionWriter) aliases(aliases map[string]Expr) {
+	names := make([]string, 0, len(aliases))
+	for name := range aliases {
+		names = append(names, name)
 	}
 	sort.Strings(names)
-	for _, k := range names {
-		opt("@" + k)
-		writeExpr(b, q.Aliases[k], 0)
+	for _, name := range names {
+		w.option("@" + name)
+		writeExpr(w.b, aliases[name], 0)
 	}
-	for _, c := range q.Custom {
-		if n > 0 {
-			b.WriteByte(sep)
-		}
-		n++
-		writeOptionText(b, c.Name, '=')
+}
+
+// customOptions prints the custom options in order; one without a value has no "=".
+func (w *optionWriter) customOptions(custom []CustomOption) {
+	for _, c := range custom {
+		w.next()
+		writeOptionText(w.b, c.Name, '=')
 		if c.Value != "" {
-			b.WriteByte('=')
-			writeOptionText(b, c.Value, sep)
+			w.b.WriteByte('=')
+			writeOptionText(w.b, c.Value, w.sep)
 		}
 	}
 }

@@ -198,9 +198,23 @@ type rawSearchToken struct {
 	space bool // whitespace before it
 }
 
-// lexSearch tokenises a whole $search value, then decides which AND, OR and NOT words are operators: NOT is an
-// operator when a term follows it, AND and OR when a term precedes and one follows; otherwise they are words.
+// lexSearch tokenises a whole $search value, then decides which AND, OR and NOT words are operators, and
+// queues the tokens.
 func (s *scanner) lexSearch() *lexError {
+	raw, err := s.searchTokens()
+	if err != nil {
+		return err
+	}
+	tokens, err := classifySearchWords(raw)
+	if err != nil {
+		return err
+	}
+	s.pending = append(tokens, s.tok(tEOF, s.p, s.p, ""))
+	return nil
+}
+
+// searchTokens splits a $search value into words, phrases and parentheses.
+func (s *scanner) searchTokens() ([]rawSearchToken, *lexError) {
 	var raw []rawSearchToken
 	depth := 0
 	for {
@@ -208,110 +222,135 @@ func (s *scanner) lexSearch() *lexError {
 		start := s.p
 		c, w := at(s.src, s.p)
 		if w == 0 {
-			break
+			return raw, nil
 		}
-		if len(raw) > 0 && !space {
-			if pt := raw[len(raw)-1].tok.Type; (pt == tPhrase || pt == tRParen) && c != ')' {
-				return &lexError{pos: s.base + start, msg: "expected whitespace"}
-			}
+		if err := s.searchSeparation(raw, space, c, start); err != nil {
+			return nil, err
 		}
-		switch {
-		case c == '(':
-			if len(raw) > 0 && !space && raw[len(raw)-1].tok.Type == tWord {
-				return &lexError{pos: s.base + start, msg: `unexpected "(" in search word`}
-			}
-			depth++
-			if depth > maxNesting {
-				return &lexError{pos: s.base + start, msg: "nesting exceeds the limit of 64 levels", limit: true}
+		var t lexer.Token
+		var err *lexError
+		switch c {
+		case '(':
+			if depth++; depth > maxNesting {
+				return nil, &lexError{pos: s.base + start, msg: "nesting exceeds the limit of 64 levels", limit: true}
 			}
 			s.p += w
-			raw = append(raw, rawSearchToken{s.tok(tLParen, start, s.p, "("), space})
-		case c == ')':
+			t = s.tok(tLParen, start, s.p, "(")
+		case ')':
 			depth--
 			s.p += w
-			raw = append(raw, rawSearchToken{s.tok(tRParen, start, s.p, ")"), space})
-		case c == '"':
-			i := start + w
-			for {
-				d, dw := at(s.src, i)
-				if dw == 0 {
-					return &lexError{pos: s.base + i, msg: "unterminated search phrase"}
-				}
-				if d == '"' {
-					break
-				}
-				if dw == 1 && (d == '%' || d == '#' || d == '&') {
-					return &lexError{pos: s.base + i, msg: "unexpected " + quoteChar(d)}
-				}
-				i += dw
-			}
-			if i == start+w {
-				return &lexError{pos: s.base + i, msg: "empty search phrase"}
-			}
-			text := s.text(start+w, i)
-			_, cw := at(s.src, i)
-			s.p = i + cw
-			raw = append(raw, rawSearchToken{s.tok(tPhrase, start, s.p, text), space})
-		case c == '\'':
-			return &lexError{pos: s.base + start, msg: `a search word cannot start with "'"`}
+			t = s.tok(tRParen, start, s.p, ")")
+		case '"':
+			t, err = s.scanSearchPhrase(start, w)
+		case '\'':
+			err = &lexError{pos: s.base + start, msg: `a search word cannot start with "'"`}
 		default:
-			i := start
-			for {
-				d, dw := at(s.src, i)
-				if dw == 0 || isSpace(d) || d == '(' || d == ')' || d == '"' || (dw == 1 && d == ';') {
-					break
-				}
-				if dw == 1 && (d == '%' || d == '#' || d == '&') {
-					return &lexError{pos: s.base + i, msg: "unexpected " + quoteChar(d)}
-				}
-				if d < ' ' || d == 0x7f {
-					return &lexError{pos: s.base + i, msg: "unexpected " + quoteChar(d)}
-				}
-				i += dw
-			}
-			if i == start {
-				return &lexError{pos: s.base + start, msg: "unexpected " + quoteChar(c)}
-			}
-			s.p = i
-			raw = append(raw, rawSearchToken{s.tok(tWord, start, i, s.text(start, i)), space})
+			t, err = s.scanSearchWord(c, start)
 		}
+		if err != nil {
+			return nil, err
+		}
+		raw = append(raw, rawSearchToken{t, space})
 	}
-	// Classify keywords left to right.
-	toks := make([]lexer.Token, 0, len(raw)+1)
-	endsTerm := false // the previous token ends a term
+}
+
+// searchSeparation checks that the token starting with c at start is separated from the tokens before it as
+// it must be: by whitespace after a phrase or ")", unless it is a ")" too; a "(" right after a word would be
+// part of it.
+func (s *scanner) searchSeparation(raw []rawSearchToken, space bool, c byte, start int) *lexError {
+	if len(raw) == 0 || space {
+		return nil
+	}
+	switch prev := raw[len(raw)-1].tok.Type; {
+	case (prev == tPhrase || prev == tRParen) && c != ')':
+		return &lexError{pos: s.base + start, msg: "expected whitespace"}
+	case prev == tWord && c == '(':
+		return &lexError{pos: s.base + start, msg: `unexpected "(" in search word`}
+	}
+	return nil
+}
+
+// scanSearchPhrase scans a "phrase" whose opening quote (w bytes) is at start.
+func (s *scanner) scanSearchPhrase(start, w int) (lexer.Token, *lexError) {
+	i := start + w
+	for {
+		c, cw := at(s.src, i)
+		if cw == 0 {
+			return lexer.Token{}, &lexError{pos: s.base + i, msg: "unterminated search phrase"}
+		}
+		if c == '"' {
+			break
+		}
+		if cw == 1 && (c == '%' || c == '#' || c == '&') {
+			return lexer.Token{}, &lexError{pos: s.base + i, msg: "unexpected " + quoteChar(c)}
+		}
+		i += cw
+	}
+	if i == start+w {
+		return lexer.Token{}, &lexError{pos: s.base + i, msg: "empty search phrase"}
+	}
+	text := s.text(start+w, i)
+	_, cw := at(s.src, i)
+	s.p = i + cw
+	return s.tok(tPhrase, start, s.p, text), nil
+}
+
+// scanSearchWord scans a search word that starts with c at start: everything up to whitespace, a parenthesis,
+// a quote or a raw ";".
+func (s *scanner) scanSearchWord(c byte, start int) (lexer.Token, *lexError) {
+	i := start
+	for {
+		d, dw := at(s.src, i)
+		if dw == 0 || isSpace(d) || d == '(' || d == ')' || d == '"' || (dw == 1 && d == ';') {
+			break
+		}
+		if dw == 1 && (d == '%' || d == '#' || d == '&') || d < ' ' || d == 0x7f {
+			return lexer.Token{}, &lexError{pos: s.base + i, msg: "unexpected " + quoteChar(d)}
+		}
+		i += dw
+	}
+	if i == start {
+		return lexer.Token{}, &lexError{pos: s.base + start, msg: "unexpected " + quoteChar(c)}
+	}
+	s.p = i
+	return s.tok(tWord, start, i, s.text(start, i)), nil
+}
+
+// classifySearchWords turns the words AND, OR and NOT into operators where they are ones, left to right: NOT
+// when a term follows it, AND and OR when a term precedes and one follows; elsewhere they are words. It limits
+// runs of NOT to the nesting limit.
+func classifySearchWords(raw []rawSearchToken) ([]lexer.Token, *lexError) {
+	tokens := make([]lexer.Token, 0, len(raw)+1)
+	afterTerm := false // the previous token ends a term
 	nots := 0
 	for i, r := range raw {
 		t := r.tok
-		next := i+1 < len(raw) && raw[i+1].tok.Type != tRParen
 		if t.Type == tWord {
-			switch t.Value {
-			case "NOT":
-				if next {
-					t.Type = tSearchNot
-				}
-			case "AND":
-				if endsTerm && next {
-					t.Type = tSearchAnd
-				}
-			case "OR":
-				if endsTerm && next {
-					t.Type = tSearchOr
-				}
-			}
+			beforeTerm := i+1 < len(raw) && raw[i+1].tok.Type != tRParen
+			t.Type = searchWordType(t.Value, afterTerm, beforeTerm)
 		}
-		endsTerm = t.Type == tWord || t.Type == tPhrase || t.Type == tRParen
-		if t.Type == tSearchNot {
-			if nots++; nots > maxNesting {
-				return &lexError{pos: t.Pos.Offset, msg: "nesting exceeds the limit of 64 levels", limit: true}
-			}
-		} else {
+		afterTerm = t.Type == tWord || t.Type == tPhrase || t.Type == tRParen
+		if t.Type != tSearchNot {
 			nots = 0
+		} else if nots++; nots > maxNesting {
+			return nil, &lexError{pos: t.Pos.Offset, msg: "nesting exceeds the limit of 64 levels", limit: true}
 		}
-		toks = append(toks, t)
+		tokens = append(tokens, t)
 	}
-	toks = append(toks, s.tok(tEOF, s.p, s.p, ""))
-	s.pending = toks
-	return nil
+	return tokens, nil
+}
+
+// searchWordType returns the operator a word is, given whether a term precedes and follows it, or tWord.
+func searchWordType(word string, afterTerm, beforeTerm bool) lexer.TokenType {
+	switch {
+	case word == "NOT" && beforeTerm:
+		return tSearchNot
+	case word == "AND" && afterTerm && beforeTerm:
+		return tSearchAnd
+	case word == "OR" && afterTerm && beforeTerm:
+		return tSearchOr
+	}
+	return tWord
 }
 
 func (s *scanner) nextSearch() (lexer.Token, error) {
