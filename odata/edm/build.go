@@ -127,6 +127,32 @@ func noNil[T any](b *builder, what string, list []*T) bool {
 // collectTypes checks for nil declarations and adds the enum and complex types that properties, parameters and
 // return types refer to without being listed. It reports false if a declaration is nil.
 func (b *builder) collectTypes() bool {
+	if !b.noNilDeclarations() {
+		return false
+	}
+	c := newTypeCollector(b)
+	for i := 0; i < len(b.m.ComplexTypes); i++ { // the list grows while walking
+		if !c.addPropertyTypes(b.m.ComplexTypes[i].Properties) {
+			return false
+		}
+	}
+	for _, t := range b.m.EntityTypes {
+		if !c.addPropertyTypes(t.Properties) {
+			return false
+		}
+	}
+	for _, a := range b.m.Actions {
+		c.addSignatureTypes(a.Parameters, a.ReturnType)
+	}
+	for _, f := range b.m.Functions {
+		c.addSignatureTypes(f.Parameters, f.ReturnType)
+	}
+	return true
+}
+
+// noNilDeclarations reports every nil declaration of the model and of its entity and complex types; it
+// returns whether there was none.
+func (b *builder) noNilDeclarations() bool {
 	m := b.m
 	ok := noNil(b, "enum type", m.EnumTypes)
 	ok = noNil(b, "complex type", m.ComplexTypes) && ok
@@ -146,78 +172,69 @@ func (b *builder) collectTypes() bool {
 			ok = noNil(b, fmt.Sprintf("complex type %q: property", c.Name), c.Properties) && ok
 		}
 	}
-	if !ok {
-		return false
-	}
+	return ok
+}
 
-	enums := map[*EnumType]bool{}
-	for _, e := range m.EnumTypes {
-		enums[e] = true
+// typeCollector adds the enum and complex types a model refers to to its lists, each once.
+type typeCollector struct {
+	b         *builder
+	enums     map[*EnumType]bool
+	complexes map[*ComplexType]bool
+}
+
+func newTypeCollector(b *builder) *typeCollector {
+	c := &typeCollector{b: b, enums: map[*EnumType]bool{}, complexes: map[*ComplexType]bool{}}
+	for _, e := range b.m.EnumTypes {
+		c.enums[e] = true
 	}
-	complexes := map[*ComplexType]bool{}
-	for _, c := range m.ComplexTypes {
-		complexes[c] = true
+	for _, t := range b.m.ComplexTypes {
+		c.complexes[t] = true
 	}
-	addEnum := func(e *EnumType) {
-		if e != nil && !enums[e] {
-			enums[e] = true
-			m.EnumTypes = append(m.EnumTypes, e)
-		}
+	return c
+}
+
+func (c *typeCollector) addEnum(e *EnumType) {
+	if e != nil && !c.enums[e] {
+		c.enums[e] = true
+		c.b.m.EnumTypes = append(c.b.m.EnumTypes, e)
 	}
-	var addComplex func(c *ComplexType) bool
-	var addProps func(ps []*Property) bool
-	addComplex = func(c *ComplexType) bool {
-		if c == nil || complexes[c] {
-			return true
-		}
-		complexes[c] = true
-		m.ComplexTypes = append(m.ComplexTypes, c)
-		return addProps(c.Properties)
-	}
-	addProps = func(ps []*Property) bool {
-		for i, p := range ps {
-			if p == nil {
-				b.errs.add(fmt.Sprintf("property #%d", i+1), "nil declaration")
-				return false
-			}
-			addEnum(p.Enum)
-			if !addComplex(p.Complex) {
-				return false
-			}
-		}
+}
+
+// addComplex adds a complex type and the types of its properties; it reports false at a nil property.
+func (c *typeCollector) addComplex(t *ComplexType) bool {
+	if t == nil || c.complexes[t] {
 		return true
 	}
-	for i := 0; i < len(m.ComplexTypes); i++ { // the list grows while walking
-		if !addProps(m.ComplexTypes[i].Properties) {
+	c.complexes[t] = true
+	c.b.m.ComplexTypes = append(c.b.m.ComplexTypes, t)
+	return c.addPropertyTypes(t.Properties)
+}
+
+// addPropertyTypes adds the enum and complex types of properties; it reports a nil property and returns false.
+func (c *typeCollector) addPropertyTypes(properties []*Property) bool {
+	for i, p := range properties {
+		if p == nil {
+			c.b.errs.add(fmt.Sprintf("property #%d", i+1), "nil declaration")
 			return false
 		}
-	}
-	for _, t := range m.EntityTypes {
-		if !addProps(t.Properties) {
+		c.addEnum(p.Enum)
+		if !c.addComplex(p.Complex) {
 			return false
-		}
-	}
-	for _, a := range m.Actions {
-		for _, p := range a.Parameters {
-			addEnum(p.Enum)
-			addComplex(p.Complex)
-		}
-		if r := a.ReturnType; r != nil {
-			addEnum(r.Enum)
-			addComplex(r.Complex)
-		}
-	}
-	for _, f := range m.Functions {
-		for _, p := range f.Parameters {
-			addEnum(p.Enum)
-			addComplex(p.Complex)
-		}
-		if r := f.ReturnType; r != nil {
-			addEnum(r.Enum)
-			addComplex(r.Complex)
 		}
 	}
 	return true
+}
+
+// addSignatureTypes adds the enum and complex types of an operation's parameters and return type.
+func (c *typeCollector) addSignatureTypes(parameters []Parameter, result *ReturnType) {
+	for _, p := range parameters {
+		c.addEnum(p.Enum)
+		c.addComplex(p.Complex)
+	}
+	if result != nil {
+		c.addEnum(result.Enum)
+		c.addComplex(result.Complex)
+	}
 }
 
 // schemaNames checks that schema children have unique names (case-insensitively, as lookups are), allowing
@@ -345,97 +362,134 @@ func (b *builder) complexCycles() {
 // property validates a structural property of an entity type (inEntity) or complex type and fills in its
 // column.
 func (b *builder) property(where string, p *Property, inEntity bool) {
-	pw := fmt.Sprintf("%s: property %q", where, p.Name)
-	add := func(msg string) { b.errs.add(pw, msg) }
-	validName := isIdentifier(p.Name)
-	if !validName {
-		add("name is not a valid identifier")
-	} else if isReservedMember(p.Name) {
-		add("the name is reserved")
-	}
-	n := 0
-	if p.Type != KindNone {
-		n++
-		if p.Type >= kindCount {
-			add(fmt.Sprintf("unknown kind %d", p.Type))
-		}
-	}
-	if p.Enum != nil {
-		n++
-	}
-	if p.Complex != nil {
-		n++
-	}
-	if n != 1 {
-		add("exactly one of Type, Enum and Complex must be set")
-	}
+	declaration := fmt.Sprintf("%s: property %q", where, p.Name)
+	report := func(msg string) { b.errs.add(declaration, msg) }
+	validName := checkMemberName(p.Name, report)
+	oneType := checkPropertyType(p, report)
 	if p.SQL != "" {
-		switch {
-		case !inEntity:
-			add("SQL is allowed on entity type properties only")
-		case p.Collection || p.Complex != nil:
-			add("SQL is allowed on primitive and enum properties only")
-		case p.Column != "":
-			add("a property computed by SQL has no Column")
-		case p.Default != nil || p.Required || p.Immutable:
-			add("a property computed by SQL is read-only: no Default, Required or Immutable")
-		}
-		parts, err := splitSQL(p.SQL)
-		if err != nil {
-			add("SQL: " + err.Error())
-		}
-		p.sqlText = parts
-		p.ReadOnly = true
+		computedProperty(p, inEntity, report)
 	} else {
-		defaulted := p.Column == ""
-		if defaulted {
-			p.Column = SnakeCase(p.Name)
-		}
-		if !isSQLName(p.Column) && (validName || !defaulted) {
-			add(fmt.Sprintf("column %q is not a valid column name (ASCII letters, digits and _, at most %d bytes)", p.Column, maxSQLName))
-		}
+		defaultColumn(p, validName, report)
 	}
-	if p.Collection {
-		switch {
-		case p.Complex != nil:
-			add("collections of complex values are not supported")
-		case !inEntity:
-			add("collection members of complex types are not supported")
-		case p.Default != nil:
-			add("a collection has no Default")
-		case p.Searchable:
-			add("a collection cannot be Searchable")
-		}
-	} else if p.CollectionTable != nil {
-		add("CollectionTable is set but the property is not a collection")
-	}
-	if p.Complex != nil {
-		if p.Default != nil || p.Searchable {
-			add("a complex property has no Default and cannot be Searchable")
-		}
+	checkCollection(p, inEntity, report)
+	if p.Complex != nil && (p.Default != nil || p.Searchable) {
+		report("a complex property has no Default and cannot be Searchable")
 	}
 	if msg := facets(p.Type, p.Enum != nil || p.Complex != nil, p.MaxLength, &p.Precision, p.Scale); msg != "" {
-		add(msg)
+		report(msg)
 	}
-	if p.Default != nil && n == 1 && p.Complex == nil && !p.Collection {
-		v, err := normalizeDefault(p)
-		if err != nil {
-			add(err.Error())
+	if p.Default != nil && oneType && p.Complex == nil && !p.Collection {
+		if v, err := normalizeDefault(p); err != nil {
+			report(err.Error())
 		} else {
 			p.Default = v
 		}
 	}
+	checkPropertyFlags(p, inEntity, report)
+}
+
+// checkMemberName reports the name of a property, navigation or parameter that is not an identifier or is
+// reserved; it returns whether the name is an identifier.
+func checkMemberName(name string, report func(msg string)) bool {
+	if !isIdentifier(name) {
+		report("name is not a valid identifier")
+		return false
+	}
+	if isReservedMember(name) {
+		report("the name is reserved")
+	}
+	return true
+}
+
+// checkPropertyType reports a property that does not have exactly one of Type, Enum and Complex, or has an
+// unknown kind; it returns whether exactly one is set.
+func checkPropertyType(p *Property, report func(msg string)) bool {
+	types := 0
+	if p.Type != KindNone {
+		types++
+		if p.Type >= kindCount {
+			report(fmt.Sprintf("unknown kind %d", p.Type))
+		}
+	}
+	if p.Enum != nil {
+		types++
+	}
+	if p.Complex != nil {
+		types++
+	}
+	if types != 1 {
+		report("exactly one of Type, Enum and Complex must be set")
+	}
+	return types == 1
+}
+
+// computedProperty checks a property computed by SQL, splits its SQL at the placeholders and makes it
+// read-only.
+func computedProperty(p *Property, inEntity bool, report func(msg string)) {
+	switch {
+	case !inEntity:
+		report("SQL is allowed on entity type properties only")
+	case p.Collection || p.Complex != nil:
+		report("SQL is allowed on primitive and enum properties only")
+	case p.Column != "":
+		report("a property computed by SQL has no Column")
+	case p.Default != nil || p.Required || p.Immutable:
+		report("a property computed by SQL is read-only: no Default, Required or Immutable")
+	}
+	parts, err := splitSQL(p.SQL)
+	if err != nil {
+		report("SQL: " + err.Error())
+	}
+	p.sqlText = parts
+	p.ReadOnly = true
+}
+
+// defaultColumn fills in the column of a stored property and checks it. A defaulted column is not reported
+// when the name it comes from was (validName false).
+func defaultColumn(p *Property, validName bool, report func(msg string)) {
+	defaulted := p.Column == ""
+	if defaulted {
+		p.Column = SnakeCase(p.Name)
+	}
+	if !isSQLName(p.Column) && (validName || !defaulted) {
+		report(fmt.Sprintf("column %q is not a valid column name (ASCII letters, digits and _, at most %d bytes)", p.Column, maxSQLName))
+	}
+}
+
+// checkCollection checks what a collection property may not have, and that only collections have a side table.
+func checkCollection(p *Property, inEntity bool, report func(msg string)) {
+	if !p.Collection {
+		if p.CollectionTable != nil {
+			report("CollectionTable is set but the property is not a collection")
+		}
+		return
+	}
+	switch {
+	case p.Complex != nil:
+		report("collections of complex values are not supported")
+	case !inEntity:
+		report("collection members of complex types are not supported")
+	case p.Default != nil:
+		report("a collection has no Default")
+	case p.Searchable:
+		report("a collection cannot be Searchable")
+	}
+}
+
+// checkPropertyFlags checks ReadOnly, RequiredMessage and Searchable against the rest of the declaration, and
+// where Stream properties may stand.
+func checkPropertyFlags(p *Property, inEntity bool, report func(msg string)) {
 	if p.ReadOnly && p.SQL == "" && (p.Immutable || p.Required) {
-		add("a read-only property cannot be Immutable or Required")
+		report("a read-only property cannot be Immutable or Required")
 	}
 	if p.RequiredMessage != "" && !p.Required {
-		add("RequiredMessage is set but the property is not Required")
+		report("RequiredMessage is set but the property is not Required")
 	}
 	if p.Searchable && (p.Type != KindString || p.Collection) {
-		add("only String properties can be Searchable")
+		report("only String properties can be Searchable")
 	}
 	if p.Type == KindStream && !inEntity {
-		add("Stream properties are allowed on entity types only")
+		report("Stream properties are allowed on entity types only")
 	}
 }
 
@@ -521,122 +575,156 @@ func splitSQL(s string) ([]string, error) {
 
 // normalizeDefault checks a property's Default against its type and returns it as the canonical Go value.
 func normalizeDefault(p *Property) (any, error) {
-	v := p.Default
-	bad := func() (any, error) {
-		return nil, fmt.Errorf("default %#v (%T) is not a value of %s", v, v, typeLabel(p))
+	var v any
+	var err error
+	switch {
+	case p.Enum != nil:
+		v, err = enumDefault(p.Enum, p.Default)
+	case p.Type < kindCount && defaultNormalizers[p.Type] != nil:
+		v, err = defaultNormalizers[p.Type](p, p.Default)
+	default:
+		return nil, fmt.Errorf("%s properties have no default", p.Type)
 	}
-	if e := p.Enum; e != nil {
-		if s, ok := v.(string); ok {
-			n, err := e.Parse(s)
-			if err != nil {
-				return nil, fmt.Errorf("default %q is not a member of enum type %q", s, e.Name)
-			}
-			return n, nil
-		}
-		n, ok := asInt64(v)
-		if !ok {
-			return bad()
-		}
-		if !e.valid(n) {
-			return nil, fmt.Errorf("default %d is not a value of enum type %q", n, e.Name)
-		}
-		return n, nil
+	if err == errDefaultType {
+		return nil, fmt.Errorf("default %#v (%T) is not a value of %s", p.Default, p.Default, typeLabel(p))
 	}
-	switch k := p.Type; k {
-	case KindString:
-		s, ok := v.(string)
-		if !ok {
-			return bad()
+	return v, err
+}
+
+// errDefaultType says that a default is not a Go value of its property's type; normalizeDefault words it.
+var errDefaultType = errors.New("default of the wrong type")
+
+// defaultNormalizer checks a default v of a property of one kind and returns its canonical Go value.
+type defaultNormalizer func(p *Property, v any) (any, error)
+
+// defaultNormalizers has the normalizer of each kind that can have a default (Stream has none).
+var defaultNormalizers = [kindCount]defaultNormalizer{
+	KindString:         stringDefault,
+	KindBoolean:        typedDefault[bool](nil),
+	KindByte:           integerDefault,
+	KindSByte:          integerDefault,
+	KindInt16:          integerDefault,
+	KindInt32:          integerDefault,
+	KindInt64:          integerDefault,
+	KindDecimal:        decimalDefault,
+	KindDouble:         floatDefault,
+	KindSingle:         floatDefault,
+	KindDate:           typedDefault(Date.IsValid),
+	KindTimeOfDay:      typedDefault(TimeOfDay.IsValid),
+	KindDateTimeOffset: dateTimeDefault,
+	KindDuration:       typedDefault[time.Duration](nil),
+	KindGuid:           guidDefault,
+	KindBinary:         typedDefault[[]byte](nil),
+}
+
+// typedDefault accepts a default of the Go type T, and that valid accepts when it is not nil, as it is.
+func typedDefault[T any](valid func(T) bool) defaultNormalizer {
+	return func(_ *Property, v any) (any, error) {
+		x, ok := v.(T)
+		if !ok || valid != nil && !valid(x) {
+			return nil, errDefaultType
 		}
-		if p.MaxLength > 0 && utf8.RuneCountInString(s) > p.MaxLength {
-			return nil, fmt.Errorf("default %q is longer than MaxLength %d", s, p.MaxLength)
-		}
-		if !xmlSafe(s) {
-			return nil, fmt.Errorf("default %q holds characters CSDL XML cannot carry (control characters or invalid UTF-8)", s)
-		}
-		return s, nil
-	case KindBoolean:
-		if _, ok := v.(bool); !ok {
-			return bad()
-		}
-		return v, nil
-	case KindByte, KindSByte, KindInt16, KindInt32, KindInt64:
-		n, ok := asInt64(v)
-		if !ok {
-			return bad()
-		}
-		if lo, hi := k.intRange(); n < lo || n > hi {
-			return nil, fmt.Errorf("default %d does not fit %s", n, k)
-		}
-		return n, nil
-	case KindDecimal:
-		var d decimal.Decimal
-		switch x := v.(type) {
-		case decimal.Decimal:
-			d = x
-		default:
-			n, ok := asInt64(v)
-			if !ok {
-				return bad()
-			}
-			d = decimal.NewFromInt(n)
-		}
-		if !fitsDecimal(d, p.Precision, p.Scale) {
-			return nil, fmt.Errorf("default %s does not fit Precision %d and Scale %d", d, p.Precision, p.Scale)
-		}
-		return d, nil
-	case KindDouble, KindSingle:
-		switch x := v.(type) {
-		case float64:
-			return x, nil
-		case float32:
-			return float64(x), nil
-		}
-		n, ok := asInt64(v)
-		if !ok {
-			return bad()
-		}
-		return float64(n), nil
-	case KindDate:
-		d, ok := v.(Date)
-		if !ok || !d.IsValid() {
-			return bad()
-		}
-		return d, nil
-	case KindTimeOfDay:
-		t, ok := v.(TimeOfDay)
-		if !ok || !t.IsValid() {
-			return bad()
-		}
-		return t, nil
-	case KindDateTimeOffset:
-		t, ok := v.(time.Time)
-		if !ok {
-			return bad()
-		}
-		return t.UTC(), nil
-	case KindDuration:
-		if _, ok := v.(time.Duration); !ok {
-			return bad()
-		}
-		return v, nil
-	case KindGuid:
-		s, ok := v.(string)
-		if !ok {
-			return bad()
-		}
-		g, err := ParseGuid(s)
+		return x, nil
+	}
+}
+
+// enumDefault accepts a member name or a value of the enum type, as an int64.
+func enumDefault(e *EnumType, v any) (any, error) {
+	if s, ok := v.(string); ok {
+		n, err := e.Parse(s)
 		if err != nil {
-			return bad()
+			return nil, fmt.Errorf("default %q is not a member of enum type %q", s, e.Name)
 		}
-		return g, nil
-	case KindBinary:
-		if _, ok := v.([]byte); !ok {
-			return bad()
-		}
-		return v, nil
+		return n, nil
 	}
-	return nil, fmt.Errorf("%s properties have no default", p.Type)
+	n, ok := asInt64(v)
+	if !ok {
+		return nil, errDefaultType
+	}
+	if !e.valid(n) {
+		return nil, fmt.Errorf("default %d is not a value of enum type %q", n, e.Name)
+	}
+	return n, nil
+}
+
+// stringDefault accepts a string within MaxLength that CSDL XML can carry.
+func stringDefault(p *Property, v any) (any, error) {
+	s, ok := v.(string)
+	if !ok {
+		return nil, errDefaultType
+	}
+	if p.MaxLength > 0 && utf8.RuneCountInString(s) > p.MaxLength {
+		return nil, fmt.Errorf("default %q is longer than MaxLength %d", s, p.MaxLength)
+	}
+	if !xmlSafe(s) {
+		return nil, fmt.Errorf("default %q holds characters CSDL XML cannot carry (control characters or invalid UTF-8)", s)
+	}
+	return s, nil
+}
+
+// integerDefault accepts any Go integer in the range of the property's kind, as an int64.
+func integerDefault(p *Property, v any) (any, error) {
+	n, ok := asInt64(v)
+	if !ok {
+		return nil, errDefaultType
+	}
+	if lo, hi := p.Type.intRange(); n < lo || n > hi {
+		return nil, fmt.Errorf("default %d does not fit %s", n, p.Type)
+	}
+	return n, nil
+}
+
+// decimalDefault accepts a decimal.Decimal or a Go integer that fits the property's Precision and Scale.
+func decimalDefault(p *Property, v any) (any, error) {
+	d, ok := v.(decimal.Decimal)
+	if !ok {
+		n, ok := asInt64(v)
+		if !ok {
+			return nil, errDefaultType
+		}
+		d = decimal.NewFromInt(n)
+	}
+	if !fitsDecimal(d, p.Precision, p.Scale) {
+		return nil, fmt.Errorf("default %s does not fit Precision %d and Scale %d", d, p.Precision, p.Scale)
+	}
+	return d, nil
+}
+
+// floatDefault accepts a float64, a float32 or a Go integer, as a float64.
+func floatDefault(_ *Property, v any) (any, error) {
+	switch x := v.(type) {
+	case float64:
+		return x, nil
+	case float32:
+		return float64(x), nil
+	}
+	n, ok := asInt64(v)
+	if !ok {
+		return nil, errDefaultType
+	}
+	return float64(n), nil
+}
+
+// dateTimeDefault accepts a time.Time, in UTC.
+func dateTimeDefault(_ *Property, v any) (any, error) {
+	t, ok := v.(time.Time)
+	if !ok {
+		return nil, errDefaultType
+	}
+	return t.UTC(), nil
+}
+
+// guidDefault accepts a GUID string, in canonical lower-case form.
+func guidDefault(_ *Property, v any) (any, error) {
+	s, ok := v.(string)
+	if !ok {
+		return nil, errDefaultType
+	}
+	g, err := ParseGuid(s)
+	if err != nil {
+		return nil, errDefaultType
+	}
+	return g, nil
 }
 
 // xmlSafe reports whether s is valid UTF-8 made of characters XML 1.0 allows.
@@ -692,24 +780,40 @@ func fitsDecimal(d decimal.Decimal, precision, scale int) bool {
 	return intDigits <= precision-scale
 }
 
+// entityType validates an entity type and fills in its table, indexes, key, ETag and the side tables of its
+// collections.
 func (b *builder) entityType(t *EntityType) {
 	where := fmt.Sprintf("entity type %q", t.Name)
-	add := func(msg string) { b.errs.add(where, msg) }
+	report := func(msg string) { b.errs.add(where, msg) }
 	defaulted := t.Table == ""
 	if defaulted {
 		t.Table = SnakeCase(t.Name)
 	}
 	if !isSQLName(t.Table) && (isIdentifier(t.Name) || !defaulted) {
-		add(fmt.Sprintf("table %q is not a valid table name (ASCII letters, digits and _, at most %d bytes)", t.Table, maxSQLName))
+		report(fmt.Sprintf("table %q is not a valid table name (ASCII letters, digits and _, at most %d bytes)", t.Table, maxSQLName))
 	}
-	t.props, t.navs = newIndex[*Property](), newIndex[*NavigationProperty]()
 	t.key, t.etag, t.stream, t.contentType, t.sets = nil, nil, nil, nil, nil
+	b.entityMembers(t, where, report)
+	entityKey(t, report)
+	entityColumns(t, report)
+	for _, p := range t.Properties {
+		if p.Collection {
+			b.collectionTable(t, p)
+		}
+	}
+	entityETag(t, report)
+	mediaEntity(t, report)
+}
+
+// entityMembers validates the properties and indexes them and the navigations, whose names they share.
+func (b *builder) entityMembers(t *EntityType, where string, report func(msg string)) {
+	t.props, t.navs = newIndex[*Property](), newIndex[*NavigationProperty]()
 	names := map[string]bool{}
 	for _, p := range t.Properties {
 		p.isKey = false
 		b.property(where, p, true)
 		if names[p.Name] {
-			add(fmt.Sprintf("duplicate property %q", p.Name))
+			report(fmt.Sprintf("duplicate property %q", p.Name))
 			continue
 		}
 		names[p.Name] = true
@@ -718,37 +822,42 @@ func (b *builder) entityType(t *EntityType) {
 	}
 	for _, n := range t.Navigations {
 		if names[n.Name] {
-			add(fmt.Sprintf("navigation %q: name is already used by a property or navigation", n.Name))
+			report(fmt.Sprintf("navigation %q: name is already used by a property or navigation", n.Name))
 		}
 		names[n.Name] = true
 		t.navs.add(n.Name, n)
 	}
+}
 
-	// Key.
+// entityKey resolves the key properties.
+func entityKey(t *EntityType, report func(msg string)) {
 	if len(t.Key) == 0 {
-		add("no key")
+		report("no key")
 	}
 	for _, k := range t.Key {
 		p, ok := t.props.exact[k]
 		if !ok {
-			add(fmt.Sprintf("key property %q does not exist", k))
+			report(fmt.Sprintf("key property %q does not exist", k))
 			continue
 		}
 		if p.isKey {
-			add(fmt.Sprintf("key property %q is listed twice", k))
+			report(fmt.Sprintf("key property %q is listed twice", k))
 			continue
 		}
-		if msg := keyProblem(p); msg != "" {
-			add(fmt.Sprintf("key property %q %s", k, msg))
+		if problem := keyProblem(p); problem != "" {
+			report(fmt.Sprintf("key property %q %s", k, problem))
 			continue
 		}
 		p.isKey = true
 		t.key = append(t.key, p)
 	}
+}
 
-	// Columns of the table.
-	columns := map[string]string{}
-	longReported := map[string]bool{}
+// entityColumns checks that no two properties, complex members included, share a column of the table, and that
+// the full column names of complex members are valid (once per property).
+func entityColumns(t *EntityType, report func(msg string)) {
+	owners := map[string]string{} // column -> property
+	reportedLong := map[string]bool{}
 	var claim func(p *Property, owner string)
 	claim = func(p *Property, owner string) {
 		if p.Complex != nil {
@@ -760,28 +869,23 @@ func (b *builder) entityType(t *EntityType) {
 		if p.Column == "" || p.Collection {
 			return
 		}
-		if prev, dup := columns[p.Column]; dup {
-			add(fmt.Sprintf("property %q: column %q is also the column of property %q", owner, p.Column, prev))
+		if previous, taken := owners[p.Column]; taken {
+			report(fmt.Sprintf("property %q: column %q is also the column of property %q", owner, p.Column, previous))
 			return
 		}
-		columns[p.Column] = owner
-		if !isSQLName(p.Column) && p != t.props.exact[owner] && !longReported[owner] {
-			longReported[owner] = true
-			add(fmt.Sprintf("property %q: column %q is not a valid column name (at most %d bytes)", owner, p.Column, maxSQLName))
+		owners[p.Column] = owner
+		if !isSQLName(p.Column) && p != t.props.exact[owner] && !reportedLong[owner] {
+			reportedLong[owner] = true
+			report(fmt.Sprintf("property %q: column %q is not a valid column name (at most %d bytes)", owner, p.Column, maxSQLName))
 		}
 	}
 	for _, p := range t.Properties {
 		claim(p, p.Name)
 	}
+}
 
-	// Side tables of collections.
-	for _, p := range t.Properties {
-		if p.Collection {
-			b.collectionTable(t, p)
-		}
-	}
-
-	// ETag.
+// entityETag resolves the ETag properties: the declared ones, else every property but lazy and Stream ones.
+func entityETag(t *EntityType, report func(msg string)) {
 	if len(t.ETag) == 0 {
 		for _, p := range t.Properties {
 			if !p.Lazy && p.Type != KindStream {
@@ -792,27 +896,30 @@ func (b *builder) entityType(t *EntityType) {
 	for _, name := range t.ETag {
 		p, ok := t.props.exact[name]
 		if !ok {
-			add(fmt.Sprintf("ETag property %q does not exist", name))
+			report(fmt.Sprintf("ETag property %q does not exist", name))
 			continue
 		}
 		t.etag = append(t.etag, p)
 	}
+}
 
-	// Media entity.
-	switch {
-	case t.HasStream:
-		if p := t.props.exact[t.StreamProperty]; p == nil || p.Collection || (p.Type != KindBinary && p.Type != KindStream) {
-			add(fmt.Sprintf("HasStream needs StreamProperty to name a Binary or Stream property (got %q)", t.StreamProperty))
-		} else {
-			t.stream = p
+// mediaEntity resolves the stream and content type properties of a media entity.
+func mediaEntity(t *EntityType, report func(msg string)) {
+	if !t.HasStream {
+		if t.StreamProperty != "" || t.ContentTypeProperty != "" {
+			report("StreamProperty and ContentTypeProperty need HasStream")
 		}
-		if p := t.props.exact[t.ContentTypeProperty]; p == nil || p.Collection || p.Type != KindString {
-			add(fmt.Sprintf("HasStream needs ContentTypeProperty to name a String property (got %q)", t.ContentTypeProperty))
-		} else {
-			t.contentType = p
-		}
-	case t.StreamProperty != "" || t.ContentTypeProperty != "":
-		add("StreamProperty and ContentTypeProperty need HasStream")
+		return
+	}
+	if p := t.props.exact[t.StreamProperty]; p == nil || p.Collection || (p.Type != KindBinary && p.Type != KindStream) {
+		report(fmt.Sprintf("HasStream needs StreamProperty to name a Binary or Stream property (got %q)", t.StreamProperty))
+	} else {
+		t.stream = p
+	}
+	if p := t.props.exact[t.ContentTypeProperty]; p == nil || p.Collection || p.Type != KindString {
+		report(fmt.Sprintf("HasStream needs ContentTypeProperty to name a String property (got %q)", t.ContentTypeProperty))
+	} else {
+		t.contentType = p
 	}
 }
 
@@ -935,92 +1042,108 @@ func keyColumns(t *EntityType) []string {
 	return cols
 }
 
+// navigation validates a navigation property of t, resolves its target and fills in the join's default
+// columns and the referential constraints of a foreign key.
 func (b *builder) navigation(t *EntityType, n *NavigationProperty) {
 	where := fmt.Sprintf("entity type %q: navigation %q", t.Name, n.Name)
 	reported := len(b.errs.errs)
 	defer func() { b.badJoin[n] = len(b.errs.errs) > reported }()
-	add := func(msg string) { b.errs.add(where, msg) }
+	report := func(msg string) { b.errs.add(where, msg) }
 	n.source, n.target, n.partner, n.constraints = t, nil, nil, nil
-	if !isIdentifier(n.Name) {
-		add("name is not a valid identifier")
-	} else if isReservedMember(n.Name) {
-		add("the name is reserved")
-	}
+	checkMemberName(n.Name, report)
 	n.target = b.entityTypeNamed(n.Target)
 	if n.target == nil {
-		add(fmt.Sprintf("target entity type %q does not exist", n.Target))
+		report(fmt.Sprintf("target entity type %q does not exist", n.Target))
 		return
 	}
 	if n.Collection && n.Nullable {
-		add("Nullable does not apply to a collection")
+		report("Nullable does not apply to a collection")
 	}
 	j := &n.Join
-	checkCols := func(what string, cols []string) {
-		seen := map[string]bool{}
-		for _, c := range cols {
-			if !isSQLName(c) {
-				add(fmt.Sprintf("%s: %q is not a valid column name", what, c))
-			}
-			if seen[c] {
-				add(fmt.Sprintf("%s: column %q is listed twice", what, c))
-			}
-			seen[c] = true
-		}
-	}
 	if j.Through == nil {
-		if n.Collection {
-			if len(j.SourceColumns) == 0 {
-				j.SourceColumns = keyColumns(t)
-			}
-			if len(j.TargetColumns) == 0 {
-				add("a to-many join needs TargetColumns (the target's columns referring to the source)")
-			}
-		} else {
-			if len(j.TargetColumns) == 0 {
-				j.TargetColumns = keyColumns(n.target)
-			}
-			if len(j.SourceColumns) == 0 {
-				add("a to-one join needs SourceColumns (the source's foreign key columns)")
-			}
-		}
-		if len(j.SourceColumns) > 0 && len(j.TargetColumns) > 0 && len(j.SourceColumns) != len(j.TargetColumns) {
-			add(fmt.Sprintf("join has %d source columns and %d target columns", len(j.SourceColumns), len(j.TargetColumns)))
-		}
+		directJoin(t, n, report)
 	} else {
-		l := j.Through
+		linkJoin(t, n, report)
+	}
+	checkJoinColumns("join source", j.SourceColumns, report)
+	checkJoinColumns("join target", j.TargetColumns, report)
+	if !n.Collection && j.Through == nil && len(j.SourceColumns) == len(j.TargetColumns) {
+		n.constraints = referentialConstraints(t, n)
+	}
+}
+
+// directJoin fills in and checks the columns of a join without a link table: a to-many join defaults its
+// source columns to the source's key, a to-one join its target columns to the target's key.
+func directJoin(t *EntityType, n *NavigationProperty, report func(msg string)) {
+	j := &n.Join
+	if n.Collection {
 		if len(j.SourceColumns) == 0 {
 			j.SourceColumns = keyColumns(t)
 		}
 		if len(j.TargetColumns) == 0 {
+			report("a to-many join needs TargetColumns (the target's columns referring to the source)")
+		}
+	} else {
+		if len(j.TargetColumns) == 0 {
 			j.TargetColumns = keyColumns(n.target)
 		}
-		if !isSQLName(l.Table) {
-			add(fmt.Sprintf("link table %q is not a valid table name", l.Table))
+		if len(j.SourceColumns) == 0 {
+			report("a to-one join needs SourceColumns (the source's foreign key columns)")
 		}
-		if len(l.SourceColumns) != len(j.SourceColumns) {
-			add(fmt.Sprintf("link table %q has %d source columns for %d source columns of the join", l.Table, len(l.SourceColumns), len(j.SourceColumns)))
-		}
-		if len(l.TargetColumns) != len(j.TargetColumns) {
-			add(fmt.Sprintf("link table %q has %d target columns for %d target columns of the join", l.Table, len(l.TargetColumns), len(j.TargetColumns)))
-		}
-		checkCols("link table", append(slices.Clone(l.SourceColumns), l.TargetColumns...))
 	}
-	checkCols("join source", j.SourceColumns)
-	checkCols("join target", j.TargetColumns)
+	if len(j.SourceColumns) > 0 && len(j.TargetColumns) > 0 && len(j.SourceColumns) != len(j.TargetColumns) {
+		report(fmt.Sprintf("join has %d source columns and %d target columns", len(j.SourceColumns), len(j.TargetColumns)))
+	}
+}
 
-	// Referential constraints of a to-one foreign key.
-	if !n.Collection && j.Through == nil && len(j.SourceColumns) == len(j.TargetColumns) {
-		var rc []ReferentialConstraint
-		for i, c := range j.SourceColumns {
-			sp, tp := columnProperty(t, c), columnProperty(n.target, j.TargetColumns[i])
-			if sp == nil || tp == nil {
-				rc = nil
-				break
-			}
-			rc = append(rc, ReferentialConstraint{Property: sp.Name, ReferencedProperty: tp.Name})
-		}
-		n.constraints = rc
+// linkJoin fills in and checks the columns of a join through a link table; they default to the keys of the
+// source and the target.
+func linkJoin(t *EntityType, n *NavigationProperty, report func(msg string)) {
+	j, link := &n.Join, n.Join.Through
+	if len(j.SourceColumns) == 0 {
+		j.SourceColumns = keyColumns(t)
 	}
+	if len(j.TargetColumns) == 0 {
+		j.TargetColumns = keyColumns(n.target)
+	}
+	if !isSQLName(link.Table) {
+		report(fmt.Sprintf("link table %q is not a valid table name", link.Table))
+	}
+	if len(link.SourceColumns) != len(j.SourceColumns) {
+		report(fmt.Sprintf("link table %q has %d source columns for %d source columns of the join", link.Table, len(link.SourceColumns), len(j.SourceColumns)))
+	}
+	if len(link.TargetColumns) != len(j.TargetColumns) {
+		report(fmt.Sprintf("link table %q has %d target columns for %d target columns of the join", link.Table, len(link.TargetColumns), len(j.TargetColumns)))
+	}
+	checkJoinColumns("link table", append(slices.Clone(link.SourceColumns), link.TargetColumns...), report)
+}
+
+// checkJoinColumns reports invalid and repeated column names in a list of join columns.
+func checkJoinColumns(what string, columns []string, report func(msg string)) {
+	seen := map[string]bool{}
+	for _, c := range columns {
+		if !isSQLName(c) {
+			report(fmt.Sprintf("%s: %q is not a valid column name", what, c))
+		}
+		if seen[c] {
+			report(fmt.Sprintf("%s: column %q is listed twice", what, c))
+		}
+		seen[c] = true
+	}
+}
+
+// referentialConstraints returns the constraints of a to-one navigation whose source and target columns are
+// all columns of primitive or enum properties; nil otherwise.
+func referentialConstraints(t *EntityType, n *NavigationProperty) []ReferentialConstraint {
+	var constraints []ReferentialConstraint
+	for i, c := range n.Join.SourceColumns {
+		source, target := columnProperty(t, c), columnProperty(n.target, n.Join.TargetColumns[i])
+		if source == nil || target == nil {
+			return nil
+		}
+		constraints = append(constraints, ReferentialConstraint{Property: source.Name, ReferencedProperty: target.Name})
+	}
+	return constraints
 }
 
 // columnProperty returns the primitive or enum property of t stored in column c.
@@ -1135,8 +1258,7 @@ func (b *builder) container() {
 
 // operations checks actions and functions: bindings, parameters, return types and overloads.
 func (b *builder) operations() {
-	m := b.m
-	for _, a := range m.Actions {
+	for _, a := range b.m.Actions {
 		where := fmt.Sprintf("action %q", a.Name)
 		a.binding = b.bindingType(where, a.Bound, a.BindingType, a.BindingCollection)
 		b.parameters(where, a.Parameters)
@@ -1144,7 +1266,7 @@ func (b *builder) operations() {
 			b.returnType(where, a.ReturnType)
 		}
 	}
-	for _, f := range m.Functions {
+	for _, f := range b.m.Functions {
 		where := fmt.Sprintf("function %q", f.Name)
 		f.binding = b.bindingType(where, f.Bound, f.BindingType, f.BindingCollection)
 		b.parameters(where, f.Parameters)
@@ -1154,61 +1276,73 @@ func (b *builder) operations() {
 			b.returnType(where, f.ReturnType)
 		}
 	}
-	for _, g := range m.actionGroups {
-		unbound := 0
-		type binding struct {
-			t    *EntityType
-			coll bool
-		}
-		seen := map[binding]bool{}
-		for _, a := range g {
-			where := fmt.Sprintf("action %q", a.Name)
-			if !a.Bound {
-				if unbound++; unbound == 2 {
-					b.errs.add(where, "unbound actions cannot be overloaded")
-				}
-				continue
-			}
-			if a.binding == nil {
-				continue
-			}
-			k := binding{a.binding, a.BindingCollection}
-			if seen[k] {
-				b.errs.add(where, fmt.Sprintf("another overload is bound to %s", bindingLabel(a.BindingType, a.BindingCollection)))
-			}
-			seen[k] = true
-		}
+	for _, g := range b.m.actionGroups {
+		b.actionOverloads(g)
 	}
-	for _, g := range m.functionGroups {
-		type signature struct {
-			t      *EntityType
-			bound  bool
-			coll   bool
-			params string
+	for _, g := range b.m.functionGroups {
+		b.functionOverloads(g)
+	}
+}
+
+// actionOverloads checks that the overloads of an action differ in their binding: at most one is unbound, and
+// no two are bound to the same entity type or collection of it.
+func (b *builder) actionOverloads(group []*Action) {
+	type binding struct {
+		entityType *EntityType
+		collection bool
+	}
+	unbound := 0
+	seen := map[binding]bool{}
+	for _, a := range group {
+		where := fmt.Sprintf("action %q", a.Name)
+		if !a.Bound {
+			if unbound++; unbound == 2 {
+				b.errs.add(where, "unbound actions cannot be overloaded")
+			}
+			continue
 		}
-		seen := map[signature]bool{}
-		returns := map[signature]*ReturnType{} // by binding only
-		for _, f := range g {
-			where := fmt.Sprintf("function %q", f.Name)
-			if f.Bound && f.binding == nil {
-				continue
-			}
-			names := make([]string, len(f.Parameters))
-			for i, p := range f.Parameters {
-				names[i] = p.Name
-			}
-			slices.Sort(names)
-			k := signature{f.binding, f.Bound, f.BindingCollection, strings.Join(names, ",")}
-			if seen[k] {
-				b.errs.add(where, "another overload has the same binding and parameter names")
-			}
-			seen[k] = true
-			rk := signature{t: f.binding, bound: f.Bound, coll: f.BindingCollection}
-			if r, ok := returns[rk]; ok && f.ReturnType != nil && r != nil && !sameType(r, f.ReturnType) {
-				b.errs.add(where, "overloads with the same binding must have the same return type")
-			} else if !ok {
-				returns[rk] = f.ReturnType
-			}
+		if a.binding == nil {
+			continue
+		}
+		k := binding{a.binding, a.BindingCollection}
+		if seen[k] {
+			b.errs.add(where, fmt.Sprintf("another overload is bound to %s", bindingLabel(a.BindingType, a.BindingCollection)))
+		}
+		seen[k] = true
+	}
+}
+
+// functionOverloads checks that the overloads of a function differ in their binding or in the names of their
+// parameters, and that overloads with the same binding return the same type.
+func (b *builder) functionOverloads(group []*Function) {
+	type signature struct {
+		entityType *EntityType
+		bound      bool
+		collection bool
+		parameters string
+	}
+	seen := map[signature]bool{}
+	returns := map[signature]*ReturnType{} // by binding only
+	for _, f := range group {
+		where := fmt.Sprintf("function %q", f.Name)
+		if f.Bound && f.binding == nil {
+			continue
+		}
+		names := make([]string, len(f.Parameters))
+		for i, p := range f.Parameters {
+			names[i] = p.Name
+		}
+		slices.Sort(names)
+		k := signature{f.binding, f.Bound, f.BindingCollection, strings.Join(names, ",")}
+		if seen[k] {
+			b.errs.add(where, "another overload has the same binding and parameter names")
+		}
+		seen[k] = true
+		byBinding := signature{entityType: f.binding, bound: f.Bound, collection: f.BindingCollection}
+		if r, ok := returns[byBinding]; ok && f.ReturnType != nil && r != nil && !sameType(r, f.ReturnType) {
+			b.errs.add(where, "overloads with the same binding must have the same return type")
+		} else if !ok {
+			returns[byBinding] = f.ReturnType
 		}
 	}
 }

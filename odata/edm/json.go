@@ -42,105 +42,134 @@ func (m *Model) WriteJSON(w io.Writer) error {
 	return bw.Flush()
 }
 
+// jsonSchema returns the schema object: the types, the operations and the entity container, in that order.
 func (m *Model) jsonSchema(ann *annotations) *jsonObject {
 	s := &jsonObject{}
 	for _, e := range m.EnumTypes {
-		o := &jsonObject{}
-		o.set("$Kind", "EnumType")
-		if e.UnderlyingType != KindNone && e.UnderlyingType != KindInt32 {
-			o.set("$UnderlyingType", e.UnderlyingType.String())
-		}
-		if e.Flags {
-			o.set("$IsFlags", true)
-		}
-		for _, mb := range e.Members {
-			o.set(mb.Name, rawJSON(strconv.FormatInt(mb.Value, 10)))
-		}
-		o.annotate(ann.describe(e.Description))
-		s.set(e.Name, o)
+		s.set(e.Name, jsonEnumType(e, ann))
 	}
 	for _, c := range m.ComplexTypes {
-		o := &jsonObject{}
-		o.set("$Kind", "ComplexType")
-		for _, p := range c.Properties {
-			o.set(p.Name, m.jsonProperty(p, ann))
-		}
-		o.annotate(ann.describe(c.Description))
-		s.set(c.Name, o)
+		s.set(c.Name, m.jsonComplexType(c, ann))
 	}
 	for _, t := range m.EntityTypes {
-		o := &jsonObject{}
-		o.set("$Kind", "EntityType")
-		if t.HasStream {
-			o.set("$HasStream", true)
-		}
-		key := make([]any, len(t.key))
-		for i, k := range t.key {
-			key[i] = k.Name
-		}
-		o.set("$Key", key)
-		for _, p := range t.Properties {
-			o.set(p.Name, m.jsonProperty(p, ann))
-		}
-		for _, n := range t.Navigations {
-			no := &jsonObject{}
-			no.set("$Kind", "NavigationProperty")
-			if n.Collection {
-				no.set("$Collection", true)
-			}
-			no.set("$Type", m.Namespace+"."+n.target.Name)
-			if n.Nullable && !n.Collection {
-				no.set("$Nullable", true)
-			}
-			if n.Partner != "" {
-				no.set("$Partner", n.Partner)
-			}
-			if n.ContainsTarget {
-				no.set("$ContainsTarget", true)
-			}
-			if len(n.constraints) > 0 {
-				rc := &jsonObject{}
-				for _, c := range n.constraints {
-					rc.set(c.Property, c.ReferencedProperty)
-				}
-				no.set("$ReferentialConstraint", rc)
-			}
-			no.annotate(ann.describe(n.Description))
-			o.set(n.Name, no)
-		}
-		o.annotate(ann.describe(t.Description))
-		s.set(t.Name, o)
+		s.set(t.Name, m.jsonEntityType(t, ann))
 	}
 	for _, g := range m.actionGroups {
-		overloads := make([]any, len(g))
-		for i, a := range g {
-			o := &jsonObject{}
-			o.set("$Kind", "Action")
-			m.jsonOperation(o, a.Bound, a.binding, a.BindingCollection, a.Parameters, a.ReturnType, a.Description, ann)
-			overloads[i] = o
-		}
-		s.set(g[0].Name, overloads)
+		s.set(g[0].Name, m.jsonActionOverloads(g, ann))
 	}
 	for _, g := range m.functionGroups {
-		overloads := make([]any, len(g))
-		for i, f := range g {
-			o := &jsonObject{}
-			o.set("$Kind", "Function")
-			if f.Bound {
-				o.set("$IsBound", true)
-			}
-			if f.IsComposable {
-				o.set("$IsComposable", true)
-			}
-			m.jsonOperation(o, false, f.binding, f.BindingCollection, f.Parameters, f.ReturnType, f.Description, ann)
-			overloads[i] = o
-		}
-		s.set(g[0].Name, overloads)
+		s.set(g[0].Name, m.jsonFunctionOverloads(g, ann))
 	}
+	if m.hasContainer() {
+		s.set(m.Container, m.jsonContainer(ann))
+	}
+	return s
+}
 
-	if !m.hasContainer() {
-		return s
+func jsonEnumType(e *EnumType, ann *annotations) *jsonObject {
+	o := &jsonObject{}
+	o.set("$Kind", "EnumType")
+	if e.UnderlyingType != KindNone && e.UnderlyingType != KindInt32 {
+		o.set("$UnderlyingType", e.UnderlyingType.String())
 	}
+	if e.Flags {
+		o.set("$IsFlags", true)
+	}
+	for _, member := range e.Members {
+		o.set(member.Name, rawJSON(strconv.FormatInt(member.Value, 10)))
+	}
+	o.annotate(ann.describe(e.Description))
+	return o
+}
+
+func (m *Model) jsonComplexType(c *ComplexType, ann *annotations) *jsonObject {
+	o := &jsonObject{}
+	o.set("$Kind", "ComplexType")
+	for _, p := range c.Properties {
+		o.set(p.Name, m.jsonProperty(p, ann))
+	}
+	o.annotate(ann.describe(c.Description))
+	return o
+}
+
+func (m *Model) jsonEntityType(t *EntityType, ann *annotations) *jsonObject {
+	o := &jsonObject{}
+	o.set("$Kind", "EntityType")
+	if t.HasStream {
+		o.set("$HasStream", true)
+	}
+	key := make([]any, len(t.key))
+	for i, k := range t.key {
+		key[i] = k.Name
+	}
+	o.set("$Key", key)
+	for _, p := range t.Properties {
+		o.set(p.Name, m.jsonProperty(p, ann))
+	}
+	for _, n := range t.Navigations {
+		o.set(n.Name, m.jsonNavigation(n, ann))
+	}
+	o.annotate(ann.describe(t.Description))
+	return o
+}
+
+func (m *Model) jsonNavigation(n *NavigationProperty, ann *annotations) *jsonObject {
+	o := &jsonObject{}
+	o.set("$Kind", "NavigationProperty")
+	if n.Collection {
+		o.set("$Collection", true)
+	}
+	o.set("$Type", m.Namespace+"."+n.target.Name)
+	if n.Nullable && !n.Collection {
+		o.set("$Nullable", true)
+	}
+	if n.Partner != "" {
+		o.set("$Partner", n.Partner)
+	}
+	if n.ContainsTarget {
+		o.set("$ContainsTarget", true)
+	}
+	if len(n.constraints) > 0 {
+		constraints := &jsonObject{}
+		for _, c := range n.constraints {
+			constraints.set(c.Property, c.ReferencedProperty)
+		}
+		o.set("$ReferentialConstraint", constraints)
+	}
+	o.annotate(ann.describe(n.Description))
+	return o
+}
+
+func (m *Model) jsonActionOverloads(group []*Action, ann *annotations) []any {
+	overloads := make([]any, len(group))
+	for i, a := range group {
+		o := &jsonObject{}
+		o.set("$Kind", "Action")
+		m.jsonOperation(o, a.Bound, a.binding, a.BindingCollection, a.Parameters, a.ReturnType, a.Description, ann)
+		overloads[i] = o
+	}
+	return overloads
+}
+
+func (m *Model) jsonFunctionOverloads(group []*Function, ann *annotations) []any {
+	overloads := make([]any, len(group))
+	for i, f := range group {
+		o := &jsonObject{}
+		o.set("$Kind", "Function")
+		if f.Bound {
+			o.set("$IsBound", true)
+		}
+		if f.IsComposable {
+			o.set("$IsComposable", true)
+		}
+		m.jsonOperation(o, false, f.binding, f.BindingCollection, f.Parameters, f.ReturnType, f.Description, ann)
+		overloads[i] = o
+	}
+	return overloads
+}
+
+// jsonContainer returns the entity container: entity sets, singletons, then action and function imports.
+func (m *Model) jsonContainer(ann *annotations) *jsonObject {
 	c := &jsonObject{}
 	c.set("$Kind", "EntityContainer")
 	for _, set := range m.EntitySets {
@@ -151,12 +180,12 @@ func (m *Model) jsonSchema(ann *annotations) *jsonObject {
 		o.annotate(ann.describe(set.Description))
 		c.set(set.Name, o)
 	}
-	for _, sg := range m.Singletons {
+	for _, singleton := range m.Singletons {
 		o := &jsonObject{}
-		o.set("$Type", m.Namespace+"."+sg.typ.Name)
-		jsonBindings(o, sg.bindings)
-		o.annotate(ann.describe(sg.Description))
-		c.set(sg.Name, o)
+		o.set("$Type", m.Namespace+"."+singleton.typ.Name)
+		jsonBindings(o, singleton.bindings)
+		o.annotate(ann.describe(singleton.Description))
+		c.set(singleton.Name, o)
 	}
 	for _, im := range imports(m) {
 		o := &jsonObject{}
@@ -167,8 +196,7 @@ func (m *Model) jsonSchema(ann *annotations) *jsonObject {
 		c.set(im.name, o)
 	}
 	c.annotate(ann.container(m))
-	s.set(m.Container, c)
-	return s
+	return c
 }
 
 func jsonBindings(o *jsonObject, bs []NavigationBinding) {

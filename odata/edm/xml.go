@@ -32,20 +32,11 @@ func (m *Model) WriteXML(w io.Writer) error {
 	return bw.Flush()
 }
 
+// xmlSchema returns the Schema element: the types, the operations and the entity container, in that order.
 func (m *Model) xmlSchema(ann *annotations) *xmlElem {
 	s := &xmlElem{name: "Schema", attrs: []xmlAttr{{"Namespace", m.Namespace}, {"xmlns", "http://docs.oasis-open.org/odata/ns/edm"}}}
 	for _, e := range m.EnumTypes {
-		el := s.child("EnumType", "Name", e.Name)
-		if e.UnderlyingType != KindNone && e.UnderlyingType != KindInt32 {
-			el.attr("UnderlyingType", e.UnderlyingType.String())
-		}
-		if e.Flags {
-			el.attr("IsFlags", "true")
-		}
-		for _, mb := range e.Members {
-			el.child("Member", "Name", mb.Name, "Value", strconv.FormatInt(mb.Value, 10))
-		}
-		el.annotate(ann.describe(e.Description)) // after the members: valid for the 4.0 and the 4.01 schema
+		xmlEnumType(s, e, ann)
 	}
 	for _, c := range m.ComplexTypes {
 		el := s.child("ComplexType", "Name", c.Name)
@@ -55,40 +46,7 @@ func (m *Model) xmlSchema(ann *annotations) *xmlElem {
 		el.annotate(ann.describe(c.Description))
 	}
 	for _, t := range m.EntityTypes {
-		el := s.child("EntityType", "Name", t.Name)
-		if t.HasStream {
-			el.attr("HasStream", "true")
-		}
-		key := el.child("Key")
-		for _, k := range t.key {
-			key.child("PropertyRef", "Name", k.Name)
-		}
-		for _, p := range t.Properties {
-			m.xmlProperty(el, p, ann)
-		}
-		for _, n := range t.Navigations {
-			typ := m.Namespace + "." + n.target.Name
-			nav := el.child("NavigationProperty", "Name", n.Name)
-			if n.Collection {
-				nav.attr("Type", "Collection("+typ+")")
-			} else {
-				nav.attr("Type", typ)
-				if !n.Nullable {
-					nav.attr("Nullable", "false")
-				}
-			}
-			if n.Partner != "" {
-				nav.attr("Partner", n.Partner)
-			}
-			if n.ContainsTarget {
-				nav.attr("ContainsTarget", "true")
-			}
-			for _, rc := range n.constraints {
-				nav.child("ReferentialConstraint", "Property", rc.Property, "ReferencedProperty", rc.ReferencedProperty)
-			}
-			nav.annotate(ann.describe(n.Description))
-		}
-		el.annotate(ann.describe(t.Description))
+		m.xmlEntityType(s, t, ann)
 	}
 	for _, a := range m.Actions {
 		el := s.child("Action", "Name", a.Name)
@@ -101,24 +59,79 @@ func (m *Model) xmlSchema(ann *annotations) *xmlElem {
 		}
 		m.xmlOperation(el, f.Bound, f.binding, f.BindingCollection, f.Parameters, f.ReturnType, f.Description, ann)
 	}
-
-	if !m.hasContainer() {
-		return s
+	if m.hasContainer() {
+		m.xmlContainer(s, ann)
 	}
-	c := s.child("EntityContainer", "Name", m.Container)
+	return s
+}
+
+func xmlEnumType(schema *xmlElem, e *EnumType, ann *annotations) {
+	el := schema.child("EnumType", "Name", e.Name)
+	if e.UnderlyingType != KindNone && e.UnderlyingType != KindInt32 {
+		el.attr("UnderlyingType", e.UnderlyingType.String())
+	}
+	if e.Flags {
+		el.attr("IsFlags", "true")
+	}
+	for _, member := range e.Members {
+		el.child("Member", "Name", member.Name, "Value", strconv.FormatInt(member.Value, 10))
+	}
+	el.annotate(ann.describe(e.Description)) // after the members: valid for the 4.0 and the 4.01 schema
+}
+
+func (m *Model) xmlEntityType(schema *xmlElem, t *EntityType, ann *annotations) {
+	el := schema.child("EntityType", "Name", t.Name)
+	if t.HasStream {
+		el.attr("HasStream", "true")
+	}
+	key := el.child("Key")
+	for _, k := range t.key {
+		key.child("PropertyRef", "Name", k.Name)
+	}
+	for _, p := range t.Properties {
+		m.xmlProperty(el, p, ann)
+	}
+	for _, n := range t.Navigations {
+		m.xmlNavigation(el, n, ann)
+	}
+	el.annotate(ann.describe(t.Description))
+}
+
+func (m *Model) xmlNavigation(entityType *xmlElem, n *NavigationProperty, ann *annotations) {
+	typ := m.Namespace + "." + n.target.Name
+	el := entityType.child("NavigationProperty", "Name", n.Name)
+	if n.Collection {
+		el.attr("Type", "Collection("+typ+")")
+	} else {
+		el.attr("Type", typ)
+		if !n.Nullable {
+			el.attr("Nullable", "false")
+		}
+	}
+	if n.Partner != "" {
+		el.attr("Partner", n.Partner)
+	}
+	if n.ContainsTarget {
+		el.attr("ContainsTarget", "true")
+	}
+	for _, c := range n.constraints {
+		el.child("ReferentialConstraint", "Property", c.Property, "ReferencedProperty", c.ReferencedProperty)
+	}
+	el.annotate(ann.describe(n.Description))
+}
+
+// xmlContainer adds the EntityContainer: entity sets, singletons, then action and function imports.
+func (m *Model) xmlContainer(schema *xmlElem, ann *annotations) {
+	c := schema.child("EntityContainer", "Name", m.Container)
 	for _, set := range m.EntitySets {
 		el := c.child("EntitySet", "Name", set.Name, "EntityType", m.Namespace+"."+set.typ.Name)
-		for _, b := range set.bindings {
-			el.child("NavigationPropertyBinding", "Path", b.Path, "Target", b.Target.Name)
-		}
+		xmlBindings(el, set.bindings)
 		el.annotate(ann.describe(set.Description))
 	}
-	for _, sg := range m.Singletons {
-		el := c.child("Singleton", "Name", sg.Name, "Type", m.Namespace+"."+sg.typ.Name)
-		for _, b := range sg.bindings {
-			el.child("NavigationPropertyBinding", "Path", b.Path, "Target", b.Target.Name)
-		}
-		el.annotate(ann.describe(sg.Description))
+	for _, singleton := range m.Singletons {
+		el := c.child("Singleton", "Name", singleton.Name, "Type", m.Namespace+"."+singleton.typ.Name)
+		xmlBindings(el, singleton.bindings)
+		el.annotate(ann.describe(singleton.Description))
 	}
 	for _, im := range imports(m) {
 		el := c.child(im.kind+"Import", "Name", im.name, im.kind, m.Namespace+"."+im.name)
@@ -127,7 +140,12 @@ func (m *Model) xmlSchema(ann *annotations) *xmlElem {
 		}
 	}
 	c.annotate(ann.container(m))
-	return s
+}
+
+func xmlBindings(el *xmlElem, bindings []NavigationBinding) {
+	for _, b := range bindings {
+		el.child("NavigationPropertyBinding", "Path", b.Path, "Target", b.Target.Name)
+	}
 }
 
 func (m *Model) xmlProperty(parent *xmlElem, p *Property, ann *annotations) {
