@@ -418,6 +418,7 @@ func escapeText(b *strings.Builder, s string) {
 	}
 }
 
+// writeExpr prints e, in parentheses when it binds weaker than minPrec.
 func writeExpr(b *strings.Builder, e Expr, minPrec int) {
 	if e == nil {
 		return
@@ -432,29 +433,9 @@ func writeExpr(b *strings.Builder, e Expr, minPrec int) {
 	case *Literal:
 		escapeText(b, e.Text)
 	case *Path:
-		if e.Base == BaseImplicit && len(e.Segments) > 0 && strings.EqualFold(e.Segments[0].Name, "not") {
-			// A property called "not" must not read back as the operator.
-			if len(e.Segments[0].Args) > 0 {
-				b.WriteString("$it/")
-			} else if len(e.Segments) == 1 {
-				b.WriteString("(")
-				writePath(b, e)
-				b.WriteString(")")
-				return
-			}
-		}
-		writePath(b, e)
+		writeMemberPath(b, e)
 	case *Lambda:
-		writePath(b, e.Path)
-		b.WriteByte('/')
-		b.WriteString(e.Kind.String())
-		b.WriteByte('(')
-		if e.Body != nil {
-			b.WriteString(e.Var)
-			b.WriteByte(':')
-			writeExpr(b, e.Body, 0)
-		}
-		b.WriteByte(')')
+		writeLambda(b, e)
 	case *Count:
 		writePath(b, e.Path)
 		b.WriteString("/$count")
@@ -471,56 +452,93 @@ func writeExpr(b *strings.Builder, e Expr, minPrec int) {
 		b.WriteByte(' ')
 		writeExpr(b, e.Right, p+1)
 	case *Unary:
-		if e.Op == OpNot {
-			b.WriteString("not ")
-			writeExpr(b, e.X, precUnary)
-			return
-		}
-		b.WriteByte('-')
-		switch x := e.X.(type) {
-		case *Literal, *Unary:
-			// "- 1" is the negation of 1 ("-1" is the literal); a space costs no nesting level, unlike "(".
-			b.WriteByte(' ')
-			writeExpr(b, x, precUnary)
-		default:
-			writeExpr(b, x, precUnary)
-		}
+		writeUnary(b, e)
 	case *Call:
 		b.WriteString(e.Name)
 		writeArgs(b, e.Args)
 	case *List:
-		if e.Brackets {
-			b.WriteByte('[')
-		} else {
-			b.WriteByte('(')
-		}
-		for i, it := range e.Items {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeExpr(b, it, 0)
-		}
-		if e.Brackets {
-			b.WriteByte(']')
-		} else {
-			b.WriteByte(')')
-		}
+		writeList(b, e)
 	case *JSON:
 		escapeText(b, e.Raw)
 	case *TypeName:
 		b.WriteString(e.Name)
 	case *Case:
-		b.WriteString("case(")
-		for i, br := range e.Branches {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeExpr(b, br.When, 0)
-			b.WriteByte(':')
-			writeExpr(b, br.Then, 0)
-		}
-		b.WriteByte(')')
+		writeCase(b, e)
 	}
+}
+
+// writeMemberPath prints a path of an expression so that a property called "not" does not read back as the
+// operator.
+func writeMemberPath(b *strings.Builder, p *Path) {
+	if p.Base == BaseImplicit && len(p.Segments) > 0 && strings.EqualFold(p.Segments[0].Name, "not") {
+		if len(p.Segments[0].Args) > 0 {
+			b.WriteString("$it/")
+		} else if len(p.Segments) == 1 {
+			b.WriteString("(")
+			writePath(b, p)
+			b.WriteString(")")
+			return
+		}
+	}
+	writePath(b, p)
+}
+
+func writeLambda(b *strings.Builder, l *Lambda) {
+	writePath(b, l.Path)
+	b.WriteByte('/')
+	b.WriteString(l.Kind.String())
+	b.WriteByte('(')
+	if l.Body != nil {
+		b.WriteString(l.Var)
+		b.WriteByte(':')
+		writeExpr(b, l.Body, 0)
+	}
+	b.WriteByte(')')
+}
+
+func writeUnary(b *strings.Builder, u *Unary) {
+	if u.Op == OpNot {
+		b.WriteString("not ")
+		writeExpr(b, u.X, precUnary)
+		return
+	}
+	b.WriteByte('-')
+	switch x := u.X.(type) {
+	case *Literal, *Unary:
+		// "- 1" is the negation of 1 ("-1" is the literal); a space costs no nesting level, unlike "(".
+		b.WriteByte(' ')
+		writeExpr(b, x, precUnary)
+	default:
+		writeExpr(b, x, precUnary)
+	}
+}
+
+func writeList(b *strings.Builder, l *List) {
+	open, closing := byte('('), byte(')')
+	if l.Brackets {
+		open, closing = '[', ']'
+	}
+	b.WriteByte(open)
+	for i, it := range l.Items {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeExpr(b, it, 0)
+	}
+	b.WriteByte(closing)
+}
+
+func writeCase(b *strings.Builder, c *Case) {
+	b.WriteString("case(")
+	for i, branch := range c.Branches {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeExpr(b, branch.When, 0)
+		b.WriteByte(':')
+		writeExpr(b, branch.Then, 0)
+	}
+	b.WriteByte(')')
 }
 
 func writeArgs(b *strings.Builder, args []Arg) {

@@ -183,6 +183,8 @@ func isListItem(e Expr) bool {
 	return false
 }
 
+// unary converts an operand: a literal, a path, a prefix operator, a parenthesised expression, a JSON array or
+// a JSON object.
 func (c *conv) unary(g *gUnary, depth int) (Expr, *Error) {
 	switch {
 	case g.Literal.Type != 0:
@@ -190,69 +192,89 @@ func (c *conv) unary(g *gUnary, depth int) (Expr, *Error) {
 	case g.Path != nil:
 		return c.path(g.Path, depth)
 	case g.Op.Type != 0:
-		if g.X == nil {
-			return nil, errAt(g.Op.Pos.Offset, "expected expression")
-		}
-		depth++
-		if depth > maxNesting {
-			return nil, nestingError(g.Op.Pos.Offset)
-		}
-		x, err := c.unary(g.X, depth)
-		if err != nil {
-			return nil, err
-		}
-		op := OpNot
-		if g.Op.Value == "-" {
-			op = OpNeg
-		}
-		return &Unary{Pos: g.Op.Pos.Offset, Op: op, X: x}, nil
+		return c.prefixOperator(g, depth)
 	case g.JSONStr.Type != 0:
 		return literal(g.JSONStr)
 	case g.Paren != nil:
 		if len(g.Paren.Items) != 1 {
 			return nil, errAt(g.Paren.Open.Pos.Offset, "a parenthesised list is only allowed after in")
 		}
-		depth++
-		if depth > maxNesting {
-			return nil, nestingError(g.Paren.Open.Pos.Offset)
-		}
-		return c.expr(g.Paren.Items[0], depth)
+		return c.nestedAt(g.Paren.Items[0], g.Paren.Open.Pos.Offset, depth)
 	case g.Array != nil:
-		depth++
-		if depth > maxNesting {
-			return nil, nestingError(g.Array.Open.Pos.Offset)
-		}
-		l := &List{Pos: g.Array.Open.Pos.Offset, Brackets: true, Items: make([]Expr, 0, len(g.Array.Items))}
-		for _, it := range g.Array.Items {
-			e, err := c.expr(it, depth)
-			if err != nil {
-				return nil, err
-			}
-			l.Items = append(l.Items, e)
-		}
-		return l, nil
+		return c.array(g.Array, depth)
 	case g.Object != nil:
-		depth++
-		if depth > maxNesting {
-			return nil, nestingError(g.Object.Open.Pos.Offset)
-		}
-		for _, m := range g.Object.Members {
-			if _, err := literal(m.Name); err != nil {
-				return nil, err
-			}
-			if _, err := c.expr(m.Value, depth); err != nil {
-				return nil, err
-			}
-		}
-		start, end := g.Object.Open.Pos.Offset-c.base, g.Object.Close.Pos.Offset-c.base
-		_, w := at(c.src, end)
-		end += w
-		if start < 0 || end > len(c.src) || start > end {
-			return nil, errAt(g.Object.Open.Pos.Offset, "invalid JSON object")
-		}
-		return &JSON{Pos: g.Object.Open.Pos.Offset, Raw: decode(c.src[start:end])}, nil
+		return c.object(g.Object, depth)
 	}
 	return nil, errAt(0, "expected expression")
+}
+
+// prefixOperator converts not X or -X.
+func (c *conv) prefixOperator(g *gUnary, depth int) (Expr, *Error) {
+	if g.X == nil {
+		return nil, errAt(g.Op.Pos.Offset, "expected expression")
+	}
+	depth++
+	if depth > maxNesting {
+		return nil, nestingError(g.Op.Pos.Offset)
+	}
+	x, err := c.unary(g.X, depth)
+	if err != nil {
+		return nil, err
+	}
+	op := OpNot
+	if g.Op.Value == "-" {
+		op = OpNeg
+	}
+	return &Unary{Pos: g.Op.Pos.Offset, Op: op, X: x}, nil
+}
+
+// nestedAt converts an expression one nesting level deeper, inside brackets that open at offset open.
+func (c *conv) nestedAt(g *gExpr, open, depth int) (Expr, *Error) {
+	depth++
+	if depth > maxNesting {
+		return nil, nestingError(open)
+	}
+	return c.expr(g, depth)
+}
+
+// array converts a JSON array, whose items may be any expressions.
+func (c *conv) array(g *gArray, depth int) (Expr, *Error) {
+	depth++
+	if depth > maxNesting {
+		return nil, nestingError(g.Open.Pos.Offset)
+	}
+	l := &List{Pos: g.Open.Pos.Offset, Brackets: true, Items: make([]Expr, 0, len(g.Items))}
+	for _, it := range g.Items {
+		e, err := c.expr(it, depth)
+		if err != nil {
+			return nil, err
+		}
+		l.Items = append(l.Items, e)
+	}
+	return l, nil
+}
+
+// object checks a JSON object's members and returns its source text, percent-decoded.
+func (c *conv) object(g *gObject, depth int) (Expr, *Error) {
+	depth++
+	if depth > maxNesting {
+		return nil, nestingError(g.Open.Pos.Offset)
+	}
+	for _, m := range g.Members {
+		if _, err := literal(m.Name); err != nil {
+			return nil, err
+		}
+		if _, err := c.expr(m.Value, depth); err != nil {
+			return nil, err
+		}
+	}
+	start, end := g.Open.Pos.Offset-c.base, g.Close.Pos.Offset-c.base
+	_, w := at(c.src, end)
+	end += w
+	if start < 0 || end > len(c.src) || start > end {
+		return nil, errAt(g.Open.Pos.Offset, "invalid JSON object")
+	}
+	return &JSON{Pos: g.Open.Pos.Offset, Raw: decode(c.src[start:end])}, nil
 }
 
 func hasBlob(args []*gArgs) bool {

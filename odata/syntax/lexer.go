@@ -272,7 +272,22 @@ func (s *scanner) Next() (lexer.Token, error) {
 	return s.nextExpr()
 }
 
-// keyword classifies a word in operator position.
+// operatorKeyword is a word that is an operator (or asc, desc, as) after an operand.
+type operatorKeyword struct {
+	token lexer.TokenType
+	text  string // lower case
+}
+
+// operatorKeywords maps the lower-case words to their tokens.
+var operatorKeywords = map[string]operatorKeyword{
+	"or": {tOr, "or"}, "and": {tAnd, "and"}, "eq": {tEqOp, "eq"}, "ne": {tEqOp, "ne"}, "gt": {tRelOp, "gt"},
+	"ge": {tRelOp, "ge"}, "lt": {tRelOp, "lt"}, "le": {tRelOp, "le"}, "has": {tRelOp, "has"}, "in": {tRelOp, "in"},
+	"add": {tAddOp, "add"}, "sub": {tAddOp, "sub"}, "mul": {tMulOp, "mul"}, "div": {tMulOp, "div"},
+	"divby": {tMulOp, "divby"}, "mod": {tMulOp, "mod"}, "asc": {tDir, "asc"}, "desc": {tDir, "desc"},
+	"as": {tAs, "as"},
+}
+
+// keyword classifies a word in operator position, case-insensitively.
 func keyword(w string) (lexer.TokenType, string) {
 	if len(w) < 2 || len(w) > 5 {
 		return 0, ""
@@ -285,47 +300,8 @@ func keyword(w string) (lexer.TokenType, string) {
 		}
 		buf[i] = c
 	}
-	switch string(buf[:len(w)]) {
-	case "or":
-		return tOr, "or"
-	case "and":
-		return tAnd, "and"
-	case "eq":
-		return tEqOp, "eq"
-	case "ne":
-		return tEqOp, "ne"
-	case "gt":
-		return tRelOp, "gt"
-	case "ge":
-		return tRelOp, "ge"
-	case "lt":
-		return tRelOp, "lt"
-	case "le":
-		return tRelOp, "le"
-	case "has":
-		return tRelOp, "has"
-	case "in":
-		return tRelOp, "in"
-	case "add":
-		return tAddOp, "add"
-	case "sub":
-		return tAddOp, "sub"
-	case "mul":
-		return tMulOp, "mul"
-	case "div":
-		return tMulOp, "div"
-	case "divby":
-		return tMulOp, "divby"
-	case "mod":
-		return tMulOp, "mod"
-	case "asc":
-		return tDir, "asc"
-	case "desc":
-		return tDir, "desc"
-	case "as":
-		return tAs, "as"
-	}
-	return 0, ""
+	k := operatorKeywords[string(buf[:len(w)])]
+	return k.token, k.text
 }
 
 func (s *scanner) open(start int) *lexError {

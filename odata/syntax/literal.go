@@ -16,82 +16,106 @@ import (
 
 // literal converts a literal token into a Literal, checking ranges the lexer does not.
 func literal(t lexer.Token) (*Literal, *Error) {
-	off := t.Pos.Offset
-	l := &Literal{Pos: off, Text: t.Value}
+	l := &Literal{Pos: t.Pos.Offset, Text: t.Value}
 	kind := t.Type
 	if kind == tLit {
 		kind = literalKind(t.Value)
 	}
+	var err *Error
 	switch kind {
 	case tNull:
 		l.Kind = LitNull
 	case tBool:
 		l.Kind, l.Value = LitBool, t.Value == "true"
-	case tInt:
-		if n, err := strconv.ParseInt(t.Value, 10, 64); err == nil {
-			l.Kind, l.Value = LitInt, n
-		} else {
-			l.Kind, l.Value = LitDecimal, strings.TrimPrefix(t.Value, "+")
-		}
-	case tDecimal:
-		l.Kind, l.Value = LitDecimal, strings.TrimPrefix(t.Value, "+")
-	case tDouble:
-		l.Kind = LitDouble
-		switch t.Value {
-		case "INF":
-			l.Value = math.Inf(1)
-		case "-INF":
-			l.Value = math.Inf(-1)
-		case "NaN":
-			l.Value = math.NaN()
-		default:
-			f, err := strconv.ParseFloat(t.Value, 64)
-			if err != nil {
-				return nil, errAt(off, "double literal out of range: "+t.Value)
-			}
-			l.Value = f
-		}
-	case tString:
-		s := unquote(t.Value)
-		if err := checkText(s, off); err != nil {
-			return nil, err
-		}
-		l.Kind, l.Value = LitString, s
-	case tJSONString:
-		var s string
-		if err := json.Unmarshal([]byte(t.Value), &s); err != nil {
-			return nil, errAt(off, "invalid JSON string")
-		}
-		if err := checkText(s, off); err != nil {
-			return nil, err
-		}
-		l.Kind, l.Value = LitString, s
+	case tInt, tDecimal, tDouble:
+		err = numberLiteral(l, kind)
+	case tString, tJSONString:
+		err = stringLiteral(l, kind)
 	case tGuid:
 		l.Kind, l.Value = LitGuid, strings.ToLower(t.Value)
-	case tDate:
-		d, ok := parseDate(t.Value)
-		if !ok {
-			return nil, errAt(off, "invalid date: "+t.Value)
-		}
-		l.Kind, l.Value = LitDate, d
-	case tDateTime:
-		d, ok := parseDateTime(t.Value)
-		if !ok {
-			return nil, errAt(off, "invalid date-time: "+t.Value)
-		}
-		l.Kind, l.Value = LitDateTimeOffset, d
-	case tTime:
-		d, ok := temporal.ParseTimeOfDay(t.Value)
-		if !ok {
-			return nil, errAt(off, "invalid time of day: "+t.Value)
-		}
-		l.Kind, l.Value = LitTimeOfDay, d
+	case tDate, tDateTime, tTime:
+		err = temporalLiteral(l, kind)
 	case tTyped:
-		return typedLiteral(l)
+		err = typedLiteral(l)
 	default:
-		return nil, errAt(off, "expected literal, found "+describe(t))
+		err = errAt(l.Pos, "expected literal, found "+describe(t))
+	}
+	if err != nil {
+		return nil, err
 	}
 	return l, nil
+}
+
+// numberLiteral sets the value of an integer, decimal or double literal. An integer outside the Int64 range is
+// a decimal.
+func numberLiteral(l *Literal, kind lexer.TokenType) *Error {
+	if kind == tInt {
+		if n, err := strconv.ParseInt(l.Text, 10, 64); err == nil {
+			l.Kind, l.Value = LitInt, n
+			return nil
+		}
+	}
+	if kind != tDouble {
+		l.Kind, l.Value = LitDecimal, strings.TrimPrefix(l.Text, "+")
+		return nil
+	}
+	l.Kind = LitDouble
+	switch l.Text {
+	case "INF":
+		l.Value = math.Inf(1)
+	case "-INF":
+		l.Value = math.Inf(-1)
+	case "NaN":
+		l.Value = math.NaN()
+	default:
+		f, err := strconv.ParseFloat(l.Text, 64)
+		if err != nil {
+			return errAt(l.Pos, "double literal out of range: "+l.Text)
+		}
+		l.Value = f
+	}
+	return nil
+}
+
+// stringLiteral sets the value of a '...' literal or of a "..." JSON string.
+func stringLiteral(l *Literal, kind lexer.TokenType) *Error {
+	var text string
+	if kind == tString {
+		text = unquote(l.Text)
+	} else if err := json.Unmarshal([]byte(l.Text), &text); err != nil {
+		return errAt(l.Pos, "invalid JSON string")
+	}
+	if err := checkText(text, l.Pos); err != nil {
+		return err
+	}
+	l.Kind, l.Value = LitString, text
+	return nil
+}
+
+// temporalLiteral sets the value of a date, date-time or time-of-day literal.
+func temporalLiteral(l *Literal, kind lexer.TokenType) *Error {
+	var ok bool
+	switch kind {
+	case tDate:
+		l.Kind = LitDate
+		l.Value, ok = parseDate(l.Text)
+		if !ok {
+			return errAt(l.Pos, "invalid date: "+l.Text)
+		}
+	case tDateTime:
+		l.Kind = LitDateTimeOffset
+		l.Value, ok = parseDateTime(l.Text)
+		if !ok {
+			return errAt(l.Pos, "invalid date-time: "+l.Text)
+		}
+	default:
+		l.Kind = LitTimeOfDay
+		l.Value, ok = temporal.ParseTimeOfDay(l.Text)
+		if !ok {
+			return errAt(l.Pos, "invalid time of day: "+l.Text)
+		}
+	}
+	return nil
 }
 
 // literalKind recovers the lexer's classification of a literal token from its text (the lexer has checked
@@ -140,20 +164,20 @@ func unquote(s string) string {
 }
 
 // typedLiteral handles prefix'...' literals: binary, duration, geography, geometry and enums.
-func typedLiteral(l *Literal) (*Literal, *Error) {
+func typedLiteral(l *Literal) *Error {
 	q := strings.IndexByte(l.Text, '\'')
 	prefix, body := l.Text[:q], unquote(l.Text[q:])
 	switch strings.ToLower(prefix) {
 	case "binary", "x":
 		b, ok := decodeBinary(body)
 		if !ok {
-			return nil, errAt(l.Pos, "invalid base64url in binary literal")
+			return errAt(l.Pos, "invalid base64url in binary literal")
 		}
 		l.Kind, l.Value = LitBinary, b
 	case "duration":
 		d, err := temporal.ParseDuration(body)
 		if err != nil {
-			return nil, errAt(l.Pos, "invalid duration: "+body)
+			return errAt(l.Pos, "invalid duration: "+body)
 		}
 		l.Kind, l.Value = LitDuration, d
 	case "geography":
@@ -162,19 +186,19 @@ func typedLiteral(l *Literal) (*Literal, *Error) {
 		l.Kind, l.Value = LitGeometry, body
 	default:
 		if strings.IndexByte(prefix, '.') < 0 {
-			return nil, errAt(l.Pos, "unknown literal prefix "+strconv.Quote(prefix))
+			return errAt(l.Pos, "unknown literal prefix "+strconv.Quote(prefix))
 		}
 		if body == "" {
-			return nil, errAt(l.Pos, "empty enum literal")
+			return errAt(l.Pos, "empty enum literal")
 		}
 		for _, m := range strings.Split(body, ",") {
 			if !isEnumMember(m) {
-				return nil, errAt(l.Pos, "invalid enum member "+strconv.Quote(m))
+				return errAt(l.Pos, "invalid enum member "+strconv.Quote(m))
 			}
 		}
 		l.Kind, l.Type, l.Value = LitEnum, prefix, body
 	}
-	return l, nil
+	return nil
 }
 
 func isEnumMember(m string) bool {

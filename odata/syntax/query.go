@@ -603,6 +603,7 @@ func parameterNames(text string, base int) ([]Arg, *Error) {
 	return out, nil
 }
 
+// parseExpand parses a $expand value that starts at offset base; depth is the $expand nesting (1 at the top).
 func parseExpand(src string, base, depth int) ([]ExpandItem, *Error) {
 	if depth > maxExpandDepth {
 		return nil, limitAt(base, "$expand depth exceeds the limit of 3")
@@ -613,44 +614,15 @@ func parseExpand(src string, base, depth int) ([]ExpandItem, *Error) {
 	}
 	out := make([]ExpandItem, 0, len(g.Items))
 	for _, it := range g.Items {
-		item := ExpandItem{Pos: it.Segments[0].Name.Pos.Offset}
-		star := false
-		for i, s := range it.Segments {
-			last := i == len(it.Segments)-1
-			n := s.Name
-			if nameKind(n) == tDollar {
-				switch {
-				case n.Value == "$ref" && last && i > 0:
-					item.Ref = true
-					continue
-				case n.Value == "$count" && last && i > 0 && !star:
-					item.Count = true
-					continue
-				case n.Value == "$value" && len(it.Segments) == 1:
-				default:
-					return nil, errAt(n.Pos.Offset, "unexpected "+describe(n)+" in $expand")
-				}
-			}
-			if star {
-				return nil, errAt(n.Pos.Offset, `unexpected segment after "*"`)
-			}
-			star = n.Type == tStar
-			item.Path = append(item.Path, itemSegment(s))
+		item, star, err := expandItemPath(it)
+		if err != nil {
+			return nil, err
 		}
 		if it.Blob != nil {
-			allowed := expandOptions
-			switch {
-			case item.Ref:
-				allowed = expandRefOptions
-			case item.Count:
-				allowed = countOptions
-			case star:
-				allowed = expandStarOpts
-			}
 			if len(item.Path) == 1 && item.Path[0].Name == "$value" {
 				return nil, errAt(it.Blob.Open.Pos.Offset, `unexpected "(" after $value`)
 			}
-			q, err := parseOptions(it.Blob.Text.Value, it.Blob.Text.Pos.Offset, allowed, depth)
+			q, err := parseOptions(it.Blob.Text.Value, it.Blob.Text.Pos.Offset, expandItemOptions(item, star), depth)
 			if err != nil {
 				return nil, err
 			}
@@ -659,6 +631,48 @@ func parseExpand(src string, base, depth int) ([]ExpandItem, *Error) {
 		out = append(out, item)
 	}
 	return out, nil
+}
+
+// expandItemPath converts the path of an $expand item: navigations and type casts, "*" or $value alone, then
+// /$ref or /$count. It reports whether the path ends with "*".
+func expandItemPath(it *gItem) (item ExpandItem, star bool, err *Error) {
+	item = ExpandItem{Pos: it.Segments[0].Name.Pos.Offset}
+	for i, s := range it.Segments {
+		last := i == len(it.Segments)-1
+		n := s.Name
+		if nameKind(n) == tDollar {
+			switch {
+			case n.Value == "$ref" && last && i > 0:
+				item.Ref = true
+				continue
+			case n.Value == "$count" && last && i > 0 && !star:
+				item.Count = true
+				continue
+			case n.Value == "$value" && len(it.Segments) == 1:
+			default:
+				return item, false, errAt(n.Pos.Offset, "unexpected "+describe(n)+" in $expand")
+			}
+		}
+		if star {
+			return item, false, errAt(n.Pos.Offset, `unexpected segment after "*"`)
+		}
+		star = n.Type == tStar
+		item.Path = append(item.Path, itemSegment(s))
+	}
+	return item, star, nil
+}
+
+// expandItemOptions returns the nested options an $expand item may have.
+func expandItemOptions(item ExpandItem, star bool) optSet {
+	switch {
+	case item.Ref:
+		return expandRefOptions
+	case item.Count:
+		return countOptions
+	case star:
+		return expandStarOpts
+	}
+	return expandOptions
 }
 
 // nestedOptions parses the options of a /$count in an expression.
