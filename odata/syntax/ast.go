@@ -387,18 +387,18 @@ func printExpr(e Expr) string {
 
 // Printing precedence of node kinds; binary operators use BinaryOp.Precedence.
 const (
-	precUnary   = 7
-	precPrimary = 8
+	precedenceUnary   = 7
+	precedencePrimary = 8
 )
 
-func exprPrec(e Expr) int {
+func exprPrecedence(e Expr) int {
 	switch e := e.(type) {
 	case *Binary:
 		return e.Op.Precedence()
 	case *Unary:
-		return precUnary
+		return precedenceUnary
 	}
-	return precPrimary
+	return precedencePrimary
 }
 
 // escapeText writes decoded text so that the lexer reads it back unchanged: '%', '&' and '#' are
@@ -423,7 +423,7 @@ func writeExpr(b *strings.Builder, e Expr, minPrec int) {
 	if e == nil {
 		return
 	}
-	if exprPrec(e) < minPrec {
+	if exprPrecedence(e) < minPrec {
 		b.WriteByte('(')
 		writeExpr(b, e, 0)
 		b.WriteByte(')')
@@ -499,7 +499,7 @@ func writeLambda(b *strings.Builder, l *Lambda) {
 func writeUnary(b *strings.Builder, u *Unary) {
 	if u.Op == OpNot {
 		b.WriteString("not ")
-		writeExpr(b, u.X, precUnary)
+		writeExpr(b, u.X, precedenceUnary)
 		return
 	}
 	b.WriteByte('-')
@@ -507,9 +507,9 @@ func writeUnary(b *strings.Builder, u *Unary) {
 	case *Literal, *Unary:
 		// "- 1" is the negation of 1 ("-1" is the literal); a space costs no nesting level, unlike "(".
 		b.WriteByte(' ')
-		writeExpr(b, x, precUnary)
+		writeExpr(b, x, precedenceUnary)
 	default:
-		writeExpr(b, x, precUnary)
+		writeExpr(b, x, precedenceUnary)
 	}
 }
 
@@ -591,21 +591,21 @@ func writeSegment(b *strings.Builder, s Segment) {
 	} else {
 		escapeText(b, s.Name)
 	}
-	for _, al := range s.Args {
-		writeArgs(b, al.Args)
+	for _, argumentList := range s.Args {
+		writeArgs(b, argumentList.Args)
 	}
 }
 
 // writeLiteralSegment percent-encodes a key-as-segment so it stays one segment.
 func writeLiteralSegment(b *strings.Builder, s string) {
-	const hexd = "0123456789ABCDEF"
+	const hexDigits = "0123456789ABCDEF"
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case c == '/' || c == '%' || c == '?' || c == '#' || c == '&' || c == '(' || c == ')' || c <= ' ' || c >= 0x7f:
 			b.WriteByte('%')
-			b.WriteByte(hexd[c>>4])
-			b.WriteByte(hexd[c&15])
+			b.WriteByte(hexDigits[c>>4])
+			b.WriteByte(hexDigits[c&15])
 		default:
 			b.WriteByte(c)
 		}

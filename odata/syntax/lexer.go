@@ -16,140 +16,145 @@ import (
 
 // Token types.
 const (
-	tEOF lexer.TokenType = lexer.EOF
+	tokenEOF lexer.TokenType = lexer.EOF
 
-	tIdent  lexer.TokenType = iota + 1 // identifier, possibly namespace-qualified: Name, Model.Customer, geo.distance
-	tDollar                            // $it, $this, $root, $count, $filter, $ref, ...
-	tAt                                // @alias, @Namespace.Term#Qualifier
-	tNull
-	tBool
-	tInt
-	tDecimal
-	tDouble
-	tString     // 'text' (Value: decoded source text with quotes)
-	tJSONString // "text" (Value: decoded source text with quotes)
-	tDate
-	tDateTime
-	tTime
-	tGuid
-	tTyped // prefix'text': binary'..', duration'..', geography'..', Namespace.Enum'..'
+	// tokenIdentifier is an identifier, possibly namespace-qualified: Name, Model.Customer, geo.distance.
+	tokenIdentifier lexer.TokenType = iota + 1
+	tokenDollar                     // $it, $this, $root, $count, $filter, $ref, ...
+	tokenAtName                     // @alias, @Namespace.Term#Qualifier
+	tokenNull
+	tokenBoolean
+	tokenInteger
+	tokenDecimal
+	tokenDouble
+	tokenString     // 'text' (Value: decoded source text with quotes)
+	tokenJSONString // "text" (Value: decoded source text with quotes)
+	tokenDate
+	tokenDateTime
+	tokenTimeOfDay
+	tokenGUID
+	tokenTypedLiteral // prefix'text': binary'..', duration'..', geography'..', Namespace.Enum'..'
 
-	// tLit is the one token type the grammar sees for every literal above (one type keeps the grammar's
+	// tokenLiteral is the one token type the grammar sees for every literal above (one type keeps the grammar's
 	// choice among literals a single comparison); literalKind recovers the kind from the text.
-	tLit
-	// tPrefix is a prefix operator: not or "-" (Value "not" or "-").
-	tPrefix
-	// tName is the one token type the grammar sees for tIdent, tDollar and tAt; nameKind tells them apart.
-	tName
+	tokenLiteral
+	// tokenPrefixOperator is a prefix operator: not or "-" (Value "not" or "-").
+	tokenPrefixOperator
+	// tokenName is the one token type the grammar sees for tokenIdentifier, tokenDollar and tokenAtName; nameKind
+	// tells them apart.
+	tokenName
 
-	tOr
-	tAnd
-	tEqOp  // eq ne
-	tRelOp // gt ge lt le has
-	tIn
-	tAddOp // add sub
-	tMulOp // mul div divby mod
-	tNot
-	tMinus
-	tDir // asc desc
-	tAs
+	tokenOr
+	tokenAnd
+	tokenEqualityOperator   // eq ne
+	tokenRelationalOperator // gt ge lt le has
+	tokenIn
+	tokenAdditiveOperator       // add sub
+	tokenMultiplicativeOperator // mul div divby mod
+	tokenNot
+	tokenMinus
+	tokenDirection // asc desc
+	tokenAs
 
-	tLParen
-	tRParen
-	tLBracket
-	tRBracket
-	tLBrace
-	tRBrace
-	tComma
-	tColon
-	tSlash
-	tEquals
-	tSemi
-	tStar
-	tDot
+	tokenLeftParenthesis
+	tokenRightParenthesis
+	tokenLeftBracket
+	tokenRightBracket
+	tokenLeftBrace
+	tokenRightBrace
+	tokenComma
+	tokenColon
+	tokenSlash
+	tokenEquals
+	tokenSemicolon
+	tokenStar
+	tokenDot
 
-	tBlob   // balanced text between parentheses in $select/$expand items (nested options or parameter names)
-	tWord   // $search word
-	tPhrase // $search "phrase"
-	tSearchAnd
-	tSearchOr
-	tSearchNot
+	tokenBlob   // balanced text between parentheses in $select/$expand items (nested options or parameter names)
+	tokenWord   // $search word
+	tokenPhrase // $search "phrase"
+	tokenSearchAnd
+	tokenSearchOr
+	tokenSearchNot
 )
 
 var symbols = map[string]lexer.TokenType{
-	"EOF": tEOF, "Name": tName, "Lit": tLit, "JSONString": tJSONString,
-	"Or": tOr, "And": tAnd, "EqOp": tEqOp, "RelOp": tRelOp, "AddOp": tAddOp, "MulOp": tMulOp,
-	"Prefix": tPrefix, "Dir": tDir, "As": tAs,
-	"LParen": tLParen, "RParen": tRParen, "LBracket": tLBracket, "RBracket": tRBracket, "LBrace": tLBrace,
-	"RBrace": tRBrace, "Comma": tComma, "Colon": tColon, "Slash": tSlash, "Equals": tEquals, "Semi": tSemi,
-	"Star": tStar, "Dot": tDot, "Blob": tBlob, "Word": tWord, "Phrase": tPhrase,
-	"SearchAnd": tSearchAnd, "SearchOr": tSearchOr, "SearchNot": tSearchNot,
+	"EOF": tokenEOF, "Name": tokenName, "Literal": tokenLiteral, "JSONString": tokenJSONString, "Or": tokenOr,
+	"And": tokenAnd, "EqualityOperator": tokenEqualityOperator, "RelationalOperator": tokenRelationalOperator,
+	"AdditiveOperator": tokenAdditiveOperator, "MultiplicativeOperator": tokenMultiplicativeOperator,
+	"PrefixOperator": tokenPrefixOperator, "Direction": tokenDirection, "As": tokenAs,
+	"LeftParenthesis": tokenLeftParenthesis, "RightParenthesis": tokenRightParenthesis,
+	"LeftBracket": tokenLeftBracket, "RightBracket": tokenRightBracket, "LeftBrace": tokenLeftBrace,
+	"RightBrace": tokenRightBrace, "Comma": tokenComma, "Colon": tokenColon, "Slash": tokenSlash,
+	"Equals": tokenEquals, "Semicolon": tokenSemicolon, "Star": tokenStar, "Dot": tokenDot, "Blob": tokenBlob,
+	"Word": tokenWord, "Phrase": tokenPhrase, "SearchAnd": tokenSearchAnd, "SearchOr": tokenSearchOr,
+	"SearchNot": tokenSearchNot,
 }
 
-type lexMode uint8
+type lexerMode uint8
 
 const (
-	modeExpr   lexMode = iota // expressions ($filter, $orderby, $compute, alias values, path keys)
-	modeItems                 // $select and $expand item lists
-	modeSearch                // $search
+	modeExpression lexerMode = iota // expressions ($filter, $orderby, $compute, alias values, path keys)
+	modeItems                       // $select and $expand item lists
+	modeSearch                      // $search
 )
 
 // maxNesting is the SPEC part 9 limit on $filter nesting (parentheses, unary operators, operator levels).
 const maxNesting = 64
 
-// lexError is an error found while lexing; the parse functions turn it into an *Error.
-type lexError struct {
+// lexicalError is an error found while lexing; the parse functions turn it into an *Error.
+type lexicalError struct {
 	pos   int // raw byte offset
 	msg   string
 	limit bool
 }
 
-func (e *lexError) Error() string { return e.msg }
+func (e *lexicalError) Error() string { return e.msg }
 
-// scanner implements lexer.Definition (through lexDef) and lexer.Lexer over one option value.
+// scanner implements lexer.Definition (through lexerDefinition) and lexer.Lexer over one option value.
 type scanner struct {
-	src  string
-	base int // offset of src within the text positions refer to
-	mode lexMode
+	source string
+	base   int // offset of source within the text positions refer to
+	mode   lexerMode
 	// inPath: a raw "/" ends a string literal with an error (resource path keys must encode it as %2F).
 	inPath bool
-	p      int
+	cursor int
 
-	prevOperand bool // the previous token ends an operand, so a keyword after whitespace is an operator
-	depth       int  // bracket nesting
-	unaryRun    int  // consecutive prefix operators
-	pending     []lexer.Token
-	err         *lexError
-	// ops records every binary operator token in source order; the converter finds the operator of a
+	afterOperand bool // the previous token ends an operand, so a keyword after whitespace is an operator
+	depth        int  // bracket nesting
+	unaryRun     int  // consecutive prefix operators
+	pending      []lexer.Token
+	err          *lexicalError
+	// operators records every binary operator token in source order; the converter finds the operator of a
 	// right operand as the last one before the operand's start.
-	ops []lexer.Token
+	operators []lexer.Token
 }
 
-func newScanner(src string, base int, mode lexMode) *scanner {
-	return &scanner{src: src, base: base, mode: mode}
+func newScanner(source string, base int, mode lexerMode) *scanner {
+	return &scanner{source: source, base: base, mode: mode}
 }
 
-// lexDef is the participle lexer definition; the parse functions construct scanners directly, so Lex is only
+// lexerDefinition is the participle lexer definition; the parse functions construct scanners directly, so Lex is only
 // used by participle's own tooling.
-type lexDef struct{ symbols map[string]lexer.TokenType }
+type lexerDefinition struct{ symbols map[string]lexer.TokenType }
 
-func (d lexDef) Symbols() map[string]lexer.TokenType { return d.symbols }
+func (d lexerDefinition) Symbols() map[string]lexer.TokenType { return d.symbols }
 
-func (lexDef) Lex(_ string, r io.Reader) (lexer.Lexer, error) {
+func (lexerDefinition) Lex(_ string, r io.Reader) (lexer.Lexer, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
 	}
-	return newScanner(string(b), 0, modeExpr), nil
+	return newScanner(string(b), 0, modeExpression), nil
 }
 
-func (lexDef) LexString(_ string, s string) (lexer.Lexer, error) {
-	return newScanner(s, 0, modeExpr), nil
+func (lexerDefinition) LexString(_ string, s string) (lexer.Lexer, error) {
+	return newScanner(s, 0, modeExpression), nil
 }
 
-func ishex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
-func unhex(c byte) byte {
+func hexValue(c byte) byte {
 	switch {
 	case c <= '9':
 		return c - '0'
@@ -160,15 +165,15 @@ func unhex(c byte) byte {
 	}
 }
 
-// at returns the decoded character at raw offset i and its raw width (3 for %XX, else 1; 0 at the end).
+// decodeAt returns the decoded character at raw offset i and its raw width (3 for %XX, else 1; 0 at the end).
 // A '%' that does not start a valid escape is returned as '%' with width 1; callers reject it.
-func at(s string, i int) (byte, int) {
+func decodeAt(s string, i int) (byte, int) {
 	if i >= len(s) {
 		return 0, 0
 	}
 	c := s[i]
-	if c == '%' && i+2 < len(s) && ishex(s[i+1]) && ishex(s[i+2]) {
-		return unhex(s[i+1])<<4 | unhex(s[i+2]), 3
+	if c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+		return hexValue(s[i+1])<<4 | hexValue(s[i+2]), 3
 	}
 	return c, 1
 }
@@ -185,7 +190,7 @@ func decode(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); {
-		c, w := at(s, i)
+		c, w := decodeAt(s, i)
 		b.WriteByte(c)
 		i += w
 	}
@@ -194,62 +199,63 @@ func decode(s string) string {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' }
 
-func isIdentStart(c byte) bool {
+func isIdentifierStart(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c >= 0x80
 }
 
-func isIdentChar(c byte) bool { return isIdentStart(c) || '0' <= c && c <= '9' }
+func isIdentifierPart(c byte) bool { return isIdentifierStart(c) || '0' <= c && c <= '9' }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
-func (s *scanner) c(i int) byte {
-	c, _ := at(s.src, i)
+func (s *scanner) charAt(i int) byte {
+	c, _ := decodeAt(s.source, i)
 	return c
 }
 
-// fail records a lexical error at offset pos of src and returns it.
+// fail records a lexical error at offset pos of source and returns it.
 func (s *scanner) fail(pos int, msg string) (lexer.Token, error) {
 	return lexer.Token{}, s.errorAt(pos, msg)
 }
 
-// nestingErrorAt records that the nesting at offset pos of src exceeds maxNesting and returns the error.
-func (s *scanner) nestingErrorAt(pos int) *lexError {
-	s.err = &lexError{pos: s.base + pos, msg: "nesting exceeds the limit of 64 levels", limit: true}
+// nestingErrorAt records that the nesting at offset pos of source exceeds maxNesting and returns the error.
+func (s *scanner) nestingErrorAt(pos int) *lexicalError {
+	s.err = &lexicalError{pos: s.base + pos, msg: "nesting exceeds the limit of 64 levels", limit: true}
 	return s.err
 }
 
-// errorAt records a lexical error at offset pos of src and returns it.
-func (s *scanner) errorAt(pos int, msg string) *lexError {
-	s.err = &lexError{pos: s.base + pos, msg: msg}
+// errorAt records a lexical error at offset pos of source and returns it.
+func (s *scanner) errorAt(pos int, msg string) *lexicalError {
+	s.err = &lexicalError{pos: s.base + pos, msg: msg}
 	return s.err
 }
 
-func (s *scanner) tok(t lexer.TokenType, start, end int, value string) lexer.Token {
+func (s *scanner) token(t lexer.TokenType, start, end int, value string) lexer.Token {
 	switch t {
-	case tNull, tBool, tInt, tDecimal, tDouble, tString, tDate, tDateTime, tTime, tGuid, tTyped:
-		t = tLit
-	case tNot, tMinus:
-		t = tPrefix
-	case tIdent, tDollar, tAt:
-		t = tName
+	case tokenNull, tokenBoolean, tokenInteger, tokenDecimal, tokenDouble, tokenString, tokenDate, tokenDateTime,
+		tokenTimeOfDay, tokenGUID, tokenTypedLiteral:
+		t = tokenLiteral
+	case tokenNot, tokenMinus:
+		t = tokenPrefixOperator
+	case tokenIdentifier, tokenDollar, tokenAtName:
+		t = tokenName
 	}
 	off := s.base + start
 	return lexer.Token{Type: t, Value: value, Pos: lexer.Position{Offset: off, Line: 1, Column: off + 1}}
 }
 
-// text returns the decoded source text of src[start:end].
-func (s *scanner) text(start, end int) string { return decode(s.src[start:end]) }
+// text returns the decoded source text of source[start:end].
+func (s *scanner) text(start, end int) string { return decode(s.source[start:end]) }
 
 // skipSpace skips whitespace and reports whether there was any.
 func (s *scanner) skipSpace() bool {
 	saw := false
 	for {
-		c, w := at(s.src, s.p)
+		c, w := decodeAt(s.source, s.cursor)
 		if w == 0 || !isSpace(c) {
 			return saw
 		}
 		saw = true
-		s.p += w
+		s.cursor += w
 	}
 }
 
@@ -280,11 +286,15 @@ type operatorKeyword struct {
 
 // operatorKeywords maps the lower-case words to their tokens.
 var operatorKeywords = map[string]operatorKeyword{
-	"or": {tOr, "or"}, "and": {tAnd, "and"}, "eq": {tEqOp, "eq"}, "ne": {tEqOp, "ne"}, "gt": {tRelOp, "gt"},
-	"ge": {tRelOp, "ge"}, "lt": {tRelOp, "lt"}, "le": {tRelOp, "le"}, "has": {tRelOp, "has"}, "in": {tRelOp, "in"},
-	"add": {tAddOp, "add"}, "sub": {tAddOp, "sub"}, "mul": {tMulOp, "mul"}, "div": {tMulOp, "div"},
-	"divby": {tMulOp, "divby"}, "mod": {tMulOp, "mod"}, "asc": {tDir, "asc"}, "desc": {tDir, "desc"},
-	"as": {tAs, "as"},
+	"or": {tokenOr, "or"}, "and": {tokenAnd, "and"}, "eq": {tokenEqualityOperator, "eq"},
+	"ne": {tokenEqualityOperator, "ne"}, "gt": {tokenRelationalOperator, "gt"},
+	"ge": {tokenRelationalOperator, "ge"}, "lt": {tokenRelationalOperator, "lt"},
+	"le": {tokenRelationalOperator, "le"}, "has": {tokenRelationalOperator, "has"},
+	"in": {tokenRelationalOperator, "in"}, "add": {tokenAdditiveOperator, "add"},
+	"sub": {tokenAdditiveOperator, "sub"}, "mul": {tokenMultiplicativeOperator, "mul"},
+	"div": {tokenMultiplicativeOperator, "div"}, "divby": {tokenMultiplicativeOperator, "divby"},
+	"mod": {tokenMultiplicativeOperator, "mod"}, "asc": {tokenDirection, "asc"}, "desc": {tokenDirection, "desc"},
+	"as": {tokenAs, "as"},
 }
 
 // keyword classifies a word in operator position, case-insensitively.
@@ -304,7 +314,7 @@ func keyword(w string) (lexer.TokenType, string) {
 	return k.token, k.text
 }
 
-func (s *scanner) open(start int) *lexError {
+func (s *scanner) open(start int) *lexicalError {
 	s.depth++
 	if s.depth > maxNesting {
 		return s.nestingErrorAt(start)
@@ -314,27 +324,27 @@ func (s *scanner) open(start int) *lexError {
 
 func (s *scanner) nextExpr() (lexer.Token, error) {
 	sawSpace := s.skipSpace()
-	start := s.p
-	c, w := at(s.src, s.p)
+	start := s.cursor
+	c, w := decodeAt(s.source, s.cursor)
 	if w == 0 {
-		return s.tok(tEOF, start, start, ""), nil
+		return s.token(tokenEOF, start, start, ""), nil
 	}
-	operand := !s.prevOperand
+	operand := !s.afterOperand
 	// Operators after an operand and whitespace.
-	if !operand && sawSpace && isIdentStart(c) {
+	if !operand && sawSpace && isIdentifierStart(c) {
 		end := s.scanWord(start, false)
-		if t, v := keyword(s.src[start:end]); t != 0 {
-			s.p = end
-			s.prevOperand = false
-			tok := s.tok(t, start, end, v)
-			if t != tDir && t != tAs {
+		if t, v := keyword(s.source[start:end]); t != 0 {
+			s.cursor = end
+			s.afterOperand = false
+			token := s.token(t, start, end, v)
+			if t != tokenDirection && t != tokenAs {
 				s.unaryRun = 0
-				if s.ops == nil {
-					s.ops = make([]lexer.Token, 0, 8)
+				if s.operators == nil {
+					s.operators = make([]lexer.Token, 0, 8)
 				}
-				s.ops = append(s.ops, tok)
+				s.operators = append(s.operators, token)
 			}
-			return tok, nil
+			return token, nil
 		}
 	}
 	t, err := s.scanExprToken(c, w, start, operand)
@@ -342,22 +352,22 @@ func (s *scanner) nextExpr() (lexer.Token, error) {
 		return t, err
 	}
 	switch t.Type {
-	case tPrefix:
+	case tokenPrefixOperator:
 		s.unaryRun++
 		if s.unaryRun+s.depth > maxNesting {
 			return t, s.nestingErrorAt(start)
 		}
-		s.prevOperand = false
-	case tRParen, tRBracket, tRBrace:
+		s.afterOperand = false
+	case tokenRightParenthesis, tokenRightBracket, tokenRightBrace:
 		s.depth--
-		s.prevOperand = true
-	case tLParen, tLBracket, tLBrace:
-		s.prevOperand = false
-	case tComma, tColon, tSlash, tEquals, tSemi, tDot:
-		s.prevOperand = false
+		s.afterOperand = true
+	case tokenLeftParenthesis, tokenLeftBracket, tokenLeftBrace:
+		s.afterOperand = false
+	case tokenComma, tokenColon, tokenSlash, tokenEquals, tokenSemicolon, tokenDot:
+		s.afterOperand = false
 	default:
 		s.unaryRun = 0
-		s.prevOperand = true
+		s.afterOperand = true
 	}
 	return t, nil
 }
@@ -370,13 +380,13 @@ func (s *scanner) scanExprToken(c byte, w, start int, operand bool) (lexer.Token
 		return s.scanStringLiteral(start, w)
 	case c == '"':
 		return s.scanJSONStringLiteral(start)
-	case ishex(c) && s.isGUID(start):
+	case isHex(c) && s.isGUID(start):
 		return s.scanGUID(start)
-	case isDigit(c) || (c == '-' || c == '+') && operand && isDigit(s.c(start+w)):
+	case isDigit(c) || (c == '-' || c == '+') && operand && isDigit(s.charAt(start+w)):
 		return s.scanNumber(start)
 	case c == '-':
 		return s.scanMinus(start, w, operand)
-	case isIdentStart(c):
+	case isIdentifierStart(c):
 		return s.scanIdentifier(c, start, operand)
 	case c == '@':
 		return s.scanAt(start, w)
@@ -392,8 +402,8 @@ func (s *scanner) scanStringLiteral(start, w int) (lexer.Token, error) {
 	if err != nil {
 		return lexer.Token{}, err
 	}
-	s.p = end
-	return s.tok(tString, start, end, s.text(start, end)), nil
+	s.cursor = end
+	return s.token(tokenString, start, end, s.text(start, end)), nil
 }
 
 // scanJSONStringLiteral scans a "..." string of a JSON array or object that starts at start.
@@ -402,29 +412,29 @@ func (s *scanner) scanJSONStringLiteral(start int) (lexer.Token, error) {
 	if err != nil {
 		return lexer.Token{}, err
 	}
-	s.p = end
-	return s.tok(tJSONString, start, end, s.text(start, end)), nil
+	s.cursor = end
+	return s.token(tokenJSONString, start, end, s.text(start, end)), nil
 }
 
 // scanGUID scans the 36 characters of a GUID literal (isGUID checked the form).
 func (s *scanner) scanGUID(start int) (lexer.Token, error) {
 	end := s.skipChars(start, 36)
-	s.p = end
-	if isIdentChar(s.c(end)) {
+	s.cursor = end
+	if isIdentifierPart(s.charAt(end)) {
 		return s.fail(end, "invalid GUID literal")
 	}
-	return s.tok(tGuid, start, end, s.text(start, end)), nil
+	return s.token(tokenGUID, start, end, s.text(start, end)), nil
 }
 
 // scanMinus scans a "-" (w bytes) that is not the sign of a number: the literal -INF in operand position, else
 // the negation operator.
 func (s *scanner) scanMinus(start, w int, operand bool) (lexer.Token, error) {
-	if operand && strings.HasPrefix(s.src[start+w:], "INF") && !isIdentChar(s.c(start+w+3)) {
-		s.p = start + w + 3
-		return s.tok(tDouble, start, s.p, "-INF"), nil
+	if operand && strings.HasPrefix(s.source[start+w:], "INF") && !isIdentifierPart(s.charAt(start+w+3)) {
+		s.cursor = start + w + 3
+		return s.token(tokenDouble, start, s.cursor, "-INF"), nil
 	}
-	s.p = start + w
-	return s.tok(tMinus, start, s.p, "-"), nil
+	s.cursor = start + w
+	return s.token(tokenMinus, start, s.cursor, "-"), nil
 }
 
 // scanIdentifier scans a (qualified) name that starts with c at start: an identifier, a prefix'text' literal
@@ -432,16 +442,16 @@ func (s *scanner) scanMinus(start, w int, operand bool) (lexer.Token, error) {
 // INF, NaN and not.
 func (s *scanner) scanIdentifier(c byte, start int, operand bool) (lexer.Token, error) {
 	end := s.scanWord(start, true)
-	if q, qw := at(s.src, end); q == '\'' {
-		e, err := s.scanQuoted(end, qw)
+	if q, quoteWidth := decodeAt(s.source, end); q == '\'' {
+		e, err := s.scanQuoted(end, quoteWidth)
 		if err != nil {
 			return lexer.Token{}, err
 		}
-		s.p = e
-		return s.tok(tTyped, start, e, s.text(start, e)), nil
+		s.cursor = e
+		return s.token(tokenTypedLiteral, start, e, s.text(start, e)), nil
 	}
-	s.p = end
-	word := s.src[start:end]
+	s.cursor = end
+	word := s.source[start:end]
 	if strings.IndexByte(word, '%') >= 0 {
 		word = decode(word)
 		if !utf8.ValidString(word) {
@@ -455,23 +465,23 @@ func (s *scanner) scanIdentifier(c byte, start int, operand bool) (lexer.Token, 
 			return t, nil
 		}
 	}
-	return s.tok(tIdent, start, end, word), nil
+	return s.token(tokenIdentifier, start, end, word), nil
 }
 
 // operandWord classifies a word in operand position that is a literal or the not operator.
 func (s *scanner) operandWord(word string, start, end int) (lexer.Token, bool) {
 	switch {
 	case strings.EqualFold(word, "null"):
-		return s.tok(tNull, start, end, "null"), true
+		return s.token(tokenNull, start, end, "null"), true
 	case strings.EqualFold(word, "true"):
-		return s.tok(tBool, start, end, "true"), true
+		return s.token(tokenBoolean, start, end, "true"), true
 	case strings.EqualFold(word, "false"):
-		return s.tok(tBool, start, end, "false"), true
+		return s.token(tokenBoolean, start, end, "false"), true
 	case word == "INF" || word == "NaN":
-		return s.tok(tDouble, start, end, word), true
+		return s.token(tokenDouble, start, end, word), true
 	case strings.EqualFold(word, "not"):
-		if next, _ := at(s.src, end); isSpace(next) || next == '(' {
-			return s.tok(tNot, start, end, "not"), true
+		if next, _ := decodeAt(s.source, end); isSpace(next) || next == '(' {
+			return s.token(tokenNot, start, end, "not"), true
 		}
 	}
 	return lexer.Token{}, false
@@ -484,30 +494,30 @@ func (s *scanner) scanDollarInExpression(start, w int) (lexer.Token, error) {
 	if err != nil {
 		return t, err
 	}
-	end := s.p
-	open, ow := at(s.src, end)
+	end := s.cursor
+	open, openWidth := decodeAt(s.source, end)
 	if open != '(' || !strings.EqualFold(t.Value, "$count") {
 		return t, nil
 	}
-	if err := s.pendBlob(end, ow); err != nil {
+	if err := s.pendBlob(end, openWidth); err != nil {
 		return lexer.Token{}, err
 	}
-	s.prevOperand = true
+	s.afterOperand = true
 	return t, nil
 }
 
-// pendBlob queues "(", the balanced text and ")" for the parenthesis (ow bytes) at open.
-func (s *scanner) pendBlob(open, ow int) *lexError {
-	end, err := s.balanced(open + ow)
+// pendBlob queues "(", the balanced text and ")" for the parenthesis (openWidth bytes) at open.
+func (s *scanner) pendBlob(open, openWidth int) *lexicalError {
+	end, err := s.balanced(open + openWidth)
 	if err != nil {
 		return err
 	}
-	_, cw := at(s.src, end)
+	_, closeWidth := decodeAt(s.source, end)
 	s.pending = append(s.pending[:0],
-		s.tok(tLParen, open, open+ow, "("),
-		s.tok(tBlob, open+ow, end, s.src[open+ow:end]),
-		s.tok(tRParen, end, end+cw, ")"))
-	s.p = end + cw
+		s.token(tokenLeftParenthesis, open, open+openWidth, "("),
+		s.token(tokenBlob, open+openWidth, end, s.source[open+openWidth:end]),
+		s.token(tokenRightParenthesis, end, end+closeWidth, ")"))
+	s.cursor = end + closeWidth
 	return nil
 }
 
@@ -515,45 +525,48 @@ func (s *scanner) pendBlob(open, ow int) *lexError {
 var punctuation = [256]struct {
 	token lexer.TokenType
 	text  string
-}{'(': {tLParen, "("}, ')': {tRParen, ")"}, '[': {tLBracket, "["}, ']': {tRBracket, "]"}, '{': {tLBrace, "{"},
-	'}': {tRBrace, "}"}, ',': {tComma, ","}, ':': {tColon, ":"}, '/': {tSlash, "/"}, '=': {tEquals, "="},
-	';': {tSemi, ";"}, '*': {tStar, "*"}, '.': {tDot, "."}}
+}{
+	'(': {tokenLeftParenthesis, "("}, ')': {tokenRightParenthesis, ")"}, '[': {tokenLeftBracket, "["},
+	']': {tokenRightBracket, "]"}, '{': {tokenLeftBrace, "{"}, '}': {tokenRightBrace, "}"}, ',': {tokenComma, ","},
+	':': {tokenColon, ":"}, '/': {tokenSlash, "/"}, '=': {tokenEquals, "="}, ';': {tokenSemicolon, ";"},
+	'*': {tokenStar, "*"}, '.': {tokenDot, "."},
+}
 
 // scanPunctuation scans a punctuation character c (w bytes) at start; an opening bracket counts a nesting level.
 func (s *scanner) scanPunctuation(c byte, start, w int) (lexer.Token, error) {
 	p := punctuation[c]
 	if p.token == 0 {
-		return s.fail(start, "unexpected "+quoteChar(c))
+		return s.fail(start, "unexpected "+describeByte(c))
 	}
-	s.p = start + w
-	if p.token == tLParen || p.token == tLBracket || p.token == tLBrace {
+	s.cursor = start + w
+	if p.token == tokenLeftParenthesis || p.token == tokenLeftBracket || p.token == tokenLeftBrace {
 		if err := s.open(start); err != nil {
 			return lexer.Token{}, err
 		}
 	}
-	return s.tok(p.token, start, s.p, p.text), nil
+	return s.token(p.token, start, s.cursor, p.text), nil
 }
 
-func quoteChar(c byte) string {
+func describeByte(c byte) string {
 	if c < 0x20 || c >= 0x7f {
-		const hexd = "0123456789ABCDEF"
-		return "byte %" + string([]byte{hexd[c>>4], hexd[c&15]})
+		const hexDigits = "0123456789ABCDEF"
+		return "byte %" + string([]byte{hexDigits[c>>4], hexDigits[c&15]})
 	}
 	return `"` + string(c) + `"`
 }
 
-// nameKind tells an identifier from a $-keyword and an @-name in a tName token.
+// nameKind tells an identifier from a $-keyword and an @-name in a tokenName token.
 func nameKind(t lexer.Token) lexer.TokenType {
-	if t.Type != tName || t.Value == "" {
+	if t.Type != tokenName || t.Value == "" {
 		return t.Type
 	}
 	switch t.Value[0] {
 	case '$':
-		return tDollar
+		return tokenDollar
 	case '@':
-		return tAt
+		return tokenAtName
 	}
-	return tIdent
+	return tokenIdentifier
 }
 
 // scanWord scans an identifier starting at start; with dots, it continues over ".ident" parts (a qualified
@@ -561,16 +574,16 @@ func nameKind(t lexer.Token) lexer.TokenType {
 func (s *scanner) scanWord(start int, dots bool) int {
 	i := start
 	for {
-		c, w := at(s.src, i)
+		c, w := decodeAt(s.source, i)
 		if w == 0 {
 			return i
 		}
-		if isIdentChar(c) {
+		if isIdentifierPart(c) {
 			i += w
 			continue
 		}
 		if c == '.' && dots {
-			if n, _ := at(s.src, i+w); isIdentStart(n) {
+			if n, _ := decodeAt(s.source, i+w); isIdentifierStart(n) {
 				i += w
 				continue
 			}
@@ -582,7 +595,7 @@ func (s *scanner) scanWord(start int, dots bool) int {
 // skipChars advances over n decoded characters.
 func (s *scanner) skipChars(i, n int) int {
 	for ; n > 0; n-- {
-		_, w := at(s.src, i)
+		_, w := decodeAt(s.source, i)
 		if w == 0 {
 			break
 		}
@@ -593,7 +606,7 @@ func (s *scanner) skipChars(i, n int) int {
 
 func (s *scanner) isGUID(i int) bool {
 	for k := 0; k < 36; k++ {
-		c, w := at(s.src, i)
+		c, w := decodeAt(s.source, i)
 		if w == 0 {
 			return false
 		}
@@ -603,7 +616,7 @@ func (s *scanner) isGUID(i int) bool {
 				return false
 			}
 		default:
-			if !ishex(c) {
+			if !isHex(c) {
 				return false
 			}
 		}
@@ -612,18 +625,18 @@ func (s *scanner) isGUID(i int) bool {
 	return true
 }
 
-// scanQuoted scans a single-quoted text starting at start (the quote has raw width qw); ” is an escaped quote.
+// scanQuoted scans a single-quoted text starting at start (the quote has raw width quoteWidth); ” is an escaped quote.
 // It returns the raw end offset after the closing quote.
-func (s *scanner) scanQuoted(start, qw int) (int, *lexError) {
-	i := start + qw
+func (s *scanner) scanQuoted(start, quoteWidth int) (int, *lexicalError) {
+	i := start + quoteWidth
 	for {
-		c, w := at(s.src, i)
+		c, w := decodeAt(s.source, i)
 		switch {
 		case w == 0:
 			return 0, s.errorAt(i, "unterminated string literal")
 		case c == '\'':
-			if n, nw := at(s.src, i+w); n == '\'' {
-				i += w + nw
+			if n, nextWidth := decodeAt(s.source, i+w); n == '\'' {
+				i += w + nextWidth
 				continue
 			}
 			return i + w, nil
@@ -636,24 +649,24 @@ func (s *scanner) scanQuoted(start, qw int) (int, *lexError) {
 	}
 }
 
-func (s *scanner) scanJSONString(start int) (int, *lexError) {
+func (s *scanner) scanJSONString(start int) (int, *lexicalError) {
 	i := start + 1
-	if s.src[start] == '%' {
+	if s.source[start] == '%' {
 		i = start + 3
 	}
 	for {
-		c, w := at(s.src, i)
+		c, w := decodeAt(s.source, i)
 		switch {
 		case w == 0:
 			return 0, s.errorAt(i, "unterminated JSON string")
 		case c == '"':
 			return i + w, nil
 		case c == '\\':
-			_, nw := at(s.src, i+w)
-			if nw == 0 {
+			_, nextWidth := decodeAt(s.source, i+w)
+			if nextWidth == 0 {
 				return 0, s.errorAt(i+w, "unterminated JSON string")
 			}
-			i += w + nw
+			i += w + nextWidth
 			continue
 		case w == 1 && c == '%':
 			return 0, s.errorAt(i, "invalid percent-encoding")
@@ -666,7 +679,7 @@ func (s *scanner) scanJSONString(start int) (int, *lexError) {
 func (s *scanner) digits(i int) (int, int) {
 	n := 0
 	for {
-		c, w := at(s.src, i)
+		c, w := decodeAt(s.source, i)
 		if w == 0 || !isDigit(c) {
 			return i, n
 		}
@@ -677,7 +690,7 @@ func (s *scanner) digits(i int) (int, int) {
 
 // expect advances over the decoded character want, or returns -1.
 func (s *scanner) expect(i int, want byte) int {
-	c, w := at(s.src, i)
+	c, w := decodeAt(s.source, i)
 	if w == 0 || c != want {
 		return -1
 	}
@@ -718,7 +731,7 @@ func (s *scanner) scanTime(i int) int {
 // number or a date).
 func (s *scanner) scanNumber(start int) (lexer.Token, error) {
 	i := start
-	if c, w := at(s.src, i); c == '-' || c == '+' {
+	if c, w := decodeAt(s.source, i); c == '-' || c == '+' {
 		i += w
 	}
 	j, n := s.digits(i)
@@ -729,11 +742,11 @@ func (s *scanner) scanNumber(start int) (lexer.Token, error) {
 	}
 	if n == 2 && i == start {
 		if e := s.scanTime(start); e >= 0 {
-			if isIdentChar(s.c(e)) {
+			if isIdentifierPart(s.charAt(e)) {
 				return s.fail(e, "invalid time-of-day literal")
 			}
-			s.p = e
-			return s.tok(tTime, start, e, s.text(start, e)), nil
+			s.cursor = e
+			return s.token(tokenTimeOfDay, start, e, s.text(start, e)), nil
 		}
 	}
 	return s.scanDecimal(start, j)
@@ -751,29 +764,29 @@ func (s *scanner) scanDate(start, yearEnd, month int) (lexer.Token, error) {
 	if dayDigits != 2 {
 		return s.fail(yearEnd, "invalid date literal")
 	}
-	kind := tDate
+	kind := tokenDate
 	if clock := s.expect(end, 'T'); clock >= 0 {
 		e, err := s.scanClockWithZone(clock)
 		if err != nil {
 			return lexer.Token{}, err
 		}
-		end, kind = e, tDateTime
+		end, kind = e, tokenDateTime
 	}
-	if isIdentChar(s.c(end)) {
+	if isIdentifierPart(s.charAt(end)) {
 		return s.fail(end, "invalid date literal")
 	}
-	s.p = end
-	return s.tok(kind, start, end, s.text(start, end)), nil
+	s.cursor = end
+	return s.token(kind, start, end, s.text(start, end)), nil
 }
 
 // scanClockWithZone scans the time and the time zone of a date-time from clock (after the "T") and returns its
 // end.
-func (s *scanner) scanClockWithZone(clock int) (int, *lexError) {
+func (s *scanner) scanClockWithZone(clock int) (int, *lexicalError) {
 	e := s.scanTime(clock)
 	if e < 0 {
 		return 0, s.errorAt(clock, "invalid date-time literal")
 	}
-	switch c, w := at(s.src, e); c {
+	switch c, w := decodeAt(s.source, e); c {
 	case 'Z':
 		return e + w, nil
 	case '+', '-':
@@ -788,75 +801,75 @@ func (s *scanner) scanClockWithZone(clock int) (int, *lexError) {
 
 // scanDecimal scans the fraction and the exponent of a number whose integer digits end at j.
 func (s *scanner) scanDecimal(start, j int) (lexer.Token, error) {
-	kind := tInt
-	if c, w := at(s.src, j); c == '.' {
+	kind := tokenInteger
+	if c, w := decodeAt(s.source, j); c == '.' {
 		k, m := s.digits(j + w)
 		if m == 0 {
 			return s.fail(j+w, "expected digits after the decimal point")
 		}
-		j, kind = k, tDecimal
+		j, kind = k, tokenDecimal
 	}
-	if c, w := at(s.src, j); c == 'e' || c == 'E' {
+	if c, w := decodeAt(s.source, j); c == 'e' || c == 'E' {
 		k := j + w
-		if sign, sw := at(s.src, k); sign == '+' || sign == '-' {
-			k += sw
+		if sign, signWidth := decodeAt(s.source, k); sign == '+' || sign == '-' {
+			k += signWidth
 		}
 		exponentEnd, m := s.digits(k)
 		if m == 0 {
 			return s.fail(k, "expected digits in the exponent")
 		}
-		j, kind = exponentEnd, tDouble
+		j, kind = exponentEnd, tokenDouble
 	}
-	if isIdentChar(s.c(j)) {
+	if isIdentifierPart(s.charAt(j)) {
 		return s.fail(j, "invalid number literal")
 	}
-	s.p = j
-	return s.tok(kind, start, j, s.text(start, j)), nil
+	s.cursor = j
+	return s.token(kind, start, j, s.text(start, j)), nil
 }
 
 // scanAt scans a parameter alias or an annotation, @name or @name#term, whose '@' (w bytes) is at start.
 func (s *scanner) scanAt(start, w int) (lexer.Token, error) {
-	if !isIdentStart(s.c(start + w)) {
+	if !isIdentifierStart(s.charAt(start + w)) {
 		return s.fail(start+w, "expected a name after @")
 	}
 	end := s.scanWord(start+w, true)
-	if h, hw := at(s.src, end); h == '#' && isIdentStart(s.c(end+hw)) {
+	if h, hw := decodeAt(s.source, end); h == '#' && isIdentifierStart(s.charAt(end+hw)) {
 		end = s.scanWord(end+hw, false)
 	}
-	s.p = end
-	return s.tok(tAt, start, end, s.text(start, end)), nil
+	s.cursor = end
+	return s.token(tokenAtName, start, end, s.text(start, end)), nil
 }
 
 // scanDollar scans a $name word whose '$' (w bytes) is at start.
 func (s *scanner) scanDollar(start, w int) (lexer.Token, error) {
-	if !isIdentStart(s.c(start + w)) {
+	if !isIdentifierStart(s.charAt(start + w)) {
 		return s.fail(start, `unexpected "$"`)
 	}
 	end := s.scanWord(start+w, false)
-	s.p = end
-	return s.tok(tDollar, start, end, s.text(start, end)), nil
+	s.cursor = end
+	return s.token(tokenDollar, start, end, s.text(start, end)), nil
 }
 
 // Items mode: $select and $expand. A "(" after an item starts a balanced blob that the option parser splits
 // into nested options (or, in $select, parameter names).
 func (s *scanner) nextItem() (lexer.Token, error) {
 	if s.skipSpace() {
-		return s.fail(s.p-1, "unexpected whitespace")
+		return s.fail(s.cursor-1, "unexpected whitespace")
 	}
-	start := s.p
-	c, w := at(s.src, s.p)
+	start := s.cursor
+	c, w := decodeAt(s.source, s.cursor)
 	if w == 0 {
-		return s.tok(tEOF, start, start, ""), nil
+		return s.token(tokenEOF, start, start, ""), nil
 	}
 	switch {
-	case isIdentStart(c):
+	case isIdentifierStart(c):
 		end := s.scanWord(start, true)
-		s.p = end
+		s.cursor = end
 		word := s.text(start, end)
 		if !utf8.ValidString(word) {
 			return s.fail(start, "invalid UTF-8 in identifier")
 		}
-		return s.tok(tIdent, start, end, word), nil
+		return s.token(tokenIdentifier, start, end, word), nil
 	case c == '@':
 		return s.scanAt(start, w)
 	case c == '$':
@@ -867,26 +880,26 @@ func (s *scanner) nextItem() (lexer.Token, error) {
 		}
 		return s.Next()
 	}
-	s.p = start + w
+	s.cursor = start + w
 	switch c {
 	case '/':
-		return s.tok(tSlash, start, s.p, "/"), nil
+		return s.token(tokenSlash, start, s.cursor, "/"), nil
 	case ',':
-		return s.tok(tComma, start, s.p, ","), nil
+		return s.token(tokenComma, start, s.cursor, ","), nil
 	case '*':
-		return s.tok(tStar, start, s.p, "*"), nil
+		return s.token(tokenStar, start, s.cursor, "*"), nil
 	case '.':
-		return s.tok(tDot, start, s.p, "."), nil
+		return s.token(tokenDot, start, s.cursor, "."), nil
 	}
-	return s.fail(start, "unexpected "+quoteChar(c))
+	return s.fail(start, "unexpected "+describeByte(c))
 }
 
 // balanced finds the raw offset of the ")" that closes a "(" whose content starts at i. Quoted strings ('...'
 // and "...") are skipped so parentheses inside them do not count.
-func (s *scanner) balanced(i int) (int, *lexError) {
+func (s *scanner) balanced(i int) (int, *lexicalError) {
 	depth := 0
 	for {
-		c, w := at(s.src, i)
+		c, w := decodeAt(s.source, i)
 		switch {
 		case w == 0:
 			return 0, s.errorAt(i, `missing ")"`)
@@ -903,7 +916,7 @@ func (s *scanner) balanced(i int) (int, *lexError) {
 		case c == '\'':
 			// A quote inside a word (Daniel's in $search) is not a string delimiter.
 			if i > 0 {
-				if p := s.src[i-1]; isIdentChar(p) && w == 1 {
+				if p := s.source[i-1]; isIdentifierPart(p) && w == 1 {
 					break
 				}
 			}
@@ -925,21 +938,21 @@ func (s *scanner) balanced(i int) (int, *lexError) {
 	}
 }
 
-func (s *scanner) skipQuoted(i, w int, q byte) (int, *lexError) {
+func (s *scanner) skipQuoted(i, w int, q byte) (int, *lexicalError) {
 	start := i
 	i += w
 	for {
-		c, w := at(s.src, i)
+		c, w := decodeAt(s.source, i)
 		switch {
 		case w == 0:
 			return 0, s.errorAt(start, "unterminated quoted text")
 		case c == '\\' && q == '"':
-			_, nw := at(s.src, i+w)
-			i += w + nw
+			_, nextWidth := decodeAt(s.source, i+w)
+			i += w + nextWidth
 			continue
 		case c == q:
-			if n, nw := at(s.src, i+w); n == q && q == '\'' {
-				i += w + nw
+			if n, nextWidth := decodeAt(s.source, i+w); n == q && q == '\'' {
+				i += w + nextWidth
 				continue
 			}
 			return i + w, nil

@@ -18,27 +18,27 @@ import (
 func literal(t lexer.Token) (*Literal, *Error) {
 	l := &Literal{Pos: t.Pos.Offset, Text: t.Value}
 	kind := t.Type
-	if kind == tLit {
+	if kind == tokenLiteral {
 		kind = literalKind(t.Value)
 	}
 	var err *Error
 	switch kind {
-	case tNull:
+	case tokenNull:
 		l.Kind = LitNull
-	case tBool:
+	case tokenBoolean:
 		l.Kind, l.Value = LitBool, t.Value == "true"
-	case tInt, tDecimal, tDouble:
+	case tokenInteger, tokenDecimal, tokenDouble:
 		err = numberLiteral(l, kind)
-	case tString, tJSONString:
+	case tokenString, tokenJSONString:
 		err = stringLiteral(l, kind)
-	case tGuid:
+	case tokenGUID:
 		l.Kind, l.Value = LitGuid, strings.ToLower(t.Value)
-	case tDate, tDateTime, tTime:
+	case tokenDate, tokenDateTime, tokenTimeOfDay:
 		err = temporalLiteral(l, kind)
-	case tTyped:
+	case tokenTypedLiteral:
 		err = typedLiteral(l)
 	default:
-		err = errAt(l.Pos, "expected literal, found "+describe(t))
+		err = syntaxErrorAt(l.Pos, "expected literal, found "+describe(t))
 	}
 	if err != nil {
 		return nil, err
@@ -49,13 +49,13 @@ func literal(t lexer.Token) (*Literal, *Error) {
 // numberLiteral sets the value of an integer, decimal or double literal. An integer outside the Int64 range is
 // a decimal.
 func numberLiteral(l *Literal, kind lexer.TokenType) *Error {
-	if kind == tInt {
+	if kind == tokenInteger {
 		if n, err := strconv.ParseInt(l.Text, 10, 64); err == nil {
 			l.Kind, l.Value = LitInt, n
 			return nil
 		}
 	}
-	if kind != tDouble {
+	if kind != tokenDouble {
 		l.Kind, l.Value = LitDecimal, strings.TrimPrefix(l.Text, "+")
 		return nil
 	}
@@ -70,7 +70,7 @@ func numberLiteral(l *Literal, kind lexer.TokenType) *Error {
 	default:
 		f, err := strconv.ParseFloat(l.Text, 64)
 		if err != nil {
-			return errAt(l.Pos, "double literal out of range: "+l.Text)
+			return syntaxErrorAt(l.Pos, "double literal out of range: "+l.Text)
 		}
 		l.Value = f
 	}
@@ -80,10 +80,10 @@ func numberLiteral(l *Literal, kind lexer.TokenType) *Error {
 // stringLiteral sets the value of a '...' literal or of a "..." JSON string.
 func stringLiteral(l *Literal, kind lexer.TokenType) *Error {
 	var text string
-	if kind == tString {
+	if kind == tokenString {
 		text = unquote(l.Text)
 	} else if err := json.Unmarshal([]byte(l.Text), &text); err != nil {
-		return errAt(l.Pos, "invalid JSON string")
+		return syntaxErrorAt(l.Pos, "invalid JSON string")
 	}
 	if err := checkText(text, l.Pos); err != nil {
 		return err
@@ -96,23 +96,23 @@ func stringLiteral(l *Literal, kind lexer.TokenType) *Error {
 func temporalLiteral(l *Literal, kind lexer.TokenType) *Error {
 	var ok bool
 	switch kind {
-	case tDate:
+	case tokenDate:
 		l.Kind = LitDate
 		l.Value, ok = parseDate(l.Text)
 		if !ok {
-			return errAt(l.Pos, "invalid date: "+l.Text)
+			return syntaxErrorAt(l.Pos, "invalid date: "+l.Text)
 		}
-	case tDateTime:
+	case tokenDateTime:
 		l.Kind = LitDateTimeOffset
 		l.Value, ok = parseDateTime(l.Text)
 		if !ok {
-			return errAt(l.Pos, "invalid date-time: "+l.Text)
+			return syntaxErrorAt(l.Pos, "invalid date-time: "+l.Text)
 		}
 	default:
 		l.Kind = LitTimeOfDay
 		l.Value, ok = temporal.ParseTimeOfDay(l.Text)
 		if !ok {
-			return errAt(l.Pos, "invalid time of day: "+l.Text)
+			return syntaxErrorAt(l.Pos, "invalid time of day: "+l.Text)
 		}
 	}
 	return nil
@@ -125,30 +125,30 @@ func literalKind(v string) lexer.TokenType {
 	case v == "":
 		return 0
 	case v[0] == '\'':
-		return tString
+		return tokenString
 	case v == "null":
-		return tNull
+		return tokenNull
 	case v == "true" || v == "false":
-		return tBool
+		return tokenBoolean
 	case v == "INF" || v == "-INF" || v == "NaN":
-		return tDouble
+		return tokenDouble
 	case strings.IndexByte(v, '\'') > 0:
-		return tTyped
+		return tokenTypedLiteral
 	case strings.IndexByte(v, ':') >= 0:
 		if strings.IndexByte(v, 'T') >= 0 {
-			return tDateTime
+			return tokenDateTime
 		}
-		return tTime
+		return tokenTimeOfDay
 	case len(v) == 36 && v[8] == '-' && v[13] == '-' && v[18] == '-' && v[23] == '-':
-		return tGuid
+		return tokenGUID
 	case strings.IndexAny(v, "eE") >= 0:
-		return tDouble
+		return tokenDouble
 	case strings.IndexByte(v[1:], '-') >= 0:
-		return tDate
+		return tokenDate
 	case strings.IndexByte(v, '.') >= 0:
-		return tDecimal
+		return tokenDecimal
 	}
-	return tInt
+	return tokenInteger
 }
 
 // unquote strips the quotes of a '...' literal and resolves doubled quotes.
@@ -171,13 +171,13 @@ func typedLiteral(l *Literal) *Error {
 	case "binary", "x":
 		b, ok := decodeBinary(body)
 		if !ok {
-			return errAt(l.Pos, "invalid base64url in binary literal")
+			return syntaxErrorAt(l.Pos, "invalid base64url in binary literal")
 		}
 		l.Kind, l.Value = LitBinary, b
 	case "duration":
 		d, err := temporal.ParseDuration(body)
 		if err != nil {
-			return errAt(l.Pos, "invalid duration: "+body)
+			return syntaxErrorAt(l.Pos, "invalid duration: "+body)
 		}
 		l.Kind, l.Value = LitDuration, d
 	case "geography":
@@ -186,14 +186,14 @@ func typedLiteral(l *Literal) *Error {
 		l.Kind, l.Value = LitGeometry, body
 	default:
 		if strings.IndexByte(prefix, '.') < 0 {
-			return errAt(l.Pos, "unknown literal prefix "+strconv.Quote(prefix))
+			return syntaxErrorAt(l.Pos, "unknown literal prefix "+strconv.Quote(prefix))
 		}
 		if body == "" {
-			return errAt(l.Pos, "empty enum literal")
+			return syntaxErrorAt(l.Pos, "empty enum literal")
 		}
 		for _, m := range strings.Split(body, ",") {
 			if !isEnumMember(m) {
-				return errAt(l.Pos, "invalid enum member "+strconv.Quote(m))
+				return syntaxErrorAt(l.Pos, "invalid enum member "+strconv.Quote(m))
 			}
 		}
 		l.Kind, l.Type, l.Value = LitEnum, prefix, body
@@ -205,9 +205,9 @@ func isEnumMember(m string) bool {
 	if m == "" {
 		return false
 	}
-	if isIdentStart(m[0]) {
+	if isIdentifierStart(m[0]) {
 		for i := 1; i < len(m); i++ {
-			if !isIdentChar(m[i]) {
+			if !isIdentifierPart(m[i]) {
 				return false
 			}
 		}
@@ -281,10 +281,10 @@ func parseDateTime(s string) (time.Time, bool) {
 // database column could match it, and PostgreSQL refuses to compare with it, so every database answers the same.
 func checkText(s string, off int) *Error {
 	if !utf8.ValidString(s) {
-		return errAt(off, "the string is not UTF-8 text")
+		return syntaxErrorAt(off, "the string is not UTF-8 text")
 	}
 	if strings.IndexByte(s, 0) >= 0 {
-		return errAt(off, "the string holds the NUL character %00")
+		return syntaxErrorAt(off, "the string holds the NUL character %00")
 	}
 	return nil
 }
