@@ -22,10 +22,10 @@ const sqlPlaceholder = "{{.}}"
 const maxTemporalPrecision = 6
 
 // errorList collects build errors in declaration order.
-type errorList struct{ errs []error }
+type errorList struct{ list []error }
 
 func (l *errorList) add(where, msg string) {
-	l.errs = append(l.errs, errors.New("edm: "+where+": "+msg))
+	l.list = append(l.list, errors.New("edm: "+where+": "+msg))
 }
 
 // Build validates the model, fills in defaults, resolves names and builds the lookup indexes. It reports every
@@ -39,11 +39,11 @@ func (m *Model) Build() error {
 	if m.built {
 		return errors.New("edm: the model is already built")
 	}
-	b := &builder{m: m, errs: &errorList{}, badJoin: map[*NavigationProperty]bool{}, mirrored: map[*NavigationProperty]bool{}}
+	b := &builder{m: m, problems: &errorList{}, badJoin: map[*NavigationProperty]bool{}, mirrored: map[*NavigationProperty]bool{}}
 	b.build()
-	if len(b.errs.errs) > 0 {
+	if len(b.problems.list) > 0 {
 		m.reset()
-		return errors.Join(b.errs.errs...)
+		return errors.Join(b.problems.list...)
 	}
 	m.built = true
 	return nil
@@ -58,8 +58,8 @@ func (m *Model) reset() {
 }
 
 type builder struct {
-	m    *Model
-	errs *errorList
+	m        *Model
+	problems *errorList
 	// cyclic is set when a complex type contains itself; complex properties are then not expanded.
 	cyclic bool
 	// badJoin holds navigations whose join was reported wrong; mirrored holds those compared with a partner.
@@ -70,11 +70,11 @@ type builder struct {
 func (b *builder) build() {
 	m := b.m
 	if !isNamespace(m.Namespace) {
-		b.errs.add(fmt.Sprintf("namespace %q", m.Namespace), "not a valid namespace (identifiers separated by dots)")
+		b.problems.add(fmt.Sprintf("namespace %q", m.Namespace), "not a valid namespace (identifiers separated by dots)")
 	}
 	for _, r := range reservedNamespaces {
 		if strings.EqualFold(m.Namespace, r) {
-			b.errs.add(fmt.Sprintf("namespace %q", m.Namespace), "the namespace is reserved")
+			b.problems.add(fmt.Sprintf("namespace %q", m.Namespace), "the namespace is reserved")
 		}
 	}
 	if m.Container == "" {
@@ -85,7 +85,7 @@ func (b *builder) build() {
 	}
 	b.schemaNames()
 	for _, e := range m.EnumTypes {
-		e.build(b.errs)
+		e.build(b.problems)
 	}
 	for _, c := range m.ComplexTypes {
 		b.complexType(c)
@@ -117,7 +117,7 @@ func noNil[T any](b *builder, what string, list []*T) bool {
 	ok := true
 	for i, x := range list {
 		if x == nil {
-			b.errs.add(fmt.Sprintf("%s #%d", what, i+1), "nil declaration")
+			b.problems.add(fmt.Sprintf("%s #%d", what, i+1), "nil declaration")
 			ok = false
 		}
 	}
@@ -214,7 +214,7 @@ func (c *typeCollector) addComplex(t *ComplexType) bool {
 func (c *typeCollector) addPropertyTypes(properties []*Property) bool {
 	for i, p := range properties {
 		if p == nil {
-			c.b.errs.add(fmt.Sprintf("property #%d", i+1), "nil declaration")
+			c.b.problems.add(fmt.Sprintf("property #%d", i+1), "nil declaration")
 			return false
 		}
 		c.addEnum(p.Enum)
@@ -246,16 +246,16 @@ func (b *builder) schemaNames() {
 	m.actionGroups, m.functionGroups = nil, nil
 	seen := map[string]string{} // folded name -> "kind \"Name\""
 	claim := func(kind, name string) bool {
-		decl := fmt.Sprintf("%s %q", kind, name)
+		declaration := fmt.Sprintf("%s %q", kind, name)
 		if !isIdentifier(name) {
-			b.errs.add(decl, "name is not a valid identifier")
+			b.problems.add(declaration, "name is not a valid identifier")
 		}
 		k := foldKey(name)
-		if prev, dup := seen[k]; dup {
-			b.errs.add(decl, "name is already used by "+prev)
+		if prev, taken := seen[k]; taken {
+			b.problems.add(declaration, "name is already used by "+prev)
 			return false
 		}
-		seen[k] = decl
+		seen[k] = declaration
 		return true
 	}
 	claim("entity container", m.Container)
@@ -277,20 +277,20 @@ func (b *builder) schemaNames() {
 
 // groupOverloads groups the operations of one kind by name: overloads share a name (spelt the same way) and one
 // index entry that points at their group.
-func groupOverloads[T any](b *builder, kind string, ops []T, name func(T) string, ix *index[int],
+func groupOverloads[T any](b *builder, kind string, ops []T, name func(T) string, nameIndex *index[int],
 	claim func(kind, name string) bool) [][]T {
 	var groups [][]T
 	for _, op := range ops {
 		n := name(op)
-		if i, ok := ix.get(n); ok {
+		if i, ok := nameIndex.get(n); ok {
 			if first := name(groups[i][0]); first != n {
-				b.errs.add(fmt.Sprintf("%s %q", kind, n), fmt.Sprintf("overloads must have the same name as %q", first))
+				b.problems.add(fmt.Sprintf("%s %q", kind, n), fmt.Sprintf("overloads must have the same name as %q", first))
 			}
 			groups[i] = append(groups[i], op)
 			continue
 		}
 		if claim(kind, n) {
-			ix.add(n, len(groups))
+			nameIndex.add(n, len(groups))
 			groups = append(groups, []T{op})
 		}
 	}
@@ -312,18 +312,18 @@ func (b *builder) entityTypeNamed(name string) *EntityType {
 func (b *builder) complexType(c *ComplexType) {
 	where := fmt.Sprintf("complex type %q", c.Name)
 	if len(c.Properties) == 0 {
-		b.errs.add(where, "no properties")
+		b.problems.add(where, "no properties")
 	}
-	c.props = newIndex[*Property]()
+	c.propertyIndex = newIndex[*Property]()
 	columns := map[string]string{}
 	for _, p := range c.Properties {
 		b.property(where, p, false)
-		if !c.props.add(p.Name, p) {
-			b.errs.add(where, fmt.Sprintf("duplicate property %q", p.Name))
+		if !c.propertyIndex.add(p.Name, p) {
+			b.problems.add(where, fmt.Sprintf("duplicate property %q", p.Name))
 			continue
 		}
-		if prev, dup := columns[p.Column]; dup && p.Column != "" {
-			b.errs.add(where, fmt.Sprintf("property %q: column %q is also the column of property %q", p.Name, p.Column, prev))
+		if prev, taken := columns[p.Column]; taken && p.Column != "" {
+			b.problems.add(where, fmt.Sprintf("property %q: column %q is also the column of property %q", p.Name, p.Column, prev))
 		} else {
 			columns[p.Column] = p.Name
 		}
@@ -352,7 +352,7 @@ func (b *builder) complexCycles() {
 	}
 	for _, c := range b.m.ComplexTypes {
 		if state[c] == 0 && !visit(c) {
-			b.errs.add(fmt.Sprintf("complex type %q", c.Name), "contains itself through its properties")
+			b.problems.add(fmt.Sprintf("complex type %q", c.Name), "contains itself through its properties")
 			b.cyclic = true
 			return
 		}
@@ -363,7 +363,7 @@ func (b *builder) complexCycles() {
 // column.
 func (b *builder) property(where string, p *Property, inEntity bool) {
 	declaration := fmt.Sprintf("%s: property %q", where, p.Name)
-	report := func(msg string) { b.errs.add(declaration, msg) }
+	report := func(msg string) { b.problems.add(declaration, msg) }
 	validName := checkMemberName(p.Name, report)
 	oneType := checkPropertyType(p, report)
 	if p.SQL != "" {
@@ -440,7 +440,7 @@ func computedProperty(p *Property, inEntity bool, report func(msg string)) {
 	if err != nil {
 		report("SQL: " + err.Error())
 	}
-	p.sqlText = parts
+	p.sqlParts = parts
 	p.ReadOnly = true
 }
 
@@ -496,39 +496,39 @@ func checkPropertyFlags(p *Property, inEntity bool, report func(msg string)) {
 // facets validates MaxLength, Precision and Scale for a kind (structured: an enum or complex type, which have
 // none) and applies the temporal precision default. It returns a message, or "".
 func facets(k Kind, structured bool, maxLength int, precision *int, scale int) string {
-	var msgs []string
+	var messages []string
 	switch {
 	case maxLength < 0:
-		msgs = append(msgs, "MaxLength must not be negative")
+		messages = append(messages, "MaxLength must not be negative")
 	case maxLength > 0 && (structured || (k != KindString && k != KindBinary && k != KindStream)):
-		msgs = append(msgs, fmt.Sprintf("MaxLength does not apply to %s", kindOrStructured(k, structured)))
+		messages = append(messages, fmt.Sprintf("MaxLength does not apply to %s", kindOrStructured(k, structured)))
 	}
 	switch {
 	case structured:
 		if *precision != 0 || scale != 0 {
-			msgs = append(msgs, "Precision and Scale do not apply to enum and complex types")
+			messages = append(messages, "Precision and Scale do not apply to enum and complex types")
 		}
 	case k == KindDecimal:
 		if *precision <= 0 {
-			msgs = append(msgs, "Edm.Decimal requires Precision (total digits) and Scale (digits after the point)")
+			messages = append(messages, "Edm.Decimal requires Precision (total digits) and Scale (digits after the point)")
 		} else if scale < 0 || scale > *precision {
-			msgs = append(msgs, fmt.Sprintf("Scale %d must be between 0 and Precision %d", scale, *precision))
+			messages = append(messages, fmt.Sprintf("Scale %d must be between 0 and Precision %d", scale, *precision))
 		}
 	case k.isTemporal():
 		if *precision < 0 || *precision > maxTemporalPrecision {
-			msgs = append(msgs, fmt.Sprintf("Precision of %s must be 0 to %d (fractional-second digits kept by storage)", k, maxTemporalPrecision))
+			messages = append(messages, fmt.Sprintf("Precision of %s must be 0 to %d (fractional-second digits kept by storage)", k, maxTemporalPrecision))
 		} else if *precision == 0 {
 			*precision = maxTemporalPrecision
 		}
 		if scale != 0 {
-			msgs = append(msgs, fmt.Sprintf("Scale does not apply to %s", k))
+			messages = append(messages, fmt.Sprintf("Scale does not apply to %s", k))
 		}
 	default:
 		if *precision != 0 || scale != 0 {
-			msgs = append(msgs, fmt.Sprintf("Precision and Scale do not apply to %s", k))
+			messages = append(messages, fmt.Sprintf("Precision and Scale do not apply to %s", k))
 		}
 	}
-	return strings.Join(msgs, "; ")
+	return strings.Join(messages, "; ")
 }
 
 func kindOrStructured(k Kind, structured bool) string {
@@ -784,7 +784,7 @@ func fitsDecimal(d decimal.Decimal, precision, scale int) bool {
 // collections.
 func (b *builder) entityType(t *EntityType) {
 	where := fmt.Sprintf("entity type %q", t.Name)
-	report := func(msg string) { b.errs.add(where, msg) }
+	report := func(msg string) { b.problems.add(where, msg) }
 	defaulted := t.Table == ""
 	if defaulted {
 		t.Table = SnakeCase(t.Name)
@@ -807,7 +807,7 @@ func (b *builder) entityType(t *EntityType) {
 
 // entityMembers validates the properties and indexes them and the navigations, whose names they share.
 func (b *builder) entityMembers(t *EntityType, where string, report func(msg string)) {
-	t.props, t.navs = newIndex[*Property](), newIndex[*NavigationProperty]()
+	t.propertyIndex, t.navigationIndex = newIndex[*Property](), newIndex[*NavigationProperty]()
 	names := map[string]bool{}
 	for _, p := range t.Properties {
 		p.isKey = false
@@ -817,7 +817,7 @@ func (b *builder) entityMembers(t *EntityType, where string, report func(msg str
 			continue
 		}
 		names[p.Name] = true
-		t.props.add(p.Name, p)
+		t.propertyIndex.add(p.Name, p)
 		b.instantiate(p)
 	}
 	for _, n := range t.Navigations {
@@ -825,7 +825,7 @@ func (b *builder) entityMembers(t *EntityType, where string, report func(msg str
 			report(fmt.Sprintf("navigation %q: name is already used by a property or navigation", n.Name))
 		}
 		names[n.Name] = true
-		t.navs.add(n.Name, n)
+		t.navigationIndex.add(n.Name, n)
 	}
 }
 
@@ -835,7 +835,7 @@ func entityKey(t *EntityType, report func(msg string)) {
 		report("no key")
 	}
 	for _, k := range t.Key {
-		p, ok := t.props.exact[k]
+		p, ok := t.propertyIndex.exact[k]
 		if !ok {
 			report(fmt.Sprintf("key property %q does not exist", k))
 			continue
@@ -874,7 +874,7 @@ func entityColumns(t *EntityType, report func(msg string)) {
 			return
 		}
 		owners[p.Column] = owner
-		if !isSQLName(p.Column) && p != t.props.exact[owner] && !reportedLong[owner] {
+		if !isSQLName(p.Column) && p != t.propertyIndex.exact[owner] && !reportedLong[owner] {
 			reportedLong[owner] = true
 			report(fmt.Sprintf("property %q: column %q is not a valid column name (at most %d bytes)", owner, p.Column, maxSQLName))
 		}
@@ -894,7 +894,7 @@ func entityETag(t *EntityType, report func(msg string)) {
 		}
 	}
 	for _, name := range t.ETag {
-		p, ok := t.props.exact[name]
+		p, ok := t.propertyIndex.exact[name]
 		if !ok {
 			report(fmt.Sprintf("ETag property %q does not exist", name))
 			continue
@@ -911,12 +911,12 @@ func mediaEntity(t *EntityType, report func(msg string)) {
 		}
 		return
 	}
-	if p := t.props.exact[t.StreamProperty]; p == nil || p.Collection || (p.Type != KindBinary && p.Type != KindStream) {
+	if p := t.propertyIndex.exact[t.StreamProperty]; p == nil || p.Collection || (p.Type != KindBinary && p.Type != KindStream) {
 		report(fmt.Sprintf("HasStream needs StreamProperty to name a Binary or Stream property (got %q)", t.StreamProperty))
 	} else {
 		t.stream = p
 	}
-	if p := t.props.exact[t.ContentTypeProperty]; p == nil || p.Collection || p.Type != KindString {
+	if p := t.propertyIndex.exact[t.ContentTypeProperty]; p == nil || p.Collection || p.Type != KindString {
 		report(fmt.Sprintf("HasStream needs ContentTypeProperty to name a String property (got %q)", t.ContentTypeProperty))
 	} else {
 		t.contentType = p
@@ -926,12 +926,12 @@ func mediaEntity(t *EntityType, report func(msg string)) {
 // tables checks that no two entity types or side tables share a table.
 func (b *builder) tables() {
 	owner := map[string]string{}
-	claim := func(table, decl string) {
-		if prev, dup := owner[table]; dup {
-			b.errs.add(decl, fmt.Sprintf("table %q is also the table of %s", table, prev))
+	claim := func(table, declaration string) {
+		if prev, taken := owner[table]; taken {
+			b.problems.add(declaration, fmt.Sprintf("table %q is also the table of %s", table, prev))
 			return
 		}
-		owner[table] = decl
+		owner[table] = declaration
 	}
 	for _, t := range b.m.EntityTypes {
 		claim(t.Table, fmt.Sprintf("entity type %q", t.Name))
@@ -977,10 +977,10 @@ func (b *builder) instantiate(p *Property) {
 		f := *m
 		f.Column = p.Column + "_" + m.Column
 		f.fields, f.members = nil, index[*Property]{}
-		fp := &f
-		b.instantiate(fp)
-		p.fields = append(p.fields, fp)
-		p.members.add(fp.Name, fp)
+		field := &f
+		b.instantiate(field)
+		p.fields = append(p.fields, field)
+		p.members.add(field.Name, field)
 	}
 }
 
@@ -990,65 +990,65 @@ func (b *builder) collectionTable(t *EntityType, p *Property) {
 	if p.CollectionTable == nil {
 		p.CollectionTable = &CollectionTable{}
 	}
-	ct := p.CollectionTable
-	if ct.Table == "" {
-		ct.Table = t.Table + "_" + p.Column
+	table := p.CollectionTable
+	if table.Table == "" {
+		table.Table = t.Table + "_" + p.Column
 	}
-	if len(ct.SourceColumns) == 0 {
+	if len(table.SourceColumns) == 0 {
 		for _, k := range t.key {
-			ct.SourceColumns = append(ct.SourceColumns, k.Column)
+			table.SourceColumns = append(table.SourceColumns, k.Column)
 		}
 	}
-	if len(ct.OwnerColumns) == 0 {
-		for _, c := range ct.SourceColumns {
-			ct.OwnerColumns = append(ct.OwnerColumns, t.Table+"_"+c)
+	if len(table.OwnerColumns) == 0 {
+		for _, c := range table.SourceColumns {
+			table.OwnerColumns = append(table.OwnerColumns, t.Table+"_"+c)
 		}
 	}
-	if ct.ValueColumn == "" {
-		ct.ValueColumn = "value"
+	if table.ValueColumn == "" {
+		table.ValueColumn = "value"
 	}
-	if ct.OrdinalColumn == "" {
-		ct.OrdinalColumn = "ordinal"
+	if table.OrdinalColumn == "" {
+		table.OrdinalColumn = "ordinal"
 	}
-	if !isSQLName(ct.Table) {
-		b.errs.add(where, fmt.Sprintf("side table %q is not a valid table name", ct.Table))
+	if !isSQLName(table.Table) {
+		b.problems.add(where, fmt.Sprintf("side table %q is not a valid table name", table.Table))
 	}
-	if len(ct.OwnerColumns) != len(ct.SourceColumns) {
-		b.errs.add(where, fmt.Sprintf("side table has %d owner columns for %d source columns", len(ct.OwnerColumns), len(ct.SourceColumns)))
+	if len(table.OwnerColumns) != len(table.SourceColumns) {
+		b.problems.add(where, fmt.Sprintf("side table has %d owner columns for %d source columns", len(table.OwnerColumns), len(table.SourceColumns)))
 	}
-	for _, c := range ct.SourceColumns {
+	for _, c := range table.SourceColumns {
 		if !isSQLName(c) {
-			b.errs.add(where, fmt.Sprintf("source column %q is not a valid column name", c))
+			b.problems.add(where, fmt.Sprintf("source column %q is not a valid column name", c))
 		}
 	}
-	cols := append(slices.Clone(ct.OwnerColumns), ct.ValueColumn, ct.OrdinalColumn)
+	columns := append(slices.Clone(table.OwnerColumns), table.ValueColumn, table.OrdinalColumn)
 	seen := map[string]bool{}
-	for _, c := range cols {
+	for _, c := range columns {
 		if !isSQLName(c) {
-			b.errs.add(where, fmt.Sprintf("side table column %q is not a valid column name", c))
+			b.problems.add(where, fmt.Sprintf("side table column %q is not a valid column name", c))
 		}
 		if seen[c] {
-			b.errs.add(where, fmt.Sprintf("side table column %q is used twice", c))
+			b.problems.add(where, fmt.Sprintf("side table column %q is used twice", c))
 		}
 		seen[c] = true
 	}
 }
 
 func keyColumns(t *EntityType) []string {
-	cols := make([]string, len(t.key))
+	columns := make([]string, len(t.key))
 	for i, k := range t.key {
-		cols[i] = k.Column
+		columns[i] = k.Column
 	}
-	return cols
+	return columns
 }
 
 // navigation validates a navigation property of t, resolves its target and fills in the join's default
 // columns and the referential constraints of a foreign key.
 func (b *builder) navigation(t *EntityType, n *NavigationProperty) {
 	where := fmt.Sprintf("entity type %q: navigation %q", t.Name, n.Name)
-	reported := len(b.errs.errs)
-	defer func() { b.badJoin[n] = len(b.errs.errs) > reported }()
-	report := func(msg string) { b.errs.add(where, msg) }
+	reported := len(b.problems.list)
+	defer func() { b.badJoin[n] = len(b.problems.list) > reported }()
+	report := func(msg string) { b.problems.add(where, msg) }
 	n.source, n.target, n.partner, n.constraints = t, nil, nil, nil
 	checkMemberName(n.Name, report)
 	n.target = b.entityTypeNamed(n.Target)
@@ -1161,20 +1161,20 @@ func (b *builder) partner(t *EntityType, n *NavigationProperty) {
 		return
 	}
 	where := fmt.Sprintf("entity type %q: navigation %q", t.Name, n.Name)
-	p := n.target.navs.exact[n.Partner]
+	p := n.target.navigationIndex.exact[n.Partner]
 	switch {
 	case p == nil:
-		b.errs.add(where, fmt.Sprintf("partner %q does not exist on entity type %q", n.Partner, n.target.Name))
+		b.problems.add(where, fmt.Sprintf("partner %q does not exist on entity type %q", n.Partner, n.target.Name))
 		return
 	case p.target == nil:
 		return // reported on p
 	case p.target != t:
-		b.errs.add(where, fmt.Sprintf("partner %q leads to %q, not back to %q", n.Partner, p.Target, t.Name))
+		b.problems.add(where, fmt.Sprintf("partner %q leads to %q, not back to %q", n.Partner, p.Target, t.Name))
 		return
 	case p.Partner != "" && p.Partner != n.Name:
 		// Report only when p's own partner is valid, else the error is p's and reported there.
-		if q := t.navs.exact[p.Partner]; q != nil && q.target == n.target {
-			b.errs.add(where, fmt.Sprintf("partner %q names %q as its partner", n.Partner, p.Partner))
+		if q := t.navigationIndex.exact[p.Partner]; q != nil && q.target == n.target {
+			b.problems.add(where, fmt.Sprintf("partner %q names %q as its partner", n.Partner, p.Partner))
 		}
 		return
 	}
@@ -1183,18 +1183,18 @@ func (b *builder) partner(t *EntityType, n *NavigationProperty) {
 		return
 	}
 	b.mirrored[n] = true
-	j, pj := n.Join, p.Join
-	mirrored := slices.Equal(j.SourceColumns, pj.TargetColumns) && slices.Equal(j.TargetColumns, pj.SourceColumns)
+	j, partnerJoin := n.Join, p.Join
+	mirrored := slices.Equal(j.SourceColumns, partnerJoin.TargetColumns) && slices.Equal(j.TargetColumns, partnerJoin.SourceColumns)
 	switch {
-	case (j.Through == nil) != (pj.Through == nil):
+	case (j.Through == nil) != (partnerJoin.Through == nil):
 		mirrored = false
 	case j.Through != nil:
-		mirrored = mirrored && j.Through.Table == pj.Through.Table &&
-			slices.Equal(j.Through.SourceColumns, pj.Through.TargetColumns) &&
-			slices.Equal(j.Through.TargetColumns, pj.Through.SourceColumns)
+		mirrored = mirrored && j.Through.Table == partnerJoin.Through.Table &&
+			slices.Equal(j.Through.SourceColumns, partnerJoin.Through.TargetColumns) &&
+			slices.Equal(j.Through.TargetColumns, partnerJoin.Through.SourceColumns)
 	}
 	if !mirrored {
-		b.errs.add(where, fmt.Sprintf("join does not mirror the join of partner %q", n.Partner))
+		b.problems.add(where, fmt.Sprintf("join does not mirror the join of partner %q", n.Partner))
 	}
 }
 
@@ -1203,38 +1203,38 @@ func (b *builder) container() {
 	m := b.m
 	m.entitySets, m.singletons = newIndex[*EntitySet](), newIndex[*Singleton]()
 	seen := map[string]string{}
-	claim := func(decl, name string) bool {
+	claim := func(declaration, name string) bool {
 		if !isIdentifier(name) {
-			b.errs.add(decl, "name is not a valid identifier")
+			b.problems.add(declaration, "name is not a valid identifier")
 			return false
 		}
 		k := foldKey(name)
-		if prev, dup := seen[k]; dup {
-			b.errs.add(decl, "name is already used by "+prev)
+		if prev, taken := seen[k]; taken {
+			b.problems.add(declaration, "name is already used by "+prev)
 			return false
 		}
-		seen[k] = decl
+		seen[k] = declaration
 		return true
 	}
 	for _, s := range m.EntitySets {
-		decl := fmt.Sprintf("entity set %q", s.Name)
-		s.typ, s.bindings = b.entityTypeNamed(s.Type), nil
-		if s.typ == nil {
-			b.errs.add(decl, fmt.Sprintf("entity type %q does not exist", s.Type))
+		declaration := fmt.Sprintf("entity set %q", s.Name)
+		s.entityType, s.bindings = b.entityTypeNamed(s.Type), nil
+		if s.entityType == nil {
+			b.problems.add(declaration, fmt.Sprintf("entity type %q does not exist", s.Type))
 		} else {
-			s.typ.sets = append(s.typ.sets, s)
+			s.entityType.sets = append(s.entityType.sets, s)
 		}
-		if claim(decl, s.Name) {
+		if claim(declaration, s.Name) {
 			m.entitySets.add(s.Name, s)
 		}
 	}
 	for _, s := range m.Singletons {
-		decl := fmt.Sprintf("singleton %q", s.Name)
-		s.typ, s.bindings = b.entityTypeNamed(s.Type), nil
-		if s.typ == nil {
-			b.errs.add(decl, fmt.Sprintf("entity type %q does not exist", s.Type))
+		declaration := fmt.Sprintf("singleton %q", s.Name)
+		s.entityType, s.bindings = b.entityTypeNamed(s.Type), nil
+		if s.entityType == nil {
+			b.problems.add(declaration, fmt.Sprintf("entity type %q does not exist", s.Type))
 		}
-		if claim(decl, s.Name) {
+		if claim(declaration, s.Name) {
 			m.singletons.add(s.Name, s)
 		}
 	}
@@ -1271,7 +1271,7 @@ func (b *builder) operations() {
 		f.binding = b.bindingType(where, f.Bound, f.BindingType, f.BindingCollection)
 		b.parameters(where, f.Parameters)
 		if f.ReturnType == nil {
-			b.errs.add(where, "a function needs a ReturnType")
+			b.problems.add(where, "a function needs a ReturnType")
 		} else {
 			b.returnType(where, f.ReturnType)
 		}
@@ -1297,7 +1297,7 @@ func (b *builder) actionOverloads(group []*Action) {
 		where := fmt.Sprintf("action %q", a.Name)
 		if !a.Bound {
 			if unbound++; unbound == 2 {
-				b.errs.add(where, "unbound actions cannot be overloaded")
+				b.problems.add(where, "unbound actions cannot be overloaded")
 			}
 			continue
 		}
@@ -1306,7 +1306,7 @@ func (b *builder) actionOverloads(group []*Action) {
 		}
 		k := binding{a.binding, a.BindingCollection}
 		if seen[k] {
-			b.errs.add(where, fmt.Sprintf("another overload is bound to %s", bindingLabel(a.BindingType, a.BindingCollection)))
+			b.problems.add(where, fmt.Sprintf("another overload is bound to %s", bindingLabel(a.BindingType, a.BindingCollection)))
 		}
 		seen[k] = true
 	}
@@ -1335,43 +1335,43 @@ func (b *builder) functionOverloads(group []*Function) {
 		slices.Sort(names)
 		k := signature{f.binding, f.Bound, f.BindingCollection, strings.Join(names, ",")}
 		if seen[k] {
-			b.errs.add(where, "another overload has the same binding and parameter names")
+			b.problems.add(where, "another overload has the same binding and parameter names")
 		}
 		seen[k] = true
 		byBinding := signature{entityType: f.binding, bound: f.Bound, collection: f.BindingCollection}
 		if r, ok := returns[byBinding]; ok && f.ReturnType != nil && r != nil && !sameType(r, f.ReturnType) {
-			b.errs.add(where, "overloads with the same binding must have the same return type")
+			b.problems.add(where, "overloads with the same binding must have the same return type")
 		} else if !ok {
 			returns[byBinding] = f.ReturnType
 		}
 	}
 }
 
-func bindingLabel(typ string, coll bool) string {
-	if coll {
-		return fmt.Sprintf("a collection of %q", typ)
+func bindingLabel(typeName string, collection bool) string {
+	if collection {
+		return fmt.Sprintf("a collection of %q", typeName)
 	}
-	return fmt.Sprintf("%q", typ)
+	return fmt.Sprintf("%q", typeName)
 }
 
 func sameType(a, b *ReturnType) bool {
 	return a.Type == b.Type && a.Enum == b.Enum && a.Complex == b.Complex && a.entity == b.entity && a.Collection == b.Collection
 }
 
-func (b *builder) bindingType(where string, bound bool, typ string, coll bool) *EntityType {
+func (b *builder) bindingType(where string, bound bool, typeName string, collection bool) *EntityType {
 	if !bound {
-		if typ != "" || coll {
-			b.errs.add(where, "BindingType and BindingCollection need Bound")
+		if typeName != "" || collection {
+			b.problems.add(where, "BindingType and BindingCollection need Bound")
 		}
 		return nil
 	}
-	if typ == "" {
-		b.errs.add(where, "a bound operation needs a BindingType")
+	if typeName == "" {
+		b.problems.add(where, "a bound operation needs a BindingType")
 		return nil
 	}
-	t := b.entityTypeNamed(typ)
+	t := b.entityTypeNamed(typeName)
 	if t == nil {
-		b.errs.add(where, fmt.Sprintf("binding entity type %q does not exist", typ))
+		b.problems.add(where, fmt.Sprintf("binding entity type %q does not exist", typeName))
 	}
 	return t
 }
@@ -1381,37 +1381,37 @@ func (b *builder) parameters(where string, ps []Parameter) {
 	optional := ""
 	for i := range ps {
 		p := &ps[i]
-		pw := fmt.Sprintf("%s: parameter %q", where, p.Name)
+		declaration := fmt.Sprintf("%s: parameter %q", where, p.Name)
 		if !isIdentifier(p.Name) {
-			b.errs.add(pw, "name is not a valid identifier")
+			b.problems.add(declaration, "name is not a valid identifier")
 		} else if isReservedMember(p.Name) {
-			b.errs.add(pw, "the name is reserved")
+			b.problems.add(declaration, "the name is reserved")
 		}
 		k := foldKey(p.Name)
-		if prev, dup := seen[k]; dup {
-			b.errs.add(pw, fmt.Sprintf("duplicate parameter (also %q)", prev))
+		if prev, taken := seen[k]; taken {
+			b.problems.add(declaration, fmt.Sprintf("duplicate parameter (also %q)", prev))
 		}
 		seen[k] = p.Name
 		for _, a := range p.Aliases {
 			if !isIdentifier(a) {
-				b.errs.add(pw, fmt.Sprintf("alias %q is not a valid identifier", a))
+				b.problems.add(declaration, fmt.Sprintf("alias %q is not a valid identifier", a))
 				continue
 			} else if isReservedMember(a) {
-				b.errs.add(pw, fmt.Sprintf("alias %q is reserved", a))
+				b.problems.add(declaration, fmt.Sprintf("alias %q is reserved", a))
 				continue
 			}
 			k := foldKey(a)
-			if prev, dup := seen[k]; dup {
-				b.errs.add(pw, fmt.Sprintf("alias %q is already used by %q", a, prev))
+			if prev, taken := seen[k]; taken {
+				b.problems.add(declaration, fmt.Sprintf("alias %q is already used by %q", a, prev))
 				continue
 			}
 			seen[k] = a
 		}
-		p.entity = b.typeRef(pw, p.Type, p.Enum, p.Complex, p.Entity, p.MaxLength, &p.Precision, p.Scale)
+		p.entity = b.typeRef(declaration, p.Type, p.Enum, p.Complex, p.Entity, p.MaxLength, &p.Precision, p.Scale)
 		if !p.Required {
 			optional = p.Name
 		} else if optional != "" {
-			b.errs.add(pw, fmt.Sprintf("required parameter follows optional parameter %q", optional))
+			b.problems.add(declaration, fmt.Sprintf("required parameter follows optional parameter %q", optional))
 		}
 	}
 }
@@ -1429,21 +1429,21 @@ func (b *builder) typeRef(where string, k Kind, e *EnumType, c *ComplexType, ent
 		}
 	}
 	if n != 1 {
-		b.errs.add(where, "exactly one of Type, Enum, Complex and Entity must be set")
+		b.problems.add(where, "exactly one of Type, Enum, Complex and Entity must be set")
 		return nil
 	}
 	if k >= kindCount {
-		b.errs.add(where, fmt.Sprintf("unknown kind %d", k))
+		b.problems.add(where, fmt.Sprintf("unknown kind %d", k))
 		return nil
 	}
 	var t *EntityType
 	if entity != "" {
 		if t = b.entityTypeNamed(entity); t == nil {
-			b.errs.add(where, fmt.Sprintf("entity type %q does not exist", entity))
+			b.problems.add(where, fmt.Sprintf("entity type %q does not exist", entity))
 		}
 	}
 	if msg := facets(k, k == KindNone, maxLength, precision, scale); msg != "" {
-		b.errs.add(where, msg)
+		b.problems.add(where, msg)
 	}
 	return t
 }
@@ -1454,14 +1454,14 @@ func (b *builder) authorizations() {
 		where := fmt.Sprintf("authorization %q", a.Name)
 		if a.Name == "" {
 			where = fmt.Sprintf("authorization #%d", i+1)
-			b.errs.add(where, "no Name")
+			b.problems.add(where, "no Name")
 		}
 		if seen[a.Name] {
-			b.errs.add(where, "duplicate name")
+			b.problems.add(where, "duplicate name")
 		}
 		seen[a.Name] = true
 		if a.Scheme == "" || strings.ContainsAny(a.Scheme, " \t\r\n,;\"") {
-			b.errs.add(where, fmt.Sprintf("Scheme %q is not an HTTP authentication scheme such as \"bearer\"", a.Scheme))
+			b.problems.add(where, fmt.Sprintf("Scheme %q is not an HTTP authentication scheme such as \"bearer\"", a.Scheme))
 		}
 	}
 }
@@ -1488,13 +1488,13 @@ func (b *builder) bindings() {
 		}
 	}
 	for _, s := range b.m.EntitySets {
-		if s.typ != nil {
-			walk(s.typ, "", map[*EntityType]bool{s.typ: true}, &s.bindings)
+		if s.entityType != nil {
+			walk(s.entityType, "", map[*EntityType]bool{s.entityType: true}, &s.bindings)
 		}
 	}
 	for _, s := range b.m.Singletons {
-		if s.typ != nil {
-			walk(s.typ, "", map[*EntityType]bool{s.typ: true}, &s.bindings)
+		if s.entityType != nil {
+			walk(s.entityType, "", map[*EntityType]bool{s.entityType: true}, &s.bindings)
 		}
 	}
 }

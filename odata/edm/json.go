@@ -15,58 +15,58 @@ func (m *Model) WriteJSON(w io.Writer) error {
 	if !m.built {
 		return errNotBuilt
 	}
-	var ann annotations
-	schema := m.jsonSchema(&ann)
+	var annotator annotator
+	schema := m.jsonSchema(&annotator)
 	doc := &jsonObject{}
 	doc.set("$Version", "4.01")
 	if m.hasContainer() {
 		doc.set("$EntityContainer", m.Namespace+"."+m.Container)
 	}
-	refs := &jsonObject{}
-	for _, ns := range vocabularies {
-		if ann.used[ns] {
-			inc := &jsonObject{}
-			inc.set("$Namespace", ns)
-			ref := &jsonObject{}
-			ref.set("$Include", []any{inc})
-			refs.set(vocabularyURL+ns+".json", ref)
+	references := &jsonObject{}
+	for _, namespace := range vocabularies {
+		if annotator.used[namespace] {
+			include := &jsonObject{}
+			include.set("$Namespace", namespace)
+			reference := &jsonObject{}
+			reference.set("$Include", []any{include})
+			references.set(vocabularyURL+namespace+".json", reference)
 		}
 	}
-	if len(refs.keys) > 0 {
-		doc.set("$Reference", refs)
+	if len(references.keys) > 0 {
+		doc.set("$Reference", references)
 	}
 	doc.set(m.Namespace, schema)
-	bw := bufio.NewWriter(w)
-	writeJSON(bw, doc, 0)
-	bw.WriteByte('\n')
-	return bw.Flush()
+	buffered := bufio.NewWriter(w)
+	writeJSON(buffered, doc, 0)
+	buffered.WriteByte('\n')
+	return buffered.Flush()
 }
 
 // jsonSchema returns the schema object: the types, the operations and the entity container, in that order.
-func (m *Model) jsonSchema(ann *annotations) *jsonObject {
+func (m *Model) jsonSchema(annotator *annotator) *jsonObject {
 	s := &jsonObject{}
 	for _, e := range m.EnumTypes {
-		s.set(e.Name, jsonEnumType(e, ann))
+		s.set(e.Name, jsonEnumType(e, annotator))
 	}
 	for _, c := range m.ComplexTypes {
-		s.set(c.Name, m.jsonComplexType(c, ann))
+		s.set(c.Name, m.jsonComplexType(c, annotator))
 	}
 	for _, t := range m.EntityTypes {
-		s.set(t.Name, m.jsonEntityType(t, ann))
+		s.set(t.Name, m.jsonEntityType(t, annotator))
 	}
 	for _, g := range m.actionGroups {
-		s.set(g[0].Name, m.jsonActionOverloads(g, ann))
+		s.set(g[0].Name, m.jsonActionOverloads(g, annotator))
 	}
 	for _, g := range m.functionGroups {
-		s.set(g[0].Name, m.jsonFunctionOverloads(g, ann))
+		s.set(g[0].Name, m.jsonFunctionOverloads(g, annotator))
 	}
 	if m.hasContainer() {
-		s.set(m.Container, m.jsonContainer(ann))
+		s.set(m.Container, m.jsonContainer(annotator))
 	}
 	return s
 }
 
-func jsonEnumType(e *EnumType, ann *annotations) *jsonObject {
+func jsonEnumType(e *EnumType, annotator *annotator) *jsonObject {
 	o := &jsonObject{}
 	o.set("$Kind", "EnumType")
 	if e.UnderlyingType != KindNone && e.UnderlyingType != KindInt32 {
@@ -78,21 +78,21 @@ func jsonEnumType(e *EnumType, ann *annotations) *jsonObject {
 	for _, member := range e.Members {
 		o.set(member.Name, rawJSON(strconv.FormatInt(member.Value, 10)))
 	}
-	o.annotate(ann.describe(e.Description))
+	o.annotate(annotator.describe(e.Description))
 	return o
 }
 
-func (m *Model) jsonComplexType(c *ComplexType, ann *annotations) *jsonObject {
+func (m *Model) jsonComplexType(c *ComplexType, annotator *annotator) *jsonObject {
 	o := &jsonObject{}
 	o.set("$Kind", "ComplexType")
 	for _, p := range c.Properties {
-		o.set(p.Name, m.jsonProperty(p, ann))
+		o.set(p.Name, m.jsonProperty(p, annotator))
 	}
-	o.annotate(ann.describe(c.Description))
+	o.annotate(annotator.describe(c.Description))
 	return o
 }
 
-func (m *Model) jsonEntityType(t *EntityType, ann *annotations) *jsonObject {
+func (m *Model) jsonEntityType(t *EntityType, annotator *annotator) *jsonObject {
 	o := &jsonObject{}
 	o.set("$Kind", "EntityType")
 	if t.HasStream {
@@ -104,16 +104,16 @@ func (m *Model) jsonEntityType(t *EntityType, ann *annotations) *jsonObject {
 	}
 	o.set("$Key", key)
 	for _, p := range t.Properties {
-		o.set(p.Name, m.jsonProperty(p, ann))
+		o.set(p.Name, m.jsonProperty(p, annotator))
 	}
 	for _, n := range t.Navigations {
-		o.set(n.Name, m.jsonNavigation(n, ann))
+		o.set(n.Name, m.jsonNavigation(n, annotator))
 	}
-	o.annotate(ann.describe(t.Description))
+	o.annotate(annotator.describe(t.Description))
 	return o
 }
 
-func (m *Model) jsonNavigation(n *NavigationProperty, ann *annotations) *jsonObject {
+func (m *Model) jsonNavigation(n *NavigationProperty, annotator *annotator) *jsonObject {
 	o := &jsonObject{}
 	o.set("$Kind", "NavigationProperty")
 	if n.Collection {
@@ -136,22 +136,22 @@ func (m *Model) jsonNavigation(n *NavigationProperty, ann *annotations) *jsonObj
 		}
 		o.set("$ReferentialConstraint", constraints)
 	}
-	o.annotate(ann.describe(n.Description))
+	o.annotate(annotator.describe(n.Description))
 	return o
 }
 
-func (m *Model) jsonActionOverloads(group []*Action, ann *annotations) []any {
+func (m *Model) jsonActionOverloads(group []*Action, annotator *annotator) []any {
 	overloads := make([]any, len(group))
 	for i, a := range group {
 		o := &jsonObject{}
 		o.set("$Kind", "Action")
-		m.jsonOperation(o, a.Bound, a.binding, a.BindingCollection, a.Parameters, a.ReturnType, a.Description, ann)
+		m.jsonOperation(o, a.Bound, a.binding, a.BindingCollection, a.Parameters, a.ReturnType, a.Description, annotator)
 		overloads[i] = o
 	}
 	return overloads
 }
 
-func (m *Model) jsonFunctionOverloads(group []*Function, ann *annotations) []any {
+func (m *Model) jsonFunctionOverloads(group []*Function, annotator *annotator) []any {
 	overloads := make([]any, len(group))
 	for i, f := range group {
 		o := &jsonObject{}
@@ -162,71 +162,71 @@ func (m *Model) jsonFunctionOverloads(group []*Function, ann *annotations) []any
 		if f.IsComposable {
 			o.set("$IsComposable", true)
 		}
-		m.jsonOperation(o, false, f.binding, f.BindingCollection, f.Parameters, f.ReturnType, f.Description, ann)
+		m.jsonOperation(o, false, f.binding, f.BindingCollection, f.Parameters, f.ReturnType, f.Description, annotator)
 		overloads[i] = o
 	}
 	return overloads
 }
 
 // jsonContainer returns the entity container: entity sets, singletons, then action and function imports.
-func (m *Model) jsonContainer(ann *annotations) *jsonObject {
+func (m *Model) jsonContainer(annotator *annotator) *jsonObject {
 	c := &jsonObject{}
 	c.set("$Kind", "EntityContainer")
 	for _, set := range m.EntitySets {
 		o := &jsonObject{}
 		o.set("$Collection", true)
-		o.set("$Type", m.Namespace+"."+set.typ.Name)
+		o.set("$Type", m.Namespace+"."+set.entityType.Name)
 		jsonBindings(o, set.bindings)
-		o.annotate(ann.describe(set.Description))
+		o.annotate(annotator.describe(set.Description))
 		c.set(set.Name, o)
 	}
 	for _, singleton := range m.Singletons {
 		o := &jsonObject{}
-		o.set("$Type", m.Namespace+"."+singleton.typ.Name)
+		o.set("$Type", m.Namespace+"."+singleton.entityType.Name)
 		jsonBindings(o, singleton.bindings)
-		o.annotate(ann.describe(singleton.Description))
+		o.annotate(annotator.describe(singleton.Description))
 		c.set(singleton.Name, o)
 	}
-	for _, im := range imports(m) {
+	for _, operationImport := range imports(m) {
 		o := &jsonObject{}
-		o.set("$"+im.kind, m.Namespace+"."+im.name)
-		if set := importSet(im.result); set != "" {
+		o.set("$"+operationImport.kind, m.Namespace+"."+operationImport.name)
+		if set := importSet(operationImport.result); set != "" {
 			o.set("$EntitySet", set)
 		}
-		c.set(im.name, o)
+		c.set(operationImport.name, o)
 	}
-	c.annotate(ann.container(m))
+	c.annotate(annotator.container(m))
 	return c
 }
 
-func jsonBindings(o *jsonObject, bs []NavigationBinding) {
-	if len(bs) == 0 {
+func jsonBindings(o *jsonObject, bindings []NavigationBinding) {
+	if len(bindings) == 0 {
 		return
 	}
 	b := &jsonObject{}
-	for _, nb := range bs {
-		b.set(nb.Path, nb.Target.Name)
+	for _, binding := range bindings {
+		b.set(binding.Path, binding.Target.Name)
 	}
 	o.set("$NavigationPropertyBinding", b)
 }
 
-func (m *Model) jsonProperty(p *Property, ann *annotations) *jsonObject {
+func (m *Model) jsonProperty(p *Property, annotator *annotator) *jsonObject {
 	o := &jsonObject{}
 	jsonType(o, m.qualified(p.Type, p.Enum, p.Complex, nil), p.Collection, p.Nullable, p.MaxLength, p.Precision, p.Scale, p.Type)
 	if v, ok := defaultJSON(p); ok {
 		o.set("$DefaultValue", v)
 	}
-	o.annotate(ann.property(p))
+	o.annotate(annotator.property(p))
 	return o
 }
 
 // jsonType sets $Collection, $Type (absent for Edm.String), $Nullable (absent means false) and the facets.
-func jsonType(o *jsonObject, typ string, coll, nullable bool, maxLength, precision, scale int, k Kind) {
-	if coll {
+func jsonType(o *jsonObject, typeName string, collection, nullable bool, maxLength, precision, scale int, k Kind) {
+	if collection {
 		o.set("$Collection", true)
 	}
-	if typ != KindString.String() {
-		o.set("$Type", typ)
+	if typeName != KindString.String() {
+		o.set("$Type", typeName)
 	}
 	if nullable {
 		o.set("$Nullable", true)
@@ -244,45 +244,46 @@ func jsonType(o *jsonObject, typ string, coll, nullable bool, maxLength, precisi
 
 // jsonOperation fills an action or function overload. isBound adds $IsBound (functions set it themselves
 // before $IsComposable).
-func (m *Model) jsonOperation(o *jsonObject, isBound bool, binding *EntityType, coll bool, params []Parameter, ret *ReturnType, desc string, ann *annotations) {
+func (m *Model) jsonOperation(o *jsonObject, isBound bool, binding *EntityType, collection bool, parameters []Parameter,
+	result *ReturnType, description string, annotator *annotator) {
 	if isBound {
 		o.set("$IsBound", true)
 	}
 	var ps []any
 	if binding != nil {
-		bp := &jsonObject{}
-		bp.set("$Name", "bindingParameter")
-		jsonType(bp, m.Namespace+"."+binding.Name, coll, false, 0, 0, 0, KindNone)
-		ps = append(ps, bp)
+		bindingParameter := &jsonObject{}
+		bindingParameter.set("$Name", "bindingParameter")
+		jsonType(bindingParameter, m.Namespace+"."+binding.Name, collection, false, 0, 0, 0, KindNone)
+		ps = append(ps, bindingParameter)
 	}
-	for i := range params {
-		p := &params[i]
-		po := &jsonObject{}
-		po.set("$Name", p.Name)
-		jsonType(po, m.qualified(p.Type, p.Enum, p.Complex, p.entity), p.Collection, p.Nullable, p.MaxLength, p.Precision, p.Scale, p.Type)
-		po.annotate(ann.parameter(p))
-		ps = append(ps, po)
+	for i := range parameters {
+		p := &parameters[i]
+		parameterObject := &jsonObject{}
+		parameterObject.set("$Name", p.Name)
+		jsonType(parameterObject, m.qualified(p.Type, p.Enum, p.Complex, p.entity), p.Collection, p.Nullable, p.MaxLength, p.Precision, p.Scale, p.Type)
+		parameterObject.annotate(annotator.parameter(p))
+		ps = append(ps, parameterObject)
 	}
 	if len(ps) > 0 {
 		o.set("$Parameter", ps)
 	}
-	if ret != nil {
-		ro := &jsonObject{}
-		jsonType(ro, m.qualified(ret.Type, ret.Enum, ret.Complex, ret.entity), ret.Collection, ret.Nullable, ret.MaxLength, ret.Precision, ret.Scale, ret.Type)
-		o.set("$ReturnType", ro)
+	if result != nil {
+		resultObject := &jsonObject{}
+		jsonType(resultObject, m.qualified(result.Type, result.Enum, result.Complex, result.entity), result.Collection, result.Nullable, result.MaxLength, result.Precision, result.Scale, result.Type)
+		o.set("$ReturnType", resultObject)
 	}
-	o.annotate(ann.describe(desc))
+	o.annotate(annotator.describe(description))
 }
 
 // jsonObject is a JSON object that keeps its members in insertion order.
 type jsonObject struct {
-	keys []string
-	vals []any
+	keys   []string
+	values []any
 }
 
 func (o *jsonObject) set(k string, v any) {
 	o.keys = append(o.keys, k)
-	o.vals = append(o.vals, v)
+	o.values = append(o.values, v)
 }
 
 // annotate adds annotations as "@Term" members.
@@ -296,9 +297,9 @@ func jsonAnnotationValue(v any) any {
 	switch v := v.(type) {
 	case *record:
 		o := &jsonObject{}
-		if v.typ != "" {
-			ns := v.typ[:strings.LastIndexByte(v.typ, '.')]
-			o.set("@type", vocabularyURL+ns+".json#"+v.typ)
+		if v.typeName != "" {
+			namespace := v.typeName[:strings.LastIndexByte(v.typeName, '.')]
+			o.set("@type", vocabularyURL+namespace+".json#"+v.typeName)
 		}
 		for _, f := range v.fields {
 			o.set(f.name, jsonAnnotationValue(f.value))
@@ -330,7 +331,7 @@ func writeJSON(w *bufio.Writer, v any, depth int) {
 			writeIndent(w, depth+1)
 			writeJSONString(w, k)
 			w.WriteString(": ")
-			writeJSON(w, v.vals[i], depth+1)
+			writeJSON(w, v.values[i], depth+1)
 			if i < len(v.keys)-1 {
 				w.WriteByte(',')
 			}

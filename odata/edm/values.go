@@ -76,14 +76,14 @@ func (d Date) Time() time.Time { return time.Date(d.Year, d.Month, d.Day, 0, 0, 
 func (d Date) Compare(o Date) int {
 	switch {
 	case d.Year != o.Year:
-		return cmpInt(d.Year, o.Year)
+		return compareInts(d.Year, o.Year)
 	case d.Month != o.Month:
-		return cmpInt(int(d.Month), int(o.Month))
+		return compareInts(int(d.Month), int(o.Month))
 	}
-	return cmpInt(d.Day, o.Day)
+	return compareInts(d.Day, o.Day)
 }
 
-func cmpInt(a, b int) int {
+func compareInts(a, b int) int {
 	if a < b {
 		return -1
 	}
@@ -193,16 +193,16 @@ func (t TimeOfDay) appendText(b []byte, digits int) []byte {
 	return appendFraction(b, t.Nanosecond(), digits)
 }
 
-// appendFraction appends "." and the nanoseconds ns as a fraction: with exactly digits digits, or, when digits
-// is negative, without trailing zeros (nothing at all for 0).
-func appendFraction(b []byte, ns, digits int) []byte {
-	if digits == 0 || (digits < 0 && ns == 0) {
+// appendFraction appends "." and nanoseconds as a fraction of a second: with exactly digits digits, or, when
+// digits is negative, without trailing zeros (nothing at all for 0).
+func appendFraction(b []byte, nanoseconds, digits int) []byte {
+	if digits == 0 || (digits < 0 && nanoseconds == 0) {
 		return b
 	}
 	var buf [9]byte
 	for i := 8; i >= 0; i-- {
-		buf[i] = byte('0' + ns%10)
-		ns /= 10
+		buf[i] = byte('0' + nanoseconds%10)
+		nanoseconds /= 10
 	}
 	n := digits
 	if n < 0 {
@@ -287,7 +287,7 @@ func FormatDuration(d time.Duration) string {
 	}
 	b = append(b, 'T')
 	h, m := u/uint64(time.Hour), u%uint64(time.Hour)/uint64(time.Minute)
-	s, ns := u%uint64(time.Minute)/uint64(time.Second), u%uint64(time.Second)
+	s, nanoseconds := u%uint64(time.Minute)/uint64(time.Second), u%uint64(time.Second)
 	if h > 0 {
 		b = strconv.AppendUint(b, h, 10)
 		b = append(b, 'H')
@@ -296,9 +296,9 @@ func FormatDuration(d time.Duration) string {
 		b = strconv.AppendUint(b, m, 10)
 		b = append(b, 'M')
 	}
-	if s > 0 || ns > 0 || (h == 0 && m == 0) {
+	if s > 0 || nanoseconds > 0 || (h == 0 && m == 0) {
 		b = strconv.AppendUint(b, s, 10)
-		b = appendFraction(b, int(ns), -1)
+		b = appendFraction(b, int(nanoseconds), -1)
 		b = append(b, 'S')
 	}
 	return string(b)

@@ -16,266 +16,269 @@ func (m *Model) WriteXML(w io.Writer) error {
 	if !m.built {
 		return errNotBuilt
 	}
-	var ann annotations
-	schema := m.xmlSchema(&ann)
-	root := &xmlElem{name: "edmx:Edmx", attrs: []xmlAttr{{"Version", "4.0"}, {"xmlns:edmx", "http://docs.oasis-open.org/odata/ns/edmx"}}}
-	for _, ns := range vocabularies {
-		if ann.used[ns] {
-			ref := root.child("edmx:Reference", "Uri", vocabularyURL+ns+".xml")
-			ref.child("edmx:Include", "Namespace", ns)
+	var annotator annotator
+	schema := m.xmlSchema(&annotator)
+	root := &xmlElement{name: "edmx:Edmx", attributes: []xmlAttribute{{"Version", "4.0"}, {"xmlns:edmx", "http://docs.oasis-open.org/odata/ns/edmx"}}}
+	for _, namespace := range vocabularies {
+		if annotator.used[namespace] {
+			reference := root.child("edmx:Reference", "Uri", vocabularyURL+namespace+".xml")
+			reference.child("edmx:Include", "Namespace", namespace)
 		}
 	}
-	root.child("edmx:DataServices").children = append([]*xmlElem(nil), schema)
-	bw := bufio.NewWriter(w)
-	bw.WriteString(xml.Header)
-	root.write(bw, 0)
-	return bw.Flush()
+	root.child("edmx:DataServices").children = append([]*xmlElement(nil), schema)
+	buffered := bufio.NewWriter(w)
+	buffered.WriteString(xml.Header)
+	root.write(buffered, 0)
+	return buffered.Flush()
 }
 
 // xmlSchema returns the Schema element: the types, the operations and the entity container, in that order.
-func (m *Model) xmlSchema(ann *annotations) *xmlElem {
-	s := &xmlElem{name: "Schema", attrs: []xmlAttr{{"Namespace", m.Namespace}, {"xmlns", "http://docs.oasis-open.org/odata/ns/edm"}}}
+func (m *Model) xmlSchema(annotator *annotator) *xmlElement {
+	s := &xmlElement{name: "Schema", attributes: []xmlAttribute{{"Namespace", m.Namespace}, {"xmlns", "http://docs.oasis-open.org/odata/ns/edm"}}}
 	for _, e := range m.EnumTypes {
-		xmlEnumType(s, e, ann)
+		xmlEnumType(s, e, annotator)
 	}
 	for _, c := range m.ComplexTypes {
-		el := s.child("ComplexType", "Name", c.Name)
+		element := s.child("ComplexType", "Name", c.Name)
 		for _, p := range c.Properties {
-			m.xmlProperty(el, p, ann)
+			m.xmlProperty(element, p, annotator)
 		}
-		el.annotate(ann.describe(c.Description))
+		element.annotate(annotator.describe(c.Description))
 	}
 	for _, t := range m.EntityTypes {
-		m.xmlEntityType(s, t, ann)
+		m.xmlEntityType(s, t, annotator)
 	}
 	for _, a := range m.Actions {
-		el := s.child("Action", "Name", a.Name)
-		m.xmlOperation(el, a.Bound, a.binding, a.BindingCollection, a.Parameters, a.ReturnType, a.Description, ann)
+		element := s.child("Action", "Name", a.Name)
+		m.xmlOperation(element, a.Bound, a.binding, a.BindingCollection, a.Parameters, a.ReturnType, a.Description, annotator)
 	}
 	for _, f := range m.Functions {
-		el := s.child("Function", "Name", f.Name)
+		element := s.child("Function", "Name", f.Name)
 		if f.IsComposable {
-			el.attr("IsComposable", "true")
+			element.attribute("IsComposable", "true")
 		}
-		m.xmlOperation(el, f.Bound, f.binding, f.BindingCollection, f.Parameters, f.ReturnType, f.Description, ann)
+		m.xmlOperation(element, f.Bound, f.binding, f.BindingCollection, f.Parameters, f.ReturnType, f.Description, annotator)
 	}
 	if m.hasContainer() {
-		m.xmlContainer(s, ann)
+		m.xmlContainer(s, annotator)
 	}
 	return s
 }
 
-func xmlEnumType(schema *xmlElem, e *EnumType, ann *annotations) {
-	el := schema.child("EnumType", "Name", e.Name)
+func xmlEnumType(schema *xmlElement, e *EnumType, annotator *annotator) {
+	element := schema.child("EnumType", "Name", e.Name)
 	if e.UnderlyingType != KindNone && e.UnderlyingType != KindInt32 {
-		el.attr("UnderlyingType", e.UnderlyingType.String())
+		element.attribute("UnderlyingType", e.UnderlyingType.String())
 	}
 	if e.Flags {
-		el.attr("IsFlags", "true")
+		element.attribute("IsFlags", "true")
 	}
 	for _, member := range e.Members {
-		el.child("Member", "Name", member.Name, "Value", strconv.FormatInt(member.Value, 10))
+		element.child("Member", "Name", member.Name, "Value", strconv.FormatInt(member.Value, 10))
 	}
-	el.annotate(ann.describe(e.Description)) // after the members: valid for the 4.0 and the 4.01 schema
+	element.annotate(annotator.describe(e.Description)) // after the members: valid for the 4.0 and the 4.01 schema
 }
 
-func (m *Model) xmlEntityType(schema *xmlElem, t *EntityType, ann *annotations) {
-	el := schema.child("EntityType", "Name", t.Name)
+func (m *Model) xmlEntityType(schema *xmlElement, t *EntityType, annotator *annotator) {
+	element := schema.child("EntityType", "Name", t.Name)
 	if t.HasStream {
-		el.attr("HasStream", "true")
+		element.attribute("HasStream", "true")
 	}
-	key := el.child("Key")
+	key := element.child("Key")
 	for _, k := range t.key {
 		key.child("PropertyRef", "Name", k.Name)
 	}
 	for _, p := range t.Properties {
-		m.xmlProperty(el, p, ann)
+		m.xmlProperty(element, p, annotator)
 	}
 	for _, n := range t.Navigations {
-		m.xmlNavigation(el, n, ann)
+		m.xmlNavigation(element, n, annotator)
 	}
-	el.annotate(ann.describe(t.Description))
+	element.annotate(annotator.describe(t.Description))
 }
 
-func (m *Model) xmlNavigation(entityType *xmlElem, n *NavigationProperty, ann *annotations) {
-	typ := m.Namespace + "." + n.target.Name
-	el := entityType.child("NavigationProperty", "Name", n.Name)
+func (m *Model) xmlNavigation(entityType *xmlElement, n *NavigationProperty, annotator *annotator) {
+	typeName := m.Namespace + "." + n.target.Name
+	element := entityType.child("NavigationProperty", "Name", n.Name)
 	if n.Collection {
-		el.attr("Type", "Collection("+typ+")")
+		element.attribute("Type", "Collection("+typeName+")")
 	} else {
-		el.attr("Type", typ)
+		element.attribute("Type", typeName)
 		if !n.Nullable {
-			el.attr("Nullable", "false")
+			element.attribute("Nullable", "false")
 		}
 	}
 	if n.Partner != "" {
-		el.attr("Partner", n.Partner)
+		element.attribute("Partner", n.Partner)
 	}
 	if n.ContainsTarget {
-		el.attr("ContainsTarget", "true")
+		element.attribute("ContainsTarget", "true")
 	}
 	for _, c := range n.constraints {
-		el.child("ReferentialConstraint", "Property", c.Property, "ReferencedProperty", c.ReferencedProperty)
+		element.child("ReferentialConstraint", "Property", c.Property, "ReferencedProperty", c.ReferencedProperty)
 	}
-	el.annotate(ann.describe(n.Description))
+	element.annotate(annotator.describe(n.Description))
 }
 
 // xmlContainer adds the EntityContainer: entity sets, singletons, then action and function imports.
-func (m *Model) xmlContainer(schema *xmlElem, ann *annotations) {
+func (m *Model) xmlContainer(schema *xmlElement, annotator *annotator) {
 	c := schema.child("EntityContainer", "Name", m.Container)
 	for _, set := range m.EntitySets {
-		el := c.child("EntitySet", "Name", set.Name, "EntityType", m.Namespace+"."+set.typ.Name)
-		xmlBindings(el, set.bindings)
-		el.annotate(ann.describe(set.Description))
+		element := c.child("EntitySet", "Name", set.Name, "EntityType", m.Namespace+"."+set.entityType.Name)
+		xmlBindings(element, set.bindings)
+		element.annotate(annotator.describe(set.Description))
 	}
 	for _, singleton := range m.Singletons {
-		el := c.child("Singleton", "Name", singleton.Name, "Type", m.Namespace+"."+singleton.typ.Name)
-		xmlBindings(el, singleton.bindings)
-		el.annotate(ann.describe(singleton.Description))
+		element := c.child("Singleton", "Name", singleton.Name, "Type", m.Namespace+"."+singleton.entityType.Name)
+		xmlBindings(element, singleton.bindings)
+		element.annotate(annotator.describe(singleton.Description))
 	}
-	for _, im := range imports(m) {
-		el := c.child(im.kind+"Import", "Name", im.name, im.kind, m.Namespace+"."+im.name)
-		if set := importSet(im.result); set != "" {
-			el.attr("EntitySet", set)
+	for _, operationImport := range imports(m) {
+		element := c.child(operationImport.kind+"Import", "Name", operationImport.name, operationImport.kind, m.Namespace+"."+operationImport.name)
+		if set := importSet(operationImport.result); set != "" {
+			element.attribute("EntitySet", set)
 		}
 	}
-	c.annotate(ann.container(m))
+	c.annotate(annotator.container(m))
 }
 
-func xmlBindings(el *xmlElem, bindings []NavigationBinding) {
+func xmlBindings(element *xmlElement, bindings []NavigationBinding) {
 	for _, b := range bindings {
-		el.child("NavigationPropertyBinding", "Path", b.Path, "Target", b.Target.Name)
+		element.child("NavigationPropertyBinding", "Path", b.Path, "Target", b.Target.Name)
 	}
 }
 
-func (m *Model) xmlProperty(parent *xmlElem, p *Property, ann *annotations) {
-	typ := m.qualified(p.Type, p.Enum, p.Complex, nil)
+func (m *Model) xmlProperty(parent *xmlElement, p *Property, annotator *annotator) {
+	typeName := m.qualified(p.Type, p.Enum, p.Complex, nil)
 	if p.Collection {
-		typ = "Collection(" + typ + ")"
+		typeName = "Collection(" + typeName + ")"
 	}
-	el := parent.child("Property", "Name", p.Name, "Type", typ)
-	xmlFacets(el, p.Nullable, p.MaxLength, p.Precision, p.Scale, p.Type)
+	element := parent.child("Property", "Name", p.Name, "Type", typeName)
+	xmlFacets(element, p.Nullable, p.MaxLength, p.Precision, p.Scale, p.Type)
 	if v, ok := defaultLiteral(p); ok {
-		el.attr("DefaultValue", v)
+		element.attribute("DefaultValue", v)
 	}
-	el.annotate(ann.property(p))
+	element.annotate(annotator.property(p))
 }
 
 // xmlFacets sets Nullable="false" (absence means nullable) and the facets that are set.
-func xmlFacets(el *xmlElem, nullable bool, maxLength, precision, scale int, k Kind) {
+func xmlFacets(element *xmlElement, nullable bool, maxLength, precision, scale int, k Kind) {
 	if !nullable {
-		el.attr("Nullable", "false")
+		element.attribute("Nullable", "false")
 	}
 	if maxLength > 0 {
-		el.attr("MaxLength", strconv.Itoa(maxLength))
+		element.attribute("MaxLength", strconv.Itoa(maxLength))
 	}
 	if precision > 0 {
-		el.attr("Precision", strconv.Itoa(precision))
+		element.attribute("Precision", strconv.Itoa(precision))
 	}
 	if k == KindDecimal {
-		el.attr("Scale", strconv.Itoa(scale))
+		element.attribute("Scale", strconv.Itoa(scale))
 	}
 }
 
-func (m *Model) xmlOperation(el *xmlElem, bound bool, binding *EntityType, coll bool, params []Parameter, ret *ReturnType, desc string, ann *annotations) {
+func (m *Model) xmlOperation(element *xmlElement, bound bool, binding *EntityType, collection bool,
+	parameters []Parameter, result *ReturnType, description string, annotator *annotator) {
 	if bound {
-		el.attrs = append([]xmlAttr{el.attrs[0], {"IsBound", "true"}}, el.attrs[1:]...)
-		typ := m.Namespace + "." + binding.Name
-		if coll {
-			typ = "Collection(" + typ + ")"
+		element.attributes = append([]xmlAttribute{element.attributes[0], {"IsBound", "true"}}, element.attributes[1:]...)
+		typeName := m.Namespace + "." + binding.Name
+		if collection {
+			typeName = "Collection(" + typeName + ")"
 		}
-		el.child("Parameter", "Name", "bindingParameter", "Type", typ, "Nullable", "false")
+		element.child("Parameter", "Name", "bindingParameter", "Type", typeName, "Nullable", "false")
 	}
-	for i := range params {
-		p := &params[i]
-		typ := m.qualified(p.Type, p.Enum, p.Complex, p.entity)
+	for i := range parameters {
+		p := &parameters[i]
+		typeName := m.qualified(p.Type, p.Enum, p.Complex, p.entity)
 		if p.Collection {
-			typ = "Collection(" + typ + ")"
+			typeName = "Collection(" + typeName + ")"
 		}
-		pe := el.child("Parameter", "Name", p.Name, "Type", typ)
-		xmlFacets(pe, p.Nullable, p.MaxLength, p.Precision, p.Scale, p.Type)
-		pe.annotate(ann.parameter(p))
+		parameterElement := element.child("Parameter", "Name", p.Name, "Type", typeName)
+		xmlFacets(parameterElement, p.Nullable, p.MaxLength, p.Precision, p.Scale, p.Type)
+		parameterElement.annotate(annotator.parameter(p))
 	}
-	if ret != nil {
-		typ := m.qualified(ret.Type, ret.Enum, ret.Complex, ret.entity)
-		if ret.Collection {
-			typ = "Collection(" + typ + ")"
+	if result != nil {
+		typeName := m.qualified(result.Type, result.Enum, result.Complex, result.entity)
+		if result.Collection {
+			typeName = "Collection(" + typeName + ")"
 		}
-		re := el.child("ReturnType", "Type", typ)
-		xmlFacets(re, ret.Nullable, ret.MaxLength, ret.Precision, ret.Scale, ret.Type)
+		resultElement := element.child("ReturnType", "Type", typeName)
+		xmlFacets(resultElement, result.Nullable, result.MaxLength, result.Precision, result.Scale, result.Type)
 	}
-	el.annotate(ann.describe(desc))
+	element.annotate(annotator.describe(description))
 }
 
-// xmlElem is an element of the document being written.
-type xmlElem struct {
-	name     string
-	attrs    []xmlAttr
-	children []*xmlElem
-	text     string // character data of a leaf (String expressions)
+// xmlElement is an element of the document being written.
+type xmlElement struct {
+	name       string
+	attributes []xmlAttribute
+	children   []*xmlElement
+	text       string // character data of a leaf (String expressions)
 }
 
-type xmlAttr struct{ name, value string }
+type xmlAttribute struct{ name, value string }
 
 // child appends a child element with attributes given as name, value pairs.
-func (e *xmlElem) child(name string, attrs ...string) *xmlElem {
-	c := &xmlElem{name: name}
-	for i := 0; i+1 < len(attrs); i += 2 {
-		c.attr(attrs[i], attrs[i+1])
+func (e *xmlElement) child(name string, attributes ...string) *xmlElement {
+	c := &xmlElement{name: name}
+	for i := 0; i+1 < len(attributes); i += 2 {
+		c.attribute(attributes[i], attributes[i+1])
 	}
 	e.children = append(e.children, c)
 	return c
 }
 
-func (e *xmlElem) attr(name, value string) { e.attrs = append(e.attrs, xmlAttr{name, value}) }
+func (e *xmlElement) attribute(name, value string) {
+	e.attributes = append(e.attributes, xmlAttribute{name, value})
+}
 
 // annotate appends Annotation elements.
-func (e *xmlElem) annotate(list []annotation) {
+func (e *xmlElement) annotate(list []annotation) {
 	for _, a := range list {
-		el := e.child("Annotation", "Term", a.term)
-		xmlValue(el, a.value, true)
+		element := e.child("Annotation", "Term", a.term)
+		xmlValue(element, a.value, true)
 	}
 }
 
 // xmlValue writes an annotation value: inline as an attribute where the schema allows (inline), else as a
 // child expression.
-func xmlValue(el *xmlElem, v any, inline bool) {
+func xmlValue(element *xmlElement, v any, inline bool) {
 	switch v := v.(type) {
 	case bool:
 		if inline {
-			el.attr("Bool", strconv.FormatBool(v))
+			element.attribute("Bool", strconv.FormatBool(v))
 		} else {
-			el.children = append(el.children, &xmlElem{name: "Bool", text: strconv.FormatBool(v)})
+			element.children = append(element.children, &xmlElement{name: "Bool", text: strconv.FormatBool(v)})
 		}
 	case string:
 		if inline {
-			el.attr("String", v)
+			element.attribute("String", v)
 		} else {
-			el.children = append(el.children, &xmlElem{name: "String", text: v})
+			element.children = append(element.children, &xmlElement{name: "String", text: v})
 		}
 	case *record:
-		r := el.child("Record")
-		if v.typ != "" {
-			r.attr("Type", v.typ)
+		r := element.child("Record")
+		if v.typeName != "" {
+			r.attribute("Type", v.typeName)
 		}
 		for _, f := range v.fields {
-			pv := r.child("PropertyValue", "Property", f.name)
-			xmlValue(pv, f.value, true)
+			propertyValue := r.child("PropertyValue", "Property", f.name)
+			xmlValue(propertyValue, f.value, true)
 		}
 	case []any:
-		c := el.child("Collection")
+		c := element.child("Collection")
 		for _, item := range v {
 			xmlValue(c, item, false)
 		}
 	}
 }
 
-func (e *xmlElem) write(w *bufio.Writer, depth int) {
+func (e *xmlElement) write(w *bufio.Writer, depth int) {
 	indent := strings.Repeat("  ", depth)
 	w.WriteString(indent)
 	w.WriteByte('<')
 	w.WriteString(e.name)
-	for _, a := range e.attrs {
+	for _, a := range e.attributes {
 		w.WriteByte(' ')
 		w.WriteString(a.name)
 		w.WriteString(`="`)
