@@ -1,6 +1,7 @@
 package edm
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -229,3 +230,5 @@ func defaultJSON(p *Property) (any, bool) {
 func (m *Model) hasContainer() bool {
 	return len(m.EntitySets) > 0 || len(m.Singletons) > 0 || len(imports(m)) > 0
 }
+
+var errNotBuilt = errors.New("edm: the model is not built: call Build first")

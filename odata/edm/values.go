@@ -3,7 +3,6 @@ package edm
 import (
 	"crypto/rand"
 	"database/sql/driver"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -348,5 +347,3 @@ func NewGuid() string {
 	}
 	return b.String()
 }
-
-var errNotBuilt = errors.New("edm: the model is not built: call Build first")
