@@ -80,7 +80,9 @@ func pathExpect(prev lexer.TokenType, hasPrev bool) string {
 
 // ParsePath parses a raw resource path relative to the service root, still percent-encoded
 // ("Customers('O”Neil')/Orders", "Customers%28%27O%27%27Neil%27%29"). A leading and a trailing "/" are
-// ignored. Errors are *Error values with Option "path".
+// ignored. Errors are *Error values with Option "path". The most frequent paths, an entity set and an entity
+// set with a simple key ("/Products", "/Products('k1')", "/Products(42)"), are read without the grammar, to the
+// same result.
 func ParsePath(raw string) (*ResourcePath, error) {
 	if p := parseSimplePath(raw); p != nil {
 		return p, nil
