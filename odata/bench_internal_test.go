@@ -6,6 +6,7 @@ import (
 
 	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/sqlite"
+	"github.com/storekit/store/odata/syntax"
 )
 
 // BenchmarkRowWriter_100 measures the JSON writer alone: 100 rows of a 14-property entity, as SQLite's driver
@@ -75,7 +76,10 @@ func BenchmarkPlanByKey(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		raw := "/Product('0192f3a4b5c6d7e8f9a0b1c2')"
-		rp := parseSimplePath(raw)
+		rp, err := syntax.ParsePath(raw)
+		if err != nil {
+			b.Fatal(err)
+		}
 		t, err := s.resolve(raw, rp)
 		if err != nil {
 			b.Fatal(err)

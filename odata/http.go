@@ -29,12 +29,9 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) error {
 	if s.mount != "" && (raw == s.mount || strings.HasPrefix(raw, s.mount+"/")) {
 		raw = raw[len(s.mount):]
 	}
-	rp := parseSimplePath(raw)
-	if rp == nil {
-		var err error
-		if rp, err = syntax.ParsePath(raw); err != nil {
-			return syntaxError(err)
-		}
+	rp, err := syntax.ParsePath(raw)
+	if err != nil {
+		return syntaxError(err)
 	}
 	t, err := s.resolve(raw, rp)
 	if err != nil {

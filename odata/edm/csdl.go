@@ -1,6 +1,7 @@
 package edm
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -29,8 +30,8 @@ type annotation struct {
 
 // record is a structured annotation value.
 type record struct {
-	typ    string // namespace-qualified type, or "" when the term's type is meant
-	fields []field
+	typeName string // namespace-qualified type, or "" when the term's type is meant
+	fields   []field
 }
 
 type field struct {
@@ -38,12 +39,12 @@ type field struct {
 	value any // string or []any
 }
 
-// annotations gathers an element's annotations and remembers the vocabularies used.
-type annotations struct {
+// annotator gathers an element's annotations and remembers the vocabularies used.
+type annotator struct {
 	used map[string]bool
 }
 
-func (a *annotations) add(list *[]annotation, namespace, term string, value any) {
+func (a *annotator) add(list *[]annotation, namespace, term string, value any) {
 	if a.used == nil {
 		a.used = map[string]bool{}
 	}
@@ -51,20 +52,20 @@ func (a *annotations) add(list *[]annotation, namespace, term string, value any)
 	*list = append(*list, annotation{term: namespace + "." + term, value: value})
 }
 
-func (a *annotations) description(list *[]annotation, text string) {
+func (a *annotator) description(list *[]annotation, text string) {
 	if text != "" {
 		a.add(list, coreNamespace, "Description", text)
 	}
 }
 
 // describe returns the annotations of an element that has only a description.
-func (a *annotations) describe(text string) []annotation {
+func (a *annotator) describe(text string) []annotation {
 	var list []annotation
 	a.description(&list, text)
 	return list
 }
 
-func (a *annotations) property(p *Property) []annotation {
+func (a *annotator) property(p *Property) []annotation {
 	var list []annotation
 	a.description(&list, p.Description)
 	if p.ReadOnly {
@@ -76,7 +77,7 @@ func (a *annotations) property(p *Property) []annotation {
 	return list
 }
 
-func (a *annotations) parameter(p *Parameter) []annotation {
+func (a *annotator) parameter(p *Parameter) []annotation {
 	var list []annotation
 	a.description(&list, p.Description)
 	if !p.Required {
@@ -85,7 +86,7 @@ func (a *annotations) parameter(p *Parameter) []annotation {
 	return list
 }
 
-func (a *annotations) container(m *Model) []annotation {
+func (a *annotator) container(m *Model) []annotation {
 	var list []annotation
 	a.description(&list, m.Description)
 	if len(m.Authorizations) == 0 {
@@ -94,7 +95,7 @@ func (a *annotations) container(m *Model) []annotation {
 	auths := make([]any, len(m.Authorizations))
 	schemes := make([]any, len(m.Authorizations))
 	for i, z := range m.Authorizations {
-		r := &record{typ: authNamespace + ".Http"}
+		r := &record{typeName: authNamespace + ".Http"}
 		r.fields = append(r.fields, field{"Name", z.Name})
 		if z.Description != "" {
 			r.fields = append(r.fields, field{"Description", z.Description})
@@ -229,3 +230,5 @@ func defaultJSON(p *Property) (any, bool) {
 func (m *Model) hasContainer() bool {
 	return len(m.EntitySets) > 0 || len(m.Singletons) > 0 || len(imports(m)) > 0
 }
+
+var errNotBuilt = errors.New("edm: the model is not built: call Build first")

@@ -83,10 +83,10 @@ func (e *EnumType) Format(v int64) string {
 	chosen := make([]bool, len(e.Members))
 	rest := v
 	for _, i := range order {
-		mv := e.Members[i].Value
-		if mv > 0 && mv&rest == mv {
+		memberValue := e.Members[i].Value
+		if memberValue > 0 && memberValue&rest == memberValue {
 			chosen[i] = true
-			rest &^= mv
+			rest &^= memberValue
 		}
 	}
 	if rest != 0 {
@@ -172,45 +172,45 @@ func (e *EnumType) valueOrder() []int {
 	return order
 }
 
-// build validates the enum and builds its lookups; errors are reported through errs.
-func (e *EnumType) build(errs *errorList) {
+// build validates the enum and builds its lookups; errors are reported through problems.
+func (e *EnumType) build(problems *errorList) {
 	where := fmt.Sprintf("enum type %q", e.Name)
 	if !isIdentifier(e.Name) {
-		errs.add(where, "name is not a valid identifier")
+		problems.add(where, "name is not a valid identifier")
 	}
-	ut := e.underlying()
-	if !ut.isInteger() {
-		errs.add(where, fmt.Sprintf("underlying type %s is not Byte, SByte, Int16, Int32 or Int64", ut))
+	underlying := e.underlying()
+	if !underlying.isInteger() {
+		problems.add(where, fmt.Sprintf("underlying type %s is not Byte, SByte, Int16, Int32 or Int64", underlying))
 	}
 	if len(e.Members) == 0 {
-		errs.add(where, "no members")
+		problems.add(where, "no members")
 	}
 	e.members = newIndex[int]()
 	e.values = map[int64]int{}
 	seen := map[string]string{}
-	lo, hi := ut.intRange()
+	lo, hi := underlying.intRange()
 	for i, m := range e.Members {
 		mwhere := fmt.Sprintf("member %q", m.Name)
 		if !isIdentifier(m.Name) {
-			errs.add(where, mwhere+": name is not a valid identifier")
+			problems.add(where, mwhere+": name is not a valid identifier")
 		}
 		k := foldKey(m.Name)
-		if prev, dup := seen[k]; dup {
-			errs.add(where, fmt.Sprintf("duplicate member %q (also %q)", m.Name, prev))
+		if prev, taken := seen[k]; taken {
+			problems.add(where, fmt.Sprintf("duplicate member %q (also %q)", m.Name, prev))
 		} else {
 			seen[k] = m.Name
 		}
 		e.members.add(m.Name, i)
-		if j, dup := e.values[m.Value]; dup {
-			errs.add(where, fmt.Sprintf("%s: value %d is also the value of %q", mwhere, m.Value, e.Members[j].Name))
+		if j, taken := e.values[m.Value]; taken {
+			problems.add(where, fmt.Sprintf("%s: value %d is also the value of %q", mwhere, m.Value, e.Members[j].Name))
 		} else {
 			e.values[m.Value] = i
 		}
 		if m.Value < lo || m.Value > hi {
-			errs.add(where, fmt.Sprintf("%s: value %d does not fit %s", mwhere, m.Value, ut))
+			problems.add(where, fmt.Sprintf("%s: value %d does not fit %s", mwhere, m.Value, underlying))
 		}
 		if e.Flags && m.Value < 0 {
-			errs.add(where, fmt.Sprintf("%s: flags member values must not be negative", mwhere))
+			problems.add(where, fmt.Sprintf("%s: flags member values must not be negative", mwhere))
 		}
 	}
 	e.byValue = e.valueOrder()

@@ -1,5 +1,7 @@
 package edm
 
+import "strings"
+
 // The lookups below are the ones request handling uses. Each is a map access (exact name first, then the
 // case-folded name folded into a stack buffer), so they run in constant time without allocating. On a model that
 // is not built they find nothing.
@@ -67,4 +69,66 @@ func (m *Model) FunctionOverloads(name string) []*Function {
 		return nil
 	}
 	return m.functionGroups[i]
+}
+
+// index maps names to values: exact names first, then a unique case-insensitive match. Lookups do not allocate
+// for names up to foldBuffer bytes.
+type index[T comparable] struct {
+	exact map[string]T
+	fold  map[string]T
+	// ambiguous holds folded names shared by several entries; they never match case-insensitively.
+	ambiguous map[string]bool
+}
+
+// foldBuffer is the size of the stack buffer used to fold a looked-up name.
+const foldBuffer = 256
+
+func newIndex[T comparable]() index[T] {
+	return index[T]{exact: map[string]T{}, fold: map[string]T{}, ambiguous: map[string]bool{}}
+}
+
+// add records v under name. It reports false when the exact name is taken.
+func (ix *index[T]) add(name string, v T) bool {
+	if _, ok := ix.exact[name]; ok {
+		return false
+	}
+	ix.exact[name] = v
+	k := foldKey(name)
+	if ix.ambiguous[k] {
+		return true
+	}
+	if _, ok := ix.fold[k]; ok {
+		delete(ix.fold, k)
+		ix.ambiguous[k] = true
+		return true
+	}
+	ix.fold[k] = v
+	return true
+}
+
+// get returns the value named exactly name, else the one value whose name equals name case-insensitively.
+func (ix *index[T]) get(name string) (T, bool) {
+	if v, ok := ix.exact[name]; ok {
+		return v, true
+	}
+	var zero T
+	if len(ix.fold) == 0 {
+		return zero, false
+	}
+	if len(name) > foldBuffer {
+		v, ok := ix.fold[foldKey(name)]
+		return v, ok
+	}
+	var buf [foldBuffer]byte
+	k := appendFold(buf[:0], name)
+	v, ok := ix.fold[string(k)]
+	return v, ok
+}
+
+// stripNamespace removes a leading "<namespace>." (compared case-insensitively) from name.
+func stripNamespace(name, namespace string) string {
+	if len(name) > len(namespace)+1 && name[len(namespace)] == '.' && strings.EqualFold(name[:len(namespace)], namespace) {
+		return name[len(namespace)+1:]
+	}
+	return name
 }

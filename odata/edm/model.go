@@ -98,13 +98,13 @@ type EntityType struct {
 	// Description is emitted as a Core.Description annotation.
 	Description string
 
-	key         []*Property
-	etag        []*Property
-	props       index[*Property]
-	navs        index[*NavigationProperty]
-	stream      *Property
-	contentType *Property
-	sets        []*EntitySet
+	key             []*Property
+	etag            []*Property
+	propertyIndex   index[*Property]
+	navigationIndex index[*NavigationProperty]
+	stream          *Property
+	contentType     *Property
+	sets            []*EntitySet
 }
 
 // KeyProperties returns the key properties in key order.
@@ -116,14 +116,14 @@ func (t *EntityType) ETagProperties() []*Property { return t.etag }
 // Property returns the structural property with the given name: the exact name, else the one property whose
 // name matches case-insensitively; nil if there is none.
 func (t *EntityType) Property(name string) *Property {
-	p, _ := t.props.get(name)
+	p, _ := t.propertyIndex.get(name)
 	return p
 }
 
 // Navigation returns the navigation property with the given name: the exact name, else the one navigation
 // property whose name matches case-insensitively; nil if there is none.
 func (t *EntityType) Navigation(name string) *NavigationProperty {
-	n, _ := t.navs.get(name)
+	n, _ := t.navigationIndex.get(name)
 	return n
 }
 
@@ -180,10 +180,10 @@ type Property struct {
 	// Description is emitted as a Core.Description annotation.
 	Description string
 
-	isKey   bool
-	sqlText []string // SQL split at the placeholders
-	members index[*Property]
-	fields  []*Property
+	isKey    bool
+	sqlParts []string // SQL split at the placeholders
+	members  index[*Property]
+	fields   []*Property
 }
 
 // IsKey reports whether the property is part of its entity type's key.
@@ -205,19 +205,19 @@ func (p *Property) Properties() []*Property { return p.fields }
 // be the quoted alias or name of the entity's table. It returns "" for a property without SQL. Expansion is a
 // plain concatenation of pieces split once by Build: the placeholder cannot inject anything but alias.
 func (p *Property) ExpandSQL(alias string) string {
-	switch len(p.sqlText) {
+	switch len(p.sqlParts) {
 	case 0:
 		return ""
 	case 1:
-		return p.sqlText[0]
+		return p.sqlParts[0]
 	}
-	n := len(alias) * (len(p.sqlText) - 1)
-	for _, s := range p.sqlText {
+	n := len(alias) * (len(p.sqlParts) - 1)
+	for _, s := range p.sqlParts {
 		n += len(s)
 	}
 	var b strings.Builder
 	b.Grow(n)
-	for i, s := range p.sqlText {
+	for i, s := range p.sqlParts {
 		if i > 0 {
 			b.WriteString(alias)
 		}
@@ -253,13 +253,13 @@ type ComplexType struct {
 	// Description is emitted as a Core.Description annotation.
 	Description string
 
-	props index[*Property]
+	propertyIndex index[*Property]
 }
 
 // Property returns the member with the given name (exact, else a unique case-insensitive match); nil if there is
 // none. Its Column is relative: use the entity property's Property method for full column names.
 func (c *ComplexType) Property(name string) *Property {
-	p, _ := c.props.get(name)
+	p, _ := c.propertyIndex.get(name)
 	return p
 }
 
@@ -341,12 +341,12 @@ type EntitySet struct {
 	// Description is emitted as a Core.Description annotation.
 	Description string
 
-	typ      *EntityType
-	bindings []NavigationBinding
+	entityType *EntityType
+	bindings   []NavigationBinding
 }
 
 // EntityType returns the resolved entity type of the set.
-func (s *EntitySet) EntityType() *EntityType { return s.typ }
+func (s *EntitySet) EntityType() *EntityType { return s.entityType }
 
 // Bindings returns the navigation property bindings: for each navigation path from the set's type whose target
 // type has exactly one entity set, that set. Paths go through containment navigations ("Addresses/Country").
@@ -364,12 +364,12 @@ type Singleton struct {
 	// Description is emitted as a Core.Description annotation.
 	Description string
 
-	typ      *EntityType
-	bindings []NavigationBinding
+	entityType *EntityType
+	bindings   []NavigationBinding
 }
 
 // EntityType returns the resolved entity type of the singleton.
-func (s *Singleton) EntityType() *EntityType { return s.typ }
+func (s *Singleton) EntityType() *EntityType { return s.entityType }
 
 // Bindings returns the navigation property bindings (see EntitySet.Bindings).
 func (s *Singleton) Bindings() []NavigationBinding { return s.bindings }
@@ -383,13 +383,13 @@ type NavigationBinding struct {
 	Target *EntitySet
 }
 
-func binding(bs []NavigationBinding, path string) *EntitySet {
-	for _, b := range bs {
+func binding(bindings []NavigationBinding, path string) *EntitySet {
+	for _, b := range bindings {
 		if b.Path == path {
 			return b.Target
 		}
 	}
-	for _, b := range bs {
+	for _, b := range bindings {
 		if strings.EqualFold(b.Path, path) {
 			return b.Target
 		}

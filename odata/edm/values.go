@@ -3,11 +3,12 @@ package edm
 import (
 	"crypto/rand"
 	"database/sql/driver"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/storekit/store/odata/internal/temporal"
 )
 
 // Date is an Edm.Date value: a day of the proleptic Gregorian calendar without a time zone. Its text form is
@@ -29,51 +30,16 @@ func ParseDate(s string) (Date, error) {
 	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
 		return Date{}, fmt.Errorf("edm: invalid date %q: want YYYY-MM-DD", s)
 	}
-	y, ok1 := digits(s[0:4])
-	m, ok2 := digits(s[5:7])
-	d, ok3 := digits(s[8:10])
-	date := Date{Year: y, Month: time.Month(m), Day: d}
-	if !ok1 || !ok2 || !ok3 || !date.IsValid() {
+	year, month, day, ok := temporal.ParseDate(s)
+	if !ok {
 		return Date{}, fmt.Errorf("edm: invalid date %q", s)
 	}
-	return date, nil
-}
-
-// digits parses s as an unsigned decimal number made of ASCII digits only.
-func digits(s string) (int, bool) {
-	if s == "" {
-		return 0, false
-	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
+	return Date{Year: year, Month: month, Day: day}, nil
 }
 
 // IsValid reports whether d names a real day between 0000-01-01 and 9999-12-31.
 func (d Date) IsValid() bool {
-	if d.Year < 0 || d.Year > 9999 || d.Month < time.January || d.Month > time.December || d.Day < 1 {
-		return false
-	}
-	return d.Day <= daysIn(d.Month, d.Year)
-}
-
-func daysIn(m time.Month, year int) int {
-	switch m {
-	case time.February:
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	case time.April, time.June, time.September, time.November:
-		return 30
-	}
-	return 31
+	return d.Year >= 0 && d.Year <= 9999 && temporal.ValidDate(d.Year, d.Month, d.Day)
 }
 
 // String returns the date as YYYY-MM-DD.
@@ -109,14 +75,14 @@ func (d Date) Time() time.Time { return time.Date(d.Year, d.Month, d.Day, 0, 0, 
 func (d Date) Compare(o Date) int {
 	switch {
 	case d.Year != o.Year:
-		return cmpInt(d.Year, o.Year)
+		return compareInts(d.Year, o.Year)
 	case d.Month != o.Month:
-		return cmpInt(int(d.Month), int(o.Month))
+		return compareInts(int(d.Month), int(o.Month))
 	}
-	return cmpInt(d.Day, o.Day)
+	return compareInts(d.Day, o.Day)
 }
 
-func cmpInt(a, b int) int {
+func compareInts(a, b int) int {
 	if a < b {
 		return -1
 	}
@@ -171,8 +137,6 @@ func (d *Date) Scan(src any) error {
 // HH:MM:SS with a fraction of seconds when there is one (HH:MM:SS.fffffff).
 type TimeOfDay int64
 
-const day = 24 * time.Hour
-
 // NewTimeOfDay returns the time of day hour:min:sec.nsec. The result is valid only when each part is in range.
 func NewTimeOfDay(hour, min, sec, nsec int) TimeOfDay {
 	return TimeOfDay(time.Duration(hour)*time.Hour + time.Duration(min)*time.Minute +
@@ -187,56 +151,15 @@ func TimeOfDayOf(t time.Time) TimeOfDay {
 // ParseTimeOfDay parses HH:MM, HH:MM:SS or HH:MM:SS.f with 1 to 12 fraction digits (digits beyond nanoseconds
 // are dropped).
 func ParseTimeOfDay(s string) (TimeOfDay, error) {
-	bad := func() (TimeOfDay, error) { return 0, fmt.Errorf("edm: invalid time of day %q", s) }
-	if len(s) < 5 || s[2] != ':' {
-		return bad()
+	clock, ok := temporal.ParseTimeOfDay(s)
+	if !ok {
+		return 0, fmt.Errorf("edm: invalid time of day %q", s)
 	}
-	h, ok1 := digits(s[0:2])
-	m, ok2 := digits(s[3:5])
-	if !ok1 || !ok2 || h > 23 || m > 59 {
-		return bad()
-	}
-	sec, ns := 0, 0
-	if rest := s[5:]; rest != "" {
-		if len(rest) < 3 || rest[0] != ':' {
-			return bad()
-		}
-		var ok bool
-		if sec, ok = digits(rest[1:3]); !ok || sec > 59 {
-			return bad()
-		}
-		if frac := rest[3:]; frac != "" {
-			if frac[0] != '.' || len(frac) < 2 || len(frac) > 13 {
-				return bad()
-			}
-			if ns, ok = fraction(frac[1:]); !ok {
-				return bad()
-			}
-		}
-	}
-	return NewTimeOfDay(h, m, sec, ns), nil
-}
-
-// fraction parses the digits after a decimal point as nanoseconds, dropping digits beyond the ninth.
-func fraction(s string) (int, bool) {
-	ns := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if i < 9 {
-			ns = ns*10 + int(c-'0')
-		}
-	}
-	for i := len(s); i < 9; i++ {
-		ns *= 10
-	}
-	return ns, true
+	return TimeOfDay(clock), nil
 }
 
 // IsValid reports whether t is within a day.
-func (t TimeOfDay) IsValid() bool { return t >= 0 && time.Duration(t) < day }
+func (t TimeOfDay) IsValid() bool { return t >= 0 && time.Duration(t) < temporal.Day }
 
 // Hour returns the hour, 0 to 23.
 func (t TimeOfDay) Hour() int { return int(time.Duration(t) / time.Hour) }
@@ -269,16 +192,16 @@ func (t TimeOfDay) appendText(b []byte, digits int) []byte {
 	return appendFraction(b, t.Nanosecond(), digits)
 }
 
-// appendFraction appends "." and the nanoseconds ns as a fraction: with exactly digits digits, or, when digits
-// is negative, without trailing zeros (nothing at all for 0).
-func appendFraction(b []byte, ns, digits int) []byte {
-	if digits == 0 || (digits < 0 && ns == 0) {
+// appendFraction appends "." and nanoseconds as a fraction of a second: with exactly digits digits, or, when
+// digits is negative, without trailing zeros (nothing at all for 0).
+func appendFraction(b []byte, nanoseconds, digits int) []byte {
+	if digits == 0 || (digits < 0 && nanoseconds == 0) {
 		return b
 	}
 	var buf [9]byte
 	for i := 8; i >= 0; i-- {
-		buf[i] = byte('0' + ns%10)
-		ns /= 10
+		buf[i] = byte('0' + nanoseconds%10)
+		nanoseconds /= 10
 	}
 	n := digits
 	if n < 0 {
@@ -335,106 +258,11 @@ func (t *TimeOfDay) Scan(src any) error {
 // minutes and seconds: [-]P[nD][T[nH][nM][n[.f]S]], such as "P1DT2H3M4.5S" or "-PT0.25S". Letters may be
 // lower-case. Digits beyond nanoseconds are dropped; a duration beyond time.Duration's range is an error.
 func ParseDuration(s string) (time.Duration, error) {
-	bad := func(why string) (time.Duration, error) {
-		return 0, fmt.Errorf("edm: invalid duration %q: %s", s, why)
+	d, err := temporal.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("edm: invalid duration %q: %w", s, err)
 	}
-	rest := s
-	neg := false
-	if rest != "" && (rest[0] == '-' || rest[0] == '+') {
-		neg = rest[0] == '-'
-		rest = rest[1:]
-	}
-	if rest == "" || (rest[0] != 'P' && rest[0] != 'p') {
-		return bad("want P")
-	}
-	rest = rest[1:]
-	var total uint64 // nanoseconds
-	const limit = uint64(1 << 63)
-	add := func(n, unit uint64) bool {
-		if n > limit/unit {
-			return false
-		}
-		total += n * unit
-		return total <= limit
-	}
-	parts, inTime := 0, false
-	order := 0 // D=1, H=2, M=3, S=4: each at most once, in this order
-	for rest != "" {
-		if rest[0] == 'T' || rest[0] == 't' {
-			if inTime {
-				return bad("second T")
-			}
-			inTime = true
-			rest = rest[1:]
-			if rest == "" {
-				return bad("nothing after T")
-			}
-			continue
-		}
-		i := 0
-		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
-			i++
-		}
-		if i == 0 {
-			return bad("want a number")
-		}
-		num, err := strconv.ParseUint(rest[:i], 10, 64)
-		if err != nil {
-			return bad("number too large")
-		}
-		rest = rest[i:]
-		frac := 0
-		if rest != "" && rest[0] == '.' {
-			j := 1
-			for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
-				j++
-			}
-			var ok bool
-			if frac, ok = fraction(rest[1:j]); !ok || j == 1 {
-				return bad("want digits after the decimal point")
-			}
-			rest = rest[j:]
-			if rest == "" || (rest[0] != 'S' && rest[0] != 's') {
-				return bad("a fraction is allowed on seconds only")
-			}
-		}
-		if rest == "" {
-			return bad("number without unit")
-		}
-		var unit uint64
-		var pos int
-		switch u := rest[0] | 0x20; {
-		case u == 'd' && !inTime:
-			unit, pos = uint64(day), 1
-		case u == 'h' && inTime:
-			unit, pos = uint64(time.Hour), 2
-		case u == 'm' && inTime:
-			unit, pos = uint64(time.Minute), 3
-		case u == 's' && inTime:
-			unit, pos = uint64(time.Second), 4
-		default:
-			return bad(fmt.Sprintf("unexpected %q", rest[0]))
-		}
-		if pos <= order {
-			return bad("components out of order")
-		}
-		order = pos
-		if !add(num, unit) || !add(uint64(frac), 1) {
-			return bad("out of range")
-		}
-		rest = rest[1:]
-		parts++
-	}
-	if parts == 0 {
-		return bad("no components")
-	}
-	if neg {
-		return -time.Duration(total-1) - 1, nil // total may be 1<<63
-	}
-	if total == limit {
-		return bad("out of range")
-	}
-	return time.Duration(total), nil
+	return d, nil
 }
 
 // FormatDuration returns the ISO 8601 form of d used in OData literals and JSON, such as "P1DT2H3M4.5S",
@@ -447,8 +275,8 @@ func FormatDuration(d time.Duration) string {
 		u = -u
 	}
 	b = append(b, 'P')
-	days := u / uint64(day)
-	u %= uint64(day)
+	days := u / uint64(temporal.Day)
+	u %= uint64(temporal.Day)
 	if days > 0 {
 		b = strconv.AppendUint(b, days, 10)
 		b = append(b, 'D')
@@ -458,7 +286,7 @@ func FormatDuration(d time.Duration) string {
 	}
 	b = append(b, 'T')
 	h, m := u/uint64(time.Hour), u%uint64(time.Hour)/uint64(time.Minute)
-	s, ns := u%uint64(time.Minute)/uint64(time.Second), u%uint64(time.Second)
+	s, nanoseconds := u%uint64(time.Minute)/uint64(time.Second), u%uint64(time.Second)
 	if h > 0 {
 		b = strconv.AppendUint(b, h, 10)
 		b = append(b, 'H')
@@ -467,9 +295,9 @@ func FormatDuration(d time.Duration) string {
 		b = strconv.AppendUint(b, m, 10)
 		b = append(b, 'M')
 	}
-	if s > 0 || ns > 0 || (h == 0 && m == 0) {
+	if s > 0 || nanoseconds > 0 || (h == 0 && m == 0) {
 		b = strconv.AppendUint(b, s, 10)
-		b = appendFraction(b, int(ns), -1)
+		b = appendFraction(b, int(nanoseconds), -1)
 		b = append(b, 'S')
 	}
 	return string(b)
@@ -519,5 +347,3 @@ func NewGuid() string {
 	}
 	return b.String()
 }
-
-var errNotBuilt = errors.New("edm: the model is not built: call Build first")

@@ -34,3 +34,19 @@ func BenchmarkParseQuery(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkParsePath(b *testing.B) {
+	for _, bc := range []struct{ name, in string }{
+		{"key", "/Book('k0042')"},
+		{"navigation", "/Customers('O''Neil')/Orders(1)/Items"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := ParsePath(bc.in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

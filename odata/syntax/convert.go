@@ -9,23 +9,23 @@ import (
 // maxLambdaDepth is the SPEC part 9 limit on nested any/all.
 const maxLambdaDepth = 4
 
-// conv turns grammar trees into the AST, enforcing what the grammar cannot: nesting limits, where lists and
+// converter turns grammar trees into the AST, enforcing what the grammar cannot: nesting limits, where lists and
 // lambdas may appear, literal ranges.
-type conv struct {
-	ops     []lexer.Token // binary operator tokens in source order (scanner.ops)
-	src     string        // raw text of the option value; token offsets are relative to src minus base
-	base    int
-	lambdas int  // current lambda nesting
-	inPath  bool // resource path: key and parameter values must be literals or aliases
-	expand  int  // current $expand nesting (for nested options)
+type converter struct {
+	operators []lexer.Token // binary operator tokens in source order (scanner.operators)
+	source    string        // raw text of the option value; token offsets are relative to source minus base
+	base      int
+	lambdas   int  // current lambda nesting
+	inPath    bool // resource path: key and parameter values must be literals or aliases
+	expand    int  // current $expand nesting (for nested options)
 }
 
 func nestingError(off int) *Error {
-	return limitAt(off, "nesting exceeds the limit of 64 levels")
+	return limitErrorAt(off, "nesting exceeds the limit of 64 levels")
 }
 
-// canonical lists the canonical functions (lower case); a call to one of them is a *Call.
-var canonical = map[string]bool{
+// canonicalFunctions lists the canonical functions (lower case); a call to one of them is a *Call.
+var canonicalFunctions = map[string]bool{
 	"contains": true, "startswith": true, "endswith": true, "length": true, "indexof": true, "substring": true,
 	"tolower": true, "toupper": true, "trim": true, "concat": true, "matchespattern": true, "year": true,
 	"month": true, "day": true, "hour": true, "minute": true, "second": true, "fractionalseconds": true,
@@ -44,51 +44,52 @@ func lower(s string) string {
 	return s
 }
 
-// noOp marks the left operand of a level in binaryLevel's callbacks.
-const noOp BinaryOp = 255
+// noOperator marks the left operand of a level in binaryLevel's callbacks.
+const noOperator BinaryOp = 255
 
 // binaryLevel converts one precedence level: first (op rest[i])*, left-associative. A level with operators
 // counts one nesting level.
 func binaryLevel[T any, PT interface {
 	*T
 	start() int
-}](c *conv, first PT, rest []PT, depth int, sub func(*conv, PT, int, BinaryOp) (Expr, *Error)) (Expr, *Error) {
+}](c *converter, first PT, rest []PT, depth int,
+	sub func(*converter, PT, int, BinaryOp) (Expr, *Error)) (Expr, *Error) {
 	if len(rest) == 0 {
-		return sub(c, first, depth, noOp)
+		return sub(c, first, depth, noOperator)
 	}
-	ops := make([]lexer.Token, len(rest))
+	operators := make([]lexer.Token, len(rest))
 	for i, r := range rest {
-		t, ok := c.opBefore(r.start())
+		t, ok := c.operatorBefore(r.start())
 		if !ok {
-			return nil, errAt(r.start(), "expected operator")
+			return nil, syntaxErrorAt(r.start(), "expected operator")
 		}
-		ops[i] = t
+		operators[i] = t
 	}
 	depth++
 	if depth > maxNesting {
-		return nil, nestingError(ops[0].Pos.Offset)
+		return nil, nestingError(operators[0].Pos.Offset)
 	}
-	left, err := sub(c, first, depth, noOp)
+	left, err := sub(c, first, depth, noOperator)
 	if err != nil {
 		return nil, err
 	}
 	for i, r := range rest {
-		op := binaryOps[ops[i].Value]
+		op := binaryOperators[operators[i].Value]
 		right, err := sub(c, r, depth, op)
 		if err != nil {
 			return nil, err
 		}
-		left = &Binary{Pos: ops[i].Pos.Offset, Op: op, Left: left, Right: right}
+		left = &Binary{Pos: operators[i].Pos.Offset, Op: op, Left: left, Right: right}
 	}
 	return left, nil
 }
 
-// opBefore returns the last binary operator token before offset off.
-func (c *conv) opBefore(off int) (lexer.Token, bool) {
-	lo, hi := 0, len(c.ops)
+// operatorBefore returns the last binary operator token before offset off.
+func (c *converter) operatorBefore(off int) (lexer.Token, bool) {
+	lo, hi := 0, len(c.operators)
 	for lo < hi {
 		m := (lo + hi) / 2
-		if c.ops[m].Pos.Offset < off {
+		if c.operators[m].Pos.Offset < off {
 			lo = m + 1
 		} else {
 			hi = m
@@ -97,53 +98,52 @@ func (c *conv) opBefore(off int) (lexer.Token, bool) {
 	if lo == 0 {
 		return lexer.Token{}, false
 	}
-	return c.ops[lo-1], true
+	return c.operators[lo-1], true
 }
 
-var binaryOps = map[string]BinaryOp{"or": OpOr, "and": OpAnd, "eq": OpEq, "ne": OpNe, "gt": OpGt, "ge": OpGe,
+var binaryOperators = map[string]BinaryOp{"or": OpOr, "and": OpAnd, "eq": OpEq, "ne": OpNe, "gt": OpGt, "ge": OpGe,
 	"lt": OpLt, "le": OpLe, "has": OpHas, "in": OpIn, "add": OpAdd, "sub": OpSub, "mul": OpMul, "div": OpDiv,
 	"divby": OpDivBy, "mod": OpMod}
 
-func (c *conv) expr(g *gExpr, depth int) (Expr, *Error) {
+func (c *converter) expr(g *grammarExpr, depth int) (Expr, *Error) {
 	if g == nil {
-		return nil, errAt(0, "expected expression")
+		return nil, syntaxErrorAt(0, "expected expression")
 	}
-	return binaryLevel(c, &g.gAnd, g.Right, depth, (*conv).and)
+	return binaryLevel(c, &g.grammarAnd, g.Right, depth, (*converter).and)
 }
 
-func (c *conv) and(g *gAnd, depth int, _ BinaryOp) (Expr, *Error) {
-	return binaryLevel(c, &g.gEq, g.Right, depth, (*conv).eq)
+func (c *converter) and(g *grammarAnd, depth int, _ BinaryOp) (Expr, *Error) {
+	return binaryLevel(c, &g.grammarEquality, g.Right, depth, (*converter).eq)
 }
 
-func (c *conv) eq(g *gEq, depth int, _ BinaryOp) (Expr, *Error) {
-	return binaryLevel(c, &g.gRel, g.Right, depth, (*conv).rel)
+func (c *converter) eq(g *grammarEquality, depth int, _ BinaryOp) (Expr, *Error) {
+	return binaryLevel(c, &g.grammarRelational, g.Right, depth, (*converter).rel)
 }
 
-func (c *conv) rel(g *gRel, depth int, _ BinaryOp) (Expr, *Error) {
-	return binaryLevel(c, &g.gAdd, g.Right, depth, (*conv).relOperand)
+func (c *converter) rel(g *grammarRelational, depth int, _ BinaryOp) (Expr, *Error) {
+	return binaryLevel(c, &g.grammarAdditive, g.Right, depth, (*converter).relOperand)
 }
 
 // relOperand converts an operand of the relational level; after in, a parenthesised group is a list.
-func (c *conv) relOperand(g *gAdd, depth int, op BinaryOp) (Expr, *Error) {
+func (c *converter) relOperand(g *grammarAdditive, depth int, op BinaryOp) (Expr, *Error) {
 	if p := bareParen(g); op == OpIn && p != nil {
 		return c.list(p, depth)
 	}
 	return c.add(g, depth, op)
 }
 
-func (c *conv) add(g *gAdd, depth int, _ BinaryOp) (Expr, *Error) {
-	return binaryLevel(c, &g.gMul, g.Right, depth, (*conv).mul)
+func (c *converter) add(g *grammarAdditive, depth int, _ BinaryOp) (Expr, *Error) {
+	return binaryLevel(c, &g.grammarMultiplicative, g.Right, depth, (*converter).mul)
 }
 
-func (c *conv) mul(g *gMul, depth int, _ BinaryOp) (Expr, *Error) {
-	return binaryLevel(c, &g.gUnary, g.Right, depth, func(c *conv, u *gUnary, depth int, _ BinaryOp) (Expr, *Error) {
-		return c.unary(u, depth)
-	})
+func (c *converter) mul(g *grammarMultiplicative, depth int, _ BinaryOp) (Expr, *Error) {
+	unary := func(c *converter, u *grammarUnary, depth int, _ BinaryOp) (Expr, *Error) { return c.unary(u, depth) }
+	return binaryLevel(c, &g.grammarUnary, g.Right, depth, unary)
 }
 
 // bareParen returns the parenthesis group that is all of g, if it is one.
-func bareParen(g *gAdd) *gParen {
-	if len(g.Right) > 0 || len(g.gMul.Right) > 0 {
+func bareParen(g *grammarAdditive) *grammarParenthesised {
+	if len(g.Right) > 0 || len(g.grammarMultiplicative.Right) > 0 {
 		return nil
 	}
 	return g.Paren
@@ -151,7 +151,7 @@ func bareParen(g *gAdd) *gParen {
 
 // list converts the parenthesised list after in: every item must be a literal (or a parameter alias), except
 // that a single non-literal item is an ordinary parenthesised expression ("x in (Names)").
-func (c *conv) list(p *gParen, depth int) (Expr, *Error) {
+func (c *converter) list(p *grammarParenthesised, depth int) (Expr, *Error) {
 	depth++
 	if depth > maxNesting {
 		return nil, nestingError(p.Open.Pos.Offset)
@@ -166,7 +166,7 @@ func (c *conv) list(p *gParen, depth int) (Expr, *Error) {
 			if len(p.Items) == 1 {
 				return e, nil
 			}
-			return nil, errAt(e.Position(), "expected literal in list")
+			return nil, syntaxErrorAt(e.Position(), "expected literal in list")
 		}
 		l.Items = append(l.Items, e)
 	}
@@ -183,79 +183,101 @@ func isListItem(e Expr) bool {
 	return false
 }
 
-func (c *conv) unary(g *gUnary, depth int) (Expr, *Error) {
+// unary converts an operand: a literal, a path, a prefix operator, a parenthesised expression, a JSON array or
+// a JSON object.
+func (c *converter) unary(g *grammarUnary, depth int) (Expr, *Error) {
 	switch {
 	case g.Literal.Type != 0:
 		return literal(g.Literal)
 	case g.Path != nil:
 		return c.path(g.Path, depth)
 	case g.Op.Type != 0:
-		if g.X == nil {
-			return nil, errAt(g.Op.Pos.Offset, "expected expression")
+		return c.prefixOperator(g, depth)
+	case g.JSONString.Type != 0:
+		return literal(g.JSONString)
+	case g.Paren != nil:
+		if len(g.Paren.Items) != 1 {
+			return nil, syntaxErrorAt(g.Paren.Open.Pos.Offset, "a parenthesised list is only allowed after in")
 		}
-		depth++
-		if depth > maxNesting {
-			return nil, nestingError(g.Op.Pos.Offset)
-		}
-		x, err := c.unary(g.X, depth)
+		return c.nestedAt(g.Paren.Items[0], g.Paren.Open.Pos.Offset, depth)
+	case g.Array != nil:
+		return c.array(g.Array, depth)
+	case g.Object != nil:
+		return c.object(g.Object, depth)
+	}
+	return nil, syntaxErrorAt(0, "expected expression")
+}
+
+// prefixOperator converts not X or -X.
+func (c *converter) prefixOperator(g *grammarUnary, depth int) (Expr, *Error) {
+	if g.X == nil {
+		return nil, syntaxErrorAt(g.Op.Pos.Offset, "expected expression")
+	}
+	depth++
+	if depth > maxNesting {
+		return nil, nestingError(g.Op.Pos.Offset)
+	}
+	x, err := c.unary(g.X, depth)
+	if err != nil {
+		return nil, err
+	}
+	op := OpNot
+	if g.Op.Value == "-" {
+		op = OpNeg
+	}
+	return &Unary{Pos: g.Op.Pos.Offset, Op: op, X: x}, nil
+}
+
+// nestedAt converts an expression one nesting level deeper, inside brackets that open at offset open.
+func (c *converter) nestedAt(g *grammarExpr, open, depth int) (Expr, *Error) {
+	depth++
+	if depth > maxNesting {
+		return nil, nestingError(open)
+	}
+	return c.expr(g, depth)
+}
+
+// array converts a JSON array, whose items may be any expressions.
+func (c *converter) array(g *grammarArray, depth int) (Expr, *Error) {
+	depth++
+	if depth > maxNesting {
+		return nil, nestingError(g.Open.Pos.Offset)
+	}
+	l := &List{Pos: g.Open.Pos.Offset, Brackets: true, Items: make([]Expr, 0, len(g.Items))}
+	for _, it := range g.Items {
+		e, err := c.expr(it, depth)
 		if err != nil {
 			return nil, err
 		}
-		op := OpNot
-		if g.Op.Value == "-" {
-			op = OpNeg
-		}
-		return &Unary{Pos: g.Op.Pos.Offset, Op: op, X: x}, nil
-	case g.JSONStr.Type != 0:
-		return literal(g.JSONStr)
-	case g.Paren != nil:
-		if len(g.Paren.Items) != 1 {
-			return nil, errAt(g.Paren.Open.Pos.Offset, "a parenthesised list is only allowed after in")
-		}
-		depth++
-		if depth > maxNesting {
-			return nil, nestingError(g.Paren.Open.Pos.Offset)
-		}
-		return c.expr(g.Paren.Items[0], depth)
-	case g.Array != nil:
-		depth++
-		if depth > maxNesting {
-			return nil, nestingError(g.Array.Open.Pos.Offset)
-		}
-		l := &List{Pos: g.Array.Open.Pos.Offset, Brackets: true, Items: make([]Expr, 0, len(g.Array.Items))}
-		for _, it := range g.Array.Items {
-			e, err := c.expr(it, depth)
-			if err != nil {
-				return nil, err
-			}
-			l.Items = append(l.Items, e)
-		}
-		return l, nil
-	case g.Object != nil:
-		depth++
-		if depth > maxNesting {
-			return nil, nestingError(g.Object.Open.Pos.Offset)
-		}
-		for _, m := range g.Object.Members {
-			if _, err := literal(m.Name); err != nil {
-				return nil, err
-			}
-			if _, err := c.expr(m.Value, depth); err != nil {
-				return nil, err
-			}
-		}
-		start, end := g.Object.Open.Pos.Offset-c.base, g.Object.Close.Pos.Offset-c.base
-		_, w := at(c.src, end)
-		end += w
-		if start < 0 || end > len(c.src) || start > end {
-			return nil, errAt(g.Object.Open.Pos.Offset, "invalid JSON object")
-		}
-		return &JSON{Pos: g.Object.Open.Pos.Offset, Raw: decode(c.src[start:end])}, nil
+		l.Items = append(l.Items, e)
 	}
-	return nil, errAt(0, "expected expression")
+	return l, nil
 }
 
-func hasBlob(args []*gArgs) bool {
+// object checks a JSON object's members and returns its source text, percent-decoded.
+func (c *converter) object(g *grammarObject, depth int) (Expr, *Error) {
+	depth++
+	if depth > maxNesting {
+		return nil, nestingError(g.Open.Pos.Offset)
+	}
+	for _, m := range g.Members {
+		if _, err := literal(m.Name); err != nil {
+			return nil, err
+		}
+		if _, err := c.expr(m.Value, depth); err != nil {
+			return nil, err
+		}
+	}
+	start, end := g.Open.Pos.Offset-c.base, g.Close.Pos.Offset-c.base
+	_, w := decodeAt(c.source, end)
+	end += w
+	if start < 0 || end > len(c.source) || start > end {
+		return nil, syntaxErrorAt(g.Open.Pos.Offset, "invalid JSON object")
+	}
+	return &JSON{Pos: g.Open.Pos.Offset, Raw: decode(c.source[start:end])}, nil
+}
+
+func hasBlob(args []*grammarArguments) bool {
 	for _, a := range args {
 		if a.Blob.Type != 0 {
 			return true
@@ -265,121 +287,183 @@ func hasBlob(args []*gArgs) bool {
 }
 
 func isDollar(t lexer.Token, name string) bool {
-	return nameKind(t) == tDollar && strings.EqualFold(t.Value, name)
+	return nameKind(t) == tokenDollar && strings.EqualFold(t.Value, name)
 }
 
 // path converts a member path, a canonical function call, a lambda or a $count.
-func (c *conv) path(g *gPath, depth int) (Expr, *Error) {
-	first := &gSegment{Name: g.Name, Args: g.Args}
-	name := first.Name
-	p := &Path{Pos: name.Pos.Offset}
-	segs := g.Rest
-	switch nameKind(name) {
-	case tDollar:
-		switch {
-		case isDollar(name, "$it"):
-			p.Base = BaseIt
-		case isDollar(name, "$this"):
-			p.Base = BaseThis
-		case isDollar(name, "$root"):
-			p.Base = BaseRoot
-			if len(segs) == 0 {
-				return nil, errAt(name.Pos.Offset+len(name.Value), `expected "/" after $root`)
-			}
-		default:
-			return nil, errAt(name.Pos.Offset, "unexpected "+describe(name))
+func (c *converter) path(g *grammarPath, depth int) (Expr, *Error) {
+	first := &grammarSegment{Name: g.Name, Args: g.Args}
+	p := &Path{Pos: g.Name.Pos.Offset}
+	segments := g.Rest
+	switch nameKind(g.Name) {
+	case tokenDollar:
+		if err := dollarBase(p, first, len(g.Rest)); err != nil {
+			return nil, err
 		}
-		if len(first.Args) > 0 {
-			return nil, errAt(name.Pos.Offset+len(name.Value), "unexpected "+`"("`)
-		}
-	case tAt:
-		if !strings.ContainsAny(name.Value, ".#") && len(first.Args) == 0 {
-			p.Base, p.Alias = BaseAlias, name.Value[1:]
+	case tokenAtName:
+		if !strings.ContainsAny(g.Name.Value, ".#") && len(first.Args) == 0 {
+			p.Base, p.Alias = BaseAlias, g.Name.Value[1:]
 		} else {
-			segs = g.Rest[:0:0]
-			segs = append(segs, first)
-			segs = append(segs, g.Rest...)
+			segments = withFirst(first, g.Rest) // an annotation or a qualified function
 		}
 	default:
-		lname := lower(name.Value)
-		if len(first.Args) == 1 && len(g.Rest) == 0 && canonical[lname] {
-			return c.call(first, lname, depth)
+		name := lower(g.Name.Value)
+		if len(first.Args) == 1 && len(g.Rest) == 0 && canonicalFunctions[name] {
+			return c.call(first, name, depth)
 		}
-		if lname == "any" || lname == "all" {
-			return nil, errAt(name.Pos.Offset+len(name.Value), lname+" must follow a collection path")
+		if err := checkPathStart(g, name); err != nil {
+			return nil, err
 		}
-		if len(g.Rest) == 0 && len(first.Args) == 0 && strings.IndexByte(name.Value, '.') > 0 {
-			return nil, errAt(name.Pos.Offset+len(name.Value), `expected "/" after type name `+name.Value)
-		}
-		segs = g.Rest[:0:0]
-		segs = append(segs, first)
-		segs = append(segs, g.Rest...)
+		segments = withFirst(first, g.Rest)
 	}
-	p.Segments = make([]Segment, 0, len(segs))
-	for i, s := range segs {
-		last := i == len(segs)-1
+	return c.pathSegments(p, segments, depth)
+}
+
+// withFirst returns first followed by rest, in a new slice.
+func withFirst(first *grammarSegment, rest []*grammarSegment) []*grammarSegment {
+	return append(append(make([]*grammarSegment, 0, 1+len(rest)), first), rest...)
+}
+
+// dollarBase sets the base of a path that starts with $it, $this or $root; restCount is the number of segments
+// after it.
+func dollarBase(p *Path, first *grammarSegment, restCount int) *Error {
+	name := first.Name
+	switch {
+	case isDollar(name, "$it"):
+		p.Base = BaseIt
+	case isDollar(name, "$this"):
+		p.Base = BaseThis
+	case isDollar(name, "$root"):
+		p.Base = BaseRoot
+		if restCount == 0 {
+			return syntaxErrorAt(name.Pos.Offset+len(name.Value), `expected "/" after $root`)
+		}
+	default:
+		return syntaxErrorAt(name.Pos.Offset, "unexpected "+describe(name))
+	}
+	if len(first.Args) > 0 {
+		return syntaxErrorAt(name.Pos.Offset+len(name.Value), "unexpected "+`"("`)
+	}
+	return nil
+}
+
+// checkPathStart rejects a path that starts with any or all (a lambda needs a collection before it) or that
+// is a type name alone. lowerName is the first name in lower case.
+func checkPathStart(g *grammarPath, lowerName string) *Error {
+	end := g.Name.Pos.Offset + len(g.Name.Value)
+	if lowerName == "any" || lowerName == "all" {
+		return syntaxErrorAt(end, lowerName+" must follow a collection path")
+	}
+	if len(g.Rest) == 0 && len(g.Args) == 0 && strings.IndexByte(g.Name.Value, '.') > 0 {
+		return syntaxErrorAt(end, `expected "/" after type name `+g.Name.Value)
+	}
+	return nil
+}
+
+// pathSegments converts the segments of p; a $count or a lambda ends the path and becomes the expression.
+func (c *converter) pathSegments(p *Path, segments []*grammarSegment, depth int) (Expr, *Error) {
+	p.Segments = make([]Segment, 0, len(segments))
+	for i, s := range segments {
 		n := s.Name
+		var segment Segment
+		var err *Error
 		switch {
 		case isDollar(n, "$count"):
-			if !last {
-				return nil, errAt(segs[i+1].Name.Pos.Offset-1, "$count must be the last segment")
+			if i < len(segments)-1 {
+				return nil, syntaxErrorAt(segments[i+1].Name.Pos.Offset-1, "$count must be the last segment")
 			}
-			cnt := &Count{Pos: n.Pos.Offset, Path: p}
-			if len(s.Args) == 1 && s.Args[0].Blob.Type != 0 {
-				q, err := c.nestedOptions(s.Args[0].Blob, countOptions)
-				if err != nil {
-					return nil, err
-				}
-				cnt.Options = q
-			} else if len(s.Args) > 0 {
-				return nil, errAt(s.Args[0].Open.Pos.Offset, "unexpected "+`"("`)
-			}
-			return cnt, nil
+			return c.count(p, s)
 		case isDollar(n, "$filter"):
-			if len(s.Args) == 0 || len(s.Args[0].Args) != 1 || s.Args[0].Args[0].Name.Type != 0 || s.Args[0].Args[0].Then != nil {
-				return nil, errAt(n.Pos.Offset+len(n.Value), "expected (expression) after $filter")
-			}
-			e, err := c.nested(s.Args[0].Args[0].Value, depth)
-			if err != nil {
-				return nil, err
-			}
-			seg := Segment{Pos: n.Pos.Offset, Name: "$filter",
-				Args: []ArgList{{Pos: s.Args[0].Open.Pos.Offset, Args: []Arg{{Pos: e.Position(), Value: e}}}}}
-			for _, a := range s.Args[1:] { // a key predicate after the filter
-				al, err := c.args(a, depth)
-				if err != nil {
-					return nil, err
-				}
-				seg.Args = append(seg.Args, ArgList{Pos: a.Open.Pos.Offset, Args: al})
-			}
-			p.Segments = append(p.Segments, seg)
-			continue
-		case nameKind(n) == tDollar:
-			return nil, errAt(n.Pos.Offset, "unexpected "+describe(n))
-		case nameKind(n) == tIdent && len(s.Args) > 0 && (strings.EqualFold(n.Value, "any") || strings.EqualFold(n.Value, "all")):
-			if !last {
-				return nil, errAt(segs[i+1].Name.Pos.Offset-1, n.Value+"() must be the last segment")
+			segment, err = c.filterSegment(s, depth)
+		case nameKind(n) == tokenDollar:
+			return nil, syntaxErrorAt(n.Pos.Offset, "unexpected "+describe(n))
+		case isLambda(s):
+			if i < len(segments)-1 {
+				return nil, syntaxErrorAt(segments[i+1].Name.Pos.Offset-1, n.Value+"() must be the last segment")
 			}
 			return c.lambda(p, s, depth)
+		default:
+			segment, err = c.memberSegment(s, depth)
 		}
-		seg := Segment{Pos: n.Pos.Offset, Name: n.Value}
-		if hasBlob(s.Args) {
-			return nil, errAt(s.Args[0].Open.Pos.Offset, "unexpected "+`"("`)
+		if err != nil {
+			return nil, err
 		}
-		for _, a := range s.Args {
-			al, err := c.args(a, depth)
-			if err != nil {
-				return nil, err
-			}
-			seg.Args = append(seg.Args, ArgList{Pos: a.Open.Pos.Offset, Args: al})
-		}
-		p.Segments = append(p.Segments, seg)
+		p.Segments = append(p.Segments, segment)
 	}
 	return p, nil
 }
 
+// isLambda reports whether s is any(...) or all(...).
+func isLambda(s *grammarSegment) bool {
+	return nameKind(s.Name) == tokenIdentifier && len(s.Args) > 0 &&
+		(strings.EqualFold(s.Name.Value, "any") || strings.EqualFold(s.Name.Value, "all"))
+}
+
+// count converts path/$count, with its nested options in parentheses.
+func (c *converter) count(p *Path, s *grammarSegment) (Expr, *Error) {
+	count := &Count{Pos: s.Name.Pos.Offset, Path: p}
+	switch {
+	case len(s.Args) == 1 && s.Args[0].Blob.Type != 0:
+		q, err := c.nestedOptions(s.Args[0].Blob, countOptions)
+		if err != nil {
+			return nil, err
+		}
+		count.Options = q
+	case len(s.Args) > 0:
+		return nil, syntaxErrorAt(s.Args[0].Open.Pos.Offset, "unexpected "+`"("`)
+	}
+	return count, nil
+}
+
+// filterSegment converts $filter(expression), possibly followed by a key predicate.
+func (c *converter) filterSegment(s *grammarSegment, depth int) (Segment, *Error) {
+	n := s.Name
+	if len(s.Args) == 0 || !isSingleExpression(s.Args[0]) {
+		return Segment{}, syntaxErrorAt(n.Pos.Offset+len(n.Value), "expected (expression) after $filter")
+	}
+	e, err := c.nested(s.Args[0].Args[0].Value, depth)
+	if err != nil {
+		return Segment{}, err
+	}
+	segment := Segment{Pos: n.Pos.Offset, Name: "$filter",
+		Args: []ArgList{{Pos: s.Args[0].Open.Pos.Offset, Args: []Arg{{Pos: e.Position(), Value: e}}}}}
+	if err := c.appendArgLists(&segment, s.Args[1:], depth); err != nil {
+		return Segment{}, err
+	}
+	return segment, nil
+}
+
+// isSingleExpression reports whether an argument list is one unnamed expression.
+func isSingleExpression(a *grammarArguments) bool {
+	return len(a.Args) == 1 && a.Args[0].Name.Type == 0 && a.Args[0].Then == nil
+}
+
+// memberSegment converts a property, navigation, type cast or function segment with its argument lists.
+func (c *converter) memberSegment(s *grammarSegment, depth int) (Segment, *Error) {
+	if hasBlob(s.Args) {
+		return Segment{}, syntaxErrorAt(s.Args[0].Open.Pos.Offset, "unexpected "+`"("`)
+	}
+	segment := Segment{Pos: s.Name.Pos.Offset, Name: s.Name.Value}
+	if err := c.appendArgLists(&segment, s.Args, depth); err != nil {
+		return Segment{}, err
+	}
+	return segment, nil
+}
+
+// appendArgLists converts argument lists and appends them to the segment's.
+func (c *converter) appendArgLists(segment *Segment, lists []*grammarArguments, depth int) *Error {
+	for _, a := range lists {
+		args, err := c.args(a, depth)
+		if err != nil {
+			return err
+		}
+		segment.Args = append(segment.Args, ArgList{Pos: a.Open.Pos.Offset, Args: args})
+	}
+	return nil
+}
+
 // nested converts an expression inside parentheses of a path ($filter(...), arguments).
-func (c *conv) nested(g *gExpr, depth int) (Expr, *Error) {
+func (c *converter) nested(g *grammarExpr, depth int) (Expr, *Error) {
 	depth++
 	if depth > maxNesting {
 		return nil, nestingError(exprStart(g))
@@ -387,68 +471,68 @@ func (c *conv) nested(g *gExpr, depth int) (Expr, *Error) {
 	return c.expr(g, depth)
 }
 
-func (c *conv) args(a *gArgs, depth int) ([]Arg, *Error) {
+func (c *converter) args(a *grammarArguments, depth int) ([]Arg, *Error) {
 	depth++
 	if depth > maxNesting {
 		return nil, nestingError(a.Open.Pos.Offset)
 	}
 	out := make([]Arg, 0, len(a.Args))
-	for _, ga := range a.Args {
-		if ga.Then != nil {
-			return nil, errAt(exprStart(ga.Then)-1, `unexpected ":"`)
+	for _, argument := range a.Args {
+		if argument.Then != nil {
+			return nil, syntaxErrorAt(exprStart(argument.Then)-1, `unexpected ":"`)
 		}
-		e, err := c.expr(ga.Value, depth)
+		e, err := c.expr(argument.Value, depth)
 		if err != nil {
 			return nil, err
 		}
 		if c.inPath && !isListItem(e) {
-			return nil, errAt(e.Position(), "expected literal or parameter alias")
+			return nil, syntaxErrorAt(e.Position(), "expected literal or parameter alias")
 		}
-		out = append(out, Arg{Pos: e.Position(), Name: ga.Name.Value, Value: e})
-		if ga.Name.Type != 0 {
-			out[len(out)-1].Pos = ga.Name.Pos.Offset
+		out = append(out, Arg{Pos: e.Position(), Name: argument.Name.Value, Value: e})
+		if argument.Name.Type != 0 {
+			out[len(out)-1].Pos = argument.Name.Pos.Offset
 		}
 	}
 	return out, nil
 }
 
-func (c *conv) lambda(p *Path, s *gSegment, depth int) (Expr, *Error) {
+func (c *converter) lambda(p *Path, s *grammarSegment, depth int) (Expr, *Error) {
 	n := s.Name
 	kind := Any
 	if strings.EqualFold(n.Value, "all") {
 		kind = All
 	}
 	if len(s.Args) != 1 {
-		return nil, errAt(s.Args[1].Open.Pos.Offset, "unexpected "+`"("`)
+		return nil, syntaxErrorAt(s.Args[1].Open.Pos.Offset, "unexpected "+`"("`)
 	}
 	l := &Lambda{Pos: n.Pos.Offset, Path: p, Kind: kind}
 	args := s.Args[0].Args
 	if len(args) == 0 {
 		if kind == All {
-			return nil, errAt(s.Args[0].Open.Pos.Offset+1, "all() needs a lambda variable and a predicate")
+			return nil, syntaxErrorAt(s.Args[0].Open.Pos.Offset+1, "all() needs a lambda variable and a predicate")
 		}
 		return l, nil
 	}
 	a := args[0]
 	if len(args) > 1 {
-		return nil, errAt(exprStart(args[1].Value), "expected \")\" after the lambda predicate")
+		return nil, syntaxErrorAt(exprStart(args[1].Value), "expected \")\" after the lambda predicate")
 	}
 	v, err := c.expr(a.Value, depth)
 	if err != nil {
 		return nil, err
 	}
-	vp, ok := v.(*Path)
-	if !ok || a.Name.Type != 0 || vp.Base != BaseImplicit || len(vp.Segments) != 1 || len(vp.Segments[0].Args) > 0 ||
-		vp.Segments[0].IsQualified() {
-		return nil, errAt(v.Position(), "expected lambda variable name")
+	variable, ok := v.(*Path)
+	if !ok || a.Name.Type != 0 || variable.Base != BaseImplicit || len(variable.Segments) != 1 ||
+		len(variable.Segments[0].Args) > 0 || variable.Segments[0].IsQualified() {
+		return nil, syntaxErrorAt(v.Position(), "expected lambda variable name")
 	}
 	if a.Then == nil {
-		return nil, errAt(v.Position()+len(vp.Segments[0].Name), `expected ":" after the lambda variable`)
+		return nil, syntaxErrorAt(v.Position()+len(variable.Segments[0].Name), `expected ":" after the lambda variable`)
 	}
 	c.lambdas++
 	defer func() { c.lambdas-- }()
 	if c.lambdas > maxLambdaDepth {
-		return nil, limitAt(n.Pos.Offset, "lambda nesting exceeds the limit of 4 levels")
+		return nil, limitErrorAt(n.Pos.Offset, "lambda nesting exceeds the limit of 4 levels")
 	}
 	depth++
 	if depth > maxNesting {
@@ -458,26 +542,26 @@ func (c *conv) lambda(p *Path, s *gSegment, depth int) (Expr, *Error) {
 	if err != nil {
 		return nil, err
 	}
-	l.Var, l.Body = vp.Segments[0].Name, body
+	l.Var, l.Body = variable.Segments[0].Name, body
 	return l, nil
 }
 
 // call converts a canonical function call.
-func (c *conv) call(s *gSegment, name string, depth int) (Expr, *Error) {
+func (c *converter) call(s *grammarSegment, name string, depth int) (Expr, *Error) {
 	depth++
 	if depth > maxNesting {
 		return nil, nestingError(s.Name.Pos.Offset)
 	}
-	ga := s.Args[0]
+	arguments := s.Args[0]
 	pos := s.Name.Pos.Offset
 	if name == "case" {
 		cs := &Case{Pos: pos}
-		if len(ga.Args) == 0 {
-			return nil, errAt(ga.Open.Pos.Offset+1, "case() needs at least one condition:value pair")
+		if len(arguments.Args) == 0 {
+			return nil, syntaxErrorAt(arguments.Open.Pos.Offset+1, "case() needs at least one condition:value pair")
 		}
-		for _, a := range ga.Args {
+		for _, a := range arguments.Args {
 			if a.Then == nil || a.Name.Type != 0 {
-				return nil, errAt(ga.Open.Pos.Offset+1, `expected "condition:value" in case()`)
+				return nil, syntaxErrorAt(arguments.Open.Pos.Offset+1, `expected "condition:value" in case()`)
 			}
 			w, err := c.expr(a.Value, depth)
 			if err != nil {
@@ -491,20 +575,20 @@ func (c *conv) call(s *gSegment, name string, depth int) (Expr, *Error) {
 		}
 		return cs, nil
 	}
-	call := &Call{Pos: pos, Name: name, Args: make([]Arg, 0, len(ga.Args))}
-	for i, a := range ga.Args {
+	call := &Call{Pos: pos, Name: name, Args: make([]Arg, 0, len(arguments.Args))}
+	for i, a := range arguments.Args {
 		if a.Then != nil {
-			return nil, errAt(exprStart(a.Then)-1, `unexpected ":"`)
+			return nil, syntaxErrorAt(exprStart(a.Then)-1, `unexpected ":"`)
 		}
 		if a.Name.Type != 0 {
-			return nil, errAt(a.Name.Pos.Offset, "unexpected parameter name in "+name+"()")
+			return nil, syntaxErrorAt(a.Name.Pos.Offset, "unexpected parameter name in "+name+"()")
 		}
-		if (name == "cast" || name == "isof") && i == len(ga.Args)-1 {
-			tn, ok := typeName(a.Value)
+		if (name == "cast" || name == "isof") && i == len(arguments.Args)-1 {
+			typeArgument, ok := typeName(a.Value)
 			if !ok {
-				return nil, errAt(exprStart(a.Value), "expected type name")
+				return nil, syntaxErrorAt(exprStart(a.Value), "expected type name")
 			}
-			call.Args = append(call.Args, Arg{Pos: tn.Pos, Value: tn})
+			call.Args = append(call.Args, Arg{Pos: typeArgument.Pos, Value: typeArgument})
 			continue
 		}
 		e, err := c.expr(a.Value, depth)
@@ -517,20 +601,20 @@ func (c *conv) call(s *gSegment, name string, depth int) (Expr, *Error) {
 }
 
 // exprStart returns the offset where a grammar expression starts.
-func exprStart(g *gExpr) int { return g.start() }
+func exprStart(g *grammarExpr) int { return g.start() }
 
 // typeName reads the type argument of cast or isof: a (qualified) name or Collection(name).
-func typeName(g *gExpr) (*TypeName, bool) {
-	if len(g.Right) > 0 || len(g.gAnd.Right) > 0 || len(g.gEq.Right) > 0 || len(g.gRel.Right) > 0 ||
-		len(g.gAdd.Right) > 0 || len(g.gMul.Right) > 0 {
+func typeName(g *grammarExpr) (*TypeName, bool) {
+	if len(g.Right) > 0 || len(g.grammarAnd.Right) > 0 || len(g.grammarEquality.Right) > 0 ||
+		len(g.grammarRelational.Right) > 0 || len(g.grammarAdditive.Right) > 0 || len(g.grammarMultiplicative.Right) > 0 {
 		return nil, false
 	}
-	u := &g.gUnary
+	u := &g.grammarUnary
 	if u.Path == nil || len(u.Path.Rest) > 0 {
 		return nil, false
 	}
-	s := &gSegment{Name: u.Path.Name, Args: u.Path.Args}
-	if nameKind(s.Name) != tIdent || hasBlob(s.Args) {
+	s := &grammarSegment{Name: u.Path.Name, Args: u.Path.Args}
+	if nameKind(s.Name) != tokenIdentifier || hasBlob(s.Args) {
 		return nil, false
 	}
 	switch len(s.Args) {

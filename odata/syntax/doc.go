@@ -1,5 +1,5 @@
 // Package syntax parses OData 4.01 resource paths and query options into a syntax tree: the first stage of
-// the engine's query pipeline (syntax -> sqlgen binder -> SQL). It is pure: no model, no SQL.
+// the engine's query pipeline (syntax -> the internal planner's binder -> SQL). It is pure: no model, no SQL.
 //
 // Every entry point takes raw, still percent-encoded text, as it arrives in the URL. Percent-decoding
 // happens inside the lexer where the grammar allows it, so "Customers(%27O%27%27Neil%27)" is a key, an

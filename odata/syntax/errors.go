@@ -36,11 +36,13 @@ func (e *Error) Error() string {
 	return s + e.Msg
 }
 
-// errAt returns a syntax error at byte offset off.
-func errAt(off int, msg string) *Error { return &Error{Pos: off + 1, Code: CodeSyntax, Msg: msg} }
+// syntaxErrorAt returns a syntax error at byte offset off.
+func syntaxErrorAt(off int, msg string) *Error {
+	return &Error{Pos: off + 1, Code: CodeSyntax, Msg: msg}
+}
 
-// limitAt returns a LimitExceeded error at byte offset off.
-func limitAt(off int, msg string) *Error {
+// limitErrorAt returns a LimitExceeded error at byte offset off.
+func limitErrorAt(off int, msg string) *Error {
 	return &Error{Pos: off + 1, Code: CodeLimitExceeded, Msg: msg}
 }
 
@@ -50,7 +52,7 @@ func describe(t lexer.Token) string {
 		return "end of input"
 	}
 	v := t.Value
-	if t.Type == tBlob {
+	if t.Type == tokenBlob {
 		v = decode(v)
 	}
 	if len(v) > 40 {
@@ -69,13 +71,13 @@ func expectation(prev lexer.TokenType, hasPrev bool) string {
 		return "expression"
 	}
 	switch prev {
-	case tName, tLit, tJSONString, tRParen, tRBracket, tRBrace:
+	case tokenName, tokenLiteral, tokenJSONString, tokenRightParenthesis, tokenRightBracket, tokenRightBrace:
 		return "operator"
-	case tSlash:
+	case tokenSlash:
 		return "path segment"
-	case tDir:
+	case tokenDirection:
 		return `"," or end of input`
-	case tAs:
+	case tokenAs:
 		return "alias name"
 	}
 	return "expression"
@@ -84,44 +86,44 @@ func expectation(prev lexer.TokenType, hasPrev bool) string {
 // translate turns an error from the lexer or participle into an *Error. tokens are the tokens lexed so far
 // (for the "expected" part of the message); expect computes it.
 func translate(err error, peek *lexer.PeekingLexer, expect func(prev lexer.TokenType, hasPrev bool) string) *Error {
-	var le *lexError
-	if errors.As(err, &le) {
-		if le.limit {
-			return limitAt(le.pos, le.msg)
+	var lexical *lexicalError
+	if errors.As(err, &lexical) {
+		if lexical.limit {
+			return limitErrorAt(lexical.pos, lexical.msg)
 		}
-		return errAt(le.pos, le.msg)
+		return syntaxErrorAt(lexical.pos, lexical.msg)
 	}
-	var ute *participle.UnexpectedTokenError
-	if errors.As(err, &ute) {
-		prev, hasPrev := prevToken(peek, ute.Unexpected.Pos.Offset)
+	var unexpected *participle.UnexpectedTokenError
+	if errors.As(err, &unexpected) {
+		prev, hasPrev := tokenBefore(peek, unexpected.Unexpected.Pos.Offset)
 		want := expect(prev, hasPrev)
-		if ute.Unexpected.EOF() && want == "operator" {
+		if unexpected.Unexpected.EOF() && want == "operator" {
 			if closer := unclosed(peek); closer != "" {
 				want = closer
 			}
 		}
-		return errAt(ute.Unexpected.Pos.Offset, "expected "+want+", found "+describe(ute.Unexpected))
+		return syntaxErrorAt(unexpected.Unexpected.Pos.Offset, "expected "+want+", found "+describe(unexpected.Unexpected))
 	}
-	var pe participle.Error
-	if errors.As(err, &pe) {
-		off := pe.Position().Offset
-		tok := lexer.Token{Type: tEOF}
+	var participleError participle.Error
+	if errors.As(err, &participleError) {
+		off := participleError.Position().Offset
+		token := lexer.Token{Type: tokenEOF}
 		if peek != nil {
 			if t, ok := tokenAt(peek, off); ok {
-				tok = t
+				token = t
 			}
 		}
-		prev, hasPrev := prevToken(peek, off)
-		return errAt(off, "expected "+expect(prev, hasPrev)+", found "+describe(tok))
+		prev, hasPrev := tokenBefore(peek, off)
+		return syntaxErrorAt(off, "expected "+expect(prev, hasPrev)+", found "+describe(token))
 	}
-	return errAt(0, err.Error())
+	return syntaxErrorAt(0, err.Error())
 }
 
 func tokenAt(peek *lexer.PeekingLexer, off int) (lexer.Token, bool) {
 	if peek == nil {
 		return lexer.Token{}, false
 	}
-	for _, t := range peek.Range(0, lexer.RawCursor(peekLen(peek))) {
+	for _, t := range peek.Range(0, lexer.RawCursor(tokenCount(peek))) {
 		if t.Pos.Offset == off {
 			return t, true
 		}
@@ -129,7 +131,7 @@ func tokenAt(peek *lexer.PeekingLexer, off int) (lexer.Token, bool) {
 	return lexer.Token{}, false
 }
 
-func peekLen(peek *lexer.PeekingLexer) int {
+func tokenCount(peek *lexer.PeekingLexer) int {
 	// The token slice always ends with EOF; find it by walking from the current checkpoint.
 	n := 0
 	for {
@@ -141,13 +143,13 @@ func peekLen(peek *lexer.PeekingLexer) int {
 	}
 }
 
-func prevToken(peek *lexer.PeekingLexer, off int) (lexer.TokenType, bool) {
+func tokenBefore(peek *lexer.PeekingLexer, off int) (lexer.TokenType, bool) {
 	if peek == nil {
 		return 0, false
 	}
 	var prev lexer.TokenType
 	has := false
-	for _, t := range peek.Range(0, lexer.RawCursor(peekLen(peek))) {
+	for _, t := range peek.Range(0, lexer.RawCursor(tokenCount(peek))) {
 		if t.EOF() || t.Pos.Offset >= off {
 			break
 		}
@@ -162,11 +164,11 @@ func unclosed(peek *lexer.PeekingLexer) string {
 		return ""
 	}
 	var stack []lexer.TokenType
-	for _, t := range peek.Range(0, lexer.RawCursor(peekLen(peek))) {
+	for _, t := range peek.Range(0, lexer.RawCursor(tokenCount(peek))) {
 		switch t.Type {
-		case tLParen, tLBracket, tLBrace:
+		case tokenLeftParenthesis, tokenLeftBracket, tokenLeftBrace:
 			stack = append(stack, t.Type)
-		case tRParen, tRBracket, tRBrace:
+		case tokenRightParenthesis, tokenRightBracket, tokenRightBrace:
 			if len(stack) > 0 {
 				stack = stack[:len(stack)-1]
 			}
@@ -176,9 +178,9 @@ func unclosed(peek *lexer.PeekingLexer) string {
 		return ""
 	}
 	switch stack[len(stack)-1] {
-	case tLBracket:
+	case tokenLeftBracket:
 		return `"]"`
-	case tLBrace:
+	case tokenLeftBrace:
 		return `"}"`
 	}
 	return `")"`

@@ -202,6 +202,8 @@ func TestParseFilterLiterals(t *testing.T) {
 		{"DURATION'PT1M'", LitDuration, time.Minute, ""},
 		{"duration'P100000DT0.000000001S'", LitDuration, 100000*24*time.Hour + 1, ""},
 		{"duration'PT1H30M'", LitDuration, 90 * time.Minute, ""},
+		// The ABNF's SIGN and its case-insensitive letters, as Edm.Duration values read everywhere.
+		{"duration'+p1dt2h'", LitDuration, 26 * time.Hour, ""},
 		{"01234567-89ab-CDEF-0123-456789abcdef", LitGuid, "01234567-89ab-cdef-0123-456789abcdef", ""},
 		{"abcdef01-2345-6789-abcd-ef0123456789", LitGuid, "abcdef01-2345-6789-abcd-ef0123456789", ""},
 		{"binary'AQID'", LitBinary, []byte{1, 2, 3}, ""},

@@ -9,161 +9,162 @@ import (
 // has, in > add/sub > mul/div/divby/mod > unary not/- > primary), no left recursion. Operator keywords and
 // literals are classified by the lexer, so the grammar matches token types only.
 
-// gExpr is the or level, the top of an expression. Each level embeds the next tighter level for its first
+// grammarExpr is the or level, the top of an expression. Each level embeds the next tighter level for its first
 // operand (participle inlines an embedded struct, so the first operand costs no struct of its own) and holds
 // the operands after its operators in Right; the operator tokens themselves are recorded by the lexer (see
-// scanner.ops), which saves participle a capture per operand and level.
-type gExpr struct {
-	gAnd
-	Right []*gAnd `parser:"( Or @@ )*"`
+// scanner.operators), which saves participle a capture per operand and level.
+type grammarExpr struct {
+	grammarAnd
+	Right []*grammarAnd `parser:"( Or @@ )*"`
 }
 
-type gAnd struct {
-	gEq
-	Right []*gEq `parser:"( And @@ )*"`
+type grammarAnd struct {
+	grammarEquality
+	Right []*grammarEquality `parser:"( And @@ )*"`
 }
 
-type gEq struct {
-	gRel
-	Right []*gRel `parser:"( EqOp @@ )*"`
+type grammarEquality struct {
+	grammarRelational
+	Right []*grammarRelational `parser:"( EqualityOperator @@ )*"`
 }
 
-// gRel is the relational level: gt ge lt le has in.
-type gRel struct {
-	gAdd
-	Right []*gAdd `parser:"( RelOp @@ )*"`
+// grammarRelational is the relational level: gt ge lt le has in.
+type grammarRelational struct {
+	grammarAdditive
+	Right []*grammarAdditive `parser:"( RelationalOperator @@ )*"`
 }
 
-type gAdd struct {
-	gMul
-	Right []*gMul `parser:"( AddOp @@ )*"`
+type grammarAdditive struct {
+	grammarMultiplicative
+	Right []*grammarMultiplicative `parser:"( AdditiveOperator @@ )*"`
 }
 
-type gMul struct {
-	gUnary
-	Right []*gUnary `parser:"( MulOp @@ )*"`
+type grammarMultiplicative struct {
+	grammarUnary
+	Right []*grammarUnary `parser:"( MultiplicativeOperator @@ )*"`
 }
 
-// gUnary is a prefix operator applied to an operand, or a primary operand.
-type gUnary struct {
-	Literal lexer.Token `parser:"( @Lit"`
-	Path    *gPath      `parser:"| @@"`
-	Op      lexer.Token `parser:"| @Prefix"`
-	X       *gUnary     `parser:"  @@"`
-	JSONStr lexer.Token `parser:"| @JSONString"`
-	Paren   *gParen     `parser:"| @@"`
-	Array   *gArray     `parser:"| @@"`
-	Object  *gObject    `parser:"| @@ )"`
+// grammarUnary is a prefix operator applied to an operand, or a primary operand.
+type grammarUnary struct {
+	Literal    lexer.Token           `parser:"( @Literal"`
+	Path       *grammarPath          `parser:"| @@"`
+	Op         lexer.Token           `parser:"| @PrefixOperator"`
+	X          *grammarUnary         `parser:"  @@"`
+	JSONString lexer.Token           `parser:"| @JSONString"`
+	Paren      *grammarParenthesised `parser:"| @@"`
+	Array      *grammarArray         `parser:"| @@"`
+	Object     *grammarObject        `parser:"| @@ )"`
 }
 
-// gParen is a parenthesised expression, or a parenthesised list of literals (after in).
-type gParen struct {
-	Open  lexer.Token `parser:"@LParen"`
-	Items []*gExpr    `parser:"( @@ ( Comma @@ )* )? RParen"`
+// grammarParenthesised is a parenthesised expression, or a parenthesised list of literals (after in).
+type grammarParenthesised struct {
+	Open  lexer.Token    `parser:"@LeftParenthesis"`
+	Items []*grammarExpr `parser:"( @@ ( Comma @@ )* )? RightParenthesis"`
 }
 
-type gArray struct {
-	Open  lexer.Token `parser:"@LBracket"`
-	Items []*gExpr    `parser:"( @@ ( Comma @@ )* )? RBracket"`
+type grammarArray struct {
+	Open  lexer.Token    `parser:"@LeftBracket"`
+	Items []*grammarExpr `parser:"( @@ ( Comma @@ )* )? RightBracket"`
 }
 
-type gObject struct {
-	Open    lexer.Token `parser:"@LBrace"`
-	Members []*gMember  `parser:"( @@ ( Comma @@ )* )?"`
-	Close   lexer.Token `parser:"@RBrace"`
+type grammarObject struct {
+	Open    lexer.Token      `parser:"@LeftBrace"`
+	Members []*grammarMember `parser:"( @@ ( Comma @@ )* )?"`
+	Close   lexer.Token      `parser:"@RightBrace"`
 }
 
-type gMember struct {
-	Name  lexer.Token `parser:"@JSONString Colon"`
-	Value *gExpr      `parser:"@@"`
+type grammarMember struct {
+	Name  lexer.Token  `parser:"@JSONString Colon"`
+	Value *grammarExpr `parser:"@@"`
 }
 
-// gPath is a member path; its first segment (inline) may be $it, $this, $root, @alias or a function call.
-type gPath struct {
-	Name lexer.Token `parser:"@Name"`
-	Args []*gArgs    `parser:"@@*"`
-	Rest []*gSegment `parser:"( Slash @@ )*"`
+// grammarPath is a member path; its first segment (inline) may be $it, $this, $root, @alias or a function call.
+type grammarPath struct {
+	Name lexer.Token         `parser:"@Name"`
+	Args []*grammarArguments `parser:"@@*"`
+	Rest []*grammarSegment   `parser:"( Slash @@ )*"`
 }
 
-type gSegment struct {
-	Name lexer.Token `parser:"@Name"`
-	Args []*gArgs    `parser:"@@*"`
+type grammarSegment struct {
+	Name lexer.Token         `parser:"@Name"`
+	Args []*grammarArguments `parser:"@@*"`
 }
 
-// gArgs is a parenthesised argument list, or the balanced text of the nested options after $count.
-type gArgs struct {
-	Open lexer.Token `parser:"@LParen"`
-	Blob lexer.Token `parser:"@Blob?"`
-	Args []*gArg     `parser:"( @@ ( Comma @@ )* )? RParen"`
+// grammarArguments is a parenthesised argument list, or the balanced text of the nested options after $count.
+type grammarArguments struct {
+	Open lexer.Token        `parser:"@LeftParenthesis"`
+	Blob lexer.Token        `parser:"@Blob?"`
+	Args []*grammarArgument `parser:"( @@ ( Comma @@ )* )? RightParenthesis"`
 }
 
-// gBlob is the balanced text of nested options in $select and $expand items.
-type gBlob struct {
-	Open lexer.Token `parser:"@LParen"`
-	Text lexer.Token `parser:"@Blob RParen"`
+// grammarBlob is the balanced text of nested options in $select and $expand items.
+type grammarBlob struct {
+	Open lexer.Token `parser:"@LeftParenthesis"`
+	Text lexer.Token `parser:"@Blob RightParenthesis"`
 }
 
-// gArg is an argument: "name=value", a plain value, or "when:then" (case branches and lambda bodies).
-type gArg struct {
-	Name  lexer.Token `parser:"( @Name Equals )?"`
-	Value *gExpr      `parser:"@@"`
-	Then  *gExpr      `parser:"( Colon @@ )?"`
+// grammarArgument is an argument: "name=value", a plain value, or "when:then" (case branches and lambda bodies).
+type grammarArgument struct {
+	Name  lexer.Token  `parser:"( @Name Equals )?"`
+	Value *grammarExpr `parser:"@@"`
+	Then  *grammarExpr `parser:"( Colon @@ )?"`
 }
 
-// gOrderBy is a $orderby list.
-type gOrderBy struct {
-	Items []*gOrderItem `parser:"@@ ( Comma @@ )*"`
+// grammarOrderBy is a $orderby list.
+type grammarOrderBy struct {
+	Items []*grammarOrderByItem `parser:"@@ ( Comma @@ )*"`
 }
 
-type gOrderItem struct {
-	Expr *gExpr      `parser:"@@"`
-	Dir  lexer.Token `parser:"@Dir?"`
+type grammarOrderByItem struct {
+	Expr      *grammarExpr `parser:"@@"`
+	Direction lexer.Token  `parser:"@Direction?"`
 }
 
-// gCompute is a $compute list.
-type gCompute struct {
-	Items []*gComputeItem `parser:"@@ ( Comma @@ )*"`
+// grammarCompute is a $compute list.
+type grammarCompute struct {
+	Items []*grammarComputeItem `parser:"@@ ( Comma @@ )*"`
 }
 
-type gComputeItem struct {
-	Expr  *gExpr      `parser:"@@"`
-	As    lexer.Token `parser:"@As"`
-	Alias lexer.Token `parser:"@Name"`
+type grammarComputeItem struct {
+	Expr  *grammarExpr `parser:"@@"`
+	As    lexer.Token  `parser:"@As"`
+	Alias lexer.Token  `parser:"@Name"`
 }
 
-// gItems is a $select or $expand list.
-type gItems struct {
-	Items []*gItem `parser:"@@ ( Comma @@ )*"`
+// grammarItems is a $select or $expand list.
+type grammarItems struct {
+	Items []*grammarItem `parser:"@@ ( Comma @@ )*"`
 }
 
-type gItem struct {
-	Segments []*gItemSegment `parser:"@@ ( Slash @@ )*"`
-	Blob     *gBlob          `parser:"@@?"`
+type grammarItem struct {
+	Segments []*grammarItemSegment `parser:"@@ ( Slash @@ )*"`
+	Blob     *grammarBlob          `parser:"@@?"`
 }
 
-type gItemSegment struct {
+type grammarItemSegment struct {
 	Name lexer.Token `parser:"  @(Name | Star)"`
 	Star lexer.Token `parser:"  ( Dot @Star )?"`
 }
 
-func build[G any]() *participle.Parser[G] {
-	return participle.MustBuild[G](participle.Lexer(lexDef{symbols}), participle.UseLookahead(1))
+func buildParser[G any]() *participle.Parser[G] {
+	return participle.MustBuild[G](participle.Lexer(lexerDefinition{symbols}), participle.UseLookahead(1))
 }
 
 var (
-	exprParser    = build[gExpr]()
-	orderByParser = build[gOrderBy]()
-	computeParser = build[gCompute]()
-	itemsParser   = build[gItems]()
+	exprParser    = buildParser[grammarExpr]()
+	orderByParser = buildParser[grammarOrderBy]()
+	computeParser = buildParser[grammarCompute]()
+	itemsParser   = buildParser[grammarItems]()
 )
 
 // parse runs parser p over the tokens of scanner s; expect words the "expected X" part of error messages.
-func parse[G any](p *participle.Parser[G], s *scanner, expect func(lexer.TokenType, bool) string) (g *G, perr *Error) {
+func parse[G any](p *participle.Parser[G], s *scanner, expect func(lexer.TokenType, bool) string) (
+	g *G, parseError *Error) {
 	defer func() {
 		// The grammar is built so that participle never panics; this is a last line of defence so that no
 		// input can crash a request.
 		if r := recover(); r != nil {
-			g, perr = nil, errAt(s.base, "invalid syntax")
+			g, parseError = nil, syntaxErrorAt(s.base, "invalid syntax")
 		}
 	}()
 	peek, err := lexer.Upgrade(s)
@@ -178,7 +179,7 @@ func parse[G any](p *participle.Parser[G], s *scanner, expect func(lexer.TokenTy
 }
 
 // start is the offset where the operand starts; the expression levels inherit it through embedding.
-func (g *gUnary) start() int {
+func (g *grammarUnary) start() int {
 	switch {
 	case g.Literal.Type != 0:
 		return g.Literal.Pos.Offset
@@ -186,8 +187,8 @@ func (g *gUnary) start() int {
 		return g.Path.Name.Pos.Offset
 	case g.Op.Type != 0:
 		return g.Op.Pos.Offset
-	case g.JSONStr.Type != 0:
-		return g.JSONStr.Pos.Offset
+	case g.JSONString.Type != 0:
+		return g.JSONString.Pos.Offset
 	case g.Paren != nil:
 		return g.Paren.Open.Pos.Offset
 	case g.Array != nil:

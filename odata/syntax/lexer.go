@@ -2,8 +2,6 @@ package syntax
 
 import (
 	"io"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
 )
@@ -14,230 +12,126 @@ import (
 // in operand position is an identifier, so a property called "android" or "order" never splits at a keyword.
 // Whitespace is not emitted as tokens; it only decides keywords.
 
-// Token types.
-const (
-	tEOF lexer.TokenType = lexer.EOF
-
-	tIdent  lexer.TokenType = iota + 1 // identifier, possibly namespace-qualified: Name, Model.Customer, geo.distance
-	tDollar                            // $it, $this, $root, $count, $filter, $ref, ...
-	tAt                                // @alias, @Namespace.Term#Qualifier
-	tNull
-	tBool
-	tInt
-	tDecimal
-	tDouble
-	tString     // 'text' (Value: decoded source text with quotes)
-	tJSONString // "text" (Value: decoded source text with quotes)
-	tDate
-	tDateTime
-	tTime
-	tGuid
-	tTyped // prefix'text': binary'..', duration'..', geography'..', Namespace.Enum'..'
-
-	// tLit is the one token type the grammar sees for every literal above (one type keeps the grammar's
-	// choice among literals a single comparison); literalKind recovers the kind from the text.
-	tLit
-	// tPrefix is a prefix operator: not or "-" (Value "not" or "-").
-	tPrefix
-	// tName is the one token type the grammar sees for tIdent, tDollar and tAt; nameKind tells them apart.
-	tName
-
-	tOr
-	tAnd
-	tEqOp  // eq ne
-	tRelOp // gt ge lt le has
-	tIn
-	tAddOp // add sub
-	tMulOp // mul div divby mod
-	tNot
-	tMinus
-	tDir // asc desc
-	tAs
-
-	tLParen
-	tRParen
-	tLBracket
-	tRBracket
-	tLBrace
-	tRBrace
-	tComma
-	tColon
-	tSlash
-	tEquals
-	tSemi
-	tStar
-	tDot
-
-	tBlob   // balanced text between parentheses in $select/$expand items (nested options or parameter names)
-	tWord   // $search word
-	tPhrase // $search "phrase"
-	tSearchAnd
-	tSearchOr
-	tSearchNot
-)
-
-var symbols = map[string]lexer.TokenType{
-	"EOF": tEOF, "Name": tName, "Lit": tLit, "JSONString": tJSONString,
-	"Or": tOr, "And": tAnd, "EqOp": tEqOp, "RelOp": tRelOp, "AddOp": tAddOp, "MulOp": tMulOp,
-	"Prefix": tPrefix, "Dir": tDir, "As": tAs,
-	"LParen": tLParen, "RParen": tRParen, "LBracket": tLBracket, "RBracket": tRBracket, "LBrace": tLBrace,
-	"RBrace": tRBrace, "Comma": tComma, "Colon": tColon, "Slash": tSlash, "Equals": tEquals, "Semi": tSemi,
-	"Star": tStar, "Dot": tDot, "Blob": tBlob, "Word": tWord, "Phrase": tPhrase,
-	"SearchAnd": tSearchAnd, "SearchOr": tSearchOr, "SearchNot": tSearchNot,
-}
-
-type lexMode uint8
+type lexerMode uint8
 
 const (
-	modeExpr   lexMode = iota // expressions ($filter, $orderby, $compute, alias values, path keys)
-	modeItems                 // $select and $expand item lists
-	modeSearch                // $search
+	modeExpression lexerMode = iota // expressions ($filter, $orderby, $compute, alias values, path keys)
+	modeItems                       // $select and $expand item lists
+	modeSearch                      // $search
 )
 
 // maxNesting is the SPEC part 9 limit on $filter nesting (parentheses, unary operators, operator levels).
 const maxNesting = 64
 
-// lexError is an error found while lexing; the parse functions turn it into an *Error.
-type lexError struct {
+// lexicalError is an error found while lexing; the parse functions turn it into an *Error.
+type lexicalError struct {
 	pos   int // raw byte offset
 	msg   string
 	limit bool
 }
 
-func (e *lexError) Error() string { return e.msg }
+func (e *lexicalError) Error() string { return e.msg }
 
-// scanner implements lexer.Definition (through lexDef) and lexer.Lexer over one option value.
+// scanner implements lexer.Definition (through lexerDefinition) and lexer.Lexer over one option value.
 type scanner struct {
-	src  string
-	base int // offset of src within the text positions refer to
-	mode lexMode
+	source string
+	base   int // offset of source within the text positions refer to
+	mode   lexerMode
 	// inPath: a raw "/" ends a string literal with an error (resource path keys must encode it as %2F).
 	inPath bool
-	p      int
+	cursor int
 
-	prevOperand bool // the previous token ends an operand, so a keyword after whitespace is an operator
-	depth       int  // bracket nesting
-	unaryRun    int  // consecutive prefix operators
-	pending     []lexer.Token
-	err         *lexError
-	// ops records every binary operator token in source order; the converter finds the operator of a
+	afterOperand bool // the previous token ends an operand, so a keyword after whitespace is an operator
+	depth        int  // bracket nesting
+	unaryRun     int  // consecutive prefix operators
+	pending      []lexer.Token
+	err          *lexicalError
+	// operators records every binary operator token in source order; the converter finds the operator of a
 	// right operand as the last one before the operand's start.
-	ops []lexer.Token
+	operators []lexer.Token
 }
 
-func newScanner(src string, base int, mode lexMode) *scanner {
-	return &scanner{src: src, base: base, mode: mode}
+func newScanner(source string, base int, mode lexerMode) *scanner {
+	return &scanner{source: source, base: base, mode: mode}
 }
 
-// lexDef is the participle lexer definition; the parse functions construct scanners directly, so Lex is only
+// lexerDefinition is the participle lexer definition; the parse functions construct scanners directly, so Lex is only
 // used by participle's own tooling.
-type lexDef struct{ symbols map[string]lexer.TokenType }
+type lexerDefinition struct{ symbols map[string]lexer.TokenType }
 
-func (d lexDef) Symbols() map[string]lexer.TokenType { return d.symbols }
+func (d lexerDefinition) Symbols() map[string]lexer.TokenType { return d.symbols }
 
-func (lexDef) Lex(_ string, r io.Reader) (lexer.Lexer, error) {
+func (lexerDefinition) Lex(_ string, r io.Reader) (lexer.Lexer, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
 	}
-	return newScanner(string(b), 0, modeExpr), nil
+	return newScanner(string(b), 0, modeExpression), nil
 }
 
-func (lexDef) LexString(_ string, s string) (lexer.Lexer, error) {
-	return newScanner(s, 0, modeExpr), nil
-}
-
-func ishex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c >= 'a':
-		return c - 'a' + 10
-	default:
-		return c - 'A' + 10
-	}
-}
-
-// at returns the decoded character at raw offset i and its raw width (3 for %XX, else 1; 0 at the end).
-// A '%' that does not start a valid escape is returned as '%' with width 1; callers reject it.
-func at(s string, i int) (byte, int) {
-	if i >= len(s) {
-		return 0, 0
-	}
-	c := s[i]
-	if c == '%' && i+2 < len(s) && ishex(s[i+1]) && ishex(s[i+2]) {
-		return unhex(s[i+1])<<4 | unhex(s[i+2]), 3
-	}
-	return c, 1
-}
-
-// Unescape percent-decodes s as the parsers do: %XX with two hex digits is one byte, anything else (a '%'
-// without them, a '+') stays as it is. It returns s itself when there is nothing to do.
-func Unescape(s string) string { return decode(s) }
-
-// decode percent-decodes s (no '+' handling: a plus is a plus). It returns s itself when there is nothing to do.
-func decode(s string) string {
-	if strings.IndexByte(s, '%') < 0 {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		c, w := at(s, i)
-		b.WriteByte(c)
-		i += w
-	}
-	return b.String()
+func (lexerDefinition) LexString(_ string, s string) (lexer.Lexer, error) {
+	return newScanner(s, 0, modeExpression), nil
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' }
 
-func isIdentStart(c byte) bool {
+func isIdentifierStart(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c >= 0x80
 }
 
-func isIdentChar(c byte) bool { return isIdentStart(c) || '0' <= c && c <= '9' }
+func isIdentifierPart(c byte) bool { return isIdentifierStart(c) || '0' <= c && c <= '9' }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
-func (s *scanner) c(i int) byte {
-	c, _ := at(s.src, i)
+func (s *scanner) charAt(i int) byte {
+	c, _ := decodeAt(s.source, i)
 	return c
 }
 
+// fail records a lexical error at offset pos of source and returns it.
 func (s *scanner) fail(pos int, msg string) (lexer.Token, error) {
-	s.err = &lexError{pos: s.base + pos, msg: msg}
-	return lexer.Token{}, s.err
+	return lexer.Token{}, s.errorAt(pos, msg)
 }
 
-func (s *scanner) tok(t lexer.TokenType, start, end int, value string) lexer.Token {
+// nestingErrorAt records that the nesting at offset pos of source exceeds maxNesting and returns the error.
+func (s *scanner) nestingErrorAt(pos int) *lexicalError {
+	s.err = &lexicalError{pos: s.base + pos, msg: "nesting exceeds the limit of 64 levels", limit: true}
+	return s.err
+}
+
+// errorAt records a lexical error at offset pos of source and returns it.
+func (s *scanner) errorAt(pos int, msg string) *lexicalError {
+	s.err = &lexicalError{pos: s.base + pos, msg: msg}
+	return s.err
+}
+
+func (s *scanner) token(t lexer.TokenType, start, end int, value string) lexer.Token {
 	switch t {
-	case tNull, tBool, tInt, tDecimal, tDouble, tString, tDate, tDateTime, tTime, tGuid, tTyped:
-		t = tLit
-	case tNot, tMinus:
-		t = tPrefix
-	case tIdent, tDollar, tAt:
-		t = tName
+	case tokenNull, tokenBoolean, tokenInteger, tokenDecimal, tokenDouble, tokenString, tokenDate, tokenDateTime,
+		tokenTimeOfDay, tokenGUID, tokenTypedLiteral:
+		t = tokenLiteral
+	case tokenNot, tokenMinus:
+		t = tokenPrefixOperator
+	case tokenIdentifier, tokenDollar, tokenAtName:
+		t = tokenName
 	}
 	off := s.base + start
 	return lexer.Token{Type: t, Value: value, Pos: lexer.Position{Offset: off, Line: 1, Column: off + 1}}
 }
 
-// text returns the decoded source text of src[start:end].
-func (s *scanner) text(start, end int) string { return decode(s.src[start:end]) }
+// text returns the decoded source text of source[start:end].
+func (s *scanner) text(start, end int) string { return decode(s.source[start:end]) }
 
 // skipSpace skips whitespace and reports whether there was any.
 func (s *scanner) skipSpace() bool {
 	saw := false
 	for {
-		c, w := at(s.src, s.p)
+		c, w := decodeAt(s.source, s.cursor)
 		if w == 0 || !isSpace(c) {
 			return saw
 		}
 		saw = true
-		s.p += w
+		s.cursor += w
 	}
 }
 
@@ -260,279 +154,19 @@ func (s *scanner) Next() (lexer.Token, error) {
 	return s.nextExpr()
 }
 
-// keyword classifies a word in operator position.
-func keyword(w string) (lexer.TokenType, string) {
-	if len(w) < 2 || len(w) > 5 {
-		return 0, ""
-	}
-	var buf [5]byte
-	for i := 0; i < len(w); i++ {
-		c := w[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		buf[i] = c
-	}
-	switch string(buf[:len(w)]) {
-	case "or":
-		return tOr, "or"
-	case "and":
-		return tAnd, "and"
-	case "eq":
-		return tEqOp, "eq"
-	case "ne":
-		return tEqOp, "ne"
-	case "gt":
-		return tRelOp, "gt"
-	case "ge":
-		return tRelOp, "ge"
-	case "lt":
-		return tRelOp, "lt"
-	case "le":
-		return tRelOp, "le"
-	case "has":
-		return tRelOp, "has"
-	case "in":
-		return tRelOp, "in"
-	case "add":
-		return tAddOp, "add"
-	case "sub":
-		return tAddOp, "sub"
-	case "mul":
-		return tMulOp, "mul"
-	case "div":
-		return tMulOp, "div"
-	case "divby":
-		return tMulOp, "divby"
-	case "mod":
-		return tMulOp, "mod"
-	case "asc":
-		return tDir, "asc"
-	case "desc":
-		return tDir, "desc"
-	case "as":
-		return tAs, "as"
-	}
-	return 0, ""
-}
-
-func (s *scanner) open(start int) *lexError {
-	s.depth++
-	if s.depth > maxNesting {
-		s.err = &lexError{pos: s.base + start, msg: "nesting exceeds the limit of 64 levels", limit: true}
-		return s.err
-	}
-	return nil
-}
-
-func (s *scanner) nextExpr() (lexer.Token, error) {
-	sawSpace := s.skipSpace()
-	start := s.p
-	c, w := at(s.src, s.p)
-	if w == 0 {
-		return s.tok(tEOF, start, start, ""), nil
-	}
-	operand := !s.prevOperand
-	// Operators after an operand and whitespace.
-	if !operand && sawSpace && isIdentStart(c) {
-		end := s.scanWord(start, false)
-		if t, v := keyword(s.src[start:end]); t != 0 {
-			s.p = end
-			s.prevOperand = false
-			tok := s.tok(t, start, end, v)
-			if t != tDir && t != tAs {
-				s.unaryRun = 0
-				if s.ops == nil {
-					s.ops = make([]lexer.Token, 0, 8)
-				}
-				s.ops = append(s.ops, tok)
-			}
-			return tok, nil
-		}
-	}
-	t, err := s.scanExprToken(c, w, start, operand)
+// pendBlob queues "(", the balanced text and ")" for the parenthesis (openWidth bytes) at open.
+func (s *scanner) pendBlob(open, openWidth int) *lexicalError {
+	end, err := s.balanced(open + openWidth)
 	if err != nil {
-		return t, err
+		return err
 	}
-	switch t.Type {
-	case tPrefix:
-		s.unaryRun++
-		if s.unaryRun+s.depth > maxNesting {
-			s.err = &lexError{pos: s.base + start, msg: "nesting exceeds the limit of 64 levels", limit: true}
-			return t, s.err
-		}
-		s.prevOperand = false
-	case tRParen, tRBracket, tRBrace:
-		s.depth--
-		s.prevOperand = true
-	case tLParen, tLBracket, tLBrace:
-		s.prevOperand = false
-	case tComma, tColon, tSlash, tEquals, tSemi, tDot:
-		s.prevOperand = false
-	default:
-		s.unaryRun = 0
-		s.prevOperand = true
-	}
-	return t, nil
-}
-
-func (s *scanner) scanExprToken(c byte, w, start int, operand bool) (lexer.Token, error) {
-	switch {
-	case c == '\'':
-		end, err := s.scanQuoted(start, w)
-		if err != nil {
-			return lexer.Token{}, err
-		}
-		s.p = end
-		return s.tok(tString, start, end, s.text(start, end)), nil
-	case c == '"':
-		end, err := s.scanJSONString(start)
-		if err != nil {
-			return lexer.Token{}, err
-		}
-		s.p = end
-		return s.tok(tJSONString, start, end, s.text(start, end)), nil
-	case ishex(c) && s.isGUID(start):
-		end := s.skipChars(start, 36)
-		s.p = end
-		if isIdentChar(s.c(end)) {
-			return s.fail(end, "invalid GUID literal")
-		}
-		return s.tok(tGuid, start, end, s.text(start, end)), nil
-	case isDigit(c) || (c == '-' || c == '+') && operand && isDigit(s.c(start+w)):
-		return s.scanNumber(start)
-	case c == '-' && operand && strings.HasPrefix(s.src[start+w:], "INF") && !isIdentChar(s.c(start+w+3)):
-		s.p = start + w + 3
-		return s.tok(tDouble, start, s.p, "-INF"), nil
-	case c == '-':
-		s.p = start + w
-		return s.tok(tMinus, start, s.p, "-"), nil
-	case isIdentStart(c):
-		end := s.scanWord(start, true)
-		word := s.src[start:end]
-		if q, qw := at(s.src, end); q == '\'' {
-			e, err := s.scanQuoted(end, qw)
-			if err != nil {
-				return lexer.Token{}, err
-			}
-			s.p = e
-			return s.tok(tTyped, start, e, s.text(start, e)), nil
-		}
-		s.p = end
-		dw := word
-		if strings.IndexByte(word, '%') >= 0 {
-			dw = decode(word)
-			if !utf8.ValidString(dw) {
-				return s.fail(start, "invalid UTF-8 in identifier")
-			}
-		} else if c >= 0x80 && !utf8.ValidString(dw) {
-			return s.fail(start, "invalid UTF-8 in identifier")
-		}
-		if operand {
-			switch {
-			case strings.EqualFold(dw, "null"):
-				return s.tok(tNull, start, end, "null"), nil
-			case strings.EqualFold(dw, "true"):
-				return s.tok(tBool, start, end, "true"), nil
-			case strings.EqualFold(dw, "false"):
-				return s.tok(tBool, start, end, "false"), nil
-			case dw == "INF" || dw == "NaN":
-				return s.tok(tDouble, start, end, dw), nil
-			case strings.EqualFold(dw, "not"):
-				n, _ := at(s.src, end)
-				if isSpace(n) || n == '(' {
-					return s.tok(tNot, start, end, "not"), nil
-				}
-			}
-		}
-		return s.tok(tIdent, start, end, dw), nil
-	case c == '@':
-		return s.scanAt(start, w)
-	case c == '$':
-		t, err := s.scanDollar(start, w)
-		if err != nil {
-			return t, err
-		}
-		end := s.p
-		if o, ow := at(s.src, end); o == '(' && strings.EqualFold(t.Value, "$count") {
-			// $count(...) carries nested options, which have their own lexical rules ($search).
-			e, err := s.balanced(end + ow)
-			if err != nil {
-				return lexer.Token{}, err
-			}
-			_, cw := at(s.src, e)
-			s.pending = append(s.pending[:0],
-				s.tok(tLParen, end, end+ow, "("),
-				s.tok(tBlob, end+ow, e, s.src[end+ow:e]),
-				s.tok(tRParen, e, e+cw, ")"))
-			s.p = e + cw
-			s.prevOperand = true
-		}
-		return t, nil
-	}
-	s.p = start + w
-	var t lexer.TokenType
-	switch c {
-	case '(':
-		t = tLParen
-	case ')':
-		t = tRParen
-	case '[':
-		t = tLBracket
-	case ']':
-		t = tRBracket
-	case '{':
-		t = tLBrace
-	case '}':
-		t = tRBrace
-	case ',':
-		t = tComma
-	case ':':
-		t = tColon
-	case '/':
-		t = tSlash
-	case '=':
-		t = tEquals
-	case ';':
-		t = tSemi
-	case '*':
-		t = tStar
-	case '.':
-		t = tDot
-	default:
-		return s.fail(start, "unexpected "+quoteChar(c))
-	}
-	if t == tLParen || t == tLBracket || t == tLBrace {
-		if err := s.open(start); err != nil {
-			return lexer.Token{}, err
-		}
-	}
-	return s.tok(t, start, s.p, punct[c]), nil
-}
-
-var punct = [256]string{'(': "(", ')': ")", '[': "[", ']': "]", '{': "{", '}': "}", ',': ",", ':': ":",
-	'/': "/", '=': "=", ';': ";", '*': "*", '.': "."}
-
-func quoteChar(c byte) string {
-	if c < 0x20 || c >= 0x7f {
-		const hexd = "0123456789ABCDEF"
-		return "byte %" + string([]byte{hexd[c>>4], hexd[c&15]})
-	}
-	return `"` + string(c) + `"`
-}
-
-// nameKind tells an identifier from a $-keyword and an @-name in a tName token.
-func nameKind(t lexer.Token) lexer.TokenType {
-	if t.Type != tName || t.Value == "" {
-		return t.Type
-	}
-	switch t.Value[0] {
-	case '$':
-		return tDollar
-	case '@':
-		return tAt
-	}
-	return tIdent
+	_, closeWidth := decodeAt(s.source, end)
+	s.pending = append(s.pending[:0],
+		s.token(tokenLeftParenthesis, open, open+openWidth, "("),
+		s.token(tokenBlob, open+openWidth, end, s.source[open+openWidth:end]),
+		s.token(tokenRightParenthesis, end, end+closeWidth, ")"))
+	s.cursor = end + closeWidth
+	return nil
 }
 
 // scanWord scans an identifier starting at start; with dots, it continues over ".ident" parts (a qualified
@@ -540,16 +174,16 @@ func nameKind(t lexer.Token) lexer.TokenType {
 func (s *scanner) scanWord(start int, dots bool) int {
 	i := start
 	for {
-		c, w := at(s.src, i)
+		c, w := decodeAt(s.source, i)
 		if w == 0 {
 			return i
 		}
-		if isIdentChar(c) {
+		if isIdentifierPart(c) {
 			i += w
 			continue
 		}
 		if c == '.' && dots {
-			if n, _ := at(s.src, i+w); isIdentStart(n) {
+			if n, _ := decodeAt(s.source, i+w); isIdentifierStart(n) {
 				i += w
 				continue
 			}
@@ -561,7 +195,7 @@ func (s *scanner) scanWord(start int, dots bool) int {
 // skipChars advances over n decoded characters.
 func (s *scanner) skipChars(i, n int) int {
 	for ; n > 0; n-- {
-		_, w := at(s.src, i)
+		_, w := decodeAt(s.source, i)
 		if w == 0 {
 			break
 		}
@@ -570,78 +204,51 @@ func (s *scanner) skipChars(i, n int) int {
 	return i
 }
 
-func (s *scanner) isGUID(i int) bool {
-	for k := 0; k < 36; k++ {
-		c, w := at(s.src, i)
-		if w == 0 {
-			return false
-		}
-		switch k {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !ishex(c) {
-				return false
-			}
-		}
-		i += w
-	}
-	return true
-}
-
-// scanQuoted scans a single-quoted text starting at start (the quote has raw width qw); ” is an escaped quote.
+// scanQuoted scans a single-quoted text starting at start (the quote has raw width quoteWidth); ” is an escaped quote.
 // It returns the raw end offset after the closing quote.
-func (s *scanner) scanQuoted(start, qw int) (int, *lexError) {
-	i := start + qw
+func (s *scanner) scanQuoted(start, quoteWidth int) (int, *lexicalError) {
+	i := start + quoteWidth
 	for {
-		c, w := at(s.src, i)
+		c, w := decodeAt(s.source, i)
 		switch {
 		case w == 0:
-			s.err = &lexError{pos: s.base + i, msg: "unterminated string literal"}
-			return 0, s.err
+			return 0, s.errorAt(i, "unterminated string literal")
 		case c == '\'':
-			if n, nw := at(s.src, i+w); n == '\'' {
-				i += w + nw
+			if n, nextWidth := decodeAt(s.source, i+w); n == '\'' {
+				i += w + nextWidth
 				continue
 			}
 			return i + w, nil
 		case w == 1 && c == '%':
-			s.err = &lexError{pos: s.base + i, msg: "invalid percent-encoding"}
-			return 0, s.err
+			return 0, s.errorAt(i, "invalid percent-encoding")
 		case w == 1 && c == '/' && s.inPath:
-			s.err = &lexError{pos: s.base + i, msg: `"/" in a key literal must be percent-encoded as %2F`}
-			return 0, s.err
+			return 0, s.errorAt(i, `"/" in a key literal must be percent-encoded as %2F`)
 		}
 		i += w
 	}
 }
 
-func (s *scanner) scanJSONString(start int) (int, *lexError) {
+func (s *scanner) scanJSONString(start int) (int, *lexicalError) {
 	i := start + 1
-	if s.src[start] == '%' {
+	if s.source[start] == '%' {
 		i = start + 3
 	}
 	for {
-		c, w := at(s.src, i)
+		c, w := decodeAt(s.source, i)
 		switch {
 		case w == 0:
-			s.err = &lexError{pos: s.base + i, msg: "unterminated JSON string"}
-			return 0, s.err
+			return 0, s.errorAt(i, "unterminated JSON string")
 		case c == '"':
 			return i + w, nil
 		case c == '\\':
-			_, nw := at(s.src, i+w)
-			if nw == 0 {
-				s.err = &lexError{pos: s.base + i + w, msg: "unterminated JSON string"}
-				return 0, s.err
+			_, nextWidth := decodeAt(s.source, i+w)
+			if nextWidth == 0 {
+				return 0, s.errorAt(i+w, "unterminated JSON string")
 			}
-			i += w + nw
+			i += w + nextWidth
 			continue
 		case w == 1 && c == '%':
-			s.err = &lexError{pos: s.base + i, msg: "invalid percent-encoding"}
-			return 0, s.err
+			return 0, s.errorAt(i, "invalid percent-encoding")
 		}
 		i += w
 	}
@@ -651,7 +258,7 @@ func (s *scanner) scanJSONString(start int) (int, *lexError) {
 func (s *scanner) digits(i int) (int, int) {
 	n := 0
 	for {
-		c, w := at(s.src, i)
+		c, w := decodeAt(s.source, i)
 		if w == 0 || !isDigit(c) {
 			return i, n
 		}
@@ -662,210 +269,49 @@ func (s *scanner) digits(i int) (int, int) {
 
 // expect advances over the decoded character want, or returns -1.
 func (s *scanner) expect(i int, want byte) int {
-	c, w := at(s.src, i)
+	c, w := decodeAt(s.source, i)
 	if w == 0 || c != want {
 		return -1
 	}
 	return i + w
 }
 
-// scanTime scans hh:mm[:ss[.fff]] from i; it returns -1 if there is no time there.
-func (s *scanner) scanTime(i int) int {
-	j, n := s.digits(i)
-	if n != 2 {
-		return -1
-	}
-	if j = s.expect(j, ':'); j < 0 {
-		return -1
-	}
-	j, n = s.digits(j)
-	if n != 2 {
-		return -1
-	}
-	if k := s.expect(j, ':'); k >= 0 {
-		k2, n := s.digits(k)
-		if n != 2 {
-			return -1
-		}
-		j = k2
-		if k = s.expect(j, '.'); k >= 0 {
-			k2, n := s.digits(k)
-			if n == 0 {
-				return -1
-			}
-			j = k2
-		}
-	}
-	return j
-}
-
-func (s *scanner) scanNumber(start int) (lexer.Token, error) {
-	i := start
-	if c, w := at(s.src, i); c == '-' || c == '+' {
-		i += w
-	}
-	j, n := s.digits(i)
-	// Date and date-time: yyyy-mm-dd[Thh:mm[:ss[.f]](Z|+hh:mm|-hh:mm)].
-	if n >= 4 {
-		if k := s.expect(j, '-'); k >= 0 {
-			if k2, n2 := s.digits(k); n2 == 2 {
-				if k3 := s.expect(k2, '-'); k3 >= 0 {
-					if k4, n4 := s.digits(k3); n4 == 2 {
-						end := k4
-						typ := tDate
-						if t := s.expect(k4, 'T'); t >= 0 {
-							e := s.scanTime(t)
-							if e < 0 {
-								return s.fail(t, "invalid date-time literal")
-							}
-							switch c, w := at(s.src, e); c {
-							case 'Z':
-								e += w
-							case '+', '-':
-								e2 := s.scanTime(e + w)
-								if e2 < 0 {
-									return s.fail(e+w, "invalid time zone offset in date-time literal")
-								}
-								e = e2
-							default:
-								return s.fail(e, "date-time literal needs a time zone (Z or +hh:mm)")
-							}
-							end, typ = e, tDateTime
-						}
-						if isIdentChar(s.c(end)) {
-							return s.fail(end, "invalid date literal")
-						}
-						s.p = end
-						return s.tok(typ, start, end, s.text(start, end)), nil
-					}
-				}
-			}
-			return s.fail(j, "invalid date literal")
-		}
-	}
-	if n == 2 && i == start {
-		if e := s.scanTime(start); e >= 0 {
-			if isIdentChar(s.c(e)) {
-				return s.fail(e, "invalid time-of-day literal")
-			}
-			s.p = e
-			return s.tok(tTime, start, e, s.text(start, e)), nil
-		}
-	}
-	typ := tInt
-	if c, w := at(s.src, j); c == '.' {
-		k, m := s.digits(j + w)
-		if m == 0 {
-			return s.fail(j+w, "expected digits after the decimal point")
-		}
-		j, typ = k, tDecimal
-	}
-	if c, w := at(s.src, j); c == 'e' || c == 'E' {
-		k := j + w
-		if c2, w2 := at(s.src, k); c2 == '+' || c2 == '-' {
-			k += w2
-		}
-		k2, m := s.digits(k)
-		if m == 0 {
-			return s.fail(k, "expected digits in the exponent")
-		}
-		j, typ = k2, tDouble
-	}
-	if isIdentChar(s.c(j)) {
-		return s.fail(j, "invalid number literal")
-	}
-	s.p = j
-	return s.tok(typ, start, j, s.text(start, j)), nil
-}
-
 // scanAt scans a parameter alias or an annotation, @name or @name#term, whose '@' (w bytes) is at start.
 func (s *scanner) scanAt(start, w int) (lexer.Token, error) {
-	if !isIdentStart(s.c(start + w)) {
+	if !isIdentifierStart(s.charAt(start + w)) {
 		return s.fail(start+w, "expected a name after @")
 	}
 	end := s.scanWord(start+w, true)
-	if h, hw := at(s.src, end); h == '#' && isIdentStart(s.c(end+hw)) {
+	if h, hw := decodeAt(s.source, end); h == '#' && isIdentifierStart(s.charAt(end+hw)) {
 		end = s.scanWord(end+hw, false)
 	}
-	s.p = end
-	return s.tok(tAt, start, end, s.text(start, end)), nil
+	s.cursor = end
+	return s.token(tokenAtName, start, end, s.text(start, end)), nil
 }
 
 // scanDollar scans a $name word whose '$' (w bytes) is at start.
 func (s *scanner) scanDollar(start, w int) (lexer.Token, error) {
-	if !isIdentStart(s.c(start + w)) {
+	if !isIdentifierStart(s.charAt(start + w)) {
 		return s.fail(start, `unexpected "$"`)
 	}
 	end := s.scanWord(start+w, false)
-	s.p = end
-	return s.tok(tDollar, start, end, s.text(start, end)), nil
-}
-
-// Items mode: $select and $expand. A "(" after an item starts a balanced blob that the option parser splits
-// into nested options (or, in $select, parameter names).
-func (s *scanner) nextItem() (lexer.Token, error) {
-	if s.skipSpace() {
-		return s.fail(s.p-1, "unexpected whitespace")
-	}
-	start := s.p
-	c, w := at(s.src, s.p)
-	if w == 0 {
-		return s.tok(tEOF, start, start, ""), nil
-	}
-	switch {
-	case isIdentStart(c):
-		end := s.scanWord(start, true)
-		s.p = end
-		word := s.text(start, end)
-		if !utf8.ValidString(word) {
-			return s.fail(start, "invalid UTF-8 in identifier")
-		}
-		return s.tok(tIdent, start, end, word), nil
-	case c == '@':
-		return s.scanAt(start, w)
-	case c == '$':
-		return s.scanDollar(start, w)
-	case c == '(':
-		end, err := s.balanced(start + w)
-		if err != nil {
-			return lexer.Token{}, err
-		}
-		_, cw := at(s.src, end)
-		s.pending = append(s.pending[:0],
-			s.tok(tBlob, start+w, end, s.src[start+w:end]),
-			s.tok(tRParen, end, end+cw, ")"))
-		s.p = end + cw
-		return s.tok(tLParen, start, start+w, "("), nil
-	}
-	s.p = start + w
-	switch c {
-	case '/':
-		return s.tok(tSlash, start, s.p, "/"), nil
-	case ',':
-		return s.tok(tComma, start, s.p, ","), nil
-	case '*':
-		return s.tok(tStar, start, s.p, "*"), nil
-	case '.':
-		return s.tok(tDot, start, s.p, "."), nil
-	}
-	return s.fail(start, "unexpected "+quoteChar(c))
+	s.cursor = end
+	return s.token(tokenDollar, start, end, s.text(start, end)), nil
 }
 
 // balanced finds the raw offset of the ")" that closes a "(" whose content starts at i. Quoted strings ('...'
 // and "...") are skipped so parentheses inside them do not count.
-func (s *scanner) balanced(i int) (int, *lexError) {
+func (s *scanner) balanced(i int) (int, *lexicalError) {
 	depth := 0
 	for {
-		c, w := at(s.src, i)
+		c, w := decodeAt(s.source, i)
 		switch {
 		case w == 0:
-			s.err = &lexError{pos: s.base + i, msg: `missing ")"`}
-			return 0, s.err
+			return 0, s.errorAt(i, `missing ")"`)
 		case c == '(':
 			depth++
 			if depth > maxNesting {
-				s.err = &lexError{pos: s.base + i, msg: "nesting exceeds the limit of 64 levels", limit: true}
-				return 0, s.err
+				return 0, s.nestingErrorAt(i)
 			}
 		case c == ')':
 			if depth == 0 {
@@ -875,7 +321,7 @@ func (s *scanner) balanced(i int) (int, *lexError) {
 		case c == '\'':
 			// A quote inside a word (Daniel's in $search) is not a string delimiter.
 			if i > 0 {
-				if p := s.src[i-1]; isIdentChar(p) && w == 1 {
+				if p := s.source[i-1]; isIdentifierPart(p) && w == 1 {
 					break
 				}
 			}
@@ -897,22 +343,21 @@ func (s *scanner) balanced(i int) (int, *lexError) {
 	}
 }
 
-func (s *scanner) skipQuoted(i, w int, q byte) (int, *lexError) {
+func (s *scanner) skipQuoted(i, w int, q byte) (int, *lexicalError) {
 	start := i
 	i += w
 	for {
-		c, w := at(s.src, i)
+		c, w := decodeAt(s.source, i)
 		switch {
 		case w == 0:
-			s.err = &lexError{pos: s.base + start, msg: "unterminated quoted text"}
-			return 0, s.err
+			return 0, s.errorAt(start, "unterminated quoted text")
 		case c == '\\' && q == '"':
-			_, nw := at(s.src, i+w)
-			i += w + nw
+			_, nextWidth := decodeAt(s.source, i+w)
+			i += w + nextWidth
 			continue
 		case c == q:
-			if n, nw := at(s.src, i+w); n == q && q == '\'' {
-				i += w + nw
+			if n, nextWidth := decodeAt(s.source, i+w); n == q && q == '\'' {
+				i += w + nextWidth
 				continue
 			}
 			return i + w, nil

@@ -29,9 +29,9 @@ func (p *ResourcePath) String() string {
 			continue
 		}
 		escapeText(&b, s.Name)
-		for _, al := range s.Args {
+		for _, argumentList := range s.Args {
 			b.WriteByte('(')
-			for j, a := range al.Args {
+			for j, a := range argumentList.Args {
 				if j > 0 {
 					b.WriteByte(',')
 				}
@@ -61,18 +61,18 @@ func (p *ResourcePath) String() string {
 	return b.String()
 }
 
-var segParser = build[gSegment]()
+var segmentParser = buildParser[grammarSegment]()
 
 func pathExpect(prev lexer.TokenType, hasPrev bool) string {
 	if !hasPrev {
 		return "name"
 	}
 	switch prev {
-	case tLParen, tComma:
+	case tokenLeftParenthesis, tokenComma:
 		return "key or parameter"
-	case tEquals:
+	case tokenEquals:
 		return "literal or parameter alias"
-	case tName:
+	case tokenName:
 		return `"(" or "/"`
 	}
 	return `"," or ")"`
@@ -80,8 +80,13 @@ func pathExpect(prev lexer.TokenType, hasPrev bool) string {
 
 // ParsePath parses a raw resource path relative to the service root, still percent-encoded
 // ("Customers('O”Neil')/Orders", "Customers%28%27O%27%27Neil%27%29"). A leading and a trailing "/" are
-// ignored. Errors are *Error values with Option "path".
+// ignored. Errors are *Error values with Option "path". The most frequent paths, an entity set and an entity
+// set with a simple key ("/Products", "/Products('k1')", "/Products(42)"), are read without the grammar, to the
+// same result.
 func ParsePath(raw string) (*ResourcePath, error) {
+	if p := parseSimplePath(raw); p != nil {
+		return p, nil
+	}
 	p, err := parsePath(raw)
 	if err != nil {
 		err.Option = "path"
@@ -90,18 +95,88 @@ func ParsePath(raw string) (*ResourcePath, error) {
 	return p, nil
 }
 
+// parseSimplePath parses the most frequent paths without the grammar: "/Set", "/Set('key')" and "/Set(123)" (an
+// optional trailing "/"), whose key is letters, digits and "-_.@" only. It returns what parsePath returns for
+// them, and nil for any other path, which parsePath then reads.
+func parseSimplePath(raw string) *ResourcePath {
+	s := strings.TrimSuffix(raw, "/")
+	if len(s) < 2 || s[0] != '/' {
+		return nil
+	}
+	name, key, hasKey := strings.Cut(s[1:], "(")
+	if !isASCIIIdentifier(name) {
+		return nil
+	}
+	segment := Segment{Pos: 1, Name: name}
+	if hasKey {
+		keyText, closed := strings.CutSuffix(key, ")")
+		if !closed {
+			return nil
+		}
+		keyPos := 1 + len(name) + 1
+		literal := simpleKeyLiteral(keyText, keyPos)
+		if literal == nil {
+			return nil
+		}
+		segment.Args = []ArgList{{Pos: keyPos - 1, Args: []Arg{{Pos: keyPos, Value: literal}}}}
+	}
+	return &ResourcePath{Segments: []Segment{segment}}
+}
+
+// simpleKeyLiteral reads the key of a simple path, at offset pos: a quoted string of letters, digits and "-_.@",
+// or up to 18 digits (so the number fits an Int64). It returns nil for any other text.
+func simpleKeyLiteral(text string, pos int) *Literal {
+	if len(text) >= 2 && text[0] == '\'' && text[len(text)-1] == '\'' {
+		value := text[1 : len(text)-1]
+		for i := 0; i < len(value); i++ {
+			if c := value[i]; !isASCIIAlphanumeric(c) && c != '-' && c != '_' && c != '.' && c != '@' {
+				return nil
+			}
+		}
+		return &Literal{Pos: pos, Kind: LitString, Text: text, Value: value}
+	}
+	if text == "" || len(text) > 18 {
+		return nil
+	}
+	var n int64
+	for i := 0; i < len(text); i++ {
+		if !isDigit(text[i]) {
+			return nil
+		}
+		n = n*10 + int64(text[i]-'0')
+	}
+	return &Literal{Pos: pos, Kind: LitInt, Text: text, Value: n}
+}
+
+// isASCIIIdentifier reports whether s is an identifier of ASCII letters, digits and "_" (not a "$" segment).
+func isASCIIIdentifier(s string) bool {
+	if s == "" || isDigit(s[0]) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isASCIIAlphanumeric(s[i]) && s[i] != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCIIAlphanumeric(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
 func parsePath(raw string) (*ResourcePath, *Error) {
 	base := 0
 	if strings.HasPrefix(raw, "/") {
 		base = 1
 	}
 	rp := &ResourcePath{}
-	parts, perr := splitPath(raw, base)
-	if perr != nil {
-		return nil, perr
+	parts, splitError := splitPath(raw, base)
+	if splitError != nil {
+		return nil, splitError
 	}
-	for i, sp := range parts {
-		text := raw[sp[0]:sp[1]]
+	for i, span := range parts {
+		text := raw[span[0]:span[1]]
 		if text == "" {
 			if i == len(parts)-1 && i > 0 {
 				break // trailing slash
@@ -109,9 +184,9 @@ func parsePath(raw string) (*ResourcePath, *Error) {
 			if len(parts) == 1 {
 				break // service root
 			}
-			return nil, errAt(sp[0], "empty path segment")
+			return nil, syntaxErrorAt(span[0], "empty path segment")
 		}
-		seg, err := pathSegment(text, sp[0], i == 0)
+		seg, err := pathSegment(text, span[0], i == 0)
 		if err != nil {
 			return nil, err
 		}
@@ -129,12 +204,12 @@ func splitPath(raw string, start int) ([][2]int, *Error) {
 	depth := 0
 	segStart := start
 	for i := start; i < len(raw); {
-		c, w := at(raw, i)
+		c, w := decodeAt(raw, i)
 		switch {
 		case c == '(':
 			depth++
 			if depth > maxNesting {
-				return nil, limitAt(i, "nesting exceeds the limit of 64 levels")
+				return nil, limitErrorAt(i, "nesting exceeds the limit of 64 levels")
 			}
 		case c == ')':
 			if depth > 0 {
@@ -147,14 +222,14 @@ func splitPath(raw string, start int) ([][2]int, *Error) {
 			q := c
 			j := i + w
 			for {
-				d, dw := at(raw, j)
-				if dw == 0 {
-					return nil, errAt(j, "unterminated string literal")
+				quoted, quotedWidth := decodeAt(raw, j)
+				if quotedWidth == 0 {
+					return nil, syntaxErrorAt(j, "unterminated string literal")
 				}
-				j += dw
-				if d == q {
-					if n, nw := at(raw, j); n == q && q == '\'' {
-						j += nw
+				j += quotedWidth
+				if quoted == q {
+					if n, nextWidth := decodeAt(raw, j); n == q && q == '\'' {
+						j += nextWidth
 						continue
 					}
 					break
@@ -170,7 +245,7 @@ func splitPath(raw string, start int) ([][2]int, *Error) {
 
 func hasParen(text string) bool {
 	for i := 0; i < len(text); {
-		c, w := at(text, i)
+		c, w := decodeAt(text, i)
 		if c == '(' || c == ')' {
 			return true
 		}
@@ -181,14 +256,14 @@ func hasParen(text string) bool {
 
 // pathSegment parses one segment whose raw text starts at offset base.
 func pathSegment(text string, base int, first bool) (Segment, *Error) {
-	if c, _ := at(text, 0); c == '$' {
+	if c, _ := decodeAt(text, 0); c == '$' {
 		return dollarSegment(text, base)
 	}
-	s := newScanner(text, base, modeExpr)
+	s := newScanner(text, base, modeExpression)
 	s.inPath = true
-	g, err := parse(segParser, s, pathExpect)
-	if err == nil && nameKind(g.Name) == tIdent && !hasBlob(g.Args) {
-		c := conv{ops: s.ops, src: text, base: base, inPath: true}
+	g, err := parse(segmentParser, s, pathExpect)
+	if err == nil && nameKind(g.Name) == tokenIdentifier && !hasBlob(g.Args) {
+		c := converter{operators: s.operators, source: text, base: base, inPath: true}
 		seg := Segment{Pos: base, Name: g.Name.Value}
 		for _, a := range g.Args {
 			args, err := c.args(a, 0)
@@ -204,7 +279,7 @@ func pathSegment(text string, base int, first bool) (Segment, *Error) {
 		return Segment{Pos: base, Name: decode(text), Literal: true}, nil
 	}
 	if err == nil {
-		return Segment{}, errAt(base, "expected name, found "+describe(g.Name))
+		return Segment{}, syntaxErrorAt(base, "expected name, found "+describe(g.Name))
 	}
 	return Segment{}, err
 }
@@ -213,22 +288,22 @@ var dollarSegments = map[string]bool{"$metadata": true, "$batch": true, "$entity
 	"$crossjoin": true, "$count": true, "$value": true, "$ref": true, "$each": true, "$query": true, "$filter": true}
 
 func dollarSegment(text string, base int) (Segment, *Error) {
-	s := newScanner(text, base, modeExpr)
-	g, err := parse(segParser, s, pathExpect)
+	s := newScanner(text, base, modeExpression)
+	g, err := parse(segmentParser, s, pathExpect)
 	if err != nil {
 		return Segment{}, err
 	}
 	name := g.Name.Value
 	if !dollarSegments[name] {
-		return Segment{}, errAt(base, "unknown segment "+describe(g.Name))
+		return Segment{}, syntaxErrorAt(base, "unknown segment "+describe(g.Name))
 	}
 	seg := Segment{Pos: base, Name: name}
 	switch name {
 	case "$filter":
 		if len(g.Args) != 1 || len(g.Args[0].Args) != 1 || g.Args[0].Args[0].Name.Type != 0 || g.Args[0].Args[0].Then != nil {
-			return Segment{}, errAt(base+len(name), "expected (expression) after $filter")
+			return Segment{}, syntaxErrorAt(base+len(name), "expected (expression) after $filter")
 		}
-		c := conv{ops: s.ops, src: text, base: base}
+		c := converter{operators: s.operators, source: text, base: base}
 		e, err := c.nested(g.Args[0].Args[0].Value, 0)
 		if err != nil {
 			return Segment{}, err
@@ -236,9 +311,9 @@ func dollarSegment(text string, base int) (Segment, *Error) {
 		seg.Args = []ArgList{{Pos: g.Args[0].Open.Pos.Offset, Args: []Arg{{Pos: e.Position(), Value: e}}}}
 	case "$crossjoin":
 		if len(g.Args) != 1 || len(g.Args[0].Args) == 0 {
-			return Segment{}, errAt(base+len(name), "expected (entity sets) after $crossjoin")
+			return Segment{}, syntaxErrorAt(base+len(name), "expected (entity sets) after $crossjoin")
 		}
-		c := conv{ops: s.ops, src: text, base: base}
+		c := converter{operators: s.operators, source: text, base: base}
 		args, err := c.args(g.Args[0], 0)
 		if err != nil {
 			return Segment{}, err
@@ -246,13 +321,13 @@ func dollarSegment(text string, base int) (Segment, *Error) {
 		for _, a := range args {
 			p, ok := a.Value.(*Path)
 			if !ok || a.Name != "" || p.Base != BaseImplicit || len(p.Segments) != 1 || len(p.Segments[0].Args) > 0 || p.Segments[0].IsQualified() {
-				return Segment{}, errAt(a.Pos, "expected entity set name")
+				return Segment{}, syntaxErrorAt(a.Pos, "expected entity set name")
 			}
 		}
 		seg.Args = []ArgList{{Pos: g.Args[0].Open.Pos.Offset, Args: args}}
 	default:
 		if len(g.Args) > 0 {
-			return Segment{}, errAt(base+len(name), `unexpected "(" after `+name)
+			return Segment{}, syntaxErrorAt(base+len(name), `unexpected "(" after `+name)
 		}
 	}
 	return seg, nil
@@ -264,7 +339,7 @@ func checkSegmentOrder(prev []Segment, seg Segment) *Error {
 		switch seg.Name {
 		case "$count", "$value", "$ref", "$each", "$query", "$filter":
 			if !seg.Literal {
-				return errAt(seg.Pos, seg.Name+" cannot start a path")
+				return syntaxErrorAt(seg.Pos, seg.Name+" cannot start a path")
 			}
 		}
 		return nil
@@ -273,24 +348,24 @@ func checkSegmentOrder(prev []Segment, seg Segment) *Error {
 	if !last.Literal {
 		switch last.Name {
 		case "$metadata", "$batch", "$count", "$value", "$ref", "$query":
-			return errAt(seg.Pos-1, "no segment may follow "+last.Name)
+			return syntaxErrorAt(seg.Pos-1, "no segment may follow "+last.Name)
 		case "$crossjoin":
 			if seg.Name != "$query" {
-				return errAt(seg.Pos-1, "only $query may follow $crossjoin")
+				return syntaxErrorAt(seg.Pos-1, "only $query may follow $crossjoin")
 			}
 		case "$all", "$entity":
 			if seg.Literal || !seg.IsQualified() || len(seg.Args) > 0 {
-				return errAt(seg.Pos, "expected a qualified type name after "+last.Name)
+				return syntaxErrorAt(seg.Pos, "expected a qualified type name after "+last.Name)
 			}
 		}
 		if len(prev) >= 2 && (prev[len(prev)-2].Name == "$all" || prev[len(prev)-2].Name == "$entity") && !prev[len(prev)-2].Literal {
-			return errAt(seg.Pos-1, "no segment may follow the type cast after "+prev[len(prev)-2].Name)
+			return syntaxErrorAt(seg.Pos-1, "no segment may follow the type cast after "+prev[len(prev)-2].Name)
 		}
 	}
 	if !seg.Literal {
 		switch seg.Name {
 		case "$metadata", "$batch", "$entity", "$all", "$crossjoin":
-			return errAt(seg.Pos, seg.Name+" must be the first segment")
+			return syntaxErrorAt(seg.Pos, seg.Name+" must be the first segment")
 		}
 	}
 	return nil

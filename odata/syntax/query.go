@@ -2,7 +2,6 @@ package syntax
 
 import (
 	"iter"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -94,60 +93,66 @@ type ExpandItem struct {
 	Options *Query
 }
 
-type optKind uint8
+type optionKind uint8
 
 const (
-	oFilter optKind = iota + 1
-	oSearch
-	oOrderBy
-	oSkip
-	oTop
-	oCount
-	oSelect
-	oExpand
-	oCompute
-	oLevels
-	oIndex
-	oSkipToken
-	oDeltaToken
-	oFormat
-	oSchemaVersion
-	oID
-	oAlias
+	optionFilter optionKind = iota + 1
+	optionSearch
+	optionOrderBy
+	optionSkip
+	optionTop
+	optionCount
+	optionSelect
+	optionExpand
+	optionCompute
+	optionLevels
+	optionIndex
+	optionSkipToken
+	optionDeltaToken
+	optionFormat
+	optionSchemaVersion
+	optionID
+	optionAlias
 )
 
-var systemOptions = map[string]optKind{
-	"filter": oFilter, "search": oSearch, "orderby": oOrderBy, "skip": oSkip, "top": oTop, "count": oCount,
-	"select": oSelect, "expand": oExpand, "compute": oCompute, "levels": oLevels, "index": oIndex,
-	"skiptoken": oSkipToken, "deltatoken": oDeltaToken, "format": oFormat, "schemaversion": oSchemaVersion,
-	"id": oID,
+var systemOptions = map[string]optionKind{
+	"filter": optionFilter, "search": optionSearch, "orderby": optionOrderBy, "skip": optionSkip, "top": optionTop,
+	"count": optionCount, "select": optionSelect, "expand": optionExpand, "compute": optionCompute,
+	"levels": optionLevels, "index": optionIndex, "skiptoken": optionSkipToken, "deltatoken": optionDeltaToken,
+	"format": optionFormat, "schemaversion": optionSchemaVersion, "id": optionID,
 }
 
-var optionNames = [...]string{oFilter: "$filter", oSearch: "$search", oOrderBy: "$orderby", oSkip: "$skip",
-	oTop: "$top", oCount: "$count", oSelect: "$select", oExpand: "$expand", oCompute: "$compute",
-	oLevels: "$levels", oIndex: "$index", oSkipToken: "$skiptoken", oDeltaToken: "$deltatoken",
-	oFormat: "$format", oSchemaVersion: "$schemaversion", oID: "$id"}
+var optionNames = [...]string{
+	optionFilter: "$filter", optionSearch: "$search", optionOrderBy: "$orderby", optionSkip: "$skip",
+	optionTop: "$top", optionCount: "$count", optionSelect: "$select", optionExpand: "$expand",
+	optionCompute: "$compute", optionLevels: "$levels", optionIndex: "$index", optionSkipToken: "$skiptoken",
+	optionDeltaToken: "$deltatoken", optionFormat: "$format", optionSchemaVersion: "$schemaversion",
+	optionID: "$id",
+}
 
-type optSet uint32
+type optionSet uint32
 
-func set(kinds ...optKind) optSet {
-	var s optSet
+func set(kinds ...optionKind) optionSet {
+	var s optionSet
 	for _, k := range kinds {
 		s |= 1 << k
 	}
 	return s
 }
 
-func (s optSet) has(k optKind) bool { return s&(1<<k) != 0 }
+func (s optionSet) has(k optionKind) bool { return s&(1<<k) != 0 }
 
 var (
-	topOptions = set(oFilter, oSearch, oOrderBy, oSkip, oTop, oCount, oSelect, oExpand, oCompute, oIndex,
-		oSkipToken, oDeltaToken, oFormat, oSchemaVersion, oID, oAlias)
-	expandOptions    = set(oFilter, oSearch, oOrderBy, oSkip, oTop, oCount, oSelect, oExpand, oCompute, oLevels, oAlias)
-	expandRefOptions = set(oFilter, oSearch, oOrderBy, oSkip, oTop, oCount)
-	expandStarOpts   = set(oLevels)
-	selectOptions    = set(oFilter, oSearch, oOrderBy, oSkip, oTop, oCount, oCompute, oSelect, oAlias)
-	countOptions     = set(oFilter, oSearch)
+	topOptions = set(optionFilter, optionSearch, optionOrderBy, optionSkip, optionTop, optionCount, optionSelect,
+		optionExpand, optionCompute, optionIndex, optionSkipToken, optionDeltaToken, optionFormat, optionSchemaVersion,
+		optionID, optionAlias)
+	expandOptions = set(optionFilter, optionSearch, optionOrderBy, optionSkip, optionTop, optionCount, optionSelect,
+		optionExpand, optionCompute, optionLevels, optionAlias)
+	expandRefOptions  = set(optionFilter, optionSearch, optionOrderBy, optionSkip, optionTop, optionCount)
+	expandStarOptions = set(optionLevels)
+	selectOptions     = set(optionFilter, optionSearch, optionOrderBy, optionSkip, optionTop, optionCount, optionCompute,
+		optionSelect, optionAlias)
+	countOptions = set(optionFilter, optionSearch)
 )
 
 // ParseQuery parses a raw query string (without the "?"), still percent-encoded: options separated by "&",
@@ -207,23 +212,11 @@ func parseQuery(raw string) (*Query, *Error) {
 
 // option parses one option name=value into q. base is the offset of value within the top-level option value
 // (0 for top-level options); pos is the offset recorded in q.Options.
-func (q *Query) option(name, value string, hasValue bool, pos, base int, allowed optSet, seen map[string]bool, expandDepth int) *Error {
-	kind := optKind(0)
-	canon := name
-	switch {
-	case strings.HasPrefix(name, "@"):
-		if !isIdentifier(name[1:]) {
-			return &Error{Code: CodeSyntax, Msg: "invalid parameter alias name"}
-		}
-		kind = oAlias
-	case strings.HasPrefix(name, "$"):
-		k, ok := systemOptions[lower(name[1:])]
-		if !ok {
-			return &Error{Code: CodeSyntax, Msg: "unknown system query option"}
-		}
-		kind = k
-	default:
-		kind = systemOptions[lower(name)]
+func (q *Query) option(name, value string, hasValue bool, pos, base int, allowed optionSet, seen map[string]bool,
+	expandDepth int) *Error {
+	kind, err := optionKindOf(name)
+	if err != nil {
+		return err
 	}
 	if kind == 0 {
 		if allowed != topOptions {
@@ -233,99 +226,128 @@ func (q *Query) option(name, value string, hasValue bool, pos, base int, allowed
 		q.Custom = append(q.Custom, CustomOption{Name: name, Value: decode(value)})
 		return nil
 	}
-	if kind != oAlias {
-		canon = optionNames[kind]
+	canonical := name
+	if kind != optionAlias {
+		canonical = optionNames[kind]
 	}
 	if !allowed.has(kind) {
-		return &Error{Code: CodeSyntax, Msg: canon + " is not allowed here"}
+		return &Error{Code: CodeSyntax, Msg: canonical + " is not allowed here"}
 	}
-	if seen[lower(canon)] {
-		return &Error{Code: CodeSyntax, Msg: "duplicate option " + canon}
+	if seen[lower(canonical)] {
+		return &Error{Code: CodeSyntax, Msg: "duplicate option " + canonical}
 	}
-	seen[lower(canon)] = true
+	seen[lower(canonical)] = true
 	if !hasValue {
-		return errAt(base, "expected \"=\" and a value")
+		return syntaxErrorAt(base, "expected \"=\" and a value")
 	}
-	q.Options = append(q.Options, Option{Name: canon, Spelt: name, Pos: pos, Raw: value})
-	var err *Error
+	q.Options = append(q.Options, Option{Name: canonical, Spelt: name, Pos: pos, Raw: value})
+	return q.setOption(kind, name, value, base, expandDepth)
+}
+
+// optionKindOf classifies an option name: a parameter alias, a system option with or without "$"
+// (case-insensitive), or 0 for a custom option.
+func optionKindOf(name string) (optionKind, *Error) {
+	switch {
+	case strings.HasPrefix(name, "@"):
+		if !isIdentifier(name[1:]) {
+			return 0, &Error{Code: CodeSyntax, Msg: "invalid parameter alias name"}
+		}
+		return optionAlias, nil
+	case strings.HasPrefix(name, "$"):
+		kind, ok := systemOptions[lower(name[1:])]
+		if !ok {
+			return 0, &Error{Code: CodeSyntax, Msg: "unknown system query option"}
+		}
+		return kind, nil
+	}
+	return systemOptions[lower(name)], nil
+}
+
+// setOption parses the value of an option of the given kind, whose raw text starts at offset base, into q.
+func (q *Query) setOption(kind optionKind, name, value string, base, expandDepth int) (err *Error) {
 	switch kind {
-	case oFilter:
+	case optionFilter:
 		q.Filter, err = parseExprValue(value, base)
-	case oSearch:
+	case optionSearch:
 		q.Search, err = parseSearch(value, base)
-	case oOrderBy:
+	case optionOrderBy:
 		q.OrderBy, err = parseOrderBy(value, base)
-	case oCompute:
+	case optionCompute:
 		q.Compute, err = parseCompute(value, base)
-	case oSelect:
+	case optionSelect:
 		q.Select, err = parseSelect(value, base, expandDepth)
-	case oExpand:
+	case optionExpand:
 		q.Expand, err = parseExpand(value, base, expandDepth+1)
-	case oSkip:
+	case optionSkip:
 		q.Skip, err = parseUint(value, base)
-	case oTop:
+	case optionTop:
 		q.Top, err = parseUint(value, base)
-	case oIndex:
+	case optionIndex:
 		q.Index, err = parseIndex(value, base)
-	case oCount:
-		switch lower(decode(value)) {
-		case "true":
-			q.Count = new(bool)
-			*q.Count = true
-		case "false":
-			q.Count = new(bool)
-		default:
-			err = errAt(base, "expected true or false, found "+strconv.Quote(decode(value)))
-		}
-	case oLevels:
+	case optionCount:
+		q.Count, err = parseBool(value, base)
+	case optionLevels:
 		q.Levels, err = parseLevels(value, base)
-	case oSkipToken, oDeltaToken, oID:
-		v := decode(value)
-		if v == "" {
-			err = errAt(base, "expected a value, found end of input")
-		} else if i := strings.IndexByte(value, '%'); i >= 0 && !validEscapes(value) {
-			err = errAt(base+i, "invalid percent-encoding")
-		}
-		switch kind {
-		case oSkipToken:
-			q.SkipToken = v
-		case oDeltaToken:
-			q.DeltaToken = v
-		default:
-			q.ID = v
-		}
-	case oFormat:
+	case optionSkipToken:
+		q.SkipToken, err = parseToken(value, base)
+	case optionDeltaToken:
+		q.DeltaToken, err = parseToken(value, base)
+	case optionID:
+		q.ID, err = parseToken(value, base)
+	case optionFormat:
 		q.Format, err = parseFormat(value, base)
-	case oSchemaVersion:
+	case optionSchemaVersion:
 		q.SchemaVersion, err = parseSchemaVersion(value, base)
-	case oAlias:
-		var e Expr
-		e, err = parseExprValue(value, base)
-		if err == nil {
-			if q.Aliases == nil {
-				q.Aliases = map[string]Expr{}
-			}
-			q.Aliases[name[1:]] = e
-		}
+	case optionAlias:
+		err = q.setAlias(name[1:], value, base)
 	}
 	return err
 }
 
-func validEscapes(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && (i+2 >= len(s) || !ishex(s[i+1]) || !ishex(s[i+2])) {
-			return false
-		}
+// parseBool parses the value of $count: true or false, case-insensitively.
+func parseBool(source string, base int) (*bool, *Error) {
+	switch v := decode(source); lower(v) {
+	case "true":
+		yes := true
+		return &yes, nil
+	case "false":
+		return new(bool), nil
+	default:
+		return nil, syntaxErrorAt(base, "expected true or false, found "+strconv.Quote(v))
 	}
-	return true
+}
+
+// parseToken parses the value of $skiptoken, $deltatoken or $id: any text but none, percent-decoded.
+func parseToken(source string, base int) (string, *Error) {
+	v := decode(source)
+	if v == "" {
+		return "", syntaxErrorAt(base, "expected a value, found end of input")
+	}
+	if i := strings.IndexByte(source, '%'); i >= 0 && !validEscapes(source) {
+		return "", syntaxErrorAt(base+i, "invalid percent-encoding")
+	}
+	return v, nil
+}
+
+// setAlias parses the value of the parameter alias @name.
+func (q *Query) setAlias(name, value string, base int) *Error {
+	e, err := parseExprValue(value, base)
+	if err != nil {
+		return err
+	}
+	if q.Aliases == nil {
+		q.Aliases = map[string]Expr{}
+	}
+	q.Aliases[name] = e
+	return nil
 }
 
 func isIdentifier(s string) bool {
-	if s == "" || !isIdentStart(s[0]) || !utf8.ValidString(s) {
+	if s == "" || !isIdentifierStart(s[0]) || !utf8.ValidString(s) {
 		return false
 	}
 	for i := 1; i < len(s); i++ {
-		if !isIdentChar(s[i]) {
+		if !isIdentifierPart(s[i]) {
 			return false
 		}
 	}
@@ -333,62 +355,62 @@ func isIdentifier(s string) bool {
 }
 
 // noLeadingSpace rejects a value that starts with whitespace (the grammar has none before a value).
-func noLeadingSpace(src string, base int) *Error {
-	c, w := at(src, 0)
+func noLeadingSpace(source string, base int) *Error {
+	c, w := decodeAt(source, 0)
 	if w == 0 {
-		return errAt(base, "expected expression, found end of input")
+		return syntaxErrorAt(base, "expected expression, found end of input")
 	}
 	if isSpace(c) {
-		return errAt(base, "expected expression, found whitespace")
+		return syntaxErrorAt(base, "expected expression, found whitespace")
 	}
 	return nil
 }
 
 // parseExprValue parses an expression option value that starts at offset base.
-func parseExprValue(src string, base int) (Expr, *Error) {
-	if err := noLeadingSpace(src, base); err != nil {
+func parseExprValue(source string, base int) (Expr, *Error) {
+	if err := noLeadingSpace(source, base); err != nil {
 		return nil, err
 	}
-	s := newScanner(src, base, modeExpr)
+	s := newScanner(source, base, modeExpression)
 	g, err := parse(exprParser, s, expectation)
 	if err != nil {
 		return nil, err
 	}
-	c := conv{ops: s.ops, src: src, base: base}
+	c := converter{operators: s.operators, source: source, base: base}
 	return c.expr(g, 0)
 }
 
-func parseOrderBy(src string, base int) ([]OrderItem, *Error) {
-	if err := noLeadingSpace(src, base); err != nil {
+func parseOrderBy(source string, base int) ([]OrderItem, *Error) {
+	if err := noLeadingSpace(source, base); err != nil {
 		return nil, err
 	}
-	s := newScanner(src, base, modeExpr)
+	s := newScanner(source, base, modeExpression)
 	g, err := parse(orderByParser, s, expectation)
 	if err != nil {
 		return nil, err
 	}
-	c := conv{ops: s.ops, src: src, base: base}
+	c := converter{operators: s.operators, source: source, base: base}
 	out := make([]OrderItem, 0, len(g.Items))
 	for _, it := range g.Items {
 		e, err := c.expr(it.Expr, 0)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, OrderItem{Pos: e.Position(), Expr: e, Desc: it.Dir.Value == "desc"})
+		out = append(out, OrderItem{Pos: e.Position(), Expr: e, Desc: it.Direction.Value == "desc"})
 	}
 	return out, nil
 }
 
-func parseCompute(src string, base int) ([]ComputeItem, *Error) {
-	if err := noLeadingSpace(src, base); err != nil {
+func parseCompute(source string, base int) ([]ComputeItem, *Error) {
+	if err := noLeadingSpace(source, base); err != nil {
 		return nil, err
 	}
-	s := newScanner(src, base, modeExpr)
+	s := newScanner(source, base, modeExpression)
 	g, err := parse(computeParser, s, expectation)
 	if err != nil {
 		return nil, err
 	}
-	c := conv{ops: s.ops, src: src, base: base}
+	c := converter{operators: s.operators, source: source, base: base}
 	out := make([]ComputeItem, 0, len(g.Items))
 	for _, it := range g.Items {
 		e, err := c.expr(it.Expr, 0)
@@ -396,271 +418,117 @@ func parseCompute(src string, base int) ([]ComputeItem, *Error) {
 			return nil, err
 		}
 		if strings.IndexByte(it.Alias.Value, '.') >= 0 {
-			return nil, errAt(it.Alias.Pos.Offset, "expected alias name, found "+describe(it.Alias))
+			return nil, syntaxErrorAt(it.Alias.Pos.Offset, "expected alias name, found "+describe(it.Alias))
 		}
 		out = append(out, ComputeItem{Pos: e.Position(), Expr: e, Alias: it.Alias.Value})
 	}
 	return out, nil
 }
 
-func parseUint(src string, base int) (*int64, *Error) {
-	v := decode(src)
+func parseUint(source string, base int) (*int64, *Error) {
+	v := decode(source)
 	if v == "" {
-		return nil, errAt(base, "expected a non-negative integer, found end of input")
+		return nil, syntaxErrorAt(base, "expected a non-negative integer, found end of input")
 	}
 	for i := 0; i < len(v); i++ {
 		if !isDigit(v[i]) {
-			return nil, errAt(base, "expected a non-negative integer, found "+strconv.Quote(v))
+			return nil, syntaxErrorAt(base, "expected a non-negative integer, found "+strconv.Quote(v))
 		}
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
-		return nil, errAt(base, "integer out of range: "+v)
+		return nil, syntaxErrorAt(base, "integer out of range: "+v)
 	}
 	return &n, nil
 }
 
-func parseIndex(src string, base int) (*int64, *Error) {
-	v := decode(src)
+func parseIndex(source string, base int) (*int64, *Error) {
+	v := decode(source)
 	digits := strings.TrimPrefix(v, "-")
 	if digits == "" {
-		return nil, errAt(base, "expected an integer, found "+strconv.Quote(v))
+		return nil, syntaxErrorAt(base, "expected an integer, found "+strconv.Quote(v))
 	}
 	for i := 0; i < len(digits); i++ {
 		if !isDigit(digits[i]) {
-			return nil, errAt(base, "expected an integer, found "+strconv.Quote(v))
+			return nil, syntaxErrorAt(base, "expected an integer, found "+strconv.Quote(v))
 		}
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
-		return nil, errAt(base, "integer out of range: "+v)
+		return nil, syntaxErrorAt(base, "integer out of range: "+v)
 	}
 	return &n, nil
 }
 
-func parseLevels(src string, base int) (*Levels, *Error) {
-	v := decode(src)
+func parseLevels(source string, base int) (*Levels, *Error) {
+	v := decode(source)
 	if lower(v) == "max" {
 		return &Levels{Max: true}, nil
 	}
 	if v == "" || v[0] == '0' {
-		return nil, errAt(base, "expected a positive integer or max, found "+strconv.Quote(v))
+		return nil, syntaxErrorAt(base, "expected a positive integer or max, found "+strconv.Quote(v))
 	}
-	n, err := parseUint(src, base)
+	n, err := parseUint(source, base)
 	if err != nil {
-		return nil, errAt(base, "expected a positive integer or max, found "+strconv.Quote(v))
+		return nil, syntaxErrorAt(base, "expected a positive integer or max, found "+strconv.Quote(v))
 	}
 	return &Levels{N: *n}, nil
 }
 
-func parseFormat(src string, base int) (string, *Error) {
-	v := decode(src)
+func parseFormat(source string, base int) (string, *Error) {
+	v := decode(source)
 	switch lower(v) {
 	case "json", "atom", "xml":
 		return v, nil
 	}
-	if i := strings.IndexByte(v, '/'); i > 0 && i < len(v)-1 && validEscapes(src) {
+	if i := strings.IndexByte(v, '/'); i > 0 && i < len(v)-1 && validEscapes(source) {
 		return v, nil
 	}
-	return "", errAt(base, "expected json, atom, xml or a media type, found "+strconv.Quote(v))
+	return "", syntaxErrorAt(base, "expected json, atom, xml or a media type, found "+strconv.Quote(v))
 }
 
-func parseSchemaVersion(src string, base int) (string, *Error) {
-	v := decode(src)
+func parseSchemaVersion(source string, base int) (string, *Error) {
+	v := decode(source)
 	if v == "*" {
 		return v, nil
 	}
 	if v == "" {
-		return "", errAt(base, "expected a schema version, found end of input")
+		return "", syntaxErrorAt(base, "expected a schema version, found end of input")
 	}
 	for i := 0; i < len(v); i++ {
 		c := v[i]
-		if !(isIdentChar(c) && c < 0x80 || c == '-' || c == '.' || c == '~') {
-			return "", errAt(base, "invalid schema version "+strconv.Quote(v))
+		if !(isIdentifierPart(c) && c < 0x80 || c == '-' || c == '.' || c == '~') {
+			return "", syntaxErrorAt(base, "invalid schema version "+strconv.Quote(v))
 		}
 	}
 	return v, nil
 }
 
-func itemsExpect(prev lexer.TokenType, hasPrev bool) string {
-	if !hasPrev || prev == tComma || prev == tSlash {
-		return "name"
-	}
-	return `"," or "/"`
-}
-
-// parseItems lexes and parses a $select or $expand list.
-func parseItems(src string, base int) (*gItems, *Error) {
-	c, w := at(src, 0)
-	if w == 0 {
-		return nil, errAt(base, "expected name, found end of input")
-	}
-	if isSpace(c) {
-		return nil, errAt(base, "expected name, found whitespace")
-	}
-	return parse(itemsParser, newScanner(src, base, modeItems), itemsExpect)
-}
-
-func itemSegment(s *gItemSegment) Segment {
-	seg := Segment{Pos: s.Name.Pos.Offset, Name: s.Name.Value}
-	if s.Star.Type != 0 {
-		seg.Name += ".*"
-	}
-	return seg
-}
-
-func parseSelect(src string, base, expandDepth int) ([]SelectItem, *Error) {
-	g, err := parseItems(src, base)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]SelectItem, 0, len(g.Items))
-	for _, it := range g.Items {
-		item := SelectItem{Pos: it.Segments[0].Name.Pos.Offset}
-		for _, s := range it.Segments {
-			if nameKind(s.Name) == tDollar {
-				return nil, errAt(s.Name.Pos.Offset, "unexpected "+describe(s.Name)+" in $select")
-			}
-			item.Path = append(item.Path, itemSegment(s))
-		}
-		if it.Blob != nil {
-			text, pos := it.Blob.Text.Value, it.Blob.Text.Pos.Offset
-			if looksLikeOptions(text) {
-				q, err := parseOptions(text, pos, selectOptions, expandDepth)
-				if err != nil {
-					return nil, err
-				}
-				item.Options = q
-			} else {
-				params, err := parameterNames(text, pos)
-				if err != nil {
-					return nil, err
-				}
-				last := &item.Path[len(item.Path)-1]
-				last.Args = []ArgList{{Pos: it.Blob.Open.Pos.Offset, Args: params}}
-			}
-		}
-		out = append(out, item)
-	}
-	return out, nil
-}
-
-// looksLikeOptions tells nested options ("$top=1;...", "@a=...", "top=1") from parameter names ("A,B").
-func looksLikeOptions(text string) bool {
-	c, _ := at(text, 0)
-	if c == '$' || c == '@' {
-		return true
-	}
-	for i := 0; i < len(text); {
-		d, w := at(text, i)
-		if d == '=' {
-			return true
-		}
-		if !isIdentChar(d) {
-			return false
-		}
-		i += w
-	}
-	return false
-}
-
-func parameterNames(text string, base int) ([]Arg, *Error) {
-	var out []Arg
-	pos := 0
-	for _, part := range strings.Split(text, ",") {
-		name := decode(part)
-		if !isIdentifier(name) {
-			return nil, errAt(base+pos, "expected parameter name, found "+strconv.Quote(name))
-		}
-		out = append(out, Arg{Pos: base + pos, Value: &Path{Pos: base + pos, Segments: []Segment{{Pos: base + pos, Name: name}}}})
-		pos += len(part) + 1
-	}
-	return out, nil
-}
-
-func parseExpand(src string, base, depth int) ([]ExpandItem, *Error) {
-	if depth > maxExpandDepth {
-		return nil, limitAt(base, "$expand depth exceeds the limit of 3")
-	}
-	g, err := parseItems(src, base)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]ExpandItem, 0, len(g.Items))
-	for _, it := range g.Items {
-		item := ExpandItem{Pos: it.Segments[0].Name.Pos.Offset}
-		star := false
-		for i, s := range it.Segments {
-			last := i == len(it.Segments)-1
-			n := s.Name
-			if nameKind(n) == tDollar {
-				switch {
-				case n.Value == "$ref" && last && i > 0:
-					item.Ref = true
-					continue
-				case n.Value == "$count" && last && i > 0 && !star:
-					item.Count = true
-					continue
-				case n.Value == "$value" && len(it.Segments) == 1:
-				default:
-					return nil, errAt(n.Pos.Offset, "unexpected "+describe(n)+" in $expand")
-				}
-			}
-			if star {
-				return nil, errAt(n.Pos.Offset, `unexpected segment after "*"`)
-			}
-			star = n.Type == tStar
-			item.Path = append(item.Path, itemSegment(s))
-		}
-		if it.Blob != nil {
-			allowed := expandOptions
-			switch {
-			case item.Ref:
-				allowed = expandRefOptions
-			case item.Count:
-				allowed = countOptions
-			case star:
-				allowed = expandStarOpts
-			}
-			if len(item.Path) == 1 && item.Path[0].Name == "$value" {
-				return nil, errAt(it.Blob.Open.Pos.Offset, `unexpected "(" after $value`)
-			}
-			q, err := parseOptions(it.Blob.Text.Value, it.Blob.Text.Pos.Offset, allowed, depth)
-			if err != nil {
-				return nil, err
-			}
-			item.Options = q
-		}
-		out = append(out, item)
-	}
-	return out, nil
-}
-
 // nestedOptions parses the options of a /$count in an expression.
-func (c *conv) nestedOptions(b lexer.Token, allowed optSet) (*Query, *Error) {
+func (c *converter) nestedOptions(b lexer.Token, allowed optionSet) (*Query, *Error) {
 	return parseOptions(b.Value, b.Pos.Offset, allowed, c.expand)
 }
 
 // parseOptions parses nested options "name=value;name=value" whose raw text starts at offset base.
-func parseOptions(src string, base int, allowed optSet, expandDepth int) (*Query, *Error) {
+func parseOptions(source string, base int, allowed optionSet, expandDepth int) (*Query, *Error) {
 	q := &Query{}
 	seen := map[string]bool{}
-	parts, err := splitOptions(src, base)
+	parts, err := splitOptions(source, base)
 	if err != nil {
 		return nil, err
 	}
 	for _, p := range parts {
-		text := src[p[0]:p[1]]
+		text := source[p[0]:p[1]]
 		eq := strings.IndexByte(text, '=')
 		if eq < 0 {
 			if text == "" {
-				return nil, errAt(base+p[0], "expected option, found "+strconv.Quote(";"))
+				return nil, syntaxErrorAt(base+p[0], "expected option, found "+strconv.Quote(";"))
 			}
-			return nil, errAt(base+p[1], `expected "="`)
+			return nil, syntaxErrorAt(base+p[1], `expected "="`)
 		}
 		name := decode(text[:eq])
-		vpos := base + p[0] + eq + 1
-		if err := q.option(name, text[eq+1:], true, vpos, vpos, allowed, seen, expandDepth); err != nil {
+		valuePos := base + p[0] + eq + 1
+		if err := q.option(name, text[eq+1:], true, valuePos, valuePos, allowed, seen, expandDepth); err != nil {
 			if err.Pos == 0 {
 				err.Pos = base + p[0] + 1
 			}
@@ -671,12 +539,12 @@ func parseOptions(src string, base int, allowed optSet, expandDepth int) (*Query
 }
 
 // splitOptions splits nested options at ";" outside parentheses and quotes.
-func splitOptions(src string, base int) ([][2]int, *Error) {
+func splitOptions(source string, base int) ([][2]int, *Error) {
 	var parts [][2]int
-	s := newScanner(src, base, modeItems)
+	s := newScanner(source, base, modeItems)
 	depth, start := 0, 0
-	for i := 0; i < len(src); {
-		c, w := at(src, i)
+	for i := 0; i < len(source); {
+		c, w := decodeAt(source, i)
 		switch {
 		case c == '(':
 			depth++
@@ -686,19 +554,19 @@ func splitOptions(src string, base int) ([][2]int, *Error) {
 			parts = append(parts, [2]int{start, i})
 			start = i + 1
 		case c == '\'' || c == '"':
-			if c == '\'' && i > 0 && w == 1 && isIdentChar(src[i-1]) {
+			if c == '\'' && i > 0 && w == 1 && isIdentifierPart(source[i-1]) {
 				break
 			}
 			e, err := s.skipQuoted(i, w, c)
 			if err != nil {
-				return nil, errAt(err.pos, err.msg)
+				return nil, syntaxErrorAt(err.pos, err.msg)
 			}
 			i = e
 			continue
 		}
 		i += w
 	}
-	return append(parts, [2]int{start, len(src)}), nil
+	return append(parts, [2]int{start, len(source)}), nil
 }
 
 // String prints the query in canonical form: system options in a fixed order, then aliases sorted by name,
@@ -707,168 +575,6 @@ func (q *Query) String() string {
 	var b strings.Builder
 	writeOptions(&b, q, '&')
 	return b.String()
-}
-
-func writeOptions(b *strings.Builder, q *Query, sep byte) {
-	n := 0
-	opt := func(name string) {
-		if n > 0 {
-			b.WriteByte(sep)
-		}
-		n++
-		b.WriteString(name)
-		b.WriteByte('=')
-	}
-	if q.Filter != nil {
-		opt("$filter")
-		writeExpr(b, q.Filter, 0)
-	}
-	if q.Search != nil {
-		opt("$search")
-		writeSearch(b, q.Search, 0)
-	}
-	if len(q.OrderBy) > 0 {
-		opt("$orderby")
-		for i, it := range q.OrderBy {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeExpr(b, it.Expr, 0)
-			if it.Desc {
-				b.WriteString(" desc")
-			}
-		}
-	}
-	if q.Skip != nil {
-		opt("$skip")
-		b.WriteString(strconv.FormatInt(*q.Skip, 10))
-	}
-	if q.Top != nil {
-		opt("$top")
-		b.WriteString(strconv.FormatInt(*q.Top, 10))
-	}
-	if q.Count != nil {
-		opt("$count")
-		b.WriteString(strconv.FormatBool(*q.Count))
-	}
-	if len(q.Select) > 0 {
-		opt("$select")
-		for i, it := range q.Select {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeItemPath(b, it.Path)
-			if it.Options != nil {
-				b.WriteByte('(')
-				writeOptions(b, it.Options, ';')
-				b.WriteByte(')')
-			}
-		}
-	}
-	if len(q.Expand) > 0 {
-		opt("$expand")
-		for i, it := range q.Expand {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeItemPath(b, it.Path)
-			if it.Ref {
-				b.WriteString("/$ref")
-			}
-			if it.Count {
-				b.WriteString("/$count")
-			}
-			if it.Options != nil {
-				b.WriteByte('(')
-				writeOptions(b, it.Options, ';')
-				b.WriteByte(')')
-			}
-		}
-	}
-	if len(q.Compute) > 0 {
-		opt("$compute")
-		for i, it := range q.Compute {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeExpr(b, it.Expr, 0)
-			b.WriteString(" as ")
-			b.WriteString(it.Alias)
-		}
-	}
-	if q.Levels != nil {
-		opt("$levels")
-		if q.Levels.Max {
-			b.WriteString("max")
-		} else {
-			b.WriteString(strconv.FormatInt(q.Levels.N, 10))
-		}
-	}
-	if q.Index != nil {
-		opt("$index")
-		b.WriteString(strconv.FormatInt(*q.Index, 10))
-	}
-	for _, o := range []struct{ name, v string }{{"$skiptoken", q.SkipToken}, {"$deltatoken", q.DeltaToken},
-		{"$format", q.Format}, {"$schemaversion", q.SchemaVersion}, {"$id", q.ID}} {
-		if o.v != "" {
-			opt(o.name)
-			writeOptionText(b, o.v, sep)
-		}
-	}
-	names := make([]string, 0, len(q.Aliases))
-	for k := range q.Aliases {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		opt("@" + k)
-		writeExpr(b, q.Aliases[k], 0)
-	}
-	for _, c := range q.Custom {
-		if n > 0 {
-			b.WriteByte(sep)
-		}
-		n++
-		writeOptionText(b, c.Name, '=')
-		if c.Value != "" {
-			b.WriteByte('=')
-			writeOptionText(b, c.Value, sep)
-		}
-	}
-}
-
-// writeOptionText percent-encodes what would end an option value.
-func writeOptionText(b *strings.Builder, s string, sep byte) {
-	const hexd = "0123456789ABCDEF"
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '%' || c == '&' || c == '#' || c == sep || c == '(' && sep == ';' || c == ')' && sep == ';' || c <= ' ' || c == 0x7f {
-			b.WriteByte('%')
-			b.WriteByte(hexd[c>>4])
-			b.WriteByte(hexd[c&15])
-		} else {
-			b.WriteByte(c)
-		}
-	}
-}
-
-func writeItemPath(b *strings.Builder, path []Segment) {
-	for i, s := range path {
-		if i > 0 {
-			b.WriteByte('/')
-		}
-		b.WriteString(s.Name)
-		for _, al := range s.Args {
-			b.WriteByte('(')
-			for j, a := range al.Args {
-				if j > 0 {
-					b.WriteByte(',')
-				}
-				writeExpr(b, a.Value, 0)
-			}
-			b.WriteByte(')')
-		}
-	}
 }
 
 // ParseFilter parses a raw $filter value (still percent-encoded).

@@ -82,7 +82,7 @@ func printSearch(e SearchExpr) string {
 	return b.String()
 }
 
-func searchPrec(e SearchExpr) int {
+func searchPrecedence(e SearchExpr) int {
 	switch e := e.(type) {
 	case *SearchBinary:
 		if e.Op == SearchOr {
@@ -96,7 +96,7 @@ func searchPrec(e SearchExpr) int {
 }
 
 func writeSearch(b *strings.Builder, e SearchExpr, min int) {
-	if searchPrec(e) < min {
+	if searchPrecedence(e) < min {
 		b.WriteByte('(')
 		writeSearch(b, e, 0)
 		b.WriteByte(')')
@@ -122,7 +122,7 @@ func writeSearch(b *strings.Builder, e SearchExpr, min int) {
 		b.WriteString("NOT ")
 		writeSearch(b, e.X, 3)
 	case *SearchBinary:
-		p := searchPrec(e)
+		p := searchPrecedence(e)
 		writeSearch(b, e.Left, p)
 		b.WriteByte(' ')
 		b.WriteString(e.Op.String())
@@ -133,7 +133,7 @@ func writeSearch(b *strings.Builder, e SearchExpr, min int) {
 
 // writeSearchText percent-encodes what would end or split a search word or phrase.
 func writeSearchText(b *strings.Builder, s string, phrase bool) {
-	const hexd = "0123456789ABCDEF"
+	const hexDigits = "0123456789ABCDEF"
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		enc := c == '%' || c == '&' || c == '#' || c == '"' || c == ';' || c < ' ' || c == 0x7f
@@ -142,8 +142,8 @@ func writeSearchText(b *strings.Builder, s string, phrase bool) {
 		}
 		if enc {
 			b.WriteByte('%')
-			b.WriteByte(hexd[c>>4])
-			b.WriteByte(hexd[c&15])
+			b.WriteByte(hexDigits[c>>4])
+			b.WriteByte(hexDigits[c&15])
 		} else {
 			b.WriteByte(c)
 		}
@@ -151,42 +151,42 @@ func writeSearchText(b *strings.Builder, s string, phrase bool) {
 }
 
 // Search grammar: OR binds weaker than AND (explicit or implicit), which binds weaker than NOT.
-type gSearch struct {
-	Left *gSearchAnd     `parser:"@@"`
-	Rest []*gSearchOrRHS `parser:"@@*"`
+type grammarSearch struct {
+	Left *grammarSearchAnd       `parser:"@@"`
+	Rest []*grammarSearchOrRight `parser:"@@*"`
 }
 
-type gSearchOrRHS struct {
-	Op    lexer.Token `parser:"@SearchOr"`
-	Right *gSearchAnd `parser:"@@"`
+type grammarSearchOrRight struct {
+	Op    lexer.Token       `parser:"@SearchOr"`
+	Right *grammarSearchAnd `parser:"@@"`
 }
 
-type gSearchAnd struct {
-	Left *gSearchUnary    `parser:"@@"`
-	Rest []*gSearchAndRHS `parser:"@@*"`
+type grammarSearchAnd struct {
+	Left *grammarSearchUnary      `parser:"@@"`
+	Rest []*grammarSearchAndRight `parser:"@@*"`
 }
 
-type gSearchAndRHS struct {
-	Op    lexer.Token   `parser:"@SearchAnd?"`
-	Right *gSearchUnary `parser:"@@"`
+type grammarSearchAndRight struct {
+	Op    lexer.Token         `parser:"@SearchAnd?"`
+	Right *grammarSearchUnary `parser:"@@"`
 }
 
-type gSearchUnary struct {
-	Not     lexer.Token     `parser:"( @SearchNot"`
-	X       *gSearchUnary   `parser:"  @@"`
-	Primary *gSearchPrimary `parser:"| @@ )"`
+type grammarSearchUnary struct {
+	Not     lexer.Token           `parser:"( @SearchNot"`
+	X       *grammarSearchUnary   `parser:"  @@"`
+	Primary *grammarSearchPrimary `parser:"| @@ )"`
 }
 
-type gSearchPrimary struct {
-	Term  lexer.Token `parser:"  @(Word | Phrase)"`
-	Paren *gSearch    `parser:"| LParen @@ RParen"`
+type grammarSearchPrimary struct {
+	Term  lexer.Token    `parser:"  @(Word | Phrase)"`
+	Paren *grammarSearch `parser:"| LeftParenthesis @@ RightParenthesis"`
 }
 
-var searchParser = build[gSearch]()
+var searchParser = buildParser[grammarSearch]()
 
 func searchExpect(prev lexer.TokenType, hasPrev bool) string {
 	switch {
-	case !hasPrev, prev == tLParen, prev == tSearchAnd, prev == tSearchOr, prev == tSearchNot:
+	case !hasPrev, prev == tokenLeftParenthesis, prev == tokenSearchAnd, prev == tokenSearchOr, prev == tokenSearchNot:
 		return "search term"
 	}
 	return "search operator"
@@ -194,124 +194,163 @@ func searchExpect(prev lexer.TokenType, hasPrev bool) string {
 
 // rawSearchToken is a search token before keyword classification.
 type rawSearchToken struct {
-	tok   lexer.Token
+	token lexer.Token
 	space bool // whitespace before it
 }
 
-// lexSearch tokenises a whole $search value, then decides which AND, OR and NOT words are operators: NOT is an
-// operator when a term follows it, AND and OR when a term precedes and one follows; otherwise they are words.
-func (s *scanner) lexSearch() *lexError {
+// lexSearch tokenises a whole $search value, then decides which AND, OR and NOT words are operators, and
+// queues the tokens.
+func (s *scanner) lexSearch() *lexicalError {
+	raw, err := s.searchTokens()
+	if err != nil {
+		return err
+	}
+	tokens, err := classifySearchWords(raw)
+	if err != nil {
+		return err
+	}
+	s.pending = append(tokens, s.token(tokenEOF, s.cursor, s.cursor, ""))
+	return nil
+}
+
+// searchTokens splits a $search value into words, phrases and parentheses.
+func (s *scanner) searchTokens() ([]rawSearchToken, *lexicalError) {
 	var raw []rawSearchToken
 	depth := 0
 	for {
 		space := s.skipSpace()
-		start := s.p
-		c, w := at(s.src, s.p)
+		start := s.cursor
+		c, w := decodeAt(s.source, s.cursor)
 		if w == 0 {
+			return raw, nil
+		}
+		if err := s.searchSeparation(raw, space, c, start); err != nil {
+			return nil, err
+		}
+		var t lexer.Token
+		var err *lexicalError
+		switch c {
+		case '(':
+			if depth++; depth > maxNesting {
+				return nil, &lexicalError{pos: s.base + start, msg: "nesting exceeds the limit of 64 levels", limit: true}
+			}
+			s.cursor += w
+			t = s.token(tokenLeftParenthesis, start, s.cursor, "(")
+		case ')':
+			depth--
+			s.cursor += w
+			t = s.token(tokenRightParenthesis, start, s.cursor, ")")
+		case '"':
+			t, err = s.scanSearchPhrase(start, w)
+		case '\'':
+			err = &lexicalError{pos: s.base + start, msg: `a search word cannot start with "'"`}
+		default:
+			t, err = s.scanSearchWord(c, start)
+		}
+		if err != nil {
+			return nil, err
+		}
+		raw = append(raw, rawSearchToken{t, space})
+	}
+}
+
+// searchSeparation checks that the token starting with c at start is separated from the tokens before it as
+// it must be: by whitespace after a phrase or ")", unless it is a ")" too; a "(" right after a word would be
+// part of it.
+func (s *scanner) searchSeparation(raw []rawSearchToken, space bool, c byte, start int) *lexicalError {
+	if len(raw) == 0 || space {
+		return nil
+	}
+	switch prev := raw[len(raw)-1].token.Type; {
+	case (prev == tokenPhrase || prev == tokenRightParenthesis) && c != ')':
+		return &lexicalError{pos: s.base + start, msg: "expected whitespace"}
+	case prev == tokenWord && c == '(':
+		return &lexicalError{pos: s.base + start, msg: `unexpected "(" in search word`}
+	}
+	return nil
+}
+
+// scanSearchPhrase scans a "phrase" whose opening quote (w bytes) is at start.
+func (s *scanner) scanSearchPhrase(start, w int) (lexer.Token, *lexicalError) {
+	i := start + w
+	for {
+		c, width := decodeAt(s.source, i)
+		if width == 0 {
+			return lexer.Token{}, &lexicalError{pos: s.base + i, msg: "unterminated search phrase"}
+		}
+		if c == '"' {
 			break
 		}
-		if len(raw) > 0 && !space {
-			if pt := raw[len(raw)-1].tok.Type; (pt == tPhrase || pt == tRParen) && c != ')' {
-				return &lexError{pos: s.base + start, msg: "expected whitespace"}
-			}
+		if width == 1 && (c == '%' || c == '#' || c == '&') {
+			return lexer.Token{}, &lexicalError{pos: s.base + i, msg: "unexpected " + describeByte(c)}
 		}
-		switch {
-		case c == '(':
-			if len(raw) > 0 && !space && raw[len(raw)-1].tok.Type == tWord {
-				return &lexError{pos: s.base + start, msg: `unexpected "(" in search word`}
-			}
-			depth++
-			if depth > maxNesting {
-				return &lexError{pos: s.base + start, msg: "nesting exceeds the limit of 64 levels", limit: true}
-			}
-			s.p += w
-			raw = append(raw, rawSearchToken{s.tok(tLParen, start, s.p, "("), space})
-		case c == ')':
-			depth--
-			s.p += w
-			raw = append(raw, rawSearchToken{s.tok(tRParen, start, s.p, ")"), space})
-		case c == '"':
-			i := start + w
-			for {
-				d, dw := at(s.src, i)
-				if dw == 0 {
-					return &lexError{pos: s.base + i, msg: "unterminated search phrase"}
-				}
-				if d == '"' {
-					break
-				}
-				if dw == 1 && (d == '%' || d == '#' || d == '&') {
-					return &lexError{pos: s.base + i, msg: "unexpected " + quoteChar(d)}
-				}
-				i += dw
-			}
-			if i == start+w {
-				return &lexError{pos: s.base + i, msg: "empty search phrase"}
-			}
-			text := s.text(start+w, i)
-			_, cw := at(s.src, i)
-			s.p = i + cw
-			raw = append(raw, rawSearchToken{s.tok(tPhrase, start, s.p, text), space})
-		case c == '\'':
-			return &lexError{pos: s.base + start, msg: `a search word cannot start with "'"`}
-		default:
-			i := start
-			for {
-				d, dw := at(s.src, i)
-				if dw == 0 || isSpace(d) || d == '(' || d == ')' || d == '"' || (dw == 1 && d == ';') {
-					break
-				}
-				if dw == 1 && (d == '%' || d == '#' || d == '&') {
-					return &lexError{pos: s.base + i, msg: "unexpected " + quoteChar(d)}
-				}
-				if d < ' ' || d == 0x7f {
-					return &lexError{pos: s.base + i, msg: "unexpected " + quoteChar(d)}
-				}
-				i += dw
-			}
-			if i == start {
-				return &lexError{pos: s.base + start, msg: "unexpected " + quoteChar(c)}
-			}
-			s.p = i
-			raw = append(raw, rawSearchToken{s.tok(tWord, start, i, s.text(start, i)), space})
-		}
+		i += width
 	}
-	// Classify keywords left to right.
-	toks := make([]lexer.Token, 0, len(raw)+1)
-	endsTerm := false // the previous token ends a term
+	if i == start+w {
+		return lexer.Token{}, &lexicalError{pos: s.base + i, msg: "empty search phrase"}
+	}
+	text := s.text(start+w, i)
+	_, closeWidth := decodeAt(s.source, i)
+	s.cursor = i + closeWidth
+	return s.token(tokenPhrase, start, s.cursor, text), nil
+}
+
+// scanSearchWord scans a search word that starts with c at start: everything up to whitespace, a parenthesis,
+// a quote or a raw ";".
+func (s *scanner) scanSearchWord(c byte, start int) (lexer.Token, *lexicalError) {
+	i := start
+	for {
+		d, width := decodeAt(s.source, i)
+		if width == 0 || isSpace(d) || d == '(' || d == ')' || d == '"' || (width == 1 && d == ';') {
+			break
+		}
+		if width == 1 && (d == '%' || d == '#' || d == '&') || d < ' ' || d == 0x7f {
+			return lexer.Token{}, &lexicalError{pos: s.base + i, msg: "unexpected " + describeByte(d)}
+		}
+		i += width
+	}
+	if i == start {
+		return lexer.Token{}, &lexicalError{pos: s.base + start, msg: "unexpected " + describeByte(c)}
+	}
+	s.cursor = i
+	return s.token(tokenWord, start, i, s.text(start, i)), nil
+}
+
+// classifySearchWords turns the words AND, OR and NOT into operators where they are ones, left to right: NOT
+// when a term follows it, AND and OR when a term precedes and one follows; elsewhere they are words. It limits
+// runs of NOT to the nesting limit.
+func classifySearchWords(raw []rawSearchToken) ([]lexer.Token, *lexicalError) {
+	tokens := make([]lexer.Token, 0, len(raw)+1)
+	afterTerm := false // the previous token ends a term
 	nots := 0
 	for i, r := range raw {
-		t := r.tok
-		next := i+1 < len(raw) && raw[i+1].tok.Type != tRParen
-		if t.Type == tWord {
-			switch t.Value {
-			case "NOT":
-				if next {
-					t.Type = tSearchNot
-				}
-			case "AND":
-				if endsTerm && next {
-					t.Type = tSearchAnd
-				}
-			case "OR":
-				if endsTerm && next {
-					t.Type = tSearchOr
-				}
-			}
+		t := r.token
+		if t.Type == tokenWord {
+			beforeTerm := i+1 < len(raw) && raw[i+1].token.Type != tokenRightParenthesis
+			t.Type = searchWordType(t.Value, afterTerm, beforeTerm)
 		}
-		endsTerm = t.Type == tWord || t.Type == tPhrase || t.Type == tRParen
-		if t.Type == tSearchNot {
-			if nots++; nots > maxNesting {
-				return &lexError{pos: t.Pos.Offset, msg: "nesting exceeds the limit of 64 levels", limit: true}
-			}
-		} else {
+		afterTerm = t.Type == tokenWord || t.Type == tokenPhrase || t.Type == tokenRightParenthesis
+		if t.Type != tokenSearchNot {
 			nots = 0
+		} else if nots++; nots > maxNesting {
+			return nil, &lexicalError{pos: t.Pos.Offset, msg: "nesting exceeds the limit of 64 levels", limit: true}
 		}
-		toks = append(toks, t)
+		tokens = append(tokens, t)
 	}
-	toks = append(toks, s.tok(tEOF, s.p, s.p, ""))
-	s.pending = toks
-	return nil
+	return tokens, nil
+}
+
+// searchWordType returns the operator a word is, given whether a term precedes and follows it, or tokenWord.
+func searchWordType(word string, afterTerm, beforeTerm bool) lexer.TokenType {
+	switch {
+	case word == "NOT" && beforeTerm:
+		return tokenSearchNot
+	case word == "AND" && afterTerm && beforeTerm:
+		return tokenSearchAnd
+	case word == "OR" && afterTerm && beforeTerm:
+		return tokenSearchOr
+	}
+	return tokenWord
 }
 
 func (s *scanner) nextSearch() (lexer.Token, error) {
@@ -322,7 +361,7 @@ func (s *scanner) nextSearch() (lexer.Token, error) {
 		}
 	}
 	if len(s.pending) == 0 {
-		return s.tok(tEOF, s.p, s.p, ""), nil
+		return s.token(tokenEOF, s.cursor, s.cursor, ""), nil
 	}
 	t := s.pending[0]
 	s.pending = s.pending[1:]
@@ -330,33 +369,33 @@ func (s *scanner) nextSearch() (lexer.Token, error) {
 }
 
 // parseSearch parses a $search value that starts at offset base.
-func parseSearch(src string, base int) (SearchExpr, *Error) {
-	c, w := at(src, 0)
+func parseSearch(source string, base int) (SearchExpr, *Error) {
+	c, w := decodeAt(source, 0)
 	if w == 0 {
-		return nil, errAt(base, "expected search term, found end of input")
+		return nil, syntaxErrorAt(base, "expected search term, found end of input")
 	}
 	if c == '\'' {
 		// 4.01 "incomplete" search expression: a single-quoted string taken as one phrase.
-		s := newScanner(src, base, modeExpr)
+		s := newScanner(source, base, modeExpression)
 		end, err := s.scanQuoted(0, w)
 		if err != nil {
-			return nil, errAt(err.pos, err.msg)
+			return nil, syntaxErrorAt(err.pos, err.msg)
 		}
-		if end != len(src) {
-			return nil, errAt(base+end, "expected end of input after the quoted search text")
+		if end != len(source) {
+			return nil, syntaxErrorAt(base+end, "expected end of input after the quoted search text")
 		}
-		text := unquote(decode(src))
+		text := unquote(decode(source))
 		if err := checkText(text, base); err != nil {
 			return nil, err
 		}
 		return &SearchTerm{Pos: base, Text: text, Phrase: true}, nil
 	}
-	s := newScanner(src, base, modeSearch)
+	s := newScanner(source, base, modeSearch)
 	g, err := parse(searchParser, s, searchExpect)
 	if err != nil {
 		return nil, err
 	}
-	e := convSearch(g)
+	e := convertSearch(g)
 	return e, checkSearchText(e)
 }
 
@@ -376,18 +415,18 @@ func checkSearchText(e SearchExpr) *Error {
 	return nil
 }
 
-func convSearch(g *gSearch) SearchExpr {
-	left := convSearchAnd(g.Left)
+func convertSearch(g *grammarSearch) SearchExpr {
+	left := convertSearchAnd(g.Left)
 	for _, r := range g.Rest {
-		left = &SearchBinary{Pos: r.Op.Pos.Offset, Op: SearchOr, Left: left, Right: convSearchAnd(r.Right)}
+		left = &SearchBinary{Pos: r.Op.Pos.Offset, Op: SearchOr, Left: left, Right: convertSearchAnd(r.Right)}
 	}
 	return left
 }
 
-func convSearchAnd(g *gSearchAnd) SearchExpr {
-	left := convSearchUnary(g.Left)
+func convertSearchAnd(g *grammarSearchAnd) SearchExpr {
+	left := convertSearchUnary(g.Left)
 	for _, r := range g.Rest {
-		right := convSearchUnary(r.Right)
+		right := convertSearchUnary(r.Right)
 		pos := right.Position()
 		if r.Op.Type != 0 {
 			pos = r.Op.Pos.Offset
@@ -397,13 +436,13 @@ func convSearchAnd(g *gSearchAnd) SearchExpr {
 	return left
 }
 
-func convSearchUnary(g *gSearchUnary) SearchExpr {
+func convertSearchUnary(g *grammarSearchUnary) SearchExpr {
 	if g.Primary == nil {
-		return &SearchNot{Pos: g.Not.Pos.Offset, X: convSearchUnary(g.X)}
+		return &SearchNot{Pos: g.Not.Pos.Offset, X: convertSearchUnary(g.X)}
 	}
 	if g.Primary.Paren != nil {
-		return convSearch(g.Primary.Paren)
+		return convertSearch(g.Primary.Paren)
 	}
 	t := g.Primary.Term
-	return &SearchTerm{Pos: t.Pos.Offset, Text: t.Value, Phrase: t.Type == tPhrase}
+	return &SearchTerm{Pos: t.Pos.Offset, Text: t.Value, Phrase: t.Type == tokenPhrase}
 }
