@@ -11,7 +11,9 @@
 // SQLite, DateTimeOffset as TIMESTAMPTZ or fixed-width UTC text. Besides the entity tables there are the link and
 // side tables (product_category, product_collection, product_picture, product_tier_price, customer_role_mapping)
 // and the tables no entity set exposes (customer_password, access_token, login_attempt, seed_marker and, on
-// SQLite, sequence_counter).
+// SQLite, sequence_counter). An applied migration is never edited: a change is a new file. Migration 5 made
+// Manufacturer.ManufacturerTemplateId and Product.TaxCategoryId nullable strings (opaque references the store
+// does not check); a stored 0, the old default meaning "none", became NULL and any other number its digits.
 //
 // # The OData service
 //
