@@ -101,7 +101,7 @@ func parseConfig(args []string, getenv func(string) string, help io.Writer) (Con
 	fs.Var((*intValue)(&c.Pool.MaxOpen), "db-max-open", "PostgreSQL: most open connections of this process (`n` >= 1); with several server\nnodes the database sees up to nodes x n connections")
 	fs.Var((*intValue)(&c.Pool.MaxIdle), "db-max-idle", "PostgreSQL: idle connections kept (`n`; 0: half of -db-max-open)")
 	fs.Var((*durationValue)(&c.Pool.MaxLifetime), "db-max-lifetime", "PostgreSQL: connections are recycled after this `duration`")
-	fs.Var((*durationValue)(&c.ShutdownTimeout), "shutdown-timeout", "`duration` in-flight requests may run after SIGINT/SIGTERM before their connections\nare closed")
+	fs.Var((*durationValue)(&c.ShutdownTimeout), "shutdown-timeout", "`duration` in-flight requests may run after SIGINT/SIGTERM (new ones answer 503 meanwhile)\nbefore their connections are closed")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log `format` on stderr: json or text")
 	fs.Usage = func() {} // the help text is written below, only when asked for
 
@@ -235,8 +235,9 @@ Flags:
 		}
 	}
 	fmt.Fprintf(w, `
-Signals: SIGINT and SIGTERM stop accepting connections, let in-flight requests finish (up to -shutdown-timeout),
-close the database and exit with status 0.
+Signals: SIGINT and SIGTERM start a drain: new requests, /healthz included, answer 503 ServiceUnavailable while
+the requests already running finish (for up to -shutdown-timeout); then the listener closes, the database closes
+and the program exits with status 0.
 `)
 }
 

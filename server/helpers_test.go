@@ -135,17 +135,17 @@ func fakeStorefront(r Router) {
 
 // testServer is the real handler on fake components.
 type testServer struct {
-	h        http.Handler
-	log      *syncBuffer
-	auth     *fakeAuth
-	odata    *fakeOData
-	draining *atomic.Bool
+	h     http.Handler
+	log   *syncBuffer
+	auth  *fakeAuth
+	odata *fakeOData
+	gate  *drainGate
 }
 
 func newTestServer(t *testing.T) *testServer {
 	t.Helper()
-	s := &testServer{log: &syncBuffer{}, auth: newFakeAuth(), odata: &fakeOData{}, draining: &atomic.Bool{}}
-	h, err := newHandler(newLogger(s.log, "json"), &Components{OData: s.odata, Storefront: fakeStorefront, Auth: s.auth}, s.draining)
+	s := &testServer{log: &syncBuffer{}, auth: newFakeAuth(), odata: &fakeOData{}, gate: &drainGate{}}
+	h, err := newHandler(newLogger(s.log, "json"), &Components{OData: s.odata, Storefront: fakeStorefront, Auth: s.auth}, s.gate)
 	if err != nil {
 		t.Fatalf("newHandler: %v", err)
 	}

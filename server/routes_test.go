@@ -3,7 +3,6 @@ package server
 import (
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -144,7 +143,7 @@ func TestODataMount(t *testing.T) {
 func TestNewHandler_Components(t *testing.T) {
 	logger := newLogger(&syncBuffer{}, "json")
 	t.Run("NoOData", func(t *testing.T) {
-		h, err := newHandler(logger, &Components{Auth: newFakeAuth()}, &atomic.Bool{})
+		h, err := newHandler(logger, &Components{Auth: newFakeAuth()}, &drainGate{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +156,7 @@ func TestNewHandler_Components(t *testing.T) {
 		for _, pattern := range []string{"cart", "/cart/{id"} {
 			_, err := newHandler(logger, &Components{Auth: newFakeAuth(), Storefront: func(r Router) {
 				r.Handle("GET", pattern, http.NotFoundHandler())
-			}}, &atomic.Bool{})
+			}}, &drainGate{})
 			if err == nil || !strings.Contains(err.Error(), pattern) {
 				t.Errorf("newHandler(route %q) = %v, want an error naming it", pattern, err)
 			}
