@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -67,6 +68,20 @@ func withRequestID(next http.Handler) http.Handler {
 		}
 		w.Header().Set(requestIDHeader, id)
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+	})
+}
+
+// secureHeaders sets, before anything else answers, the headers every answer carries: X-Content-Type-Options:
+// nosniff (a browser never guesses another type than the one sent) and Cache-Control: no-store (answers hold a
+// customer's data or the live state of the shop, and nearly every request is authenticated, so no cache, shared
+// or private, may keep one; a handler may still set another policy for an answer of its own). Error answers
+// keep them: odata.WriteError adds headers and removes none of these.
+func secureHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
 	})
 }
 
@@ -139,7 +154,15 @@ func errorCode(prefix []byte) string {
 	return ""
 }
 
-// logRequests writes one log line per request: method, path, query (the raw query string), status,
+// clientString is a client address as the log shows it ("" when unknown).
+func clientString(a netip.Addr) string {
+	if !a.IsValid() {
+		return ""
+	}
+	return a.String()
+}
+
+// logRequests writes one log line per request: client (the address fromProxies found), method, path, query (the raw query string), status,
 // error_code (the code of an error answer's body), duration_ms (milliseconds, with microseconds as the
 // fraction), bytes and (through the logger's handler) the request id. Server errors are logged at level ERROR.
 func logRequests(logger *slog.Logger) func(http.Handler) http.Handler {
@@ -158,6 +181,7 @@ func logRequests(logger *slog.Logger) func(http.Handler) http.Handler {
 					level = slog.LevelError
 				}
 				attrs := []slog.Attr{
+					slog.String("client", clientString(clientAddrFrom(r.Context()))),
 					slog.String("method", r.Method),
 					slog.String("path", r.URL.Path),
 					slog.String("query", r.URL.RawQuery),

@@ -37,6 +37,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"time"
 
@@ -122,6 +123,10 @@ func run(ctx context.Context, wire wireFunc, args []string, getenv func(string) 
 	}
 	defer db.Close() // on a failed start; idempotent
 	logger.Info("database open", "dialect", dialect.Name(), "db", redactDB(cfg.DB))
+	if cfg.PublicURL == "" {
+		logger.Warn("no public URL configured (-public-url, STORE_PUBLIC_URL): absolute URLs in answers take the " +
+			"request's Host header, which a client chooses; set it outside development")
+	}
 
 	c, err := wire(ctx, Deps{DB: db, Dialect: dialect, Config: cfg, Logger: logger})
 	if err != nil {
@@ -147,7 +152,7 @@ func run(ctx context.Context, wire wireFunc, args []string, getenv func(string) 
 	}
 
 	gate := &drainGate{}
-	h, err := newHandler(logger, c, gate)
+	h, err := newHandler(logger, c, gate, cfg.TrustedProxies)
 	if err != nil {
 		return err
 	}
@@ -217,8 +222,9 @@ func startErr(ctx context.Context, err error) error {
 }
 
 // newHandler returns the service's handler: the routes behind the middleware, outermost first: request id,
-// request log, panic recovery, 503 while draining, URL and body limits; authentication is per route.
-func newHandler(logger *slog.Logger, c *Components, gate *drainGate) (http.Handler, error) {
+// security headers, the client and host behind trusted proxies, request log, panic recovery, 503 while draining,
+// URL and body limits; authentication is per route.
+func newHandler(logger *slog.Logger, c *Components, gate *drainGate, trusted []netip.Prefix) (http.Handler, error) {
 	r := mux.NewRouter()
 	r.SkipClean(true) // OData paths are not file paths: never redirect them
 	if err := routes(r, logger, c); err != nil {
@@ -229,6 +235,8 @@ func newHandler(logger *slog.Logger, c *Components, gate *drainGate) (http.Handl
 	h = rejectWhileDraining(gate, logger)(h)
 	h = recoverPanics(logger)(h)
 	h = logRequests(logger)(h)
+	h = fromProxies(trusted)(h)
+	h = secureHeaders(h)
 	h = withRequestID(h)
 	return h, nil
 }

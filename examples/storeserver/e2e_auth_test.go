@@ -133,6 +133,10 @@ func TestStore_AuthMatrix(t *testing.T) {
 				if r.header.Get("X-Request-Id") == "" {
 					t.Errorf("%s %s with %s credentials: no X-Request-Id", rt.method, rt.path, k.name)
 				}
+				if r.header.Get("X-Content-Type-Options") != "nosniff" || r.header.Get("Cache-Control") != "no-store" {
+					t.Errorf("%s %s with %s credentials: X-Content-Type-Options %q, Cache-Control %q, want nosniff, no-store",
+						rt.method, rt.path, k.name, r.header.Get("X-Content-Type-Options"), r.header.Get("Cache-Control"))
+				}
 				switch want {
 				case http.StatusUnauthorized:
 					if ch := r.header.Get("WWW-Authenticate"); !strings.HasPrefix(ch, "Bearer") {
