@@ -180,7 +180,7 @@ var schema = map[string]string{
 	// Tables no entity set exposes.
 	"customer_password": `CustomerId PasswordHash ChangedOnUtc:time`,
 	"access_token":      `TokenHash CustomerId CreatedOnUtc:time ExpiresOnUtc:time`,
-	"login_attempt":     `Id Email AttemptedOnUtc:time`,
+	"login_attempt":     `Id Email AttemptedOnUtc:time ClientAddress Pending:bool`,
 	"seed_marker":       `Name SeededOnUtc:time`,
 }
 

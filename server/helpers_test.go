@@ -28,7 +28,8 @@ const (
 type fakeAuth struct {
 	mu       sync.Mutex
 	tokens   map[string]Principal
-	loginErr error // returned by every Login when set
+	loginErr error    // returned by every Login when set
+	clients  []string // the client address of every Login
 }
 
 func newFakeAuth() *fakeAuth {
@@ -38,14 +39,17 @@ func newFakeAuth() *fakeAuth {
 	}}
 }
 
-func (a *fakeAuth) Login(ctx context.Context, email, password string) (Token, error) {
+func (a *fakeAuth) Login(ctx context.Context, c Credentials) (Token, error) {
+	a.mu.Lock()
+	a.clients = append(a.clients, c.Client.String())
+	a.mu.Unlock()
 	if a.loginErr != nil {
 		return Token{}, a.loginErr
 	}
 	switch {
-	case email == "admin@example.com" && password == "admin-secret":
+	case c.Email == "admin@example.com" && c.Password == "admin-secret":
 		return Token{AccessToken: adminToken, ExpiresIn: 24 * time.Hour}, nil
-	case email == "jane@example.com" && password == "jane-secret":
+	case c.Email == "jane@example.com" && c.Password == "jane-secret":
 		return Token{AccessToken: customerToken, ExpiresIn: 90 * time.Minute}, nil
 	}
 	return Token{}, odata.BadRequest("InvalidCredentials", "", "The e-mail or the password is wrong.")

@@ -40,11 +40,11 @@ type dbAuth struct {
 	tokens  map[string]Principal
 }
 
-func (a *dbAuth) Login(ctx context.Context, email, password string) (Token, error) {
-	q, args, _ := sqlgen.Builder(a.dialect).Select("password").From("test_admin").Where("email = ?", email).ToSql()
+func (a *dbAuth) Login(ctx context.Context, c Credentials) (Token, error) {
+	q, args, _ := sqlgen.Builder(a.dialect).Select("password").From("test_admin").Where("email = ?", c.Email).ToSql()
 	var stored string
 	err := a.db.QueryRowContext(ctx, q, args...).Scan(&stored)
-	if errors.Is(err, sql.ErrNoRows) || err == nil && stored != password {
+	if errors.Is(err, sql.ErrNoRows) || err == nil && stored != c.Password {
 		return Token{}, odata.BadRequest("InvalidCredentials", "", "The e-mail or the password is wrong.")
 	}
 	if err != nil {
@@ -54,7 +54,7 @@ func (a *dbAuth) Login(ctx context.Context, email, password string) (Token, erro
 	_, _ = rand.Read(b[:])
 	tok := hex.EncodeToString(b[:])
 	a.mu.Lock()
-	a.tokens[tok] = Principal{CustomerID: "admin", Email: email, Admin: true}
+	a.tokens[tok] = Principal{CustomerID: "admin", Email: c.Email, Admin: true}
 	a.mu.Unlock()
 	return Token{AccessToken: tok, ExpiresIn: time.Hour}, nil
 }
