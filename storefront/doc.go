@@ -25,7 +25,11 @@
 //
 // Money is decimal.Decimal from the database to the answer, never a float: each amount appears as a string in
 // USD, en-US style ("$1,234.50", "-$1.00", rounded to cents for display only) and as a JSON number with the exact
-// decimal digits (the ...Value fields).
+// decimal digits (the ...Value fields). Every amount the store writes stays within what both databases hold,
+// -922337203685477.5808 to 922337203685477.5807: a change of lines that would take a line total or the list's
+// subtotal (for the cart, plus the lines' additional shipping charges) past it is a 400 LimitExceeded on the
+// quantity and changes nothing, and a checkout whose amounts went past it since (prices or fees raised) is a 400
+// LimitExceeded at SavePaymentInfo and ConfirmOrder, not a failed insert.
 //
 // # Cart and wishlist
 //

@@ -315,3 +315,41 @@ func TestStore_Drain(t *testing.T) {
 		}
 	})
 }
+
+// TestStore_MoneyRange adds a product at a huge price in a big quantity: the cart total would be past what
+// NUMERIC(19,4) holds on both databases, which is a 400 when the line changes; within the range the order is
+// placed, and a price raised past it afterwards is a 400 at ConfirmOrder, never a 500.
+func TestStore_MoneyRange(t *testing.T) {
+	each(t, func(t *testing.T, db *dbtest.DB) {
+		s := start(t, db, nil, "-demo=false")
+		admin := s.admin(t)
+		yacht := str(admin.must(t, http.StatusCreated, "POST", "/odata/Product", map[string]any{"Name": "Yacht",
+			"Price": 900000000000000, "OrderMaximumQuantity": 1000000}).json(t), "Id")
+		ann := newCustomer(t, s, admin, "ann@example.com")
+		e := ann.fails(t, http.StatusBadRequest, "LimitExceeded", "POST", "/addproducttocart/catalog/"+yacht+"/1?quantity=500000", nil)
+		if e.Target != "quantity" || !strings.Contains(e.Message, "922337203685477.5807") {
+			t.Errorf("adding 500000 yachts = %+v, want a 400 on quantity naming the limit", e)
+		}
+		ann.must(t, http.StatusOK, "POST", "/addproducttocart/catalog/"+yacht+"/1?quantity=1", nil)
+		line := str(path(ann.must(t, http.StatusOK, "GET", "/cart", nil).json(t), "Items", 0).(map[string]any), "Id")
+		ann.fails(t, http.StatusBadRequest, "LimitExceeded", "POST", "/updatecartitem/"+line+"?quantity=2", nil)
+		if n := num(path(ann.must(t, http.StatusOK, "GET", "/cart", nil).json(t), "Items", 0).(map[string]any), "Quantity"); n != "1" {
+			t.Errorf("quantity after the refused update = %s, want 1", n)
+		}
+		ann.must(t, http.StatusOK, "POST", "/deletecartitem/"+line, nil)
+		placeOrder(t, ann, yacht, 1)
+
+		ann.must(t, http.StatusOK, "POST", "/addproducttocart/catalog/"+yacht+"/1?quantity=1", nil)
+		dinghy := str(admin.must(t, http.StatusCreated, "POST", "/odata/Product", map[string]any{"Name": "Dinghy", "Price": 1}).json(t), "Id")
+		ann.must(t, http.StatusOK, "POST", "/addproducttocart/catalog/"+dinghy+"/1?quantity=1", nil)
+		ann.must(t, http.StatusOK, "POST", "/checkout/SaveShipping/", addressForm("ShippingNewAddress"))
+		ann.must(t, http.StatusOK, "POST", "/checkout/SaveShippingMethod/", url.Values{"shippingoption": {"Ground___Shipping.FixedRate"}})
+		ann.must(t, http.StatusOK, "POST", "/checkout/SavePaymentMethod/", url.Values{"paymentmethod": {"Payments.CheckMoneyOrder"}})
+		ann.must(t, http.StatusOK, "POST", "/checkout/SavePaymentInfo/", url.Values{})
+		admin.must(t, http.StatusOK, "PATCH", "/odata/Product('"+dinghy+"')", map[string]any{"Price": 100000000000000})
+		ann.fails(t, http.StatusBadRequest, "LimitExceeded", "POST", "/checkout/ConfirmOrder/", url.Values{})
+		if n := s.count(t, `SELECT 1 FROM "order"`); n != 1 {
+			t.Errorf("orders = %d, want the one placed within the range", n)
+		}
+	})
+}
