@@ -135,7 +135,14 @@ func fakeStorefront(r Router) {
 			writeJSON(w, http.StatusOK, map[string]any{"route": pattern, "vars": vars, "customer": id, "email": email})
 		}))
 	}
+	r.HandlePublic("GET", publicRoute, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		_, _, signedIn := storefront.CustomerFrom(req.Context())
+		writeJSON(w, http.StatusOK, map[string]any{"route": publicRoute, "token": req.PathValue("token"), "signedIn": signedIn})
+	}))
 }
+
+// publicRoute is the storefront route without a bearer token (the newsletter confirmation link).
+const publicRoute = "/newsletter/subscriptionactivation/{token}/{active}"
 
 // testServer is the real handler on fake components.
 type testServer struct {

@@ -154,6 +154,26 @@ func errorCode(prefix []byte) string {
 	return ""
 }
 
+// secretPathPrefixes are the paths whose next segment is a secret: the single-use token of a newsletter
+// confirmation link (storefront), which the database keeps only as a hash and the log must not keep at all.
+var secretPathPrefixes = []string{"/newsletter/subscriptionactivation/"}
+
+// logPath returns a request path as the log shows it: with the secret segment of secretPathPrefixes replaced
+// by REDACTED.
+func logPath(path string) string {
+	for _, prefix := range secretPathPrefixes {
+		rest, ok := strings.CutPrefix(path, prefix)
+		if !ok || rest == "" {
+			continue
+		}
+		if _, after, found := strings.Cut(rest, "/"); found {
+			return prefix + "REDACTED/" + after
+		}
+		return prefix + "REDACTED"
+	}
+	return path
+}
+
 // clientString is a client address as the log shows it ("" when unknown).
 func clientString(a netip.Addr) string {
 	if !a.IsValid() {
@@ -162,7 +182,8 @@ func clientString(a netip.Addr) string {
 	return a.String()
 }
 
-// logRequests writes one log line per request: client (the address fromProxies found), method, path, query (the raw query string), status,
+// logRequests writes one log line per request: client (the address fromProxies found), method, path (see
+// logPath), query (the raw query string), status,
 // error_code (the code of an error answer's body), duration_ms (milliseconds, with microseconds as the
 // fraction), bytes and (through the logger's handler) the request id. Server errors are logged at level ERROR.
 func logRequests(logger *slog.Logger) func(http.Handler) http.Handler {
@@ -183,7 +204,7 @@ func logRequests(logger *slog.Logger) func(http.Handler) http.Handler {
 				attrs := []slog.Attr{
 					slog.String("client", clientString(clientAddrFrom(r.Context()))),
 					slog.String("method", r.Method),
-					slog.String("path", r.URL.Path),
+					slog.String("path", logPath(r.URL.Path)),
 					slog.String("query", r.URL.RawQuery),
 					slog.Int("status", status),
 				}

@@ -113,6 +113,32 @@ func TestLogRequests(t *testing.T) {
 	}
 }
 
+func TestLogRequests_SecretPath(t *testing.T) {
+	s := newTestServer(t)
+	s.do("GET", "/newsletter/subscriptionactivation/the-secret-token/true", nil, "X-Request-Id: log-secret")
+	line := requestLog(s.logLines(t), "log-secret")
+	if line == nil || line["path"] != "/newsletter/subscriptionactivation/REDACTED/true" {
+		t.Errorf("log line of a confirmation link = %v, want the token redacted", line)
+	}
+	if strings.Contains(s.log.String(), "the-secret-token") {
+		t.Errorf("the log holds the confirmation token:\n%s", s.log)
+	}
+}
+
+func TestLogPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/cart": "/cart",
+		"/newsletter/subscriptionactivation/abc/true":  "/newsletter/subscriptionactivation/REDACTED/true",
+		"/newsletter/subscriptionactivation/abc":       "/newsletter/subscriptionactivation/REDACTED",
+		"/newsletter/subscriptionactivation/":          "/newsletter/subscriptionactivation/",
+		"/newsletter/subscriptionactivation/a/b/c/d/e": "/newsletter/subscriptionactivation/REDACTED/b/c/d/e",
+	} {
+		if got := logPath(in); got != want {
+			t.Errorf("logPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestErrorCode(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
 		{`{"error":{"code":"ValidationFailed","message":"x","details":[]}}`, "ValidationFailed"},

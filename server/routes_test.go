@@ -52,6 +52,7 @@ func TestMethodNotAllowed(t *testing.T) {
 		{"GET", "/checkout/ConfirmOrder/", true, "POST"},
 		{"GET", "/checkout/ConfirmOrder", true, "POST"},
 		{"GET", "/addproducttocart/catalog/p1/1", true, "POST"},
+		{"POST", "/newsletter/subscriptionactivation/t1/true", false, "GET, HEAD"},
 	} {
 		s := newTestServer(t)
 		var header []string
@@ -110,6 +111,26 @@ func TestStorefrontRoutes(t *testing.T) {
 		if diff := cmp.Diff(tc.vars, got["vars"]); diff != "" {
 			t.Errorf("%s %s path values mismatch (-want +got):\n%s", tc.method, tc.path, diff)
 		}
+	}
+}
+
+// TestPublicStorefrontRoute checks a route of Router.HandlePublic: served without a token (and with one, a
+// token is not checked there), unknown neighbours still need a token.
+func TestPublicStorefrontRoute(t *testing.T) {
+	for _, header := range [][]string{nil, {"Authorization: Bearer " + unknownToken}} {
+		s := newTestServer(t)
+		rec := s.do("GET", "/newsletter/subscriptionactivation/t1/true", nil, header...)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("GET the public route with %q = %d %s, want 200", header, rec.Code, rec.Body)
+		}
+		got := decodeJSONBody(t, rec)
+		if got["route"] != publicRoute || got["token"] != "t1" || got["signedIn"] != false {
+			t.Errorf("GET the public route with %q = %v", header, got)
+		}
+	}
+	s := newTestServer(t)
+	if rec := s.do("GET", "/newsletter/subscriptionactivation/t1", nil); rec.Code != http.StatusUnauthorized {
+		t.Errorf("GET a path beside the public route without a token = %d, want 401", rec.Code)
 	}
 }
 

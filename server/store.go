@@ -20,7 +20,7 @@ func storeComponents(ctx context.Context, deps Deps) (*Components, error) {
 		return nil, err
 	}
 	store := storefront.New(storefront.Config{DB: deps.DB, Dialect: deps.Dialect, Logger: deps.Logger,
-		CountriesEnabled: cfg.CountriesEnabled})
+		CountriesEnabled: cfg.CountriesEnabled, PublicURL: cfg.PublicURL})
 	return &Components{
 		Migrations: []migrate.Source{entities.Migrations, storefront.Migrations},
 		OData:      od,
