@@ -15,12 +15,29 @@
 // # Requests
 //
 // A request passes, outermost first: the request id (X-Request-Id: an incoming one when it is sane, else a new
-// one; on every answer, errors included), the request log (one slog line with method, path, query (the raw
-// query string), status, error_code (the code of an error answer), duration_ms, bytes and request_id), panic
+// one; on every answer, errors included), the security headers (X-Content-Type-Options: nosniff and
+// Cache-Control: no-store on every answer), the client behind trusted proxies (see below), the request log (one
+// slog line with client, method, path, query (the raw query string), status, error_code (the code of an error
+// answer), duration_ms, bytes and request_id; the token of a newsletter confirmation link is redacted), panic
 // recovery (500 InternalError; the panic and its stack only in the log), 503 ServiceUnavailable once draining,
 // the URL limit (16 KiB: 414) and the body limits (1 MiB, 16 MiB on /odata/Picture paths: 413
-// PayloadTooLarge), then the routes. Every route but /healthz and POST /api/token needs a bearer token (401
-// with WWW-Authenticate: Bearer); /odata/ needs an admin (403).
+// PayloadTooLarge), then the routes. Every route but /healthz, POST /api/token and the storefront's public
+// routes (Router.HandlePublic: the newsletter confirmation link) needs a bearer token (401 with
+// WWW-Authenticate: Bearer); /odata/ needs an admin (403).
+//
+// # Proxies and absolute URLs
+//
+// The client of a request is the connection's remote address. Only when that address is one of
+// Config.TrustedProxies are X-Forwarded-For (the client: the right-most entry that is not a trusted proxy),
+// X-Forwarded-Host (r.Host) and X-Forwarded-Proto (r.URL.Scheme) honoured; from anyone else they are removed
+// unread. Absolute URLs in answers (@odata.context, next links, Location, OData-EntityId) and in queued e-mails
+// start with Config.PublicURL; without one, with the request's scheme and host, which is for development only.
+//
+// # Sign-in
+//
+// POST /api/token passes the e-mail, the password and the client address to the Authenticator (entities.Auth),
+// which bounds the password checks running at once (503 with Retry-After when they stay busy) and throttles
+// failures per e-mail and address and per address (429 with Retry-After).
 //
 // Handlers of the components render errors with odata.WriteError, and pass an error of reading the body to it
 // as is (or wrapped with %w): past the limit that error is the 413 *odata.Error. Storefront handlers read their
