@@ -242,7 +242,7 @@ func wellFormedConfirmationToken(s string) bool {
 // confirmation e-mail; it needs no bearer token: the token is the proof of owning the address. It sets the
 // subscription's active flag to {active} (true or false) and uses the token up, with every other token of the
 // subscription. A token that is unknown, malformed, used or expired is a 404; an {active} that is not a
-// boolean a 400.
+// boolean a 400. HEAD answers as GET would and changes nothing.
 func (s *Store) activateSubscription(r *http.Request) (any, error) {
 	ctx := r.Context()
 	active, err := strconv.ParseBool(strings.ToLower(r.PathValue("active")))
@@ -274,6 +274,9 @@ func (s *Store) activateSubscription(r *http.Request) (any, error) {
 		}
 		if !s.now().Before(exp) {
 			return notFound
+		}
+		if r.Method == http.MethodHead { // the route answers HEAD as GET does, but a HEAD changes nothing
+			return nil
 		}
 		res, err := tx.ExecContext(ctx, s.q(stmtUseToken), hash)
 		if err != nil {

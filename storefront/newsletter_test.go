@@ -97,6 +97,12 @@ func TestNewsletter(t *testing.T) {
 				t.Errorf("tokens stored in the clear = %d, want 0", n)
 			}
 
+			if rec := f.serve(request{method: http.MethodHead, path: "/newsletter/subscriptionactivation/" + token + "/true"}); rec.Code != http.StatusOK {
+				t.Errorf("HEAD of the link = %d, want 200", rec.Code)
+			}
+			if active, _, _ := f.subscription("friend@example.com"); active {
+				t.Errorf("HEAD of the link activated the subscription")
+			}
 			got := ok(t, f.activate(token, "true"))
 			if diff := cmp.Diff(map[string]any{"Success": true, "Result": "Your subscription has been activated."}, got); diff != "" {
 				t.Errorf("activation (-want +got):\n%s", diff)
