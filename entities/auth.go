@@ -11,8 +11,10 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -24,11 +26,22 @@ import (
 // DefaultTokenTTL is the token lifetime when Auth.TokenTTL is zero.
 const DefaultTokenTTL = 24 * time.Hour
 
-// Sign-in throttling: more than maxFailedLogins failed attempts for one e-mail within failedLoginWindow and the
-// next attempt is refused with 429 until the oldest counted failure leaves the window.
+// Sign-in throttling. An attempt counts from the moment it is admitted to a password check until it succeeds
+// (then its row goes) or forever after when it fails, until it leaves the window. An attempt is refused with 429,
+// before any password check, when maxFailedLogins attempts of its e-mail from its client address, or
+// maxClientFailedLogins attempts of its client address for any e-mails, already count; it is allowed again when
+// the oldest of those leaves the window.
 const (
-	maxFailedLogins   = 10
-	failedLoginWindow = 15 * time.Minute
+	maxFailedLogins       = 10
+	maxClientFailedLogins = 50
+	failedLoginWindow     = 15 * time.Minute
+)
+
+// Password checks (bcrypt, tens of milliseconds of CPU each) that may run at once per Auth, and how long a
+// sign-in waits for its turn before it is answered 503, by default.
+const (
+	DefaultMaxConcurrentChecks = 4
+	DefaultCheckWait           = 5 * time.Second
 )
 
 // tokenBytes is the entropy of a token; its base64url form has tokenLength characters.
@@ -41,16 +54,17 @@ const (
 const maxEmailBytes = 320
 
 // Auth issues, checks and revokes bearer tokens against the customers in DB. Its methods are safe for concurrent
-// use, and every piece of state (tokens, failed attempts) lives in the database, so several server nodes may share
-// it. Use it by pointer; do not copy it after first use.
+// use, and every piece of state (tokens, sign-in attempts) lives in the database, so several server nodes may
+// share it. Use it by pointer; do not copy it after first use.
 //
 // Revocation bound: zero. Authenticate reads the token, its customer (active or not) and the customer's roles
 // from the database on every call and caches none of them (its prepared statement is SQL text, no data). So once
 // a revocation commits on any node (Revoke, a new password, deactivation or deletion of the customer, each of
 // which removes the token rows in its own transaction), every Authenticate that starts after that commit, on any node,
 // refuses the token; only a request whose check had already run when the revocation committed still finishes.
-// The same holds for a customer who loses or gains the Administrators role. Failed sign-in attempts are rows too,
-// so their count spans the nodes.
+// The same holds for a customer who loses or gains the Administrators role.
+//
+// Sign-in throttling (SPEC 2 and 9) is per e-mail and client address and per client address; see Login.
 type Auth struct {
 	// DB is the store database, migrated with Migrations.
 	DB *sql.DB
@@ -60,9 +74,27 @@ type Auth struct {
 	TokenTTL time.Duration
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// MaxConcurrentChecks bounds the password checks that run at once through this Auth (one per server node);
+	// zero means DefaultMaxConcurrentChecks.
+	MaxConcurrentChecks int
+	// CheckWait is how long a sign-in waits for a password check to become free before it is refused with 503
+	// ServiceUnavailable and Retry-After; zero means DefaultCheckWait.
+	CheckWait time.Duration
 
 	// authenticate is the prepared statement of Authenticate (the per-request query), made on first use.
 	authenticate atomic.Pointer[sql.Stmt]
+	// checks holds a token per password check running; made on first use.
+	checksOnce sync.Once
+	checks     chan struct{}
+}
+
+// Credentials are what a sign-in presents.
+type Credentials struct {
+	// Email and Password are the customer's; the e-mail matches ignoring ASCII case and surrounding spaces.
+	Email, Password string
+	// Client is the address the sign-in comes from (the server resolves trusted proxies); the zero Addr when
+	// unknown, and then only the e-mail is throttled.
+	Client netip.Addr
 }
 
 // Token is a newly issued bearer token.
@@ -96,12 +128,25 @@ func (a *Auth) ttl() time.Duration {
 }
 
 var (
-	stmtPurgeAttempts  = sqldb.NewStatement(`DELETE FROM login_attempt WHERE attempted_on_utc <= ?`)
-	stmtInsertAttempt  = sqldb.NewStatement(`INSERT INTO login_attempt (id, email, attempted_on_utc) VALUES (?, ?, ?)`)
-	stmtRecentAttempts = sqldb.NewStatement(`SELECT id, attempted_on_utc FROM login_attempt
-WHERE email = ? AND attempted_on_utc > ? ORDER BY attempted_on_utc, id`)
+	stmtPurgeAttempts = sqldb.NewStatement(`DELETE FROM login_attempt WHERE attempted_on_utc <= ?`)
+	stmtInsertAttempt = sqldb.NewStatement(`INSERT INTO login_attempt (id, email, client_address, attempted_on_utc, pending)
+VALUES (?, ?, ?, ?, ?)`)
+	// stmtCountAttempts counts the attempts of the e-mail from the client and those of the client, in the
+	// window, whose pending flag is one of the two arguments given: (false, true) counts every attempt,
+	// (false, false) the failures only.
+	stmtCountAttempts = sqldb.NewStatement(`SELECT
+	(SELECT COUNT(*) FROM login_attempt
+		WHERE email = ? AND client_address = ? AND attempted_on_utc > ? AND pending IN (?, ?)),
+	(SELECT COUNT(*) FROM login_attempt
+		WHERE client_address = ? AND client_address <> '' AND attempted_on_utc > ? AND pending IN (?, ?))`)
+	stmtNthEmailFailure = sqldb.NewStatement(`SELECT attempted_on_utc FROM login_attempt
+WHERE email = ? AND client_address = ? AND attempted_on_utc > ? AND pending = ?
+ORDER BY attempted_on_utc LIMIT 1 OFFSET ?`)
+	stmtNthClientFailure = sqldb.NewStatement(`SELECT attempted_on_utc FROM login_attempt
+WHERE client_address = ? AND attempted_on_utc > ? AND pending = ? ORDER BY attempted_on_utc LIMIT 1 OFFSET ?`)
+	stmtFailAttempt   = sqldb.NewStatement(`UPDATE login_attempt SET pending = ? WHERE id = ?`)
 	stmtDeleteAttempt = sqldb.NewStatement(`DELETE FROM login_attempt WHERE id = ?`)
-	stmtClearAttempts = sqldb.NewStatement(`DELETE FROM login_attempt WHERE email = ?`)
+	stmtClearAttempts = sqldb.NewStatement(`DELETE FROM login_attempt WHERE email = ? AND client_address = ?`)
 	stmtLoginCustomer = sqldb.NewStatement(`SELECT c.id, c.active, p.password_hash
 FROM customer c LEFT JOIN customer_password p ON p.customer_id = c.id
 WHERE lower(c.email) = ?`)
@@ -119,38 +164,88 @@ WHERE t.token_hash = ?`)
 
 // Login checks an e-mail (matched ignoring ASCII case) and password and issues a token. A wrong e-mail or
 // password, an inactive customer or one without a password is a 400 *odata.Error with code InvalidCredentials and
-// one message for all of them; the time spent does not tell whether the e-mail exists. More than 10 failed
-// attempts for one e-mail within 15 minutes is a 429 with code TooManyRequests and a Retry-After header, until
-// the oldest counted failure leaves the window; a successful sign-in clears the count.
-func (a *Auth) Login(ctx context.Context, email, password string) (Token, error) {
+// one message for all of them; the time spent does not tell whether the e-mail exists.
+//
+// Throttling (SPEC 2 and 9), with every attempt a row of login_attempt that all nodes count:
+//
+//   - When 10 failures of the e-mail from the client's address, or 50 failures of the address for any
+//     e-mails, lie within the last 15 minutes, an attempt is a 429 TooManyRequests with Retry-After (the seconds
+//     until the oldest of them leaves the window). It runs no password check and writes no row, so hammering
+//     neither extends the block nor grows the table: an address leaves at most 50 rows per window, whatever
+//     e-mails it tries, known or not. Failures from one address never block the e-mail for another, so nobody
+//     can lock the admin out from elsewhere.
+//   - An attempt admitted to a password check is recorded at once as pending and counted with the others, on
+//     every node: when that makes more than 10 (or 50) it is withdrawn and refused with 429. So of concurrent
+//     wrong attempts no more than the limit reach a password check. A failed check turns the row into a
+//     failure; a success removes it together with the e-mail's failures from that address, so correct
+//     sign-ins, concurrent ones included, are not failures (with F failures counted, 10 - F attempts of the
+//     e-mail can be checked at once).
+//   - A client address is an IPv4 address or the /64 network of an IPv6 one (one host usually holds a whole
+//     /64); without one (Credentials.Client zero) only the e-mail is throttled.
+//
+// At most MaxConcurrentChecks attempts are checked at once through a; a sign-in that finds none free waits for
+// one, for at most CheckWait and no longer than ctx, and then is a 503 ServiceUnavailable with Retry-After: 1.
+func (a *Auth) Login(ctx context.Context, c Credentials) (Token, error) {
 	now := a.now()
-	key := normalizeEmail(email)
+	key := normalizeEmail(c.Email)
 	// An e-mail that is not text without NUL matches no customer; PostgreSQL could not even record the attempt.
-	if key == "" || password == "" || len(key) > maxEmailBytes || !utf8.ValidString(key) || strings.IndexByte(key, 0) >= 0 {
+	if key == "" || c.Password == "" || len(key) > maxEmailBytes || !utf8.ValidString(key) || strings.IndexByte(key, 0) >= 0 {
 		return Token{}, errInvalidCredentials()
 	}
-	if err := a.throttle(ctx, key, now); err != nil {
+	client := clientKey(c.Client)
+	// A blocked e-mail or address is refused before it waits for a password check.
+	if err := a.throttled(ctx, key, client, now); err != nil {
 		return Token{}, err
 	}
+	// The check is held until the attempt is resolved (a failure recorded or the token issued), so at most
+	// MaxConcurrentChecks attempts per node are admitted but unresolved.
+	release, err := a.acquireCheck(ctx)
+	if err != nil {
+		return Token{}, err
+	}
+	defer release()
+	attempt, err := a.admit(ctx, key, client, now)
+	if err != nil {
+		return Token{}, err
+	}
+	customerID, ok, err := a.checkCredentials(ctx, key, c.Password)
+	if err != nil {
+		_, _ = a.DB.ExecContext(context.WithoutCancel(ctx), stmtDeleteAttempt.For(a.Dialect), attempt) // no verdict: not a failure
+		return Token{}, err
+	}
+	if !ok {
+		// The attempt's row stays, now a failure. Should marking it fail, it stays counted as pending.
+		_, _ = a.DB.ExecContext(context.WithoutCancel(ctx), stmtFailAttempt.For(a.Dialect), false, attempt)
+		return Token{}, errInvalidCredentials()
+	}
+	return a.issue(ctx, customerID, key, client, now)
+}
+
+// checkCredentials looks the customer up and compares the password: always one bcrypt comparison, whatever the
+// reason for refusing.
+func (a *Auth) checkCredentials(ctx context.Context, key, password string) (customerID string, ok bool, err error) {
 	var (
-		customerID string
-		active     bool
-		hash       sql.NullString
+		active bool
+		hash   sql.NullString
 	)
-	err := a.DB.QueryRowContext(ctx, stmtLoginCustomer.For(a.Dialect), key).Scan(&customerID, &active, &hash)
+	err = a.DB.QueryRowContext(ctx, stmtLoginCustomer.For(a.Dialect), key).Scan(&customerID, &active, &hash)
 	found := err == nil
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return Token{}, fmt.Errorf("entities: login: %w", err)
+		return "", false, fmt.Errorf("entities: login: %w", err)
 	}
 	h := dummyHash()
 	if found && hash.Valid {
 		h = hash.String
 	}
-	// Always one bcrypt comparison, whatever the reason for refusing.
-	if !CheckPassword(h, password) || !found || !hash.Valid || !active {
-		return Token{}, errInvalidCredentials()
+	if !checkPassword(h, password) || !found || !hash.Valid || !active {
+		return "", false, nil
 	}
+	return customerID, true, nil
+}
 
+// issue stores a new token for the customer and records the customer's activity, in one transaction; then it
+// removes the e-mail's attempts from the client, this one included.
+func (a *Auth) issue(ctx context.Context, customerID, key, client string, now time.Time) (Token, error) {
 	token, tokenHash := newToken()
 	ttl := a.ttl()
 	d := a.Dialect
@@ -163,83 +258,177 @@ func (a *Auth) Login(ctx context.Context, email, password string) (Token, error)
 		sqldb.TimeArg(d, now.Add(ttl))); err != nil {
 		return Token{}, fmt.Errorf("entities: login: store token: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, stmtClearAttempts.For(d), key); err != nil {
-		return Token{}, fmt.Errorf("entities: login: clear attempts: %w", err)
-	}
 	if _, err := tx.ExecContext(ctx, stmtTouchCustomer.For(d), sqldb.TimeArg(d, now), customerID); err != nil {
 		return Token{}, fmt.Errorf("entities: login: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return Token{}, fmt.Errorf("entities: login: %w", err)
 	}
-	// Housekeeping outside the transaction: expired tokens can never authenticate again. A failure here does not
-	// undo the sign-in; the next one retries.
-	_, _ = a.DB.ExecContext(ctx, stmtPurgeTokens.For(d), sqldb.TimeArg(d, now))
+	// Outside the transaction, one statement each (concurrent sign-ins of one customer delete the same rows; in
+	// one transaction with other statements they could deadlock). A failure does not undo the sign-in: the
+	// attempt then counts as a failure until it leaves the window; expired tokens are purged by the next one.
+	wc := context.WithoutCancel(ctx)
+	_, _ = a.DB.ExecContext(wc, stmtClearAttempts.For(d), key, client)
+	_, _ = a.DB.ExecContext(wc, stmtPurgeTokens.For(d), sqldb.TimeArg(d, now))
 	return Token{AccessToken: token, ExpiresIn: ttl}, nil
 }
 
-// throttle records a sign-in attempt for key and refuses it with 429 when more than maxFailedLogins attempts are
-// in the window. The attempt row is committed before counting, so of several concurrent attempts (on any node)
-// the last to count sees all the others: at most maxFailedLogins password checks per window get through. A
-// refused attempt removes its row, so hammering does not extend the block; a successful one clears them all.
-func (a *Auth) throttle(ctx context.Context, key string, now time.Time) error {
+// checkPassword is the password check of Login (tests watch it).
+var checkPassword = CheckPassword
+
+// clientKey is the address sign-ins are throttled by: an IPv4 address, the /64 network of an IPv6 address, or
+// "" when unknown.
+func clientKey(a netip.Addr) string {
+	a = a.Unmap()
+	switch {
+	case !a.IsValid():
+		return ""
+	case a.Is4():
+		return a.String()
+	}
+	p, _ := a.WithZone("").Prefix(64)
+	return p.String()
+}
+
+// acquireCheck waits for a free password check (see Login) and returns the function that frees it.
+func (a *Auth) acquireCheck(ctx context.Context) (release func(), err error) {
+	a.checksOnce.Do(func() {
+		n := a.MaxConcurrentChecks
+		if n <= 0 {
+			n = DefaultMaxConcurrentChecks
+		}
+		a.checks = make(chan struct{}, n)
+	})
+	release = func() { <-a.checks }
+	select {
+	case a.checks <- struct{}{}:
+		return release, nil
+	default:
+	}
+	wait := a.CheckWait
+	if wait <= 0 {
+		wait = DefaultCheckWait
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case a.checks <- struct{}{}:
+		return release, nil
+	case <-ctx.Done():
+		return nil, errChecksBusy(ctx.Err())
+	case <-timer.C:
+		return nil, errChecksBusy(nil)
+	}
+}
+
+func errChecksBusy(cause error) *odata.Error {
+	return &odata.Error{Status: http.StatusServiceUnavailable, Code: "ServiceUnavailable",
+		Message: "Too many sign-ins are being checked at the moment; try again shortly.",
+		Header:  http.Header{"Retry-After": {"1"}}, Err: cause}
+}
+
+// admit records the attempt as pending (committed at once, so every node counts it) and counts every attempt
+// in the window with it: when that is over a limit, it is removed again and refused with 429. Of several
+// concurrent attempts the last to count sees all the others, so no more than the limit are admitted. It returns
+// the attempt's row id.
+func (a *Auth) admit(ctx context.Context, key, client string, now time.Time) (string, error) {
 	d := a.Dialect
 	cutoff := sqldb.TimeArg(d, now.Add(-failedLoginWindow))
 	if _, err := a.DB.ExecContext(ctx, stmtPurgeAttempts.For(d), cutoff); err != nil {
-		return fmt.Errorf("entities: login: purge attempts: %w", err)
+		return "", fmt.Errorf("entities: login: purge attempts: %w", err)
 	}
 	id := odata.NewID()
-	if _, err := a.DB.ExecContext(ctx, stmtInsertAttempt.For(d), id, key, sqldb.TimeArg(d, now)); err != nil {
-		return fmt.Errorf("entities: login: record attempt: %w", err)
+	if _, err := a.DB.ExecContext(ctx, stmtInsertAttempt.For(d), id, key, client, sqldb.TimeArg(d, now), true); err != nil {
+		return "", fmt.Errorf("entities: login: record attempt: %w", err)
 	}
-	rows, err := a.DB.QueryContext(ctx, stmtRecentAttempts.For(d), key, cutoff)
+	perEmail, perClient, err := a.countAttempts(ctx, key, client, cutoff, true)
 	if err != nil {
-		return fmt.Errorf("entities: login: count attempts: %w", err)
+		return "", err
 	}
-	var others []time.Time // the counted attempts other than this one, oldest first
-	total := 0
-	for rows.Next() {
-		var (
-			rowID string
-			at    any
-		)
-		if err := rows.Scan(&rowID, &at); err != nil {
-			rows.Close()
-			return fmt.Errorf("entities: login: count attempts: %w", err)
-		}
-		total++
-		if rowID == id {
-			continue
-		}
-		t, err := sqldb.ScanTime(at)
-		if err != nil {
-			rows.Close()
-			return err
-		}
-		others = append(others, t)
-	}
-	if err := rows.Close(); err != nil {
-		return fmt.Errorf("entities: login: count attempts: %w", err)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("entities: login: count attempts: %w", err)
-	}
-	if total <= maxFailedLogins {
-		return nil
+	if perEmail <= maxFailedLogins && perClient <= maxClientFailedLogins {
+		return id, nil
 	}
 	if _, err := a.DB.ExecContext(ctx, stmtDeleteAttempt.For(d), id); err != nil {
-		return fmt.Errorf("entities: login: %w", err)
+		return "", fmt.Errorf("entities: login: %w", err)
 	}
-	// Attempts are allowed again once fewer than maxFailedLogins remain: when the attempt at this index leaves.
-	i := len(others) - maxFailedLogins
-	i = max(0, min(i, len(others)-1))
-	retry := 1
-	if len(others) > 0 {
-		wait := others[i].Add(failedLoginWindow).Sub(now)
-		retry = max(1, int(math.Ceil(wait.Seconds())))
+	if err := a.throttled(ctx, key, client, now); err != nil {
+		return "", err
 	}
-	e := &odata.Error{Status: http.StatusTooManyRequests, Code: "TooManyRequests",
-		Message: "Too many failed sign-in attempts for this e-mail. Try again later.", Header: http.Header{}}
+	// Over the limit with attempts still being checked (on other nodes, or failures plus checks in flight):
+	// the answer comes in a moment.
+	return "", errTooManyRequests("Too many sign-in attempts are being checked. Try again shortly.", time.Second)
+}
+
+// countAttempts counts the attempts in the window of the e-mail key from client and of client: every attempt
+// with pending true, the failures only otherwise.
+func (a *Auth) countAttempts(ctx context.Context, key, client string, cutoff any, pending bool) (perEmail, perClient int, err error) {
+	err = a.DB.QueryRowContext(ctx, stmtCountAttempts.For(a.Dialect), key, client, cutoff, false, pending,
+		client, cutoff, false, pending).Scan(&perEmail, &perClient)
+	if err != nil {
+		return 0, 0, fmt.Errorf("entities: login: count attempts: %w", err)
+	}
+	return perEmail, perClient, nil
+}
+
+// throttled returns the 429 of an attempt of the e-mail key from client when the failures in the window reach
+// one of the limits, nil otherwise. Retry-After is the time until enough failures leave the window, for each
+// limit reached.
+func (a *Auth) throttled(ctx context.Context, key, client string, now time.Time) error {
+	d := a.Dialect
+	cutoff := sqldb.TimeArg(d, now.Add(-failedLoginWindow))
+	perEmail, perClient, err := a.countAttempts(ctx, key, client, cutoff, false)
+	if err != nil {
+		return err
+	}
+	var (
+		wait    time.Duration
+		message string
+	)
+	// Allowed again once fewer than the limit remain: when the attempt at index count - limit (oldest first)
+	// leaves the window.
+	if perEmail >= maxFailedLogins {
+		w, err := a.waitFor(ctx, stmtNthEmailFailure, []any{key, client, cutoff, false, perEmail - maxFailedLogins}, now)
+		if err != nil {
+			return err
+		}
+		wait, message = w, "Too many failed sign-in attempts for this e-mail. Try again later."
+	}
+	if perClient >= maxClientFailedLogins {
+		w, err := a.waitFor(ctx, stmtNthClientFailure, []any{client, cutoff, false, perClient - maxClientFailedLogins}, now)
+		if err != nil {
+			return err
+		}
+		if w > wait || message == "" {
+			wait = w
+		}
+		message = "Too many failed sign-in attempts from this address. Try again later."
+	}
+	if message == "" {
+		return nil
+	}
+	return errTooManyRequests(message, wait)
+}
+
+// waitFor returns how long until the attempt the query selects leaves the window.
+func (a *Auth) waitFor(ctx context.Context, st sqldb.Statement, args []any, now time.Time) (time.Duration, error) {
+	var at any
+	err := a.DB.QueryRowContext(ctx, st.For(a.Dialect), args...).Scan(&at)
+	if errors.Is(err, sql.ErrNoRows) { // it left meanwhile
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("entities: login: count attempts: %w", err)
+	}
+	t, err := sqldb.ScanTime(at)
+	if err != nil {
+		return 0, err
+	}
+	return t.Add(failedLoginWindow).Sub(now), nil
+}
+
+func errTooManyRequests(message string, wait time.Duration) *odata.Error {
+	retry := max(1, int(math.Ceil(wait.Seconds())))
+	e := &odata.Error{Status: http.StatusTooManyRequests, Code: "TooManyRequests", Message: message, Header: http.Header{}}
 	e.Header.Set("Retry-After", strconv.Itoa(retry))
 	return e
 }

@@ -3,9 +3,14 @@ package entities_test
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"net/http"
+	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -95,9 +100,20 @@ func (f *authFixture) setPassword(t testing.TB, customerID, password string) {
 	})
 }
 
+// creds are the credentials of a sign-in from clientA.
+func creds(email, password string) entities.Credentials {
+	return entities.Credentials{Email: email, Password: password, Client: clientA}
+}
+
+// Client addresses of the tests.
+var (
+	clientA = netip.MustParseAddr("198.51.100.1")
+	clientB = netip.MustParseAddr("198.51.100.2")
+)
+
 func (f *authFixture) login(t testing.TB, email, password string) entities.Token {
 	t.Helper()
-	tok, err := f.auth.Login(context.Background(), email, password)
+	tok, err := f.auth.Login(context.Background(), creds(email, password))
 	if err != nil {
 		t.Fatalf("Login(%q, %q) = %v", email, password, err)
 	}
@@ -137,7 +153,7 @@ func TestAuth_Login(t *testing.T) {
 		})
 		t.Run("OKDefaultTTL", func(t *testing.T) {
 			a := &entities.Auth{DB: db.DB, Dialect: db.Dialect}
-			tok, err := a.Login(ctx, userEmail, userPassword)
+			tok, err := a.Login(ctx, creds(userEmail, userPassword))
 			if err != nil || tok.ExpiresIn != entities.DefaultTokenTTL {
 				t.Errorf("Login() with TokenTTL 0 = %v, %v, want %v", tok.ExpiresIn, err, entities.DefaultTokenTTL)
 			}
@@ -152,7 +168,7 @@ func TestAuth_Login(t *testing.T) {
 			{"ErrInvalidCredentialsTooLong", userEmail, userPassword + strings.Repeat("x", 80)},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				_, err := f.auth.Login(ctx, tc.email, tc.password)
+				_, err := f.auth.Login(ctx, creds(tc.email, tc.password))
 				e := wantError(t, "Login("+tc.email+")", err, http.StatusBadRequest, "InvalidCredentials")
 				messages = append(messages, e.Message)
 			})
@@ -177,13 +193,13 @@ func TestAuth_Login_Throttle(t *testing.T) {
 			if i%2 == 1 {
 				email = strings.ToUpper(userEmail)
 			}
-			_, err := f.auth.Login(ctx, email, "wrong-password")
+			_, err := f.auth.Login(ctx, creds(email, "wrong-password"))
 			wantError(t, "Login(wrong password)", err, http.StatusBadRequest, "InvalidCredentials")
 			f.clock.Add(time.Minute)
 		}
 		// Now 10 minutes after the first failure: 5 minutes until it leaves the 15-minute window.
 		t.Run("ErrTooManyRequests", func(t *testing.T) {
-			_, err := f.auth.Login(ctx, userEmail, userPassword)
+			_, err := f.auth.Login(ctx, creds(userEmail, userPassword))
 			e := wantError(t, "Login(11th attempt)", err, http.StatusTooManyRequests, "TooManyRequests")
 			if got := e.Header.Get("Retry-After"); got != "300" {
 				t.Errorf("Retry-After = %q, want %q", got, "300")
@@ -191,7 +207,7 @@ func TestAuth_Login_Throttle(t *testing.T) {
 		})
 		t.Run("ErrTooManyRequestsDoesNotExtend", func(t *testing.T) {
 			f.clock.Add(4*time.Minute + 30*time.Second)
-			_, err := f.auth.Login(ctx, userEmail, userPassword)
+			_, err := f.auth.Login(ctx, creds(userEmail, userPassword))
 			e := wantError(t, "Login(blocked)", err, http.StatusTooManyRequests, "TooManyRequests")
 			if got := e.Header.Get("Retry-After"); got != "30" {
 				t.Errorf("Retry-After = %q, want %q", got, "30")
@@ -206,10 +222,10 @@ func TestAuth_Login_Throttle(t *testing.T) {
 		})
 		t.Run("OKSuccessClearsTheCount", func(t *testing.T) {
 			for range 10 {
-				_, err := f.auth.Login(ctx, userEmail, "wrong-password")
+				_, err := f.auth.Login(ctx, creds(userEmail, "wrong-password"))
 				wantError(t, "Login(wrong password)", err, http.StatusBadRequest, "InvalidCredentials")
 			}
-			_, err := f.auth.Login(ctx, userEmail, userPassword)
+			_, err := f.auth.Login(ctx, creds(userEmail, userPassword))
 			wantError(t, "Login(11th attempt)", err, http.StatusTooManyRequests, "TooManyRequests")
 		})
 	})
@@ -371,7 +387,7 @@ func TestSetPasswordHash(t *testing.T) {
 			f.setPassword(t, f.ids[userEmail], "new-secret-2")
 			_, err := f.auth.Authenticate(ctx, old.AccessToken)
 			wantError(t, "Authenticate(token from before the new password)", err, http.StatusUnauthorized, "Unauthorized")
-			_, err = f.auth.Login(ctx, userEmail, userPassword)
+			_, err = f.auth.Login(ctx, creds(userEmail, userPassword))
 			wantError(t, "Login(old password)", err, http.StatusBadRequest, "InvalidCredentials")
 			f.login(t, userEmail, "new-secret-2")
 		})
@@ -487,7 +503,7 @@ func TestAuth_Login_ThrottleConcurrent(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, err := f.auth.Login(context.Background(), userEmail, "wrong-password")
+				_, err := f.auth.Login(context.Background(), creds(userEmail, "wrong-password"))
 				codes[i] = odata.AsError(err).Code
 			}()
 		}
@@ -499,5 +515,204 @@ func TestAuth_Login_ThrottleConcurrent(t *testing.T) {
 		if n["InvalidCredentials"] < 1 || n["InvalidCredentials"] > 10 || n["InvalidCredentials"]+n["TooManyRequests"] != attempts {
 			t.Errorf("Login() x%d concurrently = %v, want at most 10 InvalidCredentials and the rest TooManyRequests", attempts, n)
 		}
+	})
+}
+
+// TestAuth_Login_ThrottlePerClient checks that failures count per e-mail and client address: ten wrong passwords
+// from one address block that e-mail from that address only, so nobody can lock another customer (the admin)
+// out from elsewhere.
+func TestAuth_Login_ThrottlePerClient(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := newAuthFixture(t, db)
+		ctx := context.Background()
+		from := func(client netip.Addr, email, password string) error {
+			_, err := f.auth.Login(ctx, entities.Credentials{Email: email, Password: password, Client: client})
+			return err
+		}
+		for range 10 {
+			wantError(t, "Login(admin, wrong password) from B", from(clientB, adminEmail, "wrong-password"),
+				http.StatusBadRequest, "InvalidCredentials")
+		}
+		t.Run("ErrTooManyRequestsFromThatAddress", func(t *testing.T) {
+			e := wantError(t, "Login(admin) from B", from(clientB, adminEmail, adminPassword), http.StatusTooManyRequests, "TooManyRequests")
+			if e.Header.Get("Retry-After") != "900" || !strings.Contains(e.Message, "this e-mail") {
+				t.Errorf("Login(admin) from B = %q, Retry-After %q, want the e-mail's 900 s", e.Message, e.Header.Get("Retry-After"))
+			}
+		})
+		t.Run("OKFromAnotherAddress", func(t *testing.T) {
+			if err := from(clientA, adminEmail, adminPassword); err != nil {
+				t.Errorf("Login(admin) from A after 10 failures from B = %v, want a token", err)
+			}
+			if err := from(netip.Addr{}, adminEmail, adminPassword); err != nil {
+				t.Errorf("Login(admin) from an unknown address = %v, want a token", err)
+			}
+		})
+		t.Run("OKOtherEmailFromThatAddress", func(t *testing.T) {
+			if err := from(clientB, userEmail, userPassword); err != nil {
+				t.Errorf("Login(ann) from B = %v, want a token", err)
+			}
+		})
+		t.Run("IPv6Network", func(t *testing.T) {
+			for i := range 10 {
+				host := netip.MustParseAddr("2001:db8:7:7::" + strconv.Itoa(i+1))
+				wantError(t, "Login(wrong password) from "+host.String(), from(host, userEmail, "wrong-password"),
+					http.StatusBadRequest, "InvalidCredentials")
+			}
+			wantError(t, "Login() from another host of the /64", from(netip.MustParseAddr("2001:db8:7:7::ff"), userEmail, userPassword),
+				http.StatusTooManyRequests, "TooManyRequests")
+			if err := from(netip.MustParseAddr("2001:db8:7:8::1"), userEmail, userPassword); err != nil {
+				t.Errorf("Login() from another /64 = %v, want a token", err)
+			}
+		})
+	})
+}
+
+// TestAuth_Login_ThrottleClient checks the limit per client address: after 50 failures for any e-mails (here
+// unknown ones) the address is refused, for every e-mail, without a password check and without a new row, so
+// the attempt table stays bounded; rows older than the window are purged.
+func TestAuth_Login_ThrottleClient(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := newAuthFixture(t, db)
+		ctx := context.Background()
+		var checks atomic.Int64
+		defer entities.SetCheckPassword(func(hash, password string) bool {
+			checks.Add(1)
+			return entities.CheckPassword(hash, password)
+		})()
+		for i := range 50 {
+			_, err := f.auth.Login(ctx, creds(fmt.Sprintf("nobody%02d@example.com", i), "any-password"))
+			wantError(t, "Login(unknown e-mail)", err, http.StatusBadRequest, "InvalidCredentials")
+			if i == 9 {
+				f.clock.Add(5 * time.Minute)
+			}
+		}
+		checks.Store(0)
+		for i := range 30 {
+			_, err := f.auth.Login(ctx, creds(fmt.Sprintf("more%02d@example.com", i), "any-password"))
+			wantError(t, "Login(unknown e-mail) past the address's limit", err, http.StatusTooManyRequests, "TooManyRequests")
+		}
+		_, err := f.auth.Login(ctx, creds(adminEmail, adminPassword))
+		e := wantError(t, "Login(admin) from the blocked address", err, http.StatusTooManyRequests, "TooManyRequests")
+		if !strings.Contains(e.Message, "this address") || e.Header.Get("Retry-After") != "600" {
+			t.Errorf("Login(admin) from the blocked address = %q, Retry-After %q, want the address's 600 s",
+				e.Message, e.Header.Get("Retry-After"))
+		}
+		if n := checks.Load(); n != 0 {
+			t.Errorf("password checks past the address's limit = %d, want 0", n)
+		}
+		if n := count(t, db, `SELECT COUNT(*) FROM login_attempt`); n != 50 {
+			t.Errorf("login_attempt rows = %d, want the 50 counted failures", n)
+		}
+		_, err = f.auth.Login(ctx, entities.Credentials{Email: adminEmail, Password: adminPassword, Client: clientB})
+		if err != nil {
+			t.Errorf("Login(admin) from another address = %v", err)
+		}
+		f.clock.Add(10 * time.Minute) // the first ten failures leave the window
+		f.login(t, adminEmail, adminPassword)
+		if n := count(t, db, `SELECT COUNT(*) FROM login_attempt`); n != 40 {
+			t.Errorf("login_attempt rows after the window moved = %d, want 40", n)
+		}
+	})
+}
+
+// TestAuth_Login_ConcurrentCorrect signs one customer in many times at once: no attempt is refused, since
+// attempts that succeed do not count as failures.
+func TestAuth_Login_ConcurrentCorrect(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := newAuthFixture(t, db)
+		// Six failures first: with the default of 4 checks at once, six failures and four attempts in flight
+		// stay within the limit of 10, so correct sign-ins still pass.
+		for range 6 {
+			_, err := f.auth.Login(context.Background(), creds(userEmail, "wrong-password"))
+			wantError(t, "Login(wrong password)", err, http.StatusBadRequest, "InvalidCredentials")
+		}
+		const attempts = 30
+		errs := make([]error, attempts)
+		var wg sync.WaitGroup
+		for i := range attempts {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, errs[i] = f.auth.Login(context.Background(), creds(userEmail, userPassword))
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("concurrent correct Login() #%d = %v, want a token", i, err)
+			}
+		}
+		if n := count(t, db, `SELECT COUNT(*) FROM login_attempt`); n != 0 {
+			t.Errorf("login_attempt rows after correct sign-ins = %d, want 0 (a success clears the failures)", n)
+		}
+	})
+}
+
+// TestAuth_Login_CheckConcurrency checks the bound on password checks running at once, and what a sign-in that
+// cannot get one gets: 503 with Retry-After after CheckWait, or at once when its context ends.
+func TestAuth_Login_CheckConcurrency(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		newAuthFixture(t, db)
+		t.Run("AtMostMaxConcurrentChecks", func(t *testing.T) {
+			var running, most atomic.Int64
+			defer entities.SetCheckPassword(func(hash, password string) bool {
+				n := running.Add(1)
+				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+				}
+				defer running.Add(-1)
+				time.Sleep(time.Millisecond) // hold the check a little so that others pile up
+				return entities.CheckPassword(hash, password)
+			})()
+			a := &entities.Auth{DB: db.DB, Dialect: db.Dialect, MaxConcurrentChecks: 3, CheckWait: time.Minute}
+			var wg sync.WaitGroup
+			for i := range 16 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					client := netip.AddrFrom4([4]byte{192, 0, 2, byte(i)})
+					if _, err := a.Login(context.Background(), entities.Credentials{Email: userEmail, Password: userPassword, Client: client}); err != nil {
+						t.Errorf("Login() = %v", err)
+					}
+				}()
+			}
+			wg.Wait()
+			if m := most.Load(); m < 1 || m > 3 {
+				t.Errorf("password checks at once = %d, want 1 to 3", m)
+			}
+		})
+		t.Run("ErrServiceUnavailable", func(t *testing.T) {
+			entered, release := make(chan struct{}), make(chan struct{})
+			defer entities.SetCheckPassword(func(hash, password string) bool {
+				entered <- struct{}{}
+				<-release
+				return entities.CheckPassword(hash, password)
+			})()
+			a := &entities.Auth{DB: db.DB, Dialect: db.Dialect, MaxConcurrentChecks: 1, CheckWait: 20 * time.Millisecond}
+			done := make(chan error, 1)
+			go func() {
+				_, err := a.Login(context.Background(), creds(userEmail, userPassword))
+				done <- err
+			}()
+			<-entered // the only check is taken
+			_, err := a.Login(context.Background(), creds(adminEmail, adminPassword))
+			e := wantError(t, "Login() while the check is taken", err, http.StatusServiceUnavailable, "ServiceUnavailable")
+			if e.Header.Get("Retry-After") != "1" {
+				t.Errorf("Retry-After = %q, want 1", e.Header.Get("Retry-After"))
+			}
+			// A caller whose context ends while it waits stops waiting (its deadline leaves ample time for the
+			// queries before the wait).
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			a.CheckWait = time.Hour
+			_, err = a.Login(ctx, creds(adminEmail, adminPassword))
+			if e := wantError(t, "Login(context ending) while the check is taken", err, http.StatusServiceUnavailable,
+				"ServiceUnavailable"); !errors.Is(e, context.DeadlineExceeded) {
+				t.Errorf("Login(context ending) = %v, want it to wrap context.DeadlineExceeded", e)
+			}
+			close(release)
+			if err := <-done; err != nil {
+				t.Errorf("the sign-in holding the check = %v", err)
+			}
+		})
 	})
 }

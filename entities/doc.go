@@ -11,7 +11,9 @@
 // SQLite, DateTimeOffset as TIMESTAMPTZ or fixed-width UTC text. Besides the entity tables there are the link and
 // side tables (product_category, product_collection, product_picture, product_tier_price, customer_role_mapping)
 // and the tables no entity set exposes (customer_password, access_token, login_attempt, seed_marker and, on
-// SQLite, sequence_counter).
+// SQLite, sequence_counter). An applied migration is never edited: a change is a new file. Migration 5 made
+// Manufacturer.ManufacturerTemplateId and Product.TaxCategoryId nullable strings (opaque references the store
+// does not check); a stored 0, the old default meaning "none", became NULL and any other number its digits.
 //
 // # The OData service
 //
@@ -48,4 +50,12 @@
 // Bearer tokens are 32 random bytes (base64url, 43 characters); only their SHA-256 is stored, with the customer
 // and the expiry. Revoking a token deletes its row, so a revoked token and an unknown one are the same thing to
 // Authenticate; expired rows are purged at each successful sign-in.
+//
+// Sign-in (Auth.Login) is bounded and throttled with state in the database only, so every node counts the same:
+// at most Auth.MaxConcurrentChecks (4) password checks at once per Auth, a sign-in that waits longer than
+// CheckWait (5 s) or its context being a 503; each attempt a row of login_attempt, pending while checked, kept
+// as a failure, removed on success; 10 failures of an e-mail from one client address, or 50 of an address,
+// within 15 minutes make further attempts a 429 with Retry-After, without a check and without a row. Failures
+// from one address never lock an e-mail out for others. Client addresses are IPv4 addresses or IPv6 /64
+// networks.
 package entities

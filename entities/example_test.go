@@ -41,7 +41,7 @@ func Example() {
 	fmt.Println("seeded:", res.Seeded)
 
 	auth := &entities.Auth{DB: db, Dialect: d}
-	tok, err := auth.Login(ctx, "Admin@Example.com", res.GeneratedAdminPassword)
+	tok, err := auth.Login(ctx, entities.Credentials{Email: "Admin@Example.com", Password: res.GeneratedAdminPassword})
 	if err != nil {
 		log.Fatal(err)
 	}

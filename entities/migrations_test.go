@@ -4,10 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"io/fs"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"unicode"
 
 	"github.com/google/go-cmp/cmp"
@@ -126,10 +129,11 @@ func TestSnakeCase(t *testing.T) {
 // written P.Member.
 var schema = map[string]string{
 	"picture": `Id MimeType SeoFilename AltAttribute TitleAttribute PictureBinary:bin Size:int`,
-	"manufacturer": `Id Name SeName Description ManufacturerTemplateId:int MetaKeywords MetaDescription MetaTitle
+	// ManufacturerTemplateId and TaxCategoryId come last: migration 5 replaced them with string columns.
+	"manufacturer": `Id Name SeName Description MetaKeywords MetaDescription MetaTitle
 		PictureId PageSize:int AllowCustomersToSelectPageSize:bool PageSizeOptions PriceRanges ShowOnHomePage:bool
 		FeaturedProductsOnHomaPage:bool IncludeInTopMenu:bool Icon Published:bool DisplayOrder:int
-		CreatedOnUtc:time UpdatedOnUtc:time`,
+		CreatedOnUtc:time UpdatedOnUtc:time ManufacturerTemplateId`,
 	"category": `Id Name SeName Description ParentCategoryId PictureId MetaKeywords MetaDescription MetaTitle
 		PageSize:int AllowCustomersToSelectPageSize:bool PageSizeOptions PriceRanges ShowOnHomePage:bool
 		FeaturedProductsOnHomaPage:bool IncludeInTopMenu:bool Published:bool DisplayOrder:int Flag FlagStyle Icon
@@ -145,7 +149,7 @@ var schema = map[string]string{
 		StockQuantity:int DisplayStockAvailability:bool DisplayStockQuantity:bool MinStockQuantity:int
 		LowStockActivity:enum BackorderMode:enum IsShipEnabled:bool IsFreeShipping:bool
 		AdditionalShippingCharge:money Weight:dec Length:dec Width:dec Height:dec IsTaxExempt:bool
-		TaxCategoryId:int Sold:int CreatedOnUtc:time UpdatedOnUtc:time`,
+		Sold:int CreatedOnUtc:time UpdatedOnUtc:time TaxCategoryId`,
 	"product_category":   `ProductId CategoryId IsFeaturedProduct:bool DisplayOrder:int`,
 	"product_collection": `ProductId CollectionId IsFeaturedProduct:bool DisplayOrder:int`,
 	"product_picture": `ProductId PictureId DisplayOrder:int MimeType SeoFilename AltAttribute
@@ -176,7 +180,7 @@ var schema = map[string]string{
 	// Tables no entity set exposes.
 	"customer_password": `CustomerId PasswordHash ChangedOnUtc:time`,
 	"access_token":      `TokenHash CustomerId CreatedOnUtc:time ExpiresOnUtc:time`,
-	"login_attempt":     `Id Email AttemptedOnUtc:time`,
+	"login_attempt":     `Id Email AttemptedOnUtc:time ClientAddress Pending:bool`,
 	"seed_marker":       `Name SeededOnUtc:time`,
 }
 
@@ -590,6 +594,84 @@ func TestNextOrderNumber(t *testing.T) {
 					t.Errorf("NextOrderNumber after a rollback = %d, %v, want %d", b, err, a)
 				}
 			})
+		}
+	})
+}
+
+// upTo returns the migrations of src up to and including version, for a database as an older release left it.
+func upTo(t *testing.T, src migrate.Source, version int) migrate.Source {
+	t.Helper()
+	out := fstest.MapFS{}
+	for _, dialect := range []string{"sqlite", "postgres"} {
+		entries, err := fs.ReadDir(src.FS, dialect)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			prefix, _, _ := strings.Cut(e.Name(), "_")
+			if v, err := strconv.Atoi(prefix); err != nil || v > version {
+				continue
+			}
+			data, err := fs.ReadFile(src.FS, dialect+"/"+e.Name())
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[dialect+"/"+e.Name()] = &fstest.MapFile{Data: data}
+		}
+	}
+	return migrate.Source{Name: src.Name, FS: out}
+}
+
+// TestMigrations_TemplateAndTaxCategoryText migrates a database of schema version 4, whose
+// manufacturer_template_id and tax_category_id were integers, to the nullable strings of version 5: a stored 0
+// (the old default, "none") becomes NULL, another number its digits.
+func TestMigrations_TemplateAndTaxCategoryText(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		ctx := context.Background()
+		if _, err := migrate.Up(ctx, db.DB, db.Dialect, upTo(t, entities.Migrations, 4)); err != nil {
+			t.Fatalf("migrate.Up(versions 1 to 4) = %v", err)
+		}
+		exec(t, db, `INSERT INTO manufacturer (id, name) VALUES ('m0', 'Default')`)
+		exec(t, db, `INSERT INTO manufacturer (id, name, manufacturer_template_id) VALUES ('m7', 'Seven', 7)`)
+		exec(t, db, `INSERT INTO product (id, name, tax_category_id) VALUES ('p0', 'Zero', 0)`)
+		exec(t, db, `INSERT INTO product (id, name, tax_category_id) VALUES ('p3', 'Three', 3)`)
+		if n, err := migrate.Up(ctx, db.DB, db.Dialect, entities.Migrations); err != nil || n < 1 {
+			t.Fatalf("migrate.Up(all) = %d, %v, want the later migrations applied", n, err)
+		}
+		read := func(query string) map[string]*string {
+			rows, err := db.Query(query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			out := map[string]*string{}
+			for rows.Next() {
+				var id string
+				var v sql.NullString
+				if err := rows.Scan(&id, &v); err != nil {
+					t.Fatal(err)
+				}
+				if v.Valid {
+					out[id] = &v.String
+				} else {
+					out[id] = nil
+				}
+			}
+			return out
+		}
+		seven, three := "7", "3"
+		if diff := cmp.Diff(map[string]*string{"m0": nil, "m7": &seven},
+			read(`SELECT id, manufacturer_template_id FROM manufacturer`)); diff != "" {
+			t.Errorf("manufacturer_template_id after migration 5 (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(map[string]*string{"p0": nil, "p3": &three},
+			read(`SELECT id, tax_category_id FROM product`)); diff != "" {
+			t.Errorf("tax_category_id after migration 5 (-want +got):\n%s", diff)
+		}
+		exec(t, db, `INSERT INTO product (id, name, tax_category_id) VALUES ('px', 'Text', 'TC-Books')`)
+		exec(t, db, `INSERT INTO product (id, name) VALUES ('pn', 'Null')`)
+		if n := count(t, db, `SELECT COUNT(*) FROM product WHERE tax_category_id IS NULL`); n != 2 {
+			t.Errorf("products without a tax category = %d, want 2 (a stored 0 and the new default)", n)
 		}
 	})
 }

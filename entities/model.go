@@ -45,6 +45,14 @@ func str(name string, maxLength int) *edm.Property {
 
 func text(name string) *edm.Property { return str(name, 0) }
 
+// opaqueRef is a nullable string naming something the store does not hold (a template, a tax category): kept
+// as sent, never checked.
+func opaqueRef(name, description string) *edm.Property {
+	p := str(name, maxShortName)
+	p.Description = description
+	return p
+}
+
 func ref(name string) *edm.Property { return str(name, maxID) }
 
 // seNameProp is the URL slug of a product, category or manufacturer (see sename.go).
@@ -255,7 +263,8 @@ func manufacturerType() *edm.EntityType {
 			searchable(required(str("Name", maxName), "Manufacturer name is required")),
 			seNameProp(),
 			text("Description"),
-			int32Prop("ManufacturerTemplateId", 0),
+			opaqueRef("ManufacturerTemplateId", "The manufacturer's display template: an opaque reference, "+
+				"not checked, null when none."),
 			str("MetaKeywords", maxName),
 			text("MetaDescription"),
 			str("MetaTitle", maxName),
@@ -401,7 +410,8 @@ func productEntity(productType, manageInventory, lowStock, backorder *edm.EnumTy
 			decimalProp("Width"),
 			decimalProp("Height"),
 			boolean("IsTaxExempt", false),
-			int32Prop("TaxCategoryId", 0),
+			opaqueRef("TaxCategoryId", "The product's tax category: an opaque reference, not checked, null when none "+
+				"(the store computes no tax)."),
 			readOnly(int32Prop("Sold", 0)),
 			computedTime("CreatedOnUtc"),
 			computedTime("UpdatedOnUtc"),

@@ -108,7 +108,7 @@ FROM customer c WHERE c.email = ?`), adminEmail).Scan(&hasPassword, &roles)
 				t.Fatalf("admin: has_password %v, roles %d, err %v; want true, 2, nil", hasPassword, roles, err)
 			}
 			a := &entities.Auth{DB: db.DB, Dialect: db.Dialect}
-			tok, err := a.Login(ctx, adminEmail, res.GeneratedAdminPassword)
+			tok, err := a.Login(ctx, creds(adminEmail, res.GeneratedAdminPassword))
 			if err != nil {
 				t.Fatalf("Login(admin, generated password) = %v", err)
 			}
@@ -174,7 +174,7 @@ func TestSeed_Options(t *testing.T) {
 				t.Fatalf("Seed() = %+v, want Seeded without a generated password", res)
 			}
 			a := &entities.Auth{DB: db.DB, Dialect: db.Dialect}
-			if _, err := a.Login(ctx, "boss@example.com", "correct horse"); err != nil {
+			if _, err := a.Login(ctx, creds("boss@example.com", "correct horse")); err != nil {
 				t.Errorf("Login(admin) = %v", err)
 			}
 		})

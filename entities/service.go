@@ -22,6 +22,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Mount is the path the service root is served under, such as "/odata" (see odata.Config.Mount).
 	Mount string
+	// PublicURL is the absolute URL clients reach the server at; absolute URLs in answers start with it and
+	// Mount. Empty: the request's scheme and host (see odata.Config.PublicURL).
+	PublicURL string
 	// CountriesEnabled makes addresses name a country, and a state where the country has states (SPEC 4.6).
 	CountriesEnabled bool
 	// Now returns the current time; time.Now when nil.
@@ -46,13 +49,14 @@ func NewService(cfg Config) (*odata.Service, error) {
 	}
 	s := &service{cfg: cfg, opts: Options{Now: cfg.Now}, model: model}
 	return odata.NewService(odata.Config{
-		Model:   model,
-		DB:      cfg.DB,
-		Dialect: cfg.Dialect,
-		Logger:  cfg.Logger,
-		Mount:   cfg.Mount,
-		Sets:    s.sets(),
-		Actions: s.actions(),
+		Model:     model,
+		DB:        cfg.DB,
+		Dialect:   cfg.Dialect,
+		Logger:    cfg.Logger,
+		Mount:     cfg.Mount,
+		PublicURL: cfg.PublicURL,
+		Sets:      s.sets(),
+		Actions:   s.actions(),
 	})
 }
 

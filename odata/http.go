@@ -125,13 +125,26 @@ type request struct {
 	none bool // odata.metadata=none: no control information but count and next link
 }
 
-// base returns the absolute URL of the service root: the request's scheme and host, then Mount.
+// base returns the absolute URL of the service root: Config.PublicURL and Mount when a public URL is configured,
+// else the request's scheme and host, then Mount.
 func (rq *request) base() string {
-	scheme := "http"
-	if rq.r.TLS != nil || strings.EqualFold(rq.r.Header.Get("X-Forwarded-Proto"), "https") {
-		scheme = "https"
+	if rq.svc.publicRoot != "" {
+		return rq.svc.publicRoot
 	}
-	return scheme + "://" + rq.r.Host + rq.svc.mount
+	return requestScheme(rq.r) + "://" + rq.r.Host + rq.svc.mount
+}
+
+// requestScheme returns the scheme a request came with: r.URL.Scheme when a middleware that knows the trusted
+// proxies set it (the server sees no scheme in a request line), else https over TLS and http otherwise. Headers
+// such as X-Forwarded-Proto are not read here: only the server knows whether the peer sending them is trusted.
+func requestScheme(r *http.Request) string {
+	switch {
+	case r.URL.Scheme == "https" || r.URL.Scheme == "http":
+		return r.URL.Scheme
+	case r.TLS != nil:
+		return "https"
+	}
+	return "http"
 }
 
 // contextMember returns the @odata.context member for a context URL fragment, or nil without metadata.
@@ -145,13 +158,14 @@ func (rq *request) contextMember(fragment string) []byte {
 // appendContext appends the @odata.context member for a context URL fragment.
 func (rq *request) appendContext(b []byte, fragment string) []byte {
 	b = append(b, `"@odata.context":"`...)
-	if rq.r.TLS != nil || strings.EqualFold(rq.r.Header.Get("X-Forwarded-Proto"), "https") {
-		b = append(b, "https://"...)
+	if rq.svc.publicRoot != "" {
+		b = appendJSONText(b, rq.svc.publicRoot)
 	} else {
-		b = append(b, "http://"...)
+		b = append(b, requestScheme(rq.r)...)
+		b = append(b, "://"...)
+		b = appendJSONText(b, rq.r.Host)
+		b = appendJSONText(b, rq.svc.mount)
 	}
-	b = appendJSONText(b, rq.r.Host)
-	b = appendJSONText(b, rq.svc.mount)
 	b = append(b, "/$metadata#"...)
 	b = appendJSONText(b, fragment)
 	return append(b, '"')

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 
@@ -30,9 +31,16 @@ type Config struct {
 	// Logger receives the causes of internal errors; slog.Default() when nil.
 	Logger *slog.Logger
 	// Mount is the path the service root is served under, such as "/odata"; absolute URLs in answers
-	// (@odata.context, @odata.nextLink, Location) start with the request's scheme and host and this path. The
-	// handler accepts request paths with or without it, so it works behind http.StripPrefix and without.
+	// (@odata.context, @odata.nextLink, Location, OData-EntityId) end their service root with it. The handler
+	// accepts request paths with or without it, so it works behind http.StripPrefix and without.
 	Mount string
+	// PublicURL is the absolute URL clients reach the server at: scheme, host and any path prefix a proxy adds,
+	// such as "https://shop.example.com". When set, every absolute URL in answers starts with PublicURL and
+	// Mount, whatever the request's Host header says. When empty, they start with the request's scheme (the
+	// request URL's Scheme when a proxy-aware middleware set it, else https over TLS, else http) and its Host:
+	// for development, since a client chooses its Host header. X-Forwarded-* headers are never read by the
+	// engine; a middleware that trusts the proxy sending them may rewrite r.Host and r.URL.Scheme.
+	PublicURL string
 	// PageSize is the number of entities in one page of a collection (default 100); a client may ask for more
 	// or fewer with Prefer: odata.maxpagesize=N, up to MaxPageSize (default 1000).
 	PageSize    int
@@ -182,6 +190,7 @@ type Service struct {
 	dialect     sqldb.Dialect
 	logger      *slog.Logger
 	mount       string
+	publicRoot  string // PublicURL and mount, or "" to take the scheme and host from the request
 	pageSize    int
 	maxPageSize int
 	sets        map[*edm.EntitySet]*setConfig
@@ -193,6 +202,27 @@ type Service struct {
 	layouts     map[*edm.EntityType]*layout
 	metadataXML []byte
 	metadataJS  []byte
+}
+
+// publicRoot returns the service root under Config.PublicURL (publicURL and mount), or "" without a public URL.
+// A public URL must be an absolute http or https URL with a host, without user information, query or fragment;
+// fail reports one that is not.
+func publicRoot(publicURL, mount string, fail func(format string, args ...any)) string {
+	if publicURL == "" {
+		return ""
+	}
+	u, err := url.Parse(publicURL)
+	switch {
+	case err != nil:
+		fail("PublicURL %q: %v", publicURL, errors.Unwrap(err))
+	case u.Scheme != "http" && u.Scheme != "https":
+		fail("PublicURL %q: want an http:// or https:// URL", publicURL)
+	case u.Host == "":
+		fail("PublicURL %q: the URL has no host", publicURL)
+	case u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		fail("PublicURL %q: want scheme, host and path only", publicURL)
+	}
+	return strings.TrimRight(publicURL, "/") + mount
 }
 
 // setConfig is the resolved configuration of one entity set.
@@ -237,6 +267,7 @@ func NewService(cfg Config) (*Service, error) {
 	if s.mount != "" && !strings.HasPrefix(s.mount, "/") {
 		fail("Mount %q must start with /", cfg.Mount)
 	}
+	s.publicRoot = publicRoot(cfg.PublicURL, s.mount, fail)
 	for _, et := range m.EntityTypes {
 		s.layouts[et] = newLayout(et, nil)
 	}

@@ -3,6 +3,8 @@ package odata_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
@@ -131,6 +133,9 @@ func TestNewService_Errors(t *testing.T) {
 		{"nil handler", func(c *odata.Config) { c.Actions["Ping"] = nil }, `Actions["Ping"]: the handler is nil`},
 		{"page sizes", func(c *odata.Config) { c.PageSize, c.MaxPageSize = 50, 10 }, "PageSize 50 and MaxPageSize 10"},
 		{"mount", func(c *odata.Config) { c.Mount = "odata" }, `Mount "odata" must start with /`},
+		{"public URL without scheme", func(c *odata.Config) { c.PublicURL = "shop.example.org" }, `PublicURL "shop.example.org": want an http:// or https:// URL`},
+		{"public URL with a query", func(c *odata.Config) { c.PublicURL = "https://shop.example.org/?a=1" }, "want scheme, host and path only"},
+		{"public URL without host", func(c *odata.Config) { c.PublicURL = "https:///odata" }, "the URL has no host"},
 	} {
 		m := libraryModel()
 		if err := m.Build(); err != nil {
@@ -230,3 +235,77 @@ func ids(list []odata.Entity) []any {
 func errIsNotFound(err error) bool { return errors.Is(err, odata.ErrNotFound) }
 
 func odataEq(col string, v any) sq.Sqlizer { return sq.Eq{col: v} }
+
+// TestService_PublicURL checks where absolute URLs take their scheme and host from: Config.PublicURL when set,
+// whatever the Host header says; else the request's Host with the scheme of the request URL (set by a
+// middleware that trusts the proxy) or TLS. X-Forwarded-* headers are never read by the engine.
+func TestService_PublicURL(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := newFixture(t, db)
+		f.seed()
+		m := libraryModel()
+		if err := m.Build(); err != nil {
+			t.Fatal(err)
+		}
+		sets, actions := libraryConfig(m)
+		public, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/odata",
+			PublicURL: "https://shop.example.org/store/", Sets: sets, Actions: actions, Logger: discardLogger()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		forged := []string{"X-Forwarded-Host", "forged.test", "X-Forwarded-Proto", "https", "Forwarded", "host=forged.test;proto=https"}
+		serve := func(svc *odata.Service, method, path, body, scheme string, headers ...string) response {
+			t.Helper()
+			var r io.Reader
+			if body != "" {
+				r = strings.NewReader(body)
+			}
+			req := httptest.NewRequest(method, "http://evil.test"+path, r)
+			req.URL.Scheme = scheme // as a proxy-aware middleware leaves it; httptest.NewRequest sets "http"
+			if body != "" {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			for i := 0; i+1 < len(headers); i += 2 {
+				req.Header.Set(headers[i], headers[i+1])
+			}
+			w := httptest.NewRecorder()
+			svc.ServeHTTP(w, req)
+			return response{Status: w.Code, Header: w.Header(), Body: w.Body.String()}
+		}
+		requests := []struct{ method, path, body string }{
+			{"GET", "/odata/", ""},
+			{"GET", "/odata/Book?$top=3&$expand=Authors", ""},
+			{"GET", "/odata/Book('b1')", ""},
+			{"POST", "/odata/Book", `{"Title":"Delta"}`},
+			{"PATCH", "/odata/Book('b1')", `{"Pages":7}`},
+		}
+		for _, rq := range requests {
+			for _, prefer := range []string{"odata.maxpagesize=1", "return=minimal"} {
+				resp := serve(public, rq.method, rq.path, rq.body, "", append([]string{"Prefer", prefer}, forged...)...)
+				all := resp.Body + fmt.Sprint(resp.Header)
+				if strings.Contains(all, "evil.test") || strings.Contains(all, "forged.test") {
+					t.Errorf("%s %s with Host evil.test and PublicURL = %d %v %s, want no trace of the request's hosts",
+						rq.method, rq.path, resp.Status, resp.Header, resp.Body)
+				}
+				if !strings.Contains(all, "https://shop.example.org/store/odata/") {
+					t.Errorf("%s %s with PublicURL = %d %v %s, want URLs under https://shop.example.org/store/odata/",
+						rq.method, rq.path, resp.Status, resp.Header, resp.Body)
+				}
+			}
+		}
+		for _, tc := range []struct {
+			name, scheme string
+			want         string
+		}{
+			{"ForwardedHeadersIgnored", "", `"@odata.context":"http://evil.test/odata/$metadata#Book"`},
+			{"SchemeOfTheRequestURL", "https", `"@odata.context":"https://evil.test/odata/$metadata#Book"`},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				resp := serve(f.svc, "GET", "/odata/Book?$top=1", "", tc.scheme, forged...)
+				if !strings.Contains(resp.Body, tc.want) || strings.Contains(resp.Body, "forged.test") {
+					t.Errorf("GET Book without PublicURL = %s, want %s", resp.Body, tc.want)
+				}
+			})
+		}
+	})
+}

@@ -17,11 +17,12 @@ import (
 )
 
 // Authenticator issues, checks and revokes bearer tokens. Its errors are *odata.Error values with their status
-// (400 InvalidCredentials, 429 with Retry-After, 401 for an unknown, expired or revoked token) and are answered as
-// they are; any other error is a 500.
+// (400 InvalidCredentials, 429 with Retry-After, 503 with Retry-After when too many password checks are
+// running, 401 for an unknown, expired or revoked token) and are answered as they are; any other error is a 500.
 type Authenticator interface {
-	// Login checks the credentials and issues a token.
-	Login(ctx context.Context, email, password string) (Token, error)
+	// Login checks the credentials and issues a token. Credentials.Client is the address the request comes
+	// from, behind trusted proxies the one they forwarded.
+	Login(ctx context.Context, c Credentials) (Token, error)
 	// Authenticate returns the customer a token belongs to.
 	Authenticate(ctx context.Context, accessToken string) (Principal, error)
 	// Revoke makes the token unusable.
@@ -31,6 +32,9 @@ type Authenticator interface {
 // Token is an issued bearer token: AccessToken, the opaque token the client sends as "Authorization: Bearer
 // <token>", and ExpiresIn, the time left until it expires.
 type Token = entities.Token
+
+// Credentials are what a sign-in presents: the e-mail, the password and the client's address.
+type Credentials = entities.Credentials
 
 // Principal is the customer a request acts for; Admin is true for members of the Administrators role.
 type Principal = entities.Principal
@@ -175,7 +179,8 @@ func handleLogin(auth Authenticator, logger *slog.Logger) http.Handler {
 			odata.WriteError(w, r, logger, odata.ValidationError(missing...))
 			return
 		}
-		tok, err := auth.Login(r.Context(), *req.Email, *req.Password)
+		tok, err := auth.Login(r.Context(), Credentials{Email: *req.Email, Password: *req.Password,
+			Client: clientAddrFrom(r.Context())})
 		if err != nil {
 			odata.WriteError(w, r, logger, err)
 			return

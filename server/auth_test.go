@@ -1,7 +1,10 @@
 package server
 
 import (
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -242,5 +245,38 @@ func TestPrincipalInContext(t *testing.T) {
 	got := decodeJSONBody(t, rec)
 	if got["customer"] != "c-1" || got["email"] != "jane@example.com" {
 		t.Errorf("storefront.CustomerFrom = %v, %v, want c-1, jane@example.com", got["customer"], got["email"])
+	}
+}
+
+// TestLogin_ClientAddress checks that a sign-in is throttled by the connection's address, whatever an untrusted
+// client claims in X-Forwarded-For, and by the forwarded client behind a trusted proxy.
+func TestLogin_ClientAddress(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		trusted []netip.Prefix
+		want    string
+	}{
+		{"Untrusted", nil, "192.0.2.1"},
+		{"TrustedProxy", prefixes("192.0.2.0/24"), "198.51.100.4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			auth := newFakeAuth()
+			h, err := newHandler(newLogger(io.Discard, "json"), &Components{Auth: auth}, &drainGate{}, tc.trusted)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := httptest.NewRequest("POST", "/api/token", strings.NewReader(`{"email":"jane@example.com","password":"jane-secret"}`))
+			req.RemoteAddr = "192.0.2.1:4711"
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("X-Forwarded-For", "198.51.100.4")
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("POST /api/token = %d %s", rec.Code, rec.Body)
+			}
+			if diff := cmp.Diff([]string{tc.want}, auth.clients); diff != "" {
+				t.Errorf("client address of the sign-in (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"io"
 	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 )
 
@@ -11,7 +10,7 @@ import (
 // storefront handler (the fake authenticator is a map lookup; logging goes to io.Discard).
 func BenchmarkHandler(b *testing.B) {
 	h, err := newHandler(newLogger(io.Discard, "json"), &Components{OData: &fakeOData{}, Storefront: fakeStorefront,
-		Auth: newFakeAuth()}, &atomic.Bool{})
+		Auth: newFakeAuth()}, &drainGate{}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

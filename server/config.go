@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/mail"
+	"net/netip"
 	"net/url"
 	"path/filepath"
 	"strconv"
@@ -39,6 +40,15 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// LogFormat is "json" or "text".
 	LogFormat string
+	// PublicURL is the absolute URL clients reach the service at (scheme, host and any path prefix, without a
+	// trailing slash), such as "https://shop.example.com". Every absolute URL in answers (@odata.context, next
+	// links, Location, OData-EntityId, the links of queued e-mails) starts with it. Empty: the request's scheme
+	// and Host, which a client chooses, so only for development.
+	PublicURL string
+	// TrustedProxies are the addresses (single IPs as /32 or /128 prefixes, or networks) of the reverse proxies
+	// in front of the service. Only a request whose connection comes from one of them has its
+	// X-Forwarded-For, X-Forwarded-Host and X-Forwarded-Proto headers honoured; anyone else's are removed.
+	TrustedProxies []netip.Prefix
 }
 
 // Postgres reports whether DB names a PostgreSQL database.
@@ -67,6 +77,8 @@ var options = []option{
 	{"db-max-lifetime", "STORE_DB_MAX_LIFETIME"},
 	{"shutdown-timeout", "STORE_SHUTDOWN_TIMEOUT"},
 	{"log-format", "STORE_LOG_FORMAT"},
+	{"public-url", "STORE_PUBLIC_URL"},
+	{"trusted-proxies", "STORE_TRUSTED_PROXIES"},
 }
 
 // parseConfig reads the configuration from args (args[0] is the program name) and getenv. A flag wins over its
@@ -101,8 +113,10 @@ func parseConfig(args []string, getenv func(string) string, help io.Writer) (Con
 	fs.Var((*intValue)(&c.Pool.MaxOpen), "db-max-open", "PostgreSQL: most open connections of this process (`n` >= 1); with several server\nnodes the database sees up to nodes x n connections")
 	fs.Var((*intValue)(&c.Pool.MaxIdle), "db-max-idle", "PostgreSQL: idle connections kept (`n`; 0: half of -db-max-open)")
 	fs.Var((*durationValue)(&c.Pool.MaxLifetime), "db-max-lifetime", "PostgreSQL: connections are recycled after this `duration`")
-	fs.Var((*durationValue)(&c.ShutdownTimeout), "shutdown-timeout", "`duration` in-flight requests may run after SIGINT/SIGTERM before their connections\nare closed")
+	fs.Var((*durationValue)(&c.ShutdownTimeout), "shutdown-timeout", "`duration` in-flight requests may run after SIGINT/SIGTERM (new ones answer 503 meanwhile)\nbefore their connections are closed")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log `format` on stderr: json or text")
+	fs.StringVar(&c.PublicURL, "public-url", "", "absolute `URL` clients reach the service at, such as https://shop.example.com; absolute URLs\nin answers start with it (default: the request's scheme and Host header, for development only)")
+	fs.Var((*prefixList)(&c.TrustedProxies), "trusted-proxies", "comma-separated `IPs or CIDRs` of the reverse proxies in front of the service, such as\n10.0.0.5,192.168.1.0/24; only their X-Forwarded-For/-Host/-Proto headers are honoured")
 	fs.Usage = func() {} // the help text is written below, only when asked for
 
 	if err := fs.Parse(args); err != nil {
@@ -130,6 +144,7 @@ func parseConfig(args []string, getenv func(string) string, help io.Writer) (Con
 	if len(errs) == 0 {
 		errs = c.validate()
 	}
+	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
 	if len(errs) > 0 {
 		return Config{}, fmt.Errorf("invalid configuration:\n\t%w", joinErrors(errs))
 	}
@@ -189,7 +204,29 @@ func (c Config) validate() []error {
 	if c.LogFormat != "json" && c.LogFormat != "text" {
 		bad("log-format", "%q is neither json nor text", c.LogFormat)
 	}
+	if c.PublicURL != "" {
+		if err := checkPublicURL(c.PublicURL); err != nil {
+			bad("public-url", "%q: %v", c.PublicURL, err)
+		}
+	}
 	return errs
+}
+
+// checkPublicURL reports why s cannot be the public URL: it must be an absolute http or https URL with a host,
+// and nothing after the path.
+func checkPublicURL(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return errors.Unwrap(err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return errors.New("not an http:// or https:// URL")
+	case u.Host == "":
+		return errors.New("the URL has no host")
+	case u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		return errors.New("give the scheme, host and path only (no user, query or fragment)")
+	}
+	return nil
 }
 
 // joinErrors joins errs with a newline and a tab, so each bad value is on its own indented line.
@@ -226,17 +263,18 @@ Flags:
 		fmt.Fprintf(w, "%s\n    \t%s\n", line, strings.ReplaceAll(text, "\n", "\n    \t"))
 		def := f.DefValue
 		if def == "" {
-			def = `""`
+			def = "none"
 		}
-		if o.flag != "admin-password" {
+		if o.flag != "admin-password" && o.flag != "public-url" { // their text tells what happens without them
 			fmt.Fprintf(w, "    \tenv %s, default %s\n", envOf[o.flag], def)
 		} else {
 			fmt.Fprintf(w, "    \tenv %s\n", envOf[o.flag])
 		}
 	}
 	fmt.Fprintf(w, `
-Signals: SIGINT and SIGTERM stop accepting connections, let in-flight requests finish (up to -shutdown-timeout),
-close the database and exit with status 0.
+Signals: SIGINT and SIGTERM start a drain: new requests, /healthz included, answer 503 ServiceUnavailable while
+the requests already running finish (for up to -shutdown-timeout); then the listener closes, the database closes
+and the program exits with status 0.
 `)
 }
 
@@ -304,4 +342,44 @@ func (n *intValue) String() string {
 		return "0"
 	}
 	return strconv.Itoa(int(*n))
+}
+
+// prefixList is a comma-separated list of IP addresses and CIDR networks; an address is the network of just
+// that address.
+type prefixList []netip.Prefix
+
+func (l *prefixList) Set(s string) error {
+	var list []netip.Prefix
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(item); err == nil {
+			list = append(list, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(item)
+		if err != nil || a.Zone() != "" {
+			return fmt.Errorf("%q is not an IP address or a CIDR network such as 10.0.0.0/8", item)
+		}
+		a = a.Unmap()
+		list = append(list, netip.PrefixFrom(a, a.BitLen()))
+	}
+	*l = list
+	return nil
+}
+
+func (l *prefixList) String() string {
+	if l == nil {
+		return ""
+	}
+	items := make([]string, len(*l))
+	for i, p := range *l {
+		items[i] = p.String()
+		if p.IsSingleIP() {
+			items[i] = p.Addr().String()
+		}
+	}
+	return strings.Join(items, ",")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -57,13 +58,25 @@ func TestParseConfig(t *testing.T) {
 		{"PostgresqlScheme", []string{"-db", "postgresql://localhost/store?sslmode=disable"}, nil,
 			with(func(c *Config) { c.DB = "postgresql://localhost/store?sslmode=disable" })},
 		{"IPv6", []string{"-addr", "[::1]:8080"}, nil, with(func(c *Config) { c.Addr = "[::1]:8080" })},
+		{"PublicURLAndProxiesFlags", []string{"-public-url", "https://shop.example.com/store/", "-trusted-proxies",
+			" 10.0.0.5, 192.168.1.7/24,::1,2001:db8::/32,::ffff:10.1.2.3"}, nil,
+			with(func(c *Config) {
+				c.PublicURL = "https://shop.example.com/store"
+				c.TrustedProxies = prefixes("10.0.0.5/32", "192.168.1.0/24", "::1/128", "2001:db8::/32", "10.1.2.3/32")
+			})},
+		{"PublicURLAndProxiesEnv", nil, map[string]string{"STORE_PUBLIC_URL": "http://127.0.0.1:8080",
+			"STORE_TRUSTED_PROXIES": "127.0.0.1"},
+			with(func(c *Config) {
+				c.PublicURL = "http://127.0.0.1:8080"
+				c.TrustedProxies = prefixes("127.0.0.1/32")
+			})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := parseConfig(append([]string{"storeserver"}, tc.args...), mapEnv(tc.env), nil)
 			if err != nil {
 				t.Fatalf("parseConfig(%q) error: %v", tc.args, err)
 			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			if diff := cmp.Diff(tc.want, got, equatePrefixes); diff != "" {
 				t.Errorf("parseConfig(%q) mismatch (-want +got):\n%s", tc.args, diff)
 			}
 		})
@@ -75,7 +88,7 @@ func TestParseConfig_Defaults(t *testing.T) {
 	want := Config{Addr: "127.0.0.1:8080", DB: "store.db", AdminEmail: "admin@example.com", Demo: true,
 		TokenTTL: 24 * time.Hour, CountriesEnabled: true, Pool: poolOf(20, 0, 30*time.Minute),
 		ShutdownTimeout: 30 * time.Second, LogFormat: "json"}
-	if diff := cmp.Diff(want, c); diff != "" {
+	if diff := cmp.Diff(want, c, equatePrefixes); diff != "" {
 		t.Errorf("defaults mismatch (-want +got):\n%s", diff)
 	}
 	if c.Postgres() {
@@ -119,6 +132,13 @@ func TestParseConfig_Errors(t *testing.T) {
 		{"MaxLifetimeZero", []string{"-db-max-lifetime", "0"}, nil, []string{"-db-max-lifetime", "not positive"}},
 		{"ShutdownTimeoutZero", []string{"-shutdown-timeout", "0s"}, nil, []string{"-shutdown-timeout", "not positive"}},
 		{"LogFormat", []string{"-log-format", "xml"}, nil, []string{"-log-format", `"xml" is neither json nor text`}},
+		{"PublicURLRelative", []string{"-public-url", "shop.example.com"}, nil, []string{"-public-url (STORE_PUBLIC_URL)", "not an http:// or https:// URL"}},
+		{"PublicURLOtherScheme", []string{"-public-url", "ftp://shop.example.com"}, nil, []string{"-public-url", "not an http:// or https:// URL"}},
+		{"PublicURLNoHost", nil, map[string]string{"STORE_PUBLIC_URL": "https:///store"}, []string{"-public-url", "no host"}},
+		{"PublicURLQuery", []string{"-public-url", "https://shop.example.com/?x=1"}, nil, []string{"-public-url", "no user, query or fragment"}},
+		{"PublicURLUser", []string{"-public-url", "https://me:pw@shop.example.com"}, nil, []string{"-public-url", "no user, query or fragment"}},
+		{"TrustedProxiesName", []string{"-trusted-proxies", "10.0.0.1,proxy.local"}, nil, []string{"-trusted-proxies", `"proxy.local" is not an IP address or a CIDR network`}},
+		{"TrustedProxiesBadCIDR", nil, map[string]string{"STORE_TRUSTED_PROXIES": "10.0.0.0/33"}, []string{"STORE_TRUSTED_PROXIES", `"10.0.0.0/33"`}},
 		{"EveryBadValueAtOnce", []string{"-addr", "x", "-log-format", "xml"}, nil, []string{"-addr", "-log-format"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -155,6 +175,17 @@ func TestParseConfig_Help(t *testing.T) {
 
 func mapEnv(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
+}
+
+// equatePrefixes compares netip.Prefix values, whose fields are unexported, with ==.
+var equatePrefixes = cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })
+
+func prefixes(list ...string) []netip.Prefix {
+	out := make([]netip.Prefix, len(list))
+	for i, p := range list {
+		out[i] = netip.MustParsePrefix(p)
+	}
+	return out
 }
 
 func poolOf(maxOpen, maxIdle int, lifetime time.Duration) postgres.Pool {

@@ -57,13 +57,22 @@ func ExampleRun() {
 	//     	PostgreSQL: connections are recycled after this duration
 	//     	env STORE_DB_MAX_LIFETIME, default 30m
 	//   -shutdown-timeout duration
-	//     	duration in-flight requests may run after SIGINT/SIGTERM before their connections
-	//     	are closed
+	//     	duration in-flight requests may run after SIGINT/SIGTERM (new ones answer 503 meanwhile)
+	//     	before their connections are closed
 	//     	env STORE_SHUTDOWN_TIMEOUT, default 30s
 	//   -log-format format
 	//     	log format on stderr: json or text
 	//     	env STORE_LOG_FORMAT, default json
+	//   -public-url URL
+	//     	absolute URL clients reach the service at, such as https://shop.example.com; absolute URLs
+	//     	in answers start with it (default: the request's scheme and Host header, for development only)
+	//     	env STORE_PUBLIC_URL
+	//   -trusted-proxies IPs or CIDRs
+	//     	comma-separated IPs or CIDRs of the reverse proxies in front of the service, such as
+	//     	10.0.0.5,192.168.1.0/24; only their X-Forwarded-For/-Host/-Proto headers are honoured
+	//     	env STORE_TRUSTED_PROXIES, default none
 	//
-	// Signals: SIGINT and SIGTERM stop accepting connections, let in-flight requests finish (up to -shutdown-timeout),
-	// close the database and exit with status 0.
+	// Signals: SIGINT and SIGTERM start a drain: new requests, /healthz included, answer 503 ServiceUnavailable while
+	// the requests already running finish (for up to -shutdown-timeout); then the listener closes, the database closes
+	// and the program exits with status 0.
 }

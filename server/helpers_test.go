@@ -28,7 +28,8 @@ const (
 type fakeAuth struct {
 	mu       sync.Mutex
 	tokens   map[string]Principal
-	loginErr error // returned by every Login when set
+	loginErr error    // returned by every Login when set
+	clients  []string // the client address of every Login
 }
 
 func newFakeAuth() *fakeAuth {
@@ -38,14 +39,17 @@ func newFakeAuth() *fakeAuth {
 	}}
 }
 
-func (a *fakeAuth) Login(ctx context.Context, email, password string) (Token, error) {
+func (a *fakeAuth) Login(ctx context.Context, c Credentials) (Token, error) {
+	a.mu.Lock()
+	a.clients = append(a.clients, c.Client.String())
+	a.mu.Unlock()
 	if a.loginErr != nil {
 		return Token{}, a.loginErr
 	}
 	switch {
-	case email == "admin@example.com" && password == "admin-secret":
+	case c.Email == "admin@example.com" && c.Password == "admin-secret":
 		return Token{AccessToken: adminToken, ExpiresIn: 24 * time.Hour}, nil
-	case email == "jane@example.com" && password == "jane-secret":
+	case c.Email == "jane@example.com" && c.Password == "jane-secret":
 		return Token{AccessToken: customerToken, ExpiresIn: 90 * time.Minute}, nil
 	}
 	return Token{}, odata.BadRequest("InvalidCredentials", "", "The e-mail or the password is wrong.")
@@ -131,21 +135,28 @@ func fakeStorefront(r Router) {
 			writeJSON(w, http.StatusOK, map[string]any{"route": pattern, "vars": vars, "customer": id, "email": email})
 		}))
 	}
+	r.HandlePublic("GET", publicRoute, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		_, _, signedIn := storefront.CustomerFrom(req.Context())
+		writeJSON(w, http.StatusOK, map[string]any{"route": publicRoute, "token": req.PathValue("token"), "signedIn": signedIn})
+	}))
 }
+
+// publicRoute is the storefront route without a bearer token (the newsletter confirmation link).
+const publicRoute = "/newsletter/subscriptionactivation/{token}/{active}"
 
 // testServer is the real handler on fake components.
 type testServer struct {
-	h        http.Handler
-	log      *syncBuffer
-	auth     *fakeAuth
-	odata    *fakeOData
-	draining *atomic.Bool
+	h     http.Handler
+	log   *syncBuffer
+	auth  *fakeAuth
+	odata *fakeOData
+	gate  *drainGate
 }
 
 func newTestServer(t *testing.T) *testServer {
 	t.Helper()
-	s := &testServer{log: &syncBuffer{}, auth: newFakeAuth(), odata: &fakeOData{}, draining: &atomic.Bool{}}
-	h, err := newHandler(newLogger(s.log, "json"), &Components{OData: s.odata, Storefront: fakeStorefront, Auth: s.auth}, s.draining)
+	s := &testServer{log: &syncBuffer{}, auth: newFakeAuth(), odata: &fakeOData{}, gate: &drainGate{}}
+	h, err := newHandler(newLogger(s.log, "json"), &Components{OData: s.odata, Storefront: fakeStorefront, Auth: s.auth}, s.gate, nil)
 	if err != nil {
 		t.Fatalf("newHandler: %v", err)
 	}

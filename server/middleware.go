@@ -1,15 +1,18 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"runtime/debug"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/storekit/store/odata"
@@ -68,13 +71,32 @@ func withRequestID(next http.Handler) http.Handler {
 	})
 }
 
-// statusWriter records the status and the size of an answer.
+// secureHeaders sets, before anything else answers, the headers every answer carries: X-Content-Type-Options:
+// nosniff (a browser never guesses another type than the one sent) and Cache-Control: no-store (answers hold a
+// customer's data or the live state of the shop, and nearly every request is authenticated, so no cache, shared
+// or private, may keep one; a handler may still set another policy for an answer of its own). Error answers
+// keep them: odata.WriteError adds headers and removes none of these.
+func secureHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// statusWriter records the status and the size of an answer, and the start of an error answer's body, where
+// the error code is.
 type statusWriter struct {
 	http.ResponseWriter
-	status int
-	bytes  int64
-	wrote  bool
+	status  int
+	bytes   int64
+	wrote   bool
+	errBody []byte // the first maxErrorPrefix bytes of the body of an answer with status >= 400
 }
+
+// maxErrorPrefix bounds what statusWriter keeps of an error body: the code comes first in the error object.
+const maxErrorPrefix = 512
 
 func (sw *statusWriter) WriteHeader(code int) {
 	if !sw.wrote && (code >= 200 || code == http.StatusSwitchingProtocols) {
@@ -86,6 +108,9 @@ func (sw *statusWriter) WriteHeader(code int) {
 func (sw *statusWriter) Write(b []byte) (int, error) {
 	if !sw.wrote {
 		sw.status, sw.wrote = http.StatusOK, true
+	}
+	if sw.status >= 400 && len(sw.errBody) < maxErrorPrefix {
+		sw.errBody = append(sw.errBody, b[:min(len(b), maxErrorPrefix-len(sw.errBody))]...)
 	}
 	n, err := sw.ResponseWriter.Write(b)
 	sw.bytes += int64(n)
@@ -103,14 +128,71 @@ func (sw *statusWriter) Flush() {
 // Unwrap lets http.ResponseController reach the connection's writer.
 func (sw *statusWriter) Unwrap() http.ResponseWriter { return sw.ResponseWriter }
 
-// logRequests writes one log line per request: method, path, status, duration, bytes and (through the logger's
-// handler) the request id. Server errors are logged at level ERROR.
+// errorCode returns the code of the error body that starts with prefix ({"error":{"code":"...", ...), or "".
+// The prefix may be cut anywhere after the code.
+func errorCode(prefix []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(prefix))
+	for _, want := range []any{json.Delim('{'), "error", json.Delim('{')} {
+		if tok, err := dec.Token(); err != nil || tok != want {
+			return ""
+		}
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if key == "code" {
+			code, _ := dec.Token()
+			s, _ := code.(string)
+			return s
+		}
+		if err := dec.Decode(&json.RawMessage{}); err != nil {
+			return ""
+		}
+	}
+	return ""
+}
+
+// secretPathPrefixes are the paths whose next segment is a secret: the single-use token of a newsletter
+// confirmation link (storefront), which the database keeps only as a hash and the log must not keep at all.
+var secretPathPrefixes = []string{"/newsletter/subscriptionactivation/"}
+
+// logPath returns a request path as the log shows it: with the secret segment of secretPathPrefixes replaced
+// by REDACTED.
+func logPath(path string) string {
+	for _, prefix := range secretPathPrefixes {
+		rest, ok := strings.CutPrefix(path, prefix)
+		if !ok || rest == "" {
+			continue
+		}
+		if _, after, found := strings.Cut(rest, "/"); found {
+			return prefix + "REDACTED/" + after
+		}
+		return prefix + "REDACTED"
+	}
+	return path
+}
+
+// clientString is a client address as the log shows it ("" when unknown).
+func clientString(a netip.Addr) string {
+	if !a.IsValid() {
+		return ""
+	}
+	return a.String()
+}
+
+// logRequests writes one log line per request: client (the address fromProxies found), method, path (see
+// logPath), query (the raw query string), status,
+// error_code (the code of an error answer's body), duration_ms (milliseconds, with microseconds as the
+// fraction), bytes and (through the logger's handler) the request id. Server errors are logged at level ERROR.
 func logRequests(logger *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
 			sw := &statusWriter{ResponseWriter: w}
 			defer func() {
+				elapsed := time.Since(start)
 				status := sw.status
 				if !sw.wrote {
 					status = http.StatusOK
@@ -119,12 +201,20 @@ func logRequests(logger *slog.Logger) func(http.Handler) http.Handler {
 				if status >= 500 {
 					level = slog.LevelError
 				}
-				logger.LogAttrs(r.Context(), level, "request",
+				attrs := []slog.Attr{
+					slog.String("client", clientString(clientAddrFrom(r.Context()))),
 					slog.String("method", r.Method),
-					slog.String("path", r.URL.Path),
+					slog.String("path", logPath(r.URL.Path)),
+					slog.String("query", r.URL.RawQuery),
 					slog.Int("status", status),
-					slog.Duration("duration", time.Since(start)),
+				}
+				if status >= 400 {
+					attrs = append(attrs, slog.String("error_code", errorCode(sw.errBody)))
+				}
+				attrs = append(attrs,
+					slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
 					slog.Int64("bytes", sw.bytes))
+				logger.LogAttrs(r.Context(), level, "request", attrs...)
 			}()
 			next.ServeHTTP(sw, r)
 		})
@@ -163,16 +253,62 @@ func recoverPanics(logger *slog.Logger) func(http.Handler) http.Handler {
 	}
 }
 
-// rejectWhileDraining answers 503 ServiceUnavailable once the server is shutting down.
-func rejectWhileDraining(draining *atomic.Bool, logger *slog.Logger) func(http.Handler) http.Handler {
+// drainGate counts the requests being served and, once draining, admits no more: it tells when the last admitted
+// one has finished.
+type drainGate struct {
+	mu       sync.Mutex
+	running  int
+	draining bool
+	idle     chan struct{} // closed when draining and running reaches 0
+}
+
+// enter admits a request (leave must follow) unless the gate is draining.
+func (g *drainGate) enter() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.draining {
+		return false
+	}
+	g.running++
+	return true
+}
+
+func (g *drainGate) leave() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.running--
+	if g.running == 0 && g.idle != nil {
+		close(g.idle)
+		g.idle = nil
+	}
+}
+
+// drain stops admitting requests and returns a channel closed once every admitted request has finished.
+func (g *drainGate) drain() <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.draining = true
+	ch := make(chan struct{})
+	if g.running == 0 {
+		close(ch)
+	} else {
+		g.idle = ch
+	}
+	return ch
+}
+
+// rejectWhileDraining answers 503 ServiceUnavailable (with Retry-After and Connection: close) to every request
+// that arrives once the server is draining, /healthz included; the requests admitted before finish.
+func rejectWhileDraining(gate *drainGate, logger *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if draining.Load() {
+			if !gate.enter() {
 				odata.WriteError(w, r, logger, &odata.Error{Status: http.StatusServiceUnavailable,
 					Code: "ServiceUnavailable", Message: "The service is shutting down; retry on another node or later.",
 					Header: http.Header{"Connection": {"close"}, "Retry-After": {"5"}}})
 				return
 			}
+			defer gate.leave()
 			next.ServeHTTP(w, r)
 		})
 	}

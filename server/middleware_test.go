@@ -66,7 +66,7 @@ func TestRequestID(t *testing.T) {
 
 func TestLogRequests(t *testing.T) {
 	s := newTestServer(t)
-	rec := s.do("GET", "/healthz?probe=1", nil, "X-Request-Id: log-1")
+	rec := s.do("GET", "/healthz?probe=1&x=%20y", nil, "X-Request-Id: log-1")
 	if rec.Code != http.StatusOK {
 		t.Fatalf("GET /healthz = %d", rec.Code)
 	}
@@ -74,19 +74,84 @@ func TestLogRequests(t *testing.T) {
 	if line == nil {
 		t.Fatalf("no request log line in:\n%s", s.log)
 	}
-	for k, want := range map[string]any{"level": "INFO", "method": "GET", "path": "/healthz", "status": 200.0,
-		"bytes": float64(rec.Body.Len())} {
+	for k, want := range map[string]any{"level": "INFO", "method": "GET", "path": "/healthz", "query": "probe=1&x=%20y",
+		"status": 200.0, "bytes": float64(rec.Body.Len())} {
 		if line[k] != want {
 			t.Errorf("log line %s = %v, want %v", k, line[k], want)
 		}
 	}
-	if _, ok := line["duration"].(float64); !ok {
-		t.Errorf("log line duration = %v, want a number", line["duration"])
+	if d, ok := line["duration_ms"].(float64); !ok || d < 0 {
+		t.Errorf("log line duration_ms = %v, want a number of milliseconds", line["duration_ms"])
+	}
+	if _, ok := line["error_code"]; ok {
+		t.Errorf("log line of a 200 has error_code %v", line["error_code"])
 	}
 
-	s.do("GET", "/odata/panic", nil, "Authorization: Bearer "+adminToken, "X-Request-Id: log-2")
-	if line := requestLog(s.logLines(t), "log-2"); line == nil || line["level"] != "ERROR" {
-		t.Errorf("log line of a 500 = %v, want level ERROR", line)
+	for _, tc := range []struct {
+		id, method, target string
+		header             []string
+		status             int
+		code               string
+		level              string
+	}{
+		{"log-2", "GET", "/odata/panic", []string{"Authorization: Bearer " + adminToken}, 500, "InternalError", "ERROR"},
+		{"log-3", "GET", "/cart?a=1", nil, 401, "Unauthorized", "INFO"},
+		{"log-4", "GET", "/no/such/path", []string{"Authorization: Bearer " + adminToken}, 404, "NotFound", "INFO"},
+		{"log-5", "POST", "/api/token", []string{"Content-Type: application/json"}, 400, "InvalidJson", "INFO"},
+		{"log-6", "DELETE", "/healthz", nil, 405, "MethodNotAllowed", "INFO"},
+	} {
+		s.do(tc.method, tc.target, strings.NewReader("{"), append(tc.header, "X-Request-Id: "+tc.id)...)
+		line := requestLog(s.logLines(t), tc.id)
+		if line == nil {
+			t.Errorf("%s %s: no request log line", tc.method, tc.target)
+			continue
+		}
+		if line["status"] != float64(tc.status) || line["error_code"] != tc.code || line["level"] != tc.level {
+			t.Errorf("log line of %s %s = status %v, error_code %v, level %v; want %d, %s, %s",
+				tc.method, tc.target, line["status"], line["error_code"], line["level"], tc.status, tc.code, tc.level)
+		}
+	}
+}
+
+func TestLogRequests_SecretPath(t *testing.T) {
+	s := newTestServer(t)
+	s.do("GET", "/newsletter/subscriptionactivation/the-secret-token/true", nil, "X-Request-Id: log-secret")
+	line := requestLog(s.logLines(t), "log-secret")
+	if line == nil || line["path"] != "/newsletter/subscriptionactivation/REDACTED/true" {
+		t.Errorf("log line of a confirmation link = %v, want the token redacted", line)
+	}
+	if strings.Contains(s.log.String(), "the-secret-token") {
+		t.Errorf("the log holds the confirmation token:\n%s", s.log)
+	}
+}
+
+func TestLogPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/cart": "/cart",
+		"/newsletter/subscriptionactivation/abc/true":  "/newsletter/subscriptionactivation/REDACTED/true",
+		"/newsletter/subscriptionactivation/abc":       "/newsletter/subscriptionactivation/REDACTED",
+		"/newsletter/subscriptionactivation/":          "/newsletter/subscriptionactivation/",
+		"/newsletter/subscriptionactivation/a/b/c/d/e": "/newsletter/subscriptionactivation/REDACTED/b/c/d/e",
+	} {
+		if got := logPath(in); got != want {
+			t.Errorf("logPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestErrorCode(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{`{"error":{"code":"ValidationFailed","message":"x","details":[]}}`, "ValidationFailed"},
+		{`{"error":{"message":"first","code":"NotFound"}}`, "NotFound"},
+		{`{"error":{"code":"Cut`, ""},
+		{`{"error":{"code":"LimitExceeded","message":"The request body is larg`, "LimitExceeded"},
+		{`{"value":[]}`, ""},
+		{`not json`, ""},
+		{``, ""},
+	} {
+		if got := errorCode([]byte(tc.body)); got != tc.want {
+			t.Errorf("errorCode(%q) = %q, want %q", tc.body, got, tc.want)
+		}
 	}
 }
 
@@ -210,7 +275,7 @@ func TestLimitRequests_URL(t *testing.T) {
 
 func TestRejectWhileDraining(t *testing.T) {
 	s := newTestServer(t)
-	s.draining.Store(true)
+	s.gate.drain()
 	for _, target := range []string{"/healthz", "/odata/Product", "/cart"} {
 		rec := s.do("GET", target, nil, "Authorization: Bearer "+adminToken)
 		if rec.Code != http.StatusServiceUnavailable {

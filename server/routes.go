@@ -20,6 +20,9 @@ type Router interface {
 	// ending in "/" also matches without that slash; a GET route also answers HEAD. Every route needs a bearer
 	// token: the handler reads its customer with storefront.CustomerFrom.
 	Handle(method, pattern string, h http.Handler)
+	// HandlePublic is Handle for a route that needs no bearer token (such as a link in an e-mail, which carries
+	// its own proof); a wrong method on its path is a 405 without a token too.
+	HandlePublic(method, pattern string, h http.Handler)
 }
 
 // publicPaths need no token whatever the method, so a wrong method on them is a 405, not a 401.
@@ -38,32 +41,41 @@ func routes(r *mux.Router, logger *slog.Logger, c *Components) error {
 		r.Handle("/odata", h)
 		r.PathPrefix("/odata/").Handler(h)
 	}
+	sr := &muxRouter{r: r, wrap: token}
 	if c.Storefront != nil {
-		sr := &muxRouter{r: r, wrap: token}
 		c.Storefront(sr)
 		if sr.err != nil {
 			return sr.err
 		}
 	}
 	r.NotFoundHandler = token(notFound(logger))
-	r.MethodNotAllowedHandler = methodNotAllowed(r, token, logger)
+	r.MethodNotAllowedHandler = methodNotAllowed(r, sr.public, token, logger)
 	return nil
 }
 
-// muxRouter registers a component's routes on a gorilla/mux router, behind a middleware.
+// muxRouter registers a component's routes on a gorilla/mux router, behind a middleware (but the public ones).
 type muxRouter struct {
-	r    *mux.Router
-	wrap func(http.Handler) http.Handler
-	err  error
+	r      *mux.Router
+	wrap   func(http.Handler) http.Handler
+	public []*mux.Route // the routes of HandlePublic
+	err    error
 }
 
 func (m *muxRouter) Handle(method, pattern string, h http.Handler) {
+	m.handle(method, pattern, m.wrap(withPathValues(h)))
+}
+
+func (m *muxRouter) HandlePublic(method, pattern string, h http.Handler) {
+	m.public = append(m.public, m.handle(method, pattern, withPathValues(h))...)
+}
+
+func (m *muxRouter) handle(method, pattern string, h http.Handler) []*mux.Route {
 	if m.err != nil {
-		return
+		return nil
 	}
 	if !strings.HasPrefix(pattern, "/") {
 		m.err = fmt.Errorf("route %s %s: the pattern must start with /", method, pattern)
-		return
+		return nil
 	}
 	methods := []string{method}
 	if method == http.MethodGet {
@@ -73,13 +85,16 @@ func (m *muxRouter) Handle(method, pattern string, h http.Handler) {
 	if len(pattern) > 1 && strings.HasSuffix(pattern, "/") {
 		patterns = append(patterns, strings.TrimSuffix(pattern, "/"))
 	}
-	h = m.wrap(withPathValues(h))
+	var added []*mux.Route
 	for _, p := range patterns {
-		if err := m.r.Handle(p, h).Methods(methods...).GetError(); err != nil {
+		route := m.r.Handle(p, h).Methods(methods...)
+		if err := route.GetError(); err != nil {
 			m.err = fmt.Errorf("route %s %s: %w", method, pattern, err)
-			return
+			return nil
 		}
+		added = append(added, route)
 	}
+	return added
 }
 
 // withPathValues copies the route variables into the request, for r.PathValue.
@@ -133,8 +148,8 @@ func notFound(logger *slog.Logger) http.Handler {
 }
 
 // methodNotAllowed answers 405 with the Allow header listing the methods of the routes on the path. Outside the
-// public paths it needs a token first, like any other answer about a protected path.
-func methodNotAllowed(r *mux.Router, token func(http.Handler) http.Handler, logger *slog.Logger) http.Handler {
+// public paths and routes it needs a token first, like any other answer about a protected path.
+func methodNotAllowed(r *mux.Router, public []*mux.Route, token func(http.Handler) http.Handler, logger *slog.Logger) http.Handler {
 	answer := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		allow := allowedMethods(r, req)
 		odata.WriteError(w, req, logger, &odata.Error{Status: http.StatusMethodNotAllowed, Code: "MethodNotAllowed",
@@ -143,12 +158,23 @@ func methodNotAllowed(r *mux.Router, token func(http.Handler) http.Handler, logg
 	})
 	protected := token(answer)
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if publicPaths[req.URL.Path] {
+		if publicPaths[req.URL.Path] || matchesPath(public, req) {
 			answer.ServeHTTP(w, req)
 			return
 		}
 		protected.ServeHTTP(w, req)
 	})
+}
+
+// matchesPath reports whether one of the routes matches req's path, whatever its method.
+func matchesPath(routes []*mux.Route, req *http.Request) bool {
+	for _, route := range routes {
+		var m mux.RouteMatch
+		if route.Match(req, &m) || m.MatchErr == mux.ErrMethodMismatch {
+			return true
+		}
+	}
+	return false
 }
 
 // allowedMethods returns the methods of every route that matches req but for its method, comma-separated.

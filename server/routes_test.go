@@ -3,7 +3,6 @@ package server
 import (
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -53,6 +52,7 @@ func TestMethodNotAllowed(t *testing.T) {
 		{"GET", "/checkout/ConfirmOrder/", true, "POST"},
 		{"GET", "/checkout/ConfirmOrder", true, "POST"},
 		{"GET", "/addproducttocart/catalog/p1/1", true, "POST"},
+		{"POST", "/newsletter/subscriptionactivation/t1/true", false, "GET, HEAD"},
 	} {
 		s := newTestServer(t)
 		var header []string
@@ -114,6 +114,26 @@ func TestStorefrontRoutes(t *testing.T) {
 	}
 }
 
+// TestPublicStorefrontRoute checks a route of Router.HandlePublic: served without a token (and with one, a
+// token is not checked there), unknown neighbours still need a token.
+func TestPublicStorefrontRoute(t *testing.T) {
+	for _, header := range [][]string{nil, {"Authorization: Bearer " + unknownToken}} {
+		s := newTestServer(t)
+		rec := s.do("GET", "/newsletter/subscriptionactivation/t1/true", nil, header...)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("GET the public route with %q = %d %s, want 200", header, rec.Code, rec.Body)
+		}
+		got := decodeJSONBody(t, rec)
+		if got["route"] != publicRoute || got["token"] != "t1" || got["signedIn"] != false {
+			t.Errorf("GET the public route with %q = %v", header, got)
+		}
+	}
+	s := newTestServer(t)
+	if rec := s.do("GET", "/newsletter/subscriptionactivation/t1", nil); rec.Code != http.StatusUnauthorized {
+		t.Errorf("GET a path beside the public route without a token = %d, want 401", rec.Code)
+	}
+}
+
 func TestODataMount(t *testing.T) {
 	for _, tc := range []struct {
 		path      string
@@ -144,7 +164,7 @@ func TestODataMount(t *testing.T) {
 func TestNewHandler_Components(t *testing.T) {
 	logger := newLogger(&syncBuffer{}, "json")
 	t.Run("NoOData", func(t *testing.T) {
-		h, err := newHandler(logger, &Components{Auth: newFakeAuth()}, &atomic.Bool{})
+		h, err := newHandler(logger, &Components{Auth: newFakeAuth()}, &drainGate{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +177,7 @@ func TestNewHandler_Components(t *testing.T) {
 		for _, pattern := range []string{"cart", "/cart/{id"} {
 			_, err := newHandler(logger, &Components{Auth: newFakeAuth(), Storefront: func(r Router) {
 				r.Handle("GET", pattern, http.NotFoundHandler())
-			}}, &atomic.Bool{})
+			}}, &drainGate{}, nil)
 			if err == nil || !strings.Contains(err.Error(), pattern) {
 				t.Errorf("newHandler(route %q) = %v, want an error naming it", pattern, err)
 			}

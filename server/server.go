@@ -1,13 +1,43 @@
-// Package server runs the store service: it reads the configuration, opens the database and migrates it, seeds a
-// new database, and serves the OData administration API under /odata/ and the storefront endpoints behind one
-// HTTP handler until its context is cancelled; then it drains in-flight requests and closes the database.
+// Package server runs the store service: it reads the configuration, binds the listen address, opens the
+// database and migrates it, seeds a new database, and serves the OData administration API under /odata/ and the
+// storefront endpoints behind one HTTP handler until its context is cancelled; then it drains and closes the
+// database.
+//
+// # Start and stop
+//
+// The listen address is bound first, before the database is opened: a busy port fails the start before any
+// migration or seed ran, so the admin password a first start generates is logged by the start that serves. When
+// the context is cancelled (SIGINT, SIGTERM) the server drains: the listener stays open and every new request,
+// /healthz included, answers 503 ServiceUnavailable with the error body, Retry-After and Connection: close (a
+// load balancer takes the node out; a client retries elsewhere), while the requests already running finish,
+// for at most Config.ShutdownTimeout; then the listener and the connections close and Run returns nil.
+//
+// # Requests
 //
 // A request passes, outermost first: the request id (X-Request-Id: an incoming one when it is sane, else a new
-// one; on every answer, errors included), the request log (one slog line with method, path, status, duration,
-// bytes and request_id), panic recovery (500 InternalError; the panic and its stack only in the log), 503
-// ServiceUnavailable once shutting down, the URL limit (16 KiB: 414) and the body limits (1 MiB, 16 MiB on
-// /odata/Picture paths: 413 PayloadTooLarge), then the routes. Every route but /healthz and POST /api/token
-// needs a bearer token (401 with WWW-Authenticate: Bearer); /odata/ needs an admin (403).
+// one; on every answer, errors included), the security headers (X-Content-Type-Options: nosniff and
+// Cache-Control: no-store on every answer), the client behind trusted proxies (see below), the request log (one
+// slog line with client, method, path, query (the raw query string), status, error_code (the code of an error
+// answer), duration_ms, bytes and request_id; the token of a newsletter confirmation link is redacted), panic
+// recovery (500 InternalError; the panic and its stack only in the log), 503 ServiceUnavailable once draining,
+// the URL limit (16 KiB: 414) and the body limits (1 MiB, 16 MiB on /odata/Picture paths: 413
+// PayloadTooLarge), then the routes. Every route but /healthz, POST /api/token and the storefront's public
+// routes (Router.HandlePublic: the newsletter confirmation link) needs a bearer token (401 with
+// WWW-Authenticate: Bearer); /odata/ needs an admin (403).
+//
+// # Proxies and absolute URLs
+//
+// The client of a request is the connection's remote address. Only when that address is one of
+// Config.TrustedProxies are X-Forwarded-For (the client: the right-most entry that is not a trusted proxy),
+// X-Forwarded-Host (r.Host) and X-Forwarded-Proto (r.URL.Scheme) honoured; from anyone else they are removed
+// unread. Absolute URLs in answers (@odata.context, next links, Location, OData-EntityId) and in queued e-mails
+// start with Config.PublicURL; without one, with the request's scheme and host, which is for development only.
+//
+// # Sign-in
+//
+// POST /api/token passes the e-mail, the password and the client address to the Authenticator (entities.Auth),
+// which bounds the password checks running at once (503 with Retry-After when they stay busy) and throttles
+// failures per e-mail and address and per address (429 with Retry-After).
 //
 // Handlers of the components render errors with odata.WriteError, and pass an error of reading the body to it
 // as is (or wrapped with %w): past the limit that error is the 413 *odata.Error. Storefront handlers read their
@@ -24,8 +54,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
-	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -96,12 +126,24 @@ func run(ctx context.Context, wire wireFunc, args []string, getenv func(string) 
 	}
 	logger := newLogger(stderr, cfg.LogFormat)
 
+	// The port is bound before anything touches the database: a busy port fails the start before a migration
+	// or the seed ran, so a generated admin password is printed only by a start that goes on to serve.
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close() // on a failed start; the server closes it otherwise (a second Close does nothing)
+
 	db, dialect, err := openDB(cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close() // on a failed start; idempotent
 	logger.Info("database open", "dialect", dialect.Name(), "db", redactDB(cfg.DB))
+	if cfg.PublicURL == "" {
+		logger.Warn("no public URL configured (-public-url, STORE_PUBLIC_URL): absolute URLs in answers take the " +
+			"request's Host header, which a client chooses; set it outside development")
+	}
 
 	c, err := wire(ctx, Deps{DB: db, Dialect: dialect, Config: cfg, Logger: logger})
 	if err != nil {
@@ -126,12 +168,8 @@ func run(ctx context.Context, wire wireFunc, args []string, getenv func(string) 
 		}
 	}
 
-	var draining atomic.Bool
-	h, err := newHandler(logger, c, &draining)
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", cfg.Addr)
+	gate := &drainGate{}
+	h, err := newHandler(logger, c, gate, cfg.TrustedProxies)
 	if err != nil {
 		return err
 	}
@@ -143,11 +181,6 @@ func run(ctx context.Context, wire wireFunc, args []string, getenv func(string) 
 		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	shutdownBegan := make(chan struct{})
-	srv.RegisterOnShutdown(func() {
-		logger.Info("draining in-flight requests") // the listener is closed now
-		close(shutdownBegan)
-	})
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	addr := "http://" + ln.Addr().String()
@@ -159,21 +192,42 @@ func run(ctx context.Context, wire wireFunc, args []string, getenv func(string) 
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	draining.Store(true)
-	logger.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		logger.Warn("requests still running after the shutdown timeout; closing their connections", "err", err)
-		_ = srv.Close()
-	}
+	drain(ctx, logger, srv, gate, cfg.ShutdownTimeout)
 	<-serveErr
-	<-shutdownBegan
 	if err := db.Close(); err != nil {
 		logger.Warn("close the database", "err", err)
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// drain shuts the server down gracefully. New requests answer 503 ServiceUnavailable (so does /healthz, which
+// takes the node out of a load balancer) while the requests already running finish, for at most timeout; then
+// the listener and the connections close. The listener stays open during the drain so that a client gets an
+// answer it can act on, not a refused connection.
+func drain(ctx context.Context, logger *slog.Logger, srv *http.Server, gate *drainGate, timeout time.Duration) {
+	srv.SetKeepAlivesEnabled(false) // each connection closes after its current answer
+	idle := gate.drain()
+	logger.Info("draining in-flight requests; new requests answer 503", "timeout", timeout.String())
+	deadline := time.Now().Add(timeout)
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-idle:
+		logger.Info("in-flight requests finished")
+	case <-timer.C:
+		logger.Warn("requests still running after the shutdown timeout; closing their connections")
+		_ = srv.Close()
+		return
+	}
+	// Only 503 answers can be running now; Shutdown closes the listener and the idle connections and waits for
+	// them.
+	sctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		logger.Warn("connections still open after the shutdown timeout; closing them", "err", err)
+		_ = srv.Close()
+	}
 }
 
 // startErr returns nil when the start failed because ctx was cancelled (a signal during start-up), err otherwise.
@@ -185,8 +239,9 @@ func startErr(ctx context.Context, err error) error {
 }
 
 // newHandler returns the service's handler: the routes behind the middleware, outermost first: request id,
-// request log, panic recovery, 503 while draining, URL and body limits; authentication is per route.
-func newHandler(logger *slog.Logger, c *Components, draining *atomic.Bool) (http.Handler, error) {
+// security headers, the client and host behind trusted proxies, request log, panic recovery, 503 while draining,
+// URL and body limits; authentication is per route.
+func newHandler(logger *slog.Logger, c *Components, gate *drainGate, trusted []netip.Prefix) (http.Handler, error) {
 	r := mux.NewRouter()
 	r.SkipClean(true) // OData paths are not file paths: never redirect them
 	if err := routes(r, logger, c); err != nil {
@@ -194,9 +249,11 @@ func newHandler(logger *slog.Logger, c *Components, draining *atomic.Bool) (http
 	}
 	var h http.Handler = r
 	h = limitRequests(logger)(h)
-	h = rejectWhileDraining(draining, logger)(h)
+	h = rejectWhileDraining(gate, logger)(h)
 	h = recoverPanics(logger)(h)
 	h = logRequests(logger)(h)
+	h = fromProxies(trusted)(h)
+	h = secureHeaders(h)
 	h = withRequestID(h)
 	return h, nil
 }

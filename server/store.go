@@ -15,12 +15,12 @@ func storeComponents(ctx context.Context, deps Deps) (*Components, error) {
 	cfg := deps.Config
 	auth := &entities.Auth{DB: deps.DB, Dialect: deps.Dialect, TokenTTL: cfg.TokenTTL}
 	od, err := entities.NewService(entities.Config{DB: deps.DB, Dialect: deps.Dialect, Logger: deps.Logger,
-		Mount: "/odata", CountriesEnabled: cfg.CountriesEnabled})
+		Mount: "/odata", PublicURL: cfg.PublicURL, CountriesEnabled: cfg.CountriesEnabled})
 	if err != nil {
 		return nil, err
 	}
 	store := storefront.New(storefront.Config{DB: deps.DB, Dialect: deps.Dialect, Logger: deps.Logger,
-		CountriesEnabled: cfg.CountriesEnabled})
+		CountriesEnabled: cfg.CountriesEnabled, PublicURL: cfg.PublicURL})
 	return &Components{
 		Migrations: []migrate.Source{entities.Migrations, storefront.Migrations},
 		OData:      od,

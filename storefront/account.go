@@ -1,7 +1,6 @@
 package storefront
 
 import (
-	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -90,74 +89,6 @@ func (s *Store) accountAddresses(r *http.Request, c customer) (any, error) {
 		list = []entities.Address{}
 	}
 	return map[string]any{"Addresses": list}, nil
-}
-
-// newsletterResult is the answer of POST /subscribenewsletter.
-type newsletterResult struct {
-	Success bool   `json:"Success"`
-	Result  string `json:"Result"`
-}
-
-var (
-	// E-mails are compared by lower(email), which folds ASCII letters only (SQLite, and PostgreSQL under the
-	// columns' COLLATE "C"), against the e-mail lowered the same way in Go (foldASCII): PostgreSQL's lower() of
-	// a parameter would follow the database's default collation and fold other letters too.
-	stmtCustomerByEmail = sqldb.NewStatement(`SELECT id FROM customer WHERE lower(email) = ?`)
-	stmtSubscribe       = sqldb.NewStatement(`INSERT INTO newsletter_subscription (id, email, customer_id, active, created_on_utc)
-VALUES (?, ?, ?, ?, ?)
-ON CONFLICT (lower(email)) DO UPDATE SET active = excluded.active, customer_id = excluded.customer_id`)
-	stmtUnsubscribe = sqldb.NewStatement(`UPDATE newsletter_subscription SET active = ?, customer_id = ? WHERE lower(email) = ?`)
-)
-
-// subscribeNewsletter serves POST /subscribenewsletter?subscribe=true&email=x: it activates (or with
-// subscribe=false deactivates) the subscription of the e-mail, linked to the customer the e-mail belongs to.
-// The store sends no confirmation e-mail: the subscription is active at once.
-func (s *Store) subscribeNewsletter(r *http.Request, c customer) (any, error) {
-	ctx := r.Context()
-	f, err := readQueryForm(r)
-	if err != nil {
-		return nil, err
-	}
-	email := strings.TrimSpace(f.get("email"))
-	if email == "" {
-		return nil, odata.ValidationError(odata.ErrorDetail{Code: "Required", Target: "email", Message: "Email is required"})
-	}
-	if !entities.ValidEmail(email) {
-		return nil, odata.ValidationError(odata.ErrorDetail{Code: "InvalidValue", Target: "email", Message: "Email is not valid"})
-	}
-	subscribe, err := f.boolean("subscribe", true)
-	if err != nil {
-		return nil, err
-	}
-	err = s.inTx(ctx, func(tx *sql.Tx) error { return s.setSubscription(ctx, tx, email, subscribe) })
-	if err != nil {
-		return nil, err
-	}
-	if subscribe {
-		return newsletterResult{Success: true, Result: "Thank you for signing up! You are now subscribed to our newsletter."}, nil
-	}
-	return newsletterResult{Success: true, Result: "You have been unsubscribed from our newsletter."}, nil
-}
-
-func (s *Store) setSubscription(ctx context.Context, tx *sql.Tx, email string, active bool) error {
-	var customerID sql.NullString
-	err := tx.QueryRowContext(ctx, s.q(stmtCustomerByEmail), foldASCII(email)).Scan(&customerID)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("storefront: newsletter: %w", err)
-	}
-	var owner any
-	if customerID.Valid {
-		owner = customerID.String
-	}
-	if active {
-		_, err = tx.ExecContext(ctx, s.q(stmtSubscribe), odata.NewID(), email, owner, true, s.timeArg(s.now()))
-	} else {
-		_, err = tx.ExecContext(ctx, s.q(stmtUnsubscribe), false, owner, foldASCII(email))
-	}
-	if err != nil {
-		return fmt.Errorf("storefront: newsletter: %w", err)
-	}
-	return nil
 }
 
 // foldASCII lowers the ASCII letters of s and leaves every other character as it is, as SQL lower() does on both

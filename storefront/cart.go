@@ -52,6 +52,27 @@ func (l *list) subTotal() decimal.Decimal {
 	return sum
 }
 
+// checkAmounts refuses, with a 400 LimitExceeded on target, a list whose line totals or subtotal, or for the
+// cart its subtotal plus the per-unit shipping charges of its lines, are past the money range: an order of it
+// could not be stored. Run when lines change, it keeps every amount of a checkout in range but for the fixed
+// fees of the shipping and payment methods and prices raised later, which checkout checks.
+func (l *list) checkAmounts(target string) error {
+	charges := decimal.Zero
+	for _, ln := range l.lines {
+		if !inMoneyRange(ln.subTotal()) {
+			return errAmountTooLarge("total of the line of "+ln.p.name, target)
+		}
+		if l.listType == cartList && ln.p.shipEnabled && !ln.p.freeShipping {
+			charges = charges.Add(ln.p.additionalShipping.Mul(decimal.NewFromInt(ln.qty)))
+		}
+	}
+	sub := l.subTotal()
+	if !inMoneyRange(sub) || !inMoneyRange(sub.Add(charges)) {
+		return errAmountTooLarge(listName(l.listType)+" total", target)
+	}
+	return nil
+}
+
 var stmtLines = sqldb.NewStatement(`SELECT i.id, i.quantity, ` + productColumns + `
 FROM shopping_cart_item i JOIN product p ON p.id = i.product_id
 WHERE i.customer_id = ? AND i.shopping_cart_type = ? ORDER BY i.id`)
@@ -324,14 +345,16 @@ func (s *Store) addToCart(details bool) handlerFunc {
 				return err
 			}
 			res.Sidebar = cart.sidebar()
-			total := cart.totalQuantity()
+			changed := cart
 			if listType == wishList {
-				wl, err := s.loadList(ctx, tx, c.id, wishList)
-				if err != nil {
+				if changed, err = s.loadList(ctx, tx, c.id, wishList); err != nil {
 					return err
 				}
-				total = wl.totalQuantity()
 			}
+			if err := changed.checkAmounts(target); err != nil {
+				return err
+			}
+			total := changed.totalQuantity()
 			count := strconv.FormatInt(total, 10)
 			if listType == cartList {
 				res.Message, res.TopCart = "The product has been added to your shopping cart", &count
@@ -434,6 +457,9 @@ func (s *Store) setLineQuantity(ctx context.Context, c customer, lineID string, 
 		}
 		l, err := s.loadList(ctx, tx, c.id, listType)
 		if err != nil {
+			return err
+		}
+		if err := l.checkAmounts("quantity"); err != nil {
 			return err
 		}
 		model = l.model()

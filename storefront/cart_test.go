@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -483,6 +484,70 @@ func TestComponent(t *testing.T) {
 		t.Run("ErrUnknownName", func(t *testing.T) {
 			fails(t, f.get(c, "/Component/Index?Name=Flyout"), http.StatusNotFound, "NotFound")
 			fails(t, f.get(c, "/Component/Index"), http.StatusNotFound, "NotFound")
+		})
+	})
+}
+
+// TestAddToCart_MoneyRange checks that a change of lines whose totals would be past the money range (what
+// NUMERIC(19,4) and SQLite's scaled integers both hold, up to 922337203685477.5807) is a 400 that changes
+// nothing, and that a checkout whose prices rose past it meanwhile is a 400 too, never a 500.
+func TestAddToCart_MoneyRange(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := newFixture(t, db)
+		huge := f.product("Yacht", cols{"price": "400000000000000", "order_maximum_quantity": 100000})
+		limit := "922337203685477.5807"
+		t.Run("ErrLineTotal", func(t *testing.T) {
+			c := f.customer("line@example.com")
+			for _, list := range []int{1, 2} {
+				e := fails(t, f.post(c, "/addproducttocart/catalog/"+huge+"/"+itoa(list)+"?quantity=3", nil), http.StatusBadRequest, "LimitExceeded")
+				if e.Target != "quantity" || !strings.Contains(e.Message, limit) {
+					t.Errorf("adding 3 x 400000000000000 to list %d = %+v, want a 400 on quantity naming %s", list, e, limit)
+				}
+			}
+			if n := f.count(`SELECT COUNT(*) FROM shopping_cart_item WHERE customer_id = ?`, c); n != 0 {
+				t.Errorf("lines after the refused adds = %d, want 0", n)
+			}
+		})
+		t.Run("ErrCartTotal", func(t *testing.T) {
+			c := f.customer("total@example.com")
+			f.addToCart(c, huge, 1, 2)
+			other := f.product("Second yacht", cols{"price": "200000000000000"})
+			e := fails(t, f.post(c, "/addproducttocart/details/"+other+"/1", url.Values{"addtocart_" + other + ".EnteredQuantity": {"1"}}),
+				http.StatusBadRequest, "LimitExceeded")
+			if e.Target != "addtocart_"+other+".EnteredQuantity" {
+				t.Errorf("target = %q", e.Target)
+			}
+			line := path(ok(t, f.get(c, "/cart")), "Items", 0, "Id").(string)
+			fails(t, f.post(c, "/updatecartitem/"+line+"?quantity=3", nil), http.StatusBadRequest, "LimitExceeded")
+			m := ok(t, f.get(c, "/cart"))
+			if num(m["SubTotalValue"]) != "800000000000000" || len(m["Items"].([]any)) != 1 {
+				t.Errorf("cart after the refused changes = %v, want the yacht twice", m)
+			}
+		})
+		t.Run("ErrShippingCharges", func(t *testing.T) {
+			c := f.customer("charges@example.com")
+			heavy := f.product("Heavy", cols{"price": "500000000000000", "additional_shipping_charge": "500000000000000"})
+			fails(t, f.post(c, "/addproducttocart/catalog/"+heavy+"/1", nil), http.StatusBadRequest, "LimitExceeded")
+			ok(t, f.post(c, "/addproducttocart/catalog/"+heavy+"/2", nil)) // a wishlist ships nothing
+		})
+		t.Run("ErrPriceRoseBeforeConfirmOrder", func(t *testing.T) {
+			c := f.customer("rose@example.com")
+			ship := f.product("Ship", cols{"price": "300000000000000"})
+			f.addToCart(c, ship, 1, 2)
+			f.checkout(c, usAddress("ShippingNewAddress"), ground, checkMoney)
+			f.exec(`UPDATE product SET price = ? WHERE id = ?`, f.money("900000000000000"), ship)
+			orders := f.count(`SELECT COUNT(*) FROM "order"`)
+			e := fails(t, f.post(c, "/checkout/ConfirmOrder/", nil), http.StatusBadRequest, "LimitExceeded")
+			if !strings.Contains(e.Message, limit) {
+				t.Errorf("ConfirmOrder past the range = %q, want the limit named", e.Message)
+			}
+			fails(t, f.post(c, "/checkout/SavePaymentInfo/", url.Values{}), http.StatusBadRequest, "LimitExceeded")
+			if n := f.count(`SELECT COUNT(*) FROM "order"`); n != orders {
+				t.Errorf("orders after the refused ConfirmOrder = %d, want %d", n, orders)
+			}
+			if stock, sold := f.stock(ship); stock != 0 || sold != 0 {
+				t.Errorf("stock and sold after the refused ConfirmOrder = %d, %d, want unchanged", stock, sold)
+			}
 		})
 	})
 }

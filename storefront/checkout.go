@@ -617,5 +617,16 @@ func (s *Store) totals(ctx context.Context, tx *sql.Tx, co *checkout) (orderTota
 	}
 	t.paymentFee = t.paymentMethod.fee
 	t.total = t.subtotal.Add(t.shipping).Add(t.paymentFee)
+	// The cart's amounts were in range when its lines last changed; prices and fees may have risen since.
+	for _, ln := range co.cart.lines {
+		if !inMoneyRange(ln.subTotal()) {
+			return t, errAmountTooLarge("total of the line of "+ln.p.name, "")
+		}
+	}
+	for _, m := range []decimal.Decimal{t.subtotal, t.shipping, t.total} {
+		if !inMoneyRange(m) {
+			return t, errAmountTooLarge("order total", "")
+		}
+	}
 	return t, nil
 }

@@ -126,32 +126,10 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, c customer) (confirm
 	// PostgreSQL it re-reads the row after waiting for another checkout's lock.
 	lines := append([]line(nil), co.cart.lines...)
 	sort.Slice(lines, func(i, j int) bool { return lines[i].p.id < lines[j].p.id })
-	nowArg := s.timeArg(now)
-	for _, ln := range lines {
-		if !ln.p.manageStock {
-			if _, err := tx.ExecContext(ctx, s.q(stmtAddSold), ln.qty, nowArg, ln.p.id); err != nil {
-				return confirmResult{}, fmt.Errorf("storefront: confirm order: %w", err)
-			}
-			continue
-		}
-		res, err := tx.ExecContext(ctx, s.q(stmtTakeStock), ln.qty, ln.qty, nowArg, ln.p.id,
-			entities.BackorderModeAllowQtyBelow0, ln.qty)
-		if err != nil {
-			return confirmResult{}, fmt.Errorf("storefront: confirm order: take stock: %w", err)
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return confirmResult{}, fmt.Errorf("storefront: confirm order: take stock: %w", err)
-		} else if n == 0 {
-			var stock int64
-			if err := tx.QueryRowContext(ctx, s.q(stmtStockOf), ln.p.id).Scan(&stock); err != nil {
-				return confirmResult{}, fmt.Errorf("storefront: confirm order: %w", err)
-			}
-			details = append(details, lineDetail(ln, []string{fmt.Sprintf(
-				"Your quantity exceeds stock on hand. The maximum quantity that can be added is %d.", max(0, stock))}))
-		}
-	}
-	if len(details) > 0 {
-		return confirmResult{}, errLines(details)
+	if short, err := s.takeStock(ctx, tx, lines, now); err != nil {
+		return confirmResult{}, err
+	} else if len(short) > 0 {
+		return confirmResult{}, errLines(short)
 	}
 	for _, ln := range lines {
 		if ln.p.manageStock {
@@ -208,6 +186,37 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, c customer) (confirm
 		return confirmResult{}, fmt.Errorf("storefront: confirm order: clear checkout: %w", err)
 	}
 	return confirmResult{Success: 1, OrderID: orderID, OrderNumber: number, OrderCode: code}, nil
+}
+
+// takeStock takes the stock of the managed products of lines (in the order given) and raises every product's
+// Sold; it returns one detail per line whose stock is short.
+func (s *Store) takeStock(ctx context.Context, tx *sql.Tx, lines []line, now time.Time) ([]odata.ErrorDetail, error) {
+	var details []odata.ErrorDetail
+	nowArg := s.timeArg(now)
+	for _, ln := range lines {
+		if !ln.p.manageStock {
+			if _, err := tx.ExecContext(ctx, s.q(stmtAddSold), ln.qty, nowArg, ln.p.id); err != nil {
+				return nil, fmt.Errorf("storefront: confirm order: %w", err)
+			}
+			continue
+		}
+		res, err := tx.ExecContext(ctx, s.q(stmtTakeStock), ln.qty, ln.qty, nowArg, ln.p.id,
+			entities.BackorderModeAllowQtyBelow0, ln.qty)
+		if err != nil {
+			return nil, fmt.Errorf("storefront: confirm order: take stock: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return nil, fmt.Errorf("storefront: confirm order: take stock: %w", err)
+		} else if n == 0 {
+			var stock int64
+			if err := tx.QueryRowContext(ctx, s.q(stmtStockOf), ln.p.id).Scan(&stock); err != nil {
+				return nil, fmt.Errorf("storefront: confirm order: %w", err)
+			}
+			details = append(details, lineDetail(ln, []string{fmt.Sprintf(
+				"Your quantity exceeds stock on hand. The maximum quantity that can be added is %d.", max(0, stock))}))
+		}
+	}
+	return details, nil
 }
 
 // lineDetail is the detail of a cart line that cannot be ordered: its warnings, after the product's name.

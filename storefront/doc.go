@@ -16,6 +16,8 @@
 //     product already on the list adds to its quantity. Lines go with their customer and their product.
 //   - checkout_state: one row per customer: the steps done so far, with the chosen addresses (set to NULL when the
 //     address is deleted, which undoes its step), shipping method and payment method. It goes with the customer.
+//   - newsletter_token and queued_email (migration 2): confirmation tokens of newsletter subscriptions and the
+//     e-mail outbox (see Newsletter).
 //   - shipping_method and payment_method, seeded by the migration: Ground 0.00, Next Day Air 20.00 and 2nd Day Air
 //     10.00 (provider Shipping.FixedRate); Payments.CheckMoneyOrder 0.00, Payments.CashOnDelivery 2.00 and
 //     Payments.PayInStore 0.00 (only with pick-up in store). They are rows rather than constants in code because
@@ -25,7 +27,11 @@
 //
 // Money is decimal.Decimal from the database to the answer, never a float: each amount appears as a string in
 // USD, en-US style ("$1,234.50", "-$1.00", rounded to cents for display only) and as a JSON number with the exact
-// decimal digits (the ...Value fields).
+// decimal digits (the ...Value fields). Every amount the store writes stays within what both databases hold,
+// -922337203685477.5808 to 922337203685477.5807: a change of lines that would take a line total or the list's
+// subtotal (for the cart, plus the lines' additional shipping charges) past it is a 400 LimitExceeded on the
+// quantity and changes nothing, and a checkout whose amounts went past it since (prices or fees raised) is a 400
+// LimitExceeded at SavePaymentInfo and ConfirmOrder, not a failed insert.
 //
 // # Cart and wishlist
 //
@@ -78,7 +84,25 @@
 // # Account and orders
 //
 // The order history is newest first; PageNumber (default 1, at most 1,000,000) and PageSize (default 10, at most
-// 100) out of range are a 400. Another customer's order is a 404, like an unknown one. The newsletter
-// subscription of an e-mail is active at once (no confirmation e-mail is sent) and is linked to the customer the
-// e-mail belongs to, if any; account info's Newsletter tells whether the customer's e-mail has an active one.
+// 100) out of range are a 400. Another customer's order is a 404, like an unknown one. Account info's
+// Newsletter tells whether the customer's e-mail has an active subscription.
+//
+// # Newsletter
+//
+// POST /subscribenewsletter with the customer's own e-mail (ignoring ASCII case) subscribes or unsubscribes it
+// at once. Any other address changes nothing by itself: subscribing creates the address's subscription
+// inactive when it has none, and when the change asked for would change the subscription, a confirmation
+// token is made (32 random bytes, base64url; stored only as its SHA-256 in newsletter_token) and an e-mail with
+// its links is queued in the outbox, at most one per address every 15 minutes. The link GET
+// /newsletter/subscriptionactivation/{token}/{true|false}, which needs no bearer token, sets the subscription
+// active or inactive; it works once (a use removes every token of the subscription) and for 7 days; an
+// unknown, used or expired token is a 404. The answer to the customer is the same whether an e-mail was
+// queued or not, so it tells nothing about another person's subscription. Subscriptions are linked to the
+// customer the address belongs to, if any.
+//
+// The outbox (Migrations adds it) is the table queued_email: id, to_address, subject, body (plain text),
+// created_on_utc, sent_tries and sent_on_utc (NULL until sent). The store only writes it, in the transaction
+// of what the e-mail tells about; a mailer of the operator's sends the unsent rows (oldest id first) and sets
+// sent_on_utc, or raises sent_tries on a failure. The links start with Config.PublicURL (the request's scheme
+// and host when it is empty).
 package storefront

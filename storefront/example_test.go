@@ -35,6 +35,11 @@ func (m serveMux) Handle(method, pattern string, h http.Handler) {
 	m.mux.Handle(method+" "+pattern, as)
 }
 
+// HandlePublic serves a route that needs no customer as it is.
+func (m serveMux) HandlePublic(method, pattern string, h http.Handler) {
+	m.mux.Handle(method+" "+pattern, h)
+}
+
 // Example serves the storefront on a new SQLite database and puts a product in a customer's cart.
 //
 // SQLite only: an Example is documentation that runs with nothing beside it (no database server) and prints

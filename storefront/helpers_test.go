@@ -55,6 +55,11 @@ func (r testRouter) Handle(method, pattern string, h http.Handler) {
 	r.mux.Handle(method+" "+pattern, wrapped)
 }
 
+// HandlePublic serves a route without the customer headers.
+func (r testRouter) HandlePublic(method, pattern string, h http.Handler) {
+	r.mux.Handle(method+" "+pattern, h)
+}
+
 // clock is a settable time source.
 type clock struct {
 	mu sync.Mutex
@@ -257,8 +262,8 @@ type request struct {
 	form        url.Values // sent urlencoded (nil: no body)
 	contentType string     // with body, instead of form
 	body        string
-	multipart   bool // send form as multipart/form-data
-	header      http.Header
+	multipart   bool        // send form as multipart/form-data
+	header      http.Header // "Host" sets the request's Host
 }
 
 func (f *fixture) serve(r request) *httptest.ResponseRecorder {
@@ -291,6 +296,10 @@ func (f *fixture) serveOn(h http.Handler, r request) *httptest.ResponseRecorder 
 		req.Header.Set("Content-Type", ct)
 	}
 	for k, vs := range r.header {
+		if k == "Host" {
+			req.Host = vs[0]
+			continue
+		}
 		req.Header[k] = vs
 	}
 	if r.customer != "" {

@@ -1,15 +1,39 @@
 package storefront
 
 import (
+	"fmt"
+	"math"
+	"net/http"
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/storekit/store/odata"
 )
 
 // The store's currency is USD, written the en-US way: "$1,234.50", "-$1.00".
 
 // moneyScale is the scale of money columns (NUMERIC(19,4); SQLite stores value x 10^4).
 const moneyScale = 4
+
+// The money range both databases hold: NUMERIC(19,4) on PostgreSQL holds more, but SQLite keeps value x 10^4 in
+// 64 bits, so -922337203685477.5808 to 922337203685477.5807 is the store's range.
+var (
+	minMoney = decimal.New(math.MinInt64, -moneyScale)
+	maxMoney = decimal.New(math.MaxInt64, -moneyScale)
+)
+
+// inMoneyRange reports whether the store can hold m as an amount.
+func inMoneyRange(m decimal.Decimal) bool {
+	return m.GreaterThanOrEqual(minMoney) && m.LessThanOrEqual(maxMoney)
+}
+
+// errAmountTooLarge is the 400 LimitExceeded of an amount (what: "cart total", ...) past the money range, on
+// target.
+func errAmountTooLarge(what, target string) *odata.Error {
+	return &odata.Error{Status: http.StatusBadRequest, Code: "LimitExceeded", Target: target,
+		Message: fmt.Sprintf("The %s would be more than the largest amount the store holds, %s.", what, maxMoney)}
+}
 
 // formatMoney writes m as the storefront shows money: a dollar sign, thousands separators, two decimal places
 // (rounded half away from zero; the exact value travels beside it as a number).

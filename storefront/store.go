@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -46,6 +47,9 @@ type Config struct {
 	// Now returns the current time; nil means time.Now. Prices (tier price dates), availability windows and
 	// timestamps use it.
 	Now func() time.Time
+	// PublicURL is the absolute URL clients reach the server at (scheme, host, any path prefix), which the links
+	// of queued e-mails start with; empty means the scheme and host of the request, for development.
+	PublicURL string
 }
 
 // Store serves the storefront endpoints of SPEC parts 6 and 7 for the customer of each request. It keeps no
@@ -58,12 +62,13 @@ type Store struct {
 	logger    *slog.Logger
 	countries bool
 	now       func() time.Time
+	publicURL string
 }
 
 // New returns a Store on cfg.DB.
 func New(cfg Config) *Store {
 	s := &Store{db: cfg.DB, d: cfg.Dialect, b: sqldb.Builder(cfg.Dialect), logger: cfg.Logger,
-		countries: cfg.CountriesEnabled, now: cfg.Now}
+		countries: cfg.CountriesEnabled, now: cfg.Now, publicURL: strings.TrimRight(cfg.PublicURL, "/")}
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
@@ -76,7 +81,10 @@ func New(cfg Config) *Store {
 // Router is where Register adds the routes: the server's router. Patterns use {name} segments read with
 // r.PathValue(name); a pattern ending in "/" also matches without it.
 type Router interface {
+	// Handle serves a route that needs a bearer token: the handler reads its customer with CustomerFrom.
 	Handle(method, pattern string, h http.Handler)
+	// HandlePublic serves a route without a bearer token.
+	HandlePublic(method, pattern string, h http.Handler)
 }
 
 // Register adds every storefront route to r.
@@ -107,6 +115,7 @@ func (s *Store) Register(r Router) {
 	} {
 		r.Handle(rt.method, rt.pattern, s.serve(rt.h))
 	}
+	r.HandlePublic(get, activationPath+"{token}/{active}", s.servePublic(s.activateSubscription))
 }
 
 // handlerFunc serves one request for a customer and returns the JSON answer (200) or an error.
@@ -127,6 +136,22 @@ func (s *Store) serve(h handlerFunc) http.Handler {
 			return
 		}
 		v, err := h(r, customer{id: id, email: email})
+		if err != nil {
+			odata.WriteError(w, r, s.logger, err)
+			return
+		}
+		writeJSON(w, v)
+	})
+}
+
+// servePublic adapts a handler of a route without a bearer token as serve does.
+func (s *Store) servePublic(h func(r *http.Request) (any, error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := checkURLText(r); err != nil {
+			odata.WriteError(w, r, s.logger, err)
+			return
+		}
+		v, err := h(r)
 		if err != nil {
 			odata.WriteError(w, r, s.logger, err)
 			return

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/storekit/store/odata/dbtest"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // route is one route of the service with a request that reaches its handler, and what an allowed caller gets.
@@ -35,6 +39,8 @@ func routes(product string) []route {
 		{method: "GET", path: "/healthz", public: true, admin: http.StatusOK},
 		{method: "POST", path: "/api/token", body: map[string]string{"email": adminEmail, "password": adminPassword},
 			public: true, admin: http.StatusOK},
+		{method: "GET", path: "/newsletter/subscriptionactivation/" + strings.Repeat("A", 43) + "/true", public: true,
+			admin: http.StatusNotFound},
 		sf("POST", "/api/token/revoke", nil, http.StatusOK),
 
 		sf("GET", "/cart", nil, http.StatusOK),
@@ -132,6 +138,10 @@ func TestStore_AuthMatrix(t *testing.T) {
 				}
 				if r.header.Get("X-Request-Id") == "" {
 					t.Errorf("%s %s with %s credentials: no X-Request-Id", rt.method, rt.path, k.name)
+				}
+				if r.header.Get("X-Content-Type-Options") != "nosniff" || r.header.Get("Cache-Control") != "no-store" {
+					t.Errorf("%s %s with %s credentials: X-Content-Type-Options %q, Cache-Control %q, want nosniff, no-store",
+						rt.method, rt.path, k.name, r.header.Get("X-Content-Type-Options"), r.header.Get("Cache-Control"))
 				}
 				switch want {
 				case http.StatusUnauthorized:
@@ -295,4 +305,94 @@ func TestStore_Deletes(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestStore_SignInThrottling checks the throttling of SPEC 2 and 9 through a trusted proxy (this test) that
+// forwards clients' addresses: failures count per e-mail and address, so another address still signs the admin
+// in; an address with 50 failures for any e-mails is refused whatever it tries, without growing the attempt
+// table; concurrent correct sign-ins all succeed.
+func TestStore_SignInThrottling(t *testing.T) {
+	each(t, func(t *testing.T, db *dbtest.DB) {
+		s := start(t, db, nil, "-demo=false", "-trusted-proxies", "127.0.0.1,::1")
+		anonymous := s.client("")
+		signIn := func(client, email, password string) *response {
+			return anonymous.do(t, "POST", "/api/token", map[string]string{"email": email, "password": password},
+				"X-Forwarded-For", client)
+		}
+		const attacker, admin, flooder = "198.51.100.1", "198.51.100.2", "203.0.113.5"
+
+		t.Run("ErrTooManyRequestsPerEmailAndAddress", func(t *testing.T) {
+			for i := range 10 {
+				if r := signIn(attacker, adminEmail, "wrong-password"); r.status != http.StatusBadRequest {
+					t.Fatalf("wrong password #%d = %s, want 400", i+1, r)
+				}
+			}
+			r := signIn(attacker, adminEmail, adminPassword)
+			if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" || r.error(t).Code != "TooManyRequests" {
+				t.Errorf("11th sign-in from the same address = %s (Retry-After %q), want 429 with Retry-After", r, r.header.Get("Retry-After"))
+			}
+		})
+		t.Run("OKAdminFromAnotherAddress", func(t *testing.T) {
+			if r := signIn(admin, adminEmail, adminPassword); r.status != http.StatusOK {
+				t.Errorf("the admin's sign-in from another address = %s, want 200", r)
+			}
+			s.login(t, adminEmail, adminPassword) // the proxy's own address
+		})
+		t.Run("ErrTooManyRequestsPerAddress", func(t *testing.T) {
+			// 49 failures for unknown e-mails from the address are already counted (written here rather than
+			// through 49 password checks of a second each under the race detector); the 50th is a real one.
+			failures(t, s, flooder, 49)
+			if r := signIn(flooder, "nobody@example.com", "any-password"); r.status != http.StatusBadRequest {
+				t.Fatalf("the 50th failure from the address = %s, want 400", r)
+			}
+			for _, email := range []string{"more@example.com", adminEmail} {
+				password := "any-password"
+				if email == adminEmail {
+					password = adminPassword
+				}
+				r := signIn(flooder, email, password)
+				if r.status != http.StatusTooManyRequests || !strings.Contains(r.error(t).Message, "address") {
+					t.Errorf("sign-in of %s after 50 failures from the address = %s, want 429 about the address", email, r)
+				}
+			}
+			if n := s.count(t, `SELECT 1 FROM login_attempt WHERE client_address = ?`, flooder); n != 50 {
+				t.Errorf("attempt rows of the address = %d, want 50 (refused attempts leave none)", n)
+			}
+			if r := signIn(admin, adminEmail, adminPassword); r.status != http.StatusOK {
+				t.Errorf("the admin's sign-in from another address = %s, want 200", r)
+			}
+		})
+		t.Run("OKConcurrentCorrectSignIns", func(t *testing.T) {
+			var wg sync.WaitGroup
+			statuses := make([]int, 8) // more than the 4 checks that run at once
+			for i := range statuses {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r, err := anonymous.try(request{method: "POST", path: "/api/token", header: []string{"X-Forwarded-For", admin},
+						body: map[string]string{"email": adminEmail, "password": adminPassword}})
+					if err == nil {
+						statuses[i] = r.status
+					}
+				}()
+			}
+			wg.Wait()
+			for i, st := range statuses {
+				if st != http.StatusOK {
+					t.Errorf("concurrent correct sign-in #%d = %d, want 200", i+1, st)
+				}
+			}
+		})
+	})
+}
+
+// failures records n failed sign-ins of distinct unknown e-mails from the client address, made within the last
+// minutes, as the server records them.
+func failures(t testing.TB, s *storeServer, client string, n int) {
+	t.Helper()
+	for i := range n {
+		at := sqldb.TimeArg(s.db.Dialect, time.Now().Add(-time.Duration(n-i)*time.Second))
+		s.exec(t, `INSERT INTO login_attempt (id, email, client_address, attempted_on_utc, pending) VALUES (?, ?, ?, ?, ?)`,
+			fmt.Sprintf("%024x", i+1), fmt.Sprintf("unknown%02d@example.com", i), client, at, false)
+	}
 }

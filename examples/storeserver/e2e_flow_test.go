@@ -2,11 +2,17 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"io"
+	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -188,6 +194,162 @@ func TestStore_ShopFlow(t *testing.T) {
 		}
 		if n := len(ann.must(t, http.StatusOK, "GET", "/cart", nil).json(t)["Items"].([]any)); n != 0 {
 			t.Errorf("cart after the order: %d lines, want 0", n)
+		}
+	})
+}
+
+// TestStore_BusyPort starts the program on a port that is taken: it fails before the database is touched, and
+// the next start, on a free port, is the first start that migrates, seeds and prints the generated password.
+func TestStore_BusyPort(t *testing.T) {
+	each(t, func(t *testing.T, db *dbtest.DB) {
+		busy, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer busy.Close()
+		var stderr syncBuffer
+		vars := map[string]string{"STORE_ADMIN_PASSWORD": ""}
+		err = run(context.Background(), []string{"storeserver", "-addr", busy.Addr().String(), "-db", db.URL},
+			func(k string) string { return vars[k] }, io.Discard, &stderr)
+		if err == nil || !strings.Contains(err.Error(), "address already in use") {
+			t.Fatalf("run on a busy port = %v, want an error", err)
+		}
+		if strings.Contains(stderr.String(), "password") {
+			t.Errorf("run on a busy port logged a password:\n%s", stderr.String())
+		}
+		if n := tableCount(t, db); n != 0 {
+			t.Errorf("run on a busy port left %d tables in the database, want none", n)
+		}
+		s := start(t, db, vars)
+		pw := generatedPassword(t, s.stderr.String())
+		if pw == "" {
+			t.Fatalf("the start on a free port logged no generated password:\n%s", s.stderr)
+		}
+		s.login(t, adminEmail, pw)
+	})
+}
+
+// tableCount returns how many tables the database holds.
+func tableCount(t testing.TB, db *dbtest.DB) int {
+	t.Helper()
+	q := `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'`
+	if db.Dialect.Name() == "postgres" {
+		q = `SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema()`
+	}
+	var n int
+	if err := db.QueryRow(q).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestStore_Drain stops the program while a write is in flight: new requests answer 503 with the error body
+// (/healthz too), the write completes, and then the program closes its port and returns.
+func TestStore_Drain(t *testing.T) {
+	each(t, func(t *testing.T, db *dbtest.DB) {
+		s := start(t, db, nil, "-demo=false")
+		token := s.login(t, adminEmail, adminPassword)
+
+		// The write sends Expect: 100-continue, so the server's 100 Continue tells that its handler is running
+		// (reading the body); the body is held back until the drain has begun.
+		body, bodyWriter := io.Pipe()
+		req, err := http.NewRequest("POST", s.url+"/odata/Manufacturer", body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Expect", "100-continue")
+		handlerRunning := make(chan struct{})
+		var once sync.Once
+		req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+			Got100Continue: func() { once.Do(func() { close(handlerRunning) }) },
+		}))
+		transport := &http.Transport{ExpectContinueTimeout: time.Minute}
+		defer transport.CloseIdleConnections()
+		type result struct {
+			status int
+			err    error
+		}
+		written := make(chan result, 1)
+		go func() {
+			resp, err := transport.RoundTrip(req)
+			if err != nil {
+				written <- result{err: err}
+				return
+			}
+			resp.Body.Close()
+			written <- result{status: resp.StatusCode}
+		}()
+		<-handlerRunning
+
+		stopped := make(chan struct{})
+		go func() {
+			s.stop()
+			close(stopped)
+		}()
+		for !strings.Contains(s.stderr.String(), "draining in-flight requests") {
+			select {
+			case <-stopped:
+				t.Fatalf("the program stopped with a write in flight:\n%s", s.stderr)
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		anonymous := s.client("")
+		for _, path := range []string{"/healthz", "/api/token", "/cart"} {
+			anonymous.fails(t, http.StatusServiceUnavailable, "ServiceUnavailable", "GET", path, nil)
+		}
+		if _, err := io.WriteString(bodyWriter, `{"Name":"Written during the drain"}`); err != nil {
+			t.Fatal(err)
+		}
+		bodyWriter.Close()
+		if got := <-written; got.err != nil || got.status != http.StatusCreated {
+			t.Errorf("the write in flight = %d, %v, want 201", got.status, got.err)
+		}
+		<-stopped
+		if _, err := http.Get(s.url + "/healthz"); err == nil {
+			t.Errorf("GET /healthz after the program stopped succeeded")
+		}
+		if n := s.count(t, `SELECT 1 FROM manufacturer WHERE name = ?`, "Written during the drain"); n != 1 {
+			t.Errorf("manufacturers written during the drain = %d, want 1", n)
+		}
+	})
+}
+
+// TestStore_MoneyRange adds a product at a huge price in a big quantity: the cart total would be past what
+// NUMERIC(19,4) holds on both databases, which is a 400 when the line changes; within the range the order is
+// placed, and a price raised past it afterwards is a 400 at ConfirmOrder, never a 500.
+func TestStore_MoneyRange(t *testing.T) {
+	each(t, func(t *testing.T, db *dbtest.DB) {
+		s := start(t, db, nil, "-demo=false")
+		admin := s.admin(t)
+		yacht := str(admin.must(t, http.StatusCreated, "POST", "/odata/Product", map[string]any{"Name": "Yacht",
+			"Price": 900000000000000, "OrderMaximumQuantity": 1000000}).json(t), "Id")
+		ann := newCustomer(t, s, admin, "ann@example.com")
+		e := ann.fails(t, http.StatusBadRequest, "LimitExceeded", "POST", "/addproducttocart/catalog/"+yacht+"/1?quantity=500000", nil)
+		if e.Target != "quantity" || !strings.Contains(e.Message, "922337203685477.5807") {
+			t.Errorf("adding 500000 yachts = %+v, want a 400 on quantity naming the limit", e)
+		}
+		ann.must(t, http.StatusOK, "POST", "/addproducttocart/catalog/"+yacht+"/1?quantity=1", nil)
+		line := str(path(ann.must(t, http.StatusOK, "GET", "/cart", nil).json(t), "Items", 0).(map[string]any), "Id")
+		ann.fails(t, http.StatusBadRequest, "LimitExceeded", "POST", "/updatecartitem/"+line+"?quantity=2", nil)
+		if n := num(path(ann.must(t, http.StatusOK, "GET", "/cart", nil).json(t), "Items", 0).(map[string]any), "Quantity"); n != "1" {
+			t.Errorf("quantity after the refused update = %s, want 1", n)
+		}
+		ann.must(t, http.StatusOK, "POST", "/deletecartitem/"+line, nil)
+		placeOrder(t, ann, yacht, 1)
+
+		ann.must(t, http.StatusOK, "POST", "/addproducttocart/catalog/"+yacht+"/1?quantity=1", nil)
+		dinghy := str(admin.must(t, http.StatusCreated, "POST", "/odata/Product", map[string]any{"Name": "Dinghy", "Price": 1}).json(t), "Id")
+		ann.must(t, http.StatusOK, "POST", "/addproducttocart/catalog/"+dinghy+"/1?quantity=1", nil)
+		ann.must(t, http.StatusOK, "POST", "/checkout/SaveShipping/", addressForm("ShippingNewAddress"))
+		ann.must(t, http.StatusOK, "POST", "/checkout/SaveShippingMethod/", url.Values{"shippingoption": {"Ground___Shipping.FixedRate"}})
+		ann.must(t, http.StatusOK, "POST", "/checkout/SavePaymentMethod/", url.Values{"paymentmethod": {"Payments.CheckMoneyOrder"}})
+		ann.must(t, http.StatusOK, "POST", "/checkout/SavePaymentInfo/", url.Values{})
+		admin.must(t, http.StatusOK, "PATCH", "/odata/Product('"+dinghy+"')", map[string]any{"Price": 100000000000000})
+		ann.fails(t, http.StatusBadRequest, "LimitExceeded", "POST", "/checkout/ConfirmOrder/", url.Values{})
+		if n := s.count(t, `SELECT 1 FROM "order"`); n != 1 {
+			t.Errorf("orders = %d, want the one placed within the range", n)
 		}
 	})
 }

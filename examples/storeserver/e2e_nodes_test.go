@@ -19,7 +19,7 @@ import (
 // customer's requests to both: they start together (one migrates and seeds), a third start changes nothing,
 // checkout steps and the race for the last units alternate between the nodes, a token revoked through one node
 // is refused by the other on the next request, a $skiptoken next link of one node is served by the other, and
-// failed sign-ins are counted across both.
+// failed sign-ins are counted across both, per e-mail and per address.
 func TestStore_TwoNodes(t *testing.T) {
 	if dbtest.PostgresURL() == "" {
 		t.Skip(dbtest.EnvPostgres + " is not set: several server nodes need a database server (a SQLite file belongs to one process)")
@@ -97,7 +97,7 @@ func TestStore_TwoNodes(t *testing.T) {
 		{method: "POST", path: "/checkout/SavePaymentMethod/", body: url.Values{"paymentmethod": {"Payments.CheckMoneyOrder"}}},
 		{method: "POST", path: "/checkout/SavePaymentInfo/", body: url.Values{}},
 	}
-	failures := make(chan error, customers)
+	stepErrs := make(chan error, customers)
 	sem := make(chan struct{}, 4)
 	for i := range shoppers {
 		wg.Add(1)
@@ -105,7 +105,7 @@ func TestStore_TwoNodes(t *testing.T) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			failures <- func() error {
+			stepErrs <- func() error {
 				sh := &shopper{email: fmt.Sprintf("racer%02d@example.com", i)}
 				if err := expect(admins[i%2], http.StatusCreated, request{method: "POST", path: "/odata/Customer",
 					body: map[string]any{"Email": sh.email, "FirstName": "Racer"}}); err != nil {
@@ -138,8 +138,8 @@ func TestStore_TwoNodes(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	close(failures)
-	for err := range failures {
+	close(stepErrs)
+	for err := range stepErrs {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -272,6 +272,26 @@ func TestStore_TwoNodes(t *testing.T) {
 				t.Errorf("sign-in on node %c after 10 failures across both = %s (Retry-After %q), want 429 with Retry-After",
 					"AB"[i], r, r.header.Get("Retry-After"))
 			}
+		}
+	})
+
+	// Last: it blocks the tests' address. Its 10 failures above and 38 more count; two real ones, one on each
+	// node, make 50, and then both nodes refuse the address for any e-mail.
+	t.Run("OKFailuresOfAnAddressCountedAcrossNodes", func(t *testing.T) {
+		failures(t, a, "127.0.0.1", 38)
+		for i, n := range nodes {
+			n.client("").fails(t, http.StatusBadRequest, "InvalidCredentials", "POST", "/api/token",
+				map[string]string{"email": fmt.Sprintf("nobody-%d@example.com", i), "password": "any-password"})
+		}
+		for i, n := range nodes {
+			r := n.client("").do(t, "POST", "/api/token", map[string]string{"email": shoppers[3].email, "password": "customer-pw-1"})
+			if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
+				t.Errorf("sign-in on node %c after 50 failures of the address across both = %s, want 429 with Retry-After",
+					"AB"[i], r)
+			}
+		}
+		if n := a.count(t, `SELECT 1 FROM login_attempt WHERE client_address = '127.0.0.1'`); n != 50 {
+			t.Errorf("attempt rows of the address = %d, want 50", n)
 		}
 	})
 }

@@ -593,3 +593,72 @@ func TestStore_Picture(t *testing.T) {
 
 // queryEscape percent-encodes a query option value, spaces as %20 (a + is a plus sign in OData URLs).
 func queryEscape(s string) string { return strings.ReplaceAll(url.QueryEscape(s), "+", "%20") }
+
+// TestStore_OpaqueReferences checks the nullable strings ManufacturerTemplateId (SPEC 4.1) and TaxCategoryId
+// (SPEC 4.4): null by default, null and text accepted in writes, a number refused, and both filterable.
+func TestStore_OpaqueReferences(t *testing.T) {
+	each(t, func(t *testing.T, db *dbtest.DB) {
+		s := start(t, db, nil, "-demo=false")
+		admin := s.admin(t)
+		for _, tc := range []struct{ set, field string }{
+			{"Manufacturer", "ManufacturerTemplateId"},
+			{"Product", "TaxCategoryId"},
+		} {
+			t.Run(tc.set, func(t *testing.T) {
+				plain := admin.must(t, http.StatusCreated, "POST", "/odata/"+tc.set, map[string]any{"Name": "Plain"}).json(t)
+				if v, ok := plain[tc.field]; !ok || v != nil {
+					t.Errorf("POST %s without %s: %s = %v, want null", tc.set, tc.field, tc.field, v)
+				}
+				explicit := admin.must(t, http.StatusCreated, "POST", "/odata/"+tc.set,
+					map[string]any{"Name": "Explicit null", tc.field: nil}).json(t)
+				if v := explicit[tc.field]; v != nil {
+					t.Errorf("POST %s with %s null: %v, want null", tc.set, tc.field, v)
+				}
+				tagged := admin.must(t, http.StatusCreated, "POST", "/odata/"+tc.set,
+					map[string]any{"Name": "Tagged", tc.field: "5f1a2b3c4d5e6f7a8b9c0d1e"}).json(t)
+				if v := str(tagged, tc.field); v != "5f1a2b3c4d5e6f7a8b9c0d1e" {
+					t.Errorf("POST %s with a string %s: %v", tc.set, tc.field, tagged[tc.field])
+				}
+				key := "/odata/" + tc.set + "('" + str(tagged, "Id") + "')"
+				if v := str(admin.must(t, http.StatusOK, "PATCH", key, map[string]any{tc.field: "B-7"}).json(t), tc.field); v != "B-7" {
+					t.Errorf("PATCH %s = %q, want B-7", tc.field, v)
+				}
+				if e := admin.fails(t, http.StatusBadRequest, "ValidationFailed", "PATCH", key, map[string]any{tc.field: 7}); e.Target != tc.field {
+					t.Errorf("PATCH %s with a number: target %q, want %s", tc.field, e.Target, tc.field)
+				}
+				if v := admin.must(t, http.StatusOK, "PATCH", key, map[string]any{tc.field: nil}).json(t)[tc.field]; v != nil {
+					t.Errorf("PATCH %s null = %v, want null", tc.field, v)
+				}
+				admin.must(t, http.StatusOK, "PATCH", key, map[string]any{tc.field: "B-7"})
+
+				names := func(filter string) []string {
+					page := admin.must(t, http.StatusOK, "GET", "/odata/"+tc.set+"?$select=Name&$orderby=Name&$filter="+queryEscape(filter), nil).json(t)
+					var out []string
+					for _, v := range page["value"].([]any) {
+						out = append(out, str(v.(map[string]any), "Name"))
+					}
+					return out
+				}
+				for filter, want := range map[string][]string{
+					tc.field + " eq null":                            {"Explicit null", "Plain"},
+					tc.field + " ne null":                            {"Tagged"},
+					tc.field + " eq 'B-7'":                           {"Tagged"},
+					"startswith(" + tc.field + ",'B')":               {"Tagged"},
+					tc.field + " in ('A-1','B-7')":                   {"Tagged"},
+					"length(" + tc.field + ") eq 3":                  {"Tagged"},
+					tc.field + " eq 'b-7'":                           nil,
+					"not (" + tc.field + " eq 'B-7')":                {"Explicit null", "Plain"},
+					"tolower(" + tc.field + ") eq 'b-7'":             {"Tagged"},
+					tc.field + " gt 'A' and " + tc.field + " lt 'C'": {"Tagged"},
+				} {
+					if diff := cmp.Diff(want, names(filter)); diff != "" {
+						t.Errorf("$filter=%s (-want +got):\n%s", filter, diff)
+					}
+				}
+				if e := admin.fails(t, http.StatusBadRequest, "TypeMismatch", "GET", "/odata/"+tc.set+"?$filter="+queryEscape(tc.field+" eq 7"), nil); e.Target != "$filter" {
+					t.Errorf("$filter=%s eq 7: target %q, want $filter", tc.field, e.Target)
+				}
+			})
+		}
+	})
+}

@@ -194,7 +194,7 @@ func (s *storeServer) client(token string) *client { return &client{s: s, token:
 type request struct {
 	method, path string
 	body         any
-	header       []string // name, value pairs
+	header       []string // name, value pairs ("Host" sets the request's Host)
 }
 
 func (c *client) send(t testing.TB, rq request) *response {
@@ -236,6 +236,10 @@ func (c *client) try(rq request) (*response, error) {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	for i := 0; i+1 < len(rq.header); i += 2 {
+		if http.CanonicalHeaderKey(rq.header[i]) == "Host" {
+			req.Host = rq.header[i+1]
+			continue
+		}
 		if rq.header[i+1] == "" {
 			req.Header.Del(rq.header[i])
 		} else {
