@@ -30,6 +30,9 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) error {
 		raw = raw[len(s.mount):]
 	}
 	rp := parseSimplePath(raw)
+	if rp == nil && (raw == "/$openapi" || raw == "/%24openapi") {
+		rp = openAPIPath // a segment the URL grammar does not know
+	}
 	if rp == nil {
 		var err error
 		if rp, err = syntax.ParsePath(raw); err != nil {
@@ -63,6 +66,8 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) error {
 		return s.serviceDocument(rq)
 	case tMetadata:
 		return s.metadata(rq)
+	case tOpenAPI:
+		return s.openAPI(rq)
 	case tAction:
 		return s.invoke(rq)
 	}
