@@ -31,7 +31,8 @@ type OpenAPI struct {
 	// (OpenAPI 3.1 allows them for every scheme type) say who may call, and each operation's description then
 	// names them. Nil keeps the default.
 	Security []SecurityRequirement
-	// Tags describe the tags of Operations, in the order they are listed after the tags of the entity sets.
+	// Tags describe the tags of Operations; the document lists them first (documentation pages show the groups
+	// in this order), then one tag per entity set.
 	Tags []OpenAPITag
 	// Operations are the program's endpoints outside the OData service, in the order the document lists them.
 	Operations []OpenAPIOperation

@@ -81,6 +81,9 @@ func (s *Service) buildOpenAPI(cfg OpenAPI, fail func(string, ...any)) []byte {
 	checkOpenAPI(&cfg, schemes, modelSchemas, fail)
 
 	tags := []any{}
+	for _, t := range cfg.Tags {
+		tags = append(tags, describe(newObject().set("name", t.Name), t.Description))
+	}
 	for _, es := range g.m.EntitySets {
 		tags = append(tags, describe(newObject().set("name", es.Name), firstText(es.Description, es.EntityType().Description)))
 		g.entitySetPaths(es)
@@ -94,9 +97,6 @@ func (s *Service) buildOpenAPI(cfg OpenAPI, fail func(string, ...any)) []byte {
 	}
 	g.servicePaths()
 	tags = append(tags, newObject().set("name", serviceTag).set("description", "The service document and the model ($metadata)."))
-	for _, t := range cfg.Tags {
-		tags = append(tags, describe(newObject().set("name", t.Name), t.Description))
-	}
 	g.extraOperations(cfg.Operations)
 
 	doc := newObject().set("openapi", "3.1.0").set("info", g.info())

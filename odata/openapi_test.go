@@ -223,7 +223,7 @@ func TestService_OpenAPIConfig(t *testing.T) {
 	for _, tag := range got.Tags {
 		names = append(names, tag["name"])
 	}
-	if diff := cmp.Diff([]string{"Items", "OData service", "Auth"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"Auth", "Items", "OData service"}, names); diff != "" {
 		t.Errorf("tags (-want +got):\n%s", diff)
 	}
 	var login struct {
