@@ -6,8 +6,9 @@
 // one; on every answer, errors included), the request log (one slog line with method, path, status, duration,
 // bytes and request_id), panic recovery (500 InternalError; the panic and its stack only in the log), 503
 // ServiceUnavailable once shutting down, the URL limit (16 KiB: 414) and the body limits (1 MiB, 16 MiB on
-// /odata/Picture paths: 413 PayloadTooLarge), then the routes. Every route but /healthz and POST /api/token
-// needs a bearer token (401 with WWW-Authenticate: Bearer); /odata/ needs an admin (403).
+// /odata/Picture paths: 413 PayloadTooLarge), then the routes. Every route but /healthz, POST /api/token and the API
+// documentation (GET /odata/$openapi and the page /docs, see openapi.go) needs a bearer token (401 with
+// WWW-Authenticate: Bearer); /odata/ needs an admin (403).
 //
 // Handlers of the components render errors with odata.WriteError, and pass an error of reading the body to it
 // as is (or wrapped with %w): past the limit that error is the 413 *odata.Error. Storefront handlers read their
