@@ -3,17 +3,15 @@ package server
 import (
 	"net/http"
 
-	"github.com/swaggest/swgui"
-	"github.com/swaggest/swgui/v5emb"
-
 	"github.com/storekit/store/odata"
+	"github.com/storekit/store/odata/openapiui"
 	"github.com/storekit/store/storefront"
 )
 
 // The API documentation: the OData service's OpenAPI document at GET /odata/$openapi holds the whole API (the
 // OData administration API, the storefront endpoints and the token endpoints), and /docs shows it with Swagger
-// UI, whose assets are embedded in the binary (github.com/swaggest/swgui), so the page works without internet
-// access. Both describe the API and hold no data: they need no token (SPEC part 2).
+// UI, whose assets are embedded in the binary (odata/openapiui), so the page works without internet access.
+// Both describe the API and hold no data: they need no token (SPEC part 2).
 
 // Paths of the documentation.
 const (
@@ -90,15 +88,4 @@ func authOperations() []odata.OpenAPIOperation {
 
 // docsHandler serves the API reference page at /docs (and its assets below /docs/): Swagger UI on the document
 // at /odata/$openapi, with Authorize for a bearer token and "Try it out" for requests.
-func docsHandler() http.Handler {
-	return v5emb.NewHandlerWithConfig(swgui.Config{
-		Title:       "Store API",
-		SwaggerJSON: openAPIPath,
-		BasePath:    docsPath + "/",
-		SettingsUI: map[string]string{
-			"filter":                   "true", // a box that filters the operations by tag
-			"displayRequestDuration":   "true",
-			"defaultModelsExpandDepth": "-1", // the schemas show with each operation, not as a list of 80 below
-		},
-	})
-}
+func docsHandler() http.Handler { return openapiui.Handler("Store API", openAPIPath, docsPath) }

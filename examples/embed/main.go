@@ -21,10 +21,9 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/swaggest/swgui/v5emb"
-
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/openapiui"
 	"github.com/storekit/store/odata/sqlite"
 )
 
@@ -111,7 +110,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	mux.Handle("/odata/", svc)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
 	// The API reference page: Swagger UI on the document, its assets served from the binary below /docs/.
-	docs := v5emb.New("Library", "/odata/$openapi", "/docs/")
+	docs := openapiui.Handler("Library", "/odata/$openapi", "/docs")
 	mux.Handle("GET /docs", docs)
 	mux.Handle("GET /docs/", docs)
 	ln, err := net.Listen("tcp", *addr)
