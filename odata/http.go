@@ -30,7 +30,7 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) error {
 		raw = raw[len(s.mount):]
 	}
 	rp := parseSimplePath(raw)
-	if rp == nil && (raw == "/$openapi" || raw == "/%24openapi") {
+	if rp == nil && isOpenAPIPath(raw) {
 		rp = openAPIPath // a segment the URL grammar does not know
 	}
 	if rp == nil {

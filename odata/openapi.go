@@ -127,6 +127,9 @@ func (s *Service) OpenAPIDocument() []byte { return s.openapi }
 // openAPIPath is the parsed path of $openapi.
 var openAPIPath = &syntax.ResourcePath{Segments: []syntax.Segment{{Pos: 1, Name: "$openapi"}}}
 
+// isOpenAPIPath reports whether a raw path (without Mount) is $openapi.
+func isOpenAPIPath(raw string) bool { return raw == "/$openapi" || raw == "/%24openapi" }
+
 // openAPI answers GET $openapi.
 func (s *Service) openAPI(rq *request) error {
 	if err := rq.negotiateJSON(); err != nil {

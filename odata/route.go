@@ -76,7 +76,7 @@ func (s *Service) resolve(rawPath string, rp *syntax.ResourcePath) (*target, err
 	case first.Name == "$metadata" && !first.Literal:
 		t.kind = tMetadata
 		return t, nil
-	case first.Name == "$openapi" && !first.Literal && len(segs) == 1 && len(first.Args) == 0:
+	case rp == openAPIPath:
 		t.kind = tOpenAPI
 		return t, nil
 	case strings.HasPrefix(first.Name, "$") && !first.Literal:
