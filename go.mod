@@ -10,7 +10,10 @@ require (
 	github.com/gorilla/mux v1.8.1
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/mattn/go-sqlite3 v1.14.53
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/shopspring/decimal v1.6.0
+	github.com/swaggest/swgui v1.8.5
+	github.com/vearutop/statigz v1.4.0
 	golang.org/x/crypto v0.54.0
 )
 

@@ -29,6 +29,8 @@ type Config struct {
 	CountriesEnabled bool
 	// Now returns the current time; time.Now when nil.
 	Now func() time.Time
+	// OpenAPI configures the service's OpenAPI document (see odata.OpenAPI): the server adds its own endpoints.
+	OpenAPI odata.OpenAPI
 }
 
 // NewService returns the store's OData service (SPEC parts 3 to 5) over cfg.DB: the model of NewModel, the
@@ -57,6 +59,7 @@ func NewService(cfg Config) (*odata.Service, error) {
 		PublicURL: cfg.PublicURL,
 		Sets:      s.sets(),
 		Actions:   s.actions(),
+		OpenAPI:   cfg.OpenAPI,
 	})
 }
 

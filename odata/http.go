@@ -29,9 +29,12 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) error {
 	if s.mount != "" && (raw == s.mount || strings.HasPrefix(raw, s.mount+"/")) {
 		raw = raw[len(s.mount):]
 	}
-	rp, err := syntax.ParsePath(raw)
-	if err != nil {
-		return syntaxError(err)
+	rp := openAPIPath // a segment the URL grammar does not know
+	if !isOpenAPIPath(raw) {
+		var err error
+		if rp, err = syntax.ParsePath(raw); err != nil {
+			return syntaxError(err)
+		}
 	}
 	t, err := s.resolve(raw, rp)
 	if err != nil {
@@ -60,6 +63,8 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) error {
 		return s.serviceDocument(rq)
 	case tMetadata:
 		return s.metadata(rq)
+	case tOpenAPI:
+		return s.openAPI(rq)
 	case tAction:
 		return s.invoke(rq)
 	}

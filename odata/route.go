@@ -28,6 +28,7 @@ const (
 	tPropertyValue                   // a primitive property's /$value
 	tMediaValue                      // a media entity's /$value
 	tAction                          // an action (bound or unbound)
+	tOpenAPI                         // $openapi: the OpenAPI document (openapi.go)
 )
 
 // target is a resolved resource path.
@@ -74,6 +75,9 @@ func (s *Service) resolve(rawPath string, rp *syntax.ResourcePath) (*target, err
 	switch {
 	case first.Name == "$metadata" && !first.Literal:
 		t.kind = tMetadata
+		return t, nil
+	case rp == openAPIPath:
+		t.kind = tOpenAPI
 		return t, nil
 	case strings.HasPrefix(first.Name, "$") && !first.Literal:
 		return nil, NewError(http.StatusNotImplemented, "NotImplemented", "The %s resource is not supported.", first.Name)

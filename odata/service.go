@@ -56,6 +56,8 @@ type Config struct {
 	// Names may be namespace-qualified ("Store.Customer/Store.SetPassword"). Every action of the model needs a
 	// handler and every handler an action: NewService reports either mistake.
 	Actions map[string]ActionFunc
+	// OpenAPI configures the OpenAPI document served at $openapi (see OpenAPI); the zero value gives defaults.
+	OpenAPI OpenAPI
 }
 
 // Writes is the set of write methods an entity set offers; the zero value offers none (read-only). A method
@@ -202,6 +204,7 @@ type Service struct {
 	layouts     map[*edm.EntityType]*layout
 	metadataXML []byte
 	metadataJS  []byte
+	openapi     []byte // the OpenAPI document, see openapi.go
 }
 
 // publicRoot returns the service root under Config.PublicURL (publicURL and mount), or "" without a public URL.
@@ -351,6 +354,7 @@ func NewService(cfg Config) (*Service, error) {
 		fail("writing $metadata: %v", err)
 	}
 	s.metadataJS = bytes.Clone(buf.Bytes())
+	s.openapi = s.buildOpenAPI(cfg.OpenAPI, fail)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}

@@ -25,8 +25,11 @@ type Router interface {
 	HandlePublic(method, pattern string, h http.Handler)
 }
 
-// publicPaths need no token whatever the method, so a wrong method on them is a 405, not a 401.
-var publicPaths = map[string]bool{"/healthz": true, "/api/token": true}
+// publicPaths need no token whatever the method, so a wrong method on them is a 405, not a 401; so do the
+// paths below docsPath.
+var publicPaths = map[string]bool{"/healthz": true, "/api/token": true, openAPIPath: true, docsPath: true}
+
+func isPublic(path string) bool { return publicPaths[path] || strings.HasPrefix(path, docsPath+"/") }
 
 // routes lists every route of the service on r.
 func routes(r *mux.Router, logger *slog.Logger, c *Components) error {
@@ -37,6 +40,11 @@ func routes(r *mux.Router, logger *slog.Logger, c *Components) error {
 	r.Handle("/api/token", handleLogin(c.Auth, logger)).Methods(http.MethodPost)
 	r.Handle("/api/token/revoke", token(handleRevoke(c.Auth, logger))).Methods(http.MethodPost)
 	if c.OData != nil {
+		// The API documentation holds no data: no token (see openapi.go).
+		r.Handle(openAPIPath, stripPrefix("/odata", c.OData)).Methods(http.MethodGet, http.MethodHead)
+		docs := docsHandler()
+		r.Handle(docsPath, docs).Methods(http.MethodGet, http.MethodHead)
+		r.PathPrefix(docsPath+"/").Handler(docs).Methods(http.MethodGet, http.MethodHead)
 		h := token(admin(stripPrefix("/odata", c.OData)))
 		r.Handle("/odata", h)
 		r.PathPrefix("/odata/").Handler(h)
@@ -158,7 +166,7 @@ func methodNotAllowed(r *mux.Router, public []*mux.Route, token func(http.Handle
 	})
 	protected := token(answer)
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if publicPaths[req.URL.Path] || matchesPath(public, req) {
+		if isPublic(req.URL.Path) || matchesPath(public, req) {
 			answer.ServeHTTP(w, req)
 			return
 		}

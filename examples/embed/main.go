@@ -1,9 +1,12 @@
 // Command embed is a Go service of its own that serves its tables through the OData engine: books with their
 // authors in a SQLite file, readable with $filter, $orderby, $select, $expand and $search, writable with POST,
-// PATCH and DELETE, under /odata/ beside the program's other handlers.
+// PATCH and DELETE, under /odata/ beside the program's other handlers. The engine describes the API as an
+// OpenAPI document at /odata/$openapi, with the program's own /healthz in it; /docs shows it with Swagger UI
+// (assets embedded in the binary).
 //
 //	go run ./examples/embed -addr 127.0.0.1:8080 -db books.db
 //	curl 'http://127.0.0.1:8080/odata/Books?$filter=Year%20lt%201950&$expand=Author'
+//	open http://127.0.0.1:8080/docs
 package main
 
 import (
@@ -20,6 +23,7 @@ import (
 
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/openapiui"
 	"github.com/storekit/store/odata/sqlite"
 )
 
@@ -92,12 +96,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Sets: map[string]odata.SetOptions{
 			"Authors": {Writes: odata.WritePost | odata.WritePatch},
 			"Books":   {Writes: odata.WriteAll},
-		}})
+		},
+		// The OpenAPI document at /odata/$openapi: the OData paths, and the program's own endpoint.
+		OpenAPI: odata.OpenAPI{Title: "Library", Version: "1", Operations: []odata.OpenAPIOperation{{
+			Method: "GET", Path: "/healthz", OperationID: "health", Summary: "Check that the service is up",
+			Responses: []odata.OpenAPIResponse{{Status: "200", ContentType: "text/plain", Schema: odata.Schema{"const": "ok"}}},
+		}}},
+	})
 	if err != nil {
 		return err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/odata/", svc)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+	// The API reference page: Swagger UI on the document, its assets served from the binary below /docs/.
+	docs := openapiui.Handler("Library", "/odata/$openapi", "/docs")
+	mux.Handle("GET /docs", docs)
+	mux.Handle("GET /docs/", docs)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err

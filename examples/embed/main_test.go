@@ -68,6 +68,27 @@ func TestRun(t *testing.T) {
 		t.Errorf("books of le-guin matching dispossessed = %d, want 1", count.Count)
 	}
 
+	// The OpenAPI document has the OData paths and the program's own; /docs is the page that shows it.
+	var doc struct {
+		Paths map[string]any `json:"paths"`
+	}
+	get(t, base+"/odata/$openapi", &doc)
+	for _, path := range []string{"/odata/Books", "/odata/Authors('{Id}')/Books", "/healthz"} {
+		if doc.Paths[path] == nil {
+			t.Errorf("GET /odata/$openapi has no path %s", path)
+		}
+	}
+	for _, path := range []string{"/docs", "/docs/swagger-ui-bundle.js"} {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s = %d, want 200", path, resp.StatusCode)
+		}
+	}
+
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("run = %v", err)

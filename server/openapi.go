@@ -1,0 +1,91 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/storekit/store/odata"
+	"github.com/storekit/store/odata/openapiui"
+	"github.com/storekit/store/storefront"
+)
+
+// The API documentation: the OData service's OpenAPI document at GET /odata/$openapi holds the whole API (the
+// OData administration API, the storefront endpoints and the token endpoints), and /docs shows it with Swagger
+// UI, whose assets are embedded in the binary (odata/openapiui), so the page works without internet access.
+// Both describe the API and hold no data: they need no token (SPEC part 2).
+
+// Paths of the documentation.
+const (
+	openAPIPath = "/odata/$openapi"
+	docsPath    = "/docs"
+)
+
+// adminRole is the role the OData administration API needs, named in its operations' security requirement.
+const adminRole = "Administrators"
+
+// storeOpenAPI is the configuration of the store's OpenAPI document: its title, the administrator role of the
+// OData operations, the token endpoints and the storefront's operations.
+func storeOpenAPI() odata.OpenAPI {
+	sf := storefront.OpenAPI()
+	schemas := map[string]odata.Schema{
+		"Token": {"type": "object", "required": []string{"access_token", "token_type", "expires_in"},
+			"properties": map[string]any{
+				"access_token": odata.Schema{"type": "string", "description": "The token to send as Authorization: Bearer <token>."},
+				"token_type":   odata.Schema{"const": "Bearer"},
+				"expires_in":   odata.Schema{"type": "integer", "description": "Seconds until the token expires."},
+			}},
+	}
+	for name, s := range sf.Schemas {
+		schemas[name] = s
+	}
+	return odata.OpenAPI{
+		Title:   "Store API",
+		Version: "1",
+		Description: "The store's API: the OData administration API under `/odata/` (catalog, customers, orders; " +
+			"an administrator's token), the storefront endpoints (cart, wishlist, checkout, orders, account, " +
+			"newsletter; they act as the customer of the token) and the token endpoints.\n\n" +
+			"To try a request: sign in with **POST /api/token** (Authentication), copy `access_token`, open " +
+			"**Authorize** and paste it. Every error has the body `{\"error\": {\"code\", \"message\", \"target\", " +
+			"\"details\"}}` with a real status code.",
+		Security:   []odata.SecurityRequirement{{"Bearer": {adminRole}}},
+		Tags:       append([]odata.OpenAPITag{{Name: "Authentication", Description: "Bearer tokens."}}, sf.Tags...),
+		Operations: append(authOperations(), sf.Operations...),
+		Schemas:    schemas,
+	}
+}
+
+// authOperations are the routes of the server itself: the token endpoints and the health check.
+func authOperations() []odata.OpenAPIOperation {
+	public := []odata.SecurityRequirement{}
+	return []odata.OpenAPIOperation{
+		{Method: "POST", Path: "/api/token", OperationID: "signIn", Tags: []string{"Authentication"},
+			Summary: "Sign in: get a bearer token", Security: public,
+			Description: "Any active customer with a password may sign in; the token is valid for the configured " +
+				"lifetime, until the customer's password is set again, or until it is revoked.",
+			RequestBody: &odata.OpenAPIRequestBody{Required: true, Content: map[string]odata.Schema{"application/json": {
+				"type": "object", "required": []string{"email", "password"}, "properties": map[string]any{
+					"email":    odata.Schema{"type": "string", "format": "email"},
+					"password": odata.Schema{"type": "string", "format": "password"}}}}},
+			Responses: []odata.OpenAPIResponse{
+				{Status: "200", Description: "The token.", Schema: odata.OpenAPIRef("Token")},
+				{Status: "400", Description: "InvalidCredentials: the e-mail or the password is wrong (which one is not told)."},
+				{Status: "415", Description: "The body is not JSON."},
+				{Status: "429", Description: "Too many failed sign-ins for this e-mail address or client.",
+					Headers: map[string]string{"Retry-After": "Seconds to wait."}}}},
+		{Method: "POST", Path: "/api/token/revoke", OperationID: "signOut", Tags: []string{"Authentication"},
+			Summary:     "Sign out: revoke the token of the request",
+			Description: "Any customer's token.",
+			Security:    []odata.SecurityRequirement{{"Bearer": {}}},
+			Responses: []odata.OpenAPIResponse{
+				{Status: "200", Description: "Revoked.", Schema: odata.Schema{"type": "object", "properties": map[string]any{
+					"success": odata.Schema{"const": true}}}},
+				{Status: "401", Description: "No valid token."}}},
+		{Method: "GET", Path: "/healthz", OperationID: "health", Tags: []string{"Authentication"},
+			Summary: "Check that the service is up (for load balancers)", Security: public,
+			Responses: []odata.OpenAPIResponse{{Status: "200", Description: "Up.", Schema: odata.Schema{"type": "object",
+				"properties": map[string]any{"status": odata.Schema{"const": "ok"}}}}}},
+	}
+}
+
+// docsHandler serves the API reference page at /docs (and its assets below /docs/): Swagger UI on the document
+// at /odata/$openapi, with Authorize for a bearer token and "Try it out" for requests.
+func docsHandler() http.Handler { return openapiui.Handler("Store API", openAPIPath, docsPath) }
