@@ -116,8 +116,16 @@ func productBeforeSave(_ context.Context, _ *odata.Tx, c *odata.Change) error {
 	return nil
 }
 
-// mediaItemBeforeSave keeps Size equal to the length of the media bytes when they are sent.
+// mediaItemBeforeSave keeps Size equal to the length of the media bytes when they are sent, and records when the
+// item was created and changed unless the client says so.
 func mediaItemBeforeSave(_ context.Context, _ *odata.Tx, c *odata.Change) error {
+	now := time.Now().UTC()
+	if c.New["CreatedAt"] == nil {
+		c.New["CreatedAt"] = now
+	}
+	if !c.Sent["ModifiedAt"] || c.New["ModifiedAt"] == nil {
+		c.New["ModifiedAt"] = now
+	}
 	if c.Sent["Content"] {
 		if content, ok := c.New["Content"].([]byte); ok {
 			c.New["Size"] = int64(len(content))

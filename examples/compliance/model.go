@@ -150,7 +150,8 @@ func productDescriptionType() *edm.EntityType {
 }
 
 // mediaItemType is a media entity: its bytes (Content, returned only when selected) are its $value, with the
-// media type held by ContentType.
+// media type held by ContentType. CreatedAt and ModifiedAt are the reference server's; a save that leaves them
+// out gets the current time (see mediaItemBeforeSave).
 func mediaItemType() *edm.EntityType {
 	return &edm.EntityType{
 		Name:                "MediaItem",
@@ -164,6 +165,8 @@ func mediaItemType() *edm.EntityType {
 			requiredString("ContentType", 100),
 			{Name: "Size", Type: edm.KindInt64, Nullable: true},
 			{Name: "Content", Type: edm.KindBinary, Nullable: true, Lazy: true},
+			{Name: "CreatedAt", Type: edm.KindDateTimeOffset},
+			{Name: "ModifiedAt", Type: edm.KindDateTimeOffset},
 		},
 	}
 }

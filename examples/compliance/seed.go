@@ -46,9 +46,9 @@ func seedRows(now time.Time) []seed {
 		}}},
 		{"MediaItem", []odata.Entity{
 			{"ID": "d1000000-0000-4000-8000-000000000001", "Name": "Sample Image", "ContentType": "image/png",
-				"Size": int64(1024), "Content": []byte("fake-png-binary-data")},
+				"Size": int64(1024), "Content": []byte("fake-png-binary-data"), "CreatedAt": now, "ModifiedAt": now},
 			{"ID": "d1000000-0000-4000-8000-000000000002", "Name": "Sample Document", "ContentType": "application/pdf",
-				"Size": int64(2048), "Content": []byte("fake-pdf-binary-data")},
+				"Size": int64(2048), "Content": []byte("fake-pdf-binary-data"), "CreatedAt": now, "ModifiedAt": now},
 		}},
 		{"ReadOnlyItem", []odata.Entity{
 			{"ID": "b1000000-0000-4000-8000-000000000001", "Name": "Read-only item A"},
