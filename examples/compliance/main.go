@@ -49,7 +49,8 @@
 //     the set starts empty and larger amounts are refused with a 400.
 //
 // Keys are generated (Guid) when a POST to Products, Categories, MediaItems or DecimalSamples leaves the key
-// out; a POST naming the key of an existing entity replaces it (the engine's upsert by key), and
+// out; a POST naming the key of an existing entity replaces it and one naming an unknown key is a 400 (the
+// engine's upsert by key: its public API offers no "generated when absent, the client's when sent"), and
 // ProductDescriptions takes its composite key from the body.
 package main
 
