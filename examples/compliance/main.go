@@ -1,0 +1,192 @@
+// Command compliance serves the reference model of the OData compliance suite
+// (github.com/NLstn/odata-compliance-suite, its CONTRACT.md) with nothing but the engine's public API, at the
+// service root, so the suite can measure the engine:
+//
+//	go run ./examples/compliance -addr 127.0.0.1:9090 -db compliance.db
+//	go run ./examples/compliance -addr 127.0.0.1:9090 -db 'postgres://postgres@127.0.0.1:5432/compliance?sslmode=disable'
+//
+// -db names a SQLite file, or a PostgreSQL database with a postgres:// or postgresql:// URL (COMPLIANCE_DB and
+// COMPLIANCE_ADDR when the flags are not given). Every start drops the program's tables and creates them afresh;
+// the start and the unbound action Reseed (which the suite calls before each suite) restore the exact seed rows,
+// with fixed keys.
+//
+// # What is served
+//
+// The entity sets Products (Guid key, ETag from Version, which every update and every price-changing action
+// increments), Categories (unique Name), ProductDescriptions (composite key ProductID and LanguageKey),
+// MediaItems (a media entity: Content is its $value, ContentType its media type), ReadOnlyItems (no writes) and
+// DecimalSamples; the singleton Company (type CompanyInfo, ETag from Version); the flags enum ProductStatus, the
+// complex types Address and Dimensions; the navigations Product/Category, Product/Descriptions,
+// Product/RelatedProducts (many-to-many), Category/Products and ProductDescription/Product; Core.Description on
+// Name, Description and SerialNumber, Core.Computed on CreatedAt and Version, Core.Immutable on SerialNumber; the
+// actions ApplyDiscount, IncreasePrice, Activate, CalculateDiscount (bound to a Product), MarkAllAsReviewed
+// (bound to the collection), ResetAllPrices, ResetProducts, Process and Reseed (unbound), and the seed rows of the
+// reference server.
+//
+// # What is left out, and the engine feature it waits for
+//
+//   - The functions GetTopProducts, GetTotalPrice, GetProductStats, GetRelatedProducts, GetAveragePrice,
+//     FindProducts, Calculate, Convert, CalculatePrice and GetInfo: the engine serves no functions yet (a model may
+//     declare them, but a call answers 501), so the model does not declare them.
+//   - The derived type SpecialProduct: the engine has no type inheritance (an entity type has no base type), so
+//     there is no /Products/ComplianceService.SpecialProduct cast. Its properties ProductType, SpecialProperty
+//     and SpecialFeature are properties of Product, as the reference server stores them.
+//   - The geography properties Location (GeographyPoint), Route (GeographyLineString) and Area
+//     (GeographyPolygon): the engine has no geography types.
+//   - The overloads of the unbound action Process: CSDL overloads bound operations only, so Process is one action
+//     whose second parameter, minPrice, is optional.
+//   - Writes to the singleton Company (PATCH, PUT): the engine reads singletons only.
+//   - The capability annotations of ReadOnlyItems (Capabilities.InsertRestrictions, UpdateRestrictions,
+//     DeleteRestrictions): the engine writes no capability annotations; the set simply offers no write method
+//     (405 with an Allow header).
+//   - Change tracking (delta links) on Products and asynchronous requests (respond-async): not in the engine.
+//   - Uploading media: the engine serves a media entity's $value and the Edm.Stream property Photo for reading
+//     only; MediaItems are created and changed as JSON entities (Content in base64).
+//   - The precision and scale (10, 2) of Price and of the Dimensions members: the engine gives Precision and Scale
+//     to Decimal properties only, and these are Double as the contract says.
+//   - The seed row of DecimalSamples (Amount 123.450000000000000000, Edm.Decimal precision 38 scale 18): the
+//     engine stores a decimal exactly only when value x 10^scale fits in 64 bits (about 9.22 at scale 18), so
+//     the set starts empty and larger amounts are refused with a 400.
+//
+// Keys are generated (Guid) when a POST to Products, Categories, MediaItems or DecimalSamples leaves the key
+// out; a POST naming the key of an existing entity replaces it and one naming an unknown key is a 400 (the
+// engine's upsert by key: its public API offers no "generated when absent, the client's when sent"), and
+// ProductDescriptions takes its composite key from the body.
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/storekit/store/odata"
+	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/postgres"
+	"github.com/storekit/store/odata/sqldb"
+	"github.com/storekit/store/odata/sqlite"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintf(os.Stderr, "compliance: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// run serves until ctx is cancelled. Its first line on stdout is "listening on http://ADDR".
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	flags := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	addr := flags.String("addr", "127.0.0.1:9090", "address to listen on (env COMPLIANCE_ADDR; port 0 picks a free one)")
+	dsn := flags.String("db", "compliance.db", "SQLite file, or a postgres:// URL (env COMPLIANCE_DB)")
+	if err := flags.Parse(args[1:]); err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	flags.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if v := getenv("COMPLIANCE_ADDR"); v != "" && !set["addr"] {
+		*addr = v
+	}
+	if v := getenv("COMPLIANCE_DB"); v != "" && !set["db"] {
+		*dsn = v
+	}
+
+	db, dialect, err := open(*dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	m := model()
+	if err := m.Build(); err != nil {
+		return err
+	}
+	if err := createSchema(ctx, db, dialect, m); err != nil {
+		return err
+	}
+	svc, err := newService(m, db, dialect, slog.New(slog.NewTextHandler(stderr, nil)))
+	if err != nil {
+		return err
+	}
+	if err := seedThrough(svc); err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	// The service is the whole handler: an http.ServeMux would clean paths the suite sends on purpose.
+	srv := &http.Server{Handler: svc, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		return err
+	}
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// open opens the database dsn names: PostgreSQL for a postgres:// or postgresql:// URL, else a SQLite file.
+func open(dsn string) (*sql.DB, sqldb.Dialect, error) {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		db, err := postgres.Open(dsn, postgres.Pool{})
+		return db, postgres.Dialect{}, err
+	}
+	db, err := sqlite.Open(dsn)
+	return db, sqlite.Dialect{}, err
+}
+
+// newService serves the model at the root: every set but ReadOnlyItems takes every write, with generated Guid keys.
+func newService(m *edm.Model, db *sql.DB, dialect sqldb.Dialect, logger *slog.Logger) (*odata.Service, error) {
+	guid := func() any { return edm.NewGuid() }
+	return odata.NewService(odata.Config{
+		Model: m, DB: db, Dialect: dialect, Logger: logger,
+		Sets: map[string]odata.SetOptions{
+			"Products": {Writes: odata.WriteAll, NewKey: guid,
+				Hooks: odata.Hooks{BeforeSave: productBeforeSave}},
+			"Categories":          {Writes: odata.WriteAll, NewKey: guid},
+			"ProductDescriptions": {Writes: odata.WriteAll},
+			"MediaItems": {Writes: odata.WriteAll, NewKey: guid,
+				Hooks: odata.Hooks{BeforeSave: mediaItemBeforeSave}},
+			"DecimalSamples": {Writes: odata.WriteAll, NewKey: guid},
+		},
+		Actions: actions(),
+	})
+}
+
+// seedThrough fills the new tables by calling the service's own Reseed action, so the start and a reseed
+// restore the same rows the same way.
+func seedThrough(svc *odata.Service) error {
+	answer := httptest.NewRecorder()
+	request := httptest.NewRequest(http.MethodPost, "/Reseed", strings.NewReader("{}"))
+	request.Header.Set("Content-Type", "application/json")
+	svc.ServeHTTP(answer, request)
+	if answer.Code != http.StatusOK {
+		return fmt.Errorf("seeding: Reseed answered %d %s", answer.Code, answer.Body)
+	}
+	return nil
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"io"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/storekit/store/odata/dbtest"
+)
+
+// TestRun starts the program on a free port, on a SQLite file and (when STORE_TEST_POSTGRES is set) on a fresh
+// PostgreSQL database, and checks a few answers of the reference model.
+func TestRun(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		checkService(t, start(t, filepath.Join(t.TempDir(), "compliance.db")))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		checkService(t, start(t, dbtest.Postgres(t).URL))
+	})
+}
+
+// start runs the program on dsn and returns its root URL; the program stops when the test ends.
+func start(t *testing.T, dsn string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out, w := io.Pipe()
+	done := make(chan error, 1)
+	args := []string{"compliance", "-addr", "127.0.0.1:0", "-db", dsn}
+	go func() {
+		done <- run(ctx, args, func(string) string { return "" }, w, io.Discard)
+		w.Close()
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("run = %v", err)
+		}
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		cancel()
+		t.Fatalf("no first line: %v (run: %v)", err, <-done)
+	}
+	base, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if !ok {
+		t.Fatalf("first line = %q, want listening on http://ADDR", line)
+	}
+	go io.Copy(io.Discard, out)
+	return base
+}
+
+func checkService(t *testing.T, base string) {
+	var document struct {
+		Value []struct{ Name, Kind string } `json:"value"`
+	}
+	get(t, base+"/", &document)
+	var names []string
+	for _, v := range document.Value {
+		names = append(names, v.Name+" "+v.Kind)
+	}
+	wantNames := []string{"Products EntitySet", "Categories EntitySet", "ProductDescriptions EntitySet",
+		"MediaItems EntitySet", "ReadOnlyItems EntitySet", "DecimalSamples EntitySet", "Company Singleton"}
+	if diff := cmp.Diff(wantNames, names); diff != "" {
+		t.Errorf("service document mismatch (-want +got):\n%s", diff)
+	}
+
+	checkMetadata(t, base)
+
+	var laptop struct {
+		Name, Status    string
+		Version         int
+		ShippingAddress struct{ City string }
+		ETag            string `json:"@odata.etag"`
+	}
+	get(t, base+"/Products("+laptopID+")", &laptop)
+	if laptop.Name != "Laptop" || laptop.Status != "InStock,Featured" || laptop.Version != 1 ||
+		laptop.ShippingAddress.City != "Seattle" || laptop.ETag == "" {
+		t.Errorf("GET Products(%s) = %+v, want the seeded Laptop with an ETag", laptopID, laptop)
+	}
+
+	tests := []struct {
+		query string
+		want  []string
+	}{
+		{"$filter=Price gt 500&$orderby=Price desc", []string{"Premium Laptop Pro", "Laptop", "Smartphone"}},
+		{"$filter=Category/Name eq 'Kitchen'", []string{"Coffee Mug"}},
+		{"$filter=Status has ComplianceService.ProductStatus'Discontinued'", []string{"Office Chair"}},
+		{"$filter=Descriptions/any(d: d/LanguageKey eq 'FR')", []string{"Wireless Mouse"}},
+	}
+	for _, tt := range tests {
+		if got := productNames(t, base, tt.query); !cmp.Equal(got, tt.want) {
+			t.Errorf("GET Products?%s = %q, want %q", tt.query, got, tt.want)
+		}
+	}
+
+	checkReseed(t, base)
+}
+
+// checkMetadata checks that $metadata is CSDL XML with the model's namespace and entity sets.
+func checkMetadata(t *testing.T, base string) {
+	t.Helper()
+	resp, err := http.Get(base + "/$metadata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/xml") {
+		t.Fatalf("GET $metadata = %d %s, want 200 application/xml", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	var edmx struct {
+		Schema struct {
+			Namespace string `xml:"Namespace,attr"`
+			Container struct {
+				Sets []struct {
+					Name string `xml:"Name,attr"`
+				} `xml:"EntitySet"`
+			} `xml:"EntityContainer"`
+		} `xml:"DataServices>Schema"`
+	}
+	if err := xml.NewDecoder(resp.Body).Decode(&edmx); err != nil {
+		t.Fatalf("GET $metadata: %v", err)
+	}
+	if edmx.Schema.Namespace != namespace || len(edmx.Schema.Container.Sets) != 6 {
+		t.Errorf("$metadata: namespace %q with %d entity sets, want %q with 6",
+			edmx.Schema.Namespace, len(edmx.Schema.Container.Sets), namespace)
+	}
+}
+
+// checkReseed changes a product (its Version, the ETag source, goes up) and restores it with Reseed.
+func checkReseed(t *testing.T, base string) {
+	t.Helper()
+	var mug struct {
+		Price   float64
+		Version int
+	}
+	answer := send(t, http.MethodPatch, base+"/Products("+mugID+")", `{"Price": 20}`)
+	if err := json.Unmarshal(answer, &mug); err != nil || mug.Price != 20 || mug.Version != 2 {
+		t.Errorf("PATCH Products(%s) = %s, want Price 20 and Version 2", mugID, answer)
+	}
+	send(t, http.MethodPost, base+"/Reseed", `{}`)
+	get(t, base+"/Products("+mugID+")", &mug)
+	if mug.Price != 15.5 || mug.Version != 1 {
+		t.Errorf("after Reseed Products(%s) = %+v, want Price 15.5 and Version 1", mugID, mug)
+	}
+}
+
+func productNames(t *testing.T, base, query string) []string {
+	t.Helper()
+	values, err := url.ParseQuery(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	values.Set("$select", "Name")
+	var page struct {
+		Value []struct{ Name string } `json:"value"`
+	}
+	get(t, base+"/Products?"+strings.ReplaceAll(values.Encode(), "+", "%20"), &page)
+	var names []string
+	for _, p := range page.Value {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+func get(t *testing.T, url string, v any) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s = %d %s", url, resp.StatusCode, body)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+}
+
+// send sends a JSON body and returns the answer's body; anything but 200 fails the test.
+func send(t *testing.T, method, url, body string) []byte {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	answer, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%s %s = %d %s", method, url, resp.StatusCode, answer)
+	}
+	return answer
+}
