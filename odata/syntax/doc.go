@@ -1,10 +1,15 @@
 // Package syntax parses OData 4.01 resource paths and query options into a syntax tree: the first stage of
 // the engine's query pipeline (syntax -> the internal planner's binder -> SQL). It is pure: no model, no SQL.
 //
-// Every entry point takes raw, still percent-encoded text, as it arrives in the URL. Percent-decoding
-// happens inside the lexer where the grammar allows it, so "Customers(%27O%27%27Neil%27)" is a key, an
-// encoded quote inside a string literal ends the string, and "+" stays a plus (a date-time offset such as
-// 2012-09-03T08:00:00+02:00 survives). Positions in the tree and in errors refer to the raw text.
+// Every entry point takes raw, still percent-encoded text, as it arrives in the URL. Query text is read as
+// clients write it: a '+' is a space (form encoding, as Go's url.Values, curl --data-urlencode, Python and
+// browsers send it; a plus sign arrives as %2B), and percent-decoding happens inside the lexer wherever the
+// grammar allows the character, so every delimiter works encoded, in nested $expand options too
+// ("Items%28%24top%3D2%3B%24skip%3D1%29"), and an encoded quote inside a string literal ends the string. Where
+// the grammar allows a sign (a date-time's offset, an exponent, a duration), a space reads as "+", so
+// 2012-09-03T08:00:00+02:00 reads right whether its "+" arrives as %2B, as itself or as a space. In a resource
+// path a '+' is a plus ("Customers('a+b')"). Positions in the tree and in errors count bytes of the raw text
+// (a '+' is one byte, an escape such as %27 three); messages quote the decoded text.
 //
 //   - ParsePath parses a resource path into a ResourcePath: a list of Segments whose meaning (entity set,
 //     navigation, function, key as segment) the binder decides with the model.
