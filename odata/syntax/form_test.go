@@ -62,6 +62,7 @@ func TestParseQueryFormEncoded(t *testing.T) {
 		{"expand list", "%24expand=Items%28%24top%3D1%29%2COwner%28%24select%3DName%29", "$expand=Items($top=1),Owner($select=Name)"},
 		{"expand 4.01 names", "%24expand=Items%28top%3D2%3Bskip%3D1%29", "$expand=Items($skip=1;$top=2)"},
 		{"expand alias", "%24expand=Items%28%24filter%3DPrice+gt+%40p%3B%40p%3D5%29", "$expand=Items($filter=Price gt @p;@p=5)"},
+		{"expand lower-case escapes", "$expand=Categories%28%24select%3dCategoryId%3b%24top%3d1%29", "$expand=Categories($top=1;$select=CategoryId)"},
 		{"expand mixed", "$expand=Descriptions($top=2%3B$select=LanguageKey)", "$expand=Descriptions($top=2;$select=LanguageKey)"},
 		{"expand mixed equals", "$expand=Descriptions($top%3D2;$select=LanguageKey)", "$expand=Descriptions($top=2;$select=LanguageKey)"},
 		{"expand string with delimiters", "%24expand=Items%28%24filter%3DName+eq+%27a%3Bb%29%27%3B%24top%3D1%29",
