@@ -422,7 +422,8 @@ func (s *scanner) scanDecimal(start, j int) (lexer.Token, error) {
 	if c, w := decodeAt(s.source, j); c == 'e' || c == 'E' {
 		k := j + w
 		// A space before the exponent's digits is its "+", unencoded in a query string.
-		if c, signWidth := decodeAt(s.source, k); c == '+' || c == '-' || c == ' ' && isDigit(s.charAt(k+signWidth)) {
+		if signChar, signWidth := decodeAt(s.source, k); signChar == '+' || signChar == '-' ||
+			signChar == ' ' && isDigit(s.charAt(k+signWidth)) {
 			sign = k
 			k += signWidth
 		}
