@@ -15,8 +15,8 @@
 //     navigation, function, key as segment) the binder decides with the model.
 //   - ParseQuery parses a query string into a Query; ParseFilter, ParseOrderBy, ParseSelect, ParseExpand,
 //     ParseSearch, ParseCompute and ParseExpr parse one option value; SplitQuery and Unescape split a query
-//     into its options and percent-decode text the way ParseQuery does, for callers that look at a query
-//     before parsing it (the planner's cache key).
+//     into its options and decode text ('+' as a space, %XX) the way ParseQuery does, for callers that look
+//     at a query before parsing it (the planner's cache key).
 //   - Errors are *Error values: "$filter:1:14: expected expression, found ")"", with Code SyntaxError or
 //     LimitExceeded (nesting over 64 levels, lambdas over 4, $expand over 3).
 //
@@ -27,5 +27,6 @@
 //
 // The grammar is a github.com/alecthomas/participle/v2 grammar (unexported structs, one per production,
 // precedence by layering) over a hand-written lexer; the parsers are built once at package level and are safe
-// for concurrent use. String on every node prints canonical OData that parses back to an equal tree.
+// for concurrent use. String on every node prints canonical OData that parses back to an equal tree (a plus
+// sign is printed as %2B, which reads back as a plus in a query string and in a path).
 package syntax
