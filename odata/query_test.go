@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -233,6 +234,124 @@ func TestService_ConcurrentReads(t *testing.T) {
 		close(errs)
 		for e := range errs {
 			t.Error(e)
+		}
+	})
+}
+
+// TestService_FormEncodedQueries sends queries as clients build them with url.Values.Encode (a space as "+",
+// "+" and the delimiters ( ) = ; , $ ' percent-encoded): the answer is the one to the same query written
+// plainly, and finds what the plain query finds.
+func TestService_FormEncodedQueries(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := newQueryFixture(t, db)
+		f.exec(`UPDATE book SET title = 'Alpha Omega' WHERE id = 'b1'`)
+		f.exec(`UPDATE book SET title = 'C++ in a Day' WHERE id = 'b2'`)
+		for _, c := range []struct {
+			path    string
+			options [][2]string
+			want    string // the titles or names of the answer, in order
+		}{
+			{"Book", [][2]string{{"$filter", "Title eq 'Alpha Omega'"}, {"$select", "Title"}}, "Alpha Omega"},
+			{"Book", [][2]string{{"$filter", "Title eq 'C++ in a Day'"}, {"$select", "Title"}}, "C++ in a Day"},
+			{"Book", [][2]string{{"$filter", "contains(Title,'+') or startswith(Title,'Alpha O')"}, {"$orderby", "Title"}, {"$select", "Title"}},
+				"Alpha Omega|C++ in a Day"},
+			{"Book", [][2]string{{"$filter", "Pages gt 150 and Price le 20"}, {"$orderby", "Pages desc"}, {"$select", "Title,Pages"}},
+				"Gamma|C++ in a Day"},
+			{"Book", [][2]string{{"$orderby", "Publisher/Name desc,Title desc"}, {"$select", "Title"}}, "C++ in a Day|Alpha Omega|Gamma"},
+			{"Book", [][2]string{{"$search", "Alpha Omega"}, {"$select", "Title"}}, "Alpha Omega"},
+			{"Book", [][2]string{{"$search", `"a Day" OR Gamma`}, {"$orderby", "Title"}, {"$select", "Title"}}, "C++ in a Day|Gamma"},
+			{"Book", [][2]string{{"$search", "NOT Alpha"}, {"$orderby", "Title"}, {"$select", "Title"}}, "C++ in a Day|Gamma"},
+			{"Book", [][2]string{{"$orderby", "Title"}, {"$top", "1"}, {"$skip", "1"}, {"$count", "true"}, {"$select", "Title"}}, "C++ in a Day"},
+			{"Book", [][2]string{{"$filter", "Pages gt @p and Title ne @t"}, {"@p", "150"}, {"@t", "'C++ in a Day'"}, {"$select", "Title"}}, "Gamma"},
+			{"Publisher", [][2]string{{"$filter", "CreatedOnUtc gt 2020-01-02T04:00:00+01:00"}, {"$select", "Name"}}, "Penguin"},
+			{"Publisher", [][2]string{{"$filter", "CreatedOnUtc gt 2020-01-02T04:05:00+01:00"}, {"$select", "Name"}}, ""},
+			{"Publisher", [][2]string{
+				{"$expand", "Books($filter=Pages ge 200 and Title ne 'x;y';$orderby=Title desc;$select=Title,Pages;$top=1;$count=true)"},
+				{"$select", "Name"}}, "Penguin"},
+			{"Book", [][2]string{
+				{"$filter", "Id eq 'b2'"},
+				{"$expand", "Authors($select=Name;$orderby=Name desc;$expand=Books($select=Title;$orderby=Title desc;$filter=Title ne 'Alpha Omega'))"},
+				{"$select", "Title"}}, "C++ in a Day"},
+		} {
+			values := url.Values{}
+			var plain []string
+			for _, o := range c.options {
+				values.Add(o[0], o[1])
+				plain = append(plain, o[0]+"="+o[1])
+			}
+			form := "/odata/" + c.path + "?" + values.Encode()
+			written := c.path + "?" + strings.Join(plain, "&")
+			resp := f.do("GET", form, "")
+			if resp.Status != 200 {
+				t.Errorf("GET %s = %d, want 200\n%s", form, resp.Status, resp.Body)
+				continue
+			}
+			if want := f.do("GET", "/odata/"+encodeURL(written), ""); resp.Body != want.Body {
+				t.Errorf("GET %s = %s\nwant the answer to %s: %s", form, resp.Body, written, want.Body)
+			}
+			var names []string
+			for _, v := range decodeJSON(t, resp.Body)["value"].([]any) {
+				e := v.(map[string]any)
+				name, _ := e["Title"].(string)
+				if name == "" {
+					name, _ = e["Name"].(string)
+				}
+				names = append(names, name)
+			}
+			if got := strings.Join(names, "|"); got != c.want {
+				t.Errorf("GET %s = %q, want %q", form, got, c.want)
+			}
+		}
+
+		// The nested options of the last answers, checked in full.
+		resp := f.must(200, "GET", "/odata/Publisher?"+url.Values{
+			"$expand": {"Books($filter=Pages ge 100;$orderby=Title desc;$select=Title;$top=1;$count=true)"},
+			"$select": {"Name"}}.Encode(), "")
+		if want := `"Books@odata.count":2,"Books":[{"@odata.etag":`; !strings.Contains(resp.Body, want) || !strings.Contains(resp.Body, `"Title":"C++ in a Day"}]`) {
+			t.Errorf("nested options: body %s, want %s... C++ in a Day", resp.Body, want)
+		}
+
+		// A date-time offset's "+" left unencoded reads as a space, which is its sign.
+		for _, query := range []string{
+			"$filter=CreatedOnUtc+gt+2020-01-02T04:00:00+01:00",
+			"$filter=CreatedOnUtc+gt+2020-01-02T04:00:00%2B01:00",
+			"$filter=CreatedOnUtc%20gt%202020-01-02T04:00:00%2001:00",
+		} {
+			if body := f.must(200, "GET", "/odata/Publisher?"+query, "").Body; !strings.Contains(body, `"Name":"Penguin"`) {
+				t.Errorf("GET Publisher?%s = %s, want Penguin", query, body)
+			}
+		}
+
+		// Next links keep the query as sent, and the next page reads it the same way.
+		next := "/odata/Book?" + url.Values{"$filter": {"Title ne 'Gamma Ray'"}, "$orderby": {"Title desc"}, "$select": {"Title"}}.Encode()
+		var titles []string
+		for page := 0; next != "" && page < 5; page++ {
+			m := decodeJSON(t, f.must(200, "GET", next, "", "Prefer", "odata.maxpagesize=1").Body)
+			for _, v := range m["value"].([]any) {
+				titles = append(titles, v.(map[string]any)["Title"].(string))
+			}
+			next = ""
+			if l, ok := m["@odata.nextLink"].(string); ok {
+				next = strings.TrimPrefix(l, "http://example.com")
+			}
+		}
+		if diff := cmp.Diff([]string{"Gamma", "C++ in a Day", "Alpha Omega"}, titles); diff != "" {
+			t.Errorf("pages of a form-encoded query (-want +got):\n%s", diff)
+		}
+
+		// Errors quote the decoded text; the position counts bytes of the value as sent (Title+eq+%27a%27+or+%7E).
+		e := decodeError(t, f.must(400, "GET", "/odata/Book?"+url.Values{"$filter": {"Title eq 'a' or ~"}}.Encode(), "").Body)
+		if e.Target != "$filter" || e.Message != `$filter:1:21: unexpected "~"` {
+			t.Errorf("error of a form-encoded $filter: %+v", e)
+		}
+
+		// A "+" in the path is a plus: keys are not form-encoded.
+		f.exec(`INSERT INTO book (id, title, price, pages, edition, flag, level, in_print, genre, formats, size_width, size_height)
+			VALUES ('b+4', 'Plus', 0, 1, 1, 0, 0, ?, 1, 2, 0, 0)`, boolArg(db, true))
+		for _, path := range []string{"/odata/Book('b+4')?$select=Title", "/odata/Book('b%2B4')?$select=Title", "/odata/Book/b+4?$select=Title"} {
+			if body := f.must(200, "GET", path, "").Body; !strings.Contains(body, `"Title":"Plus"`) {
+				t.Errorf("GET %s = %s", path, body)
+			}
 		}
 	})
 }

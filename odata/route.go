@@ -300,12 +300,13 @@ func (s *Service) applySegmentKey(t *target, text string) error {
 	return s.narrow(t, []syntax.Arg{{Value: l}})
 }
 
-// keySegmentLiteral turns the text of a key segment into literal syntax: strings are written bare.
+// keySegmentLiteral turns the (decoded) text of a key segment into literal syntax as syntax.ParseExpr reads it,
+// query-escaped so that a "+" stays a plus: strings are written bare.
 func keySegmentLiteral(p *edm.Property, text string) string {
 	if p.Type == edm.KindString || p.Enum != nil {
-		return "'" + url.PathEscape(strings.ReplaceAll(text, "'", "''")) + "'"
+		return "'" + url.QueryEscape(strings.ReplaceAll(text, "'", "''")) + "'"
 	}
-	return url.PathEscape(text)
+	return url.QueryEscape(text)
 }
 
 // narrow restricts a collection to the entity with the key predicate key: of the entity set itself (a direct

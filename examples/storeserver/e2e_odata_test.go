@@ -662,3 +662,52 @@ func TestStore_OpaqueReferences(t *testing.T) {
 		}
 	})
 }
+
+// TestStore_FormEncodedQuery reads the catalog with queries built by url.Values.Encode, as Go clients (and curl
+// --data-urlencode, Python, browsers) write them: a space as "+", a plus sign and the delimiters percent-encoded.
+func TestStore_FormEncodedQuery(t *testing.T) {
+	each(t, func(t *testing.T, db *dbtest.DB) {
+		s := start(t, db, nil)
+		admin := s.admin(t)
+		for _, p := range []map[string]any{
+			{"Name": "Fountain Pen", "Sku": "FP-1", "Price": 19.99},
+			{"Name": "Fountain Pen Ink", "Sku": "FP-2", "Price": 4.5},
+			{"Name": "Pencil", "Sku": "PC-1", "Price": 0.99},
+		} {
+			p["ManageInventoryMethod"] = "DontManageStock"
+			admin.must(t, http.StatusCreated, "POST", "/odata/Product", p)
+		}
+		admin.must(t, http.StatusCreated, "POST", "/odata/Customer", map[string]any{"Email": "ann+shop@example.com", "FirstName": "Ann", "LastName": "Lee"})
+
+		for _, c := range []struct {
+			path  string
+			query url.Values
+			key   string
+			want  string
+		}{
+			{"/odata/Product", url.Values{"$filter": {"Name eq 'Fountain Pen'"}}, "Name", "Fountain Pen"},
+			{"/odata/Product", url.Values{"$filter": {"startswith(Name,'Fountain Pen') and Price gt 1"}, "$orderby": {"Name desc"},
+				"$select": {"Name,Price"}, "$top": {"5"}, "$count": {"true"}}, "Name", "Fountain Pen Ink|Fountain Pen"},
+			{"/odata/Product", url.Values{"$search": {"Fountain Pen"}, "$orderby": {"Name"}}, "Name", "Fountain Pen|Fountain Pen Ink"},
+			{"/odata/Product", url.Values{"$filter": {"Name eq @name"}, "@name": {"'Pencil'"}}, "Name", "Pencil"},
+			{"/odata/Customer", url.Values{"$filter": {"Email eq 'ann+shop@example.com'"}, "$select": {"Email,FirstName"}}, "Email", "ann+shop@example.com"},
+		} {
+			target := c.path + "?" + c.query.Encode()
+			var got []string
+			for _, v := range admin.must(t, http.StatusOK, "GET", target, nil).json(t)["value"].([]any) {
+				got = append(got, str(v.(map[string]any), c.key))
+			}
+			if strings.Join(got, "|") != c.want {
+				t.Errorf("GET %s = %q, want %q", target, got, c.want)
+			}
+		}
+		// A plus sign in the path is a plus: the customer's key is its e-mail.
+		if e := admin.must(t, http.StatusOK, "GET", "/odata/Customer('ann+shop@example.com')", nil).json(t); str(e, "FirstName") != "Ann" {
+			t.Errorf("GET Customer('ann+shop@example.com') = %v", e)
+		}
+		target := "/odata/Product?" + url.Values{"$filter": {"Name eq 'Fountain Pen' or"}}.Encode()
+		if e := admin.fails(t, http.StatusBadRequest, "SyntaxError", "GET", target, nil); e.Target != "$filter" || e.Message != "$filter:1:30: expected expression, found end of input" {
+			t.Errorf("GET %s: error %+v", target, e)
+		}
+	})
+}

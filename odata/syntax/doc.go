@@ -1,17 +1,22 @@
 // Package syntax parses OData 4.01 resource paths and query options into a syntax tree: the first stage of
 // the engine's query pipeline (syntax -> the internal planner's binder -> SQL). It is pure: no model, no SQL.
 //
-// Every entry point takes raw, still percent-encoded text, as it arrives in the URL. Percent-decoding
-// happens inside the lexer where the grammar allows it, so "Customers(%27O%27%27Neil%27)" is a key, an
-// encoded quote inside a string literal ends the string, and "+" stays a plus (a date-time offset such as
-// 2012-09-03T08:00:00+02:00 survives). Positions in the tree and in errors refer to the raw text.
+// Every entry point takes raw, still percent-encoded text, as it arrives in the URL. Query text is read as
+// clients write it: a '+' is a space (form encoding, as Go's url.Values, curl --data-urlencode, Python and
+// browsers send it; a plus sign arrives as %2B), and percent-decoding happens inside the lexer wherever the
+// grammar allows the character, so every delimiter works encoded, in nested $expand options too
+// ("Items%28%24top%3D2%3B%24skip%3D1%29"), and an encoded quote inside a string literal ends the string. Where
+// the grammar allows a sign (a date-time's offset, an exponent, a duration), a space reads as "+", so
+// 2012-09-03T08:00:00+02:00 reads right whether its "+" arrives as %2B, as itself or as a space. In a resource
+// path a '+' is a plus ("Customers('a+b')"). Positions in the tree and in errors count bytes of the raw text
+// (a '+' is one byte, an escape such as %27 three); messages quote the decoded text.
 //
 //   - ParsePath parses a resource path into a ResourcePath: a list of Segments whose meaning (entity set,
 //     navigation, function, key as segment) the binder decides with the model.
 //   - ParseQuery parses a query string into a Query; ParseFilter, ParseOrderBy, ParseSelect, ParseExpand,
 //     ParseSearch, ParseCompute and ParseExpr parse one option value; SplitQuery and Unescape split a query
-//     into its options and percent-decode text the way ParseQuery does, for callers that look at a query
-//     before parsing it (the planner's cache key).
+//     into its options and decode text ('+' as a space, %XX) the way ParseQuery does, for callers that look
+//     at a query before parsing it (the planner's cache key).
 //   - Errors are *Error values: "$filter:1:14: expected expression, found ")"", with Code SyntaxError or
 //     LimitExceeded (nesting over 64 levels, lambdas over 4, $expand over 3).
 //
@@ -22,5 +27,6 @@
 //
 // The grammar is a github.com/alecthomas/participle/v2 grammar (unexported structs, one per production,
 // precedence by layering) over a hand-written lexer; the parsers are built once at package level and are safe
-// for concurrent use. String on every node prints canonical OData that parses back to an equal tree.
+// for concurrent use. String on every node prints canonical OData that parses back to an equal tree (a plus
+// sign is printed as %2B, which reads back as a plus in a query string and in a path).
 package syntax

@@ -25,7 +25,8 @@ func ExampleParseFilter() {
 }
 
 func ExampleParseQuery() {
-	q, err := syntax.ParseQuery("$filter=CreatedOnUtc%20ge%202024-01-01T00:00:00+02:00&top=10&$orderby=Price%20desc&$expand=Categories($select=Name)")
+	// As url.Values.Encode writes it: a space is "+", a plus sign and the delimiters are percent-encoded.
+	q, err := syntax.ParseQuery("%24filter=CreatedOnUtc+ge+2024-01-01T00%3A00%3A00%2B02%3A00&top=10&%24orderby=Price+desc&%24expand=Categories%28%24select%3DName%29")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -33,7 +34,7 @@ func ExampleParseQuery() {
 	fmt.Println(q)
 	fmt.Println(*q.Top, q.OrderBy[0].Desc, q.Expand[0].Path[0].Name)
 	// Output:
-	// $filter=CreatedOnUtc ge 2024-01-01T00:00:00+02:00&$orderby=Price desc&$top=10&$expand=Categories($select=Name)
+	// $filter=CreatedOnUtc ge 2024-01-01T00:00:00%2B02:00&$orderby=Price desc&$top=10&$expand=Categories($select=Name)
 	// 10 true Categories
 }
 

@@ -20,7 +20,11 @@ func (s *scanner) nextExpr() (lexer.Token, error) {
 	// Operators after an operand and whitespace.
 	if !operand && sawSpace && isIdentifierStart(c) {
 		end := s.scanWord(start, false)
-		if t, v := keyword(s.source[start:end]); t != 0 {
+		word := s.source[start:end]
+		if strings.IndexByte(word, '%') >= 0 {
+			word = decode(word) // a letter may arrive percent-encoded too
+		}
+		if t, v := keyword(word); t != 0 {
 			s.cursor = end
 			s.afterOperand = false
 			token := s.token(t, start, end, v)
@@ -322,39 +326,56 @@ func (s *scanner) scanDate(start, yearEnd, month int) (lexer.Token, error) {
 	if dayDigits != 2 {
 		return s.fail(yearEnd, "invalid date literal")
 	}
-	kind := tokenDate
+	kind, sign := tokenDate, -1
 	if clock := s.expect(end, 'T'); clock >= 0 {
-		e, err := s.scanClockWithZone(clock)
+		e, zone, err := s.scanClockWithZone(clock)
 		if err != nil {
 			return lexer.Token{}, err
 		}
-		end, kind = e, tokenDateTime
+		end, kind, sign = e, tokenDateTime, zone
 	}
 	if isIdentifierPart(s.charAt(end)) {
 		return s.fail(end, "invalid date literal")
 	}
 	s.cursor = end
-	return s.token(kind, start, end, s.text(start, end)), nil
+	return s.token(kind, start, end, s.signedText(start, sign, end)), nil
 }
 
-// scanClockWithZone scans the time and the time zone of a date-time from clock (after the "T") and returns its
-// end.
-func (s *scanner) scanClockWithZone(clock int) (int, *lexicalError) {
+// scanClockWithZone scans the time and the time zone of a date-time from clock (after the "T"). It returns the
+// end and the offset of the zone's sign (-1 for "Z"). A space stands for "+": form encoding turns an unencoded
+// "+" into one.
+func (s *scanner) scanClockWithZone(clock int) (end, sign int, err *lexicalError) {
 	e := s.scanTime(clock)
 	if e < 0 {
-		return 0, s.errorAt(clock, "invalid date-time literal")
+		return 0, 0, s.errorAt(clock, "invalid date-time literal")
 	}
 	switch c, w := decodeAt(s.source, e); c {
 	case 'Z':
-		return e + w, nil
+		return e + w, -1, nil
+	case ' ':
+		if zoneEnd := s.scanTime(e + w); zoneEnd >= 0 {
+			return zoneEnd, e, nil
+		}
 	case '+', '-':
 		zoneEnd := s.scanTime(e + w)
 		if zoneEnd < 0 {
-			return 0, s.errorAt(e+w, "invalid time zone offset in date-time literal")
+			return 0, 0, s.errorAt(e+w, "invalid time zone offset in date-time literal")
 		}
-		return zoneEnd, nil
+		return zoneEnd, e, nil
 	}
-	return 0, s.errorAt(e, "date-time literal needs a time zone (Z or +hh:mm)")
+	return 0, 0, s.errorAt(e, "date-time literal needs a time zone (Z or +hh:mm)")
+}
+
+// signedText returns the decoded source text of source[start:end] whose character at sign (unless sign is -1) is
+// a sign: a space there, which is how a "+" reads in a query string, becomes "+".
+func (s *scanner) signedText(start, sign, end int) string {
+	if sign < 0 {
+		return s.text(start, end)
+	}
+	if c, w := decodeAt(s.source, sign); c == ' ' {
+		return s.text(start, sign) + "+" + s.text(sign+w, end)
+	}
+	return s.text(start, end)
 }
 
 // scanTime scans hh:mm[:ss[.fff]] from i; it returns -1 if there is no time there.
@@ -397,9 +418,13 @@ func (s *scanner) scanDecimal(start, j int) (lexer.Token, error) {
 		}
 		j, kind = k, tokenDecimal
 	}
+	sign := -1
 	if c, w := decodeAt(s.source, j); c == 'e' || c == 'E' {
 		k := j + w
-		if sign, signWidth := decodeAt(s.source, k); sign == '+' || sign == '-' {
+		// A space before the exponent's digits is its "+", unencoded in a query string.
+		if signChar, signWidth := decodeAt(s.source, k); signChar == '+' || signChar == '-' ||
+			signChar == ' ' && isDigit(s.charAt(k+signWidth)) {
+			sign = k
 			k += signWidth
 		}
 		exponentEnd, m := s.digits(k)
@@ -412,5 +437,5 @@ func (s *scanner) scanDecimal(start, j int) (lexer.Token, error) {
 		return s.fail(j, "invalid number literal")
 	}
 	s.cursor = j
-	return s.token(kind, start, j, s.text(start, j)), nil
+	return s.token(kind, start, j, s.signedText(start, sign, j)), nil
 }

@@ -2,7 +2,6 @@ package syntax
 
 import (
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -134,18 +133,26 @@ func looksLikeOptions(text string) bool {
 	return false
 }
 
+// parameterNames parses the parameter names of a function in $select, "A,B" (the comma may arrive as %2C), whose
+// raw text starts at offset base.
 func parameterNames(text string, base int) ([]Arg, *Error) {
 	var out []Arg
-	pos := 0
-	for _, part := range strings.Split(text, ",") {
-		name := decode(part)
+	for pos := 0; ; {
+		comma, commaWidth := indexDecoded(text[pos:], ',')
+		end := len(text)
+		if comma >= 0 {
+			end = pos + comma
+		}
+		name := decode(text[pos:end])
 		if !isIdentifier(name) {
 			return nil, syntaxErrorAt(base+pos, "expected parameter name, found "+strconv.Quote(name))
 		}
 		out = append(out, Arg{Pos: base + pos, Value: &Path{Pos: base + pos, Segments: []Segment{{Pos: base + pos, Name: name}}}})
-		pos += len(part) + 1
+		if comma < 0 {
+			return out, nil
+		}
+		pos = end + commaWidth
 	}
-	return out, nil
 }
 
 // parseExpand parses a $expand value that starts at offset base; depth is the $expand nesting (1 at the top).

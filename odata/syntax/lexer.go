@@ -300,9 +300,11 @@ func (s *scanner) scanDollar(start, w int) (lexer.Token, error) {
 }
 
 // balanced finds the raw offset of the ")" that closes a "(" whose content starts at i. Quoted strings ('...'
-// and "...") are skipped so parentheses inside them do not count.
+// and "...") are skipped so parentheses inside them do not count. Every delimiter counts whether it arrives as
+// itself or percent-encoded.
 func (s *scanner) balanced(i int) (int, *lexicalError) {
 	depth := 0
+	prev := byte('(') // the decoded character before i
 	for {
 		c, w := decodeAt(s.source, i)
 		switch {
@@ -318,28 +320,18 @@ func (s *scanner) balanced(i int) (int, *lexicalError) {
 				return i, nil
 			}
 			depth--
-		case c == '\'':
+		case c == '\'' && isIdentifierPart(prev):
 			// A quote inside a word (Daniel's in $search) is not a string delimiter.
-			if i > 0 {
-				if p := s.source[i-1]; isIdentifierPart(p) && w == 1 {
-					break
-				}
-			}
-			e, err := s.skipQuoted(i, w, '\'')
+		case c == '\'' || c == '"':
+			e, err := s.skipQuoted(i, w, c)
 			if err != nil {
 				return 0, err
 			}
-			i = e
-			continue
-		case c == '"':
-			e, err := s.skipQuoted(i, w, '"')
-			if err != nil {
-				return 0, err
-			}
-			i = e
+			i, prev = e, c
 			continue
 		}
 		i += w
+		prev = c
 	}
 }
 

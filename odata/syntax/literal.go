@@ -167,6 +167,10 @@ func unquote(s string) string {
 func typedLiteral(l *Literal) *Error {
 	q := strings.IndexByte(l.Text, '\'')
 	prefix, body := l.Text[:q], unquote(l.Text[q:])
+	if signed := bodySigns(prefix, body); signed != body {
+		body = signed
+		l.Text = prefix + "'" + strings.ReplaceAll(body, "'", "''") + "'"
+	}
 	switch strings.ToLower(prefix) {
 	case "binary", "x":
 		b, ok := decodeBinary(body)
@@ -199,6 +203,34 @@ func typedLiteral(l *Literal) *Error {
 		l.Kind, l.Type, l.Value = LitEnum, prefix, body
 	}
 	return nil
+}
+
+// bodySigns returns the body of a prefix'body' literal with a space where the grammar allows a sign turned into
+// "+" (a duration's sign, the sign of an enum member given as a number): that is how an unencoded "+" reads in a
+// query string. It returns body itself when there is none.
+func bodySigns(prefix, body string) string {
+	if strings.IndexByte(body, ' ') < 0 {
+		return body
+	}
+	if strings.EqualFold(prefix, "duration") {
+		return spaceAsSign(body, func(c byte) bool { return c == 'P' || c == 'p' })
+	}
+	if strings.IndexByte(prefix, '.') < 0 {
+		return body // binary, geography, geometry: no sign
+	}
+	members := strings.Split(body, ",")
+	for i, m := range members {
+		members[i] = spaceAsSign(m, isDigit)
+	}
+	return strings.Join(members, ",")
+}
+
+// spaceAsSign returns s with a leading space turned into "+" when the character after it satisfies follows.
+func spaceAsSign(s string, follows func(byte) bool) string {
+	if len(s) < 2 || s[0] != ' ' || !follows(s[1]) {
+		return s
+	}
+	return "+" + s[1:]
 }
 
 func isEnumMember(m string) bool {

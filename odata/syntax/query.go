@@ -45,7 +45,7 @@ type Option struct {
 	Name  string // canonical name: "$filter", "$top", "@p", or a custom option's name
 	Spelt string // the name as the client wrote it, percent-decoded ("filter", "$Filter"); errors use it
 	Pos   int    // byte offset of the raw value in the text parsed (query string or enclosing option value)
-	Raw   string // the raw, still percent-encoded value
+	Raw   string // the value as sent, still percent-encoded, with each '+' read as a space
 }
 
 // CustomOption is a custom query option (a name without "$" or "@" that is not a system option).
@@ -155,12 +155,13 @@ var (
 	countOptions = set(optionFilter, optionSearch)
 )
 
-// ParseQuery parses a raw query string (without the "?"), still percent-encoded: options separated by "&",
-// names matched case-insensitively with or without "$" (a percent-encoded "%24filter" is "$filter"), values
-// parsed by the option's grammar. A system option given twice, an unknown "$" option and any syntax error
-// are reported as an *Error naming the option. An empty query is valid.
+// ParseQuery parses a raw query string (without the "?") as clients write it: options separated by "&", a '+'
+// read as a space (form encoding) and %XX escapes decoded wherever the grammar allows the character they stand
+// for (so "%24expand=Items%28%24top%3D2%3B%24skip%3D1%29" works); names matched case-insensitively with or
+// without "$", values parsed by the option's grammar. A system option given twice, an unknown "$" option and any
+// syntax error are reported as an *Error naming the option. An empty query is valid.
 func ParseQuery(raw string) (*Query, error) {
-	q, err := parseQuery(raw)
+	q, err := parseQuery(formSpaces(raw))
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +169,7 @@ func ParseQuery(raw string) (*Query, error) {
 }
 
 // SplitQuery yields the offset and text of each non-empty part of a raw query between '&' separators, as
-// ParseQuery reads them: "name=value", still percent-encoded.
+// ParseQuery reads them: "name=value", still percent-encoded and with every '+' as sent (Unescape decodes both).
 func SplitQuery(raw string) iter.Seq2[int, string] {
 	return func(yield func(int, string) bool) {
 		for start := 0; start <= len(raw); {
@@ -354,13 +355,14 @@ func isIdentifier(s string) bool {
 	return true
 }
 
-// noLeadingSpace rejects a value that starts with whitespace (the grammar has none before a value).
+// noLeadingSpace rejects a value that starts with whitespace (the grammar has none before a value). A space
+// before a digit is let through: it is the sign of a number ("+1"), as an unencoded "+" reads in a query string.
 func noLeadingSpace(source string, base int) *Error {
 	c, w := decodeAt(source, 0)
 	if w == 0 {
 		return syntaxErrorAt(base, "expected expression, found end of input")
 	}
-	if isSpace(c) {
+	if next, _ := decodeAt(source, w); isSpace(c) && !(c == ' ' && isDigit(next)) {
 		return syntaxErrorAt(base, "expected expression, found whitespace")
 	}
 	return nil
@@ -509,7 +511,8 @@ func (c *converter) nestedOptions(b lexer.Token, allowed optionSet) (*Query, *Er
 	return parseOptions(b.Value, b.Pos.Offset, allowed, c.expand)
 }
 
-// parseOptions parses nested options "name=value;name=value" whose raw text starts at offset base.
+// parseOptions parses nested options "name=value;name=value" whose raw text starts at offset base. The ";" and
+// "=" may arrive percent-encoded (%3B, %3D), as form encoding writes them.
 func parseOptions(source string, base int, allowed optionSet, expandDepth int) (*Query, *Error) {
 	q := &Query{}
 	seen := map[string]bool{}
@@ -519,7 +522,7 @@ func parseOptions(source string, base int, allowed optionSet, expandDepth int) (
 	}
 	for _, p := range parts {
 		text := source[p[0]:p[1]]
-		eq := strings.IndexByte(text, '=')
+		eq, eqWidth := indexDecoded(text, '=')
 		if eq < 0 {
 			if text == "" {
 				return nil, syntaxErrorAt(base+p[0], "expected option, found "+strconv.Quote(";"))
@@ -527,8 +530,8 @@ func parseOptions(source string, base int, allowed optionSet, expandDepth int) (
 			return nil, syntaxErrorAt(base+p[1], `expected "="`)
 		}
 		name := decode(text[:eq])
-		valuePos := base + p[0] + eq + 1
-		if err := q.option(name, text[eq+1:], true, valuePos, valuePos, allowed, seen, expandDepth); err != nil {
+		valuePos := base + p[0] + eq + eqWidth
+		if err := q.option(name, text[eq+eqWidth:], true, valuePos, valuePos, allowed, seen, expandDepth); err != nil {
 			if err.Pos == 0 {
 				err.Pos = base + p[0] + 1
 			}
@@ -538,11 +541,14 @@ func parseOptions(source string, base int, allowed optionSet, expandDepth int) (
 	return q, nil
 }
 
-// splitOptions splits nested options at ";" outside parentheses and quotes.
+// splitOptions splits nested options at ";" outside parentheses and quotes; it returns the raw start and end
+// offsets of each option. A %3B splits there too when another option ("name=") follows it, as form encoding
+// writes every ";"; otherwise it is text, such as a ";" inside a $search word (Items($search=a%3Bb)).
 func splitOptions(source string, base int) ([][2]int, *Error) {
 	var parts [][2]int
 	s := newScanner(source, base, modeItems)
 	depth, start := 0, 0
+	var prev byte // the decoded character before i
 	for i := 0; i < len(source); {
 		c, w := decodeAt(source, i)
 		switch {
@@ -550,23 +556,44 @@ func splitOptions(source string, base int) ([][2]int, *Error) {
 			depth++
 		case c == ')':
 			depth--
-		case c == ';' && w == 1 && depth == 0:
+		case c == ';' && depth == 0 && (w == 1 || startsOption(source, i+w)):
 			parts = append(parts, [2]int{start, i})
-			start = i + 1
+			start = i + w
+		case c == '\'' && isIdentifierPart(prev):
+			// A quote inside a word (Daniel's in $search) is not a string delimiter.
 		case c == '\'' || c == '"':
-			if c == '\'' && i > 0 && w == 1 && isIdentifierPart(source[i-1]) {
-				break
-			}
 			e, err := s.skipQuoted(i, w, c)
 			if err != nil {
 				return nil, syntaxErrorAt(err.pos, err.msg)
 			}
-			i = e
+			i, prev = e, c
 			continue
 		}
 		i += w
+		prev = c
 	}
 	return append(parts, [2]int{start, len(source)}), nil
+}
+
+// startsOption reports whether the raw text source[i:] starts with an option name and "=": "$top=", "top=",
+// "@p=", decoded.
+func startsOption(source string, i int) bool {
+	if c, w := decodeAt(source, i); c == '$' || c == '@' {
+		i += w
+	}
+	if c, _ := decodeAt(source, i); !isIdentifierStart(c) {
+		return false
+	}
+	for {
+		c, w := decodeAt(source, i)
+		switch {
+		case c == '=':
+			return true
+		case w == 0 || !isIdentifierPart(c):
+			return false
+		}
+		i += w
+	}
 }
 
 // String prints the query in canonical form: system options in a fixed order, then aliases sorted by name,
@@ -577,9 +604,12 @@ func (q *Query) String() string {
 	return b.String()
 }
 
-// ParseFilter parses a raw $filter value (still percent-encoded).
+// The single-option parsers below take a raw option value as it arrives in a query string: a '+' is a space
+// and %XX escapes are decoded where the grammar allows them, as in ParseQuery.
+
+// ParseFilter parses a raw $filter value.
 func ParseFilter(raw string) (Expr, error) {
-	e, err := parseExprValue(raw, 0)
+	e, err := parseExprValue(formSpaces(raw), 0)
 	if err != nil {
 		err.Option = "$filter"
 		return nil, err
@@ -589,7 +619,7 @@ func ParseFilter(raw string) (Expr, error) {
 
 // ParseExpr parses a raw expression, such as the value of a parameter alias; errors name no option.
 func ParseExpr(raw string) (Expr, error) {
-	e, err := parseExprValue(raw, 0)
+	e, err := parseExprValue(formSpaces(raw), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -598,7 +628,7 @@ func ParseExpr(raw string) (Expr, error) {
 
 // ParseOrderBy parses a raw $orderby value.
 func ParseOrderBy(raw string) ([]OrderItem, error) {
-	v, err := parseOrderBy(raw, 0)
+	v, err := parseOrderBy(formSpaces(raw), 0)
 	if err != nil {
 		err.Option = "$orderby"
 		return nil, err
@@ -608,7 +638,7 @@ func ParseOrderBy(raw string) ([]OrderItem, error) {
 
 // ParseSelect parses a raw $select value.
 func ParseSelect(raw string) ([]SelectItem, error) {
-	v, err := parseSelect(raw, 0, 0)
+	v, err := parseSelect(formSpaces(raw), 0, 0)
 	if err != nil {
 		err.Option = "$select"
 		return nil, err
@@ -618,7 +648,7 @@ func ParseSelect(raw string) ([]SelectItem, error) {
 
 // ParseExpand parses a raw $expand value.
 func ParseExpand(raw string) ([]ExpandItem, error) {
-	v, err := parseExpand(raw, 0, 1)
+	v, err := parseExpand(formSpaces(raw), 0, 1)
 	if err != nil {
 		err.Option = "$expand"
 		return nil, err
@@ -628,7 +658,7 @@ func ParseExpand(raw string) ([]ExpandItem, error) {
 
 // ParseSearch parses a raw $search value.
 func ParseSearch(raw string) (SearchExpr, error) {
-	v, err := parseSearch(raw, 0)
+	v, err := parseSearch(formSpaces(raw), 0)
 	if err != nil {
 		err.Option = "$search"
 		return nil, err
@@ -638,7 +668,7 @@ func ParseSearch(raw string) (SearchExpr, error) {
 
 // ParseCompute parses a raw $compute value.
 func ParseCompute(raw string) ([]ComputeItem, error) {
-	v, err := parseCompute(raw, 0)
+	v, err := parseCompute(formSpaces(raw), 0)
 	if err != nil {
 		err.Option = "$compute"
 		return nil, err

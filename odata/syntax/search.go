@@ -131,12 +131,13 @@ func writeSearch(b *strings.Builder, e SearchExpr, min int) {
 	}
 }
 
-// writeSearchText percent-encodes what would end or split a search word or phrase.
+// writeSearchText percent-encodes what would end or split a search word or phrase, and a '+' (which reads as a
+// space).
 func writeSearchText(b *strings.Builder, s string, phrase bool) {
 	const hexDigits = "0123456789ABCDEF"
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		enc := c == '%' || c == '&' || c == '#' || c == '"' || c == ';' || c < ' ' || c == 0x7f
+		enc := c == '%' || c == '&' || c == '#' || c == '"' || c == ';' || c == '+' || c < ' ' || c == 0x7f
 		if !phrase {
 			enc = enc || c == ' ' || c == '(' || c == ')' || (i == 0 && c == '\'')
 		}

@@ -58,7 +58,7 @@ func fixtureDBs(t *testing.T, m *edm.Model) []*dbtest.DB {
 
 // encodeQuery percent-encodes the characters a raw query string cannot hold as they are.
 func encodeQuery(s string) string {
-	return strings.NewReplacer("%", "%25", "&", "%26", "#", "%23").Replace(s)
+	return strings.NewReplacer("%", "%25", "&", "%26", "#", "%23", "+", "%2B").Replace(s)
 }
 
 // encodeOptions percent-encodes the values of a query string of several options separated by "&".
@@ -68,7 +68,7 @@ func encodeOptions(q string) string {
 	}
 	parts := strings.Split(q, "&")
 	for i, p := range parts {
-		parts[i] = strings.NewReplacer("%", "%25", "#", "%23").Replace(p)
+		parts[i] = strings.NewReplacer("%", "%25", "#", "%23", "+", "%2B").Replace(p)
 	}
 	return strings.Join(parts, "&")
 }
