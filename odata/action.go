@@ -81,11 +81,11 @@ func decodeParams(a *edm.Action, members []member) (map[string]any, []ErrorDetai
 		}
 		p := a.Parameter(m.name)
 		if p == nil {
-			d.fail("UnknownField", m.name, "The action %s has no parameter %s.", a.Name, m.name)
+			d.fail(CodeUnknownField, m.name, "The action %s has no parameter %s.", a.Name, m.name)
 			continue
 		}
 		if _, dup := params[p.Name]; dup {
-			d.fail("InvalidValue", p.Name, "The parameter %s is given more than once.", p.Name)
+			d.fail(CodeInvalidValue, p.Name, "The parameter %s is given more than once.", p.Name)
 			continue
 		}
 		if v, ok := d.value(paramType(p), p.Name, m.raw); ok {
@@ -97,7 +97,7 @@ func decodeParams(a *edm.Action, members []member) (map[string]any, []ErrorDetai
 	for i := range a.Parameters {
 		p := &a.Parameters[i]
 		if _, ok := params[p.Name]; !ok && p.Required {
-			d.fail("Required", p.Name, "The parameter %s is required.", p.Name)
+			d.fail(CodeRequired, p.Name, "The parameter %s is required.", p.Name)
 		}
 	}
 	return params, d.details

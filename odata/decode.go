@@ -38,10 +38,10 @@ func readJSONBody(r *http.Request, emptyOK bool) ([]member, error) {
 		}
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: "PayloadTooLarge",
+			return nil, &Error{Code: CodePayloadTooLarge,
 				Message: fmt.Sprintf("The request body exceeds the limit of %d bytes.", mbe.Limit), Err: err}
 		}
-		return nil, BadRequest("InvalidJson", "", "The request body could not be read.")
+		return nil, BadRequest(CodeInvalidJSON, "", "The request body could not be read.")
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		if emptyOK {
@@ -50,7 +50,7 @@ func readJSONBody(r *http.Request, emptyOK bool) ([]member, error) {
 		if err := checkJSONContentType(r); err != nil {
 			return nil, err
 		}
-		return nil, BadRequest("InvalidJson", "", "The request body is empty; a JSON object is required.")
+		return nil, BadRequest(CodeInvalidJSON, "", "The request body is empty; a JSON object is required.")
 	}
 	if err := checkJSONContentType(r); err != nil {
 		return nil, err
@@ -62,7 +62,7 @@ func checkJSONContentType(r *http.Request) error {
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
 	if ct == "" || err != nil || mt != "application/json" {
-		return &Error{Status: http.StatusUnsupportedMediaType, Code: "UnsupportedMediaType",
+		return &Error{Code: CodeUnsupportedMediaType,
 			Message: "The request body must be JSON, sent with Content-Type: application/json."}
 	}
 	return nil
@@ -77,7 +77,7 @@ func parseObject(body []byte) ([]member, error) {
 		return nil, invalidJSON(err)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, BadRequest("InvalidJson", "", "The request body must be a JSON object.")
+		return nil, BadRequest(CodeInvalidJSON, "", "The request body must be a JSON object.")
 	}
 	var out []member
 	for dec.More() {
@@ -96,7 +96,7 @@ func parseObject(body []byte) ([]member, error) {
 		return nil, invalidJSON(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, BadRequest("InvalidJson", "", "The request body must hold one JSON object and nothing after it.")
+		return nil, BadRequest(CodeInvalidJSON, "", "The request body must hold one JSON object and nothing after it.")
 	}
 	return out, nil
 }
@@ -109,7 +109,7 @@ func invalidJSON(err error) *Error {
 	} else if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		msg += " (it ends too early)"
 	}
-	return &Error{Status: http.StatusBadRequest, Code: "InvalidJson", Message: msg + ".", Err: err}
+	return &Error{Code: CodeInvalidJSON, Message: msg + ".", Err: err}
 }
 
 // valueType describes the type of a value to decode: a property, a complex member or an action parameter.
@@ -150,19 +150,19 @@ func (d *decoder) value(t valueType, target string, raw json.RawMessage) (any, b
 	raw = bytes.TrimSpace(raw)
 	if string(raw) == "null" {
 		if !t.nullable && !t.collection {
-			d.fail("InvalidValue", target, "%s cannot be null.", target)
+			d.fail(CodeInvalidValue, target, "%s cannot be null.", target)
 			return nil, false
 		}
 		return nil, true
 	}
 	if t.collection {
 		if len(raw) == 0 || raw[0] != '[' {
-			d.fail("TypeMismatch", target, "%s must be a JSON array.", target)
+			d.fail(CodeTypeMismatch, target, "%s must be a JSON array.", target)
 			return nil, false
 		}
 		var items []json.RawMessage
 		if err := json.Unmarshal(raw, &items); err != nil {
-			d.fail("TypeMismatch", target, "%s must be a JSON array.", target)
+			d.fail(CodeTypeMismatch, target, "%s must be a JSON array.", target)
 			return nil, false
 		}
 		item := t
@@ -193,12 +193,12 @@ func (d *decoder) value(t valueType, target string, raw json.RawMessage) (any, b
 // exact), unknown members and navigation properties are errors, annotations are ignored.
 func (d *decoder) structured(props []*edm.Property, et *edm.EntityType, target string, raw json.RawMessage) (any, bool) {
 	if len(raw) == 0 || raw[0] != '{' {
-		d.fail("TypeMismatch", target, "%s must be a JSON object.", target)
+		d.fail(CodeTypeMismatch, target, "%s must be a JSON object.", target)
 		return nil, false
 	}
 	members, err := parseObject(raw)
 	if err != nil {
-		d.fail("TypeMismatch", target, "%s must be a JSON object.", target)
+		d.fail(CodeTypeMismatch, target, "%s must be a JSON object.", target)
 		return nil, false
 	}
 	out := map[string]any{}
@@ -211,9 +211,9 @@ func (d *decoder) structured(props []*edm.Property, et *edm.EntityType, target s
 		sub := target + "/" + m.name
 		if p == nil {
 			if et != nil && et.Navigation(m.name) != nil {
-				d.fail("InvalidValue", sub, "The navigation property %s cannot be set here.", m.name)
+				d.fail(CodeInvalidValue, sub, "The navigation property %s cannot be set here.", m.name)
 			} else {
-				d.fail("UnknownField", sub, "%s has no member %s.", target, m.name)
+				d.fail(CodeUnknownField, sub, "%s has no member %s.", target, m.name)
 			}
 			ok = false
 			continue
@@ -250,7 +250,7 @@ func (d *decoder) primitive(t valueType, target string, raw json.RawMessage) (an
 	str := func() (string, bool) {
 		var s string
 		if !isString || json.Unmarshal(raw, &s) != nil {
-			d.fail("TypeMismatch", target, "%s must be a JSON string.", target)
+			d.fail(CodeTypeMismatch, target, "%s must be a JSON string.", target)
 			return "", false
 		}
 		return s, true
@@ -262,7 +262,7 @@ func (d *decoder) primitive(t valueType, target string, raw json.RawMessage) (an
 				msg = fmt.Sprintf("%s is not a valid %s: %s.", target, what, s)
 			}
 		}
-		d.details = append(d.details, ErrorDetail{Code: "InvalidValue", Target: target, Message: msg})
+		d.details = append(d.details, ErrorDetail{Code: CodeInvalidValue, Target: target, Message: msg})
 		return nil, false
 	}
 	if t.enum != nil {
@@ -276,7 +276,7 @@ func (d *decoder) primitive(t valueType, target string, raw json.RawMessage) (an
 		case isNumber:
 			s = string(raw)
 		default:
-			d.fail("TypeMismatch", target, "%s must be a JSON string naming a member of %s.", target, t.enum.Name)
+			d.fail(CodeTypeMismatch, target, "%s must be a JSON string naming a member of %s.", target, t.enum.Name)
 			return nil, false
 		}
 		v, err := t.enum.Parse(s)
@@ -293,11 +293,11 @@ func (d *decoder) primitive(t valueType, target string, raw json.RawMessage) (an
 		}
 		if strings.IndexByte(s, 0) >= 0 {
 			// PostgreSQL's text cannot hold it; refused on every database alike.
-			d.fail("InvalidValue", target, "%s must not contain the NUL character (\\u0000).", target)
+			d.fail(CodeInvalidValue, target, "%s must not contain the NUL character (\\u0000).", target)
 			return nil, false
 		}
 		if t.maxLength > 0 && utf8.RuneCountInString(s) > t.maxLength {
-			d.fail("InvalidValue", target, "%s must be at most %d characters long.", target, t.maxLength)
+			d.fail(CodeInvalidValue, target, "%s must be at most %d characters long.", target, t.maxLength)
 			return nil, false
 		}
 		return s, true
@@ -308,7 +308,7 @@ func (d *decoder) primitive(t valueType, target string, raw json.RawMessage) (an
 		case "false":
 			return false, true
 		}
-		d.fail("TypeMismatch", target, "%s must be true or false.", target)
+		d.fail(CodeTypeMismatch, target, "%s must be true or false.", target)
 		return nil, false
 	case edm.KindByte, edm.KindSByte, edm.KindInt16, edm.KindInt32, edm.KindInt64:
 		text := string(raw)
@@ -316,7 +316,7 @@ func (d *decoder) primitive(t valueType, target string, raw json.RawMessage) (an
 			s, _ := str()
 			text = s
 		} else if !isNumber {
-			d.fail("TypeMismatch", target, "%s must be a JSON number.", target)
+			d.fail(CodeTypeMismatch, target, "%s must be a JSON number.", target)
 			return nil, false
 		}
 		n, err := strconv.ParseInt(text, 10, 64)
@@ -325,7 +325,7 @@ func (d *decoder) primitive(t valueType, target string, raw json.RawMessage) (an
 		}
 		lo, hi := intRange(t.kind)
 		if n < lo || n > hi {
-			d.fail("InvalidValue", target, "%s must be between %d and %d.", target, lo, hi)
+			d.fail(CodeInvalidValue, target, "%s must be between %d and %d.", target, lo, hi)
 			return nil, false
 		}
 		return n, true
@@ -335,7 +335,7 @@ func (d *decoder) primitive(t valueType, target string, raw json.RawMessage) (an
 			s, _ := str()
 			text = s
 		} else if !isNumber {
-			d.fail("TypeMismatch", target, "%s must be a JSON number.", target)
+			d.fail(CodeTypeMismatch, target, "%s must be a JSON number.", target)
 			return nil, false
 		}
 		m, err := decimal.NewFromString(text)
@@ -343,7 +343,7 @@ func (d *decoder) primitive(t valueType, target string, raw json.RawMessage) (an
 			return invalid("decimal number", nil)
 		}
 		if !m.Shift(int32(t.scale)).IsInteger() {
-			d.fail("InvalidValue", target, "%s must have at most %d decimal places.", target, t.scale)
+			d.fail(CodeInvalidValue, target, "%s must have at most %d decimal places.", target, t.scale)
 			return nil, false
 		}
 		if t.precision > 0 {
@@ -352,14 +352,14 @@ func (d *decoder) primitive(t valueType, target string, raw json.RawMessage) (an
 				intDigits = 0
 			}
 			if intDigits > t.precision-t.scale {
-				d.fail("InvalidValue", target, "%s is out of range (at most %d digits before the decimal point).", target, t.precision-t.scale)
+				d.fail(CodeInvalidValue, target, "%s is out of range (at most %d digits before the decimal point).", target, t.precision-t.scale)
 				return nil, false
 			}
 		}
 		// Both databases hold the value: SQLite stores it as the integer value x 10^scale, so that integer must
 		// fit in 64 bits (NUMERIC(19,4) on PostgreSQL holds more).
 		if !m.Shift(int32(t.scale)).BigInt().IsInt64() {
-			d.fail("InvalidValue", target, "%s is out of range (from %s to %s).", target,
+			d.fail(CodeInvalidValue, target, "%s is out of range (from %s to %s).", target,
 				decimal.New(math.MinInt64, -int32(t.scale)).StringFixed(int32(t.scale)),
 				decimal.New(math.MaxInt64, -int32(t.scale)).StringFixed(int32(t.scale)))
 			return nil, false
@@ -376,11 +376,11 @@ func (d *decoder) primitive(t valueType, target string, raw json.RawMessage) (an
 			case "-INF":
 				return math.Inf(-1), true
 			}
-			d.fail("TypeMismatch", target, "%s must be a JSON number.", target)
+			d.fail(CodeTypeMismatch, target, "%s must be a JSON number.", target)
 			return nil, false
 		}
 		if !isNumber {
-			d.fail("TypeMismatch", target, "%s must be a JSON number.", target)
+			d.fail(CodeTypeMismatch, target, "%s must be a JSON number.", target)
 			return nil, false
 		}
 		bits := 64
@@ -435,12 +435,12 @@ func (d *decoder) primitive(t valueType, target string, raw json.RawMessage) (an
 			return invalid("base64 text", nil)
 		}
 		if t.maxLength > 0 && len(v) > t.maxLength {
-			d.fail("InvalidValue", target, "%s must be at most %d bytes long.", target, t.maxLength)
+			d.fail(CodeInvalidValue, target, "%s must be at most %d bytes long.", target, t.maxLength)
 			return nil, false
 		}
 		return v, true
 	}
-	d.fail("InvalidValue", target, "%s cannot be set.", target)
+	d.fail(CodeInvalidValue, target, "%s cannot be set.", target)
 	return nil, false
 }
 

@@ -53,7 +53,7 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) error {
 	}
 	allow := s.allowed(t)
 	if !strings.Contains(", "+allow+", ", ", "+method+", ") {
-		return &Error{Status: http.StatusMethodNotAllowed, Code: "MethodNotAllowed",
+		return &Error{Code: CodeMethodNotAllowed,
 			Message: "The method " + r.Method + " is not allowed on this resource; allowed: " + allow + ".",
 			Header:  http.Header{"Allow": {allow}}}
 	}
@@ -115,9 +115,9 @@ func (s *Service) allowed(t *target) string {
 func syntaxError(err error) error {
 	var se *syntax.Error
 	if errors.As(err, &se) {
-		return &Error{Status: http.StatusBadRequest, Code: se.Code, Target: se.Option, Message: se.Error()}
+		return &Error{Code: se.Code, Target: se.Option, Message: se.Error()}
 	}
-	return BadRequest("BadRequest", "", err.Error())
+	return BadRequest(CodeBadRequest, "", err.Error())
 }
 
 // request is one request being answered.
@@ -231,7 +231,7 @@ func (rq *request) negotiateJSON() error {
 }
 
 func notAcceptable(msg string) error {
-	return &Error{Status: http.StatusNotAcceptable, Code: "NotAcceptable", Message: msg}
+	return &Error{Code: CodeNotAcceptable, Message: msg}
 }
 
 // mediaRange is one entry of an Accept header.

@@ -52,9 +52,9 @@ func queryError(err error) error {
 		return err
 	}
 	if qe.Code == plan.CodeNotSupported {
-		return &Error{Status: http.StatusNotImplemented, Code: "NotImplemented", Target: qe.Option, Message: qe.Error(), Err: err}
+		return &Error{Code: CodeNotImplemented, Target: qe.Option, Message: qe.Error(), Err: err}
 	}
-	return &Error{Status: http.StatusBadRequest, Code: qe.Code, Target: qe.Option, Message: qe.Error(), Err: err}
+	return &Error{Code: qe.Code, Target: qe.Option, Message: qe.Error(), Err: err}
 }
 
 // readError gives a database error of a read its meaning for the client: values of the query the database
@@ -66,7 +66,7 @@ func (s *Service) readError(err error) error {
 	}
 	switch s.dialect.ClassifyError(err) {
 	case sqldb.ErrInvalidData:
-		return &Error{Status: http.StatusBadRequest, Code: "InvalidValue", Err: err,
+		return &Error{Code: CodeInvalidValue, Err: err,
 			Message: "The database cannot compute the query with the values it gives (a number out of range, an invalid pattern or a value too long)."}
 	case sqldb.ErrRetry:
 		return busyError(err)
@@ -524,8 +524,8 @@ func (s *Service) missing(ctx context.Context, t *target) error {
 	return NotFound(fmt.Sprintf("The %s does not exist.", t.typ.Name))
 }
 
-// errNoContent makes ServeHTTP answer 204 without a body.
-var errNoContent = &Error{Status: http.StatusNoContent}
+// errNoContent makes ServeHTTP answer 204 without a body: it is no failure, so no code fits it.
+var errNoContent = errors.New("odata: no content")
 
 func (s *Service) readCount(rq *request) error {
 	r, _, err := s.plan(rq, rq.t.scope)

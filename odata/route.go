@@ -2,7 +2,6 @@ package odata
 
 import (
 	"fmt"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -80,7 +79,7 @@ func (s *Service) resolve(rawPath string, rp *syntax.ResourcePath) (*target, err
 		t.kind = tOpenAPI
 		return t, nil
 	case strings.HasPrefix(first.Name, "$") && !first.Literal:
-		return nil, NewError(http.StatusNotImplemented, "NotImplemented", "The %s resource is not supported.", first.Name)
+		return nil, Errorf(CodeNotImplemented, "The %s resource is not supported.", first.Name)
 	}
 	m := s.model
 	if es := m.EntitySet(first.Name); es != nil {
@@ -102,7 +101,7 @@ func (s *Service) resolve(rawPath string, rp *syntax.ResourcePath) (*target, err
 		t.kind, t.action = tAction, a
 		return t, nil
 	} else if len(m.FunctionOverloads(first.Name)) > 0 {
-		return nil, NewError(http.StatusNotImplemented, "NotImplemented", "Functions are not supported yet.")
+		return nil, Errorf(CodeNotImplemented, "Functions are not supported yet.")
 	} else {
 		return nil, NotFound(fmt.Sprintf("The service has no entity set %s.", first.Name))
 	}
@@ -113,7 +112,7 @@ func (s *Service) resolve(rawPath string, rp *syntax.ResourcePath) (*target, err
 			if seg.Name == "$value" && !seg.Literal {
 				last := t.props[len(t.props)-1]
 				if last.Complex != nil || last.Collection {
-					return nil, BadRequest("BadRequest", "path", "$value applies to a primitive property only.")
+					return nil, BadRequest(CodeBadRequest, "path", "$value applies to a primitive property only.")
 				}
 				t.kind = tPropertyValue
 				continue
@@ -145,20 +144,20 @@ func (s *Service) resolve(rawPath string, rp *syntax.ResourcePath) (*target, err
 		switch seg.Name {
 		case "$count":
 			if t.kind != tCollection {
-				return nil, BadRequest("BadRequest", "path", "$count applies to a collection.")
+				return nil, BadRequest(CodeBadRequest, "path", "$count applies to a collection.")
 			}
 			t.kind = tCount
 			continue
 		case "$value":
 			data, _ := t.typ.Stream()
 			if t.kind != tEntity || data == nil {
-				return nil, BadRequest("BadRequest", "path", "$value applies to a media entity or a primitive property.")
+				return nil, BadRequest(CodeBadRequest, "path", "$value applies to a media entity or a primitive property.")
 			}
 			t.kind = tMediaValue
 			t.entityPath = upTo(i - 1)
 			continue
 		case "$ref", "$entity", "$each", "$query", "$filter", "$all", "$crossjoin", "$batch", "$metadata":
-			return nil, NewError(http.StatusNotImplemented, "NotImplemented", "The %s segment is not supported.", seg.Name)
+			return nil, Errorf(CodeNotImplemented, "The %s segment is not supported.", seg.Name)
 		}
 		if seg.IsQualified() && len(seg.Args) == 0 {
 			if a := s.boundAction(t, seg.Name); a != nil {
@@ -187,12 +186,12 @@ func (s *Service) resolve(rawPath string, rp *syntax.ResourcePath) (*target, err
 		}
 		if n := t.typ.Navigation(seg.Name); n != nil {
 			if t.kind != tEntity {
-				return nil, BadRequest("BadRequest", "path", fmt.Sprintf("The navigation property %s needs one entity before it: add a key.", n.Name))
+				return nil, BadRequest(CodeBadRequest, "path", fmt.Sprintf("The navigation property %s needs one entity before it: add a key.", n.Name))
 			}
 			s.navigate(t, n, upTo(i-1))
 			if len(seg.Args) > 0 {
 				if t.kind != tCollection {
-					return nil, BadRequest("BadRequest", "path", fmt.Sprintf("%s is single-valued: it takes no key.", n.Name))
+					return nil, BadRequest(CodeBadRequest, "path", fmt.Sprintf("%s is single-valued: it takes no key.", n.Name))
 				}
 				if err := s.applyKey(t, seg.Args); err != nil {
 					return nil, err
@@ -209,7 +208,7 @@ func (s *Service) resolve(rawPath string, rp *syntax.ResourcePath) (*target, err
 			}
 		}
 		if len(s.model.FunctionOverloads(seg.Name)) > 0 {
-			return nil, NewError(http.StatusNotImplemented, "NotImplemented", "Functions are not supported yet.")
+			return nil, Errorf(CodeNotImplemented, "Functions are not supported yet.")
 		}
 		return nil, NotFound(fmt.Sprintf("%s has no property, navigation or action %s.", t.typ.Name, seg.Name))
 	}
@@ -233,7 +232,7 @@ func callAction(t *target, a *edm.Action, more bool) error {
 		return NotFound(fmt.Sprintf("No segment may follow the action %s.", a.Name))
 	}
 	if a.BindingCollection && !t.direct {
-		return NewError(http.StatusNotImplemented, "NotImplemented",
+		return Errorf(CodeNotImplemented,
 			"The action %s is invoked on the entity set %s only, not through a navigation.", a.Name, a.BindingType)
 	}
 	t.kind, t.action = tAction, a
@@ -279,7 +278,7 @@ func onlySet(m *edm.Model, et *edm.EntityType) *edm.EntitySet {
 // applyKey narrows a collection to the entity with the key in args.
 func (s *Service) applyKey(t *target, args []syntax.ArgList) error {
 	if len(args) > 1 {
-		return BadRequest("BadRequest", "path", "A key is one parenthesised list.")
+		return BadRequest(CodeBadRequest, "path", "A key is one parenthesised list.")
 	}
 	return s.narrow(t, args[0].Args)
 }
@@ -287,15 +286,15 @@ func (s *Service) applyKey(t *target, args []syntax.ArgList) error {
 func (s *Service) applySegmentKey(t *target, text string) error {
 	props := t.typ.KeyProperties()
 	if len(props) != 1 {
-		return BadRequest("BadRequest", "path", fmt.Sprintf("%s has a composite key: write it in parentheses.", t.typ.Name))
+		return BadRequest(CodeBadRequest, "path", fmt.Sprintf("%s has a composite key: write it in parentheses.", t.typ.Name))
 	}
 	lit, err := syntax.ParseExpr(keySegmentLiteral(props[0], text))
 	if err != nil {
-		return BadRequest("BadRequest", "path", fmt.Sprintf("%q is not a key of %s.", text, t.typ.Name))
+		return BadRequest(CodeBadRequest, "path", fmt.Sprintf("%q is not a key of %s.", text, t.typ.Name))
 	}
 	l, ok := lit.(*syntax.Literal)
 	if !ok {
-		return BadRequest("BadRequest", "path", fmt.Sprintf("%q is not a key of %s.", text, t.typ.Name))
+		return BadRequest(CodeBadRequest, "path", fmt.Sprintf("%q is not a key of %s.", text, t.typ.Name))
 	}
 	return s.narrow(t, []syntax.Arg{{Value: l}})
 }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
 	sq "github.com/Masterminds/squirrel"
@@ -21,7 +20,7 @@ var ErrNotFound = errors.New("odata: entity not found")
 
 // entityNotFound is the 404 for a missing entity of type et, wrapping ErrNotFound.
 func entityNotFound(et *edm.EntityType) *Error {
-	return &Error{Status: http.StatusNotFound, Code: "NotFound", Message: fmt.Sprintf("The %s does not exist.", et.Name), Err: ErrNotFound}
+	return &Error{Code: CodeNotFound, Message: fmt.Sprintf("The %s does not exist.", et.Name), Err: ErrNotFound}
 }
 
 // Tx is the transaction of one write request (or action), with what plug-ins need to run their own SQL in it:

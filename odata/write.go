@@ -34,17 +34,17 @@ func (s *Service) dbError(err error, deleting bool) error {
 	}
 	switch s.dialect.ClassifyError(err) {
 	case sqldb.ErrUniqueViolation:
-		return &Error{Status: http.StatusConflict, Code: "Conflict", Err: err,
+		return &Error{Code: CodeConflict, Err: err,
 			Message: "The entity conflicts with an existing one: a value that must be unique is already taken."}
 	case sqldb.ErrForeignKeyViolation:
 		if deleting {
-			return &Error{Status: http.StatusConflict, Code: "Conflict", Err: err,
+			return &Error{Code: CodeConflict, Err: err,
 				Message: "The entity cannot be deleted: other entities still refer to it."}
 		}
-		return &Error{Status: http.StatusBadRequest, Code: "InvalidValue", Err: err,
+		return &Error{Code: CodeInvalidValue, Err: err,
 			Message: "A value refers to an entity that does not exist."}
 	case sqldb.ErrCheckViolation:
-		return &Error{Status: http.StatusBadRequest, Code: "ValidationFailed", Err: err,
+		return &Error{Code: CodeValidationFailed, Err: err,
 			Message: "A value breaks a rule of the database (a missing required value or a check)."}
 	case sqldb.ErrRetry:
 		return busyError(err)
@@ -74,21 +74,21 @@ func decodeEntity(et *edm.EntityType, members []member, upsert *edm.Property) *b
 	for _, m := range members {
 		if i := strings.IndexByte(m.name, '@'); i >= 0 {
 			if i > 0 && et.Navigation(m.name[:i]) != nil && strings.HasSuffix(m.name, "@odata.bind") {
-				d.fail("InvalidValue", m.name[:i], "The navigation property %s cannot be set in a body.", m.name[:i])
+				d.fail(CodeInvalidValue, m.name[:i], "The navigation property %s cannot be set in a body.", m.name[:i])
 			}
 			continue
 		}
 		p := et.Property(m.name)
 		if p == nil {
 			if n := et.Navigation(m.name); n != nil {
-				d.fail("InvalidValue", n.Name, "The navigation property %s cannot be set in a body.", n.Name)
+				d.fail(CodeInvalidValue, n.Name, "The navigation property %s cannot be set in a body.", n.Name)
 			} else {
-				d.fail("UnknownField", m.name, "%s is not a property of %s.", m.name, et.Name)
+				d.fail(CodeUnknownField, m.name, "%s is not a property of %s.", m.name, et.Name)
 			}
 			continue
 		}
 		if sent[p.Name] {
-			d.fail("InvalidValue", p.Name, "%s is given more than once.", p.Name)
+			d.fail(CodeInvalidValue, p.Name, "%s is given more than once.", p.Name)
 			continue
 		}
 		sent[p.Name] = true
@@ -199,7 +199,7 @@ func missingRequired(et *edm.EntityType, e Entity, skip func(*edm.Property) bool
 		if msg == "" {
 			msg = p.Name + " is required."
 		}
-		out = append(out, ErrorDetail{Code: "Required", Target: p.Name, Message: msg})
+		out = append(out, ErrorDetail{Code: CodeRequired, Target: p.Name, Message: msg})
 	}
 	return out
 }
@@ -283,7 +283,7 @@ func (s *Service) post(rq *request) error {
 		if err != nil {
 			return s.dbError(err, false)
 		}
-		missing := BadRequest("InvalidValue", u.Name, fmt.Sprintf("%s %s does not exist", et.Name, u.Name))
+		missing := BadRequest(CodeInvalidValue, u.Name, fmt.Sprintf("%s %s does not exist", et.Name, u.Name))
 		return s.replace(rq, Update, where, b, missing)
 	}
 	if u := sc.upsert; u != nil && b.bad[u.Name] {
@@ -427,13 +427,13 @@ func (s *Service) update(ctx context.Context, tx *Tx, es *edm.EntitySet, sc *set
 		}
 		switch {
 		case p.IsKey() || p == sc.upsert:
-			details = append(details, ErrorDetail{Code: "InvalidValue", Target: name,
+			details = append(details, ErrorDetail{Code: CodeInvalidValue, Target: name,
 				Message: fmt.Sprintf("%s does not match the entity being updated; it cannot be changed.", name)})
 		case p.Immutable:
-			details = append(details, ErrorDetail{Code: "InvalidValue", Target: name,
+			details = append(details, ErrorDetail{Code: CodeInvalidValue, Target: name,
 				Message: fmt.Sprintf("%s cannot be changed once the entity exists.", name)})
 		default:
-			details = append(details, ErrorDetail{Code: "InvalidValue", Target: name,
+			details = append(details, ErrorDetail{Code: CodeInvalidValue, Target: name,
 				Message: fmt.Sprintf("%s is read-only.", name)})
 		}
 	}
@@ -515,7 +515,7 @@ func (s *Service) checkIfMatch(r *http.Request, tx *Tx, et *edm.EntityType, old 
 	if etagMatches(h, sum) {
 		return nil
 	}
-	return &Error{Status: http.StatusPreconditionFailed, Code: "PreconditionFailed",
+	return &Error{Code: CodePreconditionFailed,
 		Message: fmt.Sprintf("The %s has changed since it was read (its ETag is %s): read it again.", et.Name, formatETag(sum))}
 }
 

@@ -54,7 +54,7 @@ func (s *Store) accountInfo(r *http.Request, c customer) (any, error) {
 	dest = append(dest, &m.Newsletter)
 	err := s.db.QueryRowContext(r.Context(), s.q(stmtAccountInfo), true, c.id).Scan(dest...)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, &odata.Error{Status: http.StatusUnauthorized, Code: "Unauthorized", Message: "The customer no longer exists."}
+		return nil, odata.Unauthorized("The customer no longer exists.")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("storefront: account info: %w", err)

@@ -252,7 +252,7 @@ func parseListType(v string) (int, error) {
 	case "2":
 		return wishList, nil
 	}
-	return 0, odata.BadRequest("InvalidValue", "shoppingCartTypeId",
+	return 0, odata.BadRequest(odata.CodeInvalidValue, "shoppingCartTypeId",
 		fmt.Sprintf("The list type must be 1 (shopping cart) or 2 (wishlist), not %q.", v))
 }
 
@@ -331,7 +331,7 @@ func (s *Store) addToCart(details bool) handlerFunc {
 					return fmt.Errorf("storefront: add to cart: %w", err)
 				}
 				if n >= maxLines {
-					return &odata.Error{Status: http.StatusBadRequest, Code: "LimitExceeded",
+					return &odata.Error{Code: odata.CodeLimitExceeded,
 						Message: fmt.Sprintf("A %s holds at most %d different products.", listName(listType), maxLines)}
 				}
 				_, err = tx.ExecContext(ctx, s.q(stmtInsertLine), odata.NewID(), c.id, listType, productID, qty,
@@ -381,7 +381,7 @@ func listName(listType int) string {
 func warningsError(ws []warning) error {
 	details := make([]odata.ErrorDetail, len(ws))
 	for i, w := range ws {
-		details[i] = odata.ErrorDetail{Code: "InvalidValue", Target: w.target, Message: w.message}
+		details[i] = odata.ErrorDetail{Code: odata.CodeInvalidValue, Target: w.target, Message: w.message}
 	}
 	return odata.ValidationError(details...)
 }
@@ -413,7 +413,7 @@ func (s *Store) updateCartItem(r *http.Request, c customer) (any, error) {
 		return nil, err
 	}
 	if !f.has("quantity") {
-		return nil, odata.ValidationError(odata.ErrorDetail{Code: "Required", Target: "quantity", Message: "quantity is required."})
+		return nil, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeRequired, Target: "quantity", Message: "quantity is required."})
 	}
 	qty, err := parseQuantity(f.get("quantity"), "quantity", 0)
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -139,7 +138,7 @@ func (s *Store) loadBuyer(ctx context.Context, q entities.Querier, customerID st
 	b := buyer{id: customerID, roles: map[string]bool{}}
 	err := q.QueryRowContext(ctx, s.q(stmtBuyer), customerID).Scan(&b.email, &b.freeShipping)
 	if errors.Is(err, sql.ErrNoRows) {
-		return b, &odata.Error{Status: http.StatusUnauthorized, Code: "Unauthorized", Message: "The customer no longer exists."}
+		return b, odata.Unauthorized("The customer no longer exists.")
 	}
 	if err != nil {
 		return b, fmt.Errorf("storefront: load customer: %w", err)
@@ -323,7 +322,7 @@ func parseQuantity(raw, target string, def int64) (int64, error) {
 	}
 	n, err := strconv.ParseInt(raw, 10, 32)
 	if err != nil {
-		return 0, odata.BadRequest("InvalidValue", target, fmt.Sprintf("%s must be a whole number.", target))
+		return 0, odata.BadRequest(odata.CodeInvalidValue, target, fmt.Sprintf("%s must be a whole number.", target))
 	}
 	return n, nil
 }

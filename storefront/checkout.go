@@ -152,7 +152,7 @@ func (s *Store) beginStep(ctx context.Context, tx *sql.Tx, customerID string, st
 		return nil, err
 	}
 	if len(cart.lines) == 0 {
-		return nil, odata.BadRequest("BadRequest", "", "Your cart is empty")
+		return nil, odata.BadRequest(odata.CodeBadRequest, "", "Your cart is empty")
 	}
 	co := &checkout{cart: cart, state: st}
 	for _, ln := range cart.lines {
@@ -168,7 +168,7 @@ func (s *Store) beginStep(ctx context.Context, tx *sql.Tx, customerID string, st
 
 func errStepMissing(step int) error {
 	name := stepNames[step]
-	return &odata.Error{Status: http.StatusConflict, Code: "Conflict", Target: name,
+	return &odata.Error{Code: odata.CodeConflict, Target: name,
 		Message: fmt.Sprintf("The checkout step %s has not been completed: POST /checkout/%s/ first.", name, name)}
 }
 
@@ -356,7 +356,7 @@ func (s *Store) addressFromForm(ctx context.Context, tx *sql.Tx, customerID stri
 			return "", err
 		}
 		if !found {
-			return "", odata.ValidationError(odata.ErrorDetail{Code: "InvalidValue", Target: idField,
+			return "", odata.ValidationError(odata.ErrorDetail{Code: odata.CodeInvalidValue, Target: idField,
 				Message: "The address does not exist."})
 		}
 		return id, nil
@@ -364,7 +364,7 @@ func (s *Store) addressFromForm(ctx context.Context, tx *sql.Tx, customerID stri
 	a, given := formAddress(f, prefix)
 	if !given {
 		if required {
-			return "", odata.ValidationError(odata.ErrorDetail{Code: "Required", Target: idField,
+			return "", odata.ValidationError(odata.ErrorDetail{Code: odata.CodeRequired, Target: idField,
 				Message: fmt.Sprintf("An address is required: send %s or the fields %s.*.", idField, prefix)})
 		}
 		return "", nil
@@ -469,12 +469,12 @@ func (s *Store) saveShippingMethod(r *http.Request, c customer) (any, error) {
 			if co.state.pickUp {
 				why = "the order is picked up in store"
 			}
-			return stepResult{}, &odata.Error{Status: http.StatusConflict, Code: "Conflict", Target: "shippingoption",
+			return stepResult{}, &odata.Error{Code: odata.CodeConflict, Target: "shippingoption",
 				Message: "No shipping method is needed: " + why + "; continue with SavePaymentMethod."}
 		}
 		option := strings.TrimSpace(f.get("shippingoption"))
 		if option == "" {
-			return stepResult{}, odata.ValidationError(odata.ErrorDetail{Code: "Required", Target: "shippingoption",
+			return stepResult{}, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeRequired, Target: "shippingoption",
 				Message: "shippingoption is required."})
 		}
 		methods, err := s.shippingMethods(ctx, tx)
@@ -488,7 +488,7 @@ func (s *Store) saveShippingMethod(r *http.Request, c customer) (any, error) {
 			}
 		}
 		if chosen == nil {
-			return stepResult{}, odata.ValidationError(odata.ErrorDetail{Code: "InvalidValue", Target: "shippingoption",
+			return stepResult{}, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeInvalidValue, Target: "shippingoption",
 				Message: fmt.Sprintf("The shipping option %q does not exist.", option)})
 		}
 		st := &co.state
@@ -506,7 +506,7 @@ func (s *Store) savePaymentMethod(r *http.Request, c customer) (any, error) {
 	return s.runStep(r, c, stepPaymentMethod, func(ctx context.Context, tx *sql.Tx, f form, co *checkout) (stepResult, error) {
 		name := strings.TrimSpace(f.get("paymentmethod"))
 		if name == "" {
-			return stepResult{}, odata.ValidationError(odata.ErrorDetail{Code: "Required", Target: "paymentmethod",
+			return stepResult{}, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeRequired, Target: "paymentmethod",
 				Message: "paymentmethod is required."})
 		}
 		methods, err := s.paymentMethods(ctx, tx)
@@ -520,11 +520,11 @@ func (s *Store) savePaymentMethod(r *http.Request, c customer) (any, error) {
 			}
 		}
 		if chosen == nil {
-			return stepResult{}, odata.ValidationError(odata.ErrorDetail{Code: "InvalidValue", Target: "paymentmethod",
+			return stepResult{}, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeInvalidValue, Target: "paymentmethod",
 				Message: fmt.Sprintf("The payment method %q does not exist.", name)})
 		}
 		if chosen.requiresPickUp && !co.state.pickUp {
-			return stepResult{}, odata.ValidationError(odata.ErrorDetail{Code: "InvalidValue", Target: "paymentmethod",
+			return stepResult{}, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeInvalidValue, Target: "paymentmethod",
 				Message: fmt.Sprintf("%s is available only when the order is picked up in store.", chosen.name)})
 		}
 		st := &co.state

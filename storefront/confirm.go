@@ -221,11 +221,11 @@ func (s *Store) takeStock(ctx context.Context, tx *sql.Tx, lines []line, now tim
 
 // lineDetail is the detail of a cart line that cannot be ordered: its warnings, after the product's name.
 func lineDetail(ln line, msgs []string) odata.ErrorDetail {
-	return odata.ErrorDetail{Code: "Conflict", Target: ln.p.id, Message: ln.p.name + ": " + strings.Join(msgs, " ")}
+	return odata.ErrorDetail{Code: odata.CodeConflict, Target: ln.p.id, Message: ln.p.name + ": " + strings.Join(msgs, " ")}
 }
 
 func errLines(details []odata.ErrorDetail) error {
-	return &odata.Error{Status: http.StatusConflict, Code: "Conflict", Details: details,
+	return &odata.Error{Code: odata.CodeConflict, Details: details,
 		Message: "Some products in your cart cannot be ordered as they are; nothing was ordered."}
 }
 

@@ -75,10 +75,10 @@ func (s *Store) subscribeNewsletter(r *http.Request, c customer) (any, error) {
 	}
 	email := strings.TrimSpace(f.get("email"))
 	if email == "" {
-		return nil, odata.ValidationError(odata.ErrorDetail{Code: "Required", Target: "email", Message: "Email is required"})
+		return nil, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeRequired, Target: "email", Message: "Email is required"})
 	}
 	if !entities.ValidEmail(email) {
-		return nil, odata.ValidationError(odata.ErrorDetail{Code: "InvalidValue", Target: "email", Message: "Email is not valid"})
+		return nil, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeInvalidValue, Target: "email", Message: "Email is not valid"})
 	}
 	subscribe, err := f.boolean("subscribe", true)
 	if err != nil {
@@ -247,7 +247,7 @@ func (s *Store) activateSubscription(r *http.Request) (any, error) {
 	ctx := r.Context()
 	active, err := strconv.ParseBool(strings.ToLower(r.PathValue("active")))
 	if err != nil {
-		return nil, odata.BadRequest("InvalidValue", "active",
+		return nil, odata.BadRequest(odata.CodeInvalidValue, "active",
 			fmt.Sprintf("The last path segment must be true (activate) or false (deactivate), not %q.", r.PathValue("active")))
 	}
 	token := r.PathValue("token")

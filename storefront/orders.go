@@ -55,7 +55,7 @@ func pageParam(f form, name string, def, max int64) (int64, error) {
 	}
 	n, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || n < 1 || n > max {
-		return 0, odata.ValidationError(odata.ErrorDetail{Code: "InvalidValue", Target: name,
+		return 0, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeInvalidValue, Target: name,
 			Message: fmt.Sprintf("%s must be a whole number from 1 to %d.", name, max)})
 	}
 	return n, nil

@@ -127,7 +127,7 @@ func (s *Store) serve(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, email, ok := CustomerFrom(r.Context())
 		if !ok || id == "" {
-			odata.WriteError(w, r, s.logger, &odata.Error{Status: http.StatusUnauthorized, Code: "Unauthorized",
+			odata.WriteError(w, r, s.logger, &odata.Error{Code: odata.CodeUnauthorized,
 				Message: "An access token is required.", Header: http.Header{"Www-Authenticate": {"Bearer"}}})
 			return
 		}
