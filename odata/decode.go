@@ -243,214 +243,253 @@ func findProperty(props []*edm.Property, name string) *edm.Property {
 	return found
 }
 
-// primitive decodes a primitive or enum value.
+// primitive decodes a primitive or enum value; raw is not null.
 func (d *decoder) primitive(t valueType, target string, raw json.RawMessage) (any, bool) {
-	isString := len(raw) > 0 && raw[0] == '"'
-	isNumber := len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9')
-	str := func() (string, bool) {
-		var s string
-		if !isString || json.Unmarshal(raw, &s) != nil {
-			d.fail(CodeTypeMismatch, target, "%s must be a JSON string.", target)
-			return "", false
-		}
-		return s, true
-	}
-	invalid := func(what string, err error) (any, bool) {
-		msg := fmt.Sprintf("%s is not a valid %s.", target, what)
-		if err != nil {
-			if s := errText(err); s != "" {
-				msg = fmt.Sprintf("%s is not a valid %s: %s.", target, what, s)
-			}
-		}
-		d.details = append(d.details, ErrorDetail{Code: CodeInvalidValue, Target: target, Message: msg})
-		return nil, false
-	}
 	if t.enum != nil {
-		var s string
-		switch {
-		case isString:
-			var ok bool
-			if s, ok = str(); !ok {
-				return nil, false
-			}
-		case isNumber:
-			s = string(raw)
-		default:
-			d.fail(CodeTypeMismatch, target, "%s must be a JSON string naming a member of %s.", target, t.enum.Name)
-			return nil, false
-		}
-		v, err := t.enum.Parse(s)
-		if err != nil {
-			return invalid(t.enum.Name+" value", nil)
-		}
-		return v, true
+		return d.enumValue(t, target, raw)
 	}
-	switch t.kind {
-	case edm.KindString:
-		s, ok := str()
-		if !ok {
-			return nil, false
-		}
-		if strings.IndexByte(s, 0) >= 0 {
-			// PostgreSQL's text cannot hold it; refused on every database alike.
-			d.fail(CodeInvalidValue, target, "%s must not contain the NUL character (\\u0000).", target)
-			return nil, false
-		}
-		if t.maxLength > 0 && utf8.RuneCountInString(s) > t.maxLength {
-			d.fail(CodeInvalidValue, target, "%s must be at most %d characters long.", target, t.maxLength)
-			return nil, false
-		}
-		return s, true
-	case edm.KindBoolean:
-		switch string(raw) {
-		case "true":
-			return true, true
-		case "false":
-			return false, true
-		}
-		d.fail(CodeTypeMismatch, target, "%s must be true or false.", target)
-		return nil, false
-	case edm.KindByte, edm.KindSByte, edm.KindInt16, edm.KindInt32, edm.KindInt64:
-		text := string(raw)
-		if isString && t.kind == edm.KindInt64 {
-			s, _ := str()
-			text = s
-		} else if !isNumber {
-			d.fail(CodeTypeMismatch, target, "%s must be a JSON number.", target)
-			return nil, false
-		}
-		n, err := strconv.ParseInt(text, 10, 64)
-		if err != nil {
-			return invalid("integer", nil)
-		}
-		lo, hi := intRange(t.kind)
-		if n < lo || n > hi {
-			d.fail(CodeInvalidValue, target, "%s must be between %d and %d.", target, lo, hi)
-			return nil, false
-		}
-		return n, true
-	case edm.KindDecimal:
-		text := string(raw)
-		if isString {
-			s, _ := str()
-			text = s
-		} else if !isNumber {
-			d.fail(CodeTypeMismatch, target, "%s must be a JSON number.", target)
-			return nil, false
-		}
-		m, err := decimal.NewFromString(text)
-		if err != nil {
-			return invalid("decimal number", nil)
-		}
-		if !m.Shift(int32(t.scale)).IsInteger() {
-			d.fail(CodeInvalidValue, target, "%s must have at most %d decimal places.", target, t.scale)
-			return nil, false
-		}
-		if t.precision > 0 {
-			intDigits := len(m.Truncate(0).Abs().String())
-			if m.Abs().LessThan(decimal.New(1, 0)) {
-				intDigits = 0
-			}
-			if intDigits > t.precision-t.scale {
-				d.fail(CodeInvalidValue, target, "%s is out of range (at most %d digits before the decimal point).", target, t.precision-t.scale)
-				return nil, false
-			}
-		}
-		// Both databases hold the value: SQLite stores it as the integer value x 10^scale, so that integer must
-		// fit in 64 bits (NUMERIC(19,4) on PostgreSQL holds more).
-		if !m.Shift(int32(t.scale)).BigInt().IsInt64() {
-			d.fail(CodeInvalidValue, target, "%s is out of range (from %s to %s).", target,
-				decimal.New(math.MinInt64, -int32(t.scale)).StringFixed(int32(t.scale)),
-				decimal.New(math.MaxInt64, -int32(t.scale)).StringFixed(int32(t.scale)))
-			return nil, false
-		}
-		return m, true
-	case edm.KindDouble, edm.KindSingle:
-		if isString {
-			s, _ := str()
-			switch s {
-			case "NaN":
-				return math.NaN(), true
-			case "INF":
-				return math.Inf(1), true
-			case "-INF":
-				return math.Inf(-1), true
-			}
-			d.fail(CodeTypeMismatch, target, "%s must be a JSON number.", target)
-			return nil, false
-		}
-		if !isNumber {
-			d.fail(CodeTypeMismatch, target, "%s must be a JSON number.", target)
-			return nil, false
-		}
-		bits := 64
-		if t.kind == edm.KindSingle {
-			bits = 32
-		}
-		f, err := strconv.ParseFloat(string(raw), bits)
-		if err != nil {
-			return invalid("number", nil)
-		}
-		return f, true
-	}
-	// The remaining kinds travel as strings.
-	s, ok := str()
-	if !ok {
-		return nil, false
-	}
-	switch t.kind {
-	case edm.KindDate:
-		v, err := edm.ParseDate(s)
-		if err != nil {
-			return invalid("date (YYYY-MM-DD)", nil)
-		}
-		return v, true
-	case edm.KindTimeOfDay:
-		v, err := edm.ParseTimeOfDay(s)
-		if err != nil {
-			return invalid("time of day (HH:MM:SS)", nil)
-		}
-		return v, true
-	case edm.KindDateTimeOffset:
-		v, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
-			return invalid("date and time (RFC 3339, such as 2026-11-22T01:02:03Z)", nil)
-		}
-		return v.UTC(), true
-	case edm.KindDuration:
-		v, err := edm.ParseDuration(s)
-		if err != nil {
-			return invalid("duration (such as P1DT2H)", nil)
-		}
-		return v, true
-	case edm.KindGuid:
-		v, err := edm.ParseGuid(s)
-		if err != nil {
-			return invalid("GUID", nil)
-		}
-		return v, true
-	case edm.KindBinary, edm.KindStream:
-		v, err := decodeBase64(s)
-		if err != nil {
-			return invalid("base64 text", nil)
-		}
-		if t.maxLength > 0 && len(v) > t.maxLength {
-			d.fail(CodeInvalidValue, target, "%s must be at most %d bytes long.", target, t.maxLength)
-			return nil, false
-		}
-		return v, true
+	if int(t.kind) < len(primitiveDecoders) && primitiveDecoders[t.kind] != nil {
+		return primitiveDecoders[t.kind](d, t, target, raw)
 	}
 	d.fail(CodeInvalidValue, target, "%s cannot be set.", target)
 	return nil, false
 }
 
-// errText is the part of an error message worth showing a client ("" for none).
-func errText(err error) string {
-	s := err.Error()
-	if i := strings.Index(s, ": "); i >= 0 && strings.HasPrefix(s, "edm") {
-		s = s[i+2:]
+// primitiveDecoder decodes the JSON text raw (not null) of a value of one primitive kind.
+type primitiveDecoder func(d *decoder, t valueType, target string, raw json.RawMessage) (any, bool)
+
+// primitiveDecoders has the decoder of each primitive kind, indexed by kind. The kinds from Date on travel as
+// JSON strings in the text form their edm parser reads.
+var primitiveDecoders = [...]primitiveDecoder{
+	edm.KindString:         (*decoder).stringValue,
+	edm.KindBoolean:        (*decoder).booleanValue,
+	edm.KindByte:           (*decoder).integerValue,
+	edm.KindSByte:          (*decoder).integerValue,
+	edm.KindInt16:          (*decoder).integerValue,
+	edm.KindInt32:          (*decoder).integerValue,
+	edm.KindInt64:          (*decoder).integerValue,
+	edm.KindDecimal:        (*decoder).decimalValue,
+	edm.KindDouble:         (*decoder).floatValue,
+	edm.KindSingle:         (*decoder).floatValue,
+	edm.KindDate:           textValue("date (YYYY-MM-DD)", func(s string) (any, error) { return edm.ParseDate(s) }),
+	edm.KindTimeOfDay:      textValue("time of day (HH:MM:SS)", func(s string) (any, error) { return edm.ParseTimeOfDay(s) }),
+	edm.KindDateTimeOffset: textValue("date and time (RFC 3339, such as 2026-11-22T01:02:03Z)", parseDateTimeOffset),
+	edm.KindDuration:       textValue("duration (such as P1DT2H)", func(s string) (any, error) { return edm.ParseDuration(s) }),
+	edm.KindGuid:           textValue("GUID", func(s string) (any, error) { return edm.ParseGuid(s) }),
+	edm.KindBinary:         (*decoder).binaryValue,
+	edm.KindStream:         (*decoder).binaryValue,
+}
+
+// isJSONString and isJSONNumber tell the JSON type of a value's text by its first byte.
+func isJSONString(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '"' }
+
+func isJSONNumber(raw json.RawMessage) bool {
+	return len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9')
+}
+
+// text returns the Go string of a JSON string; a value of another JSON type is a TypeMismatch.
+func (d *decoder) text(target string, raw json.RawMessage) (string, bool) {
+	var s string
+	if !isJSONString(raw) || json.Unmarshal(raw, &s) != nil {
+		d.fail(CodeTypeMismatch, target, "%s must be a JSON string.", target)
+		return "", false
 	}
-	return s
+	return s, true
+}
+
+// invalid records that the value of target is not a valid what ("date (YYYY-MM-DD)").
+func (d *decoder) invalid(target, what string) (any, bool) {
+	d.fail(CodeInvalidValue, target, "%s is not a valid %s.", target, what)
+	return nil, false
+}
+
+// notNumber records that the value of target is not a JSON number.
+func (d *decoder) notNumber(target string) (any, bool) {
+	d.fail(CodeTypeMismatch, target, "%s must be a JSON number.", target)
+	return nil, false
+}
+
+// enumValue decodes a member of an enum type: its name as a JSON string, or its value as a number.
+func (d *decoder) enumValue(t valueType, target string, raw json.RawMessage) (any, bool) {
+	var s string
+	switch {
+	case isJSONString(raw):
+		var ok bool
+		if s, ok = d.text(target, raw); !ok {
+			return nil, false
+		}
+	case isJSONNumber(raw):
+		s = string(raw)
+	default:
+		d.fail(CodeTypeMismatch, target, "%s must be a JSON string naming a member of %s.", target, t.enum.Name)
+		return nil, false
+	}
+	v, err := t.enum.Parse(s)
+	if err != nil {
+		return d.invalid(target, t.enum.Name+" value")
+	}
+	return v, true
+}
+
+func (d *decoder) stringValue(t valueType, target string, raw json.RawMessage) (any, bool) {
+	s, ok := d.text(target, raw)
+	if !ok {
+		return nil, false
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		// PostgreSQL's text cannot hold it; refused on every database alike.
+		d.fail(CodeInvalidValue, target, "%s must not contain the NUL character (\\u0000).", target)
+		return nil, false
+	}
+	if t.maxLength > 0 && utf8.RuneCountInString(s) > t.maxLength {
+		d.fail(CodeInvalidValue, target, "%s must be at most %d characters long.", target, t.maxLength)
+		return nil, false
+	}
+	return s, true
+}
+
+func (d *decoder) booleanValue(_ valueType, target string, raw json.RawMessage) (any, bool) {
+	switch string(raw) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	d.fail(CodeTypeMismatch, target, "%s must be true or false.", target)
+	return nil, false
+}
+
+// integerValue decodes an integer in the range of its kind: a JSON number, or for Int64 also a JSON string
+// (IEEE754Compatible clients send those).
+func (d *decoder) integerValue(t valueType, target string, raw json.RawMessage) (any, bool) {
+	text := string(raw)
+	if isJSONString(raw) && t.kind == edm.KindInt64 {
+		text, _ = d.text(target, raw)
+	} else if !isJSONNumber(raw) {
+		return d.notNumber(target)
+	}
+	n, err := strconv.ParseInt(text, 10, 64)
+	if err != nil {
+		return d.invalid(target, "integer")
+	}
+	lo, hi := intRange(t.kind)
+	if n < lo || n > hi {
+		d.fail(CodeInvalidValue, target, "%s must be between %d and %d.", target, lo, hi)
+		return nil, false
+	}
+	return n, true
+}
+
+// decimalValue decodes a decimal number, a JSON number or string, within the scale and precision of t.
+func (d *decoder) decimalValue(t valueType, target string, raw json.RawMessage) (any, bool) {
+	text := string(raw)
+	if isJSONString(raw) {
+		text, _ = d.text(target, raw)
+	} else if !isJSONNumber(raw) {
+		return d.notNumber(target)
+	}
+	m, err := decimal.NewFromString(text)
+	if err != nil {
+		return d.invalid(target, "decimal number")
+	}
+	if !d.decimalFits(t, target, m) {
+		return nil, false
+	}
+	return m, true
+}
+
+// decimalFits reports whether m has at most the scale of t, at most its precision's digits before the decimal
+// point, and fits both databases: SQLite stores it as the integer value x 10^scale, so that integer must fit in
+// 64 bits (NUMERIC(19,4) on PostgreSQL holds more). A detail says why not.
+func (d *decoder) decimalFits(t valueType, target string, m decimal.Decimal) bool {
+	scale := int32(t.scale)
+	if !m.Shift(scale).IsInteger() {
+		d.fail(CodeInvalidValue, target, "%s must have at most %d decimal places.", target, t.scale)
+		return false
+	}
+	if t.precision > 0 {
+		intDigits := len(m.Truncate(0).Abs().String())
+		if m.Abs().LessThan(decimal.New(1, 0)) {
+			intDigits = 0
+		}
+		if intDigits > t.precision-t.scale {
+			d.fail(CodeInvalidValue, target, "%s is out of range (at most %d digits before the decimal point).", target, t.precision-t.scale)
+			return false
+		}
+	}
+	if !m.Shift(scale).BigInt().IsInt64() {
+		d.fail(CodeInvalidValue, target, "%s is out of range (from %s to %s).", target,
+			decimal.New(math.MinInt64, -scale).StringFixed(scale), decimal.New(math.MaxInt64, -scale).StringFixed(scale))
+		return false
+	}
+	return true
+}
+
+// floatValue decodes a Double or Single: a JSON number, or the JSON strings "NaN", "INF" and "-INF".
+func (d *decoder) floatValue(t valueType, target string, raw json.RawMessage) (any, bool) {
+	if isJSONString(raw) {
+		s, _ := d.text(target, raw)
+		switch s {
+		case "NaN":
+			return math.NaN(), true
+		case "INF":
+			return math.Inf(1), true
+		case "-INF":
+			return math.Inf(-1), true
+		}
+		return d.notNumber(target)
+	}
+	if !isJSONNumber(raw) {
+		return d.notNumber(target)
+	}
+	bits := 64
+	if t.kind == edm.KindSingle {
+		bits = 32
+	}
+	f, err := strconv.ParseFloat(string(raw), bits)
+	if err != nil {
+		return d.invalid(target, "number")
+	}
+	return f, true
+}
+
+// textValue returns the decoder of a kind that travels as a JSON string, which parse reads; what names the
+// form in the message of a value parse refuses.
+func textValue(what string, parse func(string) (any, error)) primitiveDecoder {
+	return func(d *decoder, _ valueType, target string, raw json.RawMessage) (any, bool) {
+		s, ok := d.text(target, raw)
+		if !ok {
+			return nil, false
+		}
+		v, err := parse(s)
+		if err != nil {
+			return d.invalid(target, what)
+		}
+		return v, true
+	}
+}
+
+// parseDateTimeOffset reads an RFC 3339 date and time, as UTC.
+func parseDateTimeOffset(s string) (any, error) {
+	v, err := time.Parse(time.RFC3339Nano, s)
+	return v.UTC(), err
+}
+
+// binaryValue decodes Binary and Stream values: base64 text, at most t.maxLength bytes when it is set.
+func (d *decoder) binaryValue(t valueType, target string, raw json.RawMessage) (any, bool) {
+	s, ok := d.text(target, raw)
+	if !ok {
+		return nil, false
+	}
+	v, err := decodeBase64(s)
+	if err != nil {
+		return d.invalid(target, "base64 text")
+	}
+	if t.maxLength > 0 && len(v) > t.maxLength {
+		d.fail(CodeInvalidValue, target, "%s must be at most %d bytes long.", target, t.maxLength)
+		return nil, false
+	}
+	return v, true
 }
 
 // decodeBase64 accepts standard and URL-safe base64, with or without padding.
