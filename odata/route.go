@@ -158,8 +158,13 @@ func (r *pathResolver) segment(i int) error {
 		}
 		return r.service.applySegmentKey(t, seg.Name)
 	}
-	if resolve, ok := systemSegments[seg.Name]; ok {
-		return resolve(r, i)
+	switch {
+	case seg.Name == "$count":
+		return r.count()
+	case seg.Name == "$value":
+		return r.mediaValue(i)
+	case unsupportedSegments[seg.Name]:
+		return Errorf(CodeNotImplemented, "The %s segment is not supported.", seg.Name)
 	}
 	return r.name(i)
 }
@@ -186,24 +191,13 @@ func (r *pathResolver) member(seg syntax.Segment) error {
 	return nil
 }
 
-// systemSegments resolves the segments starting with "$" that may follow a collection or an entity; other
-// names starting with "$" are looked up as the names of the type.
-var systemSegments = map[string]func(r *pathResolver, i int) error{
-	"$count":     (*pathResolver).count,
-	"$value":     (*pathResolver).mediaValue,
-	"$ref":       (*pathResolver).unsupported,
-	"$entity":    (*pathResolver).unsupported,
-	"$each":      (*pathResolver).unsupported,
-	"$query":     (*pathResolver).unsupported,
-	"$filter":    (*pathResolver).unsupported,
-	"$all":       (*pathResolver).unsupported,
-	"$crossjoin": (*pathResolver).unsupported,
-	"$batch":     (*pathResolver).unsupported,
-	"$metadata":  (*pathResolver).unsupported,
-}
+// unsupportedSegments are the system segments after a collection or an entity that the engine does not serve
+// ($count and $value it does); other names starting with "$" are looked up as the names of the type.
+var unsupportedSegments = map[string]bool{"$ref": true, "$entity": true, "$each": true, "$query": true,
+	"$filter": true, "$all": true, "$crossjoin": true, "$batch": true, "$metadata": true}
 
 // count resolves the /$count of a collection.
-func (r *pathResolver) count(int) error {
+func (r *pathResolver) count() error {
 	if r.target.kind != tCollection {
 		return BadRequest(CodeBadRequest, "path", "$count applies to a collection.")
 	}
@@ -220,11 +214,6 @@ func (r *pathResolver) mediaValue(i int) error {
 	t.kind = tMediaValue
 	t.entityPath = r.upTo(i - 1)
 	return nil
-}
-
-// unsupported answers a system segment the engine does not serve.
-func (r *pathResolver) unsupported(i int) error {
-	return Errorf(CodeNotImplemented, "The %s segment is not supported.", r.segments[i].Name)
 }
 
 // name resolves a segment that names something of the target's type, trying in turn: a bound action or a cast
