@@ -245,39 +245,62 @@ func findProperty(props []*edm.Property, name string) *edm.Property {
 
 // primitive decodes a primitive or enum value; raw is not null.
 func (d *decoder) primitive(t valueType, target string, raw json.RawMessage) (any, bool) {
-	if t.enum != nil {
-		return d.enumValue(t, target, raw)
+	var v any
+	var refused *ErrorDetail
+	switch {
+	case t.enum != nil:
+		v, refused = decodeEnum(t, target, raw)
+	case int(t.kind) < len(primitiveDecoders) && primitiveDecoders[t.kind] != nil:
+		v, refused = primitiveDecoders[t.kind](t, target, raw)
+	default:
+		refused = detailf(CodeInvalidValue, target, "%s cannot be set.", target)
 	}
-	if int(t.kind) < len(primitiveDecoders) && primitiveDecoders[t.kind] != nil {
-		return primitiveDecoders[t.kind](d, t, target, raw)
+	if refused != nil {
+		d.details = append(d.details, *refused)
+		return nil, false
 	}
-	d.fail(CodeInvalidValue, target, "%s cannot be set.", target)
-	return nil, false
+	return v, true
 }
 
-// primitiveDecoder decodes the JSON text raw (not null) of a value of one primitive kind.
-type primitiveDecoder func(d *decoder, t valueType, target string, raw json.RawMessage) (any, bool)
+// primitiveDecoder decodes the JSON text raw (not null) of a value of one primitive kind, or returns the detail
+// that says why the value is refused.
+type primitiveDecoder func(t valueType, target string, raw json.RawMessage) (any, *ErrorDetail)
 
 // primitiveDecoders has the decoder of each primitive kind, indexed by kind. The kinds from Date on travel as
 // JSON strings in the text form their edm parser reads.
 var primitiveDecoders = [...]primitiveDecoder{
-	edm.KindString:         (*decoder).stringValue,
-	edm.KindBoolean:        (*decoder).booleanValue,
-	edm.KindByte:           (*decoder).integerValue,
-	edm.KindSByte:          (*decoder).integerValue,
-	edm.KindInt16:          (*decoder).integerValue,
-	edm.KindInt32:          (*decoder).integerValue,
-	edm.KindInt64:          (*decoder).integerValue,
-	edm.KindDecimal:        (*decoder).decimalValue,
-	edm.KindDouble:         (*decoder).floatValue,
-	edm.KindSingle:         (*decoder).floatValue,
-	edm.KindDate:           textValue("date (YYYY-MM-DD)", func(s string) (any, error) { return edm.ParseDate(s) }),
-	edm.KindTimeOfDay:      textValue("time of day (HH:MM:SS)", func(s string) (any, error) { return edm.ParseTimeOfDay(s) }),
-	edm.KindDateTimeOffset: textValue("date and time (RFC 3339, such as 2026-11-22T01:02:03Z)", parseDateTimeOffset),
-	edm.KindDuration:       textValue("duration (such as P1DT2H)", func(s string) (any, error) { return edm.ParseDuration(s) }),
-	edm.KindGuid:           textValue("GUID", func(s string) (any, error) { return edm.ParseGuid(s) }),
-	edm.KindBinary:         (*decoder).binaryValue,
-	edm.KindStream:         (*decoder).binaryValue,
+	edm.KindString:         decodeString,
+	edm.KindBoolean:        decodeBoolean,
+	edm.KindByte:           decodeInteger,
+	edm.KindSByte:          decodeInteger,
+	edm.KindInt16:          decodeInteger,
+	edm.KindInt32:          decodeInteger,
+	edm.KindInt64:          decodeInteger,
+	edm.KindDecimal:        decodeDecimal,
+	edm.KindDouble:         decodeFloat,
+	edm.KindSingle:         decodeFloat,
+	edm.KindDate:           decodeText("date (YYYY-MM-DD)", func(s string) (any, error) { return edm.ParseDate(s) }),
+	edm.KindTimeOfDay:      decodeText("time of day (HH:MM:SS)", func(s string) (any, error) { return edm.ParseTimeOfDay(s) }),
+	edm.KindDateTimeOffset: decodeText("date and time (RFC 3339, such as 2026-11-22T01:02:03Z)", parseDateTimeOffset),
+	edm.KindDuration:       decodeText("duration (such as P1DT2H)", func(s string) (any, error) { return edm.ParseDuration(s) }),
+	edm.KindGuid:           decodeText("GUID", func(s string) (any, error) { return edm.ParseGuid(s) }),
+	edm.KindBinary:         decodeBinary,
+	edm.KindStream:         decodeBinary,
+}
+
+// detailf returns the detail of a refused value.
+func detailf(code, target, format string, args ...any) *ErrorDetail {
+	return &ErrorDetail{Code: code, Target: target, Message: fmt.Sprintf(format, args...)}
+}
+
+// invalid refuses the value of target: it is not a valid what ("date (YYYY-MM-DD)").
+func invalid(target, what string) *ErrorDetail {
+	return detailf(CodeInvalidValue, target, "%s is not a valid %s.", target, what)
+}
+
+// notNumber refuses the value of target: it is not a JSON number.
+func notNumber(target string) *ErrorDetail {
+	return detailf(CodeTypeMismatch, target, "%s must be a JSON number.", target)
 }
 
 // isJSONString and isJSONNumber tell the JSON type of a value's text by its first byte.
@@ -287,125 +310,111 @@ func isJSONNumber(raw json.RawMessage) bool {
 	return len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9')
 }
 
-// text returns the Go string of a JSON string; a value of another JSON type is a TypeMismatch.
-func (d *decoder) text(target string, raw json.RawMessage) (string, bool) {
+// jsonText returns the Go string of a JSON string; a value of another JSON type is a TypeMismatch.
+func jsonText(target string, raw json.RawMessage) (string, *ErrorDetail) {
 	var s string
 	if !isJSONString(raw) || json.Unmarshal(raw, &s) != nil {
-		d.fail(CodeTypeMismatch, target, "%s must be a JSON string.", target)
-		return "", false
+		return "", detailf(CodeTypeMismatch, target, "%s must be a JSON string.", target)
 	}
-	return s, true
+	return s, nil
 }
 
-// invalid records that the value of target is not a valid what ("date (YYYY-MM-DD)").
-func (d *decoder) invalid(target, what string) (any, bool) {
-	d.fail(CodeInvalidValue, target, "%s is not a valid %s.", target, what)
-	return nil, false
-}
-
-// notNumber records that the value of target is not a JSON number.
-func (d *decoder) notNumber(target string) (any, bool) {
-	d.fail(CodeTypeMismatch, target, "%s must be a JSON number.", target)
-	return nil, false
-}
-
-// enumValue decodes a member of an enum type: its name as a JSON string, or its value as a number.
-func (d *decoder) enumValue(t valueType, target string, raw json.RawMessage) (any, bool) {
+// decodeEnum decodes a member of an enum type: its name as a JSON string, or its value as a number.
+func decodeEnum(t valueType, target string, raw json.RawMessage) (any, *ErrorDetail) {
 	var s string
 	switch {
 	case isJSONString(raw):
-		var ok bool
-		if s, ok = d.text(target, raw); !ok {
-			return nil, false
+		var refused *ErrorDetail
+		if s, refused = jsonText(target, raw); refused != nil {
+			return nil, refused
 		}
 	case isJSONNumber(raw):
 		s = string(raw)
 	default:
-		d.fail(CodeTypeMismatch, target, "%s must be a JSON string naming a member of %s.", target, t.enum.Name)
-		return nil, false
+		return nil, detailf(CodeTypeMismatch, target, "%s must be a JSON string naming a member of %s.", target, t.enum.Name)
 	}
 	v, err := t.enum.Parse(s)
 	if err != nil {
-		return d.invalid(target, t.enum.Name+" value")
+		return nil, invalid(target, t.enum.Name+" value")
 	}
-	return v, true
+	return v, nil
 }
 
-func (d *decoder) stringValue(t valueType, target string, raw json.RawMessage) (any, bool) {
-	s, ok := d.text(target, raw)
-	if !ok {
-		return nil, false
+// decodeString decodes a string of at most t.maxLength characters (when set) without the NUL character, which
+// PostgreSQL's text cannot hold (refused on every database alike).
+func decodeString(t valueType, target string, raw json.RawMessage) (any, *ErrorDetail) {
+	s, refused := jsonText(target, raw)
+	switch {
+	case refused != nil:
+		return nil, refused
+	case strings.IndexByte(s, 0) >= 0:
+		return nil, detailf(CodeInvalidValue, target, "%s must not contain the NUL character (\\u0000).", target)
+	case t.maxLength > 0 && utf8.RuneCountInString(s) > t.maxLength:
+		return nil, detailf(CodeInvalidValue, target, "%s must be at most %d characters long.", target, t.maxLength)
 	}
-	if strings.IndexByte(s, 0) >= 0 {
-		// PostgreSQL's text cannot hold it; refused on every database alike.
-		d.fail(CodeInvalidValue, target, "%s must not contain the NUL character (\\u0000).", target)
-		return nil, false
-	}
-	if t.maxLength > 0 && utf8.RuneCountInString(s) > t.maxLength {
-		d.fail(CodeInvalidValue, target, "%s must be at most %d characters long.", target, t.maxLength)
-		return nil, false
-	}
-	return s, true
+	return s, nil
 }
 
-func (d *decoder) booleanValue(_ valueType, target string, raw json.RawMessage) (any, bool) {
+func decodeBoolean(_ valueType, target string, raw json.RawMessage) (any, *ErrorDetail) {
 	switch string(raw) {
 	case "true":
-		return true, true
+		return true, nil
 	case "false":
-		return false, true
+		return false, nil
 	}
-	d.fail(CodeTypeMismatch, target, "%s must be true or false.", target)
-	return nil, false
+	return nil, detailf(CodeTypeMismatch, target, "%s must be true or false.", target)
 }
 
-// integerValue decodes an integer in the range of its kind: a JSON number, or for Int64 also a JSON string
+// decodeInteger decodes an integer in the range of its kind: a JSON number, or for Int64 also a JSON string
 // (IEEE754Compatible clients send those).
-func (d *decoder) integerValue(t valueType, target string, raw json.RawMessage) (any, bool) {
+func decodeInteger(t valueType, target string, raw json.RawMessage) (any, *ErrorDetail) {
 	text := string(raw)
 	if isJSONString(raw) && t.kind == edm.KindInt64 {
-		text, _ = d.text(target, raw)
+		var refused *ErrorDetail
+		if text, refused = jsonText(target, raw); refused != nil {
+			return nil, refused
+		}
 	} else if !isJSONNumber(raw) {
-		return d.notNumber(target)
+		return nil, notNumber(target)
 	}
 	n, err := strconv.ParseInt(text, 10, 64)
 	if err != nil {
-		return d.invalid(target, "integer")
+		return nil, invalid(target, "integer")
 	}
-	lo, hi := intRange(t.kind)
-	if n < lo || n > hi {
-		d.fail(CodeInvalidValue, target, "%s must be between %d and %d.", target, lo, hi)
-		return nil, false
+	if lo, hi := intRange(t.kind); n < lo || n > hi {
+		return nil, detailf(CodeInvalidValue, target, "%s must be between %d and %d.", target, lo, hi)
 	}
-	return n, true
+	return n, nil
 }
 
-// decimalValue decodes a decimal number, a JSON number or string, within the scale and precision of t.
-func (d *decoder) decimalValue(t valueType, target string, raw json.RawMessage) (any, bool) {
+// decodeDecimal decodes a decimal number, a JSON number or string, within the scale and precision of t.
+func decodeDecimal(t valueType, target string, raw json.RawMessage) (any, *ErrorDetail) {
 	text := string(raw)
 	if isJSONString(raw) {
-		text, _ = d.text(target, raw)
+		var refused *ErrorDetail
+		if text, refused = jsonText(target, raw); refused != nil {
+			return nil, refused
+		}
 	} else if !isJSONNumber(raw) {
-		return d.notNumber(target)
+		return nil, notNumber(target)
 	}
 	m, err := decimal.NewFromString(text)
 	if err != nil {
-		return d.invalid(target, "decimal number")
+		return nil, invalid(target, "decimal number")
 	}
-	if !d.decimalFits(t, target, m) {
-		return nil, false
+	if refused := checkDecimal(t, target, m); refused != nil {
+		return nil, refused
 	}
-	return m, true
+	return m, nil
 }
 
-// decimalFits reports whether m has at most the scale of t, at most its precision's digits before the decimal
-// point, and fits both databases: SQLite stores it as the integer value x 10^scale, so that integer must fit in
-// 64 bits (NUMERIC(19,4) on PostgreSQL holds more). A detail says why not.
-func (d *decoder) decimalFits(t valueType, target string, m decimal.Decimal) bool {
+// checkDecimal refuses a decimal that has more decimal places than the scale of t, more digits before the
+// decimal point than its precision allows, or that one of the databases cannot hold: SQLite stores it as the
+// integer value x 10^scale, so that integer must fit in 64 bits (NUMERIC(19,4) on PostgreSQL holds more).
+func checkDecimal(t valueType, target string, m decimal.Decimal) *ErrorDetail {
 	scale := int32(t.scale)
 	if !m.Shift(scale).IsInteger() {
-		d.fail(CodeInvalidValue, target, "%s must have at most %d decimal places.", target, t.scale)
-		return false
+		return detailf(CodeInvalidValue, target, "%s must have at most %d decimal places.", target, t.scale)
 	}
 	if t.precision > 0 {
 		intDigits := len(m.Truncate(0).Abs().String())
@@ -413,34 +422,32 @@ func (d *decoder) decimalFits(t valueType, target string, m decimal.Decimal) boo
 			intDigits = 0
 		}
 		if intDigits > t.precision-t.scale {
-			d.fail(CodeInvalidValue, target, "%s is out of range (at most %d digits before the decimal point).", target, t.precision-t.scale)
-			return false
+			return detailf(CodeInvalidValue, target, "%s is out of range (at most %d digits before the decimal point).", target, t.precision-t.scale)
 		}
 	}
 	if !m.Shift(scale).BigInt().IsInt64() {
-		d.fail(CodeInvalidValue, target, "%s is out of range (from %s to %s).", target,
+		return detailf(CodeInvalidValue, target, "%s is out of range (from %s to %s).", target,
 			decimal.New(math.MinInt64, -scale).StringFixed(scale), decimal.New(math.MaxInt64, -scale).StringFixed(scale))
-		return false
 	}
-	return true
+	return nil
 }
 
-// floatValue decodes a Double or Single: a JSON number, or the JSON strings "NaN", "INF" and "-INF".
-func (d *decoder) floatValue(t valueType, target string, raw json.RawMessage) (any, bool) {
+// decodeFloat decodes a Double or Single: a JSON number, or the JSON strings "NaN", "INF" and "-INF".
+func decodeFloat(t valueType, target string, raw json.RawMessage) (any, *ErrorDetail) {
 	if isJSONString(raw) {
-		s, _ := d.text(target, raw)
+		s, _ := jsonText(target, raw)
 		switch s {
 		case "NaN":
-			return math.NaN(), true
+			return math.NaN(), nil
 		case "INF":
-			return math.Inf(1), true
+			return math.Inf(1), nil
 		case "-INF":
-			return math.Inf(-1), true
+			return math.Inf(-1), nil
 		}
-		return d.notNumber(target)
+		return nil, notNumber(target)
 	}
 	if !isJSONNumber(raw) {
-		return d.notNumber(target)
+		return nil, notNumber(target)
 	}
 	bits := 64
 	if t.kind == edm.KindSingle {
@@ -448,24 +455,24 @@ func (d *decoder) floatValue(t valueType, target string, raw json.RawMessage) (a
 	}
 	f, err := strconv.ParseFloat(string(raw), bits)
 	if err != nil {
-		return d.invalid(target, "number")
+		return nil, invalid(target, "number")
 	}
-	return f, true
+	return f, nil
 }
 
-// textValue returns the decoder of a kind that travels as a JSON string, which parse reads; what names the
+// decodeText returns the decoder of a kind that travels as a JSON string, which parse reads; what names the
 // form in the message of a value parse refuses.
-func textValue(what string, parse func(string) (any, error)) primitiveDecoder {
-	return func(d *decoder, _ valueType, target string, raw json.RawMessage) (any, bool) {
-		s, ok := d.text(target, raw)
-		if !ok {
-			return nil, false
+func decodeText(what string, parse func(string) (any, error)) primitiveDecoder {
+	return func(_ valueType, target string, raw json.RawMessage) (any, *ErrorDetail) {
+		s, refused := jsonText(target, raw)
+		if refused != nil {
+			return nil, refused
 		}
 		v, err := parse(s)
 		if err != nil {
-			return d.invalid(target, what)
+			return nil, invalid(target, what)
 		}
-		return v, true
+		return v, nil
 	}
 }
 
@@ -475,21 +482,20 @@ func parseDateTimeOffset(s string) (any, error) {
 	return v.UTC(), err
 }
 
-// binaryValue decodes Binary and Stream values: base64 text, at most t.maxLength bytes when it is set.
-func (d *decoder) binaryValue(t valueType, target string, raw json.RawMessage) (any, bool) {
-	s, ok := d.text(target, raw)
-	if !ok {
-		return nil, false
+// decodeBinary decodes Binary and Stream values: base64 text, at most t.maxLength bytes when it is set.
+func decodeBinary(t valueType, target string, raw json.RawMessage) (any, *ErrorDetail) {
+	s, refused := jsonText(target, raw)
+	if refused != nil {
+		return nil, refused
 	}
 	v, err := decodeBase64(s)
 	if err != nil {
-		return d.invalid(target, "base64 text")
+		return nil, invalid(target, "base64 text")
 	}
 	if t.maxLength > 0 && len(v) > t.maxLength {
-		d.fail(CodeInvalidValue, target, "%s must be at most %d bytes long.", target, t.maxLength)
-		return nil, false
+		return nil, detailf(CodeInvalidValue, target, "%s must be at most %d bytes long.", target, t.maxLength)
 	}
-	return v, true
+	return v, nil
 }
 
 // decodeBase64 accepts standard and URL-safe base64, with or without padding.
