@@ -249,16 +249,14 @@ func (s *Service) readEntities(rq *request) error {
 	return s.readCollection(rq, r, sh)
 }
 
+// readCollection answers one page of a collection. Without expansions each row is written as it is scanned;
+// with them the page is read whole first, since their queries need the link values of every row.
 func (s *Service) readCollection(rq *request, r *plan.Read, sh *readShape) error {
-	t, q := rq.t, rq.q
 	size, preferred := s.pageSizeFor(rq.r)
 	ctx := rq.r.Context()
-	count := int64(-1)
-	if q.Count != nil && *q.Count {
-		query, args := r.Count()
-		if err := s.db.QueryRowContext(ctx, query, args...).Scan(&count); err != nil {
-			return s.readError(err)
-		}
+	count, err := s.countIfAsked(ctx, r, rq.q)
+	if err != nil {
+		return err
 	}
 	query, args := r.Select(size)
 	rows, err := s.db.QueryContext(ctx, query, args...)
@@ -268,138 +266,220 @@ func (s *Service) readCollection(rq *request, r *plan.Read, sh *readShape) error
 	defer rows.Close()
 	rw := newRowWriter(sh.l)
 	rw.etagOn = !rq.none
-	// The first row is read before the answer starts, so an error in it is still an error answer.
-	more := rows.Next()
-	if more {
-		if err := scanConvert(rows, rw); err != nil {
-			return s.readError(err)
-		}
-	} else if err := rows.Err(); err != nil {
-		return s.readError(err)
-	} else if err := s.checkParent(ctx, t); err != nil {
+	more, err := s.firstRow(ctx, rq.t, rows, rw)
+	if err != nil {
 		return err
 	}
-	// With expansions the page is read whole first: their queries need every row's link values.
-	var page [][]any
+	var rowsRead [][]any
 	var xw *expWriter
 	if len(sh.expands) > 0 {
-		for more {
-			page = append(page, append([]any(nil), rw.vals...))
-			if len(page) > size {
-				break
-			}
-			if more = rows.Next(); more {
-				if err := rows.Scan(rw.ptrs...); err != nil {
-					return s.readError(err)
-				}
-			}
-		}
-		if err := rows.Err(); err != nil {
-			return s.readError(err)
-		}
-		rows.Close()
-		xs, err := s.expand(ctx, sh.shape, page[:min(len(page), size)])
-		if err != nil {
+		if rowsRead, xw, err = s.readExpandedPage(rq, sh, rows, rw, more, size); err != nil {
 			return err
 		}
-		xw = s.newExpWriter(rq, sh.shape, xs)
 	}
 
+	fragment := ""
+	if !rq.none {
+		fragment = contextFragment(s.model, rq.t, sh.selectList, false)
+	}
+	var page pageWriter
+	page.start(rq, fragment, count, size, preferred)
+	defer page.release()
+	var last []any // the last row of the page, as scanned, when there is a next page
+	if xw != nil {
+		last, err = page.writeExpanded(rowsRead, rw, xw, size)
+	} else {
+		last, err = page.writeStream(rows, rw, more, size)
+	}
+	if err == nil {
+		err = page.finish(rq, r, last, size)
+	}
+	if err != nil {
+		return abort(s, rq, err)
+	}
+	return nil
+}
+
+// countIfAsked returns the number of entities of the read's collection when the query asks for it
+// ($count=true), else -1.
+func (s *Service) countIfAsked(ctx context.Context, r *plan.Read, q *syntax.Query) (int64, error) {
+	if q.Count == nil || !*q.Count {
+		return -1, nil
+	}
+	query, args := r.Count()
+	var count int64
+	if err := s.db.QueryRowContext(ctx, query, args...).Scan(&count); err != nil {
+		return 0, s.readError(err)
+	}
+	return count, nil
+}
+
+// firstRow scans the first row of a page into rw and reports whether there is one. It runs before the answer
+// starts, so an error in that row is still an error answer; an empty page of a navigation whose starting
+// entity does not exist is a 404 (checkParent).
+func (s *Service) firstRow(ctx context.Context, t *target, rows rowSource, rw *rowWriter) (bool, error) {
+	if rows.Next() {
+		if err := scanConvert(rows, rw); err != nil {
+			return false, s.readError(err)
+		}
+		return true, nil
+	}
+	if err := rows.Err(); err != nil {
+		return false, s.readError(err)
+	}
+	return false, s.checkParent(ctx, t)
+}
+
+// readExpandedPage reads the rest of a page whose first row, if more, is in rw, then runs the queries of its
+// expansions. It returns the rows as scanned (one more than size when a next page follows) and the writer of
+// the rows with their expansions.
+func (s *Service) readExpandedPage(rq *request, sh *readShape, rows *sql.Rows, rw *rowWriter, more bool,
+	size int) ([][]any, *expWriter, error) {
+	var rowsRead [][]any
+	for more {
+		rowsRead = append(rowsRead, append([]any(nil), rw.vals...))
+		if len(rowsRead) > size {
+			break
+		}
+		if more = rows.Next(); more {
+			if err := rows.Scan(rw.ptrs...); err != nil {
+				return nil, nil, s.readError(err)
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, s.readError(err)
+	}
+	rows.Close()
+	xs, err := s.expand(rq.r.Context(), sh.shape, rowsRead[:min(len(rowsRead), size)])
+	if err != nil {
+		return nil, nil, err
+	}
+	return rowsRead, s.newExpWriter(rq, sh.shape, xs), nil
+}
+
+// pageWriter writes the JSON answer of one page of a collection once its first row is read: the envelope
+// ({"@odata.context", "@odata.count", "value": [...], "@odata.nextLink"}) around the rows. Each row goes to a
+// pooled buffered writer as soon as it is written, so memory does not grow with the page. An error of its
+// methods comes after the answer started: the caller aborts it.
+type pageWriter struct {
+	out *bufio.Writer
+	buf []byte
+}
+
+// start writes the headers, then the envelope up to the opening of "value": the context URL with fragment
+// (none with odata.metadata=none) and the count when it is not negative. It takes a writer from the pool:
+// release returns it.
+func (w *pageWriter) start(rq *request, fragment string, count int64, size int, preferred bool) {
 	h := rq.w.Header()
 	rq.jsonHeaders()
 	if preferred {
 		h["Preference-Applied"] = []string{"odata.maxpagesize=" + strconv.Itoa(size)}
 	}
 	rq.w.WriteHeader(http.StatusOK)
-	bw := writers.Get().(*bufio.Writer)
-	bw.Reset(rq.w)
-	defer func() {
-		bw.Reset(nil)
-		writers.Put(bw)
-	}()
-	buf := make([]byte, 0, 1024)
-	buf = append(buf, '{')
+	w.out = writers.Get().(*bufio.Writer)
+	w.out.Reset(rq.w)
+	w.buf = make([]byte, 0, 1024)
+	w.buf = append(w.buf, '{')
 	if !rq.none {
-		buf = rq.appendContext(buf, contextFragment(s.model, t, sh.selectList, false))
-		buf = append(buf, ',')
+		w.buf = rq.appendContext(w.buf, fragment)
+		w.buf = append(w.buf, ',')
 	}
 	if count >= 0 {
-		buf = append(buf, `"@odata.count":`...)
-		buf = strconv.AppendInt(buf, count, 10)
-		buf = append(buf, ',')
+		w.buf = append(w.buf, `"@odata.count":`...)
+		w.buf = strconv.AppendInt(w.buf, count, 10)
+		w.buf = append(w.buf, ',')
 	}
-	buf = append(buf, `"value":[`...)
-	// flush hands each row to the buffered writer, so memory does not grow with the page.
-	flush := func() error {
-		_, err := bw.Write(buf)
-		buf = buf[:0]
-		return err
+	w.buf = append(w.buf, `"value":[`...)
+}
+
+// release returns the buffered writer to its pool.
+func (w *pageWriter) release() {
+	if w.out != nil {
+		w.out.Reset(nil)
+		writers.Put(w.out)
 	}
-	var last []any // the last row of the page, as scanned, when there is a next page
-	if page != nil {
-		for i, row := range page[:min(len(page), size)] {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			copy(rw.vals, row)
-			if err := rw.convert(); err != nil {
-				return abort(s, rq, err)
-			}
-			if buf, err = xw.appendRow(buf, rw, row); err != nil {
-				return abort(s, rq, err)
-			}
-			if err := flush(); err != nil {
-				return abort(s, rq, err)
-			}
+}
+
+// flush hands what buf holds to the buffered writer.
+func (w *pageWriter) flush() error {
+	_, err := w.out.Write(w.buf)
+	w.buf = w.buf[:0]
+	return err
+}
+
+// writeStream writes the rows of rows as they are scanned, the first (when more) already in rw, at most size of
+// them. It returns the last row written when another follows it, the start of the next page.
+func (w *pageWriter) writeStream(rows rowSource, rw *rowWriter, more bool, size int) ([]any, error) {
+	var last []any
+	for n := 0; more && n < size; n++ {
+		if n > 0 {
+			w.buf = append(w.buf, ',')
 		}
-		if len(page) > size {
-			last = page[size-1]
+		w.buf = rw.appendObject(w.buf)
+		if err := w.flush(); err != nil {
+			return nil, err
 		}
-	} else {
-		for n := 0; more; n++ {
-			if n == size {
-				break
-			}
-			if n > 0 {
-				buf = append(buf, ',')
-			}
-			buf = rw.appendObject(buf)
-			if err := flush(); err != nil {
-				return abort(s, rq, err)
-			}
-			if n == size-1 {
-				last = append(make([]any, 0, len(rw.vals)), rw.vals...)
-			}
-			if more = rows.Next(); more {
-				if err := scanConvert(rows, rw); err != nil {
-					return abort(s, rq, err)
-				}
-			}
+		if n == size-1 {
+			last = append(make([]any, 0, len(rw.vals)), rw.vals...)
 		}
-		if err := rows.Err(); err != nil {
-			return abort(s, rq, err)
-		}
-		if !more {
-			last = nil
+		if more = rows.Next(); more {
+			if err := scanConvert(rows, rw); err != nil {
+				return nil, err
+			}
 		}
 	}
-	buf = append(buf, ']')
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if !more {
+		return nil, nil
+	}
+	return last, nil
+}
+
+// writeExpanded writes the rows read (at most size of them) with their expansions. It returns the last row
+// written when another was read after it, the start of the next page.
+func (w *pageWriter) writeExpanded(rowsRead [][]any, rw *rowWriter, xw *expWriter, size int) ([]any, error) {
+	for i, row := range rowsRead[:min(len(rowsRead), size)] {
+		if i > 0 {
+			w.buf = append(w.buf, ',')
+		}
+		copy(rw.vals, row)
+		if err := rw.convert(); err != nil {
+			return nil, err
+		}
+		var err error
+		if w.buf, err = xw.appendRow(w.buf, rw, row); err != nil {
+			return nil, err
+		}
+		if err := w.flush(); err != nil {
+			return nil, err
+		}
+	}
+	if len(rowsRead) > size {
+		return rowsRead[size-1], nil
+	}
+	return nil, nil
+}
+
+// finish ends the envelope, with the next link when last (the last row of the page) is not nil, and flushes
+// the answer.
+func (w *pageWriter) finish(rq *request, r *plan.Read, last []any, size int) error {
+	w.buf = append(w.buf, ']')
 	if last != nil {
 		next, err := r.NextQuery(last, size)
 		if err != nil {
-			return abort(s, rq, err)
+			return err
 		}
-		buf = append(buf, `,"@odata.nextLink":`...)
-		buf = appendString(buf, rq.base()+"/"+t.path+"?"+next)
+		w.buf = append(w.buf, `,"@odata.nextLink":`...)
+		w.buf = appendString(w.buf, rq.base()+"/"+rq.t.path+"?"+next)
 	}
-	buf = append(buf, '}')
-	if _, err := bw.Write(buf); err != nil {
-		return abort(s, rq, err)
+	w.buf = append(w.buf, '}')
+	if _, err := w.out.Write(w.buf); err != nil {
+		return err
 	}
-	if err := bw.Flush(); err != nil {
-		return abort(s, rq, err)
-	}
-	return nil
+	return w.out.Flush()
 }
 
 // writers holds the buffered writers of collection answers between requests.
