@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 
@@ -292,21 +293,7 @@ func (s *Service) post(rq *request) error {
 
 	var stored Entity
 	err = s.inTx(ctx, func(tx *Tx) error {
-		e := defaults(et)
-		for name := range b.sent {
-			p := et.Property(name)
-			if b.bad[name] || readOnly(p) && p != sc.upsert {
-				continue // computed by the server: ignored on create
-			}
-			e[name] = fillComplex(p, vals[name], nil)
-		}
-		if u := sc.upsert; u != nil {
-			if sc.NewKey != nil {
-				e[u.Name] = normalize(u, sc.NewKey())
-			} else {
-				e[u.Name] = NewID()
-			}
-		}
+		e := newEntity(et, sc, b)
 		details := append(b.details, missingRequired(et, e, func(p *edm.Property) bool { return b.bad[p.Name] })...)
 		c := &Change{Op: Create, Set: t.set, New: e, Sent: b.sent}
 		if err := saveHook(ctx, tx, sc.Hooks.BeforeSave, c, details); err != nil {
@@ -315,26 +302,53 @@ func (s *Service) post(rq *request) error {
 		if err := tx.Insert(ctx, et, storable(et, c.New, nil)); err != nil {
 			return err
 		}
-		if sc.Hooks.AfterSave != nil {
-			if err := sc.Hooks.AfterSave(ctx, tx, c); err != nil {
-				return err
-			}
-		}
-		key, err := entityKey(et, c.New)
-		if err != nil {
-			return err
-		}
-		where, err := keyWhere(s.dialect, s.names, et, key, false)
-		if err != nil {
-			return err
-		}
-		stored, err = tx.getWhere(ctx, et, where, false)
+		stored, err = s.afterSave(ctx, tx, sc, c)
 		return err
 	})
 	if err != nil {
 		return s.dbError(err, false)
 	}
 	return s.writeEntity(rq, http.StatusCreated, t.set, stored)
+}
+
+// newEntity returns the entity a create stores: the defaults, the values b sent (read-only fields but the
+// UpsertBy property ignored: the server computes them) and a new UpsertBy value.
+func newEntity(et *edm.EntityType, sc *setConfig, b *body) Entity {
+	e := defaults(et)
+	for name := range b.sent {
+		p := et.Property(name)
+		if b.bad[name] || readOnly(p) && p != sc.upsert {
+			continue // computed by the server: ignored on create
+		}
+		e[name] = fillComplex(p, b.vals[name], nil)
+	}
+	if u := sc.upsert; u != nil {
+		if sc.NewKey != nil {
+			e[u.Name] = normalize(u, sc.NewKey())
+		} else {
+			e[u.Name] = NewID()
+		}
+	}
+	return e
+}
+
+// afterSave runs the set's AfterSave hook on the change just written and returns the entity as stored.
+func (s *Service) afterSave(ctx context.Context, tx *Tx, sc *setConfig, c *Change) (Entity, error) {
+	if sc.Hooks.AfterSave != nil {
+		if err := sc.Hooks.AfterSave(ctx, tx, c); err != nil {
+			return nil, err
+		}
+	}
+	et := c.Set.EntityType()
+	key, err := entityKey(et, c.New)
+	if err != nil {
+		return nil, err
+	}
+	where, err := keyWhere(s.dialect, s.names, et, key, false)
+	if err != nil {
+		return nil, err
+	}
+	return tx.getWhere(ctx, et, where, false)
 }
 
 // put answers PUT (op Update) and PATCH (op Patch) on Set(key).
@@ -382,83 +396,86 @@ func (s *Service) replace(rq *request, op Op, where sq.Sqlizer, b *body, missing
 // update saves a full update or a patch of old and returns the entity as stored.
 func (s *Service) update(ctx context.Context, tx *Tx, es *edm.EntitySet, sc *setConfig, op Op, old Entity, b *body) (Entity, error) {
 	et := es.EntityType()
-	vals, sent := b.vals, b.sent
-	var e Entity
-	if op == Update {
-		e = defaults(et)
-	} else {
-		e = Entity{}
-	}
-	for k, v := range old {
-		if op == Patch {
-			e[k] = v
-			continue
-		}
-		if p := et.Property(k); p != nil && (p.IsKey() || readOnly(p) || p.Immutable || p == sc.upsert) {
-			e[k] = v
-		}
-	}
+	e := updateBase(et, sc, op, old)
+	details := append(b.details, applySent(et, sc, op, e, old, b)...)
 	// Lazy properties are not read with the entity: a full update keeps them unless they are sent.
 	notLoaded := func(p *edm.Property) bool {
 		_, loaded := old[p.Name]
-		return p.Lazy && !loaded && !sent[p.Name]
-	}
-	details := b.details
-	for _, p := range et.Properties {
-		name := p.Name
-		if !sent[name] || b.bad[name] {
-			continue
-		}
-		v := vals[name]
-		fixed := p.IsKey() || readOnly(p) || p.Immutable || p == sc.upsert
-		if !fixed {
-			var base any
-			if op == Patch {
-				base = old[name]
-			}
-			e[name] = fillComplex(p, v, base)
-			continue
-		}
-		if _, loaded := old[name]; !loaded && p.SQL == "" {
-			continue
-		}
-		if sameValue(p, v, old[name], p.IsKey() && sc.CaseInsensitiveKey) {
-			continue
-		}
-		switch {
-		case p.IsKey() || p == sc.upsert:
-			details = append(details, ErrorDetail{Code: CodeInvalidValue, Target: name,
-				Message: fmt.Sprintf("%s does not match the entity being updated; it cannot be changed.", name)})
-		case p.Immutable:
-			details = append(details, ErrorDetail{Code: CodeInvalidValue, Target: name,
-				Message: fmt.Sprintf("%s cannot be changed once the entity exists.", name)})
-		default:
-			details = append(details, ErrorDetail{Code: CodeInvalidValue, Target: name,
-				Message: fmt.Sprintf("%s is read-only.", name)})
-		}
+		return p.Lazy && !loaded && !b.sent[p.Name]
 	}
 	details = append(details, missingRequired(et, e, func(p *edm.Property) bool { return notLoaded(p) || b.bad[p.Name] })...)
-	c := &Change{Op: op, Set: es, New: e, Old: old, Sent: sent}
+	c := &Change{Op: op, Set: es, New: e, Old: old, Sent: b.sent}
 	if err := saveHook(ctx, tx, sc.Hooks.BeforeSave, c, details); err != nil {
 		return nil, err
 	}
 	if err := tx.Update(ctx, et, storable(et, c.New, notLoaded)); err != nil {
 		return nil, err
 	}
-	if sc.Hooks.AfterSave != nil {
-		if err := sc.Hooks.AfterSave(ctx, tx, c); err != nil {
-			return nil, err
+	return s.afterSave(ctx, tx, sc, c)
+}
+
+// fixed reports whether an update cannot change p: a key, read-only or immutable property, or the UpsertBy one.
+func (sc *setConfig) fixed(p *edm.Property) bool {
+	return p.IsKey() || readOnly(p) || p.Immutable || p == sc.upsert
+}
+
+// updateBase returns the entity an update of old starts from: for a patch the stored entity, for a full update
+// the defaults with the stored values of the fixed properties.
+func updateBase(et *edm.EntityType, sc *setConfig, op Op, old Entity) Entity {
+	if op == Patch {
+		return maps.Clone(old)
+	}
+	e := defaults(et)
+	for k, v := range old {
+		if p := et.Property(k); p != nil && sc.fixed(p) {
+			e[k] = v
 		}
 	}
-	key, err := entityKey(et, c.New)
-	if err != nil {
-		return nil, err
+	return e
+}
+
+// applySent sets the values of b on e, the update of old (a complex value sent in part completed from the
+// stored one by a patch), and returns a detail for each value sent for a fixed property that differs from the
+// stored one.
+func applySent(et *edm.EntityType, sc *setConfig, op Op, e, old Entity, b *body) []ErrorDetail {
+	var details []ErrorDetail
+	for _, p := range et.Properties {
+		if !b.sent[p.Name] || b.bad[p.Name] {
+			continue
+		}
+		v := b.vals[p.Name]
+		if sc.fixed(p) {
+			if refused := sc.refuseChange(p, v, old); refused != nil {
+				details = append(details, *refused)
+			}
+			continue
+		}
+		var base any
+		if op == Patch {
+			base = old[p.Name]
+		}
+		e[p.Name] = fillComplex(p, v, base)
 	}
-	where, err := keyWhere(s.dialect, s.names, et, key, false)
-	if err != nil {
-		return nil, err
+	return details
+}
+
+// refuseChange returns the detail refusing v, sent for the fixed property p, when it differs from the value old
+// holds; nil when it is the same, or when p was not read with old and is stored in a column (a lazy property).
+func (sc *setConfig) refuseChange(p *edm.Property, v any, old Entity) *ErrorDetail {
+	stored, loaded := old[p.Name]
+	if !loaded && p.SQL == "" || sameValue(p, v, stored, p.IsKey() && sc.CaseInsensitiveKey) {
+		return nil
 	}
-	return tx.getWhere(ctx, et, where, false)
+	var msg string
+	switch {
+	case p.IsKey() || p == sc.upsert:
+		msg = " does not match the entity being updated; it cannot be changed."
+	case p.Immutable:
+		msg = " cannot be changed once the entity exists."
+	default:
+		msg = " is read-only."
+	}
+	return &ErrorDetail{Code: CodeInvalidValue, Target: p.Name, Message: p.Name + msg}
 }
 
 // delete answers DELETE on Set(key): 200 with an empty body.
