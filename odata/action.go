@@ -112,90 +112,109 @@ func containsAt(s string) bool {
 	return false
 }
 
-// renderResult writes an action's result as its return type says. It returns a nil body for no content.
+// renderResult writes an action's result as its return type says. It returns a nil body for no content, and
+// the ETag of an entity result.
 func (s *Service) renderResult(rq *request, a *edm.Action, result any) ([]byte, string, error) {
 	rt := a.ReturnType
 	if rt == nil || result == nil {
 		return nil, "", nil
 	}
-	ns := s.model.Namespace
-	if et := rt.EntityType(); et != nil {
-		ew := entityWriter{l: s.defaultLayout(et)}
-		set := onlySet(s.model, et)
-		if !rt.Collection {
-			e, ok := asMap(result)
-			if !ok {
-				return nil, "", fmt.Errorf("odata: action %s returned %T, want an Entity", a.Name, result)
-			}
-			frag := ns + "." + et.Name
-			if set != nil {
-				frag = set.Name + "/$entity"
-			}
-			b, err := ew.appendEntity(nil, e, rq.contextMember(frag), !rq.none)
-			if err != nil {
-				return nil, "", err
-			}
-			sum, err := ew.etag(e)
-			if err != nil {
-				return nil, "", err
-			}
-			return b, formatETag(sum), nil
-		}
-		items, err := toSlice(result)
-		if err != nil {
-			return nil, "", fmt.Errorf("odata: action %s: %w", a.Name, err)
-		}
-		frag := "Collection(" + ns + "." + et.Name + ")"
-		if set != nil {
-			frag = set.Name
-		}
-		b := valuePrefix(rq.contextMember(frag))
-		b = append(b, '[')
-		for i, it := range items {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			e, ok := asMap(it)
-			if !ok {
-				return nil, "", fmt.Errorf("odata: action %s returned an item of type %T, want an Entity", a.Name, it)
-			}
-			if b, err = ew.appendEntity(b, e, nil, !rq.none); err != nil {
-				return nil, "", err
-			}
-		}
-		return append(b, "]}"...), "", nil
+	et := rt.EntityType()
+	switch {
+	case et != nil && rt.Collection:
+		b, err := s.renderEntities(rq, a, et, result)
+		return b, "", err
+	case et != nil:
+		return s.renderEntity(rq, a, et, result)
 	}
+	b, err := s.renderValue(rq, a, result)
+	return b, "", err
+}
+
+// renderEntity writes the entity an action returned, and returns its ETag.
+func (s *Service) renderEntity(rq *request, a *edm.Action, et *edm.EntityType, result any) ([]byte, string, error) {
+	e, ok := asMap(result)
+	if !ok {
+		return nil, "", fmt.Errorf("odata: action %s returned %T, want an Entity", a.Name, result)
+	}
+	fragment := s.model.Namespace + "." + et.Name
+	if set := onlySet(s.model, et); set != nil {
+		fragment = set.Name + "/$entity"
+	}
+	writer := entityWriter{l: s.defaultLayout(et)}
+	b, err := writer.appendEntity(nil, e, rq.contextMember(fragment), !rq.none)
+	if err != nil {
+		return nil, "", err
+	}
+	sum, err := writer.etag(e)
+	if err != nil {
+		return nil, "", err
+	}
+	return b, formatETag(sum), nil
+}
+
+// renderEntities writes the collection of entities an action returned.
+func (s *Service) renderEntities(rq *request, a *edm.Action, et *edm.EntityType, result any) ([]byte, error) {
+	items, err := toSlice(result)
+	if err != nil {
+		return nil, fmt.Errorf("odata: action %s: %w", a.Name, err)
+	}
+	fragment := "Collection(" + s.model.Namespace + "." + et.Name + ")"
+	if set := onlySet(s.model, et); set != nil {
+		fragment = set.Name
+	}
+	writer := entityWriter{l: s.defaultLayout(et)}
+	b := valuePrefix(rq.contextMember(fragment))
+	b = append(b, '[')
+	for i, item := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		e, ok := asMap(item)
+		if !ok {
+			return nil, fmt.Errorf("odata: action %s returned an item of type %T, want an Entity", a.Name, item)
+		}
+		if b, err = writer.appendEntity(b, e, nil, !rq.none); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, "]}"...), nil
+}
+
+// renderValue writes the primitive, enum or complex value (or the collection of them) an action returned.
+func (s *Service) renderValue(rq *request, a *edm.Action, result any) ([]byte, error) {
+	rt := a.ReturnType
 	p := &edm.Property{Name: "value", Type: rt.Type, Enum: rt.Enum, Complex: rt.Complex, Nullable: rt.Nullable,
 		MaxLength: rt.MaxLength, Precision: rt.Precision, Scale: rt.Scale}
 	f := plainField(p)
 	typeName := rt.Type.String()
 	switch {
 	case rt.Enum != nil:
-		typeName = ns + "." + rt.Enum.Name
+		typeName = s.model.Namespace + "." + rt.Enum.Name
 	case rt.Complex != nil:
-		typeName = ns + "." + rt.Complex.Name
+		typeName = s.model.Namespace + "." + rt.Complex.Name
 	}
-	if rt.Collection {
+	switch {
+	case rt.Collection:
 		items, err := toSlice(result)
 		if err != nil {
-			return nil, "", fmt.Errorf("odata: action %s: %w", a.Name, err)
+			return nil, fmt.Errorf("odata: action %s: %w", a.Name, err)
 		}
 		b := valuePrefix(rq.contextMember("Collection(" + typeName + ")"))
 		b = append(b, '[')
-		for i, it := range items {
+		for i, item := range items {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			if b, err = appendGoField(b, f, normalize(p, it)); err != nil {
-				return nil, "", err
+			if b, err = appendGoField(b, f, normalize(p, item)); err != nil {
+				return nil, err
 			}
 		}
-		return append(b, "]}"...), "", nil
-	}
-	if rt.Complex != nil {
+		return append(b, "]}"...), nil
+	case rt.Complex != nil:
 		b, err := appendGoField(nil, f, result)
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		if ctx := rq.contextMember(typeName); ctx != nil {
 			if len(b) > 2 {
@@ -203,14 +222,13 @@ func (s *Service) renderResult(rq *request, a *edm.Action, result any) ([]byte, 
 			}
 			b = append(append([]byte{'{'}, ctx...), b[1:]...)
 		}
-		return b, "", nil
+		return b, nil
 	}
-	b := valuePrefix(rq.contextMember(typeName))
-	b, err := appendGoField(b, f, normalize(p, result))
+	b, err := appendGoField(valuePrefix(rq.contextMember(typeName)), f, normalize(p, result))
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	return append(b, '}'), "", nil
+	return append(b, '}'), nil
 }
 
 // valuePrefix starts an object with an optional context member and "value":.
