@@ -46,22 +46,14 @@ var (
 	// columns' COLLATE "C"), against the e-mail lowered the same way in Go (foldASCII): PostgreSQL's lower() of
 	// a parameter would follow the database's default collation and fold other letters too.
 	stmtCustomerByEmail = sqldb.NewStatement(`SELECT id FROM customer WHERE lower(email) = ?`)
-	stmtSubscribe       = sqldb.NewStatement(`INSERT INTO newsletter_subscription (id, email, customer_id, active, created_on_utc)
-VALUES (?, ?, ?, ?, ?)
-ON CONFLICT (lower(email)) DO UPDATE SET active = excluded.active, customer_id = excluded.customer_id`)
-	stmtUnsubscribe = sqldb.NewStatement(`UPDATE newsletter_subscription SET active = ?, customer_id = ? WHERE lower(email) = ?`)
-	stmtAddPending  = sqldb.NewStatement(`INSERT INTO newsletter_subscription (id, email, customer_id, active, created_on_utc)
-VALUES (?, ?, ?, ?, ?)
-ON CONFLICT (lower(email)) DO NOTHING`)
-	stmtSubscription = sqldb.NewStatement(`SELECT id, email, active FROM newsletter_subscription WHERE lower(email) = ?`)
-	stmtLatestToken  = sqldb.NewStatement(`SELECT MAX(created_on_utc) FROM newsletter_token WHERE subscription_id = ? AND expires_on_utc > ?`)
-	stmtInsertToken  = sqldb.NewStatement(`INSERT INTO newsletter_token (token_hash, subscription_id, created_on_utc, expires_on_utc) VALUES (?, ?, ?, ?)`)
-	stmtQueueEmail   = sqldb.NewStatement(`INSERT INTO queued_email (id, to_address, subject, body, created_on_utc) VALUES (?, ?, ?, ?, ?)`)
-	stmtPurgeTokens  = sqldb.NewStatement(`DELETE FROM newsletter_token WHERE expires_on_utc <= ?`)
-	stmtTokenOf      = sqldb.NewStatement(`SELECT subscription_id, expires_on_utc FROM newsletter_token WHERE token_hash = ?`)
-	stmtUseToken     = sqldb.NewStatement(`DELETE FROM newsletter_token WHERE token_hash = ?`)
-	stmtDropTokens   = sqldb.NewStatement(`DELETE FROM newsletter_token WHERE subscription_id = ?`)
-	stmtSetActive    = sqldb.NewStatement(`UPDATE newsletter_subscription SET active = ? WHERE id = ?`)
+	stmtSubscription    = sqldb.NewStatement(`SELECT id, email, active FROM newsletter_subscription WHERE lower(email) = ?`)
+	stmtLatestToken     = sqldb.NewStatement(`SELECT MAX(created_on_utc) FROM newsletter_token WHERE subscription_id = ? AND expires_on_utc > ?`)
+	stmtInsertToken     = sqldb.NewStatement(`INSERT INTO newsletter_token (token_hash, subscription_id, created_on_utc, expires_on_utc) VALUES (?, ?, ?, ?)`)
+	stmtQueueEmail      = sqldb.NewStatement(`INSERT INTO queued_email (id, to_address, subject, body, created_on_utc) VALUES (?, ?, ?, ?, ?)`)
+	stmtPurgeTokens     = sqldb.NewStatement(`DELETE FROM newsletter_token WHERE expires_on_utc <= ?`)
+	stmtTokenOf         = sqldb.NewStatement(`SELECT subscription_id, expires_on_utc FROM newsletter_token WHERE token_hash = ?`)
+	stmtUseToken        = sqldb.NewStatement(`DELETE FROM newsletter_token WHERE token_hash = ?`)
+	stmtDropTokens      = sqldb.NewStatement(`DELETE FROM newsletter_token WHERE subscription_id = ?`)
 )
 
 // subscribeNewsletter serves POST /subscribenewsletter?subscribe=true&email=x. For the customer's own e-mail
@@ -110,15 +102,17 @@ func (s *Store) subscribeNewsletter(r *http.Request, c customer) (any, error) {
 	return newsletterResult{Success: true, Result: "You have been unsubscribed from our newsletter."}, nil
 }
 
+// setSubscription makes the subscription of email active or not; it is linked to the customer whose e-mail it
+// is, if any.
 func (s *Store) setSubscription(ctx context.Context, tx *sql.Tx, email string, active bool) error {
 	owner, err := s.emailOwner(ctx, tx, email)
 	if err != nil {
 		return err
 	}
 	if active {
-		_, err = tx.ExecContext(ctx, s.q(stmtSubscribe), odata.NewID(), email, owner, true, s.timeArg(s.now()))
+		err = entities.SubscribeNewsletter(ctx, tx, s.d, email, owner, s.now())
 	} else {
-		_, err = tx.ExecContext(ctx, s.q(stmtUnsubscribe), false, owner, foldASCII(email))
+		err = entities.UnsubscribeNewsletter(ctx, tx, s.d, email, owner)
 	}
 	if err != nil {
 		return fmt.Errorf("storefront: newsletter: %w", err)
@@ -126,15 +120,15 @@ func (s *Store) setSubscription(ctx context.Context, tx *sql.Tx, email string, a
 	return nil
 }
 
-// emailOwner returns the id of the customer whose e-mail is email (ignoring ASCII case), or nil.
-func (s *Store) emailOwner(ctx context.Context, tx *sql.Tx, email string) (any, error) {
+// emailOwner returns the id of the customer whose e-mail is email (ignoring ASCII case), or "".
+func (s *Store) emailOwner(ctx context.Context, tx *sql.Tx, email string) (string, error) {
 	var customerID string
 	err := tx.QueryRowContext(ctx, s.q(stmtCustomerByEmail), foldASCII(email)).Scan(&customerID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
+		return "", nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("storefront: newsletter: %w", err)
+		return "", fmt.Errorf("storefront: newsletter: %w", err)
 	}
 	return customerID, nil
 }
@@ -155,7 +149,7 @@ func (s *Store) requestConfirmation(ctx context.Context, tx *sql.Tx, base, email
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, s.q(stmtAddPending), odata.NewID(), email, owner, false, s.timeArg(now)); err != nil {
+		if err := entities.AddInactiveSubscription(ctx, tx, s.d, email, owner, now); err != nil {
 			return fmt.Errorf("storefront: newsletter: %w", err)
 		}
 	}
@@ -290,7 +284,7 @@ func (s *Store) activateSubscription(r *http.Request) (any, error) {
 		if _, err := tx.ExecContext(ctx, s.q(stmtDropTokens), subscriptionID); err != nil {
 			return fmt.Errorf("storefront: newsletter activation: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, s.q(stmtSetActive), active, subscriptionID); err != nil {
+		if err := entities.SetSubscriptionActive(ctx, tx, s.d, subscriptionID, active); err != nil {
 			return fmt.Errorf("storefront: newsletter activation: %w", err)
 		}
 		return nil

@@ -178,12 +178,9 @@ type orderDetailsModel struct {
 	Items                           []itemModel   `json:"Items"`
 }
 
+// orderAddressColumns lists the columns of an address of the order aliased o (entities.OrderAddressColumns).
 func orderAddressColumns(prefix string) string {
-	cols := make([]string, len(addressColumnNames))
-	for i, c := range addressColumnNames {
-		cols[i] = "o." + prefix + c
-	}
-	return strings.Join(cols, ", ")
+	return "o." + strings.Join(entities.OrderAddressColumns(prefix), ", o.")
 }
 
 var (
