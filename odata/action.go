@@ -14,11 +14,11 @@ import (
 // invoke answers POST to an action: the parameters are decoded from the flat JSON body, the bound entity is
 // read and locked inside the transaction (If-Match checked against it), and the handler runs in the same
 // transaction; its result is written by the action's return type.
-func (s *Service) invoke(rq *request) error {
-	t := rq.t
+func (s *Service) invoke(req *request) error {
+	t := req.target
 	a := t.action
 	fn := s.actions[a]
-	members, err := readJSONBody(rq.r, true)
+	members, err := readJSONBody(req.r, true)
 	if err != nil {
 		return err
 	}
@@ -26,11 +26,11 @@ func (s *Service) invoke(rq *request) error {
 	if len(details) > 0 {
 		return ValidationError(details...)
 	}
-	ctx := rq.r.Context()
+	ctx := req.r.Context()
 	var body []byte
 	var etag string
 	err = s.inTx(ctx, func(tx *Tx) error {
-		call := &ActionCall{Tx: tx, Action: a, Params: params, Request: rq.r}
+		call := &ActionCall{Tx: tx, Action: a, Params: params, Request: req.r}
 		if a.Bound && !a.BindingCollection {
 			where, err := s.boundWhere(ctx, tx, t)
 			if err != nil {
@@ -40,7 +40,7 @@ func (s *Service) invoke(rq *request) error {
 			if err != nil {
 				return err
 			}
-			if err := s.checkIfMatch(rq.r, tx, t.typ, old); err != nil {
+			if err := s.checkIfMatch(req.r, tx, t.typ, old); err != nil {
 				return err
 			}
 			call.Entity = old
@@ -49,24 +49,24 @@ func (s *Service) invoke(rq *request) error {
 		if err != nil {
 			return err
 		}
-		body, etag, err = s.renderResult(rq, a, result)
+		body, etag, err = s.renderResult(req, a, result)
 		return err
 	})
 	if err != nil {
 		return s.dbError(err, false)
 	}
-	h := rq.w.Header()
+	h := req.w.Header()
 	h.Set("OData-Version", "4.0")
 	if body == nil {
-		rq.w.WriteHeader(http.StatusNoContent)
+		req.w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
 	if etag != "" {
 		h.Set("ETag", etag)
 	}
-	rq.jsonHeaders()
-	rq.w.WriteHeader(http.StatusOK)
-	_, err = rq.w.Write(body)
+	req.jsonHeaders()
+	req.w.WriteHeader(http.StatusOK)
+	_, err = req.w.Write(body)
 	return err
 }
 
@@ -114,25 +114,25 @@ func containsAt(s string) bool {
 
 // renderResult writes an action's result as its return type says. It returns a nil body for no content, and
 // the ETag of an entity result.
-func (s *Service) renderResult(rq *request, a *edm.Action, result any) ([]byte, string, error) {
-	rt := a.ReturnType
-	if rt == nil || result == nil {
+func (s *Service) renderResult(req *request, a *edm.Action, result any) ([]byte, string, error) {
+	returnType := a.ReturnType
+	if returnType == nil || result == nil {
 		return nil, "", nil
 	}
-	et := rt.EntityType()
+	et := returnType.EntityType()
 	switch {
-	case et != nil && rt.Collection:
-		b, err := s.renderEntities(rq, a, et, result)
+	case et != nil && returnType.Collection:
+		b, err := s.renderEntities(req, a, et, result)
 		return b, "", err
 	case et != nil:
-		return s.renderEntity(rq, a, et, result)
+		return s.renderEntity(req, a, et, result)
 	}
-	b, err := s.renderValue(rq, a, result)
+	b, err := s.renderValue(req, a, result)
 	return b, "", err
 }
 
 // renderEntity writes the entity an action returned, and returns its ETag.
-func (s *Service) renderEntity(rq *request, a *edm.Action, et *edm.EntityType, result any) ([]byte, string, error) {
+func (s *Service) renderEntity(req *request, a *edm.Action, et *edm.EntityType, result any) ([]byte, string, error) {
 	e, ok := asMap(result)
 	if !ok {
 		return nil, "", fmt.Errorf("odata: action %s returned %T, want an Entity", a.Name, result)
@@ -141,8 +141,8 @@ func (s *Service) renderEntity(rq *request, a *edm.Action, et *edm.EntityType, r
 	if set := onlySet(s.model, et); set != nil {
 		fragment = set.Name + "/$entity"
 	}
-	writer := entityWriter{l: s.defaultLayout(et)}
-	b, err := writer.appendEntity(nil, e, rq.contextMember(fragment), !rq.none)
+	writer := entityWriter{layout: s.defaultLayout(et)}
+	b, err := writer.appendEntity(nil, e, req.contextMember(fragment), !req.noMetadata)
 	if err != nil {
 		return nil, "", err
 	}
@@ -154,7 +154,7 @@ func (s *Service) renderEntity(rq *request, a *edm.Action, et *edm.EntityType, r
 }
 
 // renderEntities writes the collection of entities an action returned.
-func (s *Service) renderEntities(rq *request, a *edm.Action, et *edm.EntityType, result any) ([]byte, error) {
+func (s *Service) renderEntities(req *request, a *edm.Action, et *edm.EntityType, result any) ([]byte, error) {
 	items, err := toSlice(result)
 	if err != nil {
 		return nil, fmt.Errorf("odata: action %s: %w", a.Name, err)
@@ -163,8 +163,8 @@ func (s *Service) renderEntities(rq *request, a *edm.Action, et *edm.EntityType,
 	if set := onlySet(s.model, et); set != nil {
 		fragment = set.Name
 	}
-	writer := entityWriter{l: s.defaultLayout(et)}
-	b := valuePrefix(rq.contextMember(fragment))
+	writer := entityWriter{layout: s.defaultLayout(et)}
+	b := valuePrefix(req.contextMember(fragment))
 	b = append(b, '[')
 	for i, item := range items {
 		if i > 0 {
@@ -174,7 +174,7 @@ func (s *Service) renderEntities(rq *request, a *edm.Action, et *edm.EntityType,
 		if !ok {
 			return nil, fmt.Errorf("odata: action %s returned an item of type %T, want an Entity", a.Name, item)
 		}
-		if b, err = writer.appendEntity(b, e, nil, !rq.none); err != nil {
+		if b, err = writer.appendEntity(b, e, nil, !req.noMetadata); err != nil {
 			return nil, err
 		}
 	}
@@ -182,25 +182,25 @@ func (s *Service) renderEntities(rq *request, a *edm.Action, et *edm.EntityType,
 }
 
 // renderValue writes the primitive, enum or complex value (or the collection of them) an action returned.
-func (s *Service) renderValue(rq *request, a *edm.Action, result any) ([]byte, error) {
-	rt := a.ReturnType
-	p := &edm.Property{Name: "value", Type: rt.Type, Enum: rt.Enum, Complex: rt.Complex, Nullable: rt.Nullable,
-		MaxLength: rt.MaxLength, Precision: rt.Precision, Scale: rt.Scale}
+func (s *Service) renderValue(req *request, a *edm.Action, result any) ([]byte, error) {
+	returnType := a.ReturnType
+	p := &edm.Property{Name: "value", Type: returnType.Type, Enum: returnType.Enum, Complex: returnType.Complex, Nullable: returnType.Nullable,
+		MaxLength: returnType.MaxLength, Precision: returnType.Precision, Scale: returnType.Scale}
 	f := plainField(p)
-	typeName := rt.Type.String()
+	typeName := returnType.Type.String()
 	switch {
-	case rt.Enum != nil:
-		typeName = s.model.Namespace + "." + rt.Enum.Name
-	case rt.Complex != nil:
-		typeName = s.model.Namespace + "." + rt.Complex.Name
+	case returnType.Enum != nil:
+		typeName = s.model.Namespace + "." + returnType.Enum.Name
+	case returnType.Complex != nil:
+		typeName = s.model.Namespace + "." + returnType.Complex.Name
 	}
 	switch {
-	case rt.Collection:
+	case returnType.Collection:
 		items, err := toSlice(result)
 		if err != nil {
 			return nil, fmt.Errorf("odata: action %s: %w", a.Name, err)
 		}
-		b := valuePrefix(rq.contextMember("Collection(" + typeName + ")"))
+		b := valuePrefix(req.contextMember("Collection(" + typeName + ")"))
 		b = append(b, '[')
 		for i, item := range items {
 			if i > 0 {
@@ -211,12 +211,12 @@ func (s *Service) renderValue(rq *request, a *edm.Action, result any) ([]byte, e
 			}
 		}
 		return append(b, "]}"...), nil
-	case rt.Complex != nil:
+	case returnType.Complex != nil:
 		b, err := appendGoField(nil, f, result)
 		if err != nil {
 			return nil, err
 		}
-		if ctx := rq.contextMember(typeName); ctx != nil {
+		if ctx := req.contextMember(typeName); ctx != nil {
 			if len(b) > 2 {
 				ctx = append(ctx, ',')
 			}
@@ -224,7 +224,7 @@ func (s *Service) renderValue(rq *request, a *edm.Action, result any) ([]byte, e
 		}
 		return b, nil
 	}
-	b, err := appendGoField(valuePrefix(rq.contextMember(typeName)), f, normalize(p, result))
+	b, err := appendGoField(valuePrefix(req.contextMember(typeName)), f, normalize(p, result))
 	if err != nil {
 		return nil, err
 	}
@@ -252,13 +252,13 @@ func toSlice(v any) ([]any, error) {
 		}
 		return out, nil
 	}
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Slice {
+	value := reflect.ValueOf(v)
+	if value.Kind() != reflect.Slice {
 		return nil, fmt.Errorf("a collection result must be a slice, not %T", v)
 	}
-	out := make([]any, rv.Len())
+	out := make([]any, value.Len())
 	for i := range out {
-		out[i] = rv.Index(i).Interface()
+		out[i] = value.Index(i).Interface()
 	}
 	return out, nil
 }

@@ -36,10 +36,10 @@ func readJSONBody(r *http.Request, emptyOK bool) ([]member, error) {
 		if errors.As(err, &e) {
 			return nil, err
 		}
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
 			return nil, &Error{Code: CodePayloadTooLarge,
-				Message: fmt.Sprintf("The request body exceeds the limit of %d bytes.", mbe.Limit), Err: err}
+				Message: fmt.Sprintf("The request body exceeds the limit of %d bytes.", tooLarge.Limit), Err: err}
 		}
 		return nil, BadRequest(CodeInvalidJSON, "", "The request body could not be read.")
 	}
@@ -59,9 +59,9 @@ func readJSONBody(r *http.Request, emptyOK bool) ([]member, error) {
 }
 
 func checkJSONContentType(r *http.Request) error {
-	ct := r.Header.Get("Content-Type")
-	mt, _, err := mime.ParseMediaType(ct)
-	if ct == "" || err != nil || mt != "application/json" {
+	contentType := r.Header.Get("Content-Type")
+	mediaType, _, err := mime.ParseMediaType(contentType)
+	if contentType == "" || err != nil || mediaType != "application/json" {
 		return &Error{Code: CodeUnsupportedMediaType,
 			Message: "The request body must be JSON, sent with Content-Type: application/json."}
 	}
@@ -70,32 +70,32 @@ func checkJSONContentType(r *http.Request) error {
 
 // parseObject splits a JSON object into its members, in order.
 func parseObject(body []byte) ([]member, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	tok, err := dec.Token()
+	tokens := json.NewDecoder(bytes.NewReader(body))
+	tokens.UseNumber()
+	token, err := tokens.Token()
 	if err != nil {
 		return nil, invalidJSON(err)
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
+	if d, ok := token.(json.Delim); !ok || d != '{' {
 		return nil, BadRequest(CodeInvalidJSON, "", "The request body must be a JSON object.")
 	}
 	var out []member
-	for dec.More() {
-		tok, err := dec.Token()
+	for tokens.More() {
+		token, err := tokens.Token()
 		if err != nil {
 			return nil, invalidJSON(err)
 		}
-		name, _ := tok.(string)
+		name, _ := token.(string)
 		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
+		if err := tokens.Decode(&raw); err != nil {
 			return nil, invalidJSON(err)
 		}
 		out = append(out, member{name: name, raw: raw})
 	}
-	if _, err := dec.Token(); err != nil {
+	if _, err := tokens.Token(); err != nil {
 		return nil, invalidJSON(err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	if _, err := tokens.Token(); err != io.EOF {
 		return nil, BadRequest(CodeInvalidJSON, "", "The request body must hold one JSON object and nothing after it.")
 	}
 	return out, nil
@@ -103,9 +103,9 @@ func parseObject(body []byte) ([]member, error) {
 
 func invalidJSON(err error) *Error {
 	msg := "The request body is not valid JSON"
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		msg += fmt.Sprintf(" (at byte %d: %s)", se.Offset, se.Error())
+	var syntaxErr *json.SyntaxError
+	if errors.As(err, &syntaxErr) {
+		msg += fmt.Sprintf(" (at byte %d: %s)", syntaxErr.Offset, syntaxErr.Error())
 	} else if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		msg += " (it ends too early)"
 	}

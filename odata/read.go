@@ -25,21 +25,21 @@ import (
 // stitched to the parents by plan.LinkKey.
 
 // read answers a GET.
-func (s *Service) read(rq *request) error {
-	switch rq.t.kind {
+func (s *Service) read(req *request) error {
+	switch req.target.kind {
 	case tCount:
-		return s.readCount(rq)
+		return s.readCount(req)
 	case tMediaValue:
-		return s.readMedia(rq)
+		return s.readMedia(req)
 	case tPropertyValue:
-		return s.readProperty(rq)
+		return s.readProperty(req)
 	case tCollection, tEntity:
-		return s.readEntities(rq)
+		return s.readEntities(req)
 	case tProperty:
-		if err := rq.negotiateJSON(); err != nil {
+		if err := req.negotiateJSON(); err != nil {
 			return err
 		}
-		return s.readProperty(rq)
+		return s.readProperty(req)
 	}
 	return NotFound("No resource matches the path.")
 }
@@ -47,14 +47,14 @@ func (s *Service) read(rq *request) error {
 // queryError turns an error of the planner into the answer: 400 naming the option, or 501 for valid OData the
 // engine does not translate.
 func queryError(err error) error {
-	var qe *plan.Error
-	if !errors.As(err, &qe) {
+	var planErr *plan.Error
+	if !errors.As(err, &planErr) {
 		return err
 	}
-	if qe.Code == plan.CodeNotSupported {
-		return &Error{Code: CodeNotImplemented, Target: qe.Option, Message: qe.Error(), Err: err}
+	if planErr.Code == plan.CodeNotSupported {
+		return &Error{Code: CodeNotImplemented, Target: planErr.Option, Message: planErr.Error(), Err: err}
 	}
-	return &Error{Code: qe.Code, Target: qe.Option, Message: qe.Error(), Err: err}
+	return &Error{Code: planErr.Code, Target: planErr.Option, Message: planErr.Error(), Err: err}
 }
 
 // readError gives a database error of a read its meaning for the client: values of the query the database
@@ -76,49 +76,50 @@ func (s *Service) readError(err error) error {
 
 // readShape is what the service derives once from a compiled plan (plan.Read.Memo): how to write its rows.
 type readShape struct {
-	*shape
+	*levelShape
 	selectList string // the context URL's select list, "(Name,Products())", or ""
 }
 
-// shape is how to write the rows of one level of a read: the root entities or the children of an expansion.
-type shape struct {
-	l       *layout
+// levelShape is how to write the rows of one level of a read: the root entities or the children of an expansion.
+type levelShape struct {
+	layout  *layout
 	expands []*expandShape
 }
 
 // expandShape is one expanded navigation property.
 type expandShape struct {
-	x     *plan.Expand
-	name  []byte // `"Nav":`
-	count []byte // `"Nav@odata.count":`
-	child *shape
+	expand *plan.Expand
+	name   []byte // `"Nav":`
+	count  []byte // `"Nav@odata.count":`
+	child  *levelShape
 	// set is the entity set of the targets, for the ids of $ref; nil when they are contained (their id is the
 	// parent's followed by the navigation).
 	set *edm.EntitySet
 }
 
-// buildShape is the Memo function of reads (see Service.shapeOf).
-func (s *Service) buildShape(r *plan.Read) any {
-	return &readShape{shape: s.newShape(r.Projection), selectList: selectList(s.model, r.Type, r.Query())}
+// buildShape is the Memo function of reads (Service.shapeFn).
+func (s *Service) buildShape(read *plan.Read) any {
+	return &readShape{levelShape: s.newShape(read.Projection), selectList: selectList(s.model, read.Type, read.Query())}
 }
 
-func (s *Service) newShape(p *plan.Projection) *shape {
-	sh := &shape{l: layoutOf(p)}
-	for _, x := range p.Expands {
-		es := &expandShape{x: x, name: fieldName(x.Nav.Name), count: fieldName(x.Nav.Name + "@odata.count"),
-			child: s.newShape(&x.Projection)}
-		if !x.Nav.ContainsTarget {
-			es.set = onlySet(s.model, x.Nav.TargetType())
+// newShape returns how to write the rows of a projection and of its expansions.
+func (s *Service) newShape(p *plan.Projection) *levelShape {
+	shape := &levelShape{layout: layoutOf(p)}
+	for _, expand := range p.Expands {
+		navigation := &expandShape{expand: expand, name: fieldName(expand.Nav.Name),
+			count: fieldName(expand.Nav.Name + "@odata.count"), child: s.newShape(&expand.Projection)}
+		if !expand.Nav.ContainsTarget {
+			navigation.set = onlySet(s.model, expand.Nav.TargetType())
 		}
-		sh.expands = append(sh.expands, es)
+		shape.expands = append(shape.expands, navigation)
 	}
-	return sh
+	return shape
 }
 
 // needsIDs reports whether writing the children of sh needs the ids of its rows (contained $ref targets).
-func (sh *shape) needsIDs() bool {
-	for _, es := range sh.expands {
-		if es.x.Ref && es.set == nil || es.child.needsIDs() {
+func (sh *levelShape) needsIDs() bool {
+	for _, navigation := range sh.expands {
+		if navigation.expand.Ref && navigation.set == nil || navigation.child.needsIDs() {
 			return true
 		}
 	}
@@ -126,13 +127,13 @@ func (sh *shape) needsIDs() bool {
 }
 
 // plan plans the read of the request's target with its query string.
-func (s *Service) plan(rq *request, scope plan.Scope) (*plan.Read, *readShape, error) {
-	r, err := s.planner.Read(scope, rq.r.URL.RawQuery)
+func (s *Service) plan(req *request, scope plan.Scope) (*plan.Read, *readShape, error) {
+	read, err := s.planner.Read(scope, req.r.URL.RawQuery)
 	if err != nil {
 		return nil, nil, queryError(err)
 	}
-	rq.q = r.Query()
-	return r, r.Memo(s.shapeFn).(*readShape), nil
+	req.query = read.Query()
+	return read, read.Memo(s.shapeFn).(*readShape), nil
 }
 
 // selectList returns the select list of the context URL of a read of et with the options q, in OData 4.0 form:
@@ -235,78 +236,78 @@ func (s *Service) pageSizeFor(r *http.Request) (int, bool) {
 var rowHook func()
 
 // readEntities answers a collection or one entity.
-func (s *Service) readEntities(rq *request) error {
-	r, sh, err := s.plan(rq, rq.t.scope)
+func (s *Service) readEntities(req *request) error {
+	read, shape, err := s.plan(req, req.target.scope)
 	if err != nil {
 		return err
 	}
-	if err := rq.negotiateJSON(); err != nil {
+	if err := req.negotiateJSON(); err != nil {
 		return err
 	}
-	if r.Single() {
-		return s.readEntity(rq, r, sh)
+	if read.Single() {
+		return s.readEntity(req, read, shape)
 	}
-	return s.readCollection(rq, r, sh)
+	return s.readCollection(req, read, shape)
 }
 
 // readCollection answers one page of a collection. Without expansions each row is written as it is scanned;
 // with them the page is read whole first, since their queries need the link values of every row.
-func (s *Service) readCollection(rq *request, r *plan.Read, sh *readShape) error {
-	size, preferred := s.pageSizeFor(rq.r)
-	ctx := rq.r.Context()
-	count, err := s.countIfAsked(ctx, r, rq.q)
+func (s *Service) readCollection(req *request, read *plan.Read, shape *readShape) error {
+	size, preferred := s.pageSizeFor(req.r)
+	ctx := req.r.Context()
+	count, err := s.countIfAsked(ctx, read, req.query)
 	if err != nil {
 		return err
 	}
-	query, args := r.Select(size)
+	query, args := read.Select(size)
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return s.readError(err)
 	}
 	defer rows.Close()
-	rw := newRowWriter(sh.l)
-	rw.etagOn = !rq.none
-	more, err := s.firstRow(ctx, rq.t, rows, rw)
+	writer := newRowWriter(shape.layout)
+	writer.etagOn = !req.noMetadata
+	more, err := s.firstRow(ctx, req.target, rows, writer)
 	if err != nil {
 		return err
 	}
 	var rowsRead [][]any
-	var xw *expWriter
-	if len(sh.expands) > 0 {
-		if rowsRead, xw, err = s.readExpandedPage(rq, sh, rows, rw, more, size); err != nil {
+	var expanded *expWriter
+	if len(shape.expands) > 0 {
+		if rowsRead, expanded, err = s.readExpandedPage(req, shape, rows, writer, more, size); err != nil {
 			return err
 		}
 	}
 
 	fragment := ""
-	if !rq.none {
-		fragment = contextFragment(s.model, rq.t, sh.selectList, false)
+	if !req.noMetadata {
+		fragment = contextFragment(s.model, req.target, shape.selectList, false)
 	}
 	var page pageWriter
-	page.start(rq, fragment, count, size, preferred)
+	page.start(req, fragment, count, size, preferred)
 	defer page.release()
 	var last []any // the last row of the page, as scanned, when there is a next page
-	if xw != nil {
-		last, err = page.writeExpanded(rowsRead, rw, xw, size)
+	if expanded != nil {
+		last, err = page.writeExpanded(rowsRead, writer, expanded, size)
 	} else {
-		last, err = page.writeStream(rows, rw, more, size)
+		last, err = page.writeStream(rows, writer, more, size)
 	}
 	if err == nil {
-		err = page.finish(rq, r, last, size)
+		err = page.finish(req, read, last, size)
 	}
 	if err != nil {
-		return abort(s, rq, err)
+		return abort(s, req, err)
 	}
 	return nil
 }
 
 // countIfAsked returns the number of entities of the read's collection when the query asks for it
 // ($count=true), else -1.
-func (s *Service) countIfAsked(ctx context.Context, r *plan.Read, q *syntax.Query) (int64, error) {
+func (s *Service) countIfAsked(ctx context.Context, read *plan.Read, q *syntax.Query) (int64, error) {
 	if q.Count == nil || !*q.Count {
 		return -1, nil
 	}
-	query, args := r.Count()
+	query, args := read.Count()
 	var count int64
 	if err := s.db.QueryRowContext(ctx, query, args...).Scan(&count); err != nil {
 		return 0, s.readError(err)
@@ -314,12 +315,12 @@ func (s *Service) countIfAsked(ctx context.Context, r *plan.Read, q *syntax.Quer
 	return count, nil
 }
 
-// firstRow scans the first row of a page into rw and reports whether there is one. It runs before the answer
+// firstRow scans the first row of a page into writer and reports whether there is one. It runs before the answer
 // starts, so an error in that row is still an error answer; an empty page of a navigation whose starting
 // entity does not exist is a 404 (checkParent).
-func (s *Service) firstRow(ctx context.Context, t *target, rows rowSource, rw *rowWriter) (bool, error) {
+func (s *Service) firstRow(ctx context.Context, t *target, rows rowSource, writer *rowWriter) (bool, error) {
 	if rows.Next() {
-		if err := scanConvert(rows, rw); err != nil {
+		if err := scanConvert(rows, writer); err != nil {
 			return false, s.readError(err)
 		}
 		return true, nil
@@ -330,19 +331,19 @@ func (s *Service) firstRow(ctx context.Context, t *target, rows rowSource, rw *r
 	return false, s.checkParent(ctx, t)
 }
 
-// readExpandedPage reads the rest of a page whose first row, if more, is in rw, then runs the queries of its
+// readExpandedPage reads the rest of a page whose first row, if more, is in writer, then runs the queries of its
 // expansions. It returns the rows as scanned (one more than size when a next page follows) and the writer of
 // the rows with their expansions.
-func (s *Service) readExpandedPage(rq *request, sh *readShape, rows *sql.Rows, rw *rowWriter, more bool,
+func (s *Service) readExpandedPage(req *request, shape *readShape, rows *sql.Rows, writer *rowWriter, more bool,
 	size int) ([][]any, *expWriter, error) {
 	var rowsRead [][]any
 	for more {
-		rowsRead = append(rowsRead, append([]any(nil), rw.vals...))
+		rowsRead = append(rowsRead, append([]any(nil), writer.values...))
 		if len(rowsRead) > size {
 			break
 		}
 		if more = rows.Next(); more {
-			if err := rows.Scan(rw.ptrs...); err != nil {
+			if err := rows.Scan(writer.pointers...); err != nil {
 				return nil, nil, s.readError(err)
 			}
 		}
@@ -351,11 +352,11 @@ func (s *Service) readExpandedPage(rq *request, sh *readShape, rows *sql.Rows, r
 		return nil, nil, s.readError(err)
 	}
 	rows.Close()
-	xs, err := s.expand(rq.r.Context(), sh.shape, rowsRead[:min(len(rowsRead), size)])
+	expansions, err := s.expand(req.r.Context(), shape.levelShape, rowsRead[:min(len(rowsRead), size)])
 	if err != nil {
 		return nil, nil, err
 	}
-	return rowsRead, s.newExpWriter(rq, sh.shape, xs), nil
+	return rowsRead, s.newExpWriter(req, shape.levelShape, expansions), nil
 }
 
 // pageWriter writes the JSON answer of one page of a collection once its first row is read: the envelope
@@ -370,19 +371,19 @@ type pageWriter struct {
 // start writes the headers, then the envelope up to the opening of "value": the context URL with fragment
 // (none with odata.metadata=none) and the count when it is not negative. It takes a writer from the pool:
 // release returns it.
-func (w *pageWriter) start(rq *request, fragment string, count int64, size int, preferred bool) {
-	h := rq.w.Header()
-	rq.jsonHeaders()
+func (w *pageWriter) start(req *request, fragment string, count int64, size int, preferred bool) {
+	h := req.w.Header()
+	req.jsonHeaders()
 	if preferred {
 		h["Preference-Applied"] = []string{"odata.maxpagesize=" + strconv.Itoa(size)}
 	}
-	rq.w.WriteHeader(http.StatusOK)
+	req.w.WriteHeader(http.StatusOK)
 	w.out = writers.Get().(*bufio.Writer)
-	w.out.Reset(rq.w)
+	w.out.Reset(req.w)
 	w.buf = make([]byte, 0, 1024)
 	w.buf = append(w.buf, '{')
-	if !rq.none {
-		w.buf = rq.appendContext(w.buf, fragment)
+	if !req.noMetadata {
+		w.buf = req.appendContext(w.buf, fragment)
 		w.buf = append(w.buf, ',')
 	}
 	if count >= 0 {
@@ -408,23 +409,23 @@ func (w *pageWriter) flush() error {
 	return err
 }
 
-// writeStream writes the rows of rows as they are scanned, the first (when more) already in rw, at most size of
+// writeStream writes the rows of rows as they are scanned, the first (when more) already in writer, at most size of
 // them. It returns the last row written when another follows it, the start of the next page.
-func (w *pageWriter) writeStream(rows rowSource, rw *rowWriter, more bool, size int) ([]any, error) {
+func (w *pageWriter) writeStream(rows rowSource, writer *rowWriter, more bool, size int) ([]any, error) {
 	var last []any
 	for n := 0; more && n < size; n++ {
 		if n > 0 {
 			w.buf = append(w.buf, ',')
 		}
-		w.buf = rw.appendObject(w.buf)
+		w.buf = writer.appendObject(w.buf)
 		if err := w.flush(); err != nil {
 			return nil, err
 		}
 		if n == size-1 {
-			last = append(make([]any, 0, len(rw.vals)), rw.vals...)
+			last = append(make([]any, 0, len(writer.values)), writer.values...)
 		}
 		if more = rows.Next(); more {
-			if err := scanConvert(rows, rw); err != nil {
+			if err := scanConvert(rows, writer); err != nil {
 				return nil, err
 			}
 		}
@@ -440,17 +441,17 @@ func (w *pageWriter) writeStream(rows rowSource, rw *rowWriter, more bool, size 
 
 // writeExpanded writes the rows read (at most size of them) with their expansions. It returns the last row
 // written when another was read after it, the start of the next page.
-func (w *pageWriter) writeExpanded(rowsRead [][]any, rw *rowWriter, xw *expWriter, size int) ([]any, error) {
+func (w *pageWriter) writeExpanded(rowsRead [][]any, writer *rowWriter, expanded *expWriter, size int) ([]any, error) {
 	for i, row := range rowsRead[:min(len(rowsRead), size)] {
 		if i > 0 {
 			w.buf = append(w.buf, ',')
 		}
-		copy(rw.vals, row)
-		if err := rw.convert(); err != nil {
+		copy(writer.values, row)
+		if err := writer.convert(); err != nil {
 			return nil, err
 		}
 		var err error
-		if w.buf, err = xw.appendRow(w.buf, rw, row); err != nil {
+		if w.buf, err = expanded.appendRow(w.buf, writer, row); err != nil {
 			return nil, err
 		}
 		if err := w.flush(); err != nil {
@@ -465,15 +466,15 @@ func (w *pageWriter) writeExpanded(rowsRead [][]any, rw *rowWriter, xw *expWrite
 
 // finish ends the envelope, with the next link when last (the last row of the page) is not nil, and flushes
 // the answer.
-func (w *pageWriter) finish(rq *request, r *plan.Read, last []any, size int) error {
+func (w *pageWriter) finish(req *request, read *plan.Read, last []any, size int) error {
 	w.buf = append(w.buf, ']')
 	if last != nil {
-		next, err := r.NextQuery(last, size)
+		next, err := read.NextQuery(last, size)
 		if err != nil {
 			return err
 		}
 		w.buf = append(w.buf, `,"@odata.nextLink":`...)
-		w.buf = appendString(w.buf, rq.base()+"/"+rq.t.path+"?"+next)
+		w.buf = appendString(w.buf, req.base()+"/"+req.target.path+"?"+next)
 	}
 	w.buf = append(w.buf, '}')
 	if _, err := w.out.Write(w.buf); err != nil {
@@ -492,17 +493,17 @@ func (s *Service) checkParent(ctx context.Context, t *target) error {
 	if !ok {
 		return nil
 	}
-	r, err := s.planner.Read(parent, "")
+	read, err := s.planner.Read(parent, "")
 	if err != nil {
 		return queryError(err)
 	}
-	query, args := r.Count()
+	query, args := read.Count()
 	var n int64
 	if err := s.db.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
 		return s.readError(err)
 	}
 	if n == 0 {
-		return NotFound(fmt.Sprintf("The %s does not exist.", r.Type.Name))
+		return NotFound(fmt.Sprintf("The %s does not exist.", read.Type.Name))
 	}
 	return nil
 }
@@ -514,69 +515,69 @@ type rowSource interface {
 	Err() error
 }
 
-func scanConvert(rows rowSource, rw *rowWriter) error {
-	if err := rows.Scan(rw.ptrs...); err != nil {
+func scanConvert(rows rowSource, writer *rowWriter) error {
+	if err := rows.Scan(writer.pointers...); err != nil {
 		return err
 	}
 	if rowHook != nil {
 		rowHook()
 	}
-	return rw.convert()
+	return writer.convert()
 }
 
 // abort ends an answer that has started: the error is logged and the connection cut, so the client sees a
 // truncated body rather than a well-formed partial one.
-func abort(s *Service, rq *request, err error) error {
-	s.logger.ErrorContext(rq.r.Context(), "answer aborted", "method", rq.r.Method, "path", rq.r.URL.Path, "err", err)
+func abort(s *Service, req *request, err error) error {
+	s.logger.ErrorContext(req.r.Context(), "answer aborted", "method", req.r.Method, "path", req.r.URL.Path, "err", err)
 	panic(http.ErrAbortHandler)
 }
 
 // readEntity answers one entity (by key, through a to-one navigation, or a singleton).
-func (s *Service) readEntity(rq *request, r *plan.Read, sh *readShape) error {
-	t := rq.t
-	ctx := rq.r.Context()
-	rw, err := s.readRow(ctx, r, sh.l)
+func (s *Service) readEntity(req *request, read *plan.Read, shape *readShape) error {
+	t := req.target
+	ctx := req.r.Context()
+	writer, err := s.readRow(ctx, read, shape.layout)
 	if err != nil {
 		return err
 	}
-	if rw == nil {
+	if writer == nil {
 		return s.missing(ctx, t)
 	}
-	var xw *expWriter
-	if len(sh.expands) > 0 {
-		xs, err := s.expand(ctx, sh.shape, [][]any{rw.vals})
+	var expanded *expWriter
+	if len(shape.expands) > 0 {
+		expansions, err := s.expand(ctx, shape.levelShape, [][]any{writer.values})
 		if err != nil {
 			return err
 		}
-		xw = s.newExpWriter(rq, sh.shape, xs)
+		expanded = s.newExpWriter(req, shape.levelShape, expansions)
 	}
-	etag := rw.etag()
-	rq.jsonHeaders()
-	h := rq.w.Header()
+	etag := writer.etag()
+	req.jsonHeaders()
+	h := req.w.Header()
 	h["Etag"] = []string{formatETag(etag)}
-	if inm := rq.r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, etag) {
-		rq.w.WriteHeader(http.StatusNotModified)
+	if inm := req.r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, etag) {
+		req.w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	rw.etagOn = !rq.none
+	writer.etagOn = !req.noMetadata
 	b := make([]byte, 0, 1024)
-	if !rq.none {
-		rw.ctx = rq.appendContext(make([]byte, 0, 128), contextFragment(s.model, t, sh.selectList, true))
+	if !req.noMetadata {
+		writer.ctx = req.appendContext(make([]byte, 0, 128), contextFragment(s.model, t, shape.selectList, true))
 	}
-	if xw != nil {
-		if b, err = xw.appendRow(b, rw, rw.vals); err != nil {
+	if expanded != nil {
+		if b, err = expanded.appendRow(b, writer, writer.values); err != nil {
 			return err
 		}
 	} else {
-		b = rw.appendObject(b)
+		b = writer.appendObject(b)
 	}
-	_, err = rq.w.Write(b)
+	_, err = req.w.Write(b)
 	return err
 }
 
 // readRow runs the statement of a single-entity read and returns its converted row, nil when there is none.
-func (s *Service) readRow(ctx context.Context, r *plan.Read, l *layout) (*rowWriter, error) {
-	query, args := r.Select(1)
+func (s *Service) readRow(ctx context.Context, read *plan.Read, l *layout) (*rowWriter, error) {
+	query, args := read.Select(1)
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, s.readError(err)
@@ -585,11 +586,11 @@ func (s *Service) readRow(ctx context.Context, r *plan.Read, l *layout) (*rowWri
 	if !rows.Next() {
 		return nil, s.readError(rows.Err())
 	}
-	rw := newRowWriter(l)
-	if err := scanConvert(rows, rw); err != nil {
+	writer := newRowWriter(l)
+	if err := scanConvert(rows, writer); err != nil {
 		return nil, s.readError(err)
 	}
-	return rw, s.readError(rows.Close())
+	return writer, s.readError(rows.Close())
 }
 
 // missing is the answer for a single entity that does not exist: 204 for an empty to-one navigation from an
@@ -607,57 +608,57 @@ func (s *Service) missing(ctx context.Context, t *target) error {
 // errNoContent makes ServeHTTP answer 204 without a body: it is no failure, so no code fits it.
 var errNoContent = errors.New("odata: no content")
 
-func (s *Service) readCount(rq *request) error {
-	r, _, err := s.plan(rq, rq.t.scope)
+func (s *Service) readCount(req *request) error {
+	read, _, err := s.plan(req, req.target.scope)
 	if err != nil {
 		return err
 	}
-	query, args := r.Count()
+	query, args := read.Count()
 	var n int64
-	ctx := rq.r.Context()
+	ctx := req.r.Context()
 	if err := s.db.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
 		return s.readError(err)
 	}
 	if n == 0 {
-		if err := s.checkParent(ctx, rq.t); err != nil {
+		if err := s.checkParent(ctx, req.target); err != nil {
 			return err
 		}
 	}
-	h := rq.w.Header()
+	h := req.w.Header()
 	h["Content-Type"] = hdrText
 	h["Odata-Version"] = hdrVersion
-	_, err = rq.w.Write(strconv.AppendInt(nil, n, 10))
+	_, err = req.w.Write(strconv.AppendInt(nil, n, 10))
 	return err
 }
 
 // readSelected reads the one entity of the target with the properties props selected.
-func (s *Service) readSelected(rq *request, props ...*edm.Property) (*rowWriter, error) {
+func (s *Service) readSelected(req *request, props ...*edm.Property) (*rowWriter, error) {
 	names := make([]string, len(props))
 	for i, p := range props {
 		names[i] = p.Name
 	}
-	r, err := s.planner.Read(rq.t.scope, "$select="+strings.Join(names, ","))
+	read, err := s.planner.Read(req.target.scope, "$select="+strings.Join(names, ","))
 	if err != nil {
 		return nil, queryError(err)
 	}
-	sh := r.Memo(s.shapeFn).(*readShape)
-	ctx := rq.r.Context()
-	rw, err := s.readRow(ctx, r, sh.l)
-	if err == nil && rw == nil {
-		err = s.missing(ctx, rq.t)
+	shape := read.Memo(s.shapeFn).(*readShape)
+	ctx := req.r.Context()
+	writer, err := s.readRow(ctx, read, shape.layout)
+	if err == nil && writer == nil {
+		err = s.missing(ctx, req.target)
 	}
-	return rw, err
+	return writer, err
 }
 
 // readProperty answers a property of one entity, as JSON or, for /$value, as its raw value.
-func (s *Service) readProperty(rq *request) error {
-	t := rq.t
+func (s *Service) readProperty(req *request) error {
+	t := req.target
 	top := t.props[0]
-	rw, err := s.readSelected(rq, top)
+	writer, err := s.readSelected(req, top)
 	if err != nil {
 		return err
 	}
-	e, err := rw.entity()
+	e, err := writer.entity()
 	if err != nil {
 		return err
 	}
@@ -670,14 +671,14 @@ func (s *Service) readProperty(rq *request) error {
 	if v == nil {
 		return errNoContent
 	}
-	rq.w.Header()["Etag"] = []string{formatETag(rw.etag())}
+	req.w.Header()["Etag"] = []string{formatETag(writer.etag())}
 	if t.kind == tPropertyValue {
-		return writeRaw(rq, p, v)
+		return writeRaw(req, p, v)
 	}
-	rq.jsonHeaders()
+	req.jsonHeaders()
 	var ctx []byte
-	if !rq.none {
-		ctx = rq.appendContext(nil, t.entityPath+"/"+propPath(t.props))
+	if !req.noMetadata {
+		ctx = req.appendContext(nil, t.entityPath+"/"+propPath(t.props))
 	}
 	var b []byte
 	f := plainField(p)
@@ -703,7 +704,7 @@ func (s *Service) readProperty(rq *request) error {
 		}
 		b = append(b, '}')
 	}
-	_, err = rq.w.Write(b)
+	_, err = req.w.Write(b)
 	return err
 }
 
@@ -716,17 +717,17 @@ func propPath(props []*edm.Property) string {
 }
 
 // writeRaw writes a primitive value as its raw text (binary as bytes).
-func writeRaw(rq *request, p *edm.Property, v any) error {
-	h := rq.w.Header()
+func writeRaw(req *request, p *edm.Property, v any) error {
+	h := req.w.Header()
 	h["Odata-Version"] = hdrVersion
 	if b, ok := v.([]byte); ok {
 		h.Set("Content-Type", "application/octet-stream")
-		_, err := rq.w.Write(b)
+		_, err := req.w.Write(b)
 		return err
 	}
 	h["Content-Type"] = hdrText
 	if s, ok := v.(string); ok && p.Enum == nil {
-		_, err := rq.w.Write([]byte(s))
+		_, err := req.w.Write([]byte(s))
 		return err
 	}
 	b, err := appendValue(nil, p, v)
@@ -739,36 +740,36 @@ func writeRaw(rq *request, p *edm.Property, v any) error {
 			b = []byte(s)
 		}
 	}
-	_, err = rq.w.Write(b)
+	_, err = req.w.Write(b)
 	return err
 }
 
 // readMedia answers a media entity's $value: its bytes with its content type.
-func (s *Service) readMedia(rq *request) error {
-	t := rq.t
+func (s *Service) readMedia(req *request) error {
+	t := req.target
 	data, ct := t.typ.Stream()
-	rw, err := s.readSelected(rq, data, ct)
+	writer, err := s.readSelected(req, data, ct)
 	if err != nil {
 		return err
 	}
-	e, err := rw.entity()
+	e, err := writer.entity()
 	if err != nil {
 		return err
 	}
-	h := rq.w.Header()
+	h := req.w.Header()
 	h["Odata-Version"] = hdrVersion
 	mt, _ := e[ct.Name].(string)
 	if mt == "" {
 		mt = "application/octet-stream"
 	}
 	h.Set("Content-Type", mt)
-	h["Etag"] = []string{formatETag(rw.etag())}
+	h["Etag"] = []string{formatETag(writer.etag())}
 	b, _ := e[data.Name].([]byte)
 	if b == nil {
 		return errNoContent
 	}
 	h.Set("Content-Length", strconv.Itoa(len(b)))
-	_, err = rq.w.Write(b)
+	_, err = req.w.Write(b)
 	return err
 }
 
@@ -777,11 +778,11 @@ func (s *Service) readMedia(rq *request) error {
 func (s *Service) readKey(ctx context.Context, q interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }, t *target) ([]any, error) {
-	r, err := s.planner.Read(t.scope, "")
+	read, err := s.planner.Read(t.scope, "")
 	if err != nil {
 		return nil, queryError(err)
 	}
-	query, args := r.Select(1)
+	query, args := read.Select(1)
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -793,7 +794,7 @@ func (s *Service) readKey(ctx context.Context, q interface {
 		}
 		return nil, entityNotFound(t.typ)
 	}
-	vals := make([]any, len(r.Columns))
+	vals := make([]any, len(read.Columns))
 	ptrs := make([]any, len(vals))
 	for i := range vals {
 		ptrs[i] = &vals[i]
@@ -801,9 +802,9 @@ func (s *Service) readKey(ctx context.Context, q interface {
 	if err := rows.Scan(ptrs...); err != nil {
 		return nil, err
 	}
-	key := make([]any, len(r.Key))
-	for i, c := range r.Key {
-		path := r.Columns[c].Path
+	key := make([]any, len(read.Key))
+	for i, c := range read.Key {
+		path := read.Columns[c].Path
 		if key[i], err = sqldb.Scan(path[len(path)-1], vals[c]); err != nil {
 			return nil, err
 		}

@@ -111,13 +111,13 @@ func (tx *Tx) queryLayout(ctx context.Context, l *layout, b sq.SelectBuilder) ([
 		return nil, err
 	}
 	defer rows.Close()
-	rw := newRowWriter(l)
+	writer := newRowWriter(l)
 	var out []Entity
 	for rows.Next() {
-		if err := rows.Scan(rw.ptrs...); err != nil {
+		if err := rows.Scan(writer.pointers...); err != nil {
 			return nil, err
 		}
-		e, err := rw.entity()
+		e, err := writer.entity()
 		if err != nil {
 			return nil, err
 		}
