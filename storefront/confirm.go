@@ -51,7 +51,7 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, c customer) (confirm
 		return confirmResult{}, err
 	}
 	now := co.cart.now
-	t, err := s.totals(ctx, tx, co)
+	totals, err := s.totals(ctx, tx, co)
 	if err != nil {
 		return confirmResult{}, err
 	}
@@ -69,7 +69,7 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, c customer) (confirm
 	if err := s.takeStock(ctx, tx, lines, now); err != nil {
 		return confirmResult{}, err
 	}
-	order, err := entities.InsertOrder(ctx, tx, s.d, newOrder(co, t, billing, shipping, now))
+	order, err := entities.InsertOrder(ctx, tx, s.dialect, newOrder(co, totals, billing, shipping, now))
 	if err != nil {
 		return confirmResult{}, fmt.Errorf("storefront: confirm order: %w", err)
 	}
@@ -77,7 +77,7 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, c customer) (confirm
 	for i, ln := range lines {
 		productIDs[i] = ln.p.id
 	}
-	if err := entities.AddPurchasedRoles(ctx, tx, s.d, c.id, productIDs); err != nil {
+	if err := entities.AddPurchasedRoles(ctx, tx, s.dialect, c.id, productIDs); err != nil {
 		return confirmResult{}, fmt.Errorf("storefront: confirm order: %w", err)
 	}
 	if err := s.clearCheckout(ctx, tx, c, co); err != nil {
@@ -103,7 +103,7 @@ func checkLines(lines []line, now time.Time) error {
 // orderAddresses returns the billing address of the checkout and its shipping address (nil when the order is
 // not shipped by a shipping method); an address gone meanwhile leaves its step undone (409).
 func (s *Store) orderAddresses(ctx context.Context, tx *sql.Tx, c customer, co *checkout) (entities.Address, *entities.Address, error) {
-	billing, found, err := entities.LoadAddress(ctx, tx, s.d, c.id, co.state.billingAddressID)
+	billing, found, err := entities.LoadAddress(ctx, tx, s.dialect, c.id, co.state.billingAddressID)
 	if err != nil {
 		return entities.Address{}, nil, err
 	}
@@ -113,7 +113,7 @@ func (s *Store) orderAddresses(ctx context.Context, tx *sql.Tx, c customer, co *
 	if !co.needsShippingMethod() {
 		return billing, nil, nil
 	}
-	shipping, found, err := entities.LoadAddress(ctx, tx, s.d, c.id, co.state.shippingAddressID)
+	shipping, found, err := entities.LoadAddress(ctx, tx, s.dialect, c.id, co.state.shippingAddressID)
 	if err != nil {
 		return entities.Address{}, nil, err
 	}
@@ -124,11 +124,11 @@ func (s *Store) orderAddresses(ctx context.Context, tx *sql.Tx, c customer, co *
 }
 
 // newOrder returns the order of the checkout with its totals and addresses, placed at now.
-func newOrder(co *checkout, t orderTotals, billing entities.Address, shipping *entities.Address, now time.Time) entities.Order {
+func newOrder(co *checkout, totals orderTotals, billing entities.Address, shipping *entities.Address, now time.Time) entities.Order {
 	o := entities.Order{CustomerID: co.cart.buyer.id, CustomerEmail: co.cart.buyer.email,
-		ShippingStatus: entities.ShippingStatusNotYetShipped, PaymentMethodSystemName: t.paymentMethod.systemName,
-		PickUpInStore: co.state.pickUp, OrderSubtotal: t.subtotal, OrderShipping: t.shipping,
-		PaymentMethodAdditionalFee: t.paymentFee, OrderTax: decimal.Zero, OrderTotal: t.total,
+		ShippingStatus: entities.ShippingStatusNotYetShipped, PaymentMethodSystemName: totals.paymentMethod.systemName,
+		PickUpInStore: co.state.pickUp, OrderSubtotal: totals.subtotal, OrderShipping: totals.shipping,
+		PaymentMethodAdditionalFee: totals.paymentFee, OrderTax: decimal.Zero, OrderTotal: totals.total,
 		BillingAddress: billing, ShippingAddress: shipping, CreatedOnUtc: now}
 	switch {
 	case !co.shippable:
@@ -136,7 +136,7 @@ func newOrder(co *checkout, t orderTotals, billing entities.Address, shipping *e
 	case co.state.pickUp:
 		o.ShippingMethod, o.ShippingRateProviderSystemName = pickUpMethodName, pickUpProviderName
 	default:
-		o.ShippingMethod, o.ShippingRateProviderSystemName = t.shippingMethod.name, t.shippingMethod.provider
+		o.ShippingMethod, o.ShippingRateProviderSystemName = totals.shippingMethod.name, totals.shippingMethod.provider
 	}
 	for _, ln := range co.cart.lines {
 		o.Items = append(o.Items, entities.OrderItem{ProductID: ln.p.id, ProductName: ln.p.name, Sku: ln.p.sku,
@@ -152,14 +152,14 @@ func (s *Store) clearCheckout(ctx context.Context, tx *sql.Tx, c customer, co *c
 	for i, ln := range co.cart.lines {
 		ids[i] = ln.id
 	}
-	query, args, err := s.b.Delete("shopping_cart_item").Where(sq.Eq{"id": ids}).ToSql()
+	query, args, err := s.builder.Delete("shopping_cart_item").Where(sq.Eq{"id": ids}).ToSql()
 	if err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, query, args...); err != nil {
 		return fmt.Errorf("storefront: confirm order: clear cart: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, s.q(stmtDeleteState), c.id); err != nil {
+	if _, err := tx.ExecContext(ctx, stmtDeleteState.For(s.dialect), c.id); err != nil {
 		return fmt.Errorf("storefront: confirm order: clear checkout: %w", err)
 	}
 	return nil
@@ -172,12 +172,12 @@ func (s *Store) takeStock(ctx context.Context, tx *sql.Tx, lines []line, now tim
 	var details []odata.ErrorDetail
 	for _, ln := range lines {
 		if !ln.p.manageStock {
-			if err := entities.AddSold(ctx, tx, s.d, ln.p.id, ln.qty, now); err != nil {
+			if err := entities.AddSold(ctx, tx, s.dialect, ln.p.id, ln.qty, now); err != nil {
 				return fmt.Errorf("storefront: confirm order: %w", err)
 			}
 			continue
 		}
-		taken, onHand, err := entities.TakeStock(ctx, tx, s.d, ln.p.id, ln.qty, now)
+		taken, onHand, err := entities.TakeStock(ctx, tx, s.dialect, ln.p.id, ln.qty, now)
 		if err != nil {
 			return fmt.Errorf("storefront: confirm order: %w", err)
 		}
@@ -191,7 +191,7 @@ func (s *Store) takeStock(ctx context.Context, tx *sql.Tx, lines []line, now tim
 	}
 	for _, ln := range lines {
 		if ln.p.manageStock {
-			if err := entities.ApplyLowStockActivity(ctx, tx, s.d, ln.p.id); err != nil {
+			if err := entities.ApplyLowStockActivity(ctx, tx, s.dialect, ln.p.id); err != nil {
 				return err
 			}
 		}

@@ -110,9 +110,9 @@ func (s *Store) setSubscription(ctx context.Context, tx *sql.Tx, email string, a
 		return err
 	}
 	if active {
-		err = entities.SubscribeNewsletter(ctx, tx, s.d, email, owner, s.now())
+		err = entities.SubscribeNewsletter(ctx, tx, s.dialect, email, owner, s.now())
 	} else {
-		err = entities.UnsubscribeNewsletter(ctx, tx, s.d, email, owner)
+		err = entities.UnsubscribeNewsletter(ctx, tx, s.dialect, email, owner)
 	}
 	if err != nil {
 		return fmt.Errorf("storefront: newsletter: %w", err)
@@ -123,7 +123,7 @@ func (s *Store) setSubscription(ctx context.Context, tx *sql.Tx, email string, a
 // emailOwner returns the id of the customer whose e-mail is email (ignoring ASCII case), or "".
 func (s *Store) emailOwner(ctx context.Context, tx *sql.Tx, email string) (string, error) {
 	var customerID string
-	err := tx.QueryRowContext(ctx, s.q(stmtCustomerByEmail), foldASCII(email)).Scan(&customerID)
+	err := tx.QueryRowContext(ctx, stmtCustomerByEmail.For(s.dialect), foldASCII(email)).Scan(&customerID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -141,7 +141,7 @@ func (s *Store) emailOwner(ctx context.Context, tx *sql.Tx, email string) (strin
 // subscription.
 func (s *Store) requestConfirmation(ctx context.Context, tx *sql.Tx, base, email string, subscribe bool) error {
 	now := s.now().UTC()
-	if _, err := tx.ExecContext(ctx, s.q(stmtPurgeTokens), s.timeArg(now)); err != nil {
+	if _, err := tx.ExecContext(ctx, stmtPurgeTokens.For(s.dialect), s.timeArg(now)); err != nil {
 		return fmt.Errorf("storefront: newsletter: %w", err)
 	}
 	if subscribe {
@@ -149,7 +149,7 @@ func (s *Store) requestConfirmation(ctx context.Context, tx *sql.Tx, base, email
 		if err != nil {
 			return err
 		}
-		if err := entities.AddInactiveSubscription(ctx, tx, s.d, email, owner, now); err != nil {
+		if err := entities.AddInactiveSubscription(ctx, tx, s.dialect, email, owner, now); err != nil {
 			return fmt.Errorf("storefront: newsletter: %w", err)
 		}
 	}
@@ -157,7 +157,7 @@ func (s *Store) requestConfirmation(ctx context.Context, tx *sql.Tx, base, email
 		id, stored string
 		active     bool
 	)
-	err := tx.QueryRowContext(ctx, s.q(stmtSubscription)+s.d.LockForUpdate(), foldASCII(email)).Scan(&id, &stored, &active)
+	err := tx.QueryRowContext(ctx, stmtSubscription.For(s.dialect)+s.dialect.LockForUpdate(), foldASCII(email)).Scan(&id, &stored, &active)
 	if errors.Is(err, sql.ErrNoRows) { // unsubscribing an address that has no subscription
 		return nil
 	}
@@ -168,7 +168,7 @@ func (s *Store) requestConfirmation(ctx context.Context, tx *sql.Tx, base, email
 		return nil
 	}
 	var latest any
-	if err := tx.QueryRowContext(ctx, s.q(stmtLatestToken), id, s.timeArg(now)).Scan(&latest); err != nil {
+	if err := tx.QueryRowContext(ctx, stmtLatestToken.For(s.dialect), id, s.timeArg(now)).Scan(&latest); err != nil {
 		return fmt.Errorf("storefront: newsletter: %w", err)
 	}
 	if latest != nil {
@@ -182,11 +182,11 @@ func (s *Store) requestConfirmation(ctx context.Context, tx *sql.Tx, base, email
 	}
 	token, hash := newConfirmationToken()
 	expires := now.Add(confirmationTTL)
-	if _, err := tx.ExecContext(ctx, s.q(stmtInsertToken), hash, id, s.timeArg(now), s.timeArg(expires)); err != nil {
+	if _, err := tx.ExecContext(ctx, stmtInsertToken.For(s.dialect), hash, id, s.timeArg(now), s.timeArg(expires)); err != nil {
 		return fmt.Errorf("storefront: newsletter: %w", err)
 	}
 	subject, body := confirmationEmail(base, stored, token, subscribe, expires)
-	if _, err := tx.ExecContext(ctx, s.q(stmtQueueEmail), odata.NewID(), stored, subject, body, s.timeArg(now)); err != nil {
+	if _, err := tx.ExecContext(ctx, stmtQueueEmail.For(s.dialect), odata.NewID(), stored, subject, body, s.timeArg(now)); err != nil {
 		return fmt.Errorf("storefront: newsletter: queue e-mail: %w", err)
 	}
 	return nil
@@ -255,7 +255,7 @@ func (s *Store) activateSubscription(r *http.Request) (any, error) {
 			subscriptionID string
 			expires        any
 		)
-		err := tx.QueryRowContext(ctx, s.q(stmtTokenOf)+s.d.LockForUpdate(), hash).Scan(&subscriptionID, &expires)
+		err := tx.QueryRowContext(ctx, stmtTokenOf.For(s.dialect)+s.dialect.LockForUpdate(), hash).Scan(&subscriptionID, &expires)
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFound
 		}
@@ -272,7 +272,7 @@ func (s *Store) activateSubscription(r *http.Request) (any, error) {
 		if r.Method == http.MethodHead { // the route answers HEAD as GET does, but a HEAD changes nothing
 			return nil
 		}
-		res, err := tx.ExecContext(ctx, s.q(stmtUseToken), hash)
+		res, err := tx.ExecContext(ctx, stmtUseToken.For(s.dialect), hash)
 		if err != nil {
 			return fmt.Errorf("storefront: newsletter activation: %w", err)
 		}
@@ -281,10 +281,10 @@ func (s *Store) activateSubscription(r *http.Request) (any, error) {
 		} else if n != 1 { // used meanwhile
 			return notFound
 		}
-		if _, err := tx.ExecContext(ctx, s.q(stmtDropTokens), subscriptionID); err != nil {
+		if _, err := tx.ExecContext(ctx, stmtDropTokens.For(s.dialect), subscriptionID); err != nil {
 			return fmt.Errorf("storefront: newsletter activation: %w", err)
 		}
-		if err := entities.SetSubscriptionActive(ctx, tx, s.d, subscriptionID, active); err != nil {
+		if err := entities.SetSubscriptionActive(ctx, tx, s.dialect, subscriptionID, active); err != nil {
 			return fmt.Errorf("storefront: newsletter activation: %w", err)
 		}
 		return nil
