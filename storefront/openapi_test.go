@@ -18,7 +18,9 @@ func (r *routeList) Handle(method, pattern string, _ http.Handler) {
 	*r = append(*r, method+" "+pattern)
 }
 
-func (r *routeList) HandlePublic(method, pattern string, h http.Handler) { r.Handle(method, pattern, h) }
+func (r *routeList) HandlePublic(method, pattern string, h http.Handler) {
+	r.Handle(method, pattern, h)
+}
 
 // TestOpenAPI checks that the storefront's operations are its routes: one per route, none more.
 func TestOpenAPI(t *testing.T) {
