@@ -99,7 +99,8 @@ func ErrorCode(err error) string {
 // Handlers, hooks and actions return errors; WriteError renders them. An error that is not an *Error, or whose
 // code has no status in the table of ErrorStatus, renders as a 500 with a generic message, so no internal detail
 // reaches a client. A plug-in builds its own errors the same way, as a literal (&Error{Code: CodeConflict,
-// Message: "..."}) or with Errorf, BadRequest, NotFound, Conflict, Forbidden or ValidationError.
+// Message: "..."}) or with Errorf, BadRequest, NotFound, Conflict, Forbidden, Unauthorized or ValidationError;
+// a code of its own goes in a detail (ErrorDetail.Code).
 type Error struct {
 	// Code is one of the Code constants, such as CodeValidationFailed; it decides the HTTP status.
 	Code string
@@ -115,8 +116,9 @@ type Error struct {
 	Err error
 }
 
-// ErrorDetail is one entry of an error's details: Code is one of the Code constants, most often CodeRequired or
-// CodeInvalidValue.
+// ErrorDetail is one entry of an error's details. Details have no status of their own, so Code names the rule
+// the entry reports freely: one of the Code constants (most often CodeRequired or CodeInvalidValue), or a code
+// of a plug-in's own, which has no place in Error.Code.
 type ErrorDetail struct {
 	Code    string `json:"code"`
 	Target  string `json:"target,omitempty"`
