@@ -19,12 +19,12 @@ var stmtSetStock = sqldb.NewStatement(`UPDATE product SET stock_quantity = ?, up
 func (s *service) updateStock(ctx context.Context, call *odata.ActionCall) (any, error) {
 	p := params(call.Params)
 	if p["WarehouseId"] != nil {
-		return nil, odata.ValidationError(odata.ErrorDetail{Code: codeInvalid, Target: "WarehouseId",
+		return nil, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeInvalidValue, Target: "WarehouseId",
 			Message: "WarehouseId must be null: the store has a single warehouse"})
 	}
 	stock, ok := p["Stock"].(int64)
 	if !ok {
-		return nil, odata.ValidationError(odata.ErrorDetail{Code: codeRequired, Target: "Stock",
+		return nil, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeRequired, Target: "Stock",
 			Message: "Stock is required"})
 	}
 	tx, d, id := call.Tx, call.Tx.Dialect, idOf(call.Entity)
@@ -179,7 +179,7 @@ func (s *service) createLink(l link) odata.ActionFunc {
 			return nil, err
 		}
 		if !found {
-			return nil, odata.ValidationError(odata.ErrorDetail{Code: codeInvalid, Target: c.key.Name,
+			return nil, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeInvalidValue, Target: c.key.Name,
 				Message: fmt.Sprintf("%s '%s' does not exist", l.target, c.ref)})
 		}
 		old, err := c.stored(ctx)
@@ -279,9 +279,9 @@ func (s *service) tierPrice(ctx context.Context, tx *odata.Tx, p params, base od
 	}
 	r := &rules{e: e}
 	if q, ok := r.int("Quantity"); !ok {
-		r.fail(codeRequired, "Quantity", "Quantity is required")
+		r.fail(odata.CodeRequired, "Quantity", "Quantity is required")
 	} else if q < 1 {
-		r.fail(codeInvalid, "Quantity", "Quantity must be at least 1")
+		r.fail(odata.CodeInvalidValue, "Quantity", "Quantity must be at least 1")
 	}
 	r.notNegative("Price")
 	if err := r.checkReference(ctx, tx, tx.Dialect, "CustomerRoleId", "Customer role", roleExists); err != nil {
@@ -290,7 +290,7 @@ func (s *service) tierPrice(ctx context.Context, tx *odata.Tx, p params, base od
 	start, okStart := r.time("StartDateTimeUtc")
 	end, okEnd := r.time("EndDateTimeUtc")
 	if okStart && okEnd && end.Before(start) {
-		r.fail(codeInvalid, "EndDateTimeUtc", "EndDateTimeUtc must not be before StartDateTimeUtc")
+		r.fail(odata.CodeInvalidValue, "EndDateTimeUtc", "EndDateTimeUtc must not be before StartDateTimeUtc")
 	}
 	if len(r.details) > 0 {
 		return nil, odata.ValidationError(r.details...)

@@ -146,11 +146,11 @@ func ValidateAddress(ctx context.Context, q Querier, d sqldb.Dialect, a Address,
 	var details []odata.ErrorDetail
 	required := func(v, target, msg string) {
 		if v == "" {
-			details = append(details, odata.ErrorDetail{Code: "Required", Target: target, Message: msg})
+			details = append(details, odata.ErrorDetail{Code: odata.CodeRequired, Target: target, Message: msg})
 		}
 	}
 	invalid := func(target, msg string) {
-		details = append(details, odata.ErrorDetail{Code: "InvalidValue", Target: target, Message: msg})
+		details = append(details, odata.ErrorDetail{Code: odata.CodeInvalidValue, Target: target, Message: msg})
 	}
 	required(a.FirstName, "FirstName", msgFirstNameRequired)
 	required(a.LastName, "LastName", msgLastNameRequired)

@@ -322,7 +322,7 @@ func (a *Auth) acquireCheck(ctx context.Context) (release func(), err error) {
 }
 
 func errChecksBusy(cause error) *odata.Error {
-	return &odata.Error{Status: http.StatusServiceUnavailable, Code: "ServiceUnavailable",
+	return &odata.Error{Code: odata.CodeServiceUnavailable,
 		Message: "Too many sign-ins are being checked at the moment; try again shortly.",
 		Header:  http.Header{"Retry-After": {"1"}}, Err: cause}
 }
@@ -428,7 +428,7 @@ func (a *Auth) waitFor(ctx context.Context, st sqldb.Statement, args []any, now 
 
 func errTooManyRequests(message string, wait time.Duration) *odata.Error {
 	retry := max(1, int(math.Ceil(wait.Seconds())))
-	e := &odata.Error{Status: http.StatusTooManyRequests, Code: "TooManyRequests", Message: message, Header: http.Header{}}
+	e := &odata.Error{Code: odata.CodeTooManyRequests, Message: message, Header: http.Header{}}
 	e.Header.Set("Retry-After", strconv.Itoa(retry))
 	return e
 }
@@ -543,7 +543,7 @@ func normalizeEmail(s string) string {
 }
 
 func errInvalidCredentials() *odata.Error {
-	return odata.BadRequest("InvalidCredentials", "", "The e-mail or password is incorrect.")
+	return odata.BadRequest(odata.CodeInvalidCredentials, "", "The e-mail or password is incorrect.")
 }
 
 func errUnauthorized(msg string, invalidToken bool) *odata.Error {
@@ -553,5 +553,5 @@ func errUnauthorized(msg string, invalidToken bool) *odata.Error {
 	}
 	h := http.Header{}
 	h.Set("WWW-Authenticate", challenge)
-	return &odata.Error{Status: http.StatusUnauthorized, Code: "Unauthorized", Message: msg, Header: h}
+	return &odata.Error{Code: odata.CodeUnauthorized, Message: msg, Header: h}
 }

@@ -127,8 +127,8 @@ func wantError(t *testing.T, call string, err error, status int, code string) *o
 	if !ok {
 		t.Fatalf("%s = %v (%T), want *odata.Error %d %s", call, err, err, status, code)
 	}
-	if e.Status != status || e.Code != code {
-		t.Fatalf("%s = %d %s %q, want %d %s", call, e.Status, e.Code, e.Message, status, code)
+	if e.Status() != status || e.Code != code {
+		t.Fatalf("%s = %d %s %q, want %d %s", call, e.Status(), e.Code, e.Message, status, code)
 	}
 	return e
 }
@@ -429,7 +429,7 @@ func TestValidatePassword(t *testing.T) {
 		got := ""
 		if err != nil {
 			e, ok := err.(*odata.Error)
-			if !ok || e.Status != http.StatusBadRequest || e.Target != "password" || len(e.Details) != 1 {
+			if !ok || e.Status() != http.StatusBadRequest || e.Target != "password" || len(e.Details) != 1 {
 				t.Errorf("ValidatePassword(%q) = %#v, want a 400 about password", tc.password, err)
 				continue
 			}

@@ -15,6 +15,12 @@
 // Manufacturer.ManufacturerTemplateId and Product.TaxCategoryId nullable strings (opaque references the store
 // does not check); a stored 0, the old default meaning "none", became NULL and any other number its digits.
 //
+// Every write of these tables is this package's: besides the OData service, the storefront places orders and
+// keeps subscriptions through functions that take its transaction: InsertOrder (with the next NextOrderNumber
+// and a random unique code), TakeStock and AddSold, ApplyLowStockActivity, AddPurchasedRoles, the address
+// functions (InsertAddress, ...) and the newsletter's (SubscribeNewsletter, UnsubscribeNewsletter,
+// AddInactiveSubscription, SetSubscriptionActive).
+//
 // # The OData service
 //
 // NewService serves the model of NewModel with the store's rules: Manufacturer, Category, CustomerRole,

@@ -168,7 +168,7 @@ func TestOrderMoves(t *testing.T) {
 				err := inTx(t, db, func(ctx context.Context, tx *sql.Tx) error { return moves[tc.move](ctx, tx, db.Dialect, id) })
 				if tc.wantErr != "" {
 					var e *odata.Error
-					if !errors.As(err, &e) || e.Status != http.StatusConflict || e.Code != "Conflict" || !strings.Contains(e.Message, tc.wantErr) {
+					if !errors.As(err, &e) || e.Status() != http.StatusConflict || e.Code != "Conflict" || !strings.Contains(e.Message, tc.wantErr) {
 						t.Fatalf("%s(%s) = %v, want a 409 Conflict containing %q", tc.move, tc.name, err, tc.wantErr)
 					}
 					return
@@ -194,7 +194,7 @@ func TestOrderMoves(t *testing.T) {
 		for name := range moves {
 			t.Run("ErrNotFound"+name, func(t *testing.T) {
 				err := inTx(t, db, func(ctx context.Context, tx *sql.Tx) error { return moves[name](ctx, tx, db.Dialect, "nope") })
-				if e := odata.AsError(err); err == nil || e.Status != http.StatusNotFound {
+				if e := odata.AsError(err); err == nil || e.Status() != http.StatusNotFound {
 					t.Errorf("%s(unknown) = %v, want 404", name, err)
 				}
 			})

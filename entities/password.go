@@ -33,7 +33,7 @@ func ValidatePassword(p string) error {
 	var msg string
 	switch {
 	case p == "":
-		return odata.ValidationError(odata.ErrorDetail{Code: "Required", Target: "password",
+		return odata.ValidationError(odata.ErrorDetail{Code: odata.CodeRequired, Target: "password",
 			Message: "Password is required."})
 	case utf8.RuneCountInString(p) < MinPasswordLength:
 		msg = fmt.Sprintf("The password must have at least %d characters.", MinPasswordLength)
@@ -42,7 +42,7 @@ func ValidatePassword(p string) error {
 	default:
 		return nil
 	}
-	return odata.ValidationError(odata.ErrorDetail{Code: "InvalidValue", Target: "password", Message: msg})
+	return odata.ValidationError(odata.ErrorDetail{Code: odata.CodeInvalidValue, Target: "password", Message: msg})
 }
 
 // HashPassword validates p (see ValidatePassword) and returns its bcrypt hash. It takes tens of milliseconds on

@@ -130,7 +130,7 @@ func (s *service) beforeSave(prepare prepareFunc, validate validateFunc) func(co
 func withoutEngineRequired(et *edm.EntityType, details []odata.ErrorDetail) []odata.ErrorDetail {
 	out := details[:0]
 	for _, d := range details {
-		if p := et.Property(d.Target); d.Code == codeRequired && p != nil && p.Required {
+		if p := et.Property(d.Target); d.Code == odata.CodeRequired && p != nil && p.Required {
 			continue
 		}
 		out = append(out, d)

@@ -46,12 +46,6 @@ func (o Options) now() time.Time {
 // returns is the value a read returns.
 func (o Options) timestampNow() time.Time { return o.now().UTC().Truncate(time.Microsecond) }
 
-// Detail codes.
-const (
-	codeRequired = "Required"
-	codeInvalid  = "InvalidValue"
-)
-
 // rules reads an entity's values and collects one detail per failed rule.
 type rules struct {
 	e       map[string]any
@@ -64,7 +58,7 @@ func (r *rules) fail(code, target, format string, args ...any) {
 
 // wrongType reports a value of an unexpected Go type (a bug of the caller, reported rather than ignored).
 func (r *rules) wrongType(name, want string) {
-	r.fail(codeInvalid, name, "%s must be %s", name, want)
+	r.fail(odata.CodeInvalidValue, name, "%s must be %s", name, want)
 }
 
 // str returns a string property; "" and false when it is null.
@@ -144,12 +138,12 @@ func (r *rules) required(name, message string) (string, bool) {
 	s, ok := r.str(name)
 	if !ok {
 		if r.e[name] == nil { // else str reported the wrong type
-			r.fail(codeRequired, name, "%s", message)
+			r.fail(odata.CodeRequired, name, "%s", message)
 		}
 		return "", false
 	}
 	if strings.TrimSpace(s) == "" {
-		r.fail(codeRequired, name, "%s", message)
+		r.fail(odata.CodeRequired, name, "%s", message)
 		return "", false
 	}
 	return s, true
@@ -167,7 +161,7 @@ func (r *rules) reference(name string) (string, bool) {
 // notNegative checks that a Decimal property is not below zero.
 func (r *rules) notNegative(name string) {
 	if v, ok := r.decimal(name); ok && v.IsNegative() {
-		r.fail(codeInvalid, name, "%s must not be negative", name)
+		r.fail(odata.CodeInvalidValue, name, "%s must not be negative", name)
 	}
 }
 
@@ -182,7 +176,7 @@ func (r *rules) enum(name string, values ...int64) {
 			return
 		}
 	}
-	r.fail(codeInvalid, name, "%s has no member with the value %d", name, v)
+	r.fail(odata.CodeInvalidValue, name, "%s has no member with the value %d", name, v)
 }
 
 // intList checks a comma-separated list of positive integers (spaces around items allowed); distinct requires
@@ -200,11 +194,11 @@ func (r *rules) intList(name string, distinct bool) {
 			if distinct {
 				what = "distinct positive integers"
 			}
-			r.fail(codeInvalid, name, "%s must be a comma-separated list of %s, such as \"6, 12, 24\"", name, what)
+			r.fail(odata.CodeInvalidValue, name, "%s must be a comma-separated list of %s, such as \"6, 12, 24\"", name, what)
 			return
 		}
 		if distinct && seen[n] {
-			r.fail(codeInvalid, name, "%s lists %d more than once", name, n)
+			r.fail(odata.CodeInvalidValue, name, "%s lists %d more than once", name, n)
 			return
 		}
 		seen[n] = true
@@ -220,7 +214,7 @@ func (r *rules) unique(ctx context.Context, q Querier, d sqldb.Dialect, st sqldb
 		return err
 	}
 	if taken {
-		r.fail(codeInvalid, name, format, args...)
+		r.fail(odata.CodeInvalidValue, name, format, args...)
 	}
 	return nil
 }
@@ -259,7 +253,7 @@ func (r *rules) checkReference(ctx context.Context, q Querier, d sqldb.Dialect, 
 		return err
 	}
 	if !found {
-		r.fail(codeInvalid, name, "%s '%s' does not exist", what, id)
+		r.fail(odata.CodeInvalidValue, name, "%s '%s' does not exist", what, id)
 	}
 	return nil
 }

@@ -51,7 +51,7 @@ func (r *rules) catalogDisplay(ctx context.Context, q Querier, d sqldb.Dialect) 
 		return err
 	}
 	if n, ok := r.int("PageSize"); ok && n < 0 {
-		r.fail(codeInvalid, "PageSize", "PageSize must not be negative")
+		r.fail(odata.CodeInvalidValue, "PageSize", "PageSize must not be negative")
 	}
 	r.intList("PageSizeOptions", true)
 	return nil
@@ -83,7 +83,7 @@ func validateCategory(ctx context.Context, q Querier, d sqldb.Dialect, e, old ma
 func (r *rules) categoryParent(ctx context.Context, q Querier, d sqldb.Dialect, self, parent string) error {
 	const target = "ParentCategoryId"
 	if self != "" && parent == self {
-		r.fail(codeInvalid, target, "A category cannot be its own parent")
+		r.fail(odata.CodeInvalidValue, target, "A category cannot be its own parent")
 		return nil
 	}
 	seen := map[string]bool{}
@@ -93,7 +93,7 @@ func (r *rules) categoryParent(ctx context.Context, q Querier, d sqldb.Dialect, 
 		err := q.QueryRowContext(ctx, categoryParent.For(d), cur).Scan(&up)
 		if errors.Is(err, sql.ErrNoRows) {
 			if cur == parent {
-				r.fail(codeInvalid, target, "Category '%s' does not exist", parent)
+				r.fail(odata.CodeInvalidValue, target, "Category '%s' does not exist", parent)
 			}
 			return nil
 		}
@@ -101,7 +101,7 @@ func (r *rules) categoryParent(ctx context.Context, q Querier, d sqldb.Dialect, 
 			return fmt.Errorf("entities: category parent: %w", err)
 		}
 		if self != "" && up.String == self {
-			r.fail(codeInvalid, target, "Category '%s' is below this category: the parent would make a cycle", parent)
+			r.fail(odata.CodeInvalidValue, target, "Category '%s' is below this category: the parent would make a cycle", parent)
 			return nil
 		}
 		cur = up.String
@@ -141,13 +141,13 @@ func validateProduct(ctx context.Context, q Querier, d sqldb.Dialect, e, old map
 		err := q.QueryRowContext(ctx, groupedProductType.For(d), parent).Scan(&typ)
 		switch {
 		case parent == self:
-			r.fail(codeInvalid, target, "A product cannot be its own parent")
+			r.fail(odata.CodeInvalidValue, target, "A product cannot be its own parent")
 		case errors.Is(err, sql.ErrNoRows):
-			r.fail(codeInvalid, target, "Product '%s' does not exist", parent)
+			r.fail(odata.CodeInvalidValue, target, "Product '%s' does not exist", parent)
 		case err != nil:
 			return nil, fmt.Errorf("entities: parent grouped product: %w", err)
 		case typ != ProductTypeGroupedProduct:
-			r.fail(codeInvalid, target, "Product '%s' is not a grouped product", parent)
+			r.fail(odata.CodeInvalidValue, target, "Product '%s' is not a grouped product", parent)
 		}
 	}
 
@@ -167,16 +167,16 @@ func validateProduct(ctx context.Context, q Querier, d sqldb.Dialect, e, old map
 	minQty, okMin := r.int("OrderMinimumQuantity")
 	maxQty, okMax := r.int("OrderMaximumQuantity")
 	if okMin && minQty < 1 {
-		r.fail(codeInvalid, "OrderMinimumQuantity", "OrderMinimumQuantity must be at least 1")
+		r.fail(odata.CodeInvalidValue, "OrderMinimumQuantity", "OrderMinimumQuantity must be at least 1")
 	}
 	if okMin && okMax && maxQty < minQty {
-		r.fail(codeInvalid, "OrderMaximumQuantity", "OrderMaximumQuantity must not be less than OrderMinimumQuantity")
+		r.fail(odata.CodeInvalidValue, "OrderMaximumQuantity", "OrderMaximumQuantity must not be less than OrderMinimumQuantity")
 	}
 
 	start, okStart := r.time("AvailableStartDateTimeUtc")
 	end, okEnd := r.time("AvailableEndDateTimeUtc")
 	if okStart && okEnd && end.Before(start) {
-		r.fail(codeInvalid, "AvailableEndDateTimeUtc", "AvailableEndDateTimeUtc must not be before AvailableStartDateTimeUtc")
+		r.fail(odata.CodeInvalidValue, "AvailableEndDateTimeUtc", "AvailableEndDateTimeUtc must not be before AvailableStartDateTimeUtc")
 	}
 	return r.details, nil
 }

@@ -57,7 +57,7 @@ func validateCustomerRole(ctx context.Context, q Querier, d sqldb.Dialect, e, ol
 	if isSystem, _ := old["IsSystemRole"].(bool); isSystem {
 		for _, name := range systemRoleFields {
 			if !reflect.DeepEqual(e[name], old[name]) {
-				r.fail(codeInvalid, name, "System roles cannot be edited")
+				r.fail(odata.CodeInvalidValue, name, "System roles cannot be edited")
 			}
 		}
 	}
@@ -142,7 +142,7 @@ func validateCustomer(ctx context.Context, q Querier, d sqldb.Dialect, e, old ma
 	self := selfID(e, old)
 	if email, ok := r.required("Email", "Email is required"); ok {
 		if !validEmail(email) {
-			r.fail(codeInvalid, "Email", "Email is not a valid e-mail address")
+			r.fail(odata.CodeInvalidValue, "Email", "Email is not a valid e-mail address")
 		} else {
 			if err := r.unique(ctx, q, d, emailTaken, "Email", normalizeEmail(email), self,
 				"Email is already registered"); err != nil {
@@ -157,7 +157,7 @@ func validateCustomer(ctx context.Context, q Querier, d sqldb.Dialect, e, old ma
 		return nil, err
 	}
 	if dob, ok := r.date("DateOfBirth"); ok && dob.Compare(edm.DateOf(opts.now().UTC())) > 0 {
-		r.fail(codeInvalid, "DateOfBirth", "DateOfBirth must not be in the future")
+		r.fail(odata.CodeInvalidValue, "DateOfBirth", "DateOfBirth must not be in the future")
 	}
 	return r.details, nil
 }
@@ -185,7 +185,7 @@ func (r *rules) customerRoles(ctx context.Context, q Querier, d sqldb.Dialect) e
 	for _, item := range list {
 		id, ok := item.(string)
 		if !ok || id == "" {
-			r.fail(codeInvalid, target, "CustomerRoles must hold customer role ids, not %v", item)
+			r.fail(odata.CodeInvalidValue, target, "CustomerRoles must hold customer role ids, not %v", item)
 			return nil
 		}
 		ids = append(ids, id)
@@ -214,9 +214,9 @@ func (r *rules) customerRoles(ctx context.Context, q Querier, d sqldb.Dialect) e
 	switch len(missing) {
 	case 0:
 	case 1:
-		r.fail(codeInvalid, target, "Customer role %s does not exist", missing[0])
+		r.fail(odata.CodeInvalidValue, target, "Customer role %s does not exist", missing[0])
 	default:
-		r.fail(codeInvalid, target, "Customer roles %s do not exist", strings.Join(missing, ", "))
+		r.fail(odata.CodeInvalidValue, target, "Customer roles %s do not exist", strings.Join(missing, ", "))
 	}
 	return nil
 }
@@ -253,7 +253,7 @@ func (r *rules) countryAndState(ctx context.Context, q Querier, d sqldb.Dialect,
 			return err
 		}
 		if !found {
-			r.fail(codeInvalid, countryProp, "Country '%s' does not exist", country)
+			r.fail(odata.CodeInvalidValue, countryProp, "Country '%s' does not exist", country)
 		}
 		countryValid = found
 	}
@@ -265,13 +265,13 @@ func (r *rules) countryAndState(ctx context.Context, q Querier, d sqldb.Dialect,
 	err := q.QueryRowContext(ctx, stateCountry.For(d), state).Scan(&stateCountryID)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		r.fail(codeInvalid, stateProp, "State or province '%s' does not exist", state)
+		r.fail(odata.CodeInvalidValue, stateProp, "State or province '%s' does not exist", state)
 	case err != nil:
 		return fmt.Errorf("entities: state or province: %w", err)
 	case !countryGiven:
-		r.fail(codeInvalid, stateProp, "State or province '%s' needs %s '%s'", state, countryProp, stateCountryID)
+		r.fail(odata.CodeInvalidValue, stateProp, "State or province '%s' needs %s '%s'", state, countryProp, stateCountryID)
 	case countryValid && stateCountryID != country:
-		r.fail(codeInvalid, stateProp, "State or province '%s' is not in country '%s'", state, country)
+		r.fail(odata.CodeInvalidValue, stateProp, "State or province '%s' is not in country '%s'", state, country)
 	}
 	return nil
 }

@@ -71,7 +71,7 @@ func TestCheckDeleteRole(t *testing.T) {
 					}
 					status := 0
 					if got != nil {
-						status = got.Status
+						status = got.Status()
 						if got.Code != "Forbidden" || got.Message != "System roles cannot be deleted" {
 							t.Errorf("checkDeleteRole(%v) = %+v", tt.old, got)
 						}

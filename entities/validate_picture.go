@@ -46,23 +46,23 @@ func validatePicture(ctx context.Context, q Querier, d sqldb.Dialect, e, old map
 	r := &rules{e: e}
 	mime, mimeOK := r.required("MimeType", "MimeType is required")
 	if mimeOK && !pictureTypes[mime] {
-		r.fail(codeInvalid, "MimeType", "MimeType must be image/jpeg, image/png, image/gif or image/webp")
+		r.fail(odata.CodeInvalidValue, "MimeType", "MimeType must be image/jpeg, image/png, image/gif or image/webp")
 		mimeOK = false
 	}
 	b, ok := r.bytes("PictureBinary")
 	switch {
 	case !ok && e["PictureBinary"] != nil: // wrong type, reported
 	case len(b) == 0:
-		r.fail(codeRequired, "PictureBinary", "PictureBinary is required")
+		r.fail(odata.CodeRequired, "PictureBinary", "PictureBinary is required")
 	case len(b) > maxPictureBytes:
-		r.fail(codeInvalid, "PictureBinary", "PictureBinary must not be larger than 10 MiB (%d bytes)", maxPictureBytes)
+		r.fail(odata.CodeInvalidValue, "PictureBinary", "PictureBinary must not be larger than 10 MiB (%d bytes)", maxPictureBytes)
 	default:
 		sniffed := http.DetectContentType(b)
 		switch {
 		case !pictureTypes[sniffed]:
-			r.fail(codeInvalid, "PictureBinary", "PictureBinary is not a JPEG, PNG, GIF or WebP image")
+			r.fail(odata.CodeInvalidValue, "PictureBinary", "PictureBinary is not a JPEG, PNG, GIF or WebP image")
 		case mimeOK && sniffed != mime:
-			r.fail(codeInvalid, "MimeType", "MimeType %s does not match the picture, which is %s", mime, sniffed)
+			r.fail(odata.CodeInvalidValue, "MimeType", "MimeType %s does not match the picture, which is %s", mime, sniffed)
 		}
 	}
 	return r.details, nil

@@ -357,7 +357,7 @@ func TestValidate_RequiredMatchesModel(t *testing.T) {
 				}
 				found := map[string]string{}
 				for _, d := range got {
-					if d.Code == codeRequired {
+					if d.Code == odata.CodeRequired {
 						found[d.Target] = d.Message
 					}
 				}

@@ -14,11 +14,11 @@ import (
 // invoke answers POST to an action: the parameters are decoded from the flat JSON body, the bound entity is
 // read and locked inside the transaction (If-Match checked against it), and the handler runs in the same
 // transaction; its result is written by the action's return type.
-func (s *Service) invoke(rq *request) error {
-	t := rq.t
+func (s *Service) invoke(req *request) error {
+	t := req.target
 	a := t.action
 	fn := s.actions[a]
-	members, err := readJSONBody(rq.r, true)
+	members, err := readJSONBody(req.r, true)
 	if err != nil {
 		return err
 	}
@@ -26,11 +26,11 @@ func (s *Service) invoke(rq *request) error {
 	if len(details) > 0 {
 		return ValidationError(details...)
 	}
-	ctx := rq.r.Context()
+	ctx := req.r.Context()
 	var body []byte
 	var etag string
 	err = s.inTx(ctx, func(tx *Tx) error {
-		call := &ActionCall{Tx: tx, Action: a, Params: params, Request: rq.r}
+		call := &ActionCall{Tx: tx, Action: a, Params: params, Request: req.r}
 		if a.Bound && !a.BindingCollection {
 			where, err := s.boundWhere(ctx, tx, t)
 			if err != nil {
@@ -40,7 +40,7 @@ func (s *Service) invoke(rq *request) error {
 			if err != nil {
 				return err
 			}
-			if err := s.checkIfMatch(rq.r, tx, t.typ, old); err != nil {
+			if err := s.checkIfMatch(req.r, tx, t.typ, old); err != nil {
 				return err
 			}
 			call.Entity = old
@@ -49,24 +49,24 @@ func (s *Service) invoke(rq *request) error {
 		if err != nil {
 			return err
 		}
-		body, etag, err = s.renderResult(rq, a, result)
+		body, etag, err = s.renderResult(req, a, result)
 		return err
 	})
 	if err != nil {
 		return s.dbError(err, false)
 	}
-	h := rq.w.Header()
+	h := req.w.Header()
 	h.Set("OData-Version", "4.0")
 	if body == nil {
-		rq.w.WriteHeader(http.StatusNoContent)
+		req.w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
 	if etag != "" {
 		h.Set("ETag", etag)
 	}
-	rq.jsonHeaders()
-	rq.w.WriteHeader(http.StatusOK)
-	_, err = rq.w.Write(body)
+	req.jsonHeaders()
+	req.w.WriteHeader(http.StatusOK)
+	_, err = req.w.Write(body)
 	return err
 }
 
@@ -81,11 +81,11 @@ func decodeParams(a *edm.Action, members []member) (map[string]any, []ErrorDetai
 		}
 		p := a.Parameter(m.name)
 		if p == nil {
-			d.fail("UnknownField", m.name, "The action %s has no parameter %s.", a.Name, m.name)
+			d.fail(CodeUnknownField, m.name, "The action %s has no parameter %s.", a.Name, m.name)
 			continue
 		}
 		if _, dup := params[p.Name]; dup {
-			d.fail("InvalidValue", p.Name, "The parameter %s is given more than once.", p.Name)
+			d.fail(CodeInvalidValue, p.Name, "The parameter %s is given more than once.", p.Name)
 			continue
 		}
 		if v, ok := d.value(paramType(p), p.Name, m.raw); ok {
@@ -97,7 +97,7 @@ func decodeParams(a *edm.Action, members []member) (map[string]any, []ErrorDetai
 	for i := range a.Parameters {
 		p := &a.Parameters[i]
 		if _, ok := params[p.Name]; !ok && p.Required {
-			d.fail("Required", p.Name, "The parameter %s is required.", p.Name)
+			d.fail(CodeRequired, p.Name, "The parameter %s is required.", p.Name)
 		}
 	}
 	return params, d.details
@@ -112,105 +112,123 @@ func containsAt(s string) bool {
 	return false
 }
 
-// renderResult writes an action's result as its return type says. It returns a nil body for no content.
-func (s *Service) renderResult(rq *request, a *edm.Action, result any) ([]byte, string, error) {
-	rt := a.ReturnType
-	if rt == nil || result == nil {
+// renderResult writes an action's result as its return type says. It returns a nil body for no content, and
+// the ETag of an entity result.
+func (s *Service) renderResult(req *request, a *edm.Action, result any) ([]byte, string, error) {
+	returnType := a.ReturnType
+	if returnType == nil || result == nil {
 		return nil, "", nil
 	}
-	ns := s.model.Namespace
-	if et := rt.EntityType(); et != nil {
-		ew := entityWriter{l: s.defaultLayout(et)}
-		set := onlySet(s.model, et)
-		if !rt.Collection {
-			e, ok := asMap(result)
-			if !ok {
-				return nil, "", fmt.Errorf("odata: action %s returned %T, want an Entity", a.Name, result)
-			}
-			frag := ns + "." + et.Name
-			if set != nil {
-				frag = set.Name + "/$entity"
-			}
-			b, err := ew.appendEntity(nil, e, rq.contextMember(frag), !rq.none)
-			if err != nil {
-				return nil, "", err
-			}
-			sum, err := ew.etag(e)
-			if err != nil {
-				return nil, "", err
-			}
-			return b, formatETag(sum), nil
-		}
-		items, err := toSlice(result)
-		if err != nil {
-			return nil, "", fmt.Errorf("odata: action %s: %w", a.Name, err)
-		}
-		frag := "Collection(" + ns + "." + et.Name + ")"
-		if set != nil {
-			frag = set.Name
-		}
-		b := valuePrefix(rq.contextMember(frag))
-		b = append(b, '[')
-		for i, it := range items {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			e, ok := asMap(it)
-			if !ok {
-				return nil, "", fmt.Errorf("odata: action %s returned an item of type %T, want an Entity", a.Name, it)
-			}
-			if b, err = ew.appendEntity(b, e, nil, !rq.none); err != nil {
-				return nil, "", err
-			}
-		}
-		return append(b, "]}"...), "", nil
-	}
-	p := &edm.Property{Name: "value", Type: rt.Type, Enum: rt.Enum, Complex: rt.Complex, Nullable: rt.Nullable,
-		MaxLength: rt.MaxLength, Precision: rt.Precision, Scale: rt.Scale}
-	f := plainField(p)
-	typeName := rt.Type.String()
+	et := returnType.EntityType()
 	switch {
-	case rt.Enum != nil:
-		typeName = ns + "." + rt.Enum.Name
-	case rt.Complex != nil:
-		typeName = ns + "." + rt.Complex.Name
+	case et != nil && returnType.Collection:
+		b, err := s.renderEntities(req, a, et, result)
+		return b, "", err
+	case et != nil:
+		return s.renderEntity(req, a, et, result)
 	}
-	if rt.Collection {
+	b, err := s.renderValue(req, a, result)
+	return b, "", err
+}
+
+// renderEntity writes the entity an action returned, and returns its ETag.
+func (s *Service) renderEntity(req *request, a *edm.Action, et *edm.EntityType, result any) ([]byte, string, error) {
+	e, ok := asMap(result)
+	if !ok {
+		return nil, "", fmt.Errorf("odata: action %s returned %T, want an Entity", a.Name, result)
+	}
+	fragment := s.model.Namespace + "." + et.Name
+	if set := onlySet(s.model, et); set != nil {
+		fragment = set.Name + "/$entity"
+	}
+	writer := entityWriter{layout: s.defaultLayout(et)}
+	b, err := writer.appendEntity(nil, e, req.contextMember(fragment), !req.noMetadata)
+	if err != nil {
+		return nil, "", err
+	}
+	sum, err := writer.etag(e)
+	if err != nil {
+		return nil, "", err
+	}
+	return b, formatETag(sum), nil
+}
+
+// renderEntities writes the collection of entities an action returned.
+func (s *Service) renderEntities(req *request, a *edm.Action, et *edm.EntityType, result any) ([]byte, error) {
+	items, err := toSlice(result)
+	if err != nil {
+		return nil, fmt.Errorf("odata: action %s: %w", a.Name, err)
+	}
+	fragment := "Collection(" + s.model.Namespace + "." + et.Name + ")"
+	if set := onlySet(s.model, et); set != nil {
+		fragment = set.Name
+	}
+	writer := entityWriter{layout: s.defaultLayout(et)}
+	b := valuePrefix(req.contextMember(fragment))
+	b = append(b, '[')
+	for i, item := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		e, ok := asMap(item)
+		if !ok {
+			return nil, fmt.Errorf("odata: action %s returned an item of type %T, want an Entity", a.Name, item)
+		}
+		if b, err = writer.appendEntity(b, e, nil, !req.noMetadata); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, "]}"...), nil
+}
+
+// renderValue writes the primitive, enum or complex value (or the collection of them) an action returned.
+func (s *Service) renderValue(req *request, a *edm.Action, result any) ([]byte, error) {
+	returnType := a.ReturnType
+	p := &edm.Property{Name: "value", Type: returnType.Type, Enum: returnType.Enum, Complex: returnType.Complex, Nullable: returnType.Nullable,
+		MaxLength: returnType.MaxLength, Precision: returnType.Precision, Scale: returnType.Scale}
+	f := plainField(p)
+	typeName := returnType.Type.String()
+	switch {
+	case returnType.Enum != nil:
+		typeName = s.model.Namespace + "." + returnType.Enum.Name
+	case returnType.Complex != nil:
+		typeName = s.model.Namespace + "." + returnType.Complex.Name
+	}
+	switch {
+	case returnType.Collection:
 		items, err := toSlice(result)
 		if err != nil {
-			return nil, "", fmt.Errorf("odata: action %s: %w", a.Name, err)
+			return nil, fmt.Errorf("odata: action %s: %w", a.Name, err)
 		}
-		b := valuePrefix(rq.contextMember("Collection(" + typeName + ")"))
+		b := valuePrefix(req.contextMember("Collection(" + typeName + ")"))
 		b = append(b, '[')
-		for i, it := range items {
+		for i, item := range items {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			if b, err = appendGoField(b, f, normalize(p, it)); err != nil {
-				return nil, "", err
+			if b, err = appendGoField(b, f, normalize(p, item)); err != nil {
+				return nil, err
 			}
 		}
-		return append(b, "]}"...), "", nil
-	}
-	if rt.Complex != nil {
+		return append(b, "]}"...), nil
+	case returnType.Complex != nil:
 		b, err := appendGoField(nil, f, result)
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
-		if ctx := rq.contextMember(typeName); ctx != nil {
+		if ctx := req.contextMember(typeName); ctx != nil {
 			if len(b) > 2 {
 				ctx = append(ctx, ',')
 			}
 			b = append(append([]byte{'{'}, ctx...), b[1:]...)
 		}
-		return b, "", nil
+		return b, nil
 	}
-	b := valuePrefix(rq.contextMember(typeName))
-	b, err := appendGoField(b, f, normalize(p, result))
+	b, err := appendGoField(valuePrefix(req.contextMember(typeName)), f, normalize(p, result))
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	return append(b, '}'), "", nil
+	return append(b, '}'), nil
 }
 
 // valuePrefix starts an object with an optional context member and "value":.
@@ -234,13 +252,13 @@ func toSlice(v any) ([]any, error) {
 		}
 		return out, nil
 	}
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Slice {
+	value := reflect.ValueOf(v)
+	if value.Kind() != reflect.Slice {
 		return nil, fmt.Errorf("a collection result must be a slice, not %T", v)
 	}
-	out := make([]any, rv.Len())
+	out := make([]any, value.Len())
 	for i := range out {
-		out[i] = rv.Index(i).Interface()
+		out[i] = value.Index(i).Interface()
 	}
 	return out, nil
 }

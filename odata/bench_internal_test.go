@@ -47,7 +47,7 @@ func BenchmarkRowWriter_100(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		out = out[:0]
 		for r := 0; r < 100; r++ {
-			copy(rw.vals, row)
+			copy(rw.values, row)
 			if err := rw.convert(); err != nil {
 				b.Fatal(err)
 			}

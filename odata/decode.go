@@ -36,12 +36,12 @@ func readJSONBody(r *http.Request, emptyOK bool) ([]member, error) {
 		if errors.As(err, &e) {
 			return nil, err
 		}
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: "PayloadTooLarge",
-				Message: fmt.Sprintf("The request body exceeds the limit of %d bytes.", mbe.Limit), Err: err}
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, &Error{Code: CodePayloadTooLarge,
+				Message: fmt.Sprintf("The request body exceeds the limit of %d bytes.", tooLarge.Limit), Err: err}
 		}
-		return nil, BadRequest("InvalidJson", "", "The request body could not be read.")
+		return nil, BadRequest(CodeInvalidJSON, "", "The request body could not be read.")
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		if emptyOK {
@@ -50,7 +50,7 @@ func readJSONBody(r *http.Request, emptyOK bool) ([]member, error) {
 		if err := checkJSONContentType(r); err != nil {
 			return nil, err
 		}
-		return nil, BadRequest("InvalidJson", "", "The request body is empty; a JSON object is required.")
+		return nil, BadRequest(CodeInvalidJSON, "", "The request body is empty; a JSON object is required.")
 	}
 	if err := checkJSONContentType(r); err != nil {
 		return nil, err
@@ -59,10 +59,10 @@ func readJSONBody(r *http.Request, emptyOK bool) ([]member, error) {
 }
 
 func checkJSONContentType(r *http.Request) error {
-	ct := r.Header.Get("Content-Type")
-	mt, _, err := mime.ParseMediaType(ct)
-	if ct == "" || err != nil || mt != "application/json" {
-		return &Error{Status: http.StatusUnsupportedMediaType, Code: "UnsupportedMediaType",
+	contentType := r.Header.Get("Content-Type")
+	mediaType, _, err := mime.ParseMediaType(contentType)
+	if contentType == "" || err != nil || mediaType != "application/json" {
+		return &Error{Code: CodeUnsupportedMediaType,
 			Message: "The request body must be JSON, sent with Content-Type: application/json."}
 	}
 	return nil
@@ -70,46 +70,46 @@ func checkJSONContentType(r *http.Request) error {
 
 // parseObject splits a JSON object into its members, in order.
 func parseObject(body []byte) ([]member, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	tok, err := dec.Token()
+	tokens := json.NewDecoder(bytes.NewReader(body))
+	tokens.UseNumber()
+	token, err := tokens.Token()
 	if err != nil {
 		return nil, invalidJSON(err)
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, BadRequest("InvalidJson", "", "The request body must be a JSON object.")
+	if d, ok := token.(json.Delim); !ok || d != '{' {
+		return nil, BadRequest(CodeInvalidJSON, "", "The request body must be a JSON object.")
 	}
 	var out []member
-	for dec.More() {
-		tok, err := dec.Token()
+	for tokens.More() {
+		token, err := tokens.Token()
 		if err != nil {
 			return nil, invalidJSON(err)
 		}
-		name, _ := tok.(string)
+		name, _ := token.(string)
 		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
+		if err := tokens.Decode(&raw); err != nil {
 			return nil, invalidJSON(err)
 		}
 		out = append(out, member{name: name, raw: raw})
 	}
-	if _, err := dec.Token(); err != nil {
+	if _, err := tokens.Token(); err != nil {
 		return nil, invalidJSON(err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, BadRequest("InvalidJson", "", "The request body must hold one JSON object and nothing after it.")
+	if _, err := tokens.Token(); err != io.EOF {
+		return nil, BadRequest(CodeInvalidJSON, "", "The request body must hold one JSON object and nothing after it.")
 	}
 	return out, nil
 }
 
 func invalidJSON(err error) *Error {
 	msg := "The request body is not valid JSON"
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		msg += fmt.Sprintf(" (at byte %d: %s)", se.Offset, se.Error())
+	var syntaxErr *json.SyntaxError
+	if errors.As(err, &syntaxErr) {
+		msg += fmt.Sprintf(" (at byte %d: %s)", syntaxErr.Offset, syntaxErr.Error())
 	} else if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		msg += " (it ends too early)"
 	}
-	return &Error{Status: http.StatusBadRequest, Code: "InvalidJson", Message: msg + ".", Err: err}
+	return &Error{Code: CodeInvalidJSON, Message: msg + ".", Err: err}
 }
 
 // valueType describes the type of a value to decode: a property, a complex member or an action parameter.
@@ -150,19 +150,19 @@ func (d *decoder) value(t valueType, target string, raw json.RawMessage) (any, b
 	raw = bytes.TrimSpace(raw)
 	if string(raw) == "null" {
 		if !t.nullable && !t.collection {
-			d.fail("InvalidValue", target, "%s cannot be null.", target)
+			d.fail(CodeInvalidValue, target, "%s cannot be null.", target)
 			return nil, false
 		}
 		return nil, true
 	}
 	if t.collection {
 		if len(raw) == 0 || raw[0] != '[' {
-			d.fail("TypeMismatch", target, "%s must be a JSON array.", target)
+			d.fail(CodeTypeMismatch, target, "%s must be a JSON array.", target)
 			return nil, false
 		}
 		var items []json.RawMessage
 		if err := json.Unmarshal(raw, &items); err != nil {
-			d.fail("TypeMismatch", target, "%s must be a JSON array.", target)
+			d.fail(CodeTypeMismatch, target, "%s must be a JSON array.", target)
 			return nil, false
 		}
 		item := t
@@ -193,12 +193,12 @@ func (d *decoder) value(t valueType, target string, raw json.RawMessage) (any, b
 // exact), unknown members and navigation properties are errors, annotations are ignored.
 func (d *decoder) structured(props []*edm.Property, et *edm.EntityType, target string, raw json.RawMessage) (any, bool) {
 	if len(raw) == 0 || raw[0] != '{' {
-		d.fail("TypeMismatch", target, "%s must be a JSON object.", target)
+		d.fail(CodeTypeMismatch, target, "%s must be a JSON object.", target)
 		return nil, false
 	}
 	members, err := parseObject(raw)
 	if err != nil {
-		d.fail("TypeMismatch", target, "%s must be a JSON object.", target)
+		d.fail(CodeTypeMismatch, target, "%s must be a JSON object.", target)
 		return nil, false
 	}
 	out := map[string]any{}
@@ -211,9 +211,9 @@ func (d *decoder) structured(props []*edm.Property, et *edm.EntityType, target s
 		sub := target + "/" + m.name
 		if p == nil {
 			if et != nil && et.Navigation(m.name) != nil {
-				d.fail("InvalidValue", sub, "The navigation property %s cannot be set here.", m.name)
+				d.fail(CodeInvalidValue, sub, "The navigation property %s cannot be set here.", m.name)
 			} else {
-				d.fail("UnknownField", sub, "%s has no member %s.", target, m.name)
+				d.fail(CodeUnknownField, sub, "%s has no member %s.", target, m.name)
 			}
 			ok = false
 			continue
@@ -243,214 +243,259 @@ func findProperty(props []*edm.Property, name string) *edm.Property {
 	return found
 }
 
-// primitive decodes a primitive or enum value.
+// primitive decodes a primitive or enum value; raw is not null.
 func (d *decoder) primitive(t valueType, target string, raw json.RawMessage) (any, bool) {
-	isString := len(raw) > 0 && raw[0] == '"'
-	isNumber := len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9')
-	str := func() (string, bool) {
-		var s string
-		if !isString || json.Unmarshal(raw, &s) != nil {
-			d.fail("TypeMismatch", target, "%s must be a JSON string.", target)
-			return "", false
-		}
-		return s, true
+	var v any
+	var refused *ErrorDetail
+	switch {
+	case t.enum != nil:
+		v, refused = decodeEnum(t, target, raw)
+	case int(t.kind) < len(primitiveDecoders) && primitiveDecoders[t.kind] != nil:
+		v, refused = primitiveDecoders[t.kind](t, target, raw)
+	default:
+		refused = detailf(CodeInvalidValue, target, "%s cannot be set.", target)
 	}
-	invalid := func(what string, err error) (any, bool) {
-		msg := fmt.Sprintf("%s is not a valid %s.", target, what)
-		if err != nil {
-			if s := errText(err); s != "" {
-				msg = fmt.Sprintf("%s is not a valid %s: %s.", target, what, s)
-			}
-		}
-		d.details = append(d.details, ErrorDetail{Code: "InvalidValue", Target: target, Message: msg})
+	if refused != nil {
+		d.details = append(d.details, *refused)
 		return nil, false
 	}
-	if t.enum != nil {
-		var s string
-		switch {
-		case isString:
-			var ok bool
-			if s, ok = str(); !ok {
-				return nil, false
-			}
-		case isNumber:
-			s = string(raw)
-		default:
-			d.fail("TypeMismatch", target, "%s must be a JSON string naming a member of %s.", target, t.enum.Name)
-			return nil, false
-		}
-		v, err := t.enum.Parse(s)
-		if err != nil {
-			return invalid(t.enum.Name+" value", nil)
-		}
-		return v, true
-	}
-	switch t.kind {
-	case edm.KindString:
-		s, ok := str()
-		if !ok {
-			return nil, false
-		}
-		if strings.IndexByte(s, 0) >= 0 {
-			// PostgreSQL's text cannot hold it; refused on every database alike.
-			d.fail("InvalidValue", target, "%s must not contain the NUL character (\\u0000).", target)
-			return nil, false
-		}
-		if t.maxLength > 0 && utf8.RuneCountInString(s) > t.maxLength {
-			d.fail("InvalidValue", target, "%s must be at most %d characters long.", target, t.maxLength)
-			return nil, false
-		}
-		return s, true
-	case edm.KindBoolean:
-		switch string(raw) {
-		case "true":
-			return true, true
-		case "false":
-			return false, true
-		}
-		d.fail("TypeMismatch", target, "%s must be true or false.", target)
-		return nil, false
-	case edm.KindByte, edm.KindSByte, edm.KindInt16, edm.KindInt32, edm.KindInt64:
-		text := string(raw)
-		if isString && t.kind == edm.KindInt64 {
-			s, _ := str()
-			text = s
-		} else if !isNumber {
-			d.fail("TypeMismatch", target, "%s must be a JSON number.", target)
-			return nil, false
-		}
-		n, err := strconv.ParseInt(text, 10, 64)
-		if err != nil {
-			return invalid("integer", nil)
-		}
-		lo, hi := intRange(t.kind)
-		if n < lo || n > hi {
-			d.fail("InvalidValue", target, "%s must be between %d and %d.", target, lo, hi)
-			return nil, false
-		}
-		return n, true
-	case edm.KindDecimal:
-		text := string(raw)
-		if isString {
-			s, _ := str()
-			text = s
-		} else if !isNumber {
-			d.fail("TypeMismatch", target, "%s must be a JSON number.", target)
-			return nil, false
-		}
-		m, err := decimal.NewFromString(text)
-		if err != nil {
-			return invalid("decimal number", nil)
-		}
-		if !m.Shift(int32(t.scale)).IsInteger() {
-			d.fail("InvalidValue", target, "%s must have at most %d decimal places.", target, t.scale)
-			return nil, false
-		}
-		if t.precision > 0 {
-			intDigits := len(m.Truncate(0).Abs().String())
-			if m.Abs().LessThan(decimal.New(1, 0)) {
-				intDigits = 0
-			}
-			if intDigits > t.precision-t.scale {
-				d.fail("InvalidValue", target, "%s is out of range (at most %d digits before the decimal point).", target, t.precision-t.scale)
-				return nil, false
-			}
-		}
-		// Both databases hold the value: SQLite stores it as the integer value x 10^scale, so that integer must
-		// fit in 64 bits (NUMERIC(19,4) on PostgreSQL holds more).
-		if !m.Shift(int32(t.scale)).BigInt().IsInt64() {
-			d.fail("InvalidValue", target, "%s is out of range (from %s to %s).", target,
-				decimal.New(math.MinInt64, -int32(t.scale)).StringFixed(int32(t.scale)),
-				decimal.New(math.MaxInt64, -int32(t.scale)).StringFixed(int32(t.scale)))
-			return nil, false
-		}
-		return m, true
-	case edm.KindDouble, edm.KindSingle:
-		if isString {
-			s, _ := str()
-			switch s {
-			case "NaN":
-				return math.NaN(), true
-			case "INF":
-				return math.Inf(1), true
-			case "-INF":
-				return math.Inf(-1), true
-			}
-			d.fail("TypeMismatch", target, "%s must be a JSON number.", target)
-			return nil, false
-		}
-		if !isNumber {
-			d.fail("TypeMismatch", target, "%s must be a JSON number.", target)
-			return nil, false
-		}
-		bits := 64
-		if t.kind == edm.KindSingle {
-			bits = 32
-		}
-		f, err := strconv.ParseFloat(string(raw), bits)
-		if err != nil {
-			return invalid("number", nil)
-		}
-		return f, true
-	}
-	// The remaining kinds travel as strings.
-	s, ok := str()
-	if !ok {
-		return nil, false
-	}
-	switch t.kind {
-	case edm.KindDate:
-		v, err := edm.ParseDate(s)
-		if err != nil {
-			return invalid("date (YYYY-MM-DD)", nil)
-		}
-		return v, true
-	case edm.KindTimeOfDay:
-		v, err := edm.ParseTimeOfDay(s)
-		if err != nil {
-			return invalid("time of day (HH:MM:SS)", nil)
-		}
-		return v, true
-	case edm.KindDateTimeOffset:
-		v, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
-			return invalid("date and time (RFC 3339, such as 2026-11-22T01:02:03Z)", nil)
-		}
-		return v.UTC(), true
-	case edm.KindDuration:
-		v, err := edm.ParseDuration(s)
-		if err != nil {
-			return invalid("duration (such as P1DT2H)", nil)
-		}
-		return v, true
-	case edm.KindGuid:
-		v, err := edm.ParseGuid(s)
-		if err != nil {
-			return invalid("GUID", nil)
-		}
-		return v, true
-	case edm.KindBinary, edm.KindStream:
-		v, err := decodeBase64(s)
-		if err != nil {
-			return invalid("base64 text", nil)
-		}
-		if t.maxLength > 0 && len(v) > t.maxLength {
-			d.fail("InvalidValue", target, "%s must be at most %d bytes long.", target, t.maxLength)
-			return nil, false
-		}
-		return v, true
-	}
-	d.fail("InvalidValue", target, "%s cannot be set.", target)
-	return nil, false
+	return v, true
 }
 
-// errText is the part of an error message worth showing a client ("" for none).
-func errText(err error) string {
-	s := err.Error()
-	if i := strings.Index(s, ": "); i >= 0 && strings.HasPrefix(s, "edm") {
-		s = s[i+2:]
+// primitiveDecoder decodes the JSON text raw (not null) of a value of one primitive kind, or returns the detail
+// that says why the value is refused.
+type primitiveDecoder func(t valueType, target string, raw json.RawMessage) (any, *ErrorDetail)
+
+// primitiveDecoders has the decoder of each primitive kind, indexed by kind. The kinds from Date on travel as
+// JSON strings in the text form their edm parser reads.
+var primitiveDecoders = [...]primitiveDecoder{
+	edm.KindString:         decodeString,
+	edm.KindBoolean:        decodeBoolean,
+	edm.KindByte:           decodeInteger,
+	edm.KindSByte:          decodeInteger,
+	edm.KindInt16:          decodeInteger,
+	edm.KindInt32:          decodeInteger,
+	edm.KindInt64:          decodeInteger,
+	edm.KindDecimal:        decodeDecimal,
+	edm.KindDouble:         decodeFloat,
+	edm.KindSingle:         decodeFloat,
+	edm.KindDate:           decodeText("date (YYYY-MM-DD)", func(s string) (any, error) { return edm.ParseDate(s) }),
+	edm.KindTimeOfDay:      decodeText("time of day (HH:MM:SS)", func(s string) (any, error) { return edm.ParseTimeOfDay(s) }),
+	edm.KindDateTimeOffset: decodeText("date and time (RFC 3339, such as 2026-11-22T01:02:03Z)", parseDateTimeOffset),
+	edm.KindDuration:       decodeText("duration (such as P1DT2H)", func(s string) (any, error) { return edm.ParseDuration(s) }),
+	edm.KindGuid:           decodeText("GUID", func(s string) (any, error) { return edm.ParseGuid(s) }),
+	edm.KindBinary:         decodeBinary,
+	edm.KindStream:         decodeBinary,
+}
+
+// detailf returns the detail of a refused value.
+func detailf(code, target, format string, args ...any) *ErrorDetail {
+	return &ErrorDetail{Code: code, Target: target, Message: fmt.Sprintf(format, args...)}
+}
+
+// invalid refuses the value of target: it is not a valid what ("date (YYYY-MM-DD)").
+func invalid(target, what string) *ErrorDetail {
+	return detailf(CodeInvalidValue, target, "%s is not a valid %s.", target, what)
+}
+
+// notNumber refuses the value of target: it is not a JSON number.
+func notNumber(target string) *ErrorDetail {
+	return detailf(CodeTypeMismatch, target, "%s must be a JSON number.", target)
+}
+
+// isJSONString and isJSONNumber tell the JSON type of a value's text by its first byte.
+func isJSONString(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '"' }
+
+func isJSONNumber(raw json.RawMessage) bool {
+	return len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9')
+}
+
+// jsonText returns the Go string of a JSON string; a value of another JSON type is a TypeMismatch.
+func jsonText(target string, raw json.RawMessage) (string, *ErrorDetail) {
+	var s string
+	if !isJSONString(raw) || json.Unmarshal(raw, &s) != nil {
+		return "", detailf(CodeTypeMismatch, target, "%s must be a JSON string.", target)
 	}
-	return s
+	return s, nil
+}
+
+// decodeEnum decodes a member of an enum type: its name as a JSON string, or its value as a number.
+func decodeEnum(t valueType, target string, raw json.RawMessage) (any, *ErrorDetail) {
+	var s string
+	switch {
+	case isJSONString(raw):
+		var refused *ErrorDetail
+		if s, refused = jsonText(target, raw); refused != nil {
+			return nil, refused
+		}
+	case isJSONNumber(raw):
+		s = string(raw)
+	default:
+		return nil, detailf(CodeTypeMismatch, target, "%s must be a JSON string naming a member of %s.", target, t.enum.Name)
+	}
+	v, err := t.enum.Parse(s)
+	if err != nil {
+		return nil, invalid(target, t.enum.Name+" value")
+	}
+	return v, nil
+}
+
+// decodeString decodes a string of at most t.maxLength characters (when set) without the NUL character, which
+// PostgreSQL's text cannot hold (refused on every database alike).
+func decodeString(t valueType, target string, raw json.RawMessage) (any, *ErrorDetail) {
+	s, refused := jsonText(target, raw)
+	switch {
+	case refused != nil:
+		return nil, refused
+	case strings.IndexByte(s, 0) >= 0:
+		return nil, detailf(CodeInvalidValue, target, "%s must not contain the NUL character (\\u0000).", target)
+	case t.maxLength > 0 && utf8.RuneCountInString(s) > t.maxLength:
+		return nil, detailf(CodeInvalidValue, target, "%s must be at most %d characters long.", target, t.maxLength)
+	}
+	return s, nil
+}
+
+func decodeBoolean(_ valueType, target string, raw json.RawMessage) (any, *ErrorDetail) {
+	switch string(raw) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return nil, detailf(CodeTypeMismatch, target, "%s must be true or false.", target)
+}
+
+// decodeInteger decodes an integer in the range of its kind: a JSON number, or for Int64 also a JSON string
+// (IEEE754Compatible clients send those).
+func decodeInteger(t valueType, target string, raw json.RawMessage) (any, *ErrorDetail) {
+	text := string(raw)
+	if isJSONString(raw) && t.kind == edm.KindInt64 {
+		var refused *ErrorDetail
+		if text, refused = jsonText(target, raw); refused != nil {
+			return nil, refused
+		}
+	} else if !isJSONNumber(raw) {
+		return nil, notNumber(target)
+	}
+	n, err := strconv.ParseInt(text, 10, 64)
+	if err != nil {
+		return nil, invalid(target, "integer")
+	}
+	if lo, hi := intRange(t.kind); n < lo || n > hi {
+		return nil, detailf(CodeInvalidValue, target, "%s must be between %d and %d.", target, lo, hi)
+	}
+	return n, nil
+}
+
+// decodeDecimal decodes a decimal number, a JSON number or string, within the scale and precision of t.
+func decodeDecimal(t valueType, target string, raw json.RawMessage) (any, *ErrorDetail) {
+	text := string(raw)
+	if isJSONString(raw) {
+		var refused *ErrorDetail
+		if text, refused = jsonText(target, raw); refused != nil {
+			return nil, refused
+		}
+	} else if !isJSONNumber(raw) {
+		return nil, notNumber(target)
+	}
+	m, err := decimal.NewFromString(text)
+	if err != nil {
+		return nil, invalid(target, "decimal number")
+	}
+	if refused := checkDecimal(t, target, m); refused != nil {
+		return nil, refused
+	}
+	return m, nil
+}
+
+// checkDecimal refuses a decimal that has more decimal places than the scale of t, more digits before the
+// decimal point than its precision allows, or that one of the databases cannot hold: SQLite stores it as the
+// integer value x 10^scale, so that integer must fit in 64 bits (NUMERIC(19,4) on PostgreSQL holds more).
+func checkDecimal(t valueType, target string, m decimal.Decimal) *ErrorDetail {
+	scale := int32(t.scale)
+	if !m.Shift(scale).IsInteger() {
+		return detailf(CodeInvalidValue, target, "%s must have at most %d decimal places.", target, t.scale)
+	}
+	if t.precision > 0 {
+		intDigits := len(m.Truncate(0).Abs().String())
+		if m.Abs().LessThan(decimal.New(1, 0)) {
+			intDigits = 0
+		}
+		if intDigits > t.precision-t.scale {
+			return detailf(CodeInvalidValue, target, "%s is out of range (at most %d digits before the decimal point).", target, t.precision-t.scale)
+		}
+	}
+	if !m.Shift(scale).BigInt().IsInt64() {
+		return detailf(CodeInvalidValue, target, "%s is out of range (from %s to %s).", target,
+			decimal.New(math.MinInt64, -scale).StringFixed(scale), decimal.New(math.MaxInt64, -scale).StringFixed(scale))
+	}
+	return nil
+}
+
+// decodeFloat decodes a Double or Single: a JSON number, or the JSON strings "NaN", "INF" and "-INF".
+func decodeFloat(t valueType, target string, raw json.RawMessage) (any, *ErrorDetail) {
+	if isJSONString(raw) {
+		s, _ := jsonText(target, raw)
+		switch s {
+		case "NaN":
+			return math.NaN(), nil
+		case "INF":
+			return math.Inf(1), nil
+		case "-INF":
+			return math.Inf(-1), nil
+		}
+		return nil, notNumber(target)
+	}
+	if !isJSONNumber(raw) {
+		return nil, notNumber(target)
+	}
+	bits := 64
+	if t.kind == edm.KindSingle {
+		bits = 32
+	}
+	f, err := strconv.ParseFloat(string(raw), bits)
+	if err != nil {
+		return nil, invalid(target, "number")
+	}
+	return f, nil
+}
+
+// decodeText returns the decoder of a kind that travels as a JSON string, which parse reads; what names the
+// form in the message of a value parse refuses.
+func decodeText(what string, parse func(string) (any, error)) primitiveDecoder {
+	return func(_ valueType, target string, raw json.RawMessage) (any, *ErrorDetail) {
+		s, refused := jsonText(target, raw)
+		if refused != nil {
+			return nil, refused
+		}
+		v, err := parse(s)
+		if err != nil {
+			return nil, invalid(target, what)
+		}
+		return v, nil
+	}
+}
+
+// parseDateTimeOffset reads an RFC 3339 date and time, as UTC.
+func parseDateTimeOffset(s string) (any, error) {
+	v, err := time.Parse(time.RFC3339Nano, s)
+	return v.UTC(), err
+}
+
+// decodeBinary decodes Binary and Stream values: base64 text, at most t.maxLength bytes when it is set.
+func decodeBinary(t valueType, target string, raw json.RawMessage) (any, *ErrorDetail) {
+	s, refused := jsonText(target, raw)
+	if refused != nil {
+		return nil, refused
+	}
+	v, err := decodeBase64(s)
+	if err != nil {
+		return nil, invalid(target, "base64 text")
+	}
+	if t.maxLength > 0 && len(v) > t.maxLength {
+		return nil, detailf(CodeInvalidValue, target, "%s must be at most %d bytes long.", target, t.maxLength)
+	}
+	return v, nil
 }
 
 // decodeBase64 accepts standard and URL-safe base64, with or without padding.

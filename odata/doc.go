@@ -51,6 +51,7 @@
 // Hooks and actions get a *Tx: the request's transaction with helpers (Get, Query, Insert, Update, Delete,
 // Builder) that read and write whole entities as Entity maps of the Go types in odata/DESIGN.md.
 //
-// Every error a handler, hook or action returns is rendered by WriteError: an *Error with its status and
-// code, anything else as a 500 whose cause is only logged.
+// Every error a handler, hook or action returns is rendered by WriteError: an *Error with its code (one of the
+// Code constants) and the status that code has in one table (ErrorStatus), anything else as a 500 whose cause is
+// only logged.
 package odata

@@ -25,8 +25,8 @@ func asMap(v any) (map[string]any, bool) {
 
 // entityWriter writes Entity values (Go values) with the same output and ETags as rowWriter.
 type entityWriter struct {
-	l   *layout
-	buf []byte
+	layout *layout
+	buf    []byte
 }
 
 // appendEntity appends e as a JSON object; ctx is an optional first member (the @odata.context), etag whether
@@ -40,7 +40,7 @@ func (ew *entityWriter) appendEntity(b []byte, e Entity, ctx []byte, etag bool) 
 		}
 		b = appendETagMember(b, sum)
 	}
-	for _, f := range ew.l.fields {
+	for _, f := range ew.layout.fields {
 		if !f.out {
 			continue
 		}
@@ -108,7 +108,7 @@ func appendItems(b []byte, p *edm.Property, items []any) ([]byte, error) {
 // etag returns the ETag hash of e: the hash of the same bytes rowWriter hashes for the stored row.
 func (ew *entityWriter) etag(e Entity) (uint64, error) {
 	h := fnvOffset
-	for _, f := range ew.l.etag {
+	for _, f := range ew.layout.etag {
 		var err error
 		if h, err = ew.hashGo(h, f, e[f.prop.Name]); err != nil {
 			return 0, err

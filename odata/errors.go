@@ -10,16 +10,99 @@ import (
 	"github.com/storekit/store/odata/sqldb"
 )
 
-// Error is an error with an HTTP status and the OData error body of the service contract:
+// Error codes. An error's HTTP status follows from its code through one table (ErrorStatus), so the two never
+// disagree; a code the table does not hold answers as CodeInternal. The codes are also the codes of an error's
+// details (ErrorDetail.Code), where CodeRequired, CodeInvalidValue, CodeTypeMismatch and CodeUnknownField name
+// the rule a value breaks.
+const (
+	// 400 Bad Request: the client's mistake, named as precisely as one of these codes allows.
+	CodeBadRequest         = "BadRequest"         // a malformed request that no other code describes
+	CodeInvalidJSON        = "InvalidJson"        // a body that is not the JSON object expected
+	CodeValidationFailed   = "ValidationFailed"   // one or more rules failed; Details holds one entry each
+	CodeRequired           = "Required"           // a required value is missing
+	CodeInvalidValue       = "InvalidValue"       // a value breaks a rule (a range, a length, a reference)
+	CodeUnknownField       = "UnknownField"       // a body names a property or parameter that does not exist
+	CodeTypeMismatch       = "TypeMismatch"       // a value of the wrong type, in a body or a query option
+	CodeUnknownProperty    = "UnknownProperty"    // a query option names a property that does not exist
+	CodeSyntaxError        = "SyntaxError"        // a resource path or query option that does not parse
+	CodeLimitExceeded      = "LimitExceeded"      // a request past one of the service's limits
+	CodeInvalidCredentials = "InvalidCredentials" // a sign-in with a wrong e-mail or password
+
+	CodeUnauthorized         = "Unauthorized"         // 401: no, or an invalid, credential
+	CodeForbidden            = "Forbidden"            // 403: the caller may not do this
+	CodeNotFound             = "NotFound"             // 404: no such resource
+	CodeMethodNotAllowed     = "MethodNotAllowed"     // 405: the resource does not offer the method (Header: Allow)
+	CodeNotAcceptable        = "NotAcceptable"        // 406: no representation the client accepts
+	CodeConflict             = "Conflict"             // 409: the state of a resource forbids the change
+	CodePreconditionFailed   = "PreconditionFailed"   // 412: a stale If-Match
+	CodePayloadTooLarge      = "PayloadTooLarge"      // 413: a body over its limit
+	CodeURITooLong           = "URITooLong"           // 414: a URL over its limit
+	CodeUnsupportedMediaType = "UnsupportedMediaType" // 415: a body of a media type the resource does not read
+	CodeTooManyRequests      = "TooManyRequests"      // 429: too many attempts (Header: Retry-After)
+	CodeInternal             = "InternalError"        // 500: a bug; the cause is logged, never sent
+	CodeNotImplemented       = "NotImplemented"       // 501: valid OData the engine does not serve
+	CodeServiceUnavailable   = "ServiceUnavailable"   // 503: busy or shutting down (Header: Retry-After)
+)
+
+// codeStatus is the one table from error code to HTTP status.
+var codeStatus = map[string]int{
+	CodeBadRequest:         http.StatusBadRequest,
+	CodeInvalidJSON:        http.StatusBadRequest,
+	CodeValidationFailed:   http.StatusBadRequest,
+	CodeRequired:           http.StatusBadRequest,
+	CodeInvalidValue:       http.StatusBadRequest,
+	CodeUnknownField:       http.StatusBadRequest,
+	CodeTypeMismatch:       http.StatusBadRequest,
+	CodeUnknownProperty:    http.StatusBadRequest,
+	CodeSyntaxError:        http.StatusBadRequest,
+	CodeLimitExceeded:      http.StatusBadRequest,
+	CodeInvalidCredentials: http.StatusBadRequest,
+
+	CodeUnauthorized:         http.StatusUnauthorized,
+	CodeForbidden:            http.StatusForbidden,
+	CodeNotFound:             http.StatusNotFound,
+	CodeMethodNotAllowed:     http.StatusMethodNotAllowed,
+	CodeNotAcceptable:        http.StatusNotAcceptable,
+	CodeConflict:             http.StatusConflict,
+	CodePreconditionFailed:   http.StatusPreconditionFailed,
+	CodePayloadTooLarge:      http.StatusRequestEntityTooLarge,
+	CodeURITooLong:           http.StatusRequestURITooLong,
+	CodeUnsupportedMediaType: http.StatusUnsupportedMediaType,
+	CodeTooManyRequests:      http.StatusTooManyRequests,
+	CodeInternal:             http.StatusInternalServerError,
+	CodeNotImplemented:       http.StatusNotImplemented,
+	CodeServiceUnavailable:   http.StatusServiceUnavailable,
+}
+
+// ErrorStatus returns the HTTP status of an error code, and 500 (the status of CodeInternal) for a code the table
+// does not hold.
+func ErrorStatus(code string) int {
+	if status, ok := codeStatus[code]; ok {
+		return status
+	}
+	return http.StatusInternalServerError
+}
+
+// ErrorCode returns the code err answers with: the code of the *Error it is or wraps, CodeServiceUnavailable for
+// a busy database (sqldb.ErrBusy), CodeInternal otherwise. ErrorCode(nil) is "".
+func ErrorCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	return AsError(err).Code
+}
+
+// Error is an error with a code, and so an HTTP status, and the OData error body of the service contract:
 //
 //	{"error": {"code": "...", "message": "...", "target": "...", "details": [{"code", "target", "message"}]}}
 //
-// Handlers return errors; WriteError renders them. Any error that is not an *Error renders as a 500 with a
-// generic message, so no internal detail reaches a client.
+// Handlers, hooks and actions return errors; WriteError renders them. An error that is not an *Error, or whose
+// code has no status in the table of ErrorStatus, renders as a 500 with a generic message, so no internal detail
+// reaches a client. A plug-in builds its own errors the same way, as a literal (&Error{Code: CodeConflict,
+// Message: "..."}) or with Errorf, BadRequest, NotFound, Conflict, Forbidden, Unauthorized or ValidationError;
+// a code of its own goes in a detail (ErrorDetail.Code).
 type Error struct {
-	// Status is the HTTP status code.
-	Status int
-	// Code is a short PascalCase machine-readable code such as "ValidationFailed".
+	// Code is one of the Code constants, such as CodeValidationFailed; it decides the HTTP status.
 	Code string
 	// Message is one human sentence.
 	Message string
@@ -33,7 +116,9 @@ type Error struct {
 	Err error
 }
 
-// ErrorDetail is one entry of an error's details.
+// ErrorDetail is one entry of an error's details. Details have no status of their own, so Code names the rule
+// the entry reports freely: one of the Code constants (most often CodeRequired or CodeInvalidValue), or a code
+// of a plug-in's own, which has no place in Error.Code.
 type ErrorDetail struct {
 	Code    string `json:"code"`
 	Target  string `json:"target,omitempty"`
@@ -51,35 +136,44 @@ func (e *Error) Error() string {
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
-// NewError returns an *Error with the given status, code and formatted message.
-func NewError(status int, code, format string, args ...any) *Error {
-	return &Error{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
+// Status returns the HTTP status of the error's code (ErrorStatus).
+func (e *Error) Status() int { return ErrorStatus(e.Code) }
+
+// Errorf returns an *Error with the given code and formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// BadRequest returns a 400 error about target.
+// BadRequest returns an error about target with a code of status 400, such as CodeInvalidValue (CodeBadRequest
+// when no other code says more).
 func BadRequest(code, target, message string) *Error {
-	return &Error{Status: http.StatusBadRequest, Code: code, Target: target, Message: message}
+	return &Error{Code: code, Target: target, Message: message}
 }
 
 // NotFound returns a 404 error.
 func NotFound(message string) *Error {
-	return &Error{Status: http.StatusNotFound, Code: "NotFound", Message: message}
+	return &Error{Code: CodeNotFound, Message: message}
 }
 
 // Conflict returns a 409 error.
 func Conflict(message string) *Error {
-	return &Error{Status: http.StatusConflict, Code: "Conflict", Message: message}
+	return &Error{Code: CodeConflict, Message: message}
 }
 
 // Forbidden returns a 403 error.
 func Forbidden(message string) *Error {
-	return &Error{Status: http.StatusForbidden, Code: "Forbidden", Message: message}
+	return &Error{Code: CodeForbidden, Message: message}
+}
+
+// Unauthorized returns a 401 error; the caller adds the WWW-Authenticate header its scheme needs.
+func Unauthorized(message string) *Error {
+	return &Error{Code: CodeUnauthorized, Message: message}
 }
 
 // ValidationError returns one 400 error that carries every failed rule as a detail. The error's own target and
 // message are those of the first detail, so a client that reads only the top level still learns something useful.
 func ValidationError(details ...ErrorDetail) *Error {
-	e := &Error{Status: http.StatusBadRequest, Code: "ValidationFailed", Message: "The request is not valid.", Details: details}
+	e := &Error{Code: CodeValidationFailed, Message: "The request is not valid.", Details: details}
 	if len(details) > 0 {
 		e.Target = details[0].Target
 		e.Message = details[0].Message
@@ -87,25 +181,32 @@ func ValidationError(details ...ErrorDetail) *Error {
 	return e
 }
 
-// AsError returns err as an *Error when it is one (or wraps one); an error that wraps sqldb.ErrBusy (the
-// database still busy after sqldb.RunTx's retries) as the 503 ServiceUnavailable with Retry-After; and the
-// generic 500 error otherwise.
+// AsError returns the *Error that err answers with: err itself when it is one (or wraps one) whose code has a
+// status; for an error that wraps sqldb.ErrBusy (the database still busy after sqldb.RunTx's retries), the 503
+// CodeServiceUnavailable with Retry-After; and otherwise the 500 CodeInternal with a generic message, the cause
+// kept in Err for the log.
 func AsError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
-		return e
-	}
-	if errors.Is(err, sqldb.ErrBusy) {
+		if _, known := codeStatus[e.Code]; known {
+			return e
+		}
+		err = fmt.Errorf("error code %q has no HTTP status: %w", e.Code, err)
+	} else if errors.Is(err, sqldb.ErrBusy) {
 		return busyError(err)
 	}
-	return &Error{Status: http.StatusInternalServerError, Code: "InternalError",
-		Message: "An internal error occurred.", Err: err}
+	return internalError(err)
+}
+
+// internalError is the answer to an error the client cannot act on: a generic message; the cause is logged only.
+func internalError(cause error) *Error {
+	return &Error{Code: CodeInternal, Message: "An internal error occurred.", Err: cause}
 }
 
 // busyError is the answer when the database is busy (a SQLite lock, a PostgreSQL serialization failure or
 // deadlock) beyond what retrying the transaction settled: 503, and Retry-After asks the client to try again.
 func busyError(cause error) *Error {
-	return &Error{Status: http.StatusServiceUnavailable, Code: "ServiceUnavailable", Err: cause,
+	return &Error{Code: CodeServiceUnavailable, Err: cause,
 		Message: "The database is busy; try again.", Header: http.Header{"Retry-After": {"1"}}}
 }
 
@@ -123,11 +224,12 @@ type errorPayload struct {
 	Details []ErrorDetail `json:"details,omitempty"`
 }
 
-// WriteError renders err as the error body with its status. Errors that are not *Error are logged with their
-// cause (through logger, or slog.Default when logger is nil) and answered with a generic 500.
+// WriteError renders err as the error body with the status of its code (AsError). Errors of status 500 and above
+// are logged with their cause (through logger, or slog.Default when logger is nil).
 func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
 	e := AsError(err)
-	if e.Status >= 500 {
+	status := e.Status()
+	if status >= 500 {
 		if logger == nil {
 			logger = slog.Default()
 		}
@@ -136,7 +238,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 			cause = err
 		}
 		logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path,
-			"status", e.Status, "err", cause)
+			"status", status, "err", cause)
 	}
 	h := w.Header()
 	for k, vs := range e.Header {
@@ -146,10 +248,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 	h.Set("OData-Version", "4.0")
 	h.Del("Content-Length")
 	h.Del("ETag")
-	w.WriteHeader(e.Status)
+	w.WriteHeader(status)
 	body := errorBody{Error: errorPayload{Code: e.Code, Message: e.Message, Target: e.Target, Details: e.Details}}
-	if body.Error.Code == "" {
-		body.Error.Code = http.StatusText(e.Status)
-	}
 	_ = json.NewEncoder(w).Encode(body)
 }

@@ -1,14 +1,20 @@
 package odata_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/storekit/store/odata"
+	"github.com/storekit/store/odata/internal/plan"
 	"github.com/storekit/store/odata/sqldb"
+	"github.com/storekit/store/odata/syntax"
 )
 
 func TestWriteError(t *testing.T) {
@@ -18,11 +24,17 @@ func TestWriteError(t *testing.T) {
 		err        error
 		status     int
 		code       string
+		message    string
 		retryAfter string
 	}{
-		{"Error", odata.NotFound("The thing does not exist."), http.StatusNotFound, "NotFound", ""},
-		{"Busy", fmt.Errorf("%w: %w", sqldb.ErrBusy, cause), http.StatusServiceUnavailable, "ServiceUnavailable", "1"},
-		{"Other", cause, http.StatusInternalServerError, "InternalError", ""},
+		{"Error", odata.NotFound("The thing does not exist."), http.StatusNotFound, "NotFound", "The thing does not exist.", ""},
+		{"Wrapped", fmt.Errorf("reading: %w", odata.Conflict("Taken.")), http.StatusConflict, "Conflict", "Taken.", ""},
+		{"Literal", &odata.Error{Code: odata.CodeMethodNotAllowed, Message: "No."}, http.StatusMethodNotAllowed, "MethodNotAllowed", "No.", ""},
+		{"Busy", fmt.Errorf("%w: %w", sqldb.ErrBusy, cause), http.StatusServiceUnavailable, "ServiceUnavailable", "The database is busy; try again.", "1"},
+		{"Other", cause, http.StatusInternalServerError, "InternalError", "An internal error occurred.", ""},
+		// A code without a status is a bug of whoever built the error: its message does not reach the client.
+		{"UnknownCode", &odata.Error{Code: "Teapot", Message: "secret detail"}, http.StatusInternalServerError, "InternalError", "An internal error occurred.", ""},
+		{"NoCode", &odata.Error{Message: "secret detail"}, http.StatusInternalServerError, "InternalError", "An internal error occurred.", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
@@ -31,9 +43,84 @@ func TestWriteError(t *testing.T) {
 				t.Errorf("WriteError(%v) = %d with Retry-After %q, want %d with %q", tc.err, rec.Code,
 					rec.Header().Get("Retry-After"), tc.status, tc.retryAfter)
 			}
-			if got := odata.AsError(tc.err).Code; got != tc.code {
-				t.Errorf("AsError(%v).Code = %q, want %q", tc.err, got, tc.code)
+			var body struct {
+				Error struct{ Code, Message string }
+			}
+			if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+				t.Fatalf("WriteError(%v) wrote %q: %v", tc.err, rec.Body, err)
+			}
+			if body.Error.Code != tc.code || body.Error.Message != tc.message {
+				t.Errorf("WriteError(%v) body = %s %q, want %s %q", tc.err, body.Error.Code, body.Error.Message, tc.code, tc.message)
+			}
+			if got := odata.AsError(tc.err); got.Code != tc.code || got.Status() != tc.status {
+				t.Errorf("AsError(%v) = %s %d, want %s %d", tc.err, got.Code, got.Status(), tc.code, tc.status)
+			}
+			if got := odata.ErrorCode(tc.err); got != tc.code {
+				t.Errorf("ErrorCode(%v) = %q, want %q", tc.err, got, tc.code)
 			}
 		})
+	}
+	if got := odata.ErrorCode(nil); got != "" {
+		t.Errorf("ErrorCode(nil) = %q, want \"\"", got)
+	}
+}
+
+// TestErrorStatus is the table of odata/DESIGN.md's Errors section: every code with its status.
+func TestErrorStatus(t *testing.T) {
+	want := map[string]int{
+		"BadRequest": 400, "InvalidJson": 400, "ValidationFailed": 400, "Required": 400, "InvalidValue": 400,
+		"UnknownField": 400, "TypeMismatch": 400, "UnknownProperty": 400, "SyntaxError": 400, "LimitExceeded": 400,
+		"InvalidCredentials": 400, "Unauthorized": 401, "Forbidden": 403, "NotFound": 404, "MethodNotAllowed": 405,
+		"NotAcceptable": 406, "Conflict": 409, "PreconditionFailed": 412, "PayloadTooLarge": 413, "URITooLong": 414,
+		"UnsupportedMediaType": 415, "TooManyRequests": 429, "InternalError": 500, "NotImplemented": 501,
+		"ServiceUnavailable": 503,
+	}
+	got := map[string]int{}
+	for code := range want {
+		got[code] = odata.ErrorStatus(code)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ErrorStatus (-want +got):\n%s", diff)
+	}
+	for _, code := range []string{"", "Teapot", "notfound"} {
+		if got := odata.ErrorStatus(code); got != http.StatusInternalServerError {
+			t.Errorf("ErrorStatus(%q) = %d, want 500", code, got)
+		}
+	}
+}
+
+// TestErrorStatus_Planner checks that every code of the planner and the parser, which the Service passes on as
+// the code of its answer, is a client error (CodeNotSupported becomes CodeNotImplemented).
+func TestErrorStatus_Planner(t *testing.T) {
+	for _, code := range []string{plan.CodeUnknownProperty, plan.CodeTypeMismatch, plan.CodeLimitExceeded,
+		plan.CodeSyntax, plan.CodeInvalidValue, syntax.CodeSyntax, syntax.CodeLimitExceeded} {
+		if got := odata.ErrorStatus(code); got != http.StatusBadRequest {
+			t.Errorf("ErrorStatus(%q) = %d, want 400", code, got)
+		}
+	}
+}
+
+// TestErrorConstructors checks that each constructor's code is the one its name promises.
+func TestErrorConstructors(t *testing.T) {
+	detail := odata.ErrorDetail{Code: odata.CodeRequired, Target: "Name", Message: "Name is required"}
+	for _, tc := range []struct {
+		name   string
+		err    *odata.Error
+		status int
+	}{
+		{"Errorf", odata.Errorf(odata.CodeNotImplemented, "The %s segment is not supported.", "$batch"), 501},
+		{"BadRequest", odata.BadRequest(odata.CodeInvalidValue, "Name", "Name is too long."), 400},
+		{"NotFound", odata.NotFound("Gone."), 404},
+		{"Conflict", odata.Conflict("Taken."), 409},
+		{"Forbidden", odata.Forbidden("No."), 403},
+		{"Unauthorized", odata.Unauthorized("Who?"), 401},
+		{"ValidationError", odata.ValidationError(detail), 400},
+	} {
+		if got := tc.err.Status(); got != tc.status {
+			t.Errorf("%s(...).Status() = %d, want %d", tc.name, got, tc.status)
+		}
+	}
+	if e := odata.ValidationError(detail); e.Target != "Name" || !strings.Contains(e.Message, "required") {
+		t.Errorf("ValidationError(%v) = %q, want the first detail's target and message", detail, e)
 	}
 }

@@ -11,20 +11,20 @@ import (
 // expansion holds the children of one expanded navigation property for all the rows of a page (or for all the
 // children of a parent expansion), read with one query, and their counts.
 type expansion struct {
-	sh       *expandShape
+	shape    *expandShape
 	rows     [][]any          // child rows as scanned, without their link values
 	byParent map[string][]int // plan.LinkKey of the link values -> indexes into rows, in order
 	counts   map[string]int64 // the same key -> the number of children (nested $count=true, Nav/$count)
 	sub      []*expansion     // the children's own expansions
-	rw       *rowWriter
+	writer   *rowWriter
 }
 
-// expand runs the queries of the expansions of sh for the parent rows (as scanned), recursively.
-func (s *Service) expand(ctx context.Context, sh *shape, parents [][]any) ([]*expansion, error) {
-	out := make([]*expansion, len(sh.expands))
-	for i, es := range sh.expands {
-		x := &expansion{sh: es}
-		e := es.x
+// expand runs the queries of the expansions of shape for the parent rows (as scanned), recursively.
+func (s *Service) expand(ctx context.Context, shape *levelShape, parents [][]any) ([]*expansion, error) {
+	out := make([]*expansion, len(shape.expands))
+	for i, navigation := range shape.expands {
+		x := &expansion{shape: navigation}
+		e := navigation.expand
 		n := len(e.Link)
 		if e.WithCount || e.CountOnly {
 			x.counts = map[string]int64{}
@@ -52,10 +52,10 @@ func (s *Service) expand(ctx context.Context, sh *shape, parents [][]any) ([]*ex
 					return nil, err
 				}
 			}
-			x.rw = newRowWriter(es.child.l)
-			if len(es.child.expands) > 0 && len(x.rows) > 0 {
+			x.writer = newRowWriter(navigation.child.layout)
+			if len(navigation.child.expands) > 0 && len(x.rows) > 0 {
 				var err error
-				if x.sub, err = s.expand(ctx, es.child, x.rows); err != nil {
+				if x.sub, err = s.expand(ctx, navigation.child, x.rows); err != nil {
 					return nil, err
 				}
 			}
@@ -90,52 +90,52 @@ func (s *Service) each(ctx context.Context, query string, args []any, width int,
 
 // expWriter writes rows with their expansions.
 type expWriter struct {
-	xs     []*expansion
-	base   string // the service root URL, for @odata.id
-	etagOn bool
+	expansions []*expansion
+	base       string // the service root URL, for @odata.id
+	etagOn     bool
 	// rootID returns the canonical path of a root row (Set('k'), or a containment path), when a contained $ref
 	// needs it; nil otherwise.
-	rootID func(rw *rowWriter) string
+	rootID func(writer *rowWriter) string
 	link   []any // scratch for a parent's link values
 }
 
-func (s *Service) newExpWriter(rq *request, sh *shape, xs []*expansion) *expWriter {
-	w := &expWriter{xs: xs, base: rq.base(), etagOn: !rq.none}
-	for _, x := range xs {
+func (s *Service) newExpWriter(req *request, shape *levelShape, expansions []*expansion) *expWriter {
+	w := &expWriter{expansions: expansions, base: req.base(), etagOn: !req.noMetadata}
+	for _, x := range expansions {
 		x.setWriters(w.etagOn)
 	}
-	if sh.needsIDs() {
-		t := rq.t
-		w.rootID = func(rw *rowWriter) string {
+	if shape.needsIDs() {
+		t := req.target
+		w.rootID = func(writer *rowWriter) string {
 			switch {
 			case t.scope.Singleton != nil && len(t.scope.Path) == 0:
 				return t.scope.Singleton.Name
 			case t.ctxSet != nil:
-				return t.ctxSet.Name + rowKey(rw)
+				return t.ctxSet.Name + rowKey(writer)
 			case t.ctxPath != "":
-				return t.ctxPath + rowKey(rw)
+				return t.ctxPath + rowKey(writer)
 			}
-			return t.typ.Name + rowKey(rw)
+			return t.typ.Name + rowKey(writer)
 		}
 	}
 	return w
 }
 
 func (x *expansion) setWriters(etag bool) {
-	if x.rw != nil {
-		x.rw.etagOn = etag
+	if x.writer != nil {
+		x.writer.etagOn = etag
 	}
 	for _, sub := range x.sub {
 		sub.setWriters(etag)
 	}
 }
 
-// rowKey returns the key predicate of the converted row of rw: ('k') or (A='x',B=1).
-func rowKey(rw *rowWriter) string {
-	l := rw.l
+// rowKey returns the key predicate of the converted row of writer: ('k') or (A='x',B=1).
+func rowKey(writer *rowWriter) string {
+	l := writer.layout
 	key := make([]any, len(l.keys))
 	for i, c := range l.keys {
-		v, err := sqldb.Scan(l.cols[c], rw.vals[c])
+		v, err := sqldb.Scan(l.cols[c], writer.values[c])
 		if err != nil {
 			return "()"
 		}
@@ -144,32 +144,32 @@ func rowKey(rw *rowWriter) string {
 	return formatKey(l.typ, key)
 }
 
-// appendRow appends the converted row of rw (whose scanned values are row) as an object with its expansions.
-func (w *expWriter) appendRow(b []byte, rw *rowWriter, row []any) ([]byte, error) {
+// appendRow appends the converted row of writer (whose scanned values are row) as an object with its expansions.
+func (w *expWriter) appendRow(b []byte, writer *rowWriter, row []any) ([]byte, error) {
 	id := ""
 	if w.rootID != nil {
-		id = w.rootID(rw)
+		id = w.rootID(writer)
 	}
-	return w.appendObject(b, rw, row, w.xs, id)
+	return w.appendObject(b, writer, row, w.expansions, id)
 }
 
-func (w *expWriter) appendObject(b []byte, rw *rowWriter, row []any, xs []*expansion, id string) ([]byte, error) {
-	b = rw.appendMembers(b)
-	for _, x := range xs {
-		e := x.sh.x
+func (w *expWriter) appendObject(b []byte, writer *rowWriter, row []any, expansions []*expansion, id string) ([]byte, error) {
+	b = writer.appendMembers(b)
+	for _, x := range expansions {
+		e := x.shape.expand
 		w.link = w.link[:0]
 		for _, c := range e.Link {
 			w.link = append(w.link, row[c])
 		}
 		key := plan.LinkKey(w.link...)
 		if x.counts != nil {
-			b = appendName(b, x.sh.count)
+			b = appendName(b, x.shape.count)
 			b = strconv.AppendInt(b, x.counts[key], 10)
 		}
 		if e.CountOnly {
 			continue
 		}
-		b = appendName(b, x.sh.name)
+		b = appendName(b, x.shape.name)
 		children := x.byParent[key]
 		if !e.Nav.Collection {
 			if len(children) == 0 {
@@ -185,13 +185,13 @@ func (w *expWriter) appendObject(b []byte, rw *rowWriter, row []any, xs []*expan
 				b = append(b, ',')
 			}
 			child := x.rows[idx]
-			copy(x.rw.vals, child)
-			if err := x.rw.convert(); err != nil {
+			copy(x.writer.values, child)
+			if err := x.writer.convert(); err != nil {
 				return b, err
 			}
 			childID := ""
-			if e.Ref || x.sh.child.needsIDs() {
-				childID = x.sh.idOf(id, x.rw)
+			if e.Ref || x.shape.child.needsIDs() {
+				childID = x.shape.idOf(id, x.writer)
 			}
 			if e.Ref {
 				b = append(b, `{"@odata.id":`...)
@@ -200,7 +200,7 @@ func (w *expWriter) appendObject(b []byte, rw *rowWriter, row []any, xs []*expan
 				continue
 			}
 			var err error
-			if b, err = w.appendObject(b, x.rw, child, x.sub, childID); err != nil {
+			if b, err = w.appendObject(b, x.writer, child, x.sub, childID); err != nil {
 				return b, err
 			}
 		}
@@ -212,12 +212,12 @@ func (w *expWriter) appendObject(b []byte, rw *rowWriter, row []any, xs []*expan
 }
 
 // idOf returns the canonical path of a child row: Set('k'), or below its parent for a contained target.
-func (es *expandShape) idOf(parent string, rw *rowWriter) string {
+func (es *expandShape) idOf(parent string, writer *rowWriter) string {
 	if es.set != nil {
-		return es.set.Name + rowKey(rw)
+		return es.set.Name + rowKey(writer)
 	}
-	if es.x.Nav.Collection {
-		return parent + "/" + es.x.Nav.Name + rowKey(rw)
+	if es.expand.Nav.Collection {
+		return parent + "/" + es.expand.Nav.Name + rowKey(writer)
 	}
-	return parent + "/" + es.x.Nav.Name
+	return parent + "/" + es.expand.Nav.Name
 }

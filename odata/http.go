@@ -29,14 +29,14 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) error {
 	if s.mount != "" && (raw == s.mount || strings.HasPrefix(raw, s.mount+"/")) {
 		raw = raw[len(s.mount):]
 	}
-	rp := openAPIPath // a segment the URL grammar does not know
+	path := openAPIPath // a segment the URL grammar does not know
 	if !isOpenAPIPath(raw) {
 		var err error
-		if rp, err = syntax.ParsePath(raw); err != nil {
+		if path, err = syntax.ParsePath(raw); err != nil {
 			return syntaxError(err)
 		}
 	}
-	t, err := s.resolve(raw, rp)
+	t, err := s.resolve(raw, path)
 	if err != nil {
 		return err
 	}
@@ -45,40 +45,40 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) error {
 		method = http.MethodGet
 	}
 	// Reads of entities are parsed by the planner, which caches the parsed options with the plan.
-	var q *syntax.Query
+	var query *syntax.Query
 	if method != http.MethodGet || t.kind != tCollection && t.kind != tEntity && t.kind != tCount {
-		if q, err = syntax.ParseQuery(r.URL.RawQuery); err != nil {
+		if query, err = syntax.ParseQuery(r.URL.RawQuery); err != nil {
 			return syntaxError(err)
 		}
 	}
 	allow := s.allowed(t)
 	if !strings.Contains(", "+allow+", ", ", "+method+", ") {
-		return &Error{Status: http.StatusMethodNotAllowed, Code: "MethodNotAllowed",
+		return &Error{Code: CodeMethodNotAllowed,
 			Message: "The method " + r.Method + " is not allowed on this resource; allowed: " + allow + ".",
 			Header:  http.Header{"Allow": {allow}}}
 	}
-	rq := &request{w: w, r: r, t: t, q: q, svc: s}
+	req := &request{w: w, r: r, target: t, query: query, service: s}
 	switch t.kind {
 	case tRoot:
-		return s.serviceDocument(rq)
+		return s.serviceDocument(req)
 	case tMetadata:
-		return s.metadata(rq)
+		return s.metadata(req)
 	case tOpenAPI:
-		return s.openAPI(rq)
+		return s.openAPI(req)
 	case tAction:
-		return s.invoke(rq)
+		return s.invoke(req)
 	}
 	switch method {
 	case http.MethodGet:
-		return s.read(rq)
+		return s.read(req)
 	case http.MethodPost:
-		return s.post(rq)
+		return s.post(req)
 	case http.MethodPut:
-		return s.put(rq, Update)
+		return s.put(req, Update)
 	case http.MethodPatch:
-		return s.put(rq, Patch)
+		return s.put(req, Patch)
 	case http.MethodDelete:
-		return s.delete(rq)
+		return s.delete(req)
 	}
 	return nil
 }
@@ -113,30 +113,30 @@ func (s *Service) allowed(t *target) string {
 
 // syntaxError turns a parse error of the path or a query option into a 400 naming the option.
 func syntaxError(err error) error {
-	var se *syntax.Error
-	if errors.As(err, &se) {
-		return &Error{Status: http.StatusBadRequest, Code: se.Code, Target: se.Option, Message: se.Error()}
+	var syntaxErr *syntax.Error
+	if errors.As(err, &syntaxErr) {
+		return &Error{Code: syntaxErr.Code, Target: syntaxErr.Option, Message: syntaxErr.Error()}
 	}
-	return BadRequest("BadRequest", "", err.Error())
+	return BadRequest(CodeBadRequest, "", err.Error())
 }
 
 // request is one request being answered.
 type request struct {
-	w    http.ResponseWriter
-	r    *http.Request
-	t    *target
-	q    *syntax.Query
-	svc  *Service
-	none bool // odata.metadata=none: no control information but count and next link
+	w          http.ResponseWriter
+	r          *http.Request
+	target     *target
+	query      *syntax.Query
+	service    *Service
+	noMetadata bool // odata.metadata=none: no control information but count and next link
 }
 
 // base returns the absolute URL of the service root: Config.PublicURL and Mount when a public URL is configured,
 // else the request's scheme and host, then Mount.
-func (rq *request) base() string {
-	if rq.svc.publicRoot != "" {
-		return rq.svc.publicRoot
+func (req *request) base() string {
+	if req.service.publicRoot != "" {
+		return req.service.publicRoot
 	}
-	return requestScheme(rq.r) + "://" + rq.r.Host + rq.svc.mount
+	return requestScheme(req.r) + "://" + req.r.Host + req.service.mount
 }
 
 // requestScheme returns the scheme a request came with: r.URL.Scheme when a middleware that knows the trusted
@@ -153,23 +153,23 @@ func requestScheme(r *http.Request) string {
 }
 
 // contextMember returns the @odata.context member for a context URL fragment, or nil without metadata.
-func (rq *request) contextMember(fragment string) []byte {
-	if rq.none {
+func (req *request) contextMember(fragment string) []byte {
+	if req.noMetadata {
 		return nil
 	}
-	return rq.appendContext(nil, fragment)
+	return req.appendContext(nil, fragment)
 }
 
 // appendContext appends the @odata.context member for a context URL fragment.
-func (rq *request) appendContext(b []byte, fragment string) []byte {
+func (req *request) appendContext(b []byte, fragment string) []byte {
 	b = append(b, `"@odata.context":"`...)
-	if rq.svc.publicRoot != "" {
-		b = appendJSONText(b, rq.svc.publicRoot)
+	if req.service.publicRoot != "" {
+		b = appendJSONText(b, req.service.publicRoot)
 	} else {
-		b = append(b, requestScheme(rq.r)...)
+		b = append(b, requestScheme(req.r)...)
 		b = append(b, "://"...)
-		b = appendJSONText(b, rq.r.Host)
-		b = appendJSONText(b, rq.svc.mount)
+		b = appendJSONText(b, req.r.Host)
+		b = appendJSONText(b, req.service.mount)
 	}
 	b = append(b, "/$metadata#"...)
 	b = appendJSONText(b, fragment)
@@ -193,9 +193,9 @@ var (
 )
 
 // jsonHeaders sets the headers of a JSON answer.
-func (rq *request) jsonHeaders() {
-	h := rq.w.Header()
-	if rq.none {
+func (req *request) jsonHeaders() {
+	h := req.w.Header()
+	if req.noMetadata {
 		h["Content-Type"] = hdrJSONNone
 	} else {
 		h["Content-Type"] = hdrJSON
@@ -204,26 +204,26 @@ func (rq *request) jsonHeaders() {
 }
 
 // negotiateJSON checks that the client accepts JSON ($format, else Accept) and notes odata.metadata=none.
-func (rq *request) negotiateJSON() error {
-	if f := rq.q.Format; f != "" {
+func (req *request) negotiateJSON() error {
+	if f := req.query.Format; f != "" {
 		if strings.EqualFold(f, "json") {
 			return nil
 		}
-		mt, params, err := mime.ParseMediaType(f)
-		if err == nil && mt == "application/json" {
-			rq.none = strings.EqualFold(params["odata.metadata"], "none")
+		mediaType, params, err := mime.ParseMediaType(f)
+		if err == nil && mediaType == "application/json" {
+			req.noMetadata = strings.EqualFold(params["odata.metadata"], "none")
 			return nil
 		}
 		return notAcceptable("$format=" + f + " cannot be served; this resource is available as application/json.")
 	}
-	accept := strings.Join(rq.r.Header.Values("Accept"), ",")
+	accept := strings.Join(req.r.Header.Values("Accept"), ",")
 	if strings.TrimSpace(accept) == "" {
 		return nil
 	}
-	for _, rg := range parseAccept(accept) {
-		switch rg.typ {
+	for _, accepted := range parseAccept(accept) {
+		switch accepted.typ {
 		case "application/json", "application/*", "*/*":
-			rq.none = rg.typ == "application/json" && strings.EqualFold(rg.params["odata.metadata"], "none")
+			req.noMetadata = accepted.typ == "application/json" && strings.EqualFold(accepted.params["odata.metadata"], "none")
 			return nil
 		}
 	}
@@ -231,7 +231,7 @@ func (rq *request) negotiateJSON() error {
 }
 
 func notAcceptable(msg string) error {
-	return &Error{Status: http.StatusNotAcceptable, Code: "NotAcceptable", Message: msg}
+	return &Error{Code: CodeNotAcceptable, Message: msg}
 }
 
 // mediaRange is one entry of an Accept header.
@@ -249,7 +249,7 @@ func parseAccept(h string) []mediaRange {
 		if part == "" {
 			continue
 		}
-		mt, params, err := mime.ParseMediaType(part)
+		mediaType, params, err := mime.ParseMediaType(part)
 		if err != nil {
 			continue
 		}
@@ -262,7 +262,7 @@ func parseAccept(h string) []mediaRange {
 		if q <= 0 {
 			continue
 		}
-		out = append(out, mediaRange{typ: mt, params: params, q: q})
+		out = append(out, mediaRange{typ: mediaType, params: params, q: q})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].q > out[j].q })
 	return out
@@ -295,14 +295,14 @@ func parsePrefer(h http.Header) prefs {
 }
 
 // serviceDocument answers the service root: the entity sets, singletons and function imports.
-func (s *Service) serviceDocument(rq *request) error {
-	if err := rq.negotiateJSON(); err != nil {
+func (s *Service) serviceDocument(req *request) error {
+	if err := req.negotiateJSON(); err != nil {
 		return err
 	}
 	b := []byte{'{'}
-	if !rq.none {
+	if !req.noMetadata {
 		b = append(b, `"@odata.context":`...)
-		b = appendString(b, rq.base()+"/$metadata")
+		b = appendString(b, req.base()+"/$metadata")
 		b = append(b, ',')
 	}
 	b = append(b, `"value":[`...)
@@ -332,23 +332,23 @@ func (s *Service) serviceDocument(rq *request) error {
 		}
 	}
 	b = append(b, "]}"...)
-	rq.jsonHeaders()
-	_, err := rq.w.Write(b)
+	req.jsonHeaders()
+	_, err := req.w.Write(b)
 	return err
 }
 
 // metadata answers $metadata: CSDL XML, or CSDL JSON for $format=json or an Accept that prefers JSON.
-func (s *Service) metadata(rq *request) error {
+func (s *Service) metadata(req *request) error {
 	asJSON := false
-	switch f := strings.ToLower(rq.q.Format); {
+	switch f := strings.ToLower(req.query.Format); {
 	case f == "":
-		accept := strings.Join(rq.r.Header.Values("Accept"), ",")
+		accept := strings.Join(req.r.Header.Values("Accept"), ",")
 		if strings.TrimSpace(accept) == "" {
 			break
 		}
 		found := false
-		for _, rg := range parseAccept(accept) {
-			switch rg.typ {
+		for _, accepted := range parseAccept(accept) {
+			switch accepted.typ {
 			case "application/xml", "text/xml", "application/*", "*/*":
 				found = true
 			case "application/json":
@@ -365,16 +365,16 @@ func (s *Service) metadata(rq *request) error {
 		asJSON = true
 	case f == "xml" || strings.HasPrefix(f, "application/xml"):
 	default:
-		return notAcceptable("$format=" + rq.q.Format + " cannot be served; $metadata is available as xml and json.")
+		return notAcceptable("$format=" + req.query.Format + " cannot be served; $metadata is available as xml and json.")
 	}
-	h := rq.w.Header()
+	h := req.w.Header()
 	h.Set("OData-Version", "4.0")
 	if asJSON {
 		h.Set("Content-Type", "application/json")
-		_, err := rq.w.Write(s.metadataJS)
+		_, err := req.w.Write(s.metadataJS)
 		return err
 	}
 	h.Set("Content-Type", "application/xml")
-	_, err := rq.w.Write(s.metadataXML)
+	_, err := req.w.Write(s.metadataXML)
 	return err
 }

@@ -15,13 +15,13 @@ var idCounter atomic.Uint32
 // different server nodes in the same millisecond do not collide.
 func NewID() string {
 	var b [12]byte
-	ms := uint64(time.Now().UnixMilli())
-	b[0] = byte(ms >> 40)
-	b[1] = byte(ms >> 32)
-	b[2] = byte(ms >> 24)
-	b[3] = byte(ms >> 16)
-	b[4] = byte(ms >> 8)
-	b[5] = byte(ms)
+	millis := uint64(time.Now().UnixMilli())
+	b[0] = byte(millis >> 40)
+	b[1] = byte(millis >> 32)
+	b[2] = byte(millis >> 24)
+	b[3] = byte(millis >> 16)
+	b[4] = byte(millis >> 8)
+	b[5] = byte(millis)
 	binary.BigEndian.PutUint16(b[6:8], uint16(idCounter.Add(1)))
 	_, _ = rand.Read(b[8:])
 	return hex.EncodeToString(b[:])

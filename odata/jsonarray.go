@@ -36,62 +36,59 @@ func scanArray(text []byte, scratch []byte, fn func(k itemKind, v []byte) error)
 		return scratch, nil
 	}
 	for {
-		i = skipSpace(text, i)
-		if i >= len(text) {
-			return scratch, errArray
-		}
 		var err error
-		switch c := text[i]; {
-		case c == '"':
-			var end int
-			scratch, end, err = unquote(text, i, scratch[:0])
-			if err != nil {
-				return scratch, err
-			}
-			if err := fn(itemString, scratch); err != nil {
-				return scratch, err
-			}
-			i = end
-		case c == '-' || c >= '0' && c <= '9':
-			j := i + 1
-			for j < len(text) && (text[j] >= '0' && text[j] <= '9' || text[j] == '.' || text[j] == 'e' || text[j] == 'E' || text[j] == '+' || text[j] == '-') {
-				j++
-			}
-			if err := fn(itemNumber, text[i:j]); err != nil {
-				return scratch, err
-			}
-			i = j
-		case hasWord(text, i, "null"):
-			if err := fn(itemNull, nil); err != nil {
-				return scratch, err
-			}
-			i += 4
-		case hasWord(text, i, "true"):
-			if err := fn(itemTrue, nil); err != nil {
-				return scratch, err
-			}
-			i += 4
-		case hasWord(text, i, "false"):
-			if err := fn(itemFalse, nil); err != nil {
-				return scratch, err
-			}
-			i += 5
-		default:
-			return scratch, errArray
+		if scratch, i, err = scanItem(text, skipSpace(text, i), scratch, fn); err != nil {
+			return scratch, err
 		}
 		i = skipSpace(text, i)
-		if i >= len(text) {
-			return scratch, errArray
-		}
-		switch text[i] {
-		case ',':
+		switch {
+		case i < len(text) && text[i] == ',':
 			i++
-		case ']':
+		case i < len(text) && text[i] == ']':
 			return scratch, nil
 		default:
 			return scratch, errArray
 		}
 	}
+}
+
+// literalItems are the items of an array that are JSON words.
+var literalItems = [...]struct {
+	word string
+	kind itemKind
+}{{"null", itemNull}, {"true", itemTrue}, {"false", itemFalse}}
+
+// scanItem calls fn for the item that starts at text[i] and returns scratch and the index after the item.
+func scanItem(text []byte, i int, scratch []byte, fn func(k itemKind, v []byte) error) ([]byte, int, error) {
+	if i >= len(text) {
+		return scratch, i, errArray
+	}
+	if c := text[i]; c == '"' {
+		var end int
+		var err error
+		if scratch, end, err = unquote(text, i, scratch[:0]); err != nil {
+			return scratch, i, err
+		}
+		return scratch, end, fn(itemString, scratch)
+	} else if c == '-' || c >= '0' && c <= '9' {
+		end := numberEnd(text, i+1)
+		return scratch, end, fn(itemNumber, text[i:end])
+	}
+	for _, literal := range literalItems {
+		if hasWord(text, i, literal.word) {
+			return scratch, i + len(literal.word), fn(literal.kind, nil)
+		}
+	}
+	return scratch, i, errArray
+}
+
+// numberEnd returns the index after the JSON number whose text goes on at text[j].
+func numberEnd(text []byte, j int) int {
+	for j < len(text) && (text[j] >= '0' && text[j] <= '9' || text[j] == '.' || text[j] == 'e' || text[j] == 'E' ||
+		text[j] == '+' || text[j] == '-') {
+		j++
+	}
+	return j
 }
 
 func skipSpace(b []byte, i int) int {

@@ -159,18 +159,18 @@ func appendScaled(b []byte, n int64, scale int) []byte {
 		return strconv.AppendUint(b, u, 10)
 	}
 	p := pow10[scale]
-	ip, fp := u/p, u%p
+	whole, fraction := u/p, u%p
 	if n < 0 {
 		b = append(b, '-')
 	}
-	b = strconv.AppendUint(b, ip, 10)
-	if fp == 0 {
+	b = strconv.AppendUint(b, whole, 10)
+	if fraction == 0 {
 		return b
 	}
 	var digits [20]byte
 	for i := scale - 1; i >= 0; i-- {
-		digits[i] = byte('0' + fp%10)
-		fp /= 10
+		digits[i] = byte('0' + fraction%10)
+		fraction /= 10
 	}
 	end := scale
 	for end > 0 && digits[end-1] == '0' {

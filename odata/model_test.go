@@ -274,10 +274,10 @@ func libraryConfig(m *edm.Model) (map[string]odata.SetOptions, map[string]odata.
 			BeforeSave: func(ctx context.Context, tx *odata.Tx, c *odata.Change) error {
 				var details []odata.ErrorDetail
 				if p, ok := c.New["Price"].(decimal.Decimal); ok && p.IsNegative() {
-					details = append(details, odata.ErrorDetail{Code: "InvalidValue", Target: "Price", Message: "Price must not be negative"})
+					details = append(details, odata.ErrorDetail{Code: odata.CodeInvalidValue, Target: "Price", Message: "Price must not be negative"})
 				}
 				if n, ok := c.New["Pages"].(int64); ok && n < 0 {
-					details = append(details, odata.ErrorDetail{Code: "InvalidValue", Target: "Pages", Message: "Pages must not be negative"})
+					details = append(details, odata.ErrorDetail{Code: odata.CodeInvalidValue, Target: "Pages", Message: "Pages must not be negative"})
 				}
 				if len(details) > 0 {
 					return odata.ValidationError(details...)
@@ -300,7 +300,7 @@ func libraryConfig(m *edm.Model) (map[string]odata.SetOptions, map[string]odata.
 		"Book/Rate": func(ctx context.Context, call *odata.ActionCall) (any, error) {
 			stars := call.Params["Stars"].(int64)
 			if stars < 1 || stars > 5 {
-				return nil, odata.ValidationError(odata.ErrorDetail{Code: "InvalidValue", Target: "Stars", Message: "Stars must be 1 to 5"})
+				return nil, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeInvalidValue, Target: "Stars", Message: "Stars must be 1 to 5"})
 			}
 			_, err := call.Tx.Builder().Update("book").Set("rating", float64(stars)).
 				Where(sq.Eq{"id": call.Entity["Id"]}).ExecContext(ctx)

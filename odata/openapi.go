@@ -131,18 +131,18 @@ var openAPIPath = &syntax.ResourcePath{Segments: []syntax.Segment{{Pos: 1, Name:
 func isOpenAPIPath(raw string) bool { return raw == "/$openapi" || raw == "/%24openapi" }
 
 // openAPI answers GET $openapi.
-func (s *Service) openAPI(rq *request) error {
-	if err := rq.negotiateJSON(); err != nil {
+func (s *Service) openAPI(req *request) error {
+	if err := req.negotiateJSON(); err != nil {
 		return err
 	}
-	h := rq.w.Header()
+	h := req.w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(s.openapi)))
-	rq.w.WriteHeader(http.StatusOK)
-	if rq.r.Method == http.MethodHead {
+	req.w.WriteHeader(http.StatusOK)
+	if req.r.Method == http.MethodHead {
 		return nil
 	}
-	_, err := rq.w.Write(s.openapi)
+	_, err := req.w.Write(s.openapi)
 	return err
 }
 
@@ -152,9 +152,9 @@ func (s *Service) openAPI(rq *request) error {
 func checkOpenAPI(c *OpenAPI, schemes map[string]bool, modelSchemas map[string]bool, fail func(string, ...any)) {
 	seen := map[string]bool{}
 	ids := map[string]bool{}
-	checkSecurity := func(what string, reqs []SecurityRequirement) {
-		for _, req := range reqs {
-			for name := range req {
+	checkSecurity := func(what string, requirements []SecurityRequirement) {
+		for _, requirement := range requirements {
+			for name := range requirement {
 				if !schemes[name] {
 					fail("OpenAPI: %s: the security scheme %q is not one of the model's Authorizations", what, name)
 				}

@@ -63,12 +63,12 @@ func (s *Service) buildOpenAPI(cfg OpenAPI, fail func(string, ...any)) []byte {
 		schemes[a.Name] = true
 	}
 	for _, es := range g.m.EntitySets {
-		sc := s.sets[es]
+		config := s.sets[es]
 		w := g.writable[es.EntityType()]
-		w.create = w.create || sc.Writes&(WritePost|WritePut) != 0
-		w.update = w.update || sc.Writes&WritePatch != 0
-		if w.upsert == nil && sc.Writes&WritePost != 0 {
-			w.upsert = sc.upsert
+		w.create = w.create || config.Writes&(WritePost|WritePut) != 0
+		w.update = w.update || config.Writes&WritePatch != 0
+		if w.upsert == nil && config.Writes&WritePost != 0 {
+			w.upsert = config.upsert
 		}
 		g.writable[es.EntityType()] = w
 	}
@@ -104,8 +104,8 @@ func (s *Service) buildOpenAPI(cfg OpenAPI, fail func(string, ...any)) []byte {
 	doc.set("tags", tags)
 	doc.set("paths", g.paths)
 	doc.set("components", g.components())
-	if req := g.defaultSecurity(); req != nil {
-		doc.set("security", req)
+	if requirements := g.defaultSecurity(); requirements != nil {
+		doc.set("security", requirements)
 	}
 	b, err := marshalDocument(doc)
 	if err != nil {
@@ -132,25 +132,25 @@ func (g *docBuilder) info() *jsObject {
 
 // defaultSecurity is the document's requirement: any one scheme of the model; nil when it has none.
 func (g *docBuilder) defaultSecurity() []any {
-	var reqs []any
+	var requirements []any
 	for _, a := range g.m.Authorizations {
-		reqs = append(reqs, map[string][]string{a.Name: {}})
+		requirements = append(requirements, map[string][]string{a.Name: {}})
 	}
-	return reqs
+	return requirements
 }
 
 // securityNote says which roles a requirement asks for, for operation descriptions; "" when it names none.
-func securityNote(reqs []SecurityRequirement) string {
+func securityNote(requirements []SecurityRequirement) string {
 	var alternatives []string
-	for _, req := range reqs {
-		names := make([]string, 0, len(req))
-		for name := range req {
+	for _, requirement := range requirements {
+		names := make([]string, 0, len(requirement))
+		for name := range requirement {
 			names = append(names, name)
 		}
 		sort.Strings(names)
 		var parts []string
 		for _, name := range names {
-			if roles := req[name]; len(roles) > 0 {
+			if roles := requirement[name]; len(roles) > 0 {
 				parts = append(parts, name+" credentials with the role "+strings.Join(roles, " and "))
 			}
 		}
@@ -463,12 +463,12 @@ func (g *docBuilder) keyTemplate(et *edm.EntityType, level int) (string, []any) 
 // the entity, its media value, its actions and its navigations.
 func (g *docBuilder) entitySetPaths(es *edm.EntitySet) {
 	et := es.EntityType()
-	sc := g.s.sets[es]
+	config := g.s.sets[es]
 	base := g.s.mount + "/" + es.Name
 	tag := es.Name
 	item := &pathItem{Get: g.listOperation(es.Name+".list", tag, "the entities of "+es.Name, et)}
-	if sc.Writes&WritePost != 0 {
-		item.Post = g.createOperation(es, sc)
+	if config.Writes&WritePost != 0 {
+		item.Post = g.createOperation(es, config)
 	}
 	g.paths.set(base, item)
 	g.paths.set(base+"/$count", &pathItem{Get: g.countOperation(es.Name+".count", tag, "the entities of "+es.Name, et)})
@@ -477,13 +477,13 @@ func (g *docBuilder) entitySetPaths(es *edm.EntitySet) {
 	key, params := g.keyTemplate(et, 0)
 	entity := base + key
 	item = &pathItem{Parameters: params, Get: g.getOperation(es.Name+".get", tag, "one "+et.Name+" of "+es.Name, et, false)}
-	if sc.Writes&WritePut != 0 {
+	if config.Writes&WritePut != 0 {
 		item.Put = g.writeOperation(es, "replace", "Replace", "a "+et.Name+" in full: omitted properties take their defaults. The key, when sent, must be the entity's.", "-create")
 	}
-	if sc.Writes&WritePatch != 0 {
+	if config.Writes&WritePatch != 0 {
 		item.Patch = g.writeOperation(es, "update", "Update", "the properties of a "+et.Name+" that the body holds.", "-update")
 	}
-	if sc.Writes&WriteDelete != 0 {
+	if config.Writes&WriteDelete != 0 {
 		o := g.operation(es.Name+".delete", tag, "Delete a "+et.Name, "")
 		withParameters(o, paramRef("If-Match"))
 		item.Delete = responses(o, response("200", "Deleted; the body is empty.", nil))
@@ -545,11 +545,11 @@ func (g *docBuilder) navigationPaths(prefix string, params []any, n *edm.Navigat
 
 // createOperation is POST to an entity set: a create, or with the UpsertBy value of an existing entity a full
 // update.
-func (g *docBuilder) createOperation(es *edm.EntitySet, sc *setConfig) *jsObject {
+func (g *docBuilder) createOperation(es *edm.EntitySet, config *setConfig) *jsObject {
 	et := es.EntityType()
 	description := "Omitted properties take their defaults; computed ones are ignored."
-	if sc.upsert != nil {
-		description += " A body whose " + sc.upsert.Name + " names an existing entity replaces it in full (200)."
+	if config.upsert != nil {
+		description += " A body whose " + config.upsert.Name + " names an existing entity replaces it in full (200)."
 	}
 	o := g.operation(es.Name+".create", es.Name, "Create a "+et.Name, description)
 	o.set("requestBody", newObject().set("required", true).set("content", jsonContent(g.ref(et.Name+"-create"))))
@@ -557,7 +557,7 @@ func (g *docBuilder) createOperation(es *edm.EntitySet, sc *setConfig) *jsObject
 		set("headers", newObject().set("Location", newObject().set("description", "The entity's URL.").
 			set("schema", Schema{"type": "string", "format": "uri"}))).
 		set("content", jsonContent(g.ref(et.Name)))}}
-	if sc.upsert != nil {
+	if config.upsert != nil {
 		list = append(list, response("200", "Replaced: the entity, with its ETag.", jsonContent(g.ref(et.Name))))
 	}
 	return responses(o, list...)
@@ -723,11 +723,11 @@ func (g *docBuilder) extraOperations(ops []OpenAPIOperation) {
 		}
 		o.set("responses", extraResponses(op.Responses))
 		if op.Security != nil {
-			reqs := make([]any, len(op.Security))
+			requirements := make([]any, len(op.Security))
 			for i, r := range op.Security {
-				reqs[i] = r
+				requirements[i] = r
 			}
-			o.set("security", reqs)
+			o.set("security", requirements)
 		}
 		setMethod(item, op.Method, o)
 	}

@@ -25,21 +25,21 @@ import (
 // stitched to the parents by plan.LinkKey.
 
 // read answers a GET.
-func (s *Service) read(rq *request) error {
-	switch rq.t.kind {
+func (s *Service) read(req *request) error {
+	switch req.target.kind {
 	case tCount:
-		return s.readCount(rq)
+		return s.readCount(req)
 	case tMediaValue:
-		return s.readMedia(rq)
+		return s.readMedia(req)
 	case tPropertyValue:
-		return s.readProperty(rq)
+		return s.readProperty(req)
 	case tCollection, tEntity:
-		return s.readEntities(rq)
+		return s.readEntities(req)
 	case tProperty:
-		if err := rq.negotiateJSON(); err != nil {
+		if err := req.negotiateJSON(); err != nil {
 			return err
 		}
-		return s.readProperty(rq)
+		return s.readProperty(req)
 	}
 	return NotFound("No resource matches the path.")
 }
@@ -47,14 +47,14 @@ func (s *Service) read(rq *request) error {
 // queryError turns an error of the planner into the answer: 400 naming the option, or 501 for valid OData the
 // engine does not translate.
 func queryError(err error) error {
-	var qe *plan.Error
-	if !errors.As(err, &qe) {
+	var planErr *plan.Error
+	if !errors.As(err, &planErr) {
 		return err
 	}
-	if qe.Code == plan.CodeNotSupported {
-		return &Error{Status: http.StatusNotImplemented, Code: "NotImplemented", Target: qe.Option, Message: qe.Error(), Err: err}
+	if planErr.Code == plan.CodeNotSupported {
+		return &Error{Code: CodeNotImplemented, Target: planErr.Option, Message: planErr.Error(), Err: err}
 	}
-	return &Error{Status: http.StatusBadRequest, Code: qe.Code, Target: qe.Option, Message: qe.Error(), Err: err}
+	return &Error{Code: planErr.Code, Target: planErr.Option, Message: planErr.Error(), Err: err}
 }
 
 // readError gives a database error of a read its meaning for the client: values of the query the database
@@ -66,7 +66,7 @@ func (s *Service) readError(err error) error {
 	}
 	switch s.dialect.ClassifyError(err) {
 	case sqldb.ErrInvalidData:
-		return &Error{Status: http.StatusBadRequest, Code: "InvalidValue", Err: err,
+		return &Error{Code: CodeInvalidValue, Err: err,
 			Message: "The database cannot compute the query with the values it gives (a number out of range, an invalid pattern or a value too long)."}
 	case sqldb.ErrRetry:
 		return busyError(err)
@@ -76,49 +76,50 @@ func (s *Service) readError(err error) error {
 
 // readShape is what the service derives once from a compiled plan (plan.Read.Memo): how to write its rows.
 type readShape struct {
-	*shape
+	*levelShape
 	selectList string // the context URL's select list, "(Name,Products())", or ""
 }
 
-// shape is how to write the rows of one level of a read: the root entities or the children of an expansion.
-type shape struct {
-	l       *layout
+// levelShape is how to write the rows of one level of a read: the root entities or the children of an expansion.
+type levelShape struct {
+	layout  *layout
 	expands []*expandShape
 }
 
 // expandShape is one expanded navigation property.
 type expandShape struct {
-	x     *plan.Expand
-	name  []byte // `"Nav":`
-	count []byte // `"Nav@odata.count":`
-	child *shape
+	expand *plan.Expand
+	name   []byte // `"Nav":`
+	count  []byte // `"Nav@odata.count":`
+	child  *levelShape
 	// set is the entity set of the targets, for the ids of $ref; nil when they are contained (their id is the
 	// parent's followed by the navigation).
 	set *edm.EntitySet
 }
 
-// buildShape is the Memo function of reads (see Service.shapeOf).
-func (s *Service) buildShape(r *plan.Read) any {
-	return &readShape{shape: s.newShape(r.Projection), selectList: selectList(s.model, r.Type, r.Query())}
+// buildShape is the Memo function of reads (Service.shapeFn).
+func (s *Service) buildShape(read *plan.Read) any {
+	return &readShape{levelShape: s.newShape(read.Projection), selectList: selectList(s.model, read.Type, read.Query())}
 }
 
-func (s *Service) newShape(p *plan.Projection) *shape {
-	sh := &shape{l: layoutOf(p)}
-	for _, x := range p.Expands {
-		es := &expandShape{x: x, name: fieldName(x.Nav.Name), count: fieldName(x.Nav.Name + "@odata.count"),
-			child: s.newShape(&x.Projection)}
-		if !x.Nav.ContainsTarget {
-			es.set = onlySet(s.model, x.Nav.TargetType())
+// newShape returns how to write the rows of a projection and of its expansions.
+func (s *Service) newShape(p *plan.Projection) *levelShape {
+	shape := &levelShape{layout: layoutOf(p)}
+	for _, expand := range p.Expands {
+		navigation := &expandShape{expand: expand, name: fieldName(expand.Nav.Name),
+			count: fieldName(expand.Nav.Name + "@odata.count"), child: s.newShape(&expand.Projection)}
+		if !expand.Nav.ContainsTarget {
+			navigation.set = onlySet(s.model, expand.Nav.TargetType())
 		}
-		sh.expands = append(sh.expands, es)
+		shape.expands = append(shape.expands, navigation)
 	}
-	return sh
+	return shape
 }
 
 // needsIDs reports whether writing the children of sh needs the ids of its rows (contained $ref targets).
-func (sh *shape) needsIDs() bool {
-	for _, es := range sh.expands {
-		if es.x.Ref && es.set == nil || es.child.needsIDs() {
+func (sh *levelShape) needsIDs() bool {
+	for _, navigation := range sh.expands {
+		if navigation.expand.Ref && navigation.set == nil || navigation.child.needsIDs() {
 			return true
 		}
 	}
@@ -126,13 +127,13 @@ func (sh *shape) needsIDs() bool {
 }
 
 // plan plans the read of the request's target with its query string.
-func (s *Service) plan(rq *request, scope plan.Scope) (*plan.Read, *readShape, error) {
-	r, err := s.planner.Read(scope, rq.r.URL.RawQuery)
+func (s *Service) plan(req *request, scope plan.Scope) (*plan.Read, *readShape, error) {
+	read, err := s.planner.Read(scope, req.r.URL.RawQuery)
 	if err != nil {
 		return nil, nil, queryError(err)
 	}
-	rq.q = r.Query()
-	return r, r.Memo(s.shapeFn).(*readShape), nil
+	req.query = read.Query()
+	return read, read.Memo(s.shapeFn).(*readShape), nil
 }
 
 // selectList returns the select list of the context URL of a read of et with the options q, in OData 4.0 form:
@@ -235,171 +236,251 @@ func (s *Service) pageSizeFor(r *http.Request) (int, bool) {
 var rowHook func()
 
 // readEntities answers a collection or one entity.
-func (s *Service) readEntities(rq *request) error {
-	r, sh, err := s.plan(rq, rq.t.scope)
+func (s *Service) readEntities(req *request) error {
+	read, shape, err := s.plan(req, req.target.scope)
 	if err != nil {
 		return err
 	}
-	if err := rq.negotiateJSON(); err != nil {
+	if err := req.negotiateJSON(); err != nil {
 		return err
 	}
-	if r.Single() {
-		return s.readEntity(rq, r, sh)
+	if read.Single() {
+		return s.readEntity(req, read, shape)
 	}
-	return s.readCollection(rq, r, sh)
+	return s.readCollection(req, read, shape)
 }
 
-func (s *Service) readCollection(rq *request, r *plan.Read, sh *readShape) error {
-	t, q := rq.t, rq.q
-	size, preferred := s.pageSizeFor(rq.r)
-	ctx := rq.r.Context()
-	count := int64(-1)
-	if q.Count != nil && *q.Count {
-		query, args := r.Count()
-		if err := s.db.QueryRowContext(ctx, query, args...).Scan(&count); err != nil {
-			return s.readError(err)
-		}
+// readCollection answers one page of a collection. Without expansions each row is written as it is scanned;
+// with them the page is read whole first, since their queries need the link values of every row.
+func (s *Service) readCollection(req *request, read *plan.Read, shape *readShape) error {
+	size, preferred := s.pageSizeFor(req.r)
+	ctx := req.r.Context()
+	count, err := s.countIfAsked(ctx, read, req.query)
+	if err != nil {
+		return err
 	}
-	query, args := r.Select(size)
+	query, args := read.Select(size)
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return s.readError(err)
 	}
 	defer rows.Close()
-	rw := newRowWriter(sh.l)
-	rw.etagOn = !rq.none
-	// The first row is read before the answer starts, so an error in it is still an error answer.
-	more := rows.Next()
-	if more {
-		if err := scanConvert(rows, rw); err != nil {
-			return s.readError(err)
-		}
-	} else if err := rows.Err(); err != nil {
-		return s.readError(err)
-	} else if err := s.checkParent(ctx, t); err != nil {
+	writer := newRowWriter(shape.layout)
+	writer.etagOn = !req.noMetadata
+	more, err := s.firstRow(ctx, req.target, rows, writer)
+	if err != nil {
 		return err
 	}
-	// With expansions the page is read whole first: their queries need every row's link values.
-	var page [][]any
-	var xw *expWriter
-	if len(sh.expands) > 0 {
-		for more {
-			page = append(page, append([]any(nil), rw.vals...))
-			if len(page) > size {
-				break
-			}
-			if more = rows.Next(); more {
-				if err := rows.Scan(rw.ptrs...); err != nil {
-					return s.readError(err)
-				}
-			}
-		}
-		if err := rows.Err(); err != nil {
-			return s.readError(err)
-		}
-		rows.Close()
-		xs, err := s.expand(ctx, sh.shape, page[:min(len(page), size)])
-		if err != nil {
+	var rowsRead [][]any
+	var expanded *expWriter
+	if len(shape.expands) > 0 {
+		if rowsRead, expanded, err = s.readExpandedPage(req, shape, rows, writer, more, size); err != nil {
 			return err
 		}
-		xw = s.newExpWriter(rq, sh.shape, xs)
 	}
 
-	h := rq.w.Header()
-	rq.jsonHeaders()
+	fragment := ""
+	if !req.noMetadata {
+		fragment = contextFragment(s.model, req.target, shape.selectList, false)
+	}
+	var page pageWriter
+	page.start(req, fragment, count, size, preferred)
+	defer page.release()
+	var last []any // the last row of the page, as scanned, when there is a next page
+	if expanded != nil {
+		last, err = page.writeExpanded(rowsRead, writer, expanded, size)
+	} else {
+		last, err = page.writeStream(rows, writer, more, size)
+	}
+	if err == nil {
+		err = page.finish(req, read, last, size)
+	}
+	if err != nil {
+		return abort(s, req, err)
+	}
+	return nil
+}
+
+// countIfAsked returns the number of entities of the read's collection when the query asks for it
+// ($count=true), else -1.
+func (s *Service) countIfAsked(ctx context.Context, read *plan.Read, q *syntax.Query) (int64, error) {
+	if q.Count == nil || !*q.Count {
+		return -1, nil
+	}
+	query, args := read.Count()
+	var count int64
+	if err := s.db.QueryRowContext(ctx, query, args...).Scan(&count); err != nil {
+		return 0, s.readError(err)
+	}
+	return count, nil
+}
+
+// firstRow scans the first row of a page into writer and reports whether there is one. It runs before the answer
+// starts, so an error in that row is still an error answer; an empty page of a navigation whose starting
+// entity does not exist is a 404 (checkParent).
+func (s *Service) firstRow(ctx context.Context, t *target, rows rowSource, writer *rowWriter) (bool, error) {
+	if rows.Next() {
+		if err := scanConvert(rows, writer); err != nil {
+			return false, s.readError(err)
+		}
+		return true, nil
+	}
+	if err := rows.Err(); err != nil {
+		return false, s.readError(err)
+	}
+	return false, s.checkParent(ctx, t)
+}
+
+// readExpandedPage reads the rest of a page whose first row, if more, is in writer, then runs the queries of its
+// expansions. It returns the rows as scanned (one more than size when a next page follows) and the writer of
+// the rows with their expansions.
+func (s *Service) readExpandedPage(req *request, shape *readShape, rows *sql.Rows, writer *rowWriter, more bool,
+	size int) ([][]any, *expWriter, error) {
+	var rowsRead [][]any
+	for more {
+		rowsRead = append(rowsRead, append([]any(nil), writer.values...))
+		if len(rowsRead) > size {
+			break
+		}
+		if more = rows.Next(); more {
+			if err := rows.Scan(writer.pointers...); err != nil {
+				return nil, nil, s.readError(err)
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, s.readError(err)
+	}
+	rows.Close()
+	expansions, err := s.expand(req.r.Context(), shape.levelShape, rowsRead[:min(len(rowsRead), size)])
+	if err != nil {
+		return nil, nil, err
+	}
+	return rowsRead, s.newExpWriter(req, shape.levelShape, expansions), nil
+}
+
+// pageWriter writes the JSON answer of one page of a collection once its first row is read: the envelope
+// ({"@odata.context", "@odata.count", "value": [...], "@odata.nextLink"}) around the rows. Each row goes to a
+// pooled buffered writer as soon as it is written, so memory does not grow with the page. An error of its
+// methods comes after the answer started: the caller aborts it.
+type pageWriter struct {
+	out *bufio.Writer
+	buf []byte
+}
+
+// start writes the headers, then the envelope up to the opening of "value": the context URL with fragment
+// (none with odata.metadata=none) and the count when it is not negative. It takes a writer from the pool:
+// release returns it.
+func (w *pageWriter) start(req *request, fragment string, count int64, size int, preferred bool) {
+	h := req.w.Header()
+	req.jsonHeaders()
 	if preferred {
 		h["Preference-Applied"] = []string{"odata.maxpagesize=" + strconv.Itoa(size)}
 	}
-	rq.w.WriteHeader(http.StatusOK)
-	bw := writers.Get().(*bufio.Writer)
-	bw.Reset(rq.w)
-	defer func() {
-		bw.Reset(nil)
-		writers.Put(bw)
-	}()
-	buf := make([]byte, 0, 1024)
-	buf = append(buf, '{')
-	if !rq.none {
-		buf = rq.appendContext(buf, contextFragment(s.model, t, sh.selectList, false))
-		buf = append(buf, ',')
+	req.w.WriteHeader(http.StatusOK)
+	w.out = writers.Get().(*bufio.Writer)
+	w.out.Reset(req.w)
+	w.buf = make([]byte, 0, 1024)
+	w.buf = append(w.buf, '{')
+	if !req.noMetadata {
+		w.buf = req.appendContext(w.buf, fragment)
+		w.buf = append(w.buf, ',')
 	}
 	if count >= 0 {
-		buf = append(buf, `"@odata.count":`...)
-		buf = strconv.AppendInt(buf, count, 10)
-		buf = append(buf, ',')
+		w.buf = append(w.buf, `"@odata.count":`...)
+		w.buf = strconv.AppendInt(w.buf, count, 10)
+		w.buf = append(w.buf, ',')
 	}
-	buf = append(buf, `"value":[`...)
-	// flush hands each row to the buffered writer, so memory does not grow with the page.
-	flush := func() error {
-		_, err := bw.Write(buf)
-		buf = buf[:0]
+	w.buf = append(w.buf, `"value":[`...)
+}
+
+// release returns the buffered writer to its pool.
+func (w *pageWriter) release() {
+	if w.out != nil {
+		w.out.Reset(nil)
+		writers.Put(w.out)
+	}
+}
+
+// flush hands what buf holds to the buffered writer.
+func (w *pageWriter) flush() error {
+	_, err := w.out.Write(w.buf)
+	w.buf = w.buf[:0]
+	return err
+}
+
+// writeStream writes the rows of rows as they are scanned, the first (when more) already in writer, at most size of
+// them. It returns the last row written when another follows it, the start of the next page.
+func (w *pageWriter) writeStream(rows rowSource, writer *rowWriter, more bool, size int) ([]any, error) {
+	var last []any
+	for n := 0; more && n < size; n++ {
+		if n > 0 {
+			w.buf = append(w.buf, ',')
+		}
+		w.buf = writer.appendObject(w.buf)
+		if err := w.flush(); err != nil {
+			return nil, err
+		}
+		if n == size-1 {
+			last = append(make([]any, 0, len(writer.values)), writer.values...)
+		}
+		if more = rows.Next(); more {
+			if err := scanConvert(rows, writer); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if !more {
+		return nil, nil
+	}
+	return last, nil
+}
+
+// writeExpanded writes the rows read (at most size of them) with their expansions. It returns the last row
+// written when another was read after it, the start of the next page.
+func (w *pageWriter) writeExpanded(rowsRead [][]any, writer *rowWriter, expanded *expWriter, size int) ([]any, error) {
+	for i, row := range rowsRead[:min(len(rowsRead), size)] {
+		if i > 0 {
+			w.buf = append(w.buf, ',')
+		}
+		copy(writer.values, row)
+		if err := writer.convert(); err != nil {
+			return nil, err
+		}
+		var err error
+		if w.buf, err = expanded.appendRow(w.buf, writer, row); err != nil {
+			return nil, err
+		}
+		if err := w.flush(); err != nil {
+			return nil, err
+		}
+	}
+	if len(rowsRead) > size {
+		return rowsRead[size-1], nil
+	}
+	return nil, nil
+}
+
+// finish ends the envelope, with the next link when last (the last row of the page) is not nil, and flushes
+// the answer.
+func (w *pageWriter) finish(req *request, read *plan.Read, last []any, size int) error {
+	w.buf = append(w.buf, ']')
+	if last != nil {
+		next, err := read.NextQuery(last, size)
+		if err != nil {
+			return err
+		}
+		w.buf = append(w.buf, `,"@odata.nextLink":`...)
+		w.buf = appendString(w.buf, req.base()+"/"+req.target.path+"?"+next)
+	}
+	w.buf = append(w.buf, '}')
+	if _, err := w.out.Write(w.buf); err != nil {
 		return err
 	}
-	var last []any // the last row of the page, as scanned, when there is a next page
-	if page != nil {
-		for i, row := range page[:min(len(page), size)] {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			copy(rw.vals, row)
-			if err := rw.convert(); err != nil {
-				return abort(s, rq, err)
-			}
-			if buf, err = xw.appendRow(buf, rw, row); err != nil {
-				return abort(s, rq, err)
-			}
-			if err := flush(); err != nil {
-				return abort(s, rq, err)
-			}
-		}
-		if len(page) > size {
-			last = page[size-1]
-		}
-	} else {
-		for n := 0; more; n++ {
-			if n == size {
-				break
-			}
-			if n > 0 {
-				buf = append(buf, ',')
-			}
-			buf = rw.appendObject(buf)
-			if err := flush(); err != nil {
-				return abort(s, rq, err)
-			}
-			if n == size-1 {
-				last = append(make([]any, 0, len(rw.vals)), rw.vals...)
-			}
-			if more = rows.Next(); more {
-				if err := scanConvert(rows, rw); err != nil {
-					return abort(s, rq, err)
-				}
-			}
-		}
-		if err := rows.Err(); err != nil {
-			return abort(s, rq, err)
-		}
-		if !more {
-			last = nil
-		}
-	}
-	buf = append(buf, ']')
-	if last != nil {
-		next, err := r.NextQuery(last, size)
-		if err != nil {
-			return abort(s, rq, err)
-		}
-		buf = append(buf, `,"@odata.nextLink":`...)
-		buf = appendString(buf, rq.base()+"/"+t.path+"?"+next)
-	}
-	buf = append(buf, '}')
-	if _, err := bw.Write(buf); err != nil {
-		return abort(s, rq, err)
-	}
-	if err := bw.Flush(); err != nil {
-		return abort(s, rq, err)
-	}
-	return nil
+	return w.out.Flush()
 }
 
 // writers holds the buffered writers of collection answers between requests.
@@ -412,17 +493,17 @@ func (s *Service) checkParent(ctx context.Context, t *target) error {
 	if !ok {
 		return nil
 	}
-	r, err := s.planner.Read(parent, "")
+	read, err := s.planner.Read(parent, "")
 	if err != nil {
 		return queryError(err)
 	}
-	query, args := r.Count()
+	query, args := read.Count()
 	var n int64
 	if err := s.db.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
 		return s.readError(err)
 	}
 	if n == 0 {
-		return NotFound(fmt.Sprintf("The %s does not exist.", r.Type.Name))
+		return NotFound(fmt.Sprintf("The %s does not exist.", read.Type.Name))
 	}
 	return nil
 }
@@ -434,69 +515,69 @@ type rowSource interface {
 	Err() error
 }
 
-func scanConvert(rows rowSource, rw *rowWriter) error {
-	if err := rows.Scan(rw.ptrs...); err != nil {
+func scanConvert(rows rowSource, writer *rowWriter) error {
+	if err := rows.Scan(writer.pointers...); err != nil {
 		return err
 	}
 	if rowHook != nil {
 		rowHook()
 	}
-	return rw.convert()
+	return writer.convert()
 }
 
 // abort ends an answer that has started: the error is logged and the connection cut, so the client sees a
 // truncated body rather than a well-formed partial one.
-func abort(s *Service, rq *request, err error) error {
-	s.logger.ErrorContext(rq.r.Context(), "answer aborted", "method", rq.r.Method, "path", rq.r.URL.Path, "err", err)
+func abort(s *Service, req *request, err error) error {
+	s.logger.ErrorContext(req.r.Context(), "answer aborted", "method", req.r.Method, "path", req.r.URL.Path, "err", err)
 	panic(http.ErrAbortHandler)
 }
 
 // readEntity answers one entity (by key, through a to-one navigation, or a singleton).
-func (s *Service) readEntity(rq *request, r *plan.Read, sh *readShape) error {
-	t := rq.t
-	ctx := rq.r.Context()
-	rw, err := s.readRow(ctx, r, sh.l)
+func (s *Service) readEntity(req *request, read *plan.Read, shape *readShape) error {
+	t := req.target
+	ctx := req.r.Context()
+	writer, err := s.readRow(ctx, read, shape.layout)
 	if err != nil {
 		return err
 	}
-	if rw == nil {
+	if writer == nil {
 		return s.missing(ctx, t)
 	}
-	var xw *expWriter
-	if len(sh.expands) > 0 {
-		xs, err := s.expand(ctx, sh.shape, [][]any{rw.vals})
+	var expanded *expWriter
+	if len(shape.expands) > 0 {
+		expansions, err := s.expand(ctx, shape.levelShape, [][]any{writer.values})
 		if err != nil {
 			return err
 		}
-		xw = s.newExpWriter(rq, sh.shape, xs)
+		expanded = s.newExpWriter(req, shape.levelShape, expansions)
 	}
-	etag := rw.etag()
-	rq.jsonHeaders()
-	h := rq.w.Header()
+	etag := writer.etag()
+	req.jsonHeaders()
+	h := req.w.Header()
 	h["Etag"] = []string{formatETag(etag)}
-	if inm := rq.r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, etag) {
-		rq.w.WriteHeader(http.StatusNotModified)
+	if inm := req.r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, etag) {
+		req.w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	rw.etagOn = !rq.none
+	writer.etagOn = !req.noMetadata
 	b := make([]byte, 0, 1024)
-	if !rq.none {
-		rw.ctx = rq.appendContext(make([]byte, 0, 128), contextFragment(s.model, t, sh.selectList, true))
+	if !req.noMetadata {
+		writer.ctx = req.appendContext(make([]byte, 0, 128), contextFragment(s.model, t, shape.selectList, true))
 	}
-	if xw != nil {
-		if b, err = xw.appendRow(b, rw, rw.vals); err != nil {
+	if expanded != nil {
+		if b, err = expanded.appendRow(b, writer, writer.values); err != nil {
 			return err
 		}
 	} else {
-		b = rw.appendObject(b)
+		b = writer.appendObject(b)
 	}
-	_, err = rq.w.Write(b)
+	_, err = req.w.Write(b)
 	return err
 }
 
 // readRow runs the statement of a single-entity read and returns its converted row, nil when there is none.
-func (s *Service) readRow(ctx context.Context, r *plan.Read, l *layout) (*rowWriter, error) {
-	query, args := r.Select(1)
+func (s *Service) readRow(ctx context.Context, read *plan.Read, l *layout) (*rowWriter, error) {
+	query, args := read.Select(1)
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, s.readError(err)
@@ -505,11 +586,11 @@ func (s *Service) readRow(ctx context.Context, r *plan.Read, l *layout) (*rowWri
 	if !rows.Next() {
 		return nil, s.readError(rows.Err())
 	}
-	rw := newRowWriter(l)
-	if err := scanConvert(rows, rw); err != nil {
+	writer := newRowWriter(l)
+	if err := scanConvert(rows, writer); err != nil {
 		return nil, s.readError(err)
 	}
-	return rw, s.readError(rows.Close())
+	return writer, s.readError(rows.Close())
 }
 
 // missing is the answer for a single entity that does not exist: 204 for an empty to-one navigation from an
@@ -524,60 +605,60 @@ func (s *Service) missing(ctx context.Context, t *target) error {
 	return NotFound(fmt.Sprintf("The %s does not exist.", t.typ.Name))
 }
 
-// errNoContent makes ServeHTTP answer 204 without a body.
-var errNoContent = &Error{Status: http.StatusNoContent}
+// errNoContent makes ServeHTTP answer 204 without a body: it is no failure, so no code fits it.
+var errNoContent = errors.New("odata: no content")
 
-func (s *Service) readCount(rq *request) error {
-	r, _, err := s.plan(rq, rq.t.scope)
+func (s *Service) readCount(req *request) error {
+	read, _, err := s.plan(req, req.target.scope)
 	if err != nil {
 		return err
 	}
-	query, args := r.Count()
+	query, args := read.Count()
 	var n int64
-	ctx := rq.r.Context()
+	ctx := req.r.Context()
 	if err := s.db.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
 		return s.readError(err)
 	}
 	if n == 0 {
-		if err := s.checkParent(ctx, rq.t); err != nil {
+		if err := s.checkParent(ctx, req.target); err != nil {
 			return err
 		}
 	}
-	h := rq.w.Header()
+	h := req.w.Header()
 	h["Content-Type"] = hdrText
 	h["Odata-Version"] = hdrVersion
-	_, err = rq.w.Write(strconv.AppendInt(nil, n, 10))
+	_, err = req.w.Write(strconv.AppendInt(nil, n, 10))
 	return err
 }
 
 // readSelected reads the one entity of the target with the properties props selected.
-func (s *Service) readSelected(rq *request, props ...*edm.Property) (*rowWriter, error) {
+func (s *Service) readSelected(req *request, props ...*edm.Property) (*rowWriter, error) {
 	names := make([]string, len(props))
 	for i, p := range props {
 		names[i] = p.Name
 	}
-	r, err := s.planner.Read(rq.t.scope, "$select="+strings.Join(names, ","))
+	read, err := s.planner.Read(req.target.scope, "$select="+strings.Join(names, ","))
 	if err != nil {
 		return nil, queryError(err)
 	}
-	sh := r.Memo(s.shapeFn).(*readShape)
-	ctx := rq.r.Context()
-	rw, err := s.readRow(ctx, r, sh.l)
-	if err == nil && rw == nil {
-		err = s.missing(ctx, rq.t)
+	shape := read.Memo(s.shapeFn).(*readShape)
+	ctx := req.r.Context()
+	writer, err := s.readRow(ctx, read, shape.layout)
+	if err == nil && writer == nil {
+		err = s.missing(ctx, req.target)
 	}
-	return rw, err
+	return writer, err
 }
 
 // readProperty answers a property of one entity, as JSON or, for /$value, as its raw value.
-func (s *Service) readProperty(rq *request) error {
-	t := rq.t
+func (s *Service) readProperty(req *request) error {
+	t := req.target
 	top := t.props[0]
-	rw, err := s.readSelected(rq, top)
+	writer, err := s.readSelected(req, top)
 	if err != nil {
 		return err
 	}
-	e, err := rw.entity()
+	e, err := writer.entity()
 	if err != nil {
 		return err
 	}
@@ -590,14 +671,14 @@ func (s *Service) readProperty(rq *request) error {
 	if v == nil {
 		return errNoContent
 	}
-	rq.w.Header()["Etag"] = []string{formatETag(rw.etag())}
+	req.w.Header()["Etag"] = []string{formatETag(writer.etag())}
 	if t.kind == tPropertyValue {
-		return writeRaw(rq, p, v)
+		return writeRaw(req, p, v)
 	}
-	rq.jsonHeaders()
+	req.jsonHeaders()
 	var ctx []byte
-	if !rq.none {
-		ctx = rq.appendContext(nil, t.entityPath+"/"+propPath(t.props))
+	if !req.noMetadata {
+		ctx = req.appendContext(nil, t.entityPath+"/"+propPath(t.props))
 	}
 	var b []byte
 	f := plainField(p)
@@ -623,7 +704,7 @@ func (s *Service) readProperty(rq *request) error {
 		}
 		b = append(b, '}')
 	}
-	_, err = rq.w.Write(b)
+	_, err = req.w.Write(b)
 	return err
 }
 
@@ -636,17 +717,17 @@ func propPath(props []*edm.Property) string {
 }
 
 // writeRaw writes a primitive value as its raw text (binary as bytes).
-func writeRaw(rq *request, p *edm.Property, v any) error {
-	h := rq.w.Header()
+func writeRaw(req *request, p *edm.Property, v any) error {
+	h := req.w.Header()
 	h["Odata-Version"] = hdrVersion
 	if b, ok := v.([]byte); ok {
 		h.Set("Content-Type", "application/octet-stream")
-		_, err := rq.w.Write(b)
+		_, err := req.w.Write(b)
 		return err
 	}
 	h["Content-Type"] = hdrText
 	if s, ok := v.(string); ok && p.Enum == nil {
-		_, err := rq.w.Write([]byte(s))
+		_, err := req.w.Write([]byte(s))
 		return err
 	}
 	b, err := appendValue(nil, p, v)
@@ -659,36 +740,36 @@ func writeRaw(rq *request, p *edm.Property, v any) error {
 			b = []byte(s)
 		}
 	}
-	_, err = rq.w.Write(b)
+	_, err = req.w.Write(b)
 	return err
 }
 
 // readMedia answers a media entity's $value: its bytes with its content type.
-func (s *Service) readMedia(rq *request) error {
-	t := rq.t
+func (s *Service) readMedia(req *request) error {
+	t := req.target
 	data, ct := t.typ.Stream()
-	rw, err := s.readSelected(rq, data, ct)
+	writer, err := s.readSelected(req, data, ct)
 	if err != nil {
 		return err
 	}
-	e, err := rw.entity()
+	e, err := writer.entity()
 	if err != nil {
 		return err
 	}
-	h := rq.w.Header()
+	h := req.w.Header()
 	h["Odata-Version"] = hdrVersion
 	mt, _ := e[ct.Name].(string)
 	if mt == "" {
 		mt = "application/octet-stream"
 	}
 	h.Set("Content-Type", mt)
-	h["Etag"] = []string{formatETag(rw.etag())}
+	h["Etag"] = []string{formatETag(writer.etag())}
 	b, _ := e[data.Name].([]byte)
 	if b == nil {
 		return errNoContent
 	}
 	h.Set("Content-Length", strconv.Itoa(len(b)))
-	_, err = rq.w.Write(b)
+	_, err = req.w.Write(b)
 	return err
 }
 
@@ -697,11 +778,11 @@ func (s *Service) readMedia(rq *request) error {
 func (s *Service) readKey(ctx context.Context, q interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }, t *target) ([]any, error) {
-	r, err := s.planner.Read(t.scope, "")
+	read, err := s.planner.Read(t.scope, "")
 	if err != nil {
 		return nil, queryError(err)
 	}
-	query, args := r.Select(1)
+	query, args := read.Select(1)
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -713,7 +794,7 @@ func (s *Service) readKey(ctx context.Context, q interface {
 		}
 		return nil, entityNotFound(t.typ)
 	}
-	vals := make([]any, len(r.Columns))
+	vals := make([]any, len(read.Columns))
 	ptrs := make([]any, len(vals))
 	for i := range vals {
 		ptrs[i] = &vals[i]
@@ -721,9 +802,9 @@ func (s *Service) readKey(ctx context.Context, q interface {
 	if err := rows.Scan(ptrs...); err != nil {
 		return nil, err
 	}
-	key := make([]any, len(r.Key))
-	for i, c := range r.Key {
-		path := r.Columns[c].Path
+	key := make([]any, len(read.Key))
+	for i, c := range read.Key {
+		path := read.Columns[c].Path
 		if key[i], err = sqldb.Scan(path[len(path)-1], vals[c]); err != nil {
 			return nil, err
 		}

@@ -2,7 +2,6 @@ package odata
 
 import (
 	"fmt"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -52,168 +51,233 @@ type target struct {
 	entityPath string
 }
 
-// resolve resolves a parsed path against the model.
-func (s *Service) resolve(rawPath string, rp *syntax.ResourcePath) (*target, error) {
-	segs := rp.Segments
+// resolve resolves a parsed path against the model: the first segment names a resource of the service, each
+// further one moves the target along from what the segments before it addressed.
+func (s *Service) resolve(rawPath string, path *syntax.ResourcePath) (*target, error) {
 	raw := strings.Trim(rawPath, "/")
 	t := &target{path: raw}
-	if len(segs) == 0 {
+	if len(path.Segments) == 0 {
 		return t, nil
 	}
-	// upTo returns the raw path up to the end of segment i.
-	base := strings.Index(rawPath, raw)
-	upTo := func(i int) string {
-		if i+1 < len(segs) {
-			end := segs[i+1].Pos - 1 - base
-			if end >= 0 && end <= len(raw) {
-				return raw[:end]
-			}
-		}
-		return raw
+	r := &pathResolver{service: s, target: t, segments: path.Segments, raw: raw, offset: strings.Index(rawPath, raw)}
+	complete, err := r.root(path)
+	if err != nil {
+		return nil, err
 	}
-	first := segs[0]
+	for i := 1; i < len(r.segments) && !complete; i++ {
+		if err := r.segment(i); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// pathResolver resolves the segments of one resource path into its target.
+type pathResolver struct {
+	service  *Service
+	target   *target
+	segments []syntax.Segment
+	raw      string // the path without its leading and trailing "/"
+	offset   int    // where raw starts in the path the segment positions count in
+}
+
+// upTo returns the raw path up to the end of segment i.
+func (r *pathResolver) upTo(i int) string {
+	if i+1 < len(r.segments) {
+		end := r.segments[i+1].Pos - 1 - r.offset
+		if end >= 0 && end <= len(r.raw) {
+			return r.raw[:end]
+		}
+	}
+	return r.raw
+}
+
+// errFunctions answers a path that calls a function.
+var errFunctions = Errorf(CodeNotImplemented, "Functions are not supported yet.")
+
+// root resolves the first segment: $metadata, $openapi, an entity set (with its key), a singleton or an unbound
+// action. It reports whether the target is complete, the segments after it ignored ($metadata).
+func (r *pathResolver) root(path *syntax.ResourcePath) (complete bool, err error) {
+	first, t, m := r.segments[0], r.target, r.service.model
 	switch {
 	case first.Name == "$metadata" && !first.Literal:
 		t.kind = tMetadata
-		return t, nil
-	case rp == openAPIPath:
+		return true, nil
+	case path == openAPIPath:
 		t.kind = tOpenAPI
-		return t, nil
+		return true, nil
 	case strings.HasPrefix(first.Name, "$") && !first.Literal:
-		return nil, NewError(http.StatusNotImplemented, "NotImplemented", "The %s resource is not supported.", first.Name)
+		return false, Errorf(CodeNotImplemented, "The %s resource is not supported.", first.Name)
 	}
-	m := s.model
 	if es := m.EntitySet(first.Name); es != nil {
 		t.kind, t.typ, t.set, t.ctxSet, t.direct = tCollection, es.EntityType(), es, es, true
 		t.scope.Set = es
-		if len(first.Args) > 0 {
-			if err := s.applyKey(t, first.Args); err != nil {
-				return nil, err
-			}
+		if len(first.Args) == 0 {
+			return false, nil
 		}
-	} else if sg := m.Singleton(first.Name); sg != nil && len(first.Args) == 0 {
-		t.kind, t.typ, t.single = tEntity, sg.EntityType(), true
-		t.ctxPath = sg.Name
-		t.scope.Singleton = sg
-	} else if a := m.Action(first.Name, nil, false); a != nil && len(first.Args) == 0 {
-		if len(segs) > 1 {
-			return nil, NotFound(fmt.Sprintf("No segment may follow the action %s.", a.Name))
-		}
-		t.kind, t.action = tAction, a
-		return t, nil
-	} else if len(m.FunctionOverloads(first.Name)) > 0 {
-		return nil, NewError(http.StatusNotImplemented, "NotImplemented", "Functions are not supported yet.")
-	} else {
-		return nil, NotFound(fmt.Sprintf("The service has no entity set %s.", first.Name))
+		return false, r.service.applyKey(t, first.Args)
 	}
+	if len(first.Args) == 0 {
+		if sg := m.Singleton(first.Name); sg != nil {
+			t.kind, t.typ, t.single = tEntity, sg.EntityType(), true
+			t.ctxPath = sg.Name
+			t.scope.Singleton = sg
+			return false, nil
+		}
+		if a := m.Action(first.Name, nil, false); a != nil {
+			return true, callUnbound(t, a, len(r.segments) > 1)
+		}
+	}
+	if len(m.FunctionOverloads(first.Name)) > 0 {
+		return false, errFunctions
+	}
+	return false, NotFound(fmt.Sprintf("The service has no entity set %s.", first.Name))
+}
 
-	for i := 1; i < len(segs); i++ {
-		seg := segs[i]
-		if t.kind == tProperty {
-			if seg.Name == "$value" && !seg.Literal {
-				last := t.props[len(t.props)-1]
-				if last.Complex != nil || last.Collection {
-					return nil, BadRequest("BadRequest", "path", "$value applies to a primitive property only.")
-				}
-				t.kind = tPropertyValue
-				continue
-			}
-			last := t.props[len(t.props)-1]
-			if last.Complex == nil || len(seg.Args) > 0 || seg.Literal {
-				return nil, NotFound(fmt.Sprintf("No resource matches the segment %s.", seg.Name))
-			}
-			mp := findProperty(last.Properties(), seg.Name)
-			if mp == nil {
-				return nil, NotFound(fmt.Sprintf("%s has no member %s.", last.Name, seg.Name))
-			}
-			t.props = append(t.props, mp)
-			continue
-		}
-		if t.kind != tCollection && t.kind != tEntity {
-			return nil, NotFound(fmt.Sprintf("No segment may follow %s.", segs[i-1].Name))
-		}
-		if seg.Literal {
-			// A key given as a segment (OData 4.01): Product/abc.
-			if t.kind != tCollection {
-				return nil, NotFound(fmt.Sprintf("No resource matches the segment %s.", seg.Name))
-			}
-			if err := s.applySegmentKey(t, seg.Name); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		switch seg.Name {
-		case "$count":
-			if t.kind != tCollection {
-				return nil, BadRequest("BadRequest", "path", "$count applies to a collection.")
-			}
-			t.kind = tCount
-			continue
-		case "$value":
-			data, _ := t.typ.Stream()
-			if t.kind != tEntity || data == nil {
-				return nil, BadRequest("BadRequest", "path", "$value applies to a media entity or a primitive property.")
-			}
-			t.kind = tMediaValue
-			t.entityPath = upTo(i - 1)
-			continue
-		case "$ref", "$entity", "$each", "$query", "$filter", "$all", "$crossjoin", "$batch", "$metadata":
-			return nil, NewError(http.StatusNotImplemented, "NotImplemented", "The %s segment is not supported.", seg.Name)
-		}
-		if seg.IsQualified() && len(seg.Args) == 0 {
-			if a := s.boundAction(t, seg.Name); a != nil {
-				if err := callAction(t, a, i+1 < len(segs)); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			if et := s.model.EntityType(seg.Name); et == t.typ {
-				continue // a cast to the type itself
-			}
-		}
-		if t.kind == tEntity {
-			if p := t.typ.Property(seg.Name); p != nil && len(seg.Args) == 0 {
-				t.kind, t.props, t.entityPath = tProperty, []*edm.Property{p}, upTo(i-1)
-				continue
-			}
-		}
-		if t.kind == tCollection && len(seg.Args) == 0 && !seg.IsQualified() && t.typ.Navigation(seg.Name) == nil &&
-			s.model.Action(seg.Name, t.typ, true) == nil {
-			// A key given as a segment that reads as a name (Product/abc).
-			if err := s.applySegmentKey(t, seg.Name); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if n := t.typ.Navigation(seg.Name); n != nil {
-			if t.kind != tEntity {
-				return nil, BadRequest("BadRequest", "path", fmt.Sprintf("The navigation property %s needs one entity before it: add a key.", n.Name))
-			}
-			s.navigate(t, n, upTo(i-1))
-			if len(seg.Args) > 0 {
-				if t.kind != tCollection {
-					return nil, BadRequest("BadRequest", "path", fmt.Sprintf("%s is single-valued: it takes no key.", n.Name))
-				}
-				if err := s.applyKey(t, seg.Args); err != nil {
-					return nil, err
-				}
-			}
-			continue
-		}
-		if !seg.IsQualified() && len(seg.Args) == 0 {
-			if a := s.boundAction(t, seg.Name); a != nil {
-				if err := callAction(t, a, i+1 < len(segs)); err != nil {
-					return nil, err
-				}
-				continue
-			}
-		}
-		if len(s.model.FunctionOverloads(seg.Name)) > 0 {
-			return nil, NewError(http.StatusNotImplemented, "NotImplemented", "Functions are not supported yet.")
-		}
-		return nil, NotFound(fmt.Sprintf("%s has no property, navigation or action %s.", t.typ.Name, seg.Name))
+// callUnbound makes t the call of the unbound action a; more tells that segments follow it, a 404.
+func callUnbound(t *target, a *edm.Action, more bool) error {
+	if more {
+		return NotFound(fmt.Sprintf("No segment may follow the action %s.", a.Name))
 	}
-	return t, nil
+	t.kind, t.action = tAction, a
+	return nil
+}
+
+// segment resolves segment i, which follows what the segments before it addressed.
+func (r *pathResolver) segment(i int) error {
+	seg, t := r.segments[i], r.target
+	switch {
+	case t.kind == tProperty:
+		return r.member(seg)
+	case t.kind != tCollection && t.kind != tEntity:
+		return NotFound(fmt.Sprintf("No segment may follow %s.", r.segments[i-1].Name))
+	case seg.Literal:
+		// A key given as a segment (OData 4.01): Product/abc.
+		if t.kind != tCollection {
+			return NotFound(fmt.Sprintf("No resource matches the segment %s.", seg.Name))
+		}
+		return r.service.applySegmentKey(t, seg.Name)
+	}
+	switch {
+	case seg.Name == "$count":
+		return r.count()
+	case seg.Name == "$value":
+		return r.mediaValue(i)
+	case unsupportedSegments[seg.Name]:
+		return Errorf(CodeNotImplemented, "The %s segment is not supported.", seg.Name)
+	}
+	return r.name(i)
+}
+
+// member resolves a segment after a property: its /$value, or a member of a complex property.
+func (r *pathResolver) member(seg syntax.Segment) error {
+	t := r.target
+	last := t.props[len(t.props)-1]
+	if seg.Name == "$value" && !seg.Literal {
+		if last.Complex != nil || last.Collection {
+			return BadRequest(CodeBadRequest, "path", "$value applies to a primitive property only.")
+		}
+		t.kind = tPropertyValue
+		return nil
+	}
+	if last.Complex == nil || len(seg.Args) > 0 || seg.Literal {
+		return NotFound(fmt.Sprintf("No resource matches the segment %s.", seg.Name))
+	}
+	member := findProperty(last.Properties(), seg.Name)
+	if member == nil {
+		return NotFound(fmt.Sprintf("%s has no member %s.", last.Name, seg.Name))
+	}
+	t.props = append(t.props, member)
+	return nil
+}
+
+// unsupportedSegments are the system segments after a collection or an entity that the engine does not serve
+// ($count and $value it does); other names starting with "$" are looked up as the names of the type.
+var unsupportedSegments = map[string]bool{"$ref": true, "$entity": true, "$each": true, "$query": true,
+	"$filter": true, "$all": true, "$crossjoin": true, "$batch": true, "$metadata": true}
+
+// count resolves the /$count of a collection.
+func (r *pathResolver) count() error {
+	if r.target.kind != tCollection {
+		return BadRequest(CodeBadRequest, "path", "$count applies to a collection.")
+	}
+	r.target.kind = tCount
+	return nil
+}
+
+// mediaValue resolves the /$value of a media entity.
+func (r *pathResolver) mediaValue(i int) error {
+	t := r.target
+	if data, _ := t.typ.Stream(); t.kind != tEntity || data == nil {
+		return BadRequest(CodeBadRequest, "path", "$value applies to a media entity or a primitive property.")
+	}
+	t.kind = tMediaValue
+	t.entityPath = r.upTo(i - 1)
+	return nil
+}
+
+// name resolves a segment that names something of the target's type, trying in turn: a bound action or a cast
+// to the type itself (qualified names), a property of an entity, a key written as a segment, a navigation
+// property, a bound action (unqualified).
+func (r *pathResolver) name(i int) error {
+	seg, t := r.segments[i], r.target
+	more := i+1 < len(r.segments)
+	bare := len(seg.Args) == 0
+	if seg.IsQualified() && bare {
+		if a := r.service.boundAction(t, seg.Name); a != nil {
+			return callAction(t, a, more)
+		}
+		if r.service.model.EntityType(seg.Name) == t.typ {
+			return nil // a cast to the type itself
+		}
+	}
+	if t.kind == tEntity && bare {
+		if p := t.typ.Property(seg.Name); p != nil {
+			t.kind, t.props, t.entityPath = tProperty, []*edm.Property{p}, r.upTo(i-1)
+			return nil
+		}
+	}
+	if r.readsAsKey(seg) {
+		return r.service.applySegmentKey(t, seg.Name)
+	}
+	if n := t.typ.Navigation(seg.Name); n != nil {
+		return r.navigation(i, n)
+	}
+	if !seg.IsQualified() && bare {
+		if a := r.service.boundAction(t, seg.Name); a != nil {
+			return callAction(t, a, more)
+		}
+	}
+	if len(r.service.model.FunctionOverloads(seg.Name)) > 0 {
+		return errFunctions
+	}
+	return NotFound(fmt.Sprintf("%s has no property, navigation or action %s.", t.typ.Name, seg.Name))
+}
+
+// readsAsKey reports whether a segment after a collection is its key written as a segment that reads as a name
+// (Product/abc): bare, and no navigation property or action of the type.
+func (r *pathResolver) readsAsKey(seg syntax.Segment) bool {
+	t := r.target
+	return t.kind == tCollection && len(seg.Args) == 0 && !seg.IsQualified() && t.typ.Navigation(seg.Name) == nil &&
+		r.service.model.Action(seg.Name, t.typ, true) == nil
+}
+
+// navigation moves the target along the navigation property n named by segment i, to the entity of its key
+// when the segment has one.
+func (r *pathResolver) navigation(i int, n *edm.NavigationProperty) error {
+	t := r.target
+	if t.kind != tEntity {
+		return BadRequest(CodeBadRequest, "path", fmt.Sprintf("The navigation property %s needs one entity before it: add a key.", n.Name))
+	}
+	r.service.navigate(t, n, r.upTo(i-1))
+	args := r.segments[i].Args
+	if len(args) == 0 {
+		return nil
+	}
+	if t.kind != tCollection {
+		return BadRequest(CodeBadRequest, "path", fmt.Sprintf("%s is single-valued: it takes no key.", n.Name))
+	}
+	return r.service.applyKey(t, args)
 }
 
 // boundAction returns the action named name that is bound to what t addresses (its type, as an entity or a
@@ -233,7 +297,7 @@ func callAction(t *target, a *edm.Action, more bool) error {
 		return NotFound(fmt.Sprintf("No segment may follow the action %s.", a.Name))
 	}
 	if a.BindingCollection && !t.direct {
-		return NewError(http.StatusNotImplemented, "NotImplemented",
+		return Errorf(CodeNotImplemented,
 			"The action %s is invoked on the entity set %s only, not through a navigation.", a.Name, a.BindingType)
 	}
 	t.kind, t.action = tAction, a
@@ -279,7 +343,7 @@ func onlySet(m *edm.Model, et *edm.EntityType) *edm.EntitySet {
 // applyKey narrows a collection to the entity with the key in args.
 func (s *Service) applyKey(t *target, args []syntax.ArgList) error {
 	if len(args) > 1 {
-		return BadRequest("BadRequest", "path", "A key is one parenthesised list.")
+		return BadRequest(CodeBadRequest, "path", "A key is one parenthesised list.")
 	}
 	return s.narrow(t, args[0].Args)
 }
@@ -287,15 +351,15 @@ func (s *Service) applyKey(t *target, args []syntax.ArgList) error {
 func (s *Service) applySegmentKey(t *target, text string) error {
 	props := t.typ.KeyProperties()
 	if len(props) != 1 {
-		return BadRequest("BadRequest", "path", fmt.Sprintf("%s has a composite key: write it in parentheses.", t.typ.Name))
+		return BadRequest(CodeBadRequest, "path", fmt.Sprintf("%s has a composite key: write it in parentheses.", t.typ.Name))
 	}
 	lit, err := syntax.ParseExpr(keySegmentLiteral(props[0], text))
 	if err != nil {
-		return BadRequest("BadRequest", "path", fmt.Sprintf("%q is not a key of %s.", text, t.typ.Name))
+		return BadRequest(CodeBadRequest, "path", fmt.Sprintf("%q is not a key of %s.", text, t.typ.Name))
 	}
 	l, ok := lit.(*syntax.Literal)
 	if !ok {
-		return BadRequest("BadRequest", "path", fmt.Sprintf("%q is not a key of %s.", text, t.typ.Name))
+		return BadRequest(CodeBadRequest, "path", fmt.Sprintf("%q is not a key of %s.", text, t.typ.Name))
 	}
 	return s.narrow(t, []syntax.Arg{{Value: l}})
 }

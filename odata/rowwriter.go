@@ -12,20 +12,20 @@ import (
 // rowWriter turns scanned rows of a layout into JSON objects. It keeps one scratch buffer for the values of a
 // row, so writing a page allocates nothing per row beyond what the driver returns.
 type rowWriter struct {
-	l       *layout
-	vals    []any
-	ptrs    []any
-	buf     []byte // JSON of each column, back to back
-	offsets []int  // offsets[i]:offsets[i+1] is column i's JSON
-	items   []byte // scratch for a collection item
-	etagOn  bool   // write @odata.etag
-	ctx     []byte // an @odata.context member to write first in each object ("", for collection members)
+	layout   *layout
+	values   []any
+	pointers []any
+	buf      []byte // JSON of each column, back to back
+	offsets  []int  // offsets[i]:offsets[i+1] is column i's JSON
+	items    []byte // scratch for a collection item
+	etagOn   bool   // write @odata.etag
+	ctx      []byte // an @odata.context member to write first in each object ("", for collection members)
 }
 
 func newRowWriter(l *layout) *rowWriter {
-	w := &rowWriter{l: l, vals: make([]any, len(l.cols)), ptrs: make([]any, len(l.cols)), offsets: make([]int, len(l.cols)+1)}
-	for i := range w.vals {
-		w.ptrs[i] = &w.vals[i]
+	w := &rowWriter{layout: l, values: make([]any, len(l.cols)), pointers: make([]any, len(l.cols)), offsets: make([]int, len(l.cols)+1)}
+	for i := range w.values {
+		w.pointers[i] = &w.values[i]
 	}
 	return w
 }
@@ -33,22 +33,22 @@ func newRowWriter(l *layout) *rowWriter {
 // convert fills the scratch buffer from the scanned values.
 func (w *rowWriter) convert() error {
 	w.buf = w.buf[:0]
-	for i, p := range w.l.cols {
+	for i, p := range w.layout.cols {
 		w.offsets[i] = len(w.buf)
 		var err error
 		if p == nil {
 			continue
 		}
 		if p.Collection {
-			w.buf, err = w.appendCollection(w.buf, p, w.vals[i])
+			w.buf, err = w.appendCollection(w.buf, p, w.values[i])
 		} else {
-			w.buf, err = appendColumn(w.buf, p, w.vals[i])
+			w.buf, err = appendColumn(w.buf, p, w.values[i])
 		}
 		if err != nil {
 			return err
 		}
 	}
-	w.offsets[len(w.l.cols)] = len(w.buf)
+	w.offsets[len(w.layout.cols)] = len(w.buf)
 	return nil
 }
 
@@ -87,7 +87,7 @@ func (w *rowWriter) columnJSON(i int) []byte { return w.buf[w.offsets[i]:w.offse
 // etag returns the ETag hash of the converted row.
 func (w *rowWriter) etag() uint64 {
 	h := fnvOffset
-	for _, c := range w.l.etagCols {
+	for _, c := range w.layout.etagCols {
 		h = fnvAdd(fnvAdd(h, w.columnJSON(c)), zero)
 	}
 	return h
@@ -102,7 +102,7 @@ func (w *rowWriter) appendMembers(b []byte) []byte {
 	if w.etagOn {
 		b = appendETagMember(b, w.etag())
 	}
-	for _, f := range w.l.fields {
+	for _, f := range w.layout.fields {
 		if f.out {
 			b = w.appendField(appendName(b, f.name), f)
 		}
@@ -128,7 +128,7 @@ func (w *rowWriter) appendField(b []byte, f *field) []byte {
 
 func (w *rowWriter) allNull(f *field) bool {
 	if f.col >= 0 {
-		return w.vals[f.col] == nil
+		return w.values[f.col] == nil
 	}
 	for _, m := range f.members {
 		if !w.allNull(m) {
@@ -140,8 +140,8 @@ func (w *rowWriter) allNull(f *field) bool {
 
 // entity returns the scanned row as an Entity.
 func (w *rowWriter) entity() (Entity, error) {
-	e := make(Entity, len(w.l.fields))
-	for _, f := range w.l.fields {
+	e := make(Entity, len(w.layout.fields))
+	for _, f := range w.layout.fields {
 		v, err := w.goValue(f)
 		if err != nil {
 			return nil, err
@@ -154,9 +154,9 @@ func (w *rowWriter) entity() (Entity, error) {
 func (w *rowWriter) goValue(f *field) (any, error) {
 	if f.col >= 0 {
 		if f.prop.Collection {
-			return collectionItems(f.prop, w.vals[f.col])
+			return collectionItems(f.prop, w.values[f.col])
 		}
-		return sqldb.Scan(f.prop, w.vals[f.col])
+		return sqldb.Scan(f.prop, w.values[f.col])
 	}
 	if f.prop.Nullable && f.whole && w.allNull(f) {
 		return nil, nil

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -234,24 +236,38 @@ type setConfig struct {
 	upsert *edm.Property
 }
 
-// NewService checks cfg against the model and returns the service. Every wrong registration is reported, joined:
-// an unknown entity set or action, an action without handler, an UpsertBy that names no suitable property, hooks
-// on a set that offers no write that would run them.
+// NewService checks cfg against the model and returns the service. Every mistake is reported, joined: a missing
+// Model, DB or Dialect, page sizes, Mount or PublicURL out of shape, an unknown entity set or action, an action
+// without handler, an UpsertBy that names no suitable property, hooks on a set that offers no write that would
+// run them, a wrong OpenAPI configuration.
 func NewService(cfg Config) (*Service, error) {
 	var errs []error
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf("odata: "+format, args...)) }
-	m := cfg.Model
-	switch {
-	case m == nil:
-		return nil, errors.New("odata: Config.Model is nil")
-	case !built(m):
-		return nil, errors.New("odata: Config.Model is not built: call its Build method first")
-	case cfg.DB == nil:
-		return nil, errors.New("odata: Config.DB is nil")
-	case cfg.Dialect == nil:
-		return nil, errors.New("odata: Config.Dialect is nil")
+	s := newService(cfg, fail)
+	if cfg.DB == nil {
+		fail("Config.DB is nil")
 	}
-	s := &Service{model: m, db: cfg.DB, dialect: cfg.Dialect, logger: cfg.Logger, pageSize: cfg.PageSize,
+	if cfg.Dialect == nil {
+		fail("Config.Dialect is nil")
+	}
+	if checkModel(cfg.Model, fail) {
+		for _, et := range s.model.EntityTypes {
+			s.layouts[et] = newLayout(et, nil)
+		}
+		s.configureSets(cfg.Sets, fail)
+		s.registerActions(cfg.Actions, fail)
+		s.writeDocuments(cfg.OpenAPI, fail)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	s.newPlanner()
+	return s, nil
+}
+
+// newService returns the service of cfg with the defaults of its zero fields, its paging and URLs checked.
+func newService(cfg Config, fail func(format string, args ...any)) *Service {
+	s := &Service{model: cfg.Model, db: cfg.DB, dialect: cfg.Dialect, logger: cfg.Logger, pageSize: cfg.PageSize,
 		maxPageSize: cfg.MaxPageSize, sets: map[*edm.EntitySet]*setConfig{}, actions: map[*edm.Action]ActionFunc{},
 		layouts: map[*edm.EntityType]*layout{}}
 	if s.logger == nil {
@@ -271,94 +287,114 @@ func NewService(cfg Config) (*Service, error) {
 		fail("Mount %q must start with /", cfg.Mount)
 	}
 	s.publicRoot = publicRoot(cfg.PublicURL, s.mount, fail)
-	for _, et := range m.EntityTypes {
-		s.layouts[et] = newLayout(et, nil)
-	}
+	return s
+}
 
-	for _, es := range m.EntitySets {
-		s.sets[es] = s.defaultSetConfig(es, SetOptions{})
+// checkModel reports whether the model is there and built; fail says why not.
+func checkModel(m *edm.Model, fail func(format string, args ...any)) bool {
+	switch {
+	case m == nil:
+		fail("Config.Model is nil")
+	case !built(m):
+		fail("Config.Model is not built: call its Build method first")
+	default:
+		return true
 	}
-	names := make([]string, 0, len(cfg.Sets))
-	for name := range cfg.Sets {
-		names = append(names, name)
+	return false
+}
+
+// configureSets gives every entity set of the model its options from Config.Sets (read-only when not listed)
+// and checks them.
+func (s *Service) configureSets(options map[string]SetOptions, fail func(format string, args ...any)) {
+	for _, es := range s.model.EntitySets {
+		s.sets[es] = newSetConfig(es, SetOptions{})
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		opts := cfg.Sets[name]
-		es := m.EntitySet(name)
-		if es == nil {
+	for _, name := range slices.Sorted(maps.Keys(options)) {
+		es := s.model.EntitySet(name)
+		switch {
+		case es == nil:
 			fail("Sets[%q]: the model has no entity set %q", name, name)
-			continue
-		}
-		if es.Name != name {
+		case es.Name != name:
 			fail("Sets[%q]: the entity set is called %q", name, es.Name)
-			continue
+		default:
+			config := newSetConfig(es, options[name])
+			config.check(es.EntityType(), func(format string, args ...any) {
+				fail("Sets[%q]: "+format, append([]any{name}, args...)...)
+			})
+			s.sets[es] = config
 		}
-		sc := s.defaultSetConfig(es, opts)
-		et := es.EntityType()
-		if opts.UpsertBy != "" {
-			p := et.Property(opts.UpsertBy)
-			switch {
-			case p == nil || p.Name != opts.UpsertBy:
-				fail("Sets[%q]: UpsertBy %q is not a property of %s", name, opts.UpsertBy, et.Name)
-			case p.Collection || p.Complex != nil || p.SQL != "" || p.Nullable:
-				fail("Sets[%q]: UpsertBy %q must be a non-nullable primitive property stored in a column", name, opts.UpsertBy)
-			case opts.ClientKey:
-				fail("Sets[%q]: UpsertBy and ClientKey exclude each other", name)
-			}
-		}
-		if opts.CaseInsensitiveKey {
-			if k := et.KeyProperties(); len(k) != 1 || k[0].Type != edm.KindString {
-				fail("Sets[%q]: CaseInsensitiveKey needs a single key property of type Edm.String", name)
-			}
-		}
-		if sc.upsert != nil && opts.Writes&WritePost != 0 && sc.NewKey == nil && sc.upsert.Type != edm.KindString {
-			fail("Sets[%q]: UpsertBy %q is of type %s: NewKey is required", name, sc.upsert.Name, sc.upsert.Type)
-		}
-		if opts.Writes&^WriteAll != 0 {
-			fail("Sets[%q]: unknown Writes bits %#x", name, uint8(opts.Writes&^WriteAll))
-		}
-		saves := opts.Writes&(WritePost|WritePut|WritePatch) != 0
-		if (opts.Hooks.BeforeSave != nil || opts.Hooks.AfterSave != nil) && !saves {
-			fail("Sets[%q]: save hooks are set but the set offers no POST, PUT or PATCH", name)
-		}
-		if opts.Hooks.BeforeDelete != nil && opts.Writes&WriteDelete == 0 {
-			fail("Sets[%q]: BeforeDelete is set but the set does not offer DELETE", name)
-		}
-		s.sets[es] = sc
 	}
+}
 
-	s.registerActions(cfg.Actions, fail)
+// check reports the options of the set, of type et, that the type refutes or that contradict each other.
+func (c *setConfig) check(et *edm.EntityType, fail func(format string, args ...any)) {
+	if c.UpsertBy != "" {
+		p := et.Property(c.UpsertBy)
+		switch {
+		case p == nil || p.Name != c.UpsertBy:
+			fail("UpsertBy %q is not a property of %s", c.UpsertBy, et.Name)
+		case p.Collection || p.Complex != nil || p.SQL != "" || p.Nullable:
+			fail("UpsertBy %q must be a non-nullable primitive property stored in a column", c.UpsertBy)
+		case c.ClientKey:
+			fail("UpsertBy and ClientKey exclude each other")
+		}
+	}
+	if c.CaseInsensitiveKey {
+		if k := et.KeyProperties(); len(k) != 1 || k[0].Type != edm.KindString {
+			fail("CaseInsensitiveKey needs a single key property of type Edm.String")
+		}
+	}
+	if c.upsert != nil && c.Writes&WritePost != 0 && c.NewKey == nil && c.upsert.Type != edm.KindString {
+		fail("UpsertBy %q is of type %s: NewKey is required", c.upsert.Name, c.upsert.Type)
+	}
+	c.checkWrites(fail)
+}
 
-	// Keys fold case per entity type in the planner: every set of a type with a case-insensitive set folds.
+// checkWrites reports unknown Writes bits and hooks that no write the set offers would run.
+func (c *setConfig) checkWrites(fail func(format string, args ...any)) {
+	if c.Writes&^WriteAll != 0 {
+		fail("unknown Writes bits %#x", uint8(c.Writes&^WriteAll))
+	}
+	saves := c.Writes&(WritePost|WritePut|WritePatch) != 0
+	if (c.Hooks.BeforeSave != nil || c.Hooks.AfterSave != nil) && !saves {
+		fail("save hooks are set but the set offers no POST, PUT or PATCH")
+	}
+	if c.Hooks.BeforeDelete != nil && c.Writes&WriteDelete == 0 {
+		fail("BeforeDelete is set but the set does not offer DELETE")
+	}
+}
+
+// writeDocuments writes the documents the service answers from memory: $metadata as CSDL XML and JSON, and
+// the OpenAPI document.
+func (s *Service) writeDocuments(openAPI OpenAPI, fail func(format string, args ...any)) {
+	var buf bytes.Buffer
+	if err := s.model.WriteXML(&buf); err != nil {
+		fail("writing $metadata: %v", err)
+	}
+	s.metadataXML = bytes.Clone(buf.Bytes())
+	buf.Reset()
+	if err := s.model.WriteJSON(&buf); err != nil {
+		fail("writing $metadata: %v", err)
+	}
+	s.metadataJS = bytes.Clone(buf.Bytes())
+	s.openapi = s.buildOpenAPI(openAPI, fail)
+}
+
+// newPlanner makes the service's planner. Keys fold case per entity type in the planner: every set of a type
+// with a CaseInsensitiveKey set folds.
+func (s *Service) newPlanner() {
 	var fold []string
 	s.fold = map[*edm.EntityType]bool{}
-	for es, sc := range s.sets {
-		if sc.CaseInsensitiveKey && !s.fold[es.EntityType()] {
+	for es, config := range s.sets {
+		if config.CaseInsensitiveKey && !s.fold[es.EntityType()] {
 			s.fold[es.EntityType()] = true
 			fold = append(fold, es.EntityType().Name)
 		}
 	}
 	sort.Strings(fold)
 	s.shapeFn = s.buildShape
-	s.planner = plan.NewPlanner(m, s.dialect, plan.Options{CaseInsensitiveKeys: fold, InlineCollections: true})
+	s.planner = plan.NewPlanner(s.model, s.dialect, plan.Options{CaseInsensitiveKeys: fold, InlineCollections: true})
 	s.names = s.planner.Names()
-
-	var buf bytes.Buffer
-	if err := m.WriteXML(&buf); err != nil {
-		fail("writing $metadata: %v", err)
-	}
-	s.metadataXML = bytes.Clone(buf.Bytes())
-	buf.Reset()
-	if err := m.WriteJSON(&buf); err != nil {
-		fail("writing $metadata: %v", err)
-	}
-	s.metadataJS = bytes.Clone(buf.Bytes())
-	s.openapi = s.buildOpenAPI(cfg.OpenAPI, fail)
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return s, nil
 }
 
 // built reports whether the model's lookups work, which they do only after a successful Build.
@@ -372,66 +408,42 @@ func built(m *edm.Model) bool {
 	return len(m.Actions) == 0 || len(m.ActionOverloads(m.Actions[0].Name)) > 0
 }
 
-func (s *Service) defaultSetConfig(es *edm.EntitySet, opts SetOptions) *setConfig {
-	sc := &setConfig{SetOptions: opts}
+// newSetConfig returns the configuration of the set es with opts: its UpsertBy property resolved, by default
+// the key property of a type with a single key, none with ClientKey.
+func newSetConfig(es *edm.EntitySet, opts SetOptions) *setConfig {
+	config := &setConfig{SetOptions: opts}
 	et := es.EntityType()
 	if opts.UpsertBy != "" {
-		sc.upsert = et.Property(opts.UpsertBy)
+		config.upsert = et.Property(opts.UpsertBy)
 	} else if k := et.KeyProperties(); len(k) == 1 && !opts.ClientKey {
-		sc.upsert = k[0]
+		config.upsert = k[0]
 	}
-	if sc.ClientKey {
-		sc.upsert = nil
+	if config.ClientKey {
+		config.upsert = nil
 	}
-	return sc
+	return config
 }
 
 // registerActions resolves the keys of Config.Actions and checks that every action has a handler.
 func (s *Service) registerActions(handlers map[string]ActionFunc, fail func(string, ...any)) {
-	keys := make([]string, 0, len(handlers))
-	for k := range handlers {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	m := s.model
-	for _, k := range keys {
-		fn := handlers[k]
-		if fn == nil {
-			fail("Actions[%q]: the handler is nil", k)
+	for _, key := range slices.Sorted(maps.Keys(handlers)) {
+		handler := handlers[key]
+		if handler == nil {
+			fail("Actions[%q]: the handler is nil", key)
 			continue
 		}
-		binding, name, bound := strings.Cut(k, "/")
-		if !bound {
-			name, binding = binding, ""
-		}
-		var et *edm.EntityType
-		coll := false
-		if bound {
-			tn := binding
-			if strings.HasPrefix(tn, "Collection(") && strings.HasSuffix(tn, ")") {
-				tn, coll = tn[len("Collection("):len(tn)-1], true
-			}
-			if et = m.EntityType(tn); et == nil {
-				fail("Actions[%q]: the model has no entity type %q", k, tn)
-				continue
-			}
-		}
-		a := m.Action(name, et, coll)
-		if a == nil {
-			if len(m.ActionOverloads(name)) == 0 {
-				fail("Actions[%q]: the model has no action %q", k, name)
-			} else {
-				fail("Actions[%q]: the model has no overload of %q bound to %s", k, name, bindingLabel(binding, bound))
-			}
+		a, err := s.actionOf(key)
+		if err != nil {
+			fail("Actions[%q]: %v", key, err)
 			continue
 		}
 		if _, dup := s.actions[a]; dup {
-			fail("Actions[%q]: a second handler for the same action", k)
+			fail("Actions[%q]: a second handler for the same action", key)
 			continue
 		}
-		s.actions[a] = fn
+		s.actions[a] = handler
 	}
-	for _, a := range m.Actions {
+	for _, a := range s.model.Actions {
 		if _, ok := s.actions[a]; !ok {
 			key := a.Name
 			if a.Bound {
@@ -444,6 +456,34 @@ func (s *Service) registerActions(handlers map[string]ActionFunc, fail func(stri
 			fail("action %q has no handler: add Actions[%q]", a.Name, key)
 		}
 	}
+}
+
+// actionOf returns the action a key of Config.Actions names ("Type/Name", "Collection(Type)/Name" or "Name"),
+// or an error that says why there is none.
+func (s *Service) actionOf(key string) (*edm.Action, error) {
+	m := s.model
+	binding, name, bound := strings.Cut(key, "/")
+	if !bound {
+		name, binding = binding, ""
+	}
+	var et *edm.EntityType
+	collection := false
+	if bound {
+		typeName := binding
+		if strings.HasPrefix(typeName, "Collection(") && strings.HasSuffix(typeName, ")") {
+			typeName, collection = typeName[len("Collection("):len(typeName)-1], true
+		}
+		if et = m.EntityType(typeName); et == nil {
+			return nil, fmt.Errorf("the model has no entity type %q", typeName)
+		}
+	}
+	if a := m.Action(name, et, collection); a != nil {
+		return a, nil
+	}
+	if len(m.ActionOverloads(name)) == 0 {
+		return nil, fmt.Errorf("the model has no action %q", name)
+	}
+	return nil, fmt.Errorf("the model has no overload of %q bound to %s", name, bindingLabel(binding, bound))
 }
 
 func bindingLabel(binding string, bound bool) string {

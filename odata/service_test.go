@@ -159,6 +159,32 @@ func TestNewService_Errors(t *testing.T) {
 	}
 }
 
+// TestNewService_AllErrors checks that NewService reports every mistake of a configuration at once, not only the
+// first: a missing database hides neither a missing dialect nor the mistakes of the sets and actions.
+func TestNewService_AllErrors(t *testing.T) {
+	m := libraryModel()
+	if err := m.Build(); err != nil {
+		t.Fatal(err)
+	}
+	sets, actions := libraryConfig(m)
+	sets["Nope"] = odata.SetOptions{}
+	delete(actions, "Book/Rate")
+	_, err := odata.NewService(odata.Config{Model: m, Sets: sets, Actions: actions, Mount: "odata", PageSize: -1})
+	want := []string{"Config.DB is nil", "Config.Dialect is nil", "PageSize -1", `Mount "odata"`, `Sets["Nope"]`,
+		`action "Rate" has no handler`}
+	for _, w := range want {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("NewService(config with %d mistakes) error = %v, want one containing %q", len(want), err, w)
+		}
+	}
+	_, err = odata.NewService(odata.Config{Mount: "odata"})
+	for _, w := range []string{"Config.Model is nil", "Config.DB is nil", "Config.Dialect is nil", `Mount "odata"`} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("NewService(Config{Mount: \"odata\"}) error = %v, want one containing %q", err, w)
+		}
+	}
+}
+
 func TestTx_Helpers(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		f := newFixture(t, db)

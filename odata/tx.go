@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
 	sq "github.com/Masterminds/squirrel"
@@ -21,7 +20,7 @@ var ErrNotFound = errors.New("odata: entity not found")
 
 // entityNotFound is the 404 for a missing entity of type et, wrapping ErrNotFound.
 func entityNotFound(et *edm.EntityType) *Error {
-	return &Error{Status: http.StatusNotFound, Code: "NotFound", Message: fmt.Sprintf("The %s does not exist.", et.Name), Err: ErrNotFound}
+	return &Error{Code: CodeNotFound, Message: fmt.Sprintf("The %s does not exist.", et.Name), Err: ErrNotFound}
 }
 
 // Tx is the transaction of one write request (or action), with what plug-ins need to run their own SQL in it:
@@ -112,13 +111,13 @@ func (tx *Tx) queryLayout(ctx context.Context, l *layout, b sq.SelectBuilder) ([
 		return nil, err
 	}
 	defer rows.Close()
-	rw := newRowWriter(l)
+	writer := newRowWriter(l)
 	var out []Entity
 	for rows.Next() {
-		if err := rows.Scan(rw.ptrs...); err != nil {
+		if err := rows.Scan(writer.pointers...); err != nil {
 			return nil, err
 		}
-		e, err := rw.entity()
+		e, err := writer.entity()
 		if err != nil {
 			return nil, err
 		}

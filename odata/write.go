@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 
@@ -34,17 +35,17 @@ func (s *Service) dbError(err error, deleting bool) error {
 	}
 	switch s.dialect.ClassifyError(err) {
 	case sqldb.ErrUniqueViolation:
-		return &Error{Status: http.StatusConflict, Code: "Conflict", Err: err,
+		return &Error{Code: CodeConflict, Err: err,
 			Message: "The entity conflicts with an existing one: a value that must be unique is already taken."}
 	case sqldb.ErrForeignKeyViolation:
 		if deleting {
-			return &Error{Status: http.StatusConflict, Code: "Conflict", Err: err,
+			return &Error{Code: CodeConflict, Err: err,
 				Message: "The entity cannot be deleted: other entities still refer to it."}
 		}
-		return &Error{Status: http.StatusBadRequest, Code: "InvalidValue", Err: err,
+		return &Error{Code: CodeInvalidValue, Err: err,
 			Message: "A value refers to an entity that does not exist."}
 	case sqldb.ErrCheckViolation:
-		return &Error{Status: http.StatusBadRequest, Code: "ValidationFailed", Err: err,
+		return &Error{Code: CodeValidationFailed, Err: err,
 			Message: "A value breaks a rule of the database (a missing required value or a check)."}
 	case sqldb.ErrRetry:
 		return busyError(err)
@@ -74,21 +75,21 @@ func decodeEntity(et *edm.EntityType, members []member, upsert *edm.Property) *b
 	for _, m := range members {
 		if i := strings.IndexByte(m.name, '@'); i >= 0 {
 			if i > 0 && et.Navigation(m.name[:i]) != nil && strings.HasSuffix(m.name, "@odata.bind") {
-				d.fail("InvalidValue", m.name[:i], "The navigation property %s cannot be set in a body.", m.name[:i])
+				d.fail(CodeInvalidValue, m.name[:i], "The navigation property %s cannot be set in a body.", m.name[:i])
 			}
 			continue
 		}
 		p := et.Property(m.name)
 		if p == nil {
 			if n := et.Navigation(m.name); n != nil {
-				d.fail("InvalidValue", n.Name, "The navigation property %s cannot be set in a body.", n.Name)
+				d.fail(CodeInvalidValue, n.Name, "The navigation property %s cannot be set in a body.", n.Name)
 			} else {
-				d.fail("UnknownField", m.name, "%s is not a property of %s.", m.name, et.Name)
+				d.fail(CodeUnknownField, m.name, "%s is not a property of %s.", m.name, et.Name)
 			}
 			continue
 		}
 		if sent[p.Name] {
-			d.fail("InvalidValue", p.Name, "%s is given more than once.", p.Name)
+			d.fail(CodeInvalidValue, p.Name, "%s is given more than once.", p.Name)
 			continue
 		}
 		sent[p.Name] = true
@@ -199,7 +200,7 @@ func missingRequired(et *edm.EntityType, e Entity, skip func(*edm.Property) bool
 		if msg == "" {
 			msg = p.Name + " is required."
 		}
-		out = append(out, ErrorDetail{Code: "Required", Target: p.Name, Message: msg})
+		out = append(out, ErrorDetail{Code: CodeRequired, Target: p.Name, Message: msg})
 	}
 	return out
 }
@@ -266,190 +267,79 @@ func saveHook(ctx context.Context, tx *Tx, hook func(context.Context, *Tx, *Chan
 }
 
 // post answers POST to an entity set: a create, or a full update of the entity the UpsertBy value names.
-func (s *Service) post(rq *request) error {
-	t := rq.t
-	sc := s.sets[t.set]
+func (s *Service) post(req *request) error {
+	t := req.target
+	config := s.sets[t.set]
 	et := t.typ
-	members, err := readJSONBody(rq.r, false)
+	members, err := readJSONBody(req.r, false)
 	if err != nil {
 		return err
 	}
-	b := decodeEntity(et, members, sc.upsert)
+	b := decodeEntity(et, members, config.upsert)
 	vals := b.vals
-	ctx := rq.r.Context()
-	if u := sc.upsert; u != nil && vals[u.Name] != nil && vals[u.Name] != "" {
-		fold := sc.CaseInsensitiveKey && u.IsKey()
+	ctx := req.r.Context()
+	if u := config.upsert; u != nil && vals[u.Name] != nil && vals[u.Name] != "" {
+		fold := config.CaseInsensitiveKey && u.IsKey()
 		where, err := propWhere(s.dialect, s.names, et, u, vals[u.Name], fold)
 		if err != nil {
 			return s.dbError(err, false)
 		}
-		missing := BadRequest("InvalidValue", u.Name, fmt.Sprintf("%s %s does not exist", et.Name, u.Name))
-		return s.replace(rq, Update, where, b, missing)
+		missing := BadRequest(CodeInvalidValue, u.Name, fmt.Sprintf("%s %s does not exist", et.Name, u.Name))
+		return s.replace(req, Update, where, b, missing)
 	}
-	if u := sc.upsert; u != nil && b.bad[u.Name] {
+	if u := config.upsert; u != nil && b.bad[u.Name] {
 		return ValidationError(b.details...)
 	}
 
 	var stored Entity
 	err = s.inTx(ctx, func(tx *Tx) error {
-		e := defaults(et)
-		for name := range b.sent {
-			p := et.Property(name)
-			if b.bad[name] || readOnly(p) && p != sc.upsert {
-				continue // computed by the server: ignored on create
-			}
-			e[name] = fillComplex(p, vals[name], nil)
-		}
-		if u := sc.upsert; u != nil {
-			if sc.NewKey != nil {
-				e[u.Name] = normalize(u, sc.NewKey())
-			} else {
-				e[u.Name] = NewID()
-			}
-		}
+		e := newEntity(et, config, b)
 		details := append(b.details, missingRequired(et, e, func(p *edm.Property) bool { return b.bad[p.Name] })...)
 		c := &Change{Op: Create, Set: t.set, New: e, Sent: b.sent}
-		if err := saveHook(ctx, tx, sc.Hooks.BeforeSave, c, details); err != nil {
+		if err := saveHook(ctx, tx, config.Hooks.BeforeSave, c, details); err != nil {
 			return err
 		}
 		if err := tx.Insert(ctx, et, storable(et, c.New, nil)); err != nil {
 			return err
 		}
-		if sc.Hooks.AfterSave != nil {
-			if err := sc.Hooks.AfterSave(ctx, tx, c); err != nil {
-				return err
-			}
-		}
-		key, err := entityKey(et, c.New)
-		if err != nil {
-			return err
-		}
-		where, err := keyWhere(s.dialect, s.names, et, key, false)
-		if err != nil {
-			return err
-		}
-		stored, err = tx.getWhere(ctx, et, where, false)
+		stored, err = s.afterSave(ctx, tx, config, c)
 		return err
 	})
 	if err != nil {
 		return s.dbError(err, false)
 	}
-	return s.writeEntity(rq, http.StatusCreated, t.set, stored)
+	return s.writeEntity(req, http.StatusCreated, t.set, stored)
 }
 
-// put answers PUT (op Update) and PATCH (op Patch) on Set(key).
-func (s *Service) put(rq *request, op Op) error {
-	t := rq.t
-	members, err := readJSONBody(rq.r, false)
-	if err != nil {
-		return err
+// newEntity returns the entity a create stores: the defaults, the values b sent (read-only fields but the
+// UpsertBy property ignored: the server computes them) and a new UpsertBy value.
+func newEntity(et *edm.EntityType, config *setConfig, b *body) Entity {
+	e := defaults(et)
+	for name := range b.sent {
+		p := et.Property(name)
+		if b.bad[name] || readOnly(p) && p != config.upsert {
+			continue // computed by the server: ignored on create
+		}
+		e[name] = fillComplex(p, b.vals[name], nil)
 	}
-	b := decodeEntity(t.typ, members, s.sets[t.set].upsert)
-	where, err := s.targetWhere(t)
-	if err != nil {
-		return s.dbError(err, false)
+	if u := config.upsert; u != nil {
+		if config.NewKey != nil {
+			e[u.Name] = normalize(u, config.NewKey())
+		} else {
+			e[u.Name] = NewID()
+		}
 	}
-	return s.replace(rq, op, where, b, nil)
+	return e
 }
 
-// replace saves b as a full update (op Update) or a patch (op Patch) of the entity of the request's set that
-// where selects, after checking If-Match against it with its row locked, and answers 200 with the entity as
-// stored. missing, when not nil, is the answer when no entity matches instead of the 404.
-func (s *Service) replace(rq *request, op Op, where sq.Sqlizer, b *body, missing error) error {
-	t := rq.t
-	ctx := rq.r.Context()
-	var stored Entity
-	err := s.inTx(ctx, func(tx *Tx) error {
-		old, err := tx.getWhere(ctx, t.typ, where, true)
-		if missing != nil && errors.Is(err, ErrNotFound) {
-			return missing
-		}
-		if err != nil {
-			return err
-		}
-		if err := s.checkIfMatch(rq.r, tx, t.typ, old); err != nil {
-			return err
-		}
-		stored, err = s.update(ctx, tx, t.set, s.sets[t.set], op, old, b)
-		return err
-	})
-	if err != nil {
-		return s.dbError(err, false)
-	}
-	return s.writeEntity(rq, http.StatusOK, t.set, stored)
-}
-
-// update saves a full update or a patch of old and returns the entity as stored.
-func (s *Service) update(ctx context.Context, tx *Tx, es *edm.EntitySet, sc *setConfig, op Op, old Entity, b *body) (Entity, error) {
-	et := es.EntityType()
-	vals, sent := b.vals, b.sent
-	var e Entity
-	if op == Update {
-		e = defaults(et)
-	} else {
-		e = Entity{}
-	}
-	for k, v := range old {
-		if op == Patch {
-			e[k] = v
-			continue
-		}
-		if p := et.Property(k); p != nil && (p.IsKey() || readOnly(p) || p.Immutable || p == sc.upsert) {
-			e[k] = v
-		}
-	}
-	// Lazy properties are not read with the entity: a full update keeps them unless they are sent.
-	notLoaded := func(p *edm.Property) bool {
-		_, loaded := old[p.Name]
-		return p.Lazy && !loaded && !sent[p.Name]
-	}
-	details := b.details
-	for _, p := range et.Properties {
-		name := p.Name
-		if !sent[name] || b.bad[name] {
-			continue
-		}
-		v := vals[name]
-		fixed := p.IsKey() || readOnly(p) || p.Immutable || p == sc.upsert
-		if !fixed {
-			var base any
-			if op == Patch {
-				base = old[name]
-			}
-			e[name] = fillComplex(p, v, base)
-			continue
-		}
-		if _, loaded := old[name]; !loaded && p.SQL == "" {
-			continue
-		}
-		if sameValue(p, v, old[name], p.IsKey() && sc.CaseInsensitiveKey) {
-			continue
-		}
-		switch {
-		case p.IsKey() || p == sc.upsert:
-			details = append(details, ErrorDetail{Code: "InvalidValue", Target: name,
-				Message: fmt.Sprintf("%s does not match the entity being updated; it cannot be changed.", name)})
-		case p.Immutable:
-			details = append(details, ErrorDetail{Code: "InvalidValue", Target: name,
-				Message: fmt.Sprintf("%s cannot be changed once the entity exists.", name)})
-		default:
-			details = append(details, ErrorDetail{Code: "InvalidValue", Target: name,
-				Message: fmt.Sprintf("%s is read-only.", name)})
-		}
-	}
-	details = append(details, missingRequired(et, e, func(p *edm.Property) bool { return notLoaded(p) || b.bad[p.Name] })...)
-	c := &Change{Op: op, Set: es, New: e, Old: old, Sent: sent}
-	if err := saveHook(ctx, tx, sc.Hooks.BeforeSave, c, details); err != nil {
-		return nil, err
-	}
-	if err := tx.Update(ctx, et, storable(et, c.New, notLoaded)); err != nil {
-		return nil, err
-	}
-	if sc.Hooks.AfterSave != nil {
-		if err := sc.Hooks.AfterSave(ctx, tx, c); err != nil {
+// afterSave runs the set's AfterSave hook on the change just written and returns the entity as stored.
+func (s *Service) afterSave(ctx context.Context, tx *Tx, config *setConfig, c *Change) (Entity, error) {
+	if config.Hooks.AfterSave != nil {
+		if err := config.Hooks.AfterSave(ctx, tx, c); err != nil {
 			return nil, err
 		}
 	}
+	et := c.Set.EntityType()
 	key, err := entityKey(et, c.New)
 	if err != nil {
 		return nil, err
@@ -461,12 +351,139 @@ func (s *Service) update(ctx context.Context, tx *Tx, es *edm.EntitySet, sc *set
 	return tx.getWhere(ctx, et, where, false)
 }
 
+// put answers PUT (op Update) and PATCH (op Patch) on Set(key).
+func (s *Service) put(req *request, op Op) error {
+	t := req.target
+	members, err := readJSONBody(req.r, false)
+	if err != nil {
+		return err
+	}
+	b := decodeEntity(t.typ, members, s.sets[t.set].upsert)
+	where, err := s.targetWhere(t)
+	if err != nil {
+		return s.dbError(err, false)
+	}
+	return s.replace(req, op, where, b, nil)
+}
+
+// replace saves b as a full update (op Update) or a patch (op Patch) of the entity of the request's set that
+// where selects, after checking If-Match against it with its row locked, and answers 200 with the entity as
+// stored. missing, when not nil, is the answer when no entity matches instead of the 404.
+func (s *Service) replace(req *request, op Op, where sq.Sqlizer, b *body, missing error) error {
+	t := req.target
+	ctx := req.r.Context()
+	var stored Entity
+	err := s.inTx(ctx, func(tx *Tx) error {
+		old, err := tx.getWhere(ctx, t.typ, where, true)
+		if missing != nil && errors.Is(err, ErrNotFound) {
+			return missing
+		}
+		if err != nil {
+			return err
+		}
+		if err := s.checkIfMatch(req.r, tx, t.typ, old); err != nil {
+			return err
+		}
+		stored, err = s.update(ctx, tx, t.set, s.sets[t.set], op, old, b)
+		return err
+	})
+	if err != nil {
+		return s.dbError(err, false)
+	}
+	return s.writeEntity(req, http.StatusOK, t.set, stored)
+}
+
+// update saves a full update or a patch of old and returns the entity as stored.
+func (s *Service) update(ctx context.Context, tx *Tx, es *edm.EntitySet, config *setConfig, op Op, old Entity, b *body) (Entity, error) {
+	et := es.EntityType()
+	e := updateBase(et, config, op, old)
+	details := append(b.details, applySent(et, config, op, e, old, b)...)
+	// Lazy properties are not read with the entity: a full update keeps them unless they are sent.
+	notLoaded := func(p *edm.Property) bool {
+		_, loaded := old[p.Name]
+		return p.Lazy && !loaded && !b.sent[p.Name]
+	}
+	details = append(details, missingRequired(et, e, func(p *edm.Property) bool { return notLoaded(p) || b.bad[p.Name] })...)
+	c := &Change{Op: op, Set: es, New: e, Old: old, Sent: b.sent}
+	if err := saveHook(ctx, tx, config.Hooks.BeforeSave, c, details); err != nil {
+		return nil, err
+	}
+	if err := tx.Update(ctx, et, storable(et, c.New, notLoaded)); err != nil {
+		return nil, err
+	}
+	return s.afterSave(ctx, tx, config, c)
+}
+
+// fixed reports whether an update cannot change p: a key, read-only or immutable property, or the UpsertBy one.
+func (c *setConfig) fixed(p *edm.Property) bool {
+	return p.IsKey() || readOnly(p) || p.Immutable || p == c.upsert
+}
+
+// updateBase returns the entity an update of old starts from: for a patch the stored entity, for a full update
+// the defaults with the stored values of the fixed properties.
+func updateBase(et *edm.EntityType, config *setConfig, op Op, old Entity) Entity {
+	if op == Patch {
+		return maps.Clone(old)
+	}
+	e := defaults(et)
+	for k, v := range old {
+		if p := et.Property(k); p != nil && config.fixed(p) {
+			e[k] = v
+		}
+	}
+	return e
+}
+
+// applySent sets the values of b on e, the update of old (a complex value sent in part completed from the
+// stored one by a patch), and returns a detail for each value sent for a fixed property that differs from the
+// stored one.
+func applySent(et *edm.EntityType, config *setConfig, op Op, e, old Entity, b *body) []ErrorDetail {
+	var details []ErrorDetail
+	for _, p := range et.Properties {
+		if !b.sent[p.Name] || b.bad[p.Name] {
+			continue
+		}
+		v := b.vals[p.Name]
+		if config.fixed(p) {
+			if refused := config.refuseChange(p, v, old); refused != nil {
+				details = append(details, *refused)
+			}
+			continue
+		}
+		var base any
+		if op == Patch {
+			base = old[p.Name]
+		}
+		e[p.Name] = fillComplex(p, v, base)
+	}
+	return details
+}
+
+// refuseChange returns the detail refusing v, sent for the fixed property p, when it differs from the value old
+// holds; nil when it is the same, or when p was not read with old and is stored in a column (a lazy property).
+func (c *setConfig) refuseChange(p *edm.Property, v any, old Entity) *ErrorDetail {
+	stored, loaded := old[p.Name]
+	if !loaded && p.SQL == "" || sameValue(p, v, stored, p.IsKey() && c.CaseInsensitiveKey) {
+		return nil
+	}
+	var msg string
+	switch {
+	case p.IsKey() || p == c.upsert:
+		msg = " does not match the entity being updated; it cannot be changed."
+	case p.Immutable:
+		msg = " cannot be changed once the entity exists."
+	default:
+		msg = " is read-only."
+	}
+	return &ErrorDetail{Code: CodeInvalidValue, Target: p.Name, Message: p.Name + msg}
+}
+
 // delete answers DELETE on Set(key): 200 with an empty body.
-func (s *Service) delete(rq *request) error {
-	t := rq.t
-	sc := s.sets[t.set]
+func (s *Service) delete(req *request) error {
+	t := req.target
+	config := s.sets[t.set]
 	et := t.typ
-	ctx := rq.r.Context()
+	ctx := req.r.Context()
 	err := s.inTx(ctx, func(tx *Tx) error {
 		where, err := s.targetWhere(t)
 		if err != nil {
@@ -476,11 +493,11 @@ func (s *Service) delete(rq *request) error {
 		if err != nil {
 			return err
 		}
-		if err := s.checkIfMatch(rq.r, tx, et, old); err != nil {
+		if err := s.checkIfMatch(req.r, tx, et, old); err != nil {
 			return err
 		}
-		if sc.Hooks.BeforeDelete != nil {
-			if err := sc.Hooks.BeforeDelete(ctx, tx, old); err != nil {
+		if config.Hooks.BeforeDelete != nil {
+			if err := config.Hooks.BeforeDelete(ctx, tx, old); err != nil {
 				return err
 			}
 		}
@@ -493,10 +510,10 @@ func (s *Service) delete(rq *request) error {
 	if err != nil {
 		return s.dbError(err, true)
 	}
-	h := rq.w.Header()
+	h := req.w.Header()
 	h.Set("OData-Version", "4.0")
 	h.Set("Content-Length", "0")
-	rq.w.WriteHeader(http.StatusOK)
+	req.w.WriteHeader(http.StatusOK)
 	return nil
 }
 
@@ -507,15 +524,15 @@ func (s *Service) checkIfMatch(r *http.Request, tx *Tx, et *edm.EntityType, old 
 	if strings.TrimSpace(h) == "" {
 		return nil
 	}
-	ew := entityWriter{l: s.defaultLayout(et)}
-	sum, err := ew.etag(old)
+	writer := entityWriter{layout: s.defaultLayout(et)}
+	sum, err := writer.etag(old)
 	if err != nil {
 		return err
 	}
 	if etagMatches(h, sum) {
 		return nil
 	}
-	return &Error{Status: http.StatusPreconditionFailed, Code: "PreconditionFailed",
+	return &Error{Code: CodePreconditionFailed,
 		Message: fmt.Sprintf("The %s has changed since it was read (its ETag is %s): read it again.", et.Name, formatETag(sum))}
 }
 
@@ -539,40 +556,40 @@ func etagMatches(list string, sum uint64) bool {
 
 // writeEntity answers a saved entity: the entity with its ETag, or for Prefer: return=minimal (except a create)
 // 204 with OData-EntityId. A create carries Location.
-func (s *Service) writeEntity(rq *request, status int, es *edm.EntitySet, e Entity) error {
+func (s *Service) writeEntity(req *request, status int, es *edm.EntitySet, e Entity) error {
 	et := es.EntityType()
 	key, err := entityKey(et, e)
 	if err != nil {
 		return err
 	}
-	url := rq.base() + "/" + es.Name + formatKey(et, key)
-	ew := entityWriter{l: s.defaultLayout(et)}
-	sum, err := ew.etag(e)
+	url := req.base() + "/" + es.Name + formatKey(et, key)
+	writer := entityWriter{layout: s.defaultLayout(et)}
+	sum, err := writer.etag(e)
 	if err != nil {
 		return err
 	}
-	h := rq.w.Header()
+	h := req.w.Header()
 	h.Set("ETag", formatETag(sum))
 	h.Set("OData-Version", "4.0")
 	if status == http.StatusCreated {
 		h.Set("Location", url)
 	}
-	if parsePrefer(rq.r.Header).minimal && status != http.StatusCreated {
+	if parsePrefer(req.r.Header).minimal && status != http.StatusCreated {
 		h.Set("OData-EntityId", url)
 		h.Set("Preference-Applied", "return=minimal")
-		rq.w.WriteHeader(http.StatusNoContent)
+		req.w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
-	if err := rq.negotiateJSON(); err != nil {
-		rq.none = false
+	if err := req.negotiateJSON(); err != nil {
+		req.noMetadata = false
 	}
-	ctx := rq.contextMember(es.Name + "/$entity")
-	b, err := ew.appendEntity(nil, e, ctx, !rq.none)
+	ctx := req.contextMember(es.Name + "/$entity")
+	b, err := writer.appendEntity(nil, e, ctx, !req.noMetadata)
 	if err != nil {
 		return err
 	}
-	rq.jsonHeaders()
-	rq.w.WriteHeader(status)
-	_, err = rq.w.Write(b)
+	req.jsonHeaders()
+	req.w.WriteHeader(status)
+	_, err = req.w.Write(b)
 	return err
 }

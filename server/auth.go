@@ -55,7 +55,7 @@ func principalFrom(ctx context.Context) (Principal, bool) {
 const maxTokenLen = 1024
 
 func unauthorized(message string) *odata.Error {
-	return &odata.Error{Status: http.StatusUnauthorized, Code: "Unauthorized", Message: message,
+	return &odata.Error{Code: odata.CodeUnauthorized, Message: message,
 		Header: http.Header{"Www-Authenticate": {"Bearer"}}}
 }
 
@@ -126,7 +126,7 @@ func requireToken(auth Authenticator, logger *slog.Logger) func(http.Handler) ht
 // may be shared).
 func withChallenge(err error) error {
 	var e *odata.Error
-	if !errors.As(err, &e) || e.Status != http.StatusUnauthorized || e.Header.Get("WWW-Authenticate") != "" {
+	if !errors.As(err, &e) || e.Code != odata.CodeUnauthorized || e.Header.Get("WWW-Authenticate") != "" {
 		return err
 	}
 	c := *e
@@ -170,10 +170,10 @@ func handleLogin(auth Authenticator, logger *slog.Logger) http.Handler {
 		}
 		var missing []odata.ErrorDetail
 		if req.Email == nil || *req.Email == "" {
-			missing = append(missing, odata.ErrorDetail{Code: "Required", Target: "email", Message: "The e-mail is required."})
+			missing = append(missing, odata.ErrorDetail{Code: odata.CodeRequired, Target: "email", Message: "The e-mail is required."})
 		}
 		if req.Password == nil || *req.Password == "" {
-			missing = append(missing, odata.ErrorDetail{Code: "Required", Target: "password", Message: "The password is required."})
+			missing = append(missing, odata.ErrorDetail{Code: odata.CodeRequired, Target: "password", Message: "The password is required."})
 		}
 		if len(missing) > 0 {
 			odata.WriteError(w, r, logger, odata.ValidationError(missing...))
@@ -214,7 +214,7 @@ func handleRevoke(auth Authenticator, logger *slog.Logger) http.Handler {
 func decodeJSON(r *http.Request, v any) error {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
-		return odata.NewError(http.StatusUnsupportedMediaType, "UnsupportedMediaType",
+		return odata.Errorf(odata.CodeUnsupportedMediaType,
 			"The request body must be JSON with Content-Type application/json.")
 	}
 	dec := json.NewDecoder(r.Body)
@@ -233,13 +233,13 @@ func decodeJSON(r *http.Request, v any) error {
 	case errors.As(err, &limit):
 		return limit
 	case errors.Is(err, io.EOF):
-		return odata.BadRequest("InvalidJson", "", "The request body is empty; a JSON object is required.")
+		return odata.BadRequest(odata.CodeInvalidJSON, "", "The request body is empty; a JSON object is required.")
 	case errors.As(err, &typ) && typ.Field != "":
-		return odata.BadRequest("TypeMismatch", typ.Field, "The field "+typ.Field+" must be a JSON "+jsonKind(typ.Type.Kind().String())+".")
+		return odata.BadRequest(odata.CodeTypeMismatch, typ.Field, "The field "+typ.Field+" must be a JSON "+jsonKind(typ.Type.Kind().String())+".")
 	case errors.As(err, &typ):
-		return odata.BadRequest("InvalidJson", "", "The request body must be a JSON object.")
+		return odata.BadRequest(odata.CodeInvalidJSON, "", "The request body must be a JSON object.")
 	}
-	return &odata.Error{Status: http.StatusBadRequest, Code: "InvalidJson",
+	return &odata.Error{Code: odata.CodeInvalidJSON,
 		Message: "The request body is not valid JSON: " + strings.TrimPrefix(err.Error(), "json: ") + ".", Err: err}
 }
 

@@ -49,7 +49,7 @@ func TestBearerToken(t *testing.T) {
 			continue
 		}
 		e := odata.AsError(err)
-		if err == nil || e.Status != http.StatusUnauthorized || e.Header.Get("WWW-Authenticate") != "Bearer" {
+		if err == nil || e.Status() != http.StatusUnauthorized || e.Header.Get("WWW-Authenticate") != "Bearer" {
 			t.Errorf("bearerToken(%q) = %q, %v, want a 401 with WWW-Authenticate: Bearer", tc.header, got, err)
 		}
 	}
@@ -209,7 +209,7 @@ func TestLogin_Errors(t *testing.T) {
 
 func TestLogin_AuthenticatorErrorsAsTheyAre(t *testing.T) {
 	s := newTestServer(t)
-	s.auth.loginErr = &odata.Error{Status: http.StatusTooManyRequests, Code: "TooManyRequests",
+	s.auth.loginErr = &odata.Error{Code: odata.CodeTooManyRequests,
 		Message: "Too many failed logins; retry later.", Header: http.Header{"Retry-After": {"900"}}}
 	rec := s.do("POST", "/api/token", strings.NewReader(`{"email": "a@b.c", "password": "x"}`),
 		"Content-Type: application/json")

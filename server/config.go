@@ -163,22 +163,11 @@ func (c Config) validate() []error {
 		}
 		errs = append(errs, fmt.Errorf("-%s (%s): %s", flagName, env, fmt.Sprintf(format, args...)))
 	}
-	if _, port, err := net.SplitHostPort(c.Addr); err != nil {
-		bad("addr", "%q is not host:port", c.Addr)
-	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		bad("addr", "%q has no port number from 0 to 65535", c.Addr)
+	if problem := addrProblem(c.Addr); problem != "" {
+		bad("addr", "%s", problem)
 	}
-	switch {
-	case c.DB == "":
-		bad("db", "a SQLite file path or a postgres:// URL is required")
-	case isPostgresURL(c.DB):
-		if _, err := url.Parse(c.DB); err != nil {
-			bad("db", "not a valid URL: %v", errors.Unwrap(err))
-		}
-	case strings.Contains(c.DB, "://"):
-		bad("db", "unsupported database URL (use a SQLite file path or a postgres:// URL)")
-	case strings.HasPrefix(c.DB, ":memory:") || strings.HasPrefix(c.DB, "file:"):
-		bad("db", "%q: give a plain SQLite file path (an in-memory database would lose everything)", c.DB)
+	if problem := dbProblem(c.DB); problem != "" {
+		bad("db", "%s", problem)
 	}
 	if a, err := mail.ParseAddress(c.AdminEmail); err != nil || a.Address != c.AdminEmail || a.Name != "" {
 		bad("admin-email", "%q is not an e-mail address", c.AdminEmail)
@@ -189,15 +178,7 @@ func (c Config) validate() []error {
 	if c.TokenTTL < time.Second {
 		bad("token-ttl", "%v is shorter than 1s", c.TokenTTL)
 	}
-	if c.Pool.MaxOpen < 1 {
-		bad("db-max-open", "%d is not at least 1", c.Pool.MaxOpen)
-	}
-	if c.Pool.MaxIdle < 0 || (c.Pool.MaxOpen >= 1 && c.Pool.MaxIdle > c.Pool.MaxOpen) {
-		bad("db-max-idle", "%d is not between 0 and -db-max-open (%d)", c.Pool.MaxIdle, c.Pool.MaxOpen)
-	}
-	if c.Pool.MaxLifetime <= 0 {
-		bad("db-max-lifetime", "%v is not positive", c.Pool.MaxLifetime)
-	}
+	checkPool(c.Pool, bad)
 	if c.ShutdownTimeout <= 0 {
 		bad("shutdown-timeout", "%v is not positive", c.ShutdownTimeout)
 	}
@@ -210,6 +191,49 @@ func (c Config) validate() []error {
 		}
 	}
 	return errs
+}
+
+// checkPool reports, through bad, each setting of the connection pool out of its range.
+func checkPool(pool postgres.Pool, bad func(flagName, format string, args ...any)) {
+	if pool.MaxOpen < 1 {
+		bad("db-max-open", "%d is not at least 1", pool.MaxOpen)
+	}
+	if pool.MaxIdle < 0 || (pool.MaxOpen >= 1 && pool.MaxIdle > pool.MaxOpen) {
+		bad("db-max-idle", "%d is not between 0 and -db-max-open (%d)", pool.MaxIdle, pool.MaxOpen)
+	}
+	if pool.MaxLifetime <= 0 {
+		bad("db-max-lifetime", "%v is not positive", pool.MaxLifetime)
+	}
+}
+
+// addrProblem says why addr cannot be the listen address, "" when it can.
+func addrProblem(addr string) string {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Sprintf("%q is not host:port", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Sprintf("%q has no port number from 0 to 65535", addr)
+	}
+	return ""
+}
+
+// dbProblem says why db names no database the server can open, "" when it names one: a SQLite file path or a
+// postgres:// URL.
+func dbProblem(db string) string {
+	switch {
+	case db == "":
+		return "a SQLite file path or a postgres:// URL is required"
+	case isPostgresURL(db):
+		if _, err := url.Parse(db); err != nil {
+			return fmt.Sprintf("not a valid URL: %v", errors.Unwrap(err))
+		}
+	case strings.Contains(db, "://"):
+		return "unsupported database URL (use a SQLite file path or a postgres:// URL)"
+	case strings.HasPrefix(db, ":memory:") || strings.HasPrefix(db, "file:"):
+		return fmt.Sprintf("%q: give a plain SQLite file path (an in-memory database would lose everything)", db)
+	}
+	return ""
 }
 
 // checkPublicURL reports why s cannot be the public URL: it must be an absolute http or https URL with a host,

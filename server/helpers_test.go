@@ -52,7 +52,7 @@ func (a *fakeAuth) Login(ctx context.Context, c Credentials) (Token, error) {
 	case c.Email == "jane@example.com" && c.Password == "jane-secret":
 		return Token{AccessToken: customerToken, ExpiresIn: 90 * time.Minute}, nil
 	}
-	return Token{}, odata.BadRequest("InvalidCredentials", "", "The e-mail or the password is wrong.")
+	return Token{}, odata.BadRequest(odata.CodeInvalidCredentials, "", "The e-mail or the password is wrong.")
 }
 
 func (a *fakeAuth) Authenticate(ctx context.Context, tok string) (Principal, error) {
@@ -61,7 +61,7 @@ func (a *fakeAuth) Authenticate(ctx context.Context, tok string) (Principal, err
 	p, ok := a.tokens[tok]
 	if !ok {
 		// No WWW-Authenticate header: the server adds it.
-		return Principal{}, &odata.Error{Status: http.StatusUnauthorized, Code: "Unauthorized",
+		return Principal{}, &odata.Error{Code: odata.CodeUnauthorized,
 			Message: "The token is unknown, expired or revoked."}
 	}
 	return p, nil

@@ -245,8 +245,7 @@ func recoverPanics(logger *slog.Logger) func(http.Handler) http.Handler {
 						"path", r.URL.Path, "err", err)
 					panic(http.ErrAbortHandler)
 				}
-				odata.WriteError(sw, r, logger, &odata.Error{Status: http.StatusInternalServerError,
-					Code: "InternalError", Message: "An internal error occurred.", Err: err})
+				odata.WriteError(sw, r, logger, err) // not an *odata.Error: a generic 500, the panic in the log
 			}()
 			next.ServeHTTP(sw, r)
 		})
@@ -303,8 +302,8 @@ func rejectWhileDraining(gate *drainGate, logger *slog.Logger) func(http.Handler
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !gate.enter() {
-				odata.WriteError(w, r, logger, &odata.Error{Status: http.StatusServiceUnavailable,
-					Code: "ServiceUnavailable", Message: "The service is shutting down; retry on another node or later.",
+				odata.WriteError(w, r, logger, &odata.Error{
+					Code: odata.CodeServiceUnavailable, Message: "The service is shutting down; retry on another node or later.",
 					Header: http.Header{"Connection": {"close"}, "Retry-After": {"5"}}})
 				return
 			}
@@ -314,15 +313,15 @@ func rejectWhileDraining(gate *drainGate, logger *slog.Logger) func(http.Handler
 	}
 }
 
-// limitRequests enforces the URL limit (414) and the body limits (413 PayloadTooLarge, with a message naming
-// the limit). A body whose Content-Length is over the limit is refused before any handler runs; a body without
-// one is cut at the limit, and reading past it fails with an *odata.Error 413 that handlers pass to
+// limitRequests enforces the URL limit (414 URITooLong) and the body limits (413 PayloadTooLarge), each with a
+// message naming the limit. A body whose Content-Length is over the limit is refused before any handler runs; a
+// body without one is cut at the limit, and reading past it fails with an *odata.Error 413 that handlers pass to
 // odata.WriteError as is (or wrapped with %w).
 func limitRequests(logger *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if len(r.RequestURI) > maxURLBytes {
-				odata.WriteError(w, r, logger, &odata.Error{Status: http.StatusRequestURITooLong, Code: "LimitExceeded",
+				odata.WriteError(w, r, logger, &odata.Error{Code: odata.CodeURITooLong,
 					Message: fmt.Sprintf("The request URL is longer than the limit of 16 KiB (%d bytes).", maxURLBytes)})
 				return
 			}
@@ -357,7 +356,7 @@ func bodyLimit(path string) int64 {
 
 func bodyTooLarge(limit int64, cause error) *odata.Error {
 	size := fmt.Sprintf("%d MiB", limit>>20)
-	return &odata.Error{Status: http.StatusRequestEntityTooLarge, Code: "PayloadTooLarge",
+	return &odata.Error{Code: odata.CodePayloadTooLarge,
 		Message: fmt.Sprintf("The request body is larger than the limit of %s (%d bytes).", size, limit),
 		Header:  http.Header{"Connection": {"close"}}, Err: cause}
 }

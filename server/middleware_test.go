@@ -265,8 +265,8 @@ func TestLimitRequests_URL(t *testing.T) {
 		t.Fatalf("GET of a %d-byte URL = %d, want 414", len(over), rec.Code)
 	}
 	e := decodeError(t, rec)
-	if e.Error.Code != "LimitExceeded" || !strings.Contains(e.Error.Message, "16 KiB") {
-		t.Errorf("error = %+v, want LimitExceeded naming 16 KiB", e.Error)
+	if e.Error.Code != "URITooLong" || !strings.Contains(e.Error.Message, "16 KiB") {
+		t.Errorf("error = %+v, want URITooLong naming 16 KiB", e.Error)
 	}
 	if rec.Header().Get("X-Request-Id") == "" {
 		t.Error("414 answer without X-Request-Id")

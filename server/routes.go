@@ -160,7 +160,7 @@ func notFound(logger *slog.Logger) http.Handler {
 func methodNotAllowed(r *mux.Router, public []*mux.Route, token func(http.Handler) http.Handler, logger *slog.Logger) http.Handler {
 	answer := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		allow := allowedMethods(r, req)
-		odata.WriteError(w, req, logger, &odata.Error{Status: http.StatusMethodNotAllowed, Code: "MethodNotAllowed",
+		odata.WriteError(w, req, logger, &odata.Error{Code: odata.CodeMethodNotAllowed,
 			Message: fmt.Sprintf("The method %s is not allowed on %s; allowed: %s.", req.Method, req.URL.Path, allow),
 			Header:  http.Header{"Allow": {allow}}})
 	})

@@ -45,7 +45,7 @@ func (a *dbAuth) Login(ctx context.Context, c Credentials) (Token, error) {
 	var stored string
 	err := a.db.QueryRowContext(ctx, q, args...).Scan(&stored)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && stored != c.Password {
-		return Token{}, odata.BadRequest("InvalidCredentials", "", "The e-mail or the password is wrong.")
+		return Token{}, odata.BadRequest(odata.CodeInvalidCredentials, "", "The e-mail or the password is wrong.")
 	}
 	if err != nil {
 		return Token{}, err
@@ -65,7 +65,7 @@ func (a *dbAuth) Authenticate(ctx context.Context, tok string) (Principal, error
 	if p, ok := a.tokens[tok]; ok {
 		return p, nil
 	}
-	return Principal{}, &odata.Error{Status: http.StatusUnauthorized, Code: "Unauthorized", Message: "Unknown token."}
+	return Principal{}, &odata.Error{Code: odata.CodeUnauthorized, Message: "Unknown token."}
 }
 
 func (a *dbAuth) Revoke(ctx context.Context, tok string) error {

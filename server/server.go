@@ -20,7 +20,7 @@
 // slog line with client, method, path, query (the raw query string), status, error_code (the code of an error
 // answer), duration_ms, bytes and request_id; the token of a newsletter confirmation link is redacted), panic
 // recovery (500 InternalError; the panic and its stack only in the log), 503 ServiceUnavailable once draining,
-// the URL limit (16 KiB: 414) and the body limits (1 MiB, 16 MiB on /odata/Picture paths: 413
+// the URL limit (16 KiB: 414 URITooLong) and the body limits (1 MiB, 16 MiB on /odata/Picture paths: 413
 // PayloadTooLarge), then the routes. Every route but /healthz, POST /api/token, the API documentation (GET
 // /odata/$openapi and the page /docs, see openapi.go) and the storefront's public routes (Router.HandlePublic:
 // the newsletter confirmation link) needs a bearer token (401 with WWW-Authenticate: Bearer); /odata/ needs an

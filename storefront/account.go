@@ -52,9 +52,9 @@ func (s *Store) accountInfo(r *http.Request, c customer) (any, error) {
 		dest = append(dest, &strs[i])
 	}
 	dest = append(dest, &m.Newsletter)
-	err := s.db.QueryRowContext(r.Context(), s.q(stmtAccountInfo), true, c.id).Scan(dest...)
+	err := s.db.QueryRowContext(r.Context(), stmtAccountInfo.For(s.dialect), true, c.id).Scan(dest...)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, &odata.Error{Status: http.StatusUnauthorized, Code: "Unauthorized", Message: "The customer no longer exists."}
+		return nil, odata.Unauthorized("The customer no longer exists.")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("storefront: account info: %w", err)
@@ -81,7 +81,7 @@ func (s *Store) accountInfo(r *http.Request, c customer) (any, error) {
 
 // accountAddresses serves GET /account/addresses.
 func (s *Store) accountAddresses(r *http.Request, c customer) (any, error) {
-	list, err := entities.CustomerAddresses(r.Context(), s.db, s.d, c.id)
+	list, err := entities.CustomerAddresses(r.Context(), s.db, s.dialect, c.id)
 	if err != nil {
 		return nil, err
 	}

@@ -84,7 +84,7 @@ func (s *Store) loadList(ctx context.Context, q entities.Querier, customerID str
 		return nil, err
 	}
 	l := &list{listType: listType, buyer: b, now: s.now().UTC()}
-	rows, err := q.QueryContext(ctx, s.q(stmtLines), customerID, listType)
+	rows, err := q.QueryContext(ctx, stmtLines.For(s.dialect), customerID, listType)
 	if err != nil {
 		return nil, fmt.Errorf("storefront: load cart: %w", err)
 	}
@@ -252,7 +252,7 @@ func parseListType(v string) (int, error) {
 	case "2":
 		return wishList, nil
 	}
-	return 0, odata.BadRequest("InvalidValue", "shoppingCartTypeId",
+	return 0, odata.BadRequest(odata.CodeInvalidValue, "shoppingCartTypeId",
 		fmt.Sprintf("The list type must be 1 (shopping cart) or 2 (wishlist), not %q.", v))
 }
 
@@ -316,25 +316,25 @@ func (s *Store) addToCart(details bool) handlerFunc {
 				lineID   string
 				existing int64
 			)
-			err = tx.QueryRowContext(ctx, s.q(stmtLineOfProduct)+s.d.LockForUpdate(), c.id, listType, productID).Scan(&lineID, &existing)
+			err = tx.QueryRowContext(ctx, stmtLineOfProduct.For(s.dialect)+s.dialect.LockForUpdate(), c.id, listType, productID).Scan(&lineID, &existing)
 			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return fmt.Errorf("storefront: add to cart: %w", err)
 			}
-			if ws := lineWarnings(p, listType, qty, existing+qty, existing, now); len(ws) > 0 {
-				return warningsError(ws)
+			if warnings := lineWarnings(p, listType, qty, existing+qty, existing, now); len(warnings) > 0 {
+				return warningsError(warnings)
 			}
 			if lineID != "" {
-				_, err = tx.ExecContext(ctx, s.q(stmtSetLineQuantity), existing+qty, s.timeArg(now), lineID)
+				_, err = tx.ExecContext(ctx, stmtSetLineQuantity.For(s.dialect), existing+qty, s.timeArg(now), lineID)
 			} else {
 				var n int
-				if err := tx.QueryRowContext(ctx, s.q(stmtCountLines), c.id, listType).Scan(&n); err != nil {
+				if err := tx.QueryRowContext(ctx, stmtCountLines.For(s.dialect), c.id, listType).Scan(&n); err != nil {
 					return fmt.Errorf("storefront: add to cart: %w", err)
 				}
 				if n >= maxLines {
-					return &odata.Error{Status: http.StatusBadRequest, Code: "LimitExceeded",
+					return &odata.Error{Code: odata.CodeLimitExceeded,
 						Message: fmt.Sprintf("A %s holds at most %d different products.", listName(listType), maxLines)}
 				}
-				_, err = tx.ExecContext(ctx, s.q(stmtInsertLine), odata.NewID(), c.id, listType, productID, qty,
+				_, err = tx.ExecContext(ctx, stmtInsertLine.For(s.dialect), odata.NewID(), c.id, listType, productID, qty,
 					s.timeArg(now), s.timeArg(now))
 			}
 			if err != nil {
@@ -378,10 +378,10 @@ func listName(listType int) string {
 }
 
 // warningsError is the 400 of refused quantities: one detail per warning.
-func warningsError(ws []warning) error {
-	details := make([]odata.ErrorDetail, len(ws))
-	for i, w := range ws {
-		details[i] = odata.ErrorDetail{Code: "InvalidValue", Target: w.target, Message: w.message}
+func warningsError(warnings []warning) error {
+	details := make([]odata.ErrorDetail, len(warnings))
+	for i, w := range warnings {
+		details[i] = odata.ErrorDetail{Code: odata.CodeInvalidValue, Target: w.target, Message: w.message}
 	}
 	return odata.ValidationError(details...)
 }
@@ -393,7 +393,7 @@ var (
 
 // lockLine reads the customer's line (locked on PostgreSQL); another customer's line, or none, is a 404.
 func (s *Store) lockLine(ctx context.Context, tx *sql.Tx, customerID, lineID string) (listType int, productID string, err error) {
-	err = tx.QueryRowContext(ctx, s.q(stmtLine)+s.d.LockForUpdate(), lineID, customerID).Scan(&listType, &productID)
+	err = tx.QueryRowContext(ctx, stmtLine.For(s.dialect)+s.dialect.LockForUpdate(), lineID, customerID).Scan(&listType, &productID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, "", odata.NotFound("The cart item does not exist.")
 	}
@@ -413,7 +413,7 @@ func (s *Store) updateCartItem(r *http.Request, c customer) (any, error) {
 		return nil, err
 	}
 	if !f.has("quantity") {
-		return nil, odata.ValidationError(odata.ErrorDetail{Code: "Required", Target: "quantity", Message: "quantity is required."})
+		return nil, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeRequired, Target: "quantity", Message: "quantity is required."})
 	}
 	qty, err := parseQuantity(f.get("quantity"), "quantity", 0)
 	if err != nil {
@@ -437,7 +437,7 @@ func (s *Store) setLineQuantity(ctx context.Context, c customer, lineID string, 
 			return err
 		}
 		if qty == 0 {
-			if _, err := tx.ExecContext(ctx, s.q(stmtDeleteLine), lineID, c.id); err != nil {
+			if _, err := tx.ExecContext(ctx, stmtDeleteLine.For(s.dialect), lineID, c.id); err != nil {
 				return fmt.Errorf("storefront: delete cart item: %w", err)
 			}
 		} else {
@@ -448,10 +448,10 @@ func (s *Store) setLineQuantity(ctx context.Context, c customer, lineID string, 
 			if !found { // deleted meanwhile: its lines went with it
 				return odata.NotFound("The cart item does not exist.")
 			}
-			if ws := lineWarnings(p, listType, qty, qty, 0, s.now().UTC()); len(ws) > 0 {
-				return warningsError(ws)
+			if warnings := lineWarnings(p, listType, qty, qty, 0, s.now().UTC()); len(warnings) > 0 {
+				return warningsError(warnings)
 			}
-			if _, err := tx.ExecContext(ctx, s.q(stmtSetLineQuantity), qty, s.timeArg(s.now()), lineID); err != nil {
+			if _, err := tx.ExecContext(ctx, stmtSetLineQuantity.For(s.dialect), qty, s.timeArg(s.now()), lineID); err != nil {
 				return fmt.Errorf("storefront: update cart item: %w", err)
 			}
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -109,7 +108,7 @@ var stmtProduct = sqldb.NewStatement(`SELECT ` + productColumns + ` FROM product
 // loadProduct reads a product; found is false when there is none with the id.
 func (s *Store) loadProduct(ctx context.Context, q entities.Querier, id string) (p product, found bool, err error) {
 	var ps productScan
-	err = q.QueryRowContext(ctx, s.q(stmtProduct), id).Scan(ps.dest()...)
+	err = q.QueryRowContext(ctx, stmtProduct.For(s.dialect), id).Scan(ps.dest()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return product{}, false, nil
 	}
@@ -137,14 +136,14 @@ JOIN customer_role r ON r.id = m.customer_role_id WHERE m.customer_id = ? AND r.
 // loadBuyer reads the customer and its active roles. A customer deleted since its token was checked is a 401.
 func (s *Store) loadBuyer(ctx context.Context, q entities.Querier, customerID string) (buyer, error) {
 	b := buyer{id: customerID, roles: map[string]bool{}}
-	err := q.QueryRowContext(ctx, s.q(stmtBuyer), customerID).Scan(&b.email, &b.freeShipping)
+	err := q.QueryRowContext(ctx, stmtBuyer.For(s.dialect), customerID).Scan(&b.email, &b.freeShipping)
 	if errors.Is(err, sql.ErrNoRows) {
-		return b, &odata.Error{Status: http.StatusUnauthorized, Code: "Unauthorized", Message: "The customer no longer exists."}
+		return b, odata.Unauthorized("The customer no longer exists.")
 	}
 	if err != nil {
 		return b, fmt.Errorf("storefront: load customer: %w", err)
 	}
-	rows, err := q.QueryContext(ctx, s.q(stmtRoles), customerID, true)
+	rows, err := q.QueryContext(ctx, stmtRoles.For(s.dialect), customerID, true)
 	if err != nil {
 		return b, fmt.Errorf("storefront: load roles: %w", err)
 	}
@@ -175,7 +174,7 @@ func (s *Store) loadTierPrices(ctx context.Context, q entities.Querier, productI
 	if len(productIDs) == 0 {
 		return out, nil
 	}
-	query, args, err := s.b.Select("product_id", "quantity", "price", "customer_role_id", "start_date_time_utc",
+	query, args, err := s.builder.Select("product_id", "quantity", "price", "customer_role_id", "start_date_time_utc",
 		"end_date_time_utc").From("product_tier_price").Where(sq.Eq{"product_id": productIDs}).ToSql()
 	if err != nil {
 		return nil, err
@@ -187,29 +186,29 @@ func (s *Store) loadTierPrices(ctx context.Context, q entities.Querier, productI
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			pid             string
-			tp              tierPrice
+			productID       string
+			tier            tierPrice
 			role            sql.NullString
 			price, from, to any
 		)
-		if err := rows.Scan(&pid, &tp.quantity, &price, &role, &from, &to); err != nil {
+		if err := rows.Scan(&productID, &tier.quantity, &price, &role, &from, &to); err != nil {
 			return nil, fmt.Errorf("storefront: load tier prices: %w", err)
 		}
-		tp.roleID = role.String
-		if tp.price, err = sqldb.ScanDecimal(price, moneyScale); err != nil {
+		tier.roleID = role.String
+		if tier.price, err = sqldb.ScanDecimal(price, moneyScale); err != nil {
 			return nil, err
 		}
 		if from != nil {
-			if tp.from, err = sqldb.ScanTime(from); err != nil {
+			if tier.from, err = sqldb.ScanTime(from); err != nil {
 				return nil, err
 			}
 		}
 		if to != nil {
-			if tp.to, err = sqldb.ScanTime(to); err != nil {
+			if tier.to, err = sqldb.ScanTime(to); err != nil {
 				return nil, err
 			}
 		}
-		out[pid] = append(out[pid], tp)
+		out[productID] = append(out[productID], tier)
 	}
 	return out, rows.Err()
 }
@@ -218,13 +217,13 @@ func (s *Store) loadTierPrices(ctx context.Context, q entities.Querier, productI
 // Quantity is at most qty, whose role (if any) b has and whose dates include now; otherwise p's Price.
 func unitPrice(p product, qty int64, tiers []tierPrice, b buyer, now time.Time) decimal.Decimal {
 	best, found := decimal.Decimal{}, false
-	for _, tp := range tiers {
-		if tp.quantity > qty || (tp.roleID != "" && !b.roles[tp.roleID]) ||
-			(!tp.from.IsZero() && now.Before(tp.from)) || (!tp.to.IsZero() && now.After(tp.to)) {
+	for _, tier := range tiers {
+		if tier.quantity > qty || (tier.roleID != "" && !b.roles[tier.roleID]) ||
+			(!tier.from.IsZero() && now.Before(tier.from)) || (!tier.to.IsZero() && now.After(tier.to)) {
 			continue
 		}
-		if !found || tp.price.LessThan(best) {
-			best, found = tp.price, true
+		if !found || tier.price.LessThan(best) {
+			best, found = tier.price, true
 		}
 	}
 	if found {
@@ -252,9 +251,9 @@ type warning struct{ target, message string }
 // the quantity the request asked for (it must be positive); existing is what the line held before, so the stock
 // warning says how many can still be added.
 func lineWarnings(p product, listType int, entered, total, existing int64, now time.Time) []warning {
-	var ws []warning
+	var warnings []warning
 	add := func(target, format string, args ...any) {
-		ws = append(ws, warning{target: target, message: fmt.Sprintf(format, args...)})
+		warnings = append(warnings, warning{target: target, message: fmt.Sprintf(format, args...)})
 	}
 	if !p.published {
 		add("ProductId", "This product is not published.")
@@ -277,7 +276,7 @@ func lineWarnings(p product, listType int, entered, total, existing int64, now t
 	}
 	if entered <= 0 {
 		add("Quantity", "Quantity should be positive.")
-		return ws
+		return warnings
 	}
 	if total < p.minQty {
 		add("Quantity", "The minimum quantity allowed for purchase is %d.", p.minQty)
@@ -302,13 +301,13 @@ func lineWarnings(p product, listType int, entered, total, existing int64, now t
 		add("Quantity", "Your quantity exceeds stock on hand. The maximum quantity that can be added is %d.",
 			max(0, p.stock-existing))
 	}
-	return ws
+	return warnings
 }
 
 // messages returns the messages of ws.
-func messages(ws []warning) []string {
-	out := make([]string, len(ws))
-	for i, w := range ws {
+func messages(warnings []warning) []string {
+	out := make([]string, len(warnings))
+	for i, w := range warnings {
 		out[i] = w.message
 	}
 	return out
@@ -323,7 +322,7 @@ func parseQuantity(raw, target string, def int64) (int64, error) {
 	}
 	n, err := strconv.ParseInt(raw, 10, 32)
 	if err != nil {
-		return 0, odata.BadRequest("InvalidValue", target, fmt.Sprintf("%s must be a whole number.", target))
+		return 0, odata.BadRequest(odata.CodeInvalidValue, target, fmt.Sprintf("%s must be a whole number.", target))
 	}
 	return n, nil
 }

@@ -80,7 +80,7 @@ func (s *Store) lockState(ctx context.Context, tx *sql.Tx, customerID string) (c
 		st                                                  checkoutState
 		shipAddr, billAddr, method, provider, paymentMethod sql.NullString
 	)
-	err := tx.QueryRowContext(ctx, s.q(stmtLoadState)+s.d.LockForUpdate(), customerID).Scan(&st.shippingSaved, &st.pickUp,
+	err := tx.QueryRowContext(ctx, stmtLoadState.For(s.dialect)+s.dialect.LockForUpdate(), customerID).Scan(&st.shippingSaved, &st.pickUp,
 		&shipAddr, &billAddr, &method, &provider, &paymentMethod, &st.paymentInfoSaved)
 	if errors.Is(err, sql.ErrNoRows) {
 		return checkoutState{}, nil
@@ -94,7 +94,7 @@ func (s *Store) lockState(ctx context.Context, tx *sql.Tx, customerID string) (c
 }
 
 func (s *Store) saveState(ctx context.Context, tx *sql.Tx, customerID string, st checkoutState) error {
-	_, err := tx.ExecContext(ctx, s.q(stmtSaveState), customerID, st.shippingSaved, st.pickUp,
+	_, err := tx.ExecContext(ctx, stmtSaveState.For(s.dialect), customerID, st.shippingSaved, st.pickUp,
 		nullArg(st.shippingAddressID), nullArg(st.billingAddressID), nullArg(st.shippingMethod),
 		nullArg(st.shippingProvider), nullArg(st.paymentMethod), st.paymentInfoSaved, s.timeArg(s.now()))
 	if err != nil {
@@ -152,7 +152,7 @@ func (s *Store) beginStep(ctx context.Context, tx *sql.Tx, customerID string, st
 		return nil, err
 	}
 	if len(cart.lines) == 0 {
-		return nil, odata.BadRequest("BadRequest", "", "Your cart is empty")
+		return nil, odata.BadRequest(odata.CodeBadRequest, "", "Your cart is empty")
 	}
 	co := &checkout{cart: cart, state: st}
 	for _, ln := range cart.lines {
@@ -168,7 +168,7 @@ func (s *Store) beginStep(ctx context.Context, tx *sql.Tx, customerID string, st
 
 func errStepMissing(step int) error {
 	name := stepNames[step]
-	return &odata.Error{Status: http.StatusConflict, Code: "Conflict", Target: name,
+	return &odata.Error{Code: odata.CodeConflict, Target: name,
 		Message: fmt.Sprintf("The checkout step %s has not been completed: POST /checkout/%s/ first.", name, name)}
 }
 
@@ -208,7 +208,7 @@ FROM payment_method WHERE active = ? ORDER BY display_order, system_name`)
 )
 
 func (s *Store) shippingMethods(ctx context.Context, q entities.Querier) ([]shippingMethod, error) {
-	rows, err := q.QueryContext(ctx, s.q(stmtShippingMethods), true)
+	rows, err := q.QueryContext(ctx, stmtShippingMethods.For(s.dialect), true)
 	if err != nil {
 		return nil, fmt.Errorf("storefront: shipping methods: %w", err)
 	}
@@ -233,7 +233,7 @@ func (s *Store) shippingMethods(ctx context.Context, q entities.Querier) ([]ship
 }
 
 func (s *Store) paymentMethods(ctx context.Context, q entities.Querier) ([]paymentMethod, error) {
-	rows, err := q.QueryContext(ctx, s.q(stmtPaymentMethods), true)
+	rows, err := q.QueryContext(ctx, stmtPaymentMethods.For(s.dialect), true)
 	if err != nil {
 		return nil, fmt.Errorf("storefront: payment methods: %w", err)
 	}
@@ -351,12 +351,12 @@ func formAddress(f form, prefix string) (entities.Address, bool) {
 func (s *Store) addressFromForm(ctx context.Context, tx *sql.Tx, customerID string, f form, idField, prefix string, required bool) (string, error) {
 	if f.has(idField) {
 		id := strings.TrimSpace(f.get(idField))
-		_, found, err := entities.LoadAddress(ctx, tx, s.d, customerID, id)
+		_, found, err := entities.LoadAddress(ctx, tx, s.dialect, customerID, id)
 		if err != nil {
 			return "", err
 		}
 		if !found {
-			return "", odata.ValidationError(odata.ErrorDetail{Code: "InvalidValue", Target: idField,
+			return "", odata.ValidationError(odata.ErrorDetail{Code: odata.CodeInvalidValue, Target: idField,
 				Message: "The address does not exist."})
 		}
 		return id, nil
@@ -364,12 +364,12 @@ func (s *Store) addressFromForm(ctx context.Context, tx *sql.Tx, customerID stri
 	a, given := formAddress(f, prefix)
 	if !given {
 		if required {
-			return "", odata.ValidationError(odata.ErrorDetail{Code: "Required", Target: idField,
+			return "", odata.ValidationError(odata.ErrorDetail{Code: odata.CodeRequired, Target: idField,
 				Message: fmt.Sprintf("An address is required: send %s or the fields %s.*.", idField, prefix)})
 		}
 		return "", nil
 	}
-	details, err := entities.ValidateAddress(ctx, tx, s.d, a, s.countries)
+	details, err := entities.ValidateAddress(ctx, tx, s.dialect, a, s.countries)
 	if err != nil {
 		return "", err
 	}
@@ -379,10 +379,10 @@ func (s *Store) addressFromForm(ctx context.Context, tx *sql.Tx, customerID stri
 		}
 		return "", odata.ValidationError(details...)
 	}
-	if same, found, err := entities.FindIdenticalAddress(ctx, tx, s.d, customerID, a); err != nil || found {
+	if same, found, err := entities.FindIdenticalAddress(ctx, tx, s.dialect, customerID, a); err != nil || found {
 		return same.ID, err
 	}
-	stored, err := entities.InsertAddress(ctx, tx, s.d, customerID, a)
+	stored, err := entities.InsertAddress(ctx, tx, s.dialect, customerID, a)
 	return stored.ID, err
 }
 
@@ -431,7 +431,7 @@ func (s *Store) saveShipping(r *http.Request, c customer) (any, error) {
 			return stepResult{}, err
 		}
 		if co.state.billingAddressID == "" {
-			addresses, err := entities.CustomerAddresses(ctx, tx, s.d, c.id)
+			addresses, err := entities.CustomerAddresses(ctx, tx, s.dialect, c.id)
 			if err != nil {
 				return stepResult{}, err
 			}
@@ -469,12 +469,12 @@ func (s *Store) saveShippingMethod(r *http.Request, c customer) (any, error) {
 			if co.state.pickUp {
 				why = "the order is picked up in store"
 			}
-			return stepResult{}, &odata.Error{Status: http.StatusConflict, Code: "Conflict", Target: "shippingoption",
+			return stepResult{}, &odata.Error{Code: odata.CodeConflict, Target: "shippingoption",
 				Message: "No shipping method is needed: " + why + "; continue with SavePaymentMethod."}
 		}
 		option := strings.TrimSpace(f.get("shippingoption"))
 		if option == "" {
-			return stepResult{}, odata.ValidationError(odata.ErrorDetail{Code: "Required", Target: "shippingoption",
+			return stepResult{}, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeRequired, Target: "shippingoption",
 				Message: "shippingoption is required."})
 		}
 		methods, err := s.shippingMethods(ctx, tx)
@@ -488,7 +488,7 @@ func (s *Store) saveShippingMethod(r *http.Request, c customer) (any, error) {
 			}
 		}
 		if chosen == nil {
-			return stepResult{}, odata.ValidationError(odata.ErrorDetail{Code: "InvalidValue", Target: "shippingoption",
+			return stepResult{}, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeInvalidValue, Target: "shippingoption",
 				Message: fmt.Sprintf("The shipping option %q does not exist.", option)})
 		}
 		st := &co.state
@@ -506,7 +506,7 @@ func (s *Store) savePaymentMethod(r *http.Request, c customer) (any, error) {
 	return s.runStep(r, c, stepPaymentMethod, func(ctx context.Context, tx *sql.Tx, f form, co *checkout) (stepResult, error) {
 		name := strings.TrimSpace(f.get("paymentmethod"))
 		if name == "" {
-			return stepResult{}, odata.ValidationError(odata.ErrorDetail{Code: "Required", Target: "paymentmethod",
+			return stepResult{}, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeRequired, Target: "paymentmethod",
 				Message: "paymentmethod is required."})
 		}
 		methods, err := s.paymentMethods(ctx, tx)
@@ -520,11 +520,11 @@ func (s *Store) savePaymentMethod(r *http.Request, c customer) (any, error) {
 			}
 		}
 		if chosen == nil {
-			return stepResult{}, odata.ValidationError(odata.ErrorDetail{Code: "InvalidValue", Target: "paymentmethod",
+			return stepResult{}, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeInvalidValue, Target: "paymentmethod",
 				Message: fmt.Sprintf("The payment method %q does not exist.", name)})
 		}
 		if chosen.requiresPickUp && !co.state.pickUp {
-			return stepResult{}, odata.ValidationError(odata.ErrorDetail{Code: "InvalidValue", Target: "paymentmethod",
+			return stepResult{}, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeInvalidValue, Target: "paymentmethod",
 				Message: fmt.Sprintf("%s is available only when the order is picked up in store.", chosen.name)})
 		}
 		st := &co.state
@@ -540,7 +540,7 @@ func (s *Store) savePaymentMethod(r *http.Request, c customer) (any, error) {
 // savePaymentInfo serves POST /checkout/SavePaymentInfo/. The built-in methods take no payment information.
 func (s *Store) savePaymentInfo(r *http.Request, c customer) (any, error) {
 	return s.runStep(r, c, stepPaymentInfo, func(ctx context.Context, tx *sql.Tx, f form, co *checkout) (stepResult, error) {
-		t, err := s.totals(ctx, tx, co)
+		totals, err := s.totals(ctx, tx, co)
 		if err != nil {
 			return stepResult{}, err
 		}
@@ -555,10 +555,10 @@ func (s *Store) savePaymentInfo(r *http.Request, c customer) (any, error) {
 			}
 		}
 		return nextSection(sectionConfirmOrder, confirmModel{
-			OrderSubtotal: formatMoney(t.subtotal), OrderSubtotalValue: number(t.subtotal),
-			OrderShipping: formatMoney(t.shipping), OrderShippingValue: number(t.shipping),
-			PaymentMethodAdditionalFee: formatMoney(t.paymentFee), PaymentMethodAdditionalFeeValue: number(t.paymentFee),
-			OrderTotal: formatMoney(t.total), OrderTotalValue: number(t.total), Warnings: warnings}), nil
+			OrderSubtotal: formatMoney(totals.subtotal), OrderSubtotalValue: number(totals.subtotal),
+			OrderShipping: formatMoney(totals.shipping), OrderShippingValue: number(totals.shipping),
+			PaymentMethodAdditionalFee: formatMoney(totals.paymentFee), PaymentMethodAdditionalFeeValue: number(totals.paymentFee),
+			OrderTotal: formatMoney(totals.total), OrderTotalValue: number(totals.total), Warnings: warnings}), nil
 	})
 }
 
@@ -584,49 +584,49 @@ type orderTotals struct {
 // totals computes the amounts of the order the checkout would place now. A shipping or payment method that is
 // no longer offered leaves its step undone (409).
 func (s *Store) totals(ctx context.Context, tx *sql.Tx, co *checkout) (orderTotals, error) {
-	var t orderTotals
-	t.subtotal = co.cart.subTotal()
-	t.shipping = decimal.Zero
+	var totals orderTotals
+	totals.subtotal = co.cart.subTotal()
+	totals.shipping = decimal.Zero
 	if co.needsShippingMethod() {
 		methods, err := s.shippingMethods(ctx, tx)
 		if err != nil {
-			return t, err
+			return totals, err
 		}
 		for i, m := range methods {
 			if m.name == co.state.shippingMethod && m.provider == co.state.shippingProvider {
-				t.shippingMethod = &methods[i]
+				totals.shippingMethod = &methods[i]
 			}
 		}
-		if t.shippingMethod == nil {
-			return t, errStepMissing(stepShippingMethod)
+		if totals.shippingMethod == nil {
+			return totals, errStepMissing(stepShippingMethod)
 		}
-		t.shipping = co.shippingFee(*t.shippingMethod)
+		totals.shipping = co.shippingFee(*totals.shippingMethod)
 	}
 	methods, err := s.paymentMethods(ctx, tx)
 	if err != nil {
-		return t, err
+		return totals, err
 	}
 	found := false
 	for _, m := range methods {
 		if m.systemName == co.state.paymentMethod && (!m.requiresPickUp || co.state.pickUp) {
-			t.paymentMethod, found = m, true
+			totals.paymentMethod, found = m, true
 		}
 	}
 	if !found {
-		return t, errStepMissing(stepPaymentMethod)
+		return totals, errStepMissing(stepPaymentMethod)
 	}
-	t.paymentFee = t.paymentMethod.fee
-	t.total = t.subtotal.Add(t.shipping).Add(t.paymentFee)
+	totals.paymentFee = totals.paymentMethod.fee
+	totals.total = totals.subtotal.Add(totals.shipping).Add(totals.paymentFee)
 	// The cart's amounts were in range when its lines last changed; prices and fees may have risen since.
 	for _, ln := range co.cart.lines {
 		if !inMoneyRange(ln.subTotal()) {
-			return t, errAmountTooLarge("total of the line of "+ln.p.name, "")
+			return totals, errAmountTooLarge("total of the line of "+ln.p.name, "")
 		}
 	}
-	for _, m := range []decimal.Decimal{t.subtotal, t.shipping, t.total} {
+	for _, m := range []decimal.Decimal{totals.subtotal, totals.shipping, totals.total} {
 		if !inMoneyRange(m) {
-			return t, errAmountTooLarge("order total", "")
+			return totals, errAmountTooLarge("order total", "")
 		}
 	}
-	return t, nil
+	return totals, nil
 }

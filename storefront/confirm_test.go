@@ -17,7 +17,6 @@ import (
 
 	"github.com/storekit/store/entities"
 	"github.com/storekit/store/odata/dbtest"
-	"github.com/storekit/store/storefront"
 )
 
 var orderCodePattern = regexp.MustCompile(`^[A-Z0-9]{8}$`)
@@ -225,21 +224,6 @@ func TestConfirmOrder(t *testing.T) {
 			d := ok(t, f.get(c, "/orderdetails/"+f.confirm(c)))
 			if num(d["OrderTotalValue"]) != "24.69" || d["OrderTotal"] != "$24.69" || num(path(d, "Items", 0, "UnitPriceValue")) != "12.345" {
 				t.Errorf("order at the new price = %v, %v, items %v", d["OrderTotal"], d["OrderTotalValue"], d["Items"])
-			}
-		})
-		t.Run("OKCodeCollisionDrawsAgain", func(t *testing.T) {
-			c := f.customer("d@example.com")
-			var taken string
-			if err := db.QueryRow(`SELECT code FROM "order" ORDER BY order_number LIMIT 1`).Scan(&taken); err != nil {
-				t.Fatal(err)
-			}
-			restore := storefront.SetOrderCodes(taken, taken, "ZZZZ0000")
-			defer restore()
-			f.addToCart(c, f.product("Coded", nil), 1, 1)
-			f.checkout(c, usAddress("ShippingNewAddress"), ground, checkMoney)
-			m := ok(t, f.post(c, "/checkout/ConfirmOrder/", nil))
-			if m["OrderCode"] != "ZZZZ0000" {
-				t.Errorf("OrderCode = %v, want ZZZZ0000 after two collisions", m["OrderCode"])
 			}
 		})
 		t.Run("OKBackorders", func(t *testing.T) {

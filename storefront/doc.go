@@ -71,12 +71,14 @@
 //
 // ConfirmOrder runs in one transaction: it locks the customer's checkout row (so two ConfirmOrder of one customer
 // run one after the other and the second finds an empty cart), re-validates every line at the current prices and
-// stock, takes the stock of managed products with a conditional UPDATE (stock_quantity - q, only where backorders
-// are allowed or enough is left; rows affected checked), products in id order so that checkouts never deadlock,
-// raises Sold, applies LowStockActivity, numbers the order (entities.NextOrderNumber), draws a random unique
-// 8-character code (again on a unique violation, under a savepoint), copies names, SKUs, prices and both
-// addresses into the order, adds the PurchasedWithProduct roles, and clears the ordered lines and the checkout
-// state. Any line that fails is one detail of a 409 (target: the product id), and nothing changes. A transient
+// stock, takes the stock of managed products (entities.TakeStock: a conditional UPDATE, stock_quantity - q only
+// where backorders are allowed or enough is left), products in id order so that checkouts never deadlock, raises
+// Sold, applies LowStockActivity, stores the order with copies of names, SKUs, prices and both addresses
+// (entities.InsertOrder: the next order number and a random unique 8-character code), adds the
+// PurchasedWithProduct roles (entities.AddPurchasedRoles), and clears the ordered lines and the checkout
+// state. The store writes only its own tables (those above); every write of a table of entities (product,
+// order, order_item, customer_role_mapping, newsletter_subscription) is a function of entities that it calls in
+// its transaction. Any line that fails is one detail of a 409 (target: the product id), and nothing changes. A transient
 // conflict of the database (SQLite busy, PostgreSQL deadlock or serialization failure) retries the transaction
 // by the policy of sqldb.RunTx, as every storefront write does; a database still busy after it is a 503 with
 // Retry-After.

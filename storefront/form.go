@@ -56,7 +56,7 @@ func readForm(r *http.Request) (form, error) {
 		if errors.As(err, &e) {
 			return nil, err
 		}
-		return nil, &odata.Error{Status: http.StatusBadRequest, Code: "BadRequest",
+		return nil, &odata.Error{Code: odata.CodeBadRequest,
 			Message: "The form data is not valid.", Err: err}
 	}
 	if err := checkText(r.Form); err != nil {
@@ -94,7 +94,7 @@ func checkText(values url.Values) error {
 func validText(s string) bool { return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 }
 
 func errNotText(target string) error {
-	return &odata.Error{Status: http.StatusBadRequest, Code: "InvalidValue", Target: target,
+	return &odata.Error{Code: odata.CodeInvalidValue, Target: target,
 		Message: "The request holds bytes that are not UTF-8 text, or the NUL character."}
 }
 
@@ -129,7 +129,7 @@ func errUnsupportedMediaType(mt string) error {
 	if mt != "" {
 		msg += ", not " + mt
 	}
-	return &odata.Error{Status: http.StatusUnsupportedMediaType, Code: "UnsupportedMediaType", Message: msg + "."}
+	return &odata.Error{Code: odata.CodeUnsupportedMediaType, Message: msg + "."}
 }
 
 func newForm(values map[string][]string) form {
@@ -167,7 +167,7 @@ func (f form) boolean(name string, def bool) (bool, error) {
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		return false, odata.BadRequest("InvalidValue", name, fmt.Sprintf("%s must be true or false.", name))
+		return false, odata.BadRequest(odata.CodeInvalidValue, name, fmt.Sprintf("%s must be true or false.", name))
 	}
 	return b, nil
 }

@@ -3,7 +3,6 @@ package storefront
 import (
 	"fmt"
 	"math"
-	"net/http"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -31,7 +30,7 @@ func inMoneyRange(m decimal.Decimal) bool {
 // errAmountTooLarge is the 400 LimitExceeded of an amount (what: "cart total", ...) past the money range, on
 // target.
 func errAmountTooLarge(what, target string) *odata.Error {
-	return &odata.Error{Status: http.StatusBadRequest, Code: "LimitExceeded", Target: target,
+	return &odata.Error{Code: odata.CodeLimitExceeded, Target: target,
 		Message: fmt.Sprintf("The %s would be more than the largest amount the store holds, %s.", what, maxMoney)}
 }
 

@@ -33,22 +33,3 @@ func TestNumber_MarshalJSON(t *testing.T) {
 		}
 	}
 }
-
-func TestOrderCode(t *testing.T) {
-	seen := map[string]bool{}
-	for i := 0; i < 1000; i++ {
-		c := newOrderCode()
-		if len(c) != 8 {
-			t.Fatalf("newOrderCode() = %q, want 8 characters", c)
-		}
-		for _, r := range c {
-			if !('A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
-				t.Fatalf("newOrderCode() = %q, want [A-Z0-9]", c)
-			}
-		}
-		seen[c] = true
-	}
-	if len(seen) < 999 {
-		t.Errorf("1000 codes had %d distinct values", len(seen))
-	}
-}

@@ -46,22 +46,14 @@ var (
 	// columns' COLLATE "C"), against the e-mail lowered the same way in Go (foldASCII): PostgreSQL's lower() of
 	// a parameter would follow the database's default collation and fold other letters too.
 	stmtCustomerByEmail = sqldb.NewStatement(`SELECT id FROM customer WHERE lower(email) = ?`)
-	stmtSubscribe       = sqldb.NewStatement(`INSERT INTO newsletter_subscription (id, email, customer_id, active, created_on_utc)
-VALUES (?, ?, ?, ?, ?)
-ON CONFLICT (lower(email)) DO UPDATE SET active = excluded.active, customer_id = excluded.customer_id`)
-	stmtUnsubscribe = sqldb.NewStatement(`UPDATE newsletter_subscription SET active = ?, customer_id = ? WHERE lower(email) = ?`)
-	stmtAddPending  = sqldb.NewStatement(`INSERT INTO newsletter_subscription (id, email, customer_id, active, created_on_utc)
-VALUES (?, ?, ?, ?, ?)
-ON CONFLICT (lower(email)) DO NOTHING`)
-	stmtSubscription = sqldb.NewStatement(`SELECT id, email, active FROM newsletter_subscription WHERE lower(email) = ?`)
-	stmtLatestToken  = sqldb.NewStatement(`SELECT MAX(created_on_utc) FROM newsletter_token WHERE subscription_id = ? AND expires_on_utc > ?`)
-	stmtInsertToken  = sqldb.NewStatement(`INSERT INTO newsletter_token (token_hash, subscription_id, created_on_utc, expires_on_utc) VALUES (?, ?, ?, ?)`)
-	stmtQueueEmail   = sqldb.NewStatement(`INSERT INTO queued_email (id, to_address, subject, body, created_on_utc) VALUES (?, ?, ?, ?, ?)`)
-	stmtPurgeTokens  = sqldb.NewStatement(`DELETE FROM newsletter_token WHERE expires_on_utc <= ?`)
-	stmtTokenOf      = sqldb.NewStatement(`SELECT subscription_id, expires_on_utc FROM newsletter_token WHERE token_hash = ?`)
-	stmtUseToken     = sqldb.NewStatement(`DELETE FROM newsletter_token WHERE token_hash = ?`)
-	stmtDropTokens   = sqldb.NewStatement(`DELETE FROM newsletter_token WHERE subscription_id = ?`)
-	stmtSetActive    = sqldb.NewStatement(`UPDATE newsletter_subscription SET active = ? WHERE id = ?`)
+	stmtSubscription    = sqldb.NewStatement(`SELECT id, email, active FROM newsletter_subscription WHERE lower(email) = ?`)
+	stmtLatestToken     = sqldb.NewStatement(`SELECT MAX(created_on_utc) FROM newsletter_token WHERE subscription_id = ? AND expires_on_utc > ?`)
+	stmtInsertToken     = sqldb.NewStatement(`INSERT INTO newsletter_token (token_hash, subscription_id, created_on_utc, expires_on_utc) VALUES (?, ?, ?, ?)`)
+	stmtQueueEmail      = sqldb.NewStatement(`INSERT INTO queued_email (id, to_address, subject, body, created_on_utc) VALUES (?, ?, ?, ?, ?)`)
+	stmtPurgeTokens     = sqldb.NewStatement(`DELETE FROM newsletter_token WHERE expires_on_utc <= ?`)
+	stmtTokenOf         = sqldb.NewStatement(`SELECT subscription_id, expires_on_utc FROM newsletter_token WHERE token_hash = ?`)
+	stmtUseToken        = sqldb.NewStatement(`DELETE FROM newsletter_token WHERE token_hash = ?`)
+	stmtDropTokens      = sqldb.NewStatement(`DELETE FROM newsletter_token WHERE subscription_id = ?`)
 )
 
 // subscribeNewsletter serves POST /subscribenewsletter?subscribe=true&email=x. For the customer's own e-mail
@@ -75,10 +67,10 @@ func (s *Store) subscribeNewsletter(r *http.Request, c customer) (any, error) {
 	}
 	email := strings.TrimSpace(f.get("email"))
 	if email == "" {
-		return nil, odata.ValidationError(odata.ErrorDetail{Code: "Required", Target: "email", Message: "Email is required"})
+		return nil, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeRequired, Target: "email", Message: "Email is required"})
 	}
 	if !entities.ValidEmail(email) {
-		return nil, odata.ValidationError(odata.ErrorDetail{Code: "InvalidValue", Target: "email", Message: "Email is not valid"})
+		return nil, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeInvalidValue, Target: "email", Message: "Email is not valid"})
 	}
 	subscribe, err := f.boolean("subscribe", true)
 	if err != nil {
@@ -110,15 +102,17 @@ func (s *Store) subscribeNewsletter(r *http.Request, c customer) (any, error) {
 	return newsletterResult{Success: true, Result: "You have been unsubscribed from our newsletter."}, nil
 }
 
+// setSubscription makes the subscription of email active or not; it is linked to the customer whose e-mail it
+// is, if any.
 func (s *Store) setSubscription(ctx context.Context, tx *sql.Tx, email string, active bool) error {
 	owner, err := s.emailOwner(ctx, tx, email)
 	if err != nil {
 		return err
 	}
 	if active {
-		_, err = tx.ExecContext(ctx, s.q(stmtSubscribe), odata.NewID(), email, owner, true, s.timeArg(s.now()))
+		err = entities.SubscribeNewsletter(ctx, tx, s.dialect, email, owner, s.now())
 	} else {
-		_, err = tx.ExecContext(ctx, s.q(stmtUnsubscribe), false, owner, foldASCII(email))
+		err = entities.UnsubscribeNewsletter(ctx, tx, s.dialect, email, owner)
 	}
 	if err != nil {
 		return fmt.Errorf("storefront: newsletter: %w", err)
@@ -126,15 +120,15 @@ func (s *Store) setSubscription(ctx context.Context, tx *sql.Tx, email string, a
 	return nil
 }
 
-// emailOwner returns the id of the customer whose e-mail is email (ignoring ASCII case), or nil.
-func (s *Store) emailOwner(ctx context.Context, tx *sql.Tx, email string) (any, error) {
+// emailOwner returns the id of the customer whose e-mail is email (ignoring ASCII case), or "".
+func (s *Store) emailOwner(ctx context.Context, tx *sql.Tx, email string) (string, error) {
 	var customerID string
-	err := tx.QueryRowContext(ctx, s.q(stmtCustomerByEmail), foldASCII(email)).Scan(&customerID)
+	err := tx.QueryRowContext(ctx, stmtCustomerByEmail.For(s.dialect), foldASCII(email)).Scan(&customerID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
+		return "", nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("storefront: newsletter: %w", err)
+		return "", fmt.Errorf("storefront: newsletter: %w", err)
 	}
 	return customerID, nil
 }
@@ -147,7 +141,7 @@ func (s *Store) emailOwner(ctx context.Context, tx *sql.Tx, email string) (any, 
 // subscription.
 func (s *Store) requestConfirmation(ctx context.Context, tx *sql.Tx, base, email string, subscribe bool) error {
 	now := s.now().UTC()
-	if _, err := tx.ExecContext(ctx, s.q(stmtPurgeTokens), s.timeArg(now)); err != nil {
+	if _, err := tx.ExecContext(ctx, stmtPurgeTokens.For(s.dialect), s.timeArg(now)); err != nil {
 		return fmt.Errorf("storefront: newsletter: %w", err)
 	}
 	if subscribe {
@@ -155,7 +149,7 @@ func (s *Store) requestConfirmation(ctx context.Context, tx *sql.Tx, base, email
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, s.q(stmtAddPending), odata.NewID(), email, owner, false, s.timeArg(now)); err != nil {
+		if err := entities.AddInactiveSubscription(ctx, tx, s.dialect, email, owner, now); err != nil {
 			return fmt.Errorf("storefront: newsletter: %w", err)
 		}
 	}
@@ -163,7 +157,7 @@ func (s *Store) requestConfirmation(ctx context.Context, tx *sql.Tx, base, email
 		id, stored string
 		active     bool
 	)
-	err := tx.QueryRowContext(ctx, s.q(stmtSubscription)+s.d.LockForUpdate(), foldASCII(email)).Scan(&id, &stored, &active)
+	err := tx.QueryRowContext(ctx, stmtSubscription.For(s.dialect)+s.dialect.LockForUpdate(), foldASCII(email)).Scan(&id, &stored, &active)
 	if errors.Is(err, sql.ErrNoRows) { // unsubscribing an address that has no subscription
 		return nil
 	}
@@ -174,7 +168,7 @@ func (s *Store) requestConfirmation(ctx context.Context, tx *sql.Tx, base, email
 		return nil
 	}
 	var latest any
-	if err := tx.QueryRowContext(ctx, s.q(stmtLatestToken), id, s.timeArg(now)).Scan(&latest); err != nil {
+	if err := tx.QueryRowContext(ctx, stmtLatestToken.For(s.dialect), id, s.timeArg(now)).Scan(&latest); err != nil {
 		return fmt.Errorf("storefront: newsletter: %w", err)
 	}
 	if latest != nil {
@@ -188,11 +182,11 @@ func (s *Store) requestConfirmation(ctx context.Context, tx *sql.Tx, base, email
 	}
 	token, hash := newConfirmationToken()
 	expires := now.Add(confirmationTTL)
-	if _, err := tx.ExecContext(ctx, s.q(stmtInsertToken), hash, id, s.timeArg(now), s.timeArg(expires)); err != nil {
+	if _, err := tx.ExecContext(ctx, stmtInsertToken.For(s.dialect), hash, id, s.timeArg(now), s.timeArg(expires)); err != nil {
 		return fmt.Errorf("storefront: newsletter: %w", err)
 	}
 	subject, body := confirmationEmail(base, stored, token, subscribe, expires)
-	if _, err := tx.ExecContext(ctx, s.q(stmtQueueEmail), odata.NewID(), stored, subject, body, s.timeArg(now)); err != nil {
+	if _, err := tx.ExecContext(ctx, stmtQueueEmail.For(s.dialect), odata.NewID(), stored, subject, body, s.timeArg(now)); err != nil {
 		return fmt.Errorf("storefront: newsletter: queue e-mail: %w", err)
 	}
 	return nil
@@ -247,7 +241,7 @@ func (s *Store) activateSubscription(r *http.Request) (any, error) {
 	ctx := r.Context()
 	active, err := strconv.ParseBool(strings.ToLower(r.PathValue("active")))
 	if err != nil {
-		return nil, odata.BadRequest("InvalidValue", "active",
+		return nil, odata.BadRequest(odata.CodeInvalidValue, "active",
 			fmt.Sprintf("The last path segment must be true (activate) or false (deactivate), not %q.", r.PathValue("active")))
 	}
 	token := r.PathValue("token")
@@ -261,7 +255,7 @@ func (s *Store) activateSubscription(r *http.Request) (any, error) {
 			subscriptionID string
 			expires        any
 		)
-		err := tx.QueryRowContext(ctx, s.q(stmtTokenOf)+s.d.LockForUpdate(), hash).Scan(&subscriptionID, &expires)
+		err := tx.QueryRowContext(ctx, stmtTokenOf.For(s.dialect)+s.dialect.LockForUpdate(), hash).Scan(&subscriptionID, &expires)
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFound
 		}
@@ -278,7 +272,7 @@ func (s *Store) activateSubscription(r *http.Request) (any, error) {
 		if r.Method == http.MethodHead { // the route answers HEAD as GET does, but a HEAD changes nothing
 			return nil
 		}
-		res, err := tx.ExecContext(ctx, s.q(stmtUseToken), hash)
+		res, err := tx.ExecContext(ctx, stmtUseToken.For(s.dialect), hash)
 		if err != nil {
 			return fmt.Errorf("storefront: newsletter activation: %w", err)
 		}
@@ -287,10 +281,10 @@ func (s *Store) activateSubscription(r *http.Request) (any, error) {
 		} else if n != 1 { // used meanwhile
 			return notFound
 		}
-		if _, err := tx.ExecContext(ctx, s.q(stmtDropTokens), subscriptionID); err != nil {
+		if _, err := tx.ExecContext(ctx, stmtDropTokens.For(s.dialect), subscriptionID); err != nil {
 			return fmt.Errorf("storefront: newsletter activation: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, s.q(stmtSetActive), active, subscriptionID); err != nil {
+		if err := entities.SetSubscriptionActive(ctx, tx, s.dialect, subscriptionID, active); err != nil {
 			return fmt.Errorf("storefront: newsletter activation: %w", err)
 		}
 		return nil

@@ -55,7 +55,7 @@ func pageParam(f form, name string, def, max int64) (int64, error) {
 	}
 	n, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || n < 1 || n > max {
-		return 0, odata.ValidationError(odata.ErrorDetail{Code: "InvalidValue", Target: name,
+		return 0, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeInvalidValue, Target: name,
 			Message: fmt.Sprintf("%s must be a whole number from 1 to %d.", name, max)})
 	}
 	return n, nil
@@ -83,10 +83,10 @@ func (s *Store) orderHistory(r *http.Request, c customer) (any, error) {
 	m := historyModel{Orders: []historyOrder{}, PagingContext: pagingContext{PageNumber: page, PageSize: size}}
 	// Plain reads, no transaction: on SQLite a transaction of this project takes the write lock.
 	err = func() error {
-		if err := s.db.QueryRowContext(ctx, s.q(stmtCountOrders), c.id).Scan(&m.PagingContext.TotalItems); err != nil {
+		if err := s.db.QueryRowContext(ctx, stmtCountOrders.For(s.dialect), c.id).Scan(&m.PagingContext.TotalItems); err != nil {
 			return fmt.Errorf("storefront: order history: %w", err)
 		}
-		rows, err := s.db.QueryContext(ctx, s.q(stmtOrderPage), c.id, size, (page-1)*size)
+		rows, err := s.db.QueryContext(ctx, stmtOrderPage.For(s.dialect), c.id, size, (page-1)*size)
 		if err != nil {
 			return fmt.Errorf("storefront: order history: %w", err)
 		}
@@ -178,12 +178,9 @@ type orderDetailsModel struct {
 	Items                           []itemModel   `json:"Items"`
 }
 
+// orderAddressColumns lists the columns of an address of the order aliased o (entities.OrderAddressColumns).
 func orderAddressColumns(prefix string) string {
-	cols := make([]string, len(addressColumnNames))
-	for i, c := range addressColumnNames {
-		cols[i] = "o." + prefix + c
-	}
-	return strings.Join(cols, ", ")
+	return "o." + strings.Join(entities.OrderAddressColumns(prefix), ", o.")
 }
 
 var (
@@ -217,7 +214,7 @@ func (s *Store) orderDetails(r *http.Request, c customer) (any, error) {
 		dest = append(dest, &addr[i])
 	}
 	dest = append(dest, &created, &paid)
-	err := s.db.QueryRowContext(ctx, s.q(stmtOrder), r.PathValue("orderId"), c.id).Scan(dest...)
+	err := s.db.QueryRowContext(ctx, stmtOrder.For(s.dialect), r.PathValue("orderId"), c.id).Scan(dest...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, odata.NotFound("The order does not exist.")
 	}
@@ -263,7 +260,7 @@ func (s *Store) orderDetails(r *http.Request, c customer) (any, error) {
 }
 
 func (s *Store) orderItems(r *http.Request, orderID string) ([]itemModel, error) {
-	rows, err := s.db.QueryContext(r.Context(), s.q(stmtOrderItems), orderID)
+	rows, err := s.db.QueryContext(r.Context(), stmtOrderItems.For(s.dialect), orderID)
 	if err != nil {
 		return nil, fmt.Errorf("storefront: order items: %w", err)
 	}

@@ -57,8 +57,8 @@ type Config struct {
 // are safe for concurrent use.
 type Store struct {
 	db        *sql.DB
-	d         sqldb.Dialect
-	b         sq.StatementBuilderType
+	dialect   sqldb.Dialect
+	builder   sq.StatementBuilderType // squirrel statements with the dialect's placeholders
 	logger    *slog.Logger
 	countries bool
 	now       func() time.Time
@@ -67,7 +67,7 @@ type Store struct {
 
 // New returns a Store on cfg.DB.
 func New(cfg Config) *Store {
-	s := &Store{db: cfg.DB, d: cfg.Dialect, b: sqldb.Builder(cfg.Dialect), logger: cfg.Logger,
+	s := &Store{db: cfg.DB, dialect: cfg.Dialect, builder: sqldb.Builder(cfg.Dialect), logger: cfg.Logger,
 		countries: cfg.CountriesEnabled, now: cfg.Now, publicURL: strings.TrimRight(cfg.PublicURL, "/")}
 	if s.logger == nil {
 		s.logger = slog.Default()
@@ -127,7 +127,7 @@ func (s *Store) serve(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, email, ok := CustomerFrom(r.Context())
 		if !ok || id == "" {
-			odata.WriteError(w, r, s.logger, &odata.Error{Status: http.StatusUnauthorized, Code: "Unauthorized",
+			odata.WriteError(w, r, s.logger, &odata.Error{Code: odata.CodeUnauthorized,
 				Message: "An access token is required.", Header: http.Header{"Www-Authenticate": {"Bearer"}}})
 			return
 		}
@@ -179,7 +179,7 @@ func writeJSON(w http.ResponseWriter, v any) {
 // concurrent transaction inserted the same row first (a cart line, a checkout state, a subscription), and the
 // next attempt finds that row.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	return sqldb.RunTx(ctx, s.db, s.d, func(tx *sql.Tx) error {
+	return sqldb.RunTx(ctx, s.db, s.dialect, func(tx *sql.Tx) error {
 		if err := fn(tx); err != nil {
 			return s.retryInsertRace(err)
 		}
@@ -190,14 +190,11 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // retryInsertRace marks a unique violation that is not already an answer for a retry (see inTx).
 func (s *Store) retryInsertRace(err error) error {
 	var answer *odata.Error
-	if !errors.As(err, &answer) && s.d.ClassifyError(err) == sqldb.ErrUniqueViolation {
+	if !errors.As(err, &answer) && s.dialect.ClassifyError(err) == sqldb.ErrUniqueViolation {
 		return sqldb.Retry(err)
 	}
 	return err
 }
 
-// q returns the text of st for the store's dialect.
-func (s *Store) q(st sqldb.Statement) string { return st.For(s.d) }
-
 // timeArg returns t as the store's dialect stores a DateTimeOffset.
-func (s *Store) timeArg(t time.Time) any { return sqldb.TimeArg(s.d, t) }
+func (s *Store) timeArg(t time.Time) any { return sqldb.TimeArg(s.dialect, t) }
