@@ -65,7 +65,8 @@ type body struct {
 }
 
 // decodeEntity decodes a write body for entity type et. Annotations (names with "@") are ignored, but for
-// "<nav>@odata.bind".
+// "<nav>@odata.bind", and so are read-only properties other than keys, whatever their value (OData 4.01 part 1,
+// 11.4.3: a client may send back the whole entity it read).
 // The upsert property may be null (a create).
 func decodeEntity(et *edm.EntityType, members []member, upsert *edm.Property) *body {
 	var d decoder
@@ -86,6 +87,9 @@ func decodeEntity(et *edm.EntityType, members []member, upsert *edm.Property) *b
 			} else {
 				d.fail(CodeUnknownField, m.name, "%s is not a property of %s.", m.name, et.Name)
 			}
+			continue
+		}
+		if readOnly(p) && !p.IsKey() && p != upsert {
 			continue
 		}
 		if sent[p.Name] {
@@ -466,14 +470,9 @@ func (c *setConfig) refuseChange(p *edm.Property, v any, old Entity) *ErrorDetai
 	if !loaded && p.SQL == "" || sameValue(p, v, stored, p.IsKey() && c.CaseInsensitiveKey) {
 		return nil
 	}
-	var msg string
-	switch {
-	case p.IsKey() || p == c.upsert:
-		msg = " does not match the entity being updated; it cannot be changed."
-	case p.Immutable:
+	msg := " does not match the entity being updated; it cannot be changed."
+	if p.Immutable && !p.IsKey() && p != c.upsert {
 		msg = " cannot be changed once the entity exists."
-	default:
-		msg = " is read-only."
 	}
 	return &ErrorDetail{Code: CodeInvalidValue, Target: p.Name, Message: p.Name + msg}
 }

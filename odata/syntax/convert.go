@@ -6,18 +6,23 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 )
 
-// maxLambdaDepth is the SPEC part 9 limit on nested any/all.
-const maxLambdaDepth = 4
+// Limits of SPEC part 9 on one expression: nested any/all, any/all in all, the length of a literal.
+const (
+	maxLambdaDepth   = 4
+	maxLambdas       = 32
+	maxLiteralLength = 1000
+)
 
 // converter turns grammar trees into the AST, enforcing what the grammar cannot: nesting limits, where lists and
 // lambdas may appear, literal ranges.
 type converter struct {
-	operators []lexer.Token // binary operator tokens in source order (scanner.operators)
-	source    string        // raw text of the option value; token offsets are relative to source minus base
-	base      int
-	lambdas   int  // current lambda nesting
-	inPath    bool // resource path: key and parameter values must be literals or aliases
-	expand    int  // current $expand nesting (for nested options)
+	operators   []lexer.Token // binary operator tokens in source order (scanner.operators)
+	source      string        // raw text of the option value; token offsets are relative to source minus base
+	base        int
+	lambdas     int  // current lambda nesting
+	lambdaCount int  // lambdas converted so far in this expression
+	inPath      bool // resource path: key and parameter values must be literals or aliases
+	expand      int  // current $expand nesting (for nested options)
 }
 
 func nestingError(off int) *Error {
@@ -533,6 +538,9 @@ func (c *converter) lambda(p *Path, s *grammarSegment, depth int) (Expr, *Error)
 	defer func() { c.lambdas-- }()
 	if c.lambdas > maxLambdaDepth {
 		return nil, limitErrorAt(n.Pos.Offset, "lambda nesting exceeds the limit of 4 levels")
+	}
+	if c.lambdaCount++; c.lambdaCount > maxLambdas {
+		return nil, limitErrorAt(n.Pos.Offset, "the expression holds more than the limit of 32 lambdas (any/all)")
 	}
 	depth++
 	if depth > maxNesting {

@@ -277,6 +277,12 @@ func TestParseFilterErrors(t *testing.T) {
 		{strings.Repeat("(", 65) + "a" + strings.Repeat(")", 65), `$filter:1:65: nesting exceeds the limit of 64 levels`, CodeLimitExceeded},
 		{strings.Repeat("not ", 65) + "a", `$filter:1:257: nesting exceeds the limit of 64 levels`, CodeLimitExceeded},
 		{"A/any(a:a/B/any(b:b/C/any(c:c/D/any(d:d/E/any(e:e eq 1)))))", `$filter:1:43: lambda nesting exceeds the limit of 4 levels`, CodeLimitExceeded},
+		{strings.Repeat("A/any(a:a eq 1) or ", 32) + "B/all(b:b eq 2)", `$filter:1:611: the expression holds more than the limit of 32 lambdas (any/all)`, CodeLimitExceeded},
+		{"A/any(a:" + strings.Repeat("a/B/any(b:b eq 1) and ", 32) + "true)", `$filter:1:695: the expression holds more than the limit of 32 lambdas (any/all)`, CodeLimitExceeded},
+		{"Name eq '" + strings.Repeat("x", 1001) + "'", `$filter:1:9: the literal exceeds the limit of 1000 characters`, CodeLimitExceeded},
+		{"Name eq '" + strings.Repeat("''", 1001) + "'", `$filter:1:9: the literal exceeds the limit of 1000 characters`, CodeLimitExceeded},
+		{"Name in (\"" + strings.Repeat("é", 1001) + "\")", `$filter:1:10: the literal exceeds the limit of 1000 characters`, CodeLimitExceeded},
+		{"Price eq " + strings.Repeat("1", 1001), `$filter:1:10: the literal exceeds the limit of 1000 characters`, CodeLimitExceeded},
 	}
 	for _, tt := range tests {
 		_, err := ParseFilter(tt.in)
@@ -297,6 +303,10 @@ func TestParseFilterLimitsAccepted(t *testing.T) {
 		strings.Repeat("not ", 60) + "a",
 		"A/any(a:a/B/any(b:b/C/any(c:c/D/any(d:d eq 1))))",
 		strings.Repeat("a eq 1 or ", 500) + "a eq 1", // a long flat chain is one nesting level
+		strings.Repeat("A/any(a:a eq 1) or ", 31) + "B/all(b:b eq 2)",
+		"Name eq '" + strings.Repeat("é", 1000) + "'",
+		"Name eq '" + strings.Repeat("''", 1000) + "'",
+		"Price eq 0." + strings.Repeat("1", 998),
 	}
 	for _, in := range ok {
 		if _, err := ParseFilter(in); err != nil {

@@ -21,6 +21,9 @@ func literal(t lexer.Token) (*Literal, *Error) {
 	if kind == tokenLiteral {
 		kind = literalKind(t.Value)
 	}
+	if kind != tokenString && kind != tokenJSONString && utf8.RuneCountInString(t.Value) > maxLiteralLength {
+		return nil, literalTooLong(l.Pos)
+	}
 	var err *Error
 	switch kind {
 	case tokenNull:
@@ -77,6 +80,12 @@ func numberLiteral(l *Literal, kind lexer.TokenType) *Error {
 	return nil
 }
 
+// literalTooLong is the error for a literal past the SPEC part 9 limit: its value (a string's text without the
+// quotes) holds more than 1,000 characters.
+func literalTooLong(off int) *Error {
+	return limitErrorAt(off, "the literal exceeds the limit of 1000 characters")
+}
+
 // stringLiteral sets the value of a '...' literal or of a "..." JSON string.
 func stringLiteral(l *Literal, kind lexer.TokenType) *Error {
 	var text string
@@ -87,6 +96,9 @@ func stringLiteral(l *Literal, kind lexer.TokenType) *Error {
 	}
 	if err := checkText(text, l.Pos); err != nil {
 		return err
+	}
+	if utf8.RuneCountInString(text) > maxLiteralLength {
+		return literalTooLong(l.Pos)
 	}
 	l.Kind, l.Value = LitString, text
 	return nil
