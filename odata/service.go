@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	sq "github.com/Masterminds/squirrel"
 
@@ -47,6 +48,10 @@ type Config struct {
 	// or fewer with Prefer: odata.maxpagesize=N, up to MaxPageSize (default 1000).
 	PageSize    int
 	MaxPageSize int
+	// TimeBudget is how long one request may run (default DefaultTimeBudget, 10 s; negative for none). Past it
+	// the request's context is cancelled, which cancels its running SQL statement, and it answers 503
+	// TimeBudgetExceeded with Retry-After (see WithTimeBudget).
+	TimeBudget time.Duration
 	// Sets configures the entity sets by name. A set that is not listed is read-only.
 	Sets map[string]SetOptions
 	// Actions holds the handler of every action of the model, by binding and name:
@@ -197,6 +202,7 @@ type Service struct {
 	publicRoot  string // PublicURL and mount, or "" to take the scheme and host from the request
 	pageSize    int
 	maxPageSize int
+	budget      time.Duration // Config.TimeBudget with its default; 0 for none
 	sets        map[*edm.EntitySet]*setConfig
 	actions     map[*edm.Action]ActionFunc
 	planner     *plan.Planner
@@ -278,6 +284,12 @@ func newService(cfg Config, fail func(format string, args ...any)) *Service {
 	}
 	if s.maxPageSize == 0 {
 		s.maxPageSize = 1000
+	}
+	switch s.budget = cfg.TimeBudget; {
+	case s.budget == 0:
+		s.budget = DefaultTimeBudget
+	case s.budget < 0:
+		s.budget = 0
 	}
 	if s.pageSize < 1 || s.maxPageSize < s.pageSize {
 		fail("PageSize %d and MaxPageSize %d: want 1 <= PageSize <= MaxPageSize", s.pageSize, s.maxPageSize)

@@ -60,6 +60,10 @@ func ExampleRun() {
 	//     	duration in-flight requests may run after SIGINT/SIGTERM (new ones answer 503 meanwhile)
 	//     	before their connections are closed
 	//     	env STORE_SHUTDOWN_TIMEOUT, default 30s
+	//   -request-budget duration
+	//     	duration one request may run before its SQL is cancelled and it answers 503
+	//     	(at most the write timeout, 60s)
+	//     	env STORE_REQUEST_BUDGET, default 10s
 	//   -log-format format
 	//     	log format on stderr: json or text
 	//     	env STORE_LOG_FORMAT, default json
