@@ -18,24 +18,15 @@ const endlessCount = `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FR
 // spinningService is the library service whose unbound Ping action runs endlessCount, with the given budget.
 func spinningService(t *testing.T, db *dbtest.DB, budget time.Duration) *odata.Service {
 	t.Helper()
-	f := newFixture(t, db)
-	f.seed()
-	m := libraryModel()
-	if err := m.Build(); err != nil {
-		t.Fatal(err)
-	}
-	sets, actions := libraryConfig(m)
-	actions["Ping"] = func(ctx context.Context, call *odata.ActionCall) (any, error) {
-		var n int64
-		err := call.Tx.QueryRowContext(ctx, endlessCount).Scan(&n)
-		return nil, err
-	}
-	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/odata",
-		Sets: sets, Actions: actions, Logger: discardLogger(), TimeBudget: budget})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return svc
+	newFixture(t, db).seed()
+	return libraryService(t, db, func(c *odata.Config) {
+		c.TimeBudget = budget
+		c.Actions["Ping"] = func(ctx context.Context, call *odata.ActionCall) (any, error) {
+			var n int64
+			err := call.Tx.QueryRowContext(ctx, endlessCount).Scan(&n)
+			return nil, err
+		}
+	})
 }
 
 // serveWith sends a request with ctx to h and returns its answer.
