@@ -273,6 +273,12 @@ func openDB(cfg Config) (*sql.DB, sqldb.Dialect, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("open SQLite database %s: %w", cfg.DB, err)
 	}
+	idle := cfg.Pool.MaxIdle
+	if idle == 0 {
+		idle = cfg.Pool.MaxOpen
+	}
+	db.SetMaxOpenConns(cfg.Pool.MaxOpen)
+	db.SetMaxIdleConns(idle)
 	return db, sqlite.Dialect{}, nil
 }
 

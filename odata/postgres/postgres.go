@@ -18,7 +18,8 @@ type Pool struct {
 	// MaxOpen is the most connections one process opens (default 20). With N server nodes the database sees up
 	// to N x MaxOpen connections: keep that under its max_connections.
 	MaxOpen int
-	// MaxIdle is how many idle connections are kept (default MaxOpen/2).
+	// MaxIdle is how many idle connections are kept (default MaxOpen, so a busy pool does not close and reopen
+	// sessions between requests).
 	MaxIdle int
 	// MaxLifetime recycles connections (default 30 minutes), so a fail-over or a load balancer in front of the
 	// database is picked up.
@@ -41,7 +42,7 @@ func Open(url string, pool Pool) (*sql.DB, error) {
 		pool.MaxOpen = 20
 	}
 	if pool.MaxIdle <= 0 {
-		pool.MaxIdle = pool.MaxOpen / 2
+		pool.MaxIdle = pool.MaxOpen
 	}
 	if pool.MaxLifetime <= 0 {
 		pool.MaxLifetime = 30 * time.Minute

@@ -4,6 +4,7 @@ package postgres_test
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"strings"
 	"testing"
@@ -34,6 +35,24 @@ func TestOpen_Pool(t *testing.T) {
 			defer p.Close()
 			if got := p.Stats().MaxOpenConnections; got != tc.maxOpen {
 				t.Errorf("Open(%+v): MaxOpenConnections = %d, want %d", tc.pool, got, tc.maxOpen)
+			}
+			// Returned connections stay idle up to MaxIdle (by default MaxOpen): no session is closed and
+			// reopened between requests.
+			conns := make([]*sql.Conn, 3)
+			for i := range conns {
+				if conns[i], err = p.Conn(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, c := range conns {
+				c.Close()
+			}
+			wantIdle := 3
+			if tc.pool.MaxIdle > 0 {
+				wantIdle = tc.pool.MaxIdle
+			}
+			if got := p.Stats().Idle; got != wantIdle {
+				t.Errorf("Open(%+v): %d idle connections after 3 returned, want %d", tc.pool, got, wantIdle)
 			}
 		})
 	}
