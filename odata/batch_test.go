@@ -402,3 +402,28 @@ func TestBatch_Multipart(t *testing.T) {
 		})
 	}
 }
+
+// TestBatch_StripPrefix serves the batch behind http.StripPrefix, as the server does: URLs relative to the
+// service root, absolute paths with the mount and $id references resolve the same.
+func TestBatch_StripPrefix(t *testing.T) {
+	f := newFixture(t, dbtest.SQLite(t))
+	f.seed()
+	handler := http.StripPrefix("/odata", f.svc)
+	r := httptest.NewRequest("POST", "http://example.com/odata/$batch", strings.NewReader(`{"requests":[
+		{"id":"1","method":"post","url":"Book","body":{"Title":"Stripped"}},
+		{"id":"2","method":"get","url":"$1?$select=Title"},
+		{"id":"3","method":"get","url":"/odata/Book('b1')?$select=Title"}]}`))
+	r.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	handler.ServeHTTP(w, r)
+	var doc struct{ Responses []batchAnswer }
+	if err := json.Unmarshal(w.Body.Bytes(), &doc); err != nil {
+		t.Fatalf("%d %s: %v", w.Code, w.Body, err)
+	}
+	if diff := cmp.Diff([]string{"1:201", "2:200", "3:200"}, statuses(doc.Responses)); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	if got := fmtValue(decodeJSON(t, string(doc.Responses[1].Body))["Title"]); got != "Stripped" {
+		t.Errorf("GET $1: Title = %s", got)
+	}
+}
