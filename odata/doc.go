@@ -46,6 +46,14 @@
 // stored row inside the transaction. Database errors a client caused (unique and foreign key violations) are
 // 409 and 400, never 500.
 //
+// # Batches
+//
+// POST $batch takes a JSON batch (OData 4.01) or a multipart/mixed batch of at most MaxBatchRequests requests.
+// Each request is served as if it came alone, with the batch request's context and headers; the requests of an
+// atomicity group (a change set) share one transaction, committed when all succeed and rolled back as a whole
+// otherwise. Requests refer to entities created earlier in the batch as $id (JSON id or Content-ID), and JSON
+// requests name what they wait for with dependsOn; a request whose dependency failed answers 424.
+//
 // # Plug-ins
 //
 // Hooks and actions get a *Tx: the request's transaction with helpers (Get, Query, Insert, Update, Delete,

@@ -42,6 +42,7 @@ const (
 	CodePayloadTooLarge      = "PayloadTooLarge"      // 413: a body over its limit
 	CodeURITooLong           = "URITooLong"           // 414: a URL over its limit
 	CodeUnsupportedMediaType = "UnsupportedMediaType" // 415: a body of a media type the resource does not read
+	CodeFailedDependency     = "FailedDependency"     // 424: a request of a batch whose dependency failed
 	CodeTooManyRequests      = "TooManyRequests"      // 429: too many attempts (Header: Retry-After)
 	CodeInternal             = "InternalError"        // 500: a bug; the cause is logged, never sent
 	CodeNotImplemented       = "NotImplemented"       // 501: valid OData the engine does not serve
@@ -78,6 +79,7 @@ var codeStatus = map[string]int{
 	CodePayloadTooLarge:      http.StatusRequestEntityTooLarge,
 	CodeURITooLong:           http.StatusRequestURITooLong,
 	CodeUnsupportedMediaType: http.StatusUnsupportedMediaType,
+	CodeFailedDependency:     http.StatusFailedDependency,
 	CodeTooManyRequests:      http.StatusTooManyRequests,
 	CodeInternal:             http.StatusInternalServerError,
 	CodeNotImplemented:       http.StatusNotImplemented,

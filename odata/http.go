@@ -20,6 +20,12 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r, cancel = budgeted(r, s.budget)
 		defer cancel()
 	}
+	s.answer(w, r)
+}
+
+// answer serves r without a time budget of its own: a request alone (under ServeHTTP's budget) or one request of
+// a batch (under the batch's).
+func (s *Service) answer(w http.ResponseWriter, r *http.Request) {
 	if err := s.serve(w, r); err != nil {
 		if err == errNoContent {
 			w.Header().Set("OData-Version", "4.0")
@@ -73,6 +79,8 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) error {
 		return s.openAPI(req)
 	case tAction:
 		return s.invoke(req)
+	case tBatch:
+		return s.batch(req)
 	}
 	switch method {
 	case http.MethodGet:
@@ -92,7 +100,7 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) error {
 // allowed lists the methods a target offers, for the Allow header.
 func (s *Service) allowed(t *target) string {
 	switch t.kind {
-	case tAction:
+	case tAction, tBatch:
 		return "POST"
 	case tCollection:
 		if t.direct && s.sets[t.set].Writes&WritePost != 0 {

@@ -686,6 +686,19 @@ func (g *docBuilder) servicePaths() {
 	g.paths.set(g.s.mount+"/$metadata", &pathItem{Get: responses(o, response("200", "The model.",
 		newObject().set("application/xml", newObject().set("schema", Schema{"type": "string"})).
 			set("application/json", newObject().set("schema", Schema{"type": "object"}))))})
+	g.batchPath()
+}
+
+// batchPath adds POST $batch (batch.go): its bodies are described by the OData formats, not by schemas here.
+func (g *docBuilder) batchPath() {
+	o := g.operation("batch", serviceTag, "Send a batch of requests",
+		"A JSON batch (OData 4.01) or a multipart/mixed batch of at most "+strconv.Itoa(MaxBatchRequests)+
+			" requests; each atomicity group (change set) runs in one transaction.")
+	content := newObject().set("application/json", newObject().set("schema", Schema{"type": "object"})).
+		set("multipart/mixed", newObject().set("schema", Schema{"type": "string"}))
+	o.set("requestBody", newObject().set("required", true).set("content", content))
+	g.paths.set(g.s.mount+"/$batch", &pathItem{Post: responses(o, response("200",
+		"One response per request processed, in the format of the request.", content))})
 }
 
 // extraOperations adds the embedding program's operations.

@@ -325,6 +325,7 @@ func ExampleService_OpenAPIDocument() {
 	// Output:
 	// /login POST
 	// /odata/ GET
+	// /odata/$batch POST
 	// /odata/$metadata GET
 	// /odata/Items GET,POST
 	// /odata/Items('{Id}') DELETE,GET,PATCH,PUT

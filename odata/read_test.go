@@ -239,7 +239,7 @@ func TestService_Reads(t *testing.T) {
 			{"/odata/Book('zz')/Publisher", 404, "", ""},
 			{"/odata/Book('zz')/Chapters", 404, "", ""},
 			{"/odata/Author('zz')/Books('b2')/Authors", 404, "", ""},
-			{"/odata/$batch", 501, "", ""},
+			{"/odata/$batch", 405, "", ""},
 		} {
 			resp := f.do("GET", tc.path, "")
 			if resp.Status != tc.status {

@@ -28,6 +28,7 @@ const (
 	tMediaValue                      // a media entity's /$value
 	tAction                          // an action (bound or unbound)
 	tOpenAPI                         // $openapi: the OpenAPI document (openapi.go)
+	tBatch                           // $batch: a batch of requests (batch.go)
 )
 
 // target is a resolved resource path.
@@ -105,6 +106,12 @@ func (r *pathResolver) root(path *syntax.ResourcePath) (complete bool, err error
 		return true, nil
 	case path == openAPIPath:
 		t.kind = tOpenAPI
+		return true, nil
+	case first.Name == "$batch" && !first.Literal && len(first.Args) == 0:
+		if len(r.segments) > 1 {
+			return false, NotFound("No segment may follow $batch.")
+		}
+		t.kind = tBatch
 		return true, nil
 	case strings.HasPrefix(first.Name, "$") && !first.Literal:
 		return false, Errorf(CodeNotImplemented, "The %s resource is not supported.", first.Name)

@@ -18,8 +18,12 @@ import (
 )
 
 // inTx runs fn in a transaction and commits it; an error of fn, or of the commit, rolls everything back. A
-// transaction the database asks to retry runs again, by the policy of sqldb.RunTx.
+// transaction the database asks to retry runs again, by the policy of sqldb.RunTx. Inside an atomicity group of
+// a batch, fn runs in the group's transaction instead, which the batch commits or rolls back (batch.go).
 func (s *Service) inTx(ctx context.Context, fn func(tx *Tx) error) error {
+	if group := sharedTx(ctx, s); group != nil {
+		return group.run(fn)
+	}
 	return sqldb.RunTx(ctx, s.db, s.dialect, func(sqlTx *sql.Tx) error { return fn(s.tx(sqlTx)) })
 }
 
