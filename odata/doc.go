@@ -40,8 +40,10 @@
 // # Writes
 //
 // POST creates (or, with the UpsertBy value of an existing entity, updates in full), PUT replaces, PATCH changes
-// the fields sent, DELETE deletes; each in one transaction with the set's hooks, the side table rows of
-// collections, link rows and contained entities. Bodies are type-checked against the model; every failed rule
+// the fields sent, DELETE deletes (204, or 200 with Config.DeleteStatus); each in one transaction with the set's
+// hooks, the side table rows of collections, link rows and contained entities. Values of read-only, key and
+// immutable properties a client cannot change are ignored, as OData 4.01 says (a 400 when they differ, with
+// SetOptions.RejectKeyChange). Bodies are type-checked against the model; every failed rule
 // of the engine and of BeforeSave is one detail of a single ValidationError. If-Match is checked against the
 // stored row inside the transaction. Database errors a client caused (unique and foreign key violations) are
 // 409 and 400, never 500.

@@ -364,7 +364,7 @@ func TestService_MediaEntity(t *testing.T) {
 			t.Errorf("HasCover (computed by SQL) = %v, want true", got)
 		}
 		f.must(400, "POST", "/odata/Cover", `{"BookId":"b1","MimeType":"image/png"}`)
-		f.must(200, "DELETE", "/odata/Cover('"+id+"')", "")
+		f.must(204, "DELETE", "/odata/Cover('"+id+"')", "")
 	})
 }
 
