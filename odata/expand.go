@@ -92,41 +92,48 @@ func (s *Service) each(ctx context.Context, query string, args []any, width int,
 type expWriter struct {
 	expansions []*expansion
 	base       string // the service root URL, for @odata.id
-	etagOn     bool
-	// rootID returns the canonical path of a root row (Set('k'), or a containment path), when a contained $ref
-	// needs it; nil otherwise.
+	format     *answerFormat
+	// rootID returns the canonical path of a root row (Set('k'), or a containment path), when the root row or
+	// a contained child needs it; nil otherwise.
 	rootID func(writer *rowWriter) string
 	link   []any // scratch for a parent's link values
 }
 
-func (s *Service) newExpWriter(req *request, shape *levelShape, expansions []*expansion) *expWriter {
-	w := &expWriter{expansions: expansions, base: req.base(), etagOn: !req.noMetadata}
+// newExpWriter returns the writer of the rows of writer (its format and pathOf set) with their expansions.
+func (s *Service) newExpWriter(req *request, shape *levelShape, writer *rowWriter, expansions []*expansion) *expWriter {
+	w := &expWriter{expansions: expansions, base: req.base(), format: writer.format}
 	for _, x := range expansions {
-		x.setWriters(w.etagOn)
+		x.setWriters(w.format)
 	}
-	if shape.needsIDs() {
-		t := req.target
-		w.rootID = func(writer *rowWriter) string {
-			switch {
-			case t.scope.Singleton != nil && len(t.scope.Path) == 0:
-				return t.scope.Singleton.Name
-			case t.ctxSet != nil:
-				return t.ctxSet.Name + rowKey(writer)
-			case t.ctxPath != "":
-				return t.ctxPath + rowKey(writer)
-			}
-			return t.typ.Name + rowKey(writer)
-		}
+	if shape.needsIDs(w.format) || writer.needsPath() {
+		w.rootID = writer.pathOf
 	}
 	return w
 }
 
-func (x *expansion) setWriters(etag bool) {
+// rowPath returns the canonical path of the entity of the converted row of writer, read by the target t:
+// Set('k'), a containment path, or a singleton's name.
+func (t *target) rowPath(writer *rowWriter) string {
+	switch {
+	case t.scope.Singleton != nil && len(t.scope.Path) == 0:
+		return t.scope.Singleton.Name
+	case t.ctxSet != nil:
+		return t.ctxSet.Name + rowKey(writer)
+	case t.containedBase != "" && t.toOne:
+		return t.containedBase
+	case t.containedBase != "":
+		return t.containedBase + rowKey(writer)
+	}
+	return t.typ.Name + rowKey(writer)
+}
+
+func (x *expansion) setWriters(format *answerFormat) {
 	if x.writer != nil {
-		x.writer.etagOn = etag
+		x.writer.format = format
+		x.writer.expanded = x.shape.child.expandedNavigations()
 	}
 	for _, sub := range x.sub {
-		sub.setWriters(etag)
+		sub.setWriters(format)
 	}
 }
 
@@ -154,9 +161,12 @@ func (w *expWriter) appendRow(b []byte, writer *rowWriter, row []any) ([]byte, e
 }
 
 func (w *expWriter) appendObject(b []byte, writer *rowWriter, row []any, expansions []*expansion, id string) ([]byte, error) {
-	b = writer.appendMembers(b)
+	b = writer.appendMembers(b, id)
 	for _, x := range expansions {
 		e := x.shape.expand
+		if w.format != nil && w.format.full() && id != "" {
+			b = w.format.appendNavigationLink(b, e.Nav, id)
+		}
 		w.link = w.link[:0]
 		for _, c := range e.Link {
 			w.link = append(w.link, row[c])
@@ -190,7 +200,8 @@ func (w *expWriter) appendObject(b []byte, writer *rowWriter, row []any, expansi
 				return b, err
 			}
 			childID := ""
-			if e.Ref || x.shape.child.needsIDs() {
+			if e.Ref || x.shape.child.needsIDs(w.format) || x.writer.format != nil &&
+				(x.writer.format.needsID(x.writer.layout) || x.writer.format.full()) {
 				childID = x.shape.idOf(id, x.writer)
 			}
 			if e.Ref {

@@ -122,12 +122,21 @@ func syntaxError(err error) error {
 
 // request is one request being answered.
 type request struct {
-	w          http.ResponseWriter
-	r          *http.Request
-	target     *target
-	query      *syntax.Query
-	service    *Service
-	noMetadata bool // odata.metadata=none: no control information but count and next link
+	w       http.ResponseWriter
+	r       *http.Request
+	target  *target
+	query   *syntax.Query
+	service *Service
+	format  jsonFormat // what negotiateJSON read from $format or Accept
+}
+
+// noMetadata reports whether the answer carries no control information but counts and next links
+// (odata.metadata=none).
+func (req *request) noMetadata() bool { return req.format.metadata == metadataNone }
+
+// answer returns the format of the request's answer for the writers of entities.
+func (req *request) answer() *answerFormat {
+	return &answerFormat{jsonFormat: req.format, base: req.base(), namespace: req.service.model.Namespace}
 }
 
 // base returns the absolute URL of the service root: Config.PublicURL and Mount when a public URL is configured,
@@ -154,7 +163,7 @@ func requestScheme(r *http.Request) string {
 
 // contextMember returns the @odata.context member for a context URL fragment, or nil without metadata.
 func (req *request) contextMember(fragment string) []byte {
-	if req.noMetadata {
+	if req.noMetadata() {
 		return nil
 	}
 	return req.appendContext(nil, fragment)
@@ -186,24 +195,20 @@ func appendJSONText(b []byte, s string) []byte {
 
 // Header values shared by every answer (net/http only reads them).
 var (
-	hdrJSON     = []string{ContentTypeJSON}
-	hdrJSONNone = []string{"application/json;odata.metadata=none"}
-	hdrText     = []string{"text/plain;charset=utf-8"}
-	hdrVersion  = []string{"4.0"}
+	hdrText    = []string{"text/plain;charset=utf-8"}
+	hdrVersion = []string{"4.0"}
 )
 
 // jsonHeaders sets the headers of a JSON answer.
 func (req *request) jsonHeaders() {
 	h := req.w.Header()
-	if req.noMetadata {
-		h["Content-Type"] = hdrJSONNone
-	} else {
-		h["Content-Type"] = hdrJSON
-	}
+	h["Content-Type"] = req.format.contentType()
 	h["Odata-Version"] = hdrVersion
 }
 
-// negotiateJSON checks that the client accepts JSON ($format, else Accept) and notes odata.metadata=none.
+// negotiateJSON checks that the client accepts JSON ($format, else Accept) and notes the format it asks for:
+// odata.metadata (minimal, full or none) and IEEE754Compatible. A value of those the service does not know is
+// not acceptable (406), as a media type other than JSON is.
 func (req *request) negotiateJSON() error {
 	if f := req.query.Format; f != "" {
 		if strings.EqualFold(f, "json") {
@@ -211,10 +216,13 @@ func (req *request) negotiateJSON() error {
 		}
 		mediaType, params, err := mime.ParseMediaType(f)
 		if err == nil && mediaType == "application/json" {
-			req.noMetadata = strings.EqualFold(params["odata.metadata"], "none")
-			return nil
+			var ok bool
+			if req.format, ok = parseJSONFormat(params); ok {
+				return nil
+			}
 		}
-		return notAcceptable("$format=" + f + " cannot be served; this resource is available as application/json.")
+		return notAcceptable("$format=" + f + " cannot be served; this resource is available as application/json " +
+			"with odata.metadata minimal, full or none and IEEE754Compatible true or false.")
 	}
 	accept := strings.Join(req.r.Header.Values("Accept"), ",")
 	if strings.TrimSpace(accept) == "" {
@@ -222,12 +230,17 @@ func (req *request) negotiateJSON() error {
 	}
 	for _, accepted := range parseAccept(accept) {
 		switch accepted.typ {
-		case "application/json", "application/*", "*/*":
-			req.noMetadata = accepted.typ == "application/json" && strings.EqualFold(accepted.params["odata.metadata"], "none")
+		case "application/json":
+			if format, ok := parseJSONFormat(accepted.params); ok {
+				req.format = format
+				return nil
+			}
+		case "application/*", "*/*":
 			return nil
 		}
 	}
-	return notAcceptable("Accept: " + accept + " cannot be served; this resource is available as application/json.")
+	return notAcceptable("Accept: " + accept + " cannot be served; this resource is available as application/json " +
+		"with odata.metadata minimal, full or none and IEEE754Compatible true or false.")
 }
 
 func notAcceptable(msg string) error {
@@ -300,7 +313,7 @@ func (s *Service) serviceDocument(req *request) error {
 		return err
 	}
 	b := []byte{'{'}
-	if !req.noMetadata {
+	if !req.noMetadata() {
 		b = append(b, `"@odata.context":`...)
 		b = appendString(b, req.base()+"/$metadata")
 		b = append(b, ',')

@@ -284,14 +284,14 @@ func TestService_Reads(t *testing.T) {
 				t.Errorf("GET %s: entities %q, want %q", tc.path, got, tc.ids)
 			}
 		}
-		// $select shows only what was selected, with the ETag.
+		// $select shows only what was selected, with the ETag, and the id when the key is not selected.
 		m := decodeJSON(t, f.must(200, "GET", "/odata/Book('b1')?$select=Title,Tags", "").Body)
 		keys := make([]string, 0, len(m))
 		for k := range m {
 			keys = append(keys, k)
 		}
 		sortStrings(keys)
-		if diff := cmp.Diff([]string{"@odata.context", "@odata.etag", "Tags", "Title"}, keys); diff != "" {
+		if diff := cmp.Diff([]string{"@odata.context", "@odata.etag", "@odata.id", "Tags", "Title"}, keys); diff != "" {
 			t.Errorf("$select=Title,Tags: members mismatch (-want +got):\n%s", diff)
 		}
 		if e := decodeError(t, f.must(400, "GET", "/odata/Book?$filter=Pages%20gt", "").Body); !strings.HasPrefix(e.Message, "$filter:1:") || e.Target != "$filter" {

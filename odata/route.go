@@ -44,9 +44,14 @@ type target struct {
 	// entities without one (a containment path such as "Customer('a')/Addresses").
 	ctxSet  *edm.EntitySet
 	ctxPath string
-	props   []*edm.Property // tProperty, tPropertyValue: the property and its members, outermost first
-	action  *edm.Action
-	path    string // the raw path (without a leading "/"), for context URLs and next links
+	// entityID is the canonical path of the one entity t addresses, for ids (Set('k'), Singleton, a containment
+	// path with the keys as formatKey writes them), when the path tells it; "" otherwise. containedBase is the
+	// canonical path of contained entities (the ids of a collection add their keys), "" when they are not.
+	entityID      string
+	containedBase string
+	props         []*edm.Property // tProperty, tPropertyValue: the property and its members, outermost first
+	action        *edm.Action
+	path          string // the raw path (without a leading "/"), for context URLs and next links
 	// entityPath is the raw path of the entity a property or $value belongs to.
 	entityPath string
 }
@@ -120,7 +125,7 @@ func (r *pathResolver) root(path *syntax.ResourcePath) (complete bool, err error
 	if len(first.Args) == 0 {
 		if sg := m.Singleton(first.Name); sg != nil {
 			t.kind, t.typ, t.single = tEntity, sg.EntityType(), true
-			t.ctxPath = sg.Name
+			t.ctxPath, t.entityID = sg.Name, sg.Name
 			t.scope.Singleton = sg
 			return false, nil
 		}
@@ -314,15 +319,21 @@ func (s *Service) navigate(t *target, n *edm.NavigationProperty, from string) {
 	if next == nil && !n.ContainsTarget {
 		next = onlySet(s.model, n.TargetType())
 	}
-	t.ctxSet, t.ctxPath = next, ""
+	t.ctxSet, t.ctxPath, t.containedBase = next, "", ""
 	if n.ContainsTarget {
 		t.ctxPath = from + "/" + n.Name
+		id := t.entityID
+		if id == "" {
+			id = from
+		}
+		t.containedBase = id + "/" + n.Name
 	}
-	t.typ, t.set, t.direct = n.TargetType(), nil, false
+	t.typ, t.set, t.direct, t.entityID = n.TargetType(), nil, false, ""
 	if n.Collection {
 		t.kind, t.single, t.toOne = tCollection, false, false
 	} else {
 		t.kind, t.single, t.toOne = tEntity, true, true
+		t.entityID = t.containedBase
 	}
 }
 
@@ -383,6 +394,15 @@ func (s *Service) narrow(t *target, key []syntax.Arg) error {
 		t.scope.Key = key
 	}
 	t.kind, t.single, t.toOne = tEntity, true, false
+	t.entityID = ""
+	if values, err := s.planner.KeyValues(t.typ, key); err == nil { // else the read reports it
+		switch {
+		case t.containedBase != "":
+			t.entityID = t.containedBase + formatKey(t.typ, values)
+		case t.ctxSet != nil:
+			t.entityID = t.ctxSet.Name + formatKey(t.typ, values)
+		}
+	}
 	return nil
 }
 

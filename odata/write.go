@@ -236,8 +236,8 @@ func sameValue(p *edm.Property, a, b any, fold bool) bool {
 		}
 	}
 	f := plainField(p)
-	ja, err1 := appendGoField(nil, f, normalize(p, a))
-	jb, err2 := appendGoField(nil, f, normalize(p, b))
+	ja, err1 := appendGoField(nil, f, normalize(p, a), nil)
+	jb, err2 := appendGoField(nil, f, normalize(p, b), nil)
 	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
 }
 
@@ -580,7 +580,8 @@ func (s *Service) writeEntity(req *request, status int, es *edm.EntitySet, e Ent
 	if err != nil {
 		return err
 	}
-	url := req.base() + "/" + es.Name + formatKey(et, key)
+	path := es.Name + formatKey(et, key)
+	url := req.base() + "/" + path
 	writer := entityWriter{layout: s.defaultLayout(et)}
 	sum, err := writer.etag(e)
 	if err != nil {
@@ -599,10 +600,10 @@ func (s *Service) writeEntity(req *request, status int, es *edm.EntitySet, e Ent
 		return nil
 	}
 	if err := req.negotiateJSON(); err != nil {
-		req.noMetadata = false
+		req.format = jsonFormat{} // the write is done: answer in the default format rather than refuse it
 	}
 	ctx := req.contextMember(es.Name + "/$entity")
-	b, err := writer.appendEntity(nil, e, ctx, !req.noMetadata)
+	b, err := writer.appendEntity(nil, e, ctx, req.answer(), path)
 	if err != nil {
 		return err
 	}
