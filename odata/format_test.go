@@ -1,11 +1,16 @@
 package odata_test
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/dbtest"
+	"github.com/storekit/store/odata/edm"
 )
 
 // TestService_BinaryJSON checks that Binary values are written in base64url, as OData JSON has it, and read in
@@ -156,5 +161,46 @@ func TestService_JSONFormat(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// TestService_ServiceDocumentImports checks that the service document lists each function import once, however
+// many overloads it has, and no action import (they are not read with GET), and that $metadata declares each
+// import once. SQLite only: both come from the model, no SQL is run.
+func TestService_ServiceDocumentImports(t *testing.T) {
+	f := newFixtureWith(t, dbtest.SQLite(t), func(cfg *odata.Config) {
+		m := libraryModel()
+		m.Functions = []*edm.Function{
+			{Name: "Bestsellers", ReturnType: &edm.ReturnType{Entity: "Book", Collection: true}},
+			{Name: "Bestsellers", Parameters: []edm.Parameter{{Name: "Top", Type: edm.KindInt32}},
+				ReturnType: &edm.ReturnType{Entity: "Book", Collection: true}},
+			{Name: "Similar", Bound: true, BindingType: "Book", ReturnType: &edm.ReturnType{Entity: "Book", Collection: true}},
+		}
+		if err := m.Build(); err != nil {
+			t.Fatal(err)
+		}
+		cfg.Model = m
+		cfg.Sets, cfg.Actions = libraryConfig(m)
+	})
+	var doc struct {
+		Value []struct{ Name, Kind, URL string }
+	}
+	if err := json.Unmarshal([]byte(f.must(200, "GET", "/odata/", "").Body), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, v := range doc.Value {
+		got = append(got, v.Kind+" "+v.Name+" "+v.URL)
+	}
+	want := []string{"EntitySet Publisher Publisher", "EntitySet Author Author", "EntitySet Book Book",
+		"EntitySet Cover Cover", "EntitySet Loan Loan", "EntitySet Member Member", "FunctionImport Bestsellers Bestsellers"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("service document (-want +got):\n%s", diff)
+	}
+	metadata := f.must(200, "GET", "/odata/$metadata", "").Body
+	for _, element := range []string{`<FunctionImport Name="Bestsellers"`, `<ActionImport Name="Ping"`} {
+		if n := strings.Count(metadata, element); n != 1 {
+			t.Errorf("$metadata holds %s %d times, want once", element, n)
+		}
 	}
 }

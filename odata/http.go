@@ -339,8 +339,12 @@ func (s *Service) serviceDocument(req *request) error {
 	for _, sg := range s.model.Singletons {
 		item(sg.Name, "Singleton")
 	}
+	// A function import is listed once, whatever the number of its overloads; action imports are not listed
+	// (OData JSON Format, section 5: they are not read with GET).
+	listed := map[string]bool{}
 	for _, f := range s.model.Functions {
-		if !f.Bound {
+		if !f.Bound && !listed[f.Name] {
+			listed[f.Name] = true
 			item(f.Name, "FunctionImport")
 		}
 	}
