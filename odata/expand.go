@@ -160,66 +160,77 @@ func (w *expWriter) appendRow(b []byte, writer *rowWriter, row []any) ([]byte, e
 	return w.appendObject(b, writer, row, w.expansions, id)
 }
 
+// appendObject appends the converted row of writer (whose scanned values are row, and whose entity's path is id,
+// "" when not needed) as an object with its expansions.
 func (w *expWriter) appendObject(b []byte, writer *rowWriter, row []any, expansions []*expansion, id string) ([]byte, error) {
 	b = writer.appendMembers(b, id)
 	for _, x := range expansions {
-		e := x.shape.expand
-		if w.format != nil && w.format.full() && id != "" {
-			b = w.format.appendNavigationLink(b, e.Nav, id)
-		}
-		w.link = w.link[:0]
-		for _, c := range e.Link {
-			w.link = append(w.link, row[c])
-		}
-		key := plan.LinkKey(w.link...)
-		if x.counts != nil {
-			b = appendName(b, x.shape.count)
-			b = strconv.AppendInt(b, x.counts[key], 10)
-		}
-		if e.CountOnly {
-			continue
-		}
-		b = appendName(b, x.shape.name)
-		children := x.byParent[key]
-		if !e.Nav.Collection {
-			if len(children) == 0 {
-				b = append(b, "null"...)
-				continue
-			}
-			children = children[:1]
-		} else {
-			b = append(b, '[')
-		}
-		for i, idx := range children {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			child := x.rows[idx]
-			copy(x.writer.values, child)
-			if err := x.writer.convert(); err != nil {
-				return b, err
-			}
-			childID := ""
-			if e.Ref || x.shape.child.needsIDs(w.format) || x.writer.format != nil &&
-				(x.writer.format.needsID(x.writer.layout) || x.writer.format.full()) {
-				childID = x.shape.idOf(id, x.writer)
-			}
-			if e.Ref {
-				b = append(b, `{"@odata.id":`...)
-				b = appendString(b, w.base+"/"+childID)
-				b = append(b, '}')
-				continue
-			}
-			var err error
-			if b, err = w.appendObject(b, x.writer, child, x.sub, childID); err != nil {
-				return b, err
-			}
-		}
-		if e.Nav.Collection {
-			b = append(b, ']')
+		var err error
+		if b, err = w.appendExpansion(b, x, row, id); err != nil {
+			return b, err
 		}
 	}
 	return append(b, '}'), nil
+}
+
+// appendExpansion appends the members of one expansion of the parent row (with the path id): its navigation
+// link (full metadata), its count when asked, and the related entity (or null) or the array of them.
+func (w *expWriter) appendExpansion(b []byte, x *expansion, row []any, id string) ([]byte, error) {
+	e := x.shape.expand
+	if w.format != nil && w.format.full() && id != "" {
+		b = w.format.appendNavigationLink(b, e.Nav, id)
+	}
+	w.link = w.link[:0]
+	for _, c := range e.Link {
+		w.link = append(w.link, row[c])
+	}
+	key := plan.LinkKey(w.link...)
+	if x.counts != nil {
+		b = appendName(b, x.shape.count)
+		b = strconv.AppendInt(b, x.counts[key], 10)
+	}
+	if e.CountOnly {
+		return b, nil
+	}
+	b = appendName(b, x.shape.name)
+	children := x.byParent[key]
+	if !e.Nav.Collection {
+		if len(children) == 0 {
+			return append(b, "null"...), nil
+		}
+		return w.appendChild(b, x, children[0], id)
+	}
+	b = append(b, '[')
+	for i, idx := range children {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = w.appendChild(b, x, idx, id); err != nil {
+			return b, err
+		}
+	}
+	return append(b, ']'), nil
+}
+
+// appendChild appends the child row idx of the expansion x of the parent with the path parentID: the entity
+// with its own expansions, or its reference ($ref).
+func (w *expWriter) appendChild(b []byte, x *expansion, idx int, parentID string) ([]byte, error) {
+	child := x.rows[idx]
+	copy(x.writer.values, child)
+	if err := x.writer.convert(); err != nil {
+		return b, err
+	}
+	childID := ""
+	if x.shape.expand.Ref || x.shape.child.needsIDs(w.format) || x.writer.needsOwnID() {
+		childID = x.shape.idOf(parentID, x.writer)
+	}
+	if x.shape.expand.Ref {
+		b = append(b, `{"@odata.id":`...)
+		b = appendString(b, w.base+"/"+childID)
+		return append(b, '}'), nil
+	}
+	return w.appendObject(b, x.writer, child, x.sub, childID)
 }
 
 // idOf returns the canonical path of a child row: Set('k'), or below its parent for a contained target.

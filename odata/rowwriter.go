@@ -109,9 +109,14 @@ func (w *rowWriter) appendObject(b []byte) []byte {
 	return append(w.appendMembers(b, path), '}')
 }
 
-// needsPath reports whether the row's object needs the path of its entity (for its id or links).
-func (w *rowWriter) needsPath() bool {
-	return w.pathOf != nil && w.format != nil && (w.format.needsID(w.layout) || w.format.full())
+// needsPath reports whether the row's object needs the path of its entity (for its id or links) and the writer
+// can tell it.
+func (w *rowWriter) needsPath() bool { return w.pathOf != nil && w.needsOwnID() }
+
+// needsOwnID reports whether the row's object shows its id or links: full metadata, or a layout that does not
+// show the whole key.
+func (w *rowWriter) needsOwnID() bool {
+	return w.format != nil && (w.format.needsID(w.layout) || w.format.full())
 }
 
 // appendMembers appends the converted row as a JSON object without its closing brace (expansions follow); path
