@@ -99,14 +99,14 @@ type expWriter struct {
 	link   []any // scratch for a parent's link values
 }
 
-// newExpWriter returns the writer of the rows of writer (its format and pathOf set) with their expansions.
+// newExpWriter returns the writer of the rows of writer (its format and target set) with their expansions.
 func (s *Service) newExpWriter(req *request, shape *levelShape, writer *rowWriter, expansions []*expansion) *expWriter {
 	w := &expWriter{expansions: expansions, base: req.base(), format: writer.format}
 	for _, x := range expansions {
 		x.setWriters(w.format)
 	}
 	if shape.needsIDs(w.format) || writer.needsPath() {
-		w.rootID = writer.pathOf
+		w.rootID = writer.target.rowPath
 	}
 	return w
 }

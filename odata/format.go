@@ -83,8 +83,17 @@ func (f jsonFormat) contentType() []string {
 // client asked for, and the service root and namespace its ids and type names are made of.
 type answerFormat struct {
 	jsonFormat
-	base      string // the service root URL
-	namespace string // the model's namespace
+	req       *request // the request, for the service root URL (made when an id needs it)
+	root      string   // the service root URL once made
+	namespace string   // the model's namespace
+}
+
+// base returns the service root URL.
+func (a *answerFormat) base() string {
+	if a.root == "" && a.req != nil {
+		a.root = a.req.base()
+	}
+	return a.root
 }
 
 // minimalFormat is the format of answers that ask nothing.
@@ -113,7 +122,7 @@ func (a *answerFormat) appendEntityControls(b []byte, l *layout, path string, et
 	}
 	var url []byte
 	if a.needsID(l) && path != "" {
-		url = appendString(nil, a.base+"/"+path)
+		url = appendString(nil, a.base()+"/"+path)
 		b = append(appendName(b, idName), url...)
 	}
 	if a.controls() && etag != nil {
@@ -123,7 +132,7 @@ func (a *answerFormat) appendEntityControls(b []byte, l *layout, path string, et
 		b = append(appendName(b, editLinkName), url...)
 		if l.typ.HasStream {
 			b = appendName(b, mediaReadLinkName)
-			b = appendString(b, a.base+"/"+path+"/$value")
+			b = appendString(b, a.base()+"/"+path+"/$value")
 		}
 	}
 	return b
@@ -198,7 +207,7 @@ func (a *answerFormat) appendNavigationLink(b []byte, n *edm.NavigationProperty,
 	b = appendName(b, nil)
 	b = appendString(b, n.Name+"@odata.navigationLink")
 	b = append(b, ':')
-	return appendString(b, a.base+"/"+path+"/"+n.Name)
+	return appendString(b, a.base()+"/"+path+"/"+n.Name)
 }
 
 func containsNavigation(list []*edm.NavigationProperty, n *edm.NavigationProperty) bool {

@@ -127,7 +127,8 @@ type request struct {
 	target  *target
 	query   *syntax.Query
 	service *Service
-	format  jsonFormat // what negotiateJSON read from $format or Accept
+	format  jsonFormat    // what negotiateJSON read from $format or Accept
+	answers *answerFormat // made by answer
 }
 
 // noMetadata reports whether the answer carries no control information but counts and next links
@@ -136,7 +137,10 @@ func (req *request) noMetadata() bool { return req.format.metadata == metadataNo
 
 // answer returns the format of the request's answer for the writers of entities.
 func (req *request) answer() *answerFormat {
-	return &answerFormat{jsonFormat: req.format, base: req.base(), namespace: req.service.model.Namespace}
+	if req.answers == nil || req.answers.jsonFormat != req.format {
+		req.answers = &answerFormat{jsonFormat: req.format, req: req, namespace: req.service.model.Namespace}
+	}
+	return req.answers
 }
 
 // base returns the absolute URL of the service root: Config.PublicURL and Mount when a public URL is configured,

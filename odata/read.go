@@ -591,7 +591,7 @@ func (s *Service) readEntity(req *request, read *plan.Read, shape *readShape) er
 // links from the target, the navigation properties shape expands after the members.
 func (req *request) setFormat(writer *rowWriter, shape *levelShape) {
 	writer.format = req.answer()
-	writer.pathOf = req.target.rowPath
+	writer.target = req.target
 	writer.expanded = shape.expandedNavigations()
 }
 

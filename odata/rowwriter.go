@@ -21,12 +21,15 @@ type rowWriter struct {
 	// format is the answer's: its control information and number form; nil writes the properties alone.
 	format *answerFormat
 	ctx    []byte // an @odata.context member to write first in each object ("", for collection members)
-	// pathOf returns the path of the converted row's entity relative to the service root (Set('k'), or a
-	// containment path), for its id and links; nil when the writer's objects need none.
-	pathOf func(w *rowWriter) string
+	// target is the request's target when the rows are its entities (not expanded ones): it tells the path of
+	// a row's entity relative to the service root (target.rowPath), for its id and links.
+	target *target
 	// expanded lists the navigation properties whose expansions follow the members (their writer adds their
 	// navigation links).
 	expanded []*edm.NavigationProperty
+	// types and quote are what format asks of each value, noted by appendMembers: its type (full metadata), and
+	// Int64 and Decimal values as strings (IEEE754Compatible).
+	types, quote bool
 }
 
 func newRowWriter(l *layout) *rowWriter {
@@ -104,14 +107,14 @@ func (w *rowWriter) etag() uint64 {
 func (w *rowWriter) appendObject(b []byte) []byte {
 	path := ""
 	if w.needsPath() {
-		path = w.pathOf(w)
+		path = w.target.rowPath(w)
 	}
 	return append(w.appendMembers(b, path), '}')
 }
 
 // needsPath reports whether the row's object needs the path of its entity (for its id or links) and the writer
 // can tell it.
-func (w *rowWriter) needsPath() bool { return w.pathOf != nil && w.needsOwnID() }
+func (w *rowWriter) needsPath() bool { return w.target != nil && w.needsOwnID() }
 
 // needsOwnID reports whether the row's object shows its id or links: full metadata, or a layout that does not
 // show the whole key.
@@ -124,8 +127,10 @@ func (w *rowWriter) needsOwnID() bool {
 func (w *rowWriter) appendMembers(b []byte, path string) []byte {
 	b = append(append(b, '{'), w.ctx...)
 	if w.format == nil {
+		w.types, w.quote = false, false
 		return w.appendProperties(b)
 	}
+	w.types, w.quote = w.format.full(), w.format.ieee754
 	b = w.format.appendEntityControls(b, w.layout, path, w.etag)
 	b = w.appendProperties(b)
 	return w.format.appendNavigationLinks(b, w.layout, path, w.expanded)
@@ -143,12 +148,12 @@ func (w *rowWriter) appendProperties(b []byte) []byte {
 
 // appendField appends the member of the field f, its type before it with full metadata.
 func (w *rowWriter) appendField(b []byte, f *field) []byte {
-	if w.format != nil && w.format.full() {
+	if w.types {
 		b = w.format.appendPropertyType(b, f.prop, f.col >= 0 && string(w.columnJSON(f.col)) == "null")
 	}
 	b = appendName(b, f.name)
 	if f.col >= 0 {
-		if w.format != nil && w.format.ieee754 && quotesNumbers(f.prop) {
+		if w.quote && quotesNumbers(f.prop) {
 			return appendQuotedNumbers(b, w.columnJSON(f.col))
 		}
 		return append(b, w.columnJSON(f.col)...)
@@ -157,7 +162,7 @@ func (w *rowWriter) appendField(b []byte, f *field) []byte {
 		return append(b, "null"...)
 	}
 	b = append(b, '{')
-	if w.format != nil && w.format.full() {
+	if w.types {
 		b = w.format.appendTypeName(append(b, typeName...), f.prop.Complex.Name)
 	}
 	for _, m := range f.members {
