@@ -153,7 +153,8 @@ type Change struct {
 	New Entity
 	// Old is the stored entity before the change; nil for Create.
 	Old Entity
-	// Sent holds the names of the fields the request body set.
+	// Sent holds the names of the fields the request body set: those the write uses, not the read-only, key
+	// and immutable fields it ignores (see SetOptions.RejectKeyChange).
 	Sent map[string]bool
 }
 
