@@ -675,3 +675,48 @@ func TestMigrations_TemplateAndTaxCategoryText(t *testing.T) {
 		}
 	})
 }
+
+// TestMigrations_SortIndexes: a page of products ordered or filtered by price, name or creation time is read
+// from an index, with the key tie-breaker, and no temporary sort (SQLite's query plan; PostgreSQL's planner
+// picks a sequential scan on tables this small, so there the indexes are only checked to exist).
+func TestMigrations_SortIndexes(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		migrated(t, db)
+		if db.Dialect.Name() == "postgres" {
+			for _, name := range []string{"product_price_id_idx", "product_name_id_idx", "product_created_on_utc_id_idx",
+				"customer_last_activity_date_utc_id_idx", "order_created_on_utc_id_idx"} {
+				if count(t, db, "SELECT count(*) FROM pg_indexes WHERE indexname = ?", name) != 1 {
+					t.Errorf("index %s is missing", name)
+				}
+			}
+			return
+		}
+		for _, tc := range []struct{ query, index string }{
+			{`SELECT id FROM product ORDER BY price DESC, id DESC LIMIT 100`, "product_price_id_idx"},
+			{`SELECT id FROM product WHERE (price, id) < (19.99, 'x') ORDER BY price DESC, id DESC LIMIT 100`, "product_price_id_idx"},
+			{`SELECT count(*) FROM product WHERE price > 500`, "product_price_id_idx"},
+			{`SELECT id FROM product ORDER BY name, id LIMIT 100`, "product_name_id_idx"},
+			{`SELECT id FROM product ORDER BY created_on_utc DESC, id DESC LIMIT 100`, "product_created_on_utc_id_idx"},
+			{`SELECT id FROM "order" ORDER BY created_on_utc DESC, id DESC LIMIT 100`, "order_created_on_utc_id_idx"},
+		} {
+			rows, err := db.Query("EXPLAIN QUERY PLAN " + tc.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var plan []string
+			for rows.Next() {
+				var id, parent, notUsed int
+				var detail string
+				if err := rows.Scan(&id, &parent, &notUsed, &detail); err != nil {
+					t.Fatal(err)
+				}
+				plan = append(plan, detail)
+			}
+			rows.Close()
+			text := strings.Join(plan, "; ")
+			if !strings.Contains(text, tc.index) || strings.Contains(text, "TEMP B-TREE") {
+				t.Errorf("%s\nplan: %s\nwant %s and no temporary sort", tc.query, text, tc.index)
+			}
+		}
+	})
+}

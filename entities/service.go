@@ -30,6 +30,8 @@ type Config struct {
 	CountriesEnabled bool
 	// Now returns the current time; time.Now when nil.
 	Now func() time.Time
+	// TimeBudget is how long one request may run (see odata.Config.TimeBudget; default 10 s).
+	TimeBudget time.Duration
 	// OpenAPI configures the service's OpenAPI document (see odata.OpenAPI): the server adds its own endpoints.
 	OpenAPI odata.OpenAPI
 }
@@ -54,15 +56,16 @@ func NewService(cfg Config) (*odata.Service, error) {
 	}
 	s := &service{cfg: cfg, opts: Options{Now: cfg.Now}, model: model}
 	return odata.NewService(odata.Config{
-		Model:     model,
-		DB:        cfg.DB,
-		Dialect:   cfg.Dialect,
-		Logger:    cfg.Logger,
-		Mount:     cfg.Mount,
-		PublicURL: cfg.PublicURL,
-		Sets:      s.sets(),
-		Actions:   s.actions(),
-		OpenAPI:   cfg.OpenAPI,
+		Model:      model,
+		DB:         cfg.DB,
+		Dialect:    cfg.Dialect,
+		Logger:     cfg.Logger,
+		Mount:      cfg.Mount,
+		PublicURL:  cfg.PublicURL,
+		Sets:       s.sets(),
+		Actions:    s.actions(),
+		OpenAPI:    cfg.OpenAPI,
+		TimeBudget: cfg.TimeBudget,
 		// SPEC part 3: the seed's 200 with an empty body, not the engine's 204.
 		DeleteStatus: http.StatusOK,
 	})

@@ -28,6 +28,10 @@ const (
 	CodeLimitExceeded      = "LimitExceeded"      // a request past one of the service's limits
 	CodeInvalidCredentials = "InvalidCredentials" // a sign-in with a wrong e-mail or password
 
+	// 499 Client Closed Request (nginx's status, for the log): the client went away before the answer, so
+	// the work was cancelled. The client never sees it.
+	CodeClientClosedRequest = "ClientClosedRequest"
+
 	CodeUnauthorized         = "Unauthorized"         // 401: no, or an invalid, credential
 	CodeForbidden            = "Forbidden"            // 403: the caller may not do this
 	CodeNotFound             = "NotFound"             // 404: no such resource
@@ -42,7 +46,11 @@ const (
 	CodeInternal             = "InternalError"        // 500: a bug; the cause is logged, never sent
 	CodeNotImplemented       = "NotImplemented"       // 501: valid OData the engine does not serve
 	CodeServiceUnavailable   = "ServiceUnavailable"   // 503: busy or shutting down (Header: Retry-After)
+	CodeTimeBudgetExceeded   = "TimeBudgetExceeded"   // 503: the request ran past its time budget (Header: Retry-After)
 )
+
+// StatusClientClosedRequest is the status CodeClientClosedRequest logs with.
+const StatusClientClosedRequest = 499
 
 // codeStatus is the one table from error code to HTTP status.
 var codeStatus = map[string]int{
@@ -58,6 +66,8 @@ var codeStatus = map[string]int{
 	CodeLimitExceeded:      http.StatusBadRequest,
 	CodeInvalidCredentials: http.StatusBadRequest,
 
+	CodeClientClosedRequest: StatusClientClosedRequest,
+
 	CodeUnauthorized:         http.StatusUnauthorized,
 	CodeForbidden:            http.StatusForbidden,
 	CodeNotFound:             http.StatusNotFound,
@@ -72,6 +82,7 @@ var codeStatus = map[string]int{
 	CodeInternal:             http.StatusInternalServerError,
 	CodeNotImplemented:       http.StatusNotImplemented,
 	CodeServiceUnavailable:   http.StatusServiceUnavailable,
+	CodeTimeBudgetExceeded:   http.StatusServiceUnavailable,
 }
 
 // ErrorStatus returns the HTTP status of an error code, and 500 (the status of CodeInternal) for a code the table
@@ -228,6 +239,9 @@ type errorPayload struct {
 // are logged with their cause (through logger, or slog.Default when logger is nil).
 func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
 	e := AsError(err)
+	if e.Status() >= 500 {
+		e = contextError(r.Context(), e)
+	}
 	status := e.Status()
 	if status >= 500 {
 		if logger == nil {

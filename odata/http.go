@@ -1,6 +1,7 @@
 package odata
 
 import (
+	"context"
 	"errors"
 	"mime"
 	"net/http"
@@ -14,6 +15,11 @@ import (
 // ServeHTTP answers one OData request. The path is read still percent-encoded (r.URL.EscapedPath), with or
 // without the Mount prefix.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.budget > 0 {
+		var cancel context.CancelFunc
+		r, cancel = budgeted(r, s.budget)
+		defer cancel()
+	}
 	if err := s.serve(w, r); err != nil {
 		if err == errNoContent {
 			w.Header().Set("OData-Version", "4.0")

@@ -396,6 +396,25 @@ func newFixtureWith(t testing.TB, db *dbtest.DB, change func(cfg *odata.Config))
 	return &fixture{t: t, db: db, svc: svc}
 }
 
+// libraryService returns another library service over the database of a fixture, its configuration changed by
+// edit.
+func libraryService(t *testing.T, db *dbtest.DB, edit func(c *odata.Config)) *odata.Service {
+	t.Helper()
+	m := libraryModel()
+	if err := m.Build(); err != nil {
+		t.Fatal(err)
+	}
+	sets, actions := libraryConfig(m)
+	cfg := odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/odata", Sets: sets, Actions: actions,
+		Logger: discardLogger()}
+	edit(&cfg)
+	svc, err := odata.NewService(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
 // exec runs SQL written with ? placeholders on the fixture's database.
 func (f *fixture) exec(query string, args ...any) {
 	f.t.Helper()

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	sq "github.com/Masterminds/squirrel"
 
@@ -47,6 +48,10 @@ type Config struct {
 	// or fewer with Prefer: odata.maxpagesize=N, up to MaxPageSize (default 1000).
 	PageSize    int
 	MaxPageSize int
+	// TimeBudget is how long one request may run (default DefaultTimeBudget, 10 s; negative for none). Past it
+	// the request's context is cancelled, which cancels its running SQL statement, and it answers 503
+	// TimeBudgetExceeded with Retry-After (see WithTimeBudget).
+	TimeBudget time.Duration
 	// Sets configures the entity sets by name. A set that is not listed is read-only.
 	Sets map[string]SetOptions
 	// DeleteStatus is the status of a successful DELETE: http.StatusNoContent (the default when zero, as OData
@@ -210,6 +215,7 @@ type Service struct {
 	pageSize     int
 	maxPageSize  int
 	deleteStatus int
+	budget       time.Duration // Config.TimeBudget with its default; 0 for none
 	sets         map[*edm.EntitySet]*setConfig
 	actions      map[*edm.Action]ActionFunc
 	planner      *plan.Planner
@@ -295,22 +301,35 @@ func newService(cfg Config, fail func(format string, args ...any)) *Service {
 	if s.maxPageSize == 0 {
 		s.maxPageSize = 1000
 	}
+	switch s.budget = cfg.TimeBudget; {
+	case s.budget == 0:
+		s.budget = DefaultTimeBudget
+	case s.budget < 0:
+		s.budget = 0
+	}
 	if s.pageSize < 1 || s.maxPageSize < s.pageSize {
 		fail("PageSize %d and MaxPageSize %d: want 1 <= PageSize <= MaxPageSize", s.pageSize, s.maxPageSize)
 	}
-	switch s.deleteStatus = cfg.DeleteStatus; s.deleteStatus {
-	case 0:
-		s.deleteStatus = http.StatusNoContent
-	case http.StatusNoContent, http.StatusOK:
-	default:
-		fail("DeleteStatus %d: want http.StatusNoContent (204) or http.StatusOK (200)", cfg.DeleteStatus)
-	}
+	s.deleteStatus = deleteStatus(cfg.DeleteStatus, fail)
 	s.mount = strings.TrimRight(cfg.Mount, "/")
 	if s.mount != "" && !strings.HasPrefix(s.mount, "/") {
 		fail("Mount %q must start with /", cfg.Mount)
 	}
 	s.publicRoot = publicRoot(cfg.PublicURL, s.mount, fail)
 	return s
+}
+
+// deleteStatus returns the status of a successful DELETE for Config.DeleteStatus: 204 when zero; fail reports a
+// status other than 204 and 200.
+func deleteStatus(status int, fail func(format string, args ...any)) int {
+	switch status {
+	case 0:
+		return http.StatusNoContent
+	case http.StatusNoContent, http.StatusOK:
+	default:
+		fail("DeleteStatus %d: want http.StatusNoContent (204) or http.StatusOK (200)", status)
+	}
+	return status
 }
 
 // checkModel reports whether the model is there and built; fail says why not.

@@ -270,16 +270,7 @@ func TestService_PublicURL(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		f := newFixture(t, db)
 		f.seed()
-		m := libraryModel()
-		if err := m.Build(); err != nil {
-			t.Fatal(err)
-		}
-		sets, actions := libraryConfig(m)
-		public, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/odata",
-			PublicURL: "https://shop.example.org/store/", Sets: sets, Actions: actions, Logger: discardLogger()})
-		if err != nil {
-			t.Fatal(err)
-		}
+		public := libraryService(t, db, func(c *odata.Config) { c.PublicURL = "https://shop.example.org/store/" })
 		forged := []string{"X-Forwarded-Host", "forged.test", "X-Forwarded-Proto", "https", "Forwarded", "host=forged.test;proto=https"}
 		serve := func(svc *odata.Service, method, path, body, scheme string, headers ...string) response {
 			t.Helper()

@@ -4,13 +4,15 @@ import (
 	"io"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/storekit/store/odata"
 )
 
 // BenchmarkHandler measures the cost of the middleware chain, routing and authentication around a trivial
 // storefront handler (the fake authenticator is a map lookup; logging goes to io.Discard).
 func BenchmarkHandler(b *testing.B) {
 	h, err := newHandler(newLogger(io.Discard, "json"), &Components{OData: &fakeOData{}, Storefront: fakeStorefront,
-		Auth: newFakeAuth()}, &drainGate{}, nil)
+		Auth: newFakeAuth()}, &drainGate{}, Config{RequestBudget: odata.DefaultTimeBudget})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/postgres"
 )
 
@@ -38,6 +39,9 @@ type Config struct {
 	Pool postgres.Pool
 	// ShutdownTimeout bounds how long in-flight requests may run after a shutdown signal.
 	ShutdownTimeout time.Duration
+	// RequestBudget is how long one request may run (SPEC part 9: 10 s): past it the request's SQL statement
+	// is cancelled and it answers 503 TimeBudgetExceeded (odata.WithTimeBudget).
+	RequestBudget time.Duration
 	// LogFormat is "json" or "text".
 	LogFormat string
 	// PublicURL is the absolute URL clients reach the service at (scheme, host and any path prefix, without a
@@ -76,6 +80,7 @@ var options = []option{
 	{"db-max-idle", "STORE_DB_MAX_IDLE"},
 	{"db-max-lifetime", "STORE_DB_MAX_LIFETIME"},
 	{"shutdown-timeout", "STORE_SHUTDOWN_TIMEOUT"},
+	{"request-budget", "STORE_REQUEST_BUDGET"},
 	{"log-format", "STORE_LOG_FORMAT"},
 	{"public-url", "STORE_PUBLIC_URL"},
 	{"trusted-proxies", "STORE_TRUSTED_PROXIES"},
@@ -99,6 +104,7 @@ func parseConfig(args []string, getenv func(string) string, help io.Writer) (Con
 		CountriesEnabled: true,
 		Pool:             postgres.Pool{MaxOpen: 20, MaxLifetime: 30 * time.Minute},
 		ShutdownTimeout:  30 * time.Second,
+		RequestBudget:    odata.DefaultTimeBudget,
 		LogFormat:        "json",
 	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -110,10 +116,11 @@ func parseConfig(args []string, getenv func(string) string, help io.Writer) (Con
 	fs.Var((*boolValue)(&c.Demo), "demo", "on first start, fill an empty catalog with a small demo catalog")
 	fs.Var((*durationValue)(&c.TokenTTL), "token-ttl", "bearer token `lifetime`, at least 1s")
 	fs.Var((*boolValue)(&c.CountriesEnabled), "countries", "addresses must name a country (and a state where the country has states)")
-	fs.Var((*intValue)(&c.Pool.MaxOpen), "db-max-open", "PostgreSQL: most open connections of this process (`n` >= 1); with several server\nnodes the database sees up to nodes x n connections")
-	fs.Var((*intValue)(&c.Pool.MaxIdle), "db-max-idle", "PostgreSQL: idle connections kept (`n`; 0: half of -db-max-open)")
+	fs.Var((*intValue)(&c.Pool.MaxOpen), "db-max-open", "most open database connections of this process (`n` >= 1); on PostgreSQL with\nseveral server nodes the database sees up to nodes x n connections")
+	fs.Var((*intValue)(&c.Pool.MaxIdle), "db-max-idle", "idle connections kept (`n`; 0: as many as -db-max-open, so a busy pool does not\nclose and reopen connections between requests)")
 	fs.Var((*durationValue)(&c.Pool.MaxLifetime), "db-max-lifetime", "PostgreSQL: connections are recycled after this `duration`")
 	fs.Var((*durationValue)(&c.ShutdownTimeout), "shutdown-timeout", "`duration` in-flight requests may run after SIGINT/SIGTERM (new ones answer 503 meanwhile)\nbefore their connections are closed")
+	fs.Var((*durationValue)(&c.RequestBudget), "request-budget", "`duration` one request may run before its SQL is cancelled and it answers 503\n(at most the write timeout, 60s)")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log `format` on stderr: json or text")
 	fs.StringVar(&c.PublicURL, "public-url", "", "absolute `URL` clients reach the service at, such as https://shop.example.com; absolute URLs\nin answers start with it (default: the request's scheme and Host header, for development only)")
 	fs.Var((*prefixList)(&c.TrustedProxies), "trusted-proxies", "comma-separated `IPs or CIDRs` of the reverse proxies in front of the service, such as\n10.0.0.5,192.168.1.0/24; only their X-Forwarded-For/-Host/-Proto headers are honoured")
@@ -181,6 +188,9 @@ func (c Config) validate() []error {
 	checkPool(c.Pool, bad)
 	if c.ShutdownTimeout <= 0 {
 		bad("shutdown-timeout", "%v is not positive", c.ShutdownTimeout)
+	}
+	if c.RequestBudget <= 0 || c.RequestBudget > writeTimeout {
+		bad("request-budget", "%v is not between 0 and the write timeout %v", c.RequestBudget, writeTimeout)
 	}
 	if c.LogFormat != "json" && c.LogFormat != "text" {
 		bad("log-format", "%q is neither json nor text", c.LogFormat)

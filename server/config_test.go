@@ -38,18 +38,21 @@ func TestParseConfig(t *testing.T) {
 		{"Defaults", nil, nil, def},
 		{"Flags", []string{"-addr", ":0", "-db", "/tmp/x.db", "-admin-email", "root@shop.test", "-admin-password",
 			"correct horse", "-demo=false", "-token-ttl", "90m", "-countries=false", "-db-max-open", "5",
-			"-db-max-idle", "2", "-db-max-lifetime", "1m", "-shutdown-timeout", "5s", "-log-format", "text"}, nil,
+			"-db-max-idle", "2", "-db-max-lifetime", "1m", "-shutdown-timeout", "5s", "-request-budget", "3s",
+			"-log-format", "text"}, nil,
 			Config{Addr: ":0", DB: "/tmp/x.db", AdminEmail: "root@shop.test", AdminPassword: "correct horse",
 				Demo: false, TokenTTL: 90 * time.Minute, CountriesEnabled: false,
-				Pool: poolOf(5, 2, time.Minute), ShutdownTimeout: 5 * time.Second, LogFormat: "text"}},
+				Pool: poolOf(5, 2, time.Minute), ShutdownTimeout: 5 * time.Second, RequestBudget: 3 * time.Second,
+				LogFormat: "text"}},
 		{"Env", nil, map[string]string{"STORE_ADDR": ":0", "STORE_DB": "postgres://u:p@db.test/store",
 			"STORE_ADMIN_EMAIL": "root@shop.test", "STORE_ADMIN_PASSWORD": "correct horse", "STORE_DEMO": "false",
 			"STORE_TOKEN_TTL": "1h", "STORE_COUNTRIES_ENABLED": "0", "STORE_DB_MAX_OPEN": "7",
 			"STORE_DB_MAX_IDLE": "7", "STORE_DB_MAX_LIFETIME": "2h", "STORE_SHUTDOWN_TIMEOUT": "1m",
-			"STORE_LOG_FORMAT": "text"},
+			"STORE_REQUEST_BUDGET": "45s", "STORE_LOG_FORMAT": "text"},
 			Config{Addr: ":0", DB: "postgres://u:p@db.test/store", AdminEmail: "root@shop.test",
 				AdminPassword: "correct horse", Demo: false, TokenTTL: time.Hour, CountriesEnabled: false,
-				Pool: poolOf(7, 7, 2*time.Hour), ShutdownTimeout: time.Minute, LogFormat: "text"}},
+				Pool: poolOf(7, 7, 2*time.Hour), ShutdownTimeout: time.Minute, RequestBudget: 45 * time.Second,
+				LogFormat: "text"}},
 		{"FlagWinsOverEnv", []string{"-addr", "127.0.0.1:9000", "-demo=true", "-token-ttl", "2h"},
 			map[string]string{"STORE_ADDR": "127.0.0.1:9999", "STORE_DEMO": "false", "STORE_TOKEN_TTL": "bogus"},
 			with(func(c *Config) { c.Addr = "127.0.0.1:9000"; c.TokenTTL = 2 * time.Hour })},
@@ -87,7 +90,7 @@ func TestParseConfig_Defaults(t *testing.T) {
 	c := defaultConfig()
 	want := Config{Addr: "127.0.0.1:8080", DB: "store.db", AdminEmail: "admin@example.com", Demo: true,
 		TokenTTL: 24 * time.Hour, CountriesEnabled: true, Pool: poolOf(20, 0, 30*time.Minute),
-		ShutdownTimeout: 30 * time.Second, LogFormat: "json"}
+		ShutdownTimeout: 30 * time.Second, RequestBudget: 10 * time.Second, LogFormat: "json"}
 	if diff := cmp.Diff(want, c, equatePrefixes); diff != "" {
 		t.Errorf("defaults mismatch (-want +got):\n%s", diff)
 	}
@@ -131,6 +134,8 @@ func TestParseConfig_Errors(t *testing.T) {
 		{"MaxIdleNegative", []string{"-db-max-idle", "-1"}, nil, []string{"-db-max-idle"}},
 		{"MaxLifetimeZero", []string{"-db-max-lifetime", "0"}, nil, []string{"-db-max-lifetime", "not positive"}},
 		{"ShutdownTimeoutZero", []string{"-shutdown-timeout", "0s"}, nil, []string{"-shutdown-timeout", "not positive"}},
+		{"RequestBudgetZero", []string{"-request-budget", "0s"}, nil, []string{"-request-budget", "not between 0 and the write timeout"}},
+		{"RequestBudgetPastWriteTimeout", nil, map[string]string{"STORE_REQUEST_BUDGET": "2m"}, []string{"-request-budget (STORE_REQUEST_BUDGET)", "2m0s"}},
 		{"LogFormat", []string{"-log-format", "xml"}, nil, []string{"-log-format", `"xml" is neither json nor text`}},
 		{"PublicURLRelative", []string{"-public-url", "shop.example.com"}, nil, []string{"-public-url (STORE_PUBLIC_URL)", "not an http:// or https:// URL"}},
 		{"PublicURLOtherScheme", []string{"-public-url", "ftp://shop.example.com"}, nil, []string{"-public-url", "not an http:// or https:// URL"}},

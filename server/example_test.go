@@ -47,11 +47,12 @@ func ExampleRun() {
 	//     	addresses must name a country (and a state where the country has states)
 	//     	env STORE_COUNTRIES_ENABLED, default true
 	//   -db-max-open n
-	//     	PostgreSQL: most open connections of this process (n >= 1); with several server
-	//     	nodes the database sees up to nodes x n connections
+	//     	most open database connections of this process (n >= 1); on PostgreSQL with
+	//     	several server nodes the database sees up to nodes x n connections
 	//     	env STORE_DB_MAX_OPEN, default 20
 	//   -db-max-idle n
-	//     	PostgreSQL: idle connections kept (n; 0: half of -db-max-open)
+	//     	idle connections kept (n; 0: as many as -db-max-open, so a busy pool does not
+	//     	close and reopen connections between requests)
 	//     	env STORE_DB_MAX_IDLE, default 0
 	//   -db-max-lifetime duration
 	//     	PostgreSQL: connections are recycled after this duration
@@ -60,6 +61,10 @@ func ExampleRun() {
 	//     	duration in-flight requests may run after SIGINT/SIGTERM (new ones answer 503 meanwhile)
 	//     	before their connections are closed
 	//     	env STORE_SHUTDOWN_TIMEOUT, default 30s
+	//   -request-budget duration
+	//     	duration one request may run before its SQL is cancelled and it answers 503
+	//     	(at most the write timeout, 60s)
+	//     	env STORE_REQUEST_BUDGET, default 10s
 	//   -log-format format
 	//     	log format on stderr: json or text
 	//     	env STORE_LOG_FORMAT, default json

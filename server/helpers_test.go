@@ -88,6 +88,10 @@ func (f *fakeOData) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write([]byte(`{"partial":`))
 		panic("late panic")
+	case "/slow": // a statement that runs until the request's context ends
+		<-r.Context().Done()
+		odata.WriteError(w, r, nil, r.Context().Err())
+		return
 	}
 	n, err := io.Copy(io.Discard, r.Body)
 	if err != nil {
@@ -156,7 +160,7 @@ type testServer struct {
 func newTestServer(t *testing.T) *testServer {
 	t.Helper()
 	s := &testServer{log: &syncBuffer{}, auth: newFakeAuth(), odata: &fakeOData{}, gate: &drainGate{}}
-	h, err := newHandler(newLogger(s.log, "json"), &Components{OData: s.odata, Storefront: fakeStorefront, Auth: s.auth}, s.gate, nil)
+	h, err := newHandler(newLogger(s.log, "json"), &Components{OData: s.odata, Storefront: fakeStorefront, Auth: s.auth}, s.gate, Config{RequestBudget: odata.DefaultTimeBudget})
 	if err != nil {
 		t.Fatalf("newHandler: %v", err)
 	}

@@ -2,12 +2,16 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/storekit/store/odata"
 )
 
 var generatedID = regexp.MustCompile(`^[0-9a-f]{24}$`)
@@ -110,6 +114,37 @@ func TestLogRequests(t *testing.T) {
 			t.Errorf("log line of %s %s = status %v, error_code %v, level %v; want %d, %s, %s",
 				tc.method, tc.target, line["status"], line["error_code"], line["level"], tc.status, tc.code, tc.level)
 		}
+	}
+}
+
+// TestTimeBudget: a request past the budget answers 503 TimeBudgetExceeded naming it; a request whose client
+// went away is logged as 499, the client's doing, not as a failure of the server.
+func TestTimeBudget(t *testing.T) {
+	s := newTestServer(t)
+	h, err := newHandler(newLogger(s.log, "json"), &Components{OData: s.odata, Auth: s.auth}, s.gate,
+		Config{RequestBudget: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.h = h
+	rec := s.do("GET", "/odata/slow", nil, "Authorization: Bearer "+adminToken, "X-Request-Id: budget-1")
+	if e := decodeError(t, rec).Error; rec.Code != http.StatusServiceUnavailable ||
+		e.Code != odata.CodeTimeBudgetExceeded || !strings.Contains(e.Message, "50ms") {
+		t.Errorf("GET past the budget = %d %s, want 503 TimeBudgetExceeded naming 50ms", rec.Code, rec.Body)
+	}
+	if line := requestLog(s.logLines(t), "budget-1"); line == nil || line["status"] != 503.0 || line["error_code"] != odata.CodeTimeBudgetExceeded {
+		t.Errorf("log line of the request past its budget = %v", line)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	req := httptest.NewRequestWithContext(ctx, "GET", "/odata/slow", nil)
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	req.Header.Set("X-Request-Id", "gone-1")
+	time.AfterFunc(20*time.Millisecond, cancel)
+	s.h.ServeHTTP(httptest.NewRecorder(), req)
+	line := requestLog(s.logLines(t), "gone-1")
+	if line == nil || line["status"] != 499.0 || line["error_code"] != odata.CodeClientClosedRequest || line["level"] != "INFO" {
+		t.Errorf("log line of the request whose client went away = %v, want status 499 ClientClosedRequest at INFO", line)
 	}
 }
 

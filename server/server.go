@@ -55,12 +55,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"time"
 
 	"github.com/gorilla/mux"
 
+	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/migrate"
 	"github.com/storekit/store/odata/postgres"
 	"github.com/storekit/store/odata/sqldb"
@@ -170,7 +170,7 @@ func run(ctx context.Context, wire wireFunc, args []string, getenv func(string) 
 	}
 
 	gate := &drainGate{}
-	h, err := newHandler(logger, c, gate, cfg.TrustedProxies)
+	h, err := newHandler(logger, c, gate, cfg)
 	if err != nil {
 		return err
 	}
@@ -241,19 +241,20 @@ func startErr(ctx context.Context, err error) error {
 
 // newHandler returns the service's handler: the routes behind the middleware, outermost first: request id,
 // security headers, the client and host behind trusted proxies, request log, panic recovery, 503 while draining,
-// URL and body limits; authentication is per route.
-func newHandler(logger *slog.Logger, c *Components, gate *drainGate, trusted []netip.Prefix) (http.Handler, error) {
+// URL and body limits, the time budget; authentication is per route.
+func newHandler(logger *slog.Logger, c *Components, gate *drainGate, cfg Config) (http.Handler, error) {
 	r := mux.NewRouter()
 	r.SkipClean(true) // OData paths are not file paths: never redirect them
 	if err := routes(r, logger, c); err != nil {
 		return nil, err
 	}
 	var h http.Handler = r
+	h = odata.WithTimeBudget(h, cfg.RequestBudget)
 	h = limitRequests(logger)(h)
 	h = rejectWhileDraining(gate, logger)(h)
 	h = recoverPanics(logger)(h)
 	h = logRequests(logger)(h)
-	h = fromProxies(trusted)(h)
+	h = fromProxies(cfg.TrustedProxies)(h)
 	h = secureHeaders(h)
 	h = withRequestID(h)
 	return h, nil
@@ -272,6 +273,12 @@ func openDB(cfg Config) (*sql.DB, sqldb.Dialect, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("open SQLite database %s: %w", cfg.DB, err)
 	}
+	idle := cfg.Pool.MaxIdle
+	if idle == 0 {
+		idle = cfg.Pool.MaxOpen
+	}
+	db.SetMaxOpenConns(cfg.Pool.MaxOpen)
+	db.SetMaxIdleConns(idle)
 	return db, sqlite.Dialect{}, nil
 }
 

@@ -15,7 +15,8 @@ func storeComponents(ctx context.Context, deps Deps) (*Components, error) {
 	cfg := deps.Config
 	auth := &entities.Auth{DB: deps.DB, Dialect: deps.Dialect, TokenTTL: cfg.TokenTTL}
 	od, err := entities.NewService(entities.Config{DB: deps.DB, Dialect: deps.Dialect, Logger: deps.Logger,
-		Mount: "/odata", PublicURL: cfg.PublicURL, CountriesEnabled: cfg.CountriesEnabled, OpenAPI: storeOpenAPI()})
+		Mount: "/odata", PublicURL: cfg.PublicURL, CountriesEnabled: cfg.CountriesEnabled, OpenAPI: storeOpenAPI(),
+		TimeBudget: cfg.RequestBudget})
 	if err != nil {
 		return nil, err
 	}

@@ -40,6 +40,12 @@ type Migration struct {
 	SQL     string
 }
 
+// maintenanceSession is implemented by dialects whose sessions carry limits that migrations must not run under
+// (the PostgreSQL adapter's statement_timeout): Up runs begin before the migrations and end after them.
+type maintenanceSession interface {
+	MaintenanceSession() (begin, end string)
+}
+
 // advisoryLockKey is an arbitrary constant shared by every node of one deployment.
 const advisoryLockKey = 7355608
 
@@ -55,6 +61,13 @@ func Up(ctx context.Context, db *sql.DB, d sqldb.Dialect, sources ...Source) (in
 			return 0, fmt.Errorf("migrate: lock: %w", err)
 		}
 		defer conn.ExecContext(context.WithoutCancel(ctx), unlock, advisoryLockKey)
+	}
+	if m, ok := d.(maintenanceSession); ok {
+		begin, end := m.MaintenanceSession()
+		if _, err := conn.ExecContext(ctx, begin); err != nil {
+			return 0, fmt.Errorf("migrate: %s: %w", begin, err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), end)
 	}
 	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 	component TEXT NOT NULL,

@@ -185,6 +185,12 @@ func (Dialect) SessionLock() (lock, unlock string) {
 	return "SELECT pg_advisory_lock($1)", "SELECT pg_advisory_unlock($1)"
 }
 
+// MaintenanceSession returns the statements that lift and restore the session's statement_timeout (see
+// Pool.StatementTimeout) around work that may run long, such as the migrations of package migrate.
+func (Dialect) MaintenanceSession() (begin, end string) {
+	return "SET statement_timeout = 0", "RESET statement_timeout"
+}
+
 // NextValue uses nextval.
 func (Dialect) NextValue(sequence string) string {
 	return "SELECT nextval('" + strings.ReplaceAll(sequence, "'", "''") + "')"

@@ -6,9 +6,11 @@ package postgres
 
 import (
 	"database/sql"
+	"strconv"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib" // also registers the "pgx" driver
 )
 
 // Pool holds the connection pool settings of Open.
@@ -16,28 +18,41 @@ type Pool struct {
 	// MaxOpen is the most connections one process opens (default 20). With N server nodes the database sees up
 	// to N x MaxOpen connections: keep that under its max_connections.
 	MaxOpen int
-	// MaxIdle is how many idle connections are kept (default MaxOpen/2).
+	// MaxIdle is how many idle connections are kept (default MaxOpen, so a busy pool does not close and reopen
+	// sessions between requests).
 	MaxIdle int
 	// MaxLifetime recycles connections (default 30 minutes), so a fail-over or a load balancer in front of the
 	// database is picked up.
 	MaxLifetime time.Duration
+	// StatementTimeout is the session's statement_timeout (default 60 s; negative for none): the database
+	// itself ends a statement that runs longer, a safety net under the request's time budget, which cancels
+	// its statement sooner. The migrations of package migrate run without it.
+	StatementTimeout time.Duration
 }
 
-// Open opens a pool on the postgres:// URL with the given settings (zero values take the defaults).
+// defaultStatementTimeout is the StatementTimeout of a zero Pool: an HTTP server's write timeout, past which
+// no answer reaches a client anyway.
+const defaultStatementTimeout = 60 * time.Second
+
+// Open opens a pool on the postgres:// URL with the given settings (zero values take the defaults). Its sessions
+// run with jit off (the engine's statements are short; compiling them cost seconds for nested any() filters) and
+// with the pool's statement_timeout, unless the URL sets either, as in "?statement_timeout=0".
 func Open(url string, pool Pool) (*sql.DB, error) {
 	if pool.MaxOpen <= 0 {
 		pool.MaxOpen = 20
 	}
 	if pool.MaxIdle <= 0 {
-		pool.MaxIdle = pool.MaxOpen / 2
+		pool.MaxIdle = pool.MaxOpen
 	}
 	if pool.MaxLifetime <= 0 {
 		pool.MaxLifetime = 30 * time.Minute
 	}
-	db, err := sql.Open("pgx", url)
+	config, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, err
 	}
+	sessionSettings(config.RuntimeParams, pool.StatementTimeout)
+	db := stdlib.OpenDB(*config)
 	db.SetMaxOpenConns(pool.MaxOpen)
 	db.SetMaxIdleConns(pool.MaxIdle)
 	db.SetConnMaxLifetime(pool.MaxLifetime)
@@ -46,4 +61,18 @@ func Open(url string, pool Pool) (*sql.DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// sessionSettings sets the run-time parameters Open gives every session: jit off, and statement_timeout from
+// timeout (its default when zero, none when negative); a parameter the URL sets is kept.
+func sessionSettings(params map[string]string, timeout time.Duration) {
+	if _, set := params["jit"]; !set {
+		params["jit"] = "off"
+	}
+	if timeout == 0 {
+		timeout = defaultStatementTimeout
+	}
+	if _, set := params["statement_timeout"]; !set && timeout > 0 {
+		params["statement_timeout"] = strconv.FormatInt(timeout.Milliseconds(), 10)
+	}
 }

@@ -3,10 +3,16 @@
 package postgres_test
 
 import (
+	"context"
+	"database/sql"
+	"os"
+	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/storekit/store/odata/dbtest"
+	"github.com/storekit/store/odata/migrate"
 	"github.com/storekit/store/odata/postgres"
 	"github.com/storekit/store/odata/sqldb"
 )
@@ -29,6 +35,24 @@ func TestOpen_Pool(t *testing.T) {
 			defer p.Close()
 			if got := p.Stats().MaxOpenConnections; got != tc.maxOpen {
 				t.Errorf("Open(%+v): MaxOpenConnections = %d, want %d", tc.pool, got, tc.maxOpen)
+			}
+			// Returned connections stay idle up to MaxIdle (by default MaxOpen): no session is closed and
+			// reopened between requests.
+			conns := make([]*sql.Conn, 3)
+			for i := range conns {
+				if conns[i], err = p.Conn(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, c := range conns {
+				c.Close()
+			}
+			wantIdle := 3
+			if tc.pool.MaxIdle > 0 {
+				wantIdle = tc.pool.MaxIdle
+			}
+			if got := p.Stats().Idle; got != wantIdle {
+				t.Errorf("Open(%+v): %d idle connections after 3 returned, want %d", tc.pool, got, wantIdle)
 			}
 		})
 	}
@@ -67,5 +91,66 @@ INSERT INTO child VALUES ('c', 'p', 1, 0, '')`); err != nil {
 		if got := d.ClassifyError(err); got != tc.want {
 			t.Errorf("ClassifyError(%s: %v) = %v, want %v", tc.query, err, got, tc.want)
 		}
+	}
+}
+
+// TestOpen_SessionSettings: sessions run with jit off and the pool's statement_timeout, and a URL's own value wins.
+func TestOpen_SessionSettings(t *testing.T) {
+	url := os.Getenv("STORE_TEST_POSTGRES")
+	if url == "" {
+		t.Skip("STORE_TEST_POSTGRES is not set")
+	}
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	for _, tc := range []struct {
+		name, url          string
+		pool               postgres.Pool
+		wantJIT, wantLimit string
+	}{
+		{"defaults", url, postgres.Pool{}, "off", "1min"},
+		{"pool timeout", url, postgres.Pool{StatementTimeout: 1500 * time.Millisecond}, "off", "1500ms"},
+		{"no timeout", url, postgres.Pool{StatementTimeout: -1}, "off", "0"},
+		{"URL wins", url + sep + "statement_timeout=7000&jit=on", postgres.Pool{StatementTimeout: time.Second}, "on", "7s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := postgres.Open(tc.url, tc.pool)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			var jit, limit string
+			if err := db.QueryRow("SELECT current_setting('jit'), current_setting('statement_timeout')").Scan(&jit, &limit); err != nil {
+				t.Fatal(err)
+			}
+			if jit != tc.wantJIT || limit != tc.wantLimit {
+				t.Errorf("jit %q, statement_timeout %q; want %q, %q", jit, limit, tc.wantJIT, tc.wantLimit)
+			}
+		})
+	}
+}
+
+// TestOpen_MigrationsWithoutStatementTimeout: a migration longer than the pool's statement_timeout runs to its
+// end, and the connection has its timeout back afterwards.
+func TestOpen_MigrationsWithoutStatementTimeout(t *testing.T) {
+	fresh := dbtest.Postgres(t)
+	db, err := postgres.Open(fresh.URL, postgres.Pool{MaxOpen: 1, StatementTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("SELECT pg_sleep(0.3)"); err == nil {
+		t.Fatal("a statement past statement_timeout succeeded, want it cancelled")
+	}
+	slow := migrate.Source{Name: "slow", FS: fstest.MapFS{
+		"postgres/0001_slow.sql": {Data: []byte("SELECT pg_sleep(0.3);\nCREATE TABLE t (id INTEGER);")},
+	}}
+	if _, err := migrate.Up(context.Background(), db, postgres.Dialect{}, slow); err != nil {
+		t.Fatalf("migrate.Up with a slow migration: %v", err)
+	}
+	var limit string
+	if err := db.QueryRow("SELECT current_setting('statement_timeout')").Scan(&limit); err != nil || limit != "100ms" {
+		t.Errorf("statement_timeout after the migrations = %q (%v), want 100ms", limit, err)
 	}
 }

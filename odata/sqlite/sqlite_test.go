@@ -3,6 +3,7 @@
 package sqlite_test
 
 import (
+	"context"
 	"database/sql"
 	"path/filepath"
 	"testing"
@@ -90,5 +91,30 @@ func TestClassifyError(t *testing.T) {
 		if got := (sqlite.Dialect{}).ClassifyError(err); got != c.want {
 			t.Errorf("ClassifyError(%q) = %v, want %v", err, got, c.want)
 		}
+	}
+}
+
+// TestOpen_PoolKeepsIdleConnections: the pool keeps as many idle connections as it opens, so concurrent requests
+// do not close and reopen connections (each with its settings and statement cache) between them.
+func TestOpen_PoolKeepsIdleConnections(t *testing.T) {
+	db, err := sqlite.Open(filepath.Join(t.TempDir(), "pool.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got := db.Stats().MaxOpenConnections; got != sqlite.DefaultPoolSize {
+		t.Errorf("MaxOpenConnections = %d, want %d", got, sqlite.DefaultPoolSize)
+	}
+	conns := make([]*sql.Conn, 8)
+	for i := range conns {
+		if conns[i], err = db.Conn(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	if s := db.Stats(); s.Idle != len(conns) || s.MaxIdleClosed != 0 {
+		t.Errorf("after 8 connections were returned: %d idle, %d closed as surplus; want 8 and 0", s.Idle, s.MaxIdleClosed)
 	}
 }

@@ -1,16 +1,19 @@
 package syntax
 
 import (
+	regexpsyntax "regexp/syntax"
 	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
 )
 
-// Limits of SPEC part 9 on one expression: nested any/all, any/all in all, the length of a literal.
+// Limits on one expression: nested any/all, any/all in all, the length of a literal (SPEC part 9), and the
+// compiled size of a matchesPattern pattern (instructions of regexp/syntax's program).
 const (
 	maxLambdaDepth   = 4
 	maxLambdas       = 32
 	maxLiteralLength = 1000
+	maxPatternSize   = 1000
 )
 
 // converter turns grammar trees into the AST, enforcing what the grammar cannot: nesting limits, where lists and
@@ -605,7 +608,31 @@ func (c *converter) call(s *grammarSegment, name string, depth int) (Expr, *Erro
 		}
 		call.Args = append(call.Args, Arg{Pos: e.Position(), Value: e})
 	}
+	if name == "matchespattern" && len(call.Args) == 2 {
+		if err := checkPatternSize(call.Args[1].Value); err != nil {
+			return nil, err
+		}
+	}
 	return call, nil
+}
+
+// checkPatternSize refuses a matchesPattern pattern literal whose compiled program is past the limit: a
+// regular expression engine's time grows with the program times the text ("(a{1,100}){1,10}c" compiles to
+// about 2,000 instructions). A pattern Go's parser does not read is left to the database to judge.
+func checkPatternSize(pattern Expr) *Error {
+	l, ok := pattern.(*Literal)
+	if !ok || l.Kind != LitString {
+		return nil
+	}
+	re, err := regexpsyntax.Parse(l.Value.(string), regexpsyntax.Perl)
+	if err != nil {
+		return nil
+	}
+	prog, err := regexpsyntax.Compile(re.Simplify())
+	if err != nil || len(prog.Inst) > maxPatternSize {
+		return limitErrorAt(l.Pos, "the pattern of matchesPattern exceeds the limit of 1000 compiled instructions")
+	}
+	return nil
 }
 
 // exprStart returns the offset where a grammar expression starts.
