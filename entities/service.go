@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/storekit/store/odata"
@@ -40,8 +41,10 @@ type Config struct {
 // StateProvince, NewsletterSubscription, Order) and a handler for every bound action of the model.
 //
 // Writes: Manufacturer, Category, CustomerRole, Product, Picture and Customer offer POST, PUT, PATCH and
-// DELETE. A POST to Customer names an existing customer by its Id; Customer keys (e-mail addresses) match
-// without regard to case. Every save runs the set's prepare step (computed fields such as SeName, timestamps,
+// DELETE, with the answers of SPEC part 3 (the seed's, where they differ from the engine's defaults): a POST
+// whose Id names an existing entity replaces it in full (for Customer too, whose key is the e-mail), an Id or
+// e-mail in the body of an update that differs from the entity's is a 400, and a DELETE answers 200 with an
+// empty body. Customer keys (e-mail addresses) match without regard to case. Every save runs the set's prepare step (computed fields such as SeName, timestamps,
 // Size, the default role) and then its validation, inside the write's transaction; each failed rule is one
 // detail of a single 400. Deleting a system role is a 403. Deactivating a customer revokes its tokens.
 // The database schema removes what goes with a deleted entity (links, cart and wishlist lines, addresses,
@@ -63,6 +66,8 @@ func NewService(cfg Config) (*odata.Service, error) {
 		Actions:    s.actions(),
 		OpenAPI:    cfg.OpenAPI,
 		TimeBudget: cfg.TimeBudget,
+		// SPEC part 3: the seed's 200 with an empty body, not the engine's 204.
+		DeleteStatus: http.StatusOK,
 	})
 }
 
@@ -84,13 +89,15 @@ type (
 // sets returns the options of every writable entity set; the others (Country, StateProvince,
 // NewsletterSubscription, Order) are read-only.
 func (s *service) sets() map[string]odata.SetOptions {
+	// SPEC part 3: a POST with the Id of an existing entity replaces it; a body Id (Customer: Id or Email) that
+	// differs from the entity addressed is a 400.
 	writable := func(prepare prepareFunc, validate validateFunc) odata.SetOptions {
-		return odata.SetOptions{Writes: odata.WriteAll, Hooks: odata.Hooks{BeforeSave: s.beforeSave(prepare, validate)}}
+		return odata.SetOptions{Writes: odata.WriteAll, UpsertBy: "Id", RejectKeyChange: true,
+			Hooks: odata.Hooks{BeforeSave: s.beforeSave(prepare, validate)}}
 	}
 	role := writable(prepareCustomerRole, validateCustomerRole)
 	role.Hooks.BeforeDelete = s.beforeDeleteRole
 	customer := writable(prepareCustomer, validateCustomer)
-	customer.UpsertBy = "Id"
 	customer.CaseInsensitiveKey = true
 	customer.Hooks.AfterSave = s.afterSaveCustomer
 	return map[string]odata.SetOptions{

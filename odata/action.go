@@ -26,6 +26,9 @@ func (s *Service) invoke(req *request) error {
 	if len(details) > 0 {
 		return ValidationError(details...)
 	}
+	if err := req.negotiateJSON(); err != nil {
+		req.format = jsonFormat{} // an Accept the result cannot meet does not stop the action: the default format
+	}
 	ctx := req.r.Context()
 	var body []byte
 	var etag string
@@ -142,7 +145,7 @@ func (s *Service) renderEntity(req *request, a *edm.Action, et *edm.EntityType, 
 		fragment = set.Name + "/$entity"
 	}
 	writer := entityWriter{layout: s.defaultLayout(et)}
-	b, err := writer.appendEntity(nil, e, req.contextMember(fragment), !req.noMetadata)
+	b, err := writer.appendEntity(nil, e, req.contextMember(fragment), req.answer(), s.entityPath(et, e))
 	if err != nil {
 		return nil, "", err
 	}
@@ -151,6 +154,20 @@ func (s *Service) renderEntity(req *request, a *edm.Action, et *edm.EntityType, 
 		return nil, "", err
 	}
 	return b, formatETag(sum), nil
+}
+
+// entityPath returns the path of the entity e of type et relative to the service root, Set('k'), when the type
+// has one entity set (an action's result could belong to any of several); "" otherwise.
+func (s *Service) entityPath(et *edm.EntityType, e Entity) string {
+	set := onlySet(s.model, et)
+	if set == nil {
+		return ""
+	}
+	key, err := entityKey(et, e)
+	if err != nil {
+		return ""
+	}
+	return set.Name + formatKey(et, key)
 }
 
 // renderEntities writes the collection of entities an action returned.
@@ -164,6 +181,7 @@ func (s *Service) renderEntities(req *request, a *edm.Action, et *edm.EntityType
 		fragment = set.Name
 	}
 	writer := entityWriter{layout: s.defaultLayout(et)}
+	format := req.answer()
 	b := valuePrefix(req.contextMember(fragment))
 	b = append(b, '[')
 	for i, item := range items {
@@ -174,7 +192,7 @@ func (s *Service) renderEntities(req *request, a *edm.Action, et *edm.EntityType
 		if !ok {
 			return nil, fmt.Errorf("odata: action %s returned an item of type %T, want an Entity", a.Name, item)
 		}
-		if b, err = writer.appendEntity(b, e, nil, !req.noMetadata); err != nil {
+		if b, err = writer.appendEntity(b, e, nil, format, s.entityPath(et, e)); err != nil {
 			return nil, err
 		}
 	}
@@ -187,6 +205,7 @@ func (s *Service) renderValue(req *request, a *edm.Action, result any) ([]byte, 
 	p := &edm.Property{Name: "value", Type: returnType.Type, Enum: returnType.Enum, Complex: returnType.Complex, Nullable: returnType.Nullable,
 		MaxLength: returnType.MaxLength, Precision: returnType.Precision, Scale: returnType.Scale}
 	f := plainField(p)
+	format := req.answer()
 	typeName := returnType.Type.String()
 	switch {
 	case returnType.Enum != nil:
@@ -206,13 +225,13 @@ func (s *Service) renderValue(req *request, a *edm.Action, result any) ([]byte, 
 			if i > 0 {
 				b = append(b, ',')
 			}
-			if b, err = appendGoField(b, f, normalize(p, item)); err != nil {
+			if b, err = appendGoField(b, f, normalize(p, item), format); err != nil {
 				return nil, err
 			}
 		}
 		return append(b, "]}"...), nil
 	case returnType.Complex != nil:
-		b, err := appendGoField(nil, f, result)
+		b, err := appendGoField(nil, f, result, format)
 		if err != nil {
 			return nil, err
 		}
@@ -224,7 +243,7 @@ func (s *Service) renderValue(req *request, a *edm.Action, result any) ([]byte, 
 		}
 		return b, nil
 	}
-	b, err := appendGoField(valuePrefix(req.contextMember(typeName)), f, normalize(p, result))
+	b, err := appendGoField(valuePrefix(req.contextMember(typeName)), f, normalize(p, result), format)
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ func BenchmarkRowWriter_100(b *testing.B) {
 		int64(120), int64(1), 0.35, int64(5), "2026-11-22T01:02:03.456000Z", "2026-11-22T01:02:03.000000Z",
 		"A notebook with \"quotes\" and é", int64(3), nil}
 	rw := newRowWriter(l)
-	rw.etagOn = true
+	rw.format = minimalFormat
 	out := make([]byte, 0, 64<<10)
 	b.ReportAllocs()
 	b.ResetTimer()

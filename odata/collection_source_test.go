@@ -85,8 +85,8 @@ func TestService_CollectionSourceColumns(t *testing.T) {
 		if diff := cmp.Diff([]string{"a@example.com:z"}, tags()); diff != "" {
 			t.Errorf("side table after PATCH (-want +got):\n%s", diff)
 		}
-		if code, body := do("DELETE", "/Member('a@example.com')", ""); code != 200 {
-			t.Errorf("DELETE Member = %d %s, want 200", code, body)
+		if code, body := do("DELETE", "/Member('a@example.com')", ""); code != 204 {
+			t.Errorf("DELETE Member = %d %s, want 204", code, body)
 		}
 		if got := tags(); len(got) != 0 {
 			t.Errorf("side table after DELETE = %v, want empty", got)

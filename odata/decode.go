@@ -482,7 +482,8 @@ func parseDateTimeOffset(s string) (any, error) {
 	return v.UTC(), err
 }
 
-// decodeBinary decodes Binary and Stream values: base64 text, at most t.maxLength bytes when it is set.
+// decodeBinary decodes Binary and Stream values: base64url text (as OData JSON has it) or standard base64, at
+// most t.maxLength bytes when it is set.
 func decodeBinary(t valueType, target string, raw json.RawMessage) (any, *ErrorDetail) {
 	s, refused := jsonText(target, raw)
 	if refused != nil {

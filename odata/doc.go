@@ -24,9 +24,10 @@
 // The service document, $metadata (CSDL XML, or CSDL JSON with $format=json or Accept: application/json),
 // entity sets, entities by key (('k'), (k), (Id='k'), composite (A='x',B=1), or a key segment), navigation
 // (to-one, to-many, many-to-many, contained), /$count, property paths, a property's /$value and a media
-// entity's /$value. Answers are OData 4.0 JSON with odata.metadata=minimal (or none): @odata.context,
-// @odata.etag and an ETag header, @odata.count, @odata.nextLink with a keyset $skiptoken; collections are
-// streamed row by row, so memory does not grow with the page size.
+// entity's /$value. Answers are OData 4.0 JSON with odata.metadata=minimal (or none, or full, as the client's
+// Accept or $format asks; IEEE754Compatible=true writes Int64 and Decimal values as strings): @odata.context,
+// @odata.etag and an ETag header, @odata.count, @odata.nextLink with a keyset $skiptoken, @odata.id for an entity
+// whose key is not selected; collections are streamed row by row, so memory does not grow with the page size.
 //
 // # Queries
 //
@@ -40,8 +41,10 @@
 // # Writes
 //
 // POST creates (or, with the UpsertBy value of an existing entity, updates in full), PUT replaces, PATCH changes
-// the fields sent, DELETE deletes; each in one transaction with the set's hooks, the side table rows of
-// collections, link rows and contained entities. Bodies are type-checked against the model; every failed rule
+// the fields sent, DELETE deletes (204, or 200 with Config.DeleteStatus); each in one transaction with the set's
+// hooks, the side table rows of collections, link rows and contained entities. Values of read-only, key and
+// immutable properties a client cannot change are ignored, as OData 4.01 says (a 400 when they differ, with
+// SetOptions.RejectKeyChange). Bodies are type-checked against the model; every failed rule
 // of the engine and of BeforeSave is one detail of a single ValidationError. If-Match is checked against the
 // stored row inside the transaction. Database errors a client caused (unique and foreign key violations) are
 // 409 and 400, never 500.

@@ -29,32 +29,47 @@ type entityWriter struct {
 	buf    []byte
 }
 
-// appendEntity appends e as a JSON object; ctx is an optional first member (the @odata.context), etag whether
-// to write @odata.etag.
-func (ew *entityWriter) appendEntity(b []byte, e Entity, ctx []byte, etag bool) ([]byte, error) {
+// appendEntity appends e as a JSON object in the format (nil: its properties alone); ctx is an optional first
+// member (the @odata.context), path the entity's path relative to the service root (for its id and links; ""
+// when not known).
+func (ew *entityWriter) appendEntity(b []byte, e Entity, ctx []byte, format *answerFormat, path string) ([]byte, error) {
 	b = append(append(b, '{'), ctx...)
-	if etag {
+	if format != nil {
 		sum, err := ew.etag(e)
 		if err != nil {
 			return b, err
 		}
-		b = appendETagMember(b, sum)
+		b = format.appendEntityControls(b, ew.layout, path, func() uint64 { return sum })
 	}
 	for _, f := range ew.layout.fields {
 		if !f.out {
 			continue
 		}
 		var err error
-		if b, err = appendGoField(appendName(b, f.name), f, e[f.prop.Name]); err != nil {
+		if b, err = appendGoMember(b, f, e[f.prop.Name], format); err != nil {
 			return b, err
 		}
+	}
+	if format != nil {
+		b = format.appendNavigationLinks(b, ew.layout, path, nil)
 	}
 	return append(b, '}'), nil
 }
 
-// appendGoField appends the Go value v of the field f.
-func appendGoField(b []byte, f *field, v any) ([]byte, error) {
+// appendGoMember appends the member of the field f with the Go value v, its type before it with full
+// metadata.
+func appendGoMember(b []byte, f *field, v any, format *answerFormat) ([]byte, error) {
+	if format != nil {
+		b = format.appendPropertyType(b, f.prop, v == nil)
+	}
+	return appendGoField(appendName(b, f.name), f, v, format)
+}
+
+// appendGoField appends the Go value v of the field f in the format (nil: as stored, for ETags and
+// comparisons).
+func appendGoField(b []byte, f *field, v any, format *answerFormat) ([]byte, error) {
 	if f.col >= 0 {
+		quote := format != nil && format.ieee754 && quotesNumbers(f.prop)
 		if f.prop.Collection {
 			if v == nil {
 				return append(b, "[]"...), nil
@@ -63,9 +78,9 @@ func appendGoField(b []byte, f *field, v any) ([]byte, error) {
 			if !ok {
 				return b, fmt.Errorf("odata: property %s: a collection must be a []any, not %T", f.prop.Name, v)
 			}
-			return appendItems(b, f.prop, items)
+			return appendItems(b, f.prop, items, quote)
 		}
-		return appendValue(b, f.prop, v)
+		return appendValueQuoted(b, f.prop, v, quote)
 	}
 	if v == nil {
 		if f.prop.Nullable {
@@ -78,27 +93,36 @@ func appendGoField(b []byte, f *field, v any) ([]byte, error) {
 		return b, fmt.Errorf("odata: property %s: a complex value must be a map[string]any, not %T", f.prop.Name, v)
 	}
 	b = append(b, '{')
-	for i, mf := range f.members {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, mf.name...)
+	if format != nil && format.full() {
+		b = format.appendTypeName(append(b, typeName...), f.prop.Complex.Name)
+	}
+	for _, mf := range f.members {
 		var err error
-		if b, err = appendGoField(b, mf, m[mf.prop.Name]); err != nil {
+		if b, err = appendGoMember(b, mf, m[mf.prop.Name], format); err != nil {
 			return b, err
 		}
 	}
 	return append(b, '}'), nil
 }
 
-func appendItems(b []byte, p *edm.Property, items []any) ([]byte, error) {
+// appendValueQuoted is appendValue, with a number as a JSON string when quote (IEEE754Compatible).
+func appendValueQuoted(b []byte, p *edm.Property, v any, quote bool) ([]byte, error) {
+	if !quote || v == nil {
+		return appendValue(b, p, v)
+	}
+	b, err := appendValue(append(b, '"'), p, v)
+	return append(b, '"'), err
+}
+
+// appendItems appends the items of a collection of p, numbers as JSON strings when quote.
+func appendItems(b []byte, p *edm.Property, items []any, quote bool) ([]byte, error) {
 	b = append(b, '[')
 	for i, v := range items {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		var err error
-		if b, err = appendValue(b, p, v); err != nil {
+		if b, err = appendValueQuoted(b, p, v, quote); err != nil {
 			return b, err
 		}
 	}
@@ -126,7 +150,7 @@ func (ew *entityWriter) hashGo(h uint64, f *field, v any) (uint64, error) {
 			if items == nil {
 				items = []any{}
 			}
-			ew.buf, err = appendItems(ew.buf, f.prop, items)
+			ew.buf, err = appendItems(ew.buf, f.prop, items, false)
 		} else {
 			ew.buf, err = appendValue(ew.buf, f.prop, v)
 		}

@@ -86,7 +86,7 @@ func ExampleNewService() {
 	fmt.Println(w.Code, w.Body)
 	// Output:
 	// 201 http://example.com/odata/Note('n1')
-	// 200 {"@odata.context":"http://example.com/odata/$metadata#Note(Text,Words)/$entity","@odata.etag":"W/\"9282cd6f22dd760e\"","Text":"buy milk and bread","Words":4}
+	// 200 {"@odata.context":"http://example.com/odata/$metadata#Note(Text,Words)/$entity","@odata.id":"http://example.com/odata/Note('n1')","@odata.etag":"W/\"9282cd6f22dd760e\"","Text":"buy milk and bread","Words":4}
 }
 
 // ExampleService_ServeHTTP_query reads a filtered, ordered page of books with their authors expanded: one

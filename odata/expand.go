@@ -92,41 +92,48 @@ func (s *Service) each(ctx context.Context, query string, args []any, width int,
 type expWriter struct {
 	expansions []*expansion
 	base       string // the service root URL, for @odata.id
-	etagOn     bool
-	// rootID returns the canonical path of a root row (Set('k'), or a containment path), when a contained $ref
-	// needs it; nil otherwise.
+	format     *answerFormat
+	// rootID returns the canonical path of a root row (Set('k'), or a containment path), when the root row or
+	// a contained child needs it; nil otherwise.
 	rootID func(writer *rowWriter) string
 	link   []any // scratch for a parent's link values
 }
 
-func (s *Service) newExpWriter(req *request, shape *levelShape, expansions []*expansion) *expWriter {
-	w := &expWriter{expansions: expansions, base: req.base(), etagOn: !req.noMetadata}
+// newExpWriter returns the writer of the rows of writer (its format and target set) with their expansions.
+func (s *Service) newExpWriter(req *request, shape *levelShape, writer *rowWriter, expansions []*expansion) *expWriter {
+	w := &expWriter{expansions: expansions, base: req.base(), format: writer.format}
 	for _, x := range expansions {
-		x.setWriters(w.etagOn)
+		x.setWriters(w.format)
 	}
-	if shape.needsIDs() {
-		t := req.target
-		w.rootID = func(writer *rowWriter) string {
-			switch {
-			case t.scope.Singleton != nil && len(t.scope.Path) == 0:
-				return t.scope.Singleton.Name
-			case t.ctxSet != nil:
-				return t.ctxSet.Name + rowKey(writer)
-			case t.ctxPath != "":
-				return t.ctxPath + rowKey(writer)
-			}
-			return t.typ.Name + rowKey(writer)
-		}
+	if shape.needsIDs(w.format) || writer.needsPath() {
+		w.rootID = writer.target.rowPath
 	}
 	return w
 }
 
-func (x *expansion) setWriters(etag bool) {
+// rowPath returns the canonical path of the entity of the converted row of writer, read by the target t:
+// Set('k'), a containment path, or a singleton's name.
+func (t *target) rowPath(writer *rowWriter) string {
+	switch {
+	case t.scope.Singleton != nil && len(t.scope.Path) == 0:
+		return t.scope.Singleton.Name
+	case t.ctxSet != nil:
+		return t.ctxSet.Name + rowKey(writer)
+	case t.containedBase != "" && t.toOne:
+		return t.containedBase
+	case t.containedBase != "":
+		return t.containedBase + rowKey(writer)
+	}
+	return t.typ.Name + rowKey(writer)
+}
+
+func (x *expansion) setWriters(format *answerFormat) {
 	if x.writer != nil {
-		x.writer.etagOn = etag
+		x.writer.format = format
+		x.writer.expanded = x.shape.child.expandedNavigations()
 	}
 	for _, sub := range x.sub {
-		sub.setWriters(etag)
+		sub.setWriters(format)
 	}
 }
 
@@ -153,62 +160,77 @@ func (w *expWriter) appendRow(b []byte, writer *rowWriter, row []any) ([]byte, e
 	return w.appendObject(b, writer, row, w.expansions, id)
 }
 
+// appendObject appends the converted row of writer (whose scanned values are row, and whose entity's path is id,
+// "" when not needed) as an object with its expansions.
 func (w *expWriter) appendObject(b []byte, writer *rowWriter, row []any, expansions []*expansion, id string) ([]byte, error) {
-	b = writer.appendMembers(b)
+	b = writer.appendMembers(b, id)
 	for _, x := range expansions {
-		e := x.shape.expand
-		w.link = w.link[:0]
-		for _, c := range e.Link {
-			w.link = append(w.link, row[c])
-		}
-		key := plan.LinkKey(w.link...)
-		if x.counts != nil {
-			b = appendName(b, x.shape.count)
-			b = strconv.AppendInt(b, x.counts[key], 10)
-		}
-		if e.CountOnly {
-			continue
-		}
-		b = appendName(b, x.shape.name)
-		children := x.byParent[key]
-		if !e.Nav.Collection {
-			if len(children) == 0 {
-				b = append(b, "null"...)
-				continue
-			}
-			children = children[:1]
-		} else {
-			b = append(b, '[')
-		}
-		for i, idx := range children {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			child := x.rows[idx]
-			copy(x.writer.values, child)
-			if err := x.writer.convert(); err != nil {
-				return b, err
-			}
-			childID := ""
-			if e.Ref || x.shape.child.needsIDs() {
-				childID = x.shape.idOf(id, x.writer)
-			}
-			if e.Ref {
-				b = append(b, `{"@odata.id":`...)
-				b = appendString(b, w.base+"/"+childID)
-				b = append(b, '}')
-				continue
-			}
-			var err error
-			if b, err = w.appendObject(b, x.writer, child, x.sub, childID); err != nil {
-				return b, err
-			}
-		}
-		if e.Nav.Collection {
-			b = append(b, ']')
+		var err error
+		if b, err = w.appendExpansion(b, x, row, id); err != nil {
+			return b, err
 		}
 	}
 	return append(b, '}'), nil
+}
+
+// appendExpansion appends the members of one expansion of the parent row (with the path id): its navigation
+// link (full metadata), its count when asked, and the related entity (or null) or the array of them.
+func (w *expWriter) appendExpansion(b []byte, x *expansion, row []any, id string) ([]byte, error) {
+	e := x.shape.expand
+	if w.format != nil && w.format.full() && id != "" {
+		b = w.format.appendNavigationLink(b, e.Nav, id)
+	}
+	w.link = w.link[:0]
+	for _, c := range e.Link {
+		w.link = append(w.link, row[c])
+	}
+	key := plan.LinkKey(w.link...)
+	if x.counts != nil {
+		b = appendName(b, x.shape.count)
+		b = strconv.AppendInt(b, x.counts[key], 10)
+	}
+	if e.CountOnly {
+		return b, nil
+	}
+	b = appendName(b, x.shape.name)
+	children := x.byParent[key]
+	if !e.Nav.Collection {
+		if len(children) == 0 {
+			return append(b, "null"...), nil
+		}
+		return w.appendChild(b, x, children[0], id)
+	}
+	b = append(b, '[')
+	for i, idx := range children {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = w.appendChild(b, x, idx, id); err != nil {
+			return b, err
+		}
+	}
+	return append(b, ']'), nil
+}
+
+// appendChild appends the child row idx of the expansion x of the parent with the path parentID: the entity
+// with its own expansions, or its reference ($ref).
+func (w *expWriter) appendChild(b []byte, x *expansion, idx int, parentID string) ([]byte, error) {
+	child := x.rows[idx]
+	copy(x.writer.values, child)
+	if err := x.writer.convert(); err != nil {
+		return b, err
+	}
+	childID := ""
+	if x.shape.expand.Ref || x.shape.child.needsIDs(w.format) || x.writer.needsOwnID() {
+		childID = x.shape.idOf(parentID, x.writer)
+	}
+	if x.shape.expand.Ref {
+		b = append(b, `{"@odata.id":`...)
+		b = appendString(b, w.base+"/"+childID)
+		return append(b, '}'), nil
+	}
+	return w.appendObject(b, x.writer, child, x.sub, childID)
 }
 
 // idOf returns the canonical path of a child row: Set('k'), or below its parent for a contained target.

@@ -136,12 +136,25 @@ func syntaxError(err error) error {
 
 // request is one request being answered.
 type request struct {
-	w          http.ResponseWriter
-	r          *http.Request
-	target     *target
-	query      *syntax.Query
-	service    *Service
-	noMetadata bool // odata.metadata=none: no control information but count and next link
+	w       http.ResponseWriter
+	r       *http.Request
+	target  *target
+	query   *syntax.Query
+	service *Service
+	format  jsonFormat    // what negotiateJSON read from $format or Accept
+	answers *answerFormat // made by answer
+}
+
+// noMetadata reports whether the answer carries no control information but counts and next links
+// (odata.metadata=none).
+func (req *request) noMetadata() bool { return req.format.metadata == metadataNone }
+
+// answer returns the format of the request's answer for the writers of entities.
+func (req *request) answer() *answerFormat {
+	if req.answers == nil || req.answers.jsonFormat != req.format {
+		req.answers = &answerFormat{jsonFormat: req.format, req: req, namespace: req.service.model.Namespace}
+	}
+	return req.answers
 }
 
 // base returns the absolute URL of the service root: Config.PublicURL and Mount when a public URL is configured,
@@ -168,7 +181,7 @@ func requestScheme(r *http.Request) string {
 
 // contextMember returns the @odata.context member for a context URL fragment, or nil without metadata.
 func (req *request) contextMember(fragment string) []byte {
-	if req.noMetadata {
+	if req.noMetadata() {
 		return nil
 	}
 	return req.appendContext(nil, fragment)
@@ -200,24 +213,20 @@ func appendJSONText(b []byte, s string) []byte {
 
 // Header values shared by every answer (net/http only reads them).
 var (
-	hdrJSON     = []string{ContentTypeJSON}
-	hdrJSONNone = []string{"application/json;odata.metadata=none"}
-	hdrText     = []string{"text/plain;charset=utf-8"}
-	hdrVersion  = []string{"4.0"}
+	hdrText    = []string{"text/plain;charset=utf-8"}
+	hdrVersion = []string{"4.0"}
 )
 
 // jsonHeaders sets the headers of a JSON answer.
 func (req *request) jsonHeaders() {
 	h := req.w.Header()
-	if req.noMetadata {
-		h["Content-Type"] = hdrJSONNone
-	} else {
-		h["Content-Type"] = hdrJSON
-	}
+	h["Content-Type"] = req.format.contentType()
 	h["Odata-Version"] = hdrVersion
 }
 
-// negotiateJSON checks that the client accepts JSON ($format, else Accept) and notes odata.metadata=none.
+// negotiateJSON checks that the client accepts JSON ($format, else Accept) and notes the format it asks for:
+// odata.metadata (minimal, full or none) and IEEE754Compatible. A value of those the service does not know is
+// not acceptable (406), as a media type other than JSON is.
 func (req *request) negotiateJSON() error {
 	if f := req.query.Format; f != "" {
 		if strings.EqualFold(f, "json") {
@@ -225,10 +234,13 @@ func (req *request) negotiateJSON() error {
 		}
 		mediaType, params, err := mime.ParseMediaType(f)
 		if err == nil && mediaType == "application/json" {
-			req.noMetadata = strings.EqualFold(params["odata.metadata"], "none")
-			return nil
+			var ok bool
+			if req.format, ok = parseJSONFormat(params); ok {
+				return nil
+			}
 		}
-		return notAcceptable("$format=" + f + " cannot be served; this resource is available as application/json.")
+		return notAcceptable("$format=" + f + " cannot be served; this resource is available as application/json " +
+			"with odata.metadata minimal, full or none and IEEE754Compatible true or false.")
 	}
 	accept := strings.Join(req.r.Header.Values("Accept"), ",")
 	if strings.TrimSpace(accept) == "" {
@@ -236,12 +248,17 @@ func (req *request) negotiateJSON() error {
 	}
 	for _, accepted := range parseAccept(accept) {
 		switch accepted.typ {
-		case "application/json", "application/*", "*/*":
-			req.noMetadata = accepted.typ == "application/json" && strings.EqualFold(accepted.params["odata.metadata"], "none")
+		case "application/json":
+			if format, ok := parseJSONFormat(accepted.params); ok {
+				req.format = format
+				return nil
+			}
+		case "application/*", "*/*":
 			return nil
 		}
 	}
-	return notAcceptable("Accept: " + accept + " cannot be served; this resource is available as application/json.")
+	return notAcceptable("Accept: " + accept + " cannot be served; this resource is available as application/json " +
+		"with odata.metadata minimal, full or none and IEEE754Compatible true or false.")
 }
 
 func notAcceptable(msg string) error {
@@ -314,7 +331,7 @@ func (s *Service) serviceDocument(req *request) error {
 		return err
 	}
 	b := []byte{'{'}
-	if !req.noMetadata {
+	if !req.noMetadata() {
 		b = append(b, `"@odata.context":`...)
 		b = appendString(b, req.base()+"/$metadata")
 		b = append(b, ',')
@@ -340,8 +357,12 @@ func (s *Service) serviceDocument(req *request) error {
 	for _, sg := range s.model.Singletons {
 		item(sg.Name, "Singleton")
 	}
+	// A function import is listed once, whatever the number of its overloads; action imports are not listed
+	// (OData JSON Format, section 5: they are not read with GET).
+	listed := map[string]bool{}
 	for _, f := range s.model.Functions {
-		if !f.Bound {
+		if !f.Bound && !listed[f.Name] {
+			listed[f.Name] = true
 			item(f.Name, "FunctionImport")
 		}
 	}

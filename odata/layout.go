@@ -27,6 +27,9 @@ type layout struct {
 	keys     []int           // columns of the key properties, in key order
 	etag     []*field        // ETag properties in declaration order (for Go values; newLayout only)
 	etagCols []int           // the columns the ETag hashes, in order
+	// keysShown is true when the answer shows every key property: without them an entity needs its @odata.id
+	// to be identified.
+	keysShown bool
 }
 
 // newLayout returns the layout of et that shows the properties in show (nil: every property that is not lazy).
@@ -59,7 +62,22 @@ func newLayout(et *edm.EntityType, show map[*edm.Property]bool) *layout {
 			}
 		}
 	}
+	l.keysShown = keysShown(l)
 	return l
+}
+
+// keysShown reports whether the answer shows every key property of the layout's type.
+func keysShown(l *layout) bool {
+	for _, k := range l.typ.KeyProperties() {
+		shown := false
+		for _, f := range l.fields {
+			shown = shown || f.prop == k && f.out
+		}
+		if !shown {
+			return false
+		}
+	}
+	return true
 }
 
 func appendLeafColumns(cols []int, f *field) []int {
@@ -110,6 +128,7 @@ func layoutOf(p *plan.Projection) *layout {
 	for _, f := range l.fields {
 		markWhole(f)
 	}
+	l.keysShown = keysShown(l)
 	return l
 }
 

@@ -294,7 +294,7 @@ func libraryConfig(m *edm.Model) (map[string]odata.SetOptions, map[string]odata.
 		}},
 		"Cover":  {Writes: odata.WritePost | odata.WriteDelete},
 		"Loan":   {Writes: odata.WriteAll, ClientKey: true},
-		"Member": {Writes: odata.WriteAll, UpsertBy: "Id", CaseInsensitiveKey: true},
+		"Member": {Writes: odata.WriteAll, UpsertBy: "Id", CaseInsensitiveKey: true, RejectKeyChange: true},
 	}
 	actions := map[string]odata.ActionFunc{
 		"Book/Rate": func(ctx context.Context, call *odata.ActionCall) (any, error) {
@@ -367,8 +367,9 @@ func newFixture(t *testing.T, db *dbtest.DB) *fixture { return newFixtureTB(t, d
 
 func newFixtureTB(t testing.TB, db *dbtest.DB) *fixture { return newFixtureWith(t, db, nil) }
 
-// newFixtureWith is newFixture with the sets' options changed by change (when not nil).
-func newFixtureWith(t testing.TB, db *dbtest.DB, change func(m *edm.Model, sets map[string]odata.SetOptions)) *fixture {
+// newFixtureWith is newFixture with the configuration (the built model, the sets' options, ...) changed by change
+// (when not nil).
+func newFixtureWith(t testing.TB, db *dbtest.DB, change func(cfg *odata.Config)) *fixture {
 	t.Helper()
 	for _, stmt := range strings.Split(schema[db.Dialect.Name()], ";\n") {
 		if strings.TrimSpace(stmt) == "" {
@@ -383,11 +384,12 @@ func newFixtureWith(t testing.TB, db *dbtest.DB, change func(m *edm.Model, sets 
 		t.Fatal(err)
 	}
 	sets, actions := libraryConfig(m)
+	cfg := odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/odata", Sets: sets, Actions: actions,
+		Logger: discardLogger()}
 	if change != nil {
-		change(m, sets)
+		change(&cfg)
 	}
-	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/odata",
-		Sets: sets, Actions: actions, Logger: discardLogger()})
+	svc, err := odata.NewService(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -478,7 +478,8 @@ func (g *docBuilder) entitySetPaths(es *edm.EntitySet) {
 	entity := base + key
 	item = &pathItem{Parameters: params, Get: g.getOperation(es.Name+".get", tag, "one "+et.Name+" of "+es.Name, et, false)}
 	if config.Writes&WritePut != 0 {
-		item.Put = g.writeOperation(es, "replace", "Replace", "a "+et.Name+" in full: omitted properties take their defaults. The key, when sent, must be the entity's.", "-create")
+		item.Put = g.writeOperation(es, "replace", "Replace", "a "+et.Name+" in full: omitted properties take their defaults. "+
+			keyRule(config), "-create")
 	}
 	if config.Writes&WritePatch != 0 {
 		item.Patch = g.writeOperation(es, "update", "Update", "the properties of a "+et.Name+" that the body holds.", "-update")
@@ -486,7 +487,7 @@ func (g *docBuilder) entitySetPaths(es *edm.EntitySet) {
 	if config.Writes&WriteDelete != 0 {
 		o := g.operation(es.Name+".delete", tag, "Delete a "+et.Name, "")
 		withParameters(o, paramRef("If-Match"))
-		item.Delete = responses(o, response("200", "Deleted; the body is empty.", nil))
+		item.Delete = responses(o, response(strconv.Itoa(g.s.deleteStatus), "Deleted; the body is empty.", nil))
 	}
 	g.paths.set(entity, item)
 	if data, contentType := et.Stream(); data != nil {
@@ -553,14 +554,28 @@ func (g *docBuilder) createOperation(es *edm.EntitySet, config *setConfig) *jsOb
 	}
 	o := g.operation(es.Name+".create", es.Name, "Create a "+et.Name, description)
 	o.set("requestBody", newObject().set("required", true).set("content", jsonContent(g.ref(et.Name+"-create"))))
+	url := func(description string) *jsObject {
+		return newObject().set("description", description).set("schema", Schema{"type": "string", "format": "uri"})
+	}
 	list := []namedParameter{{"201", newObject().set("description", "Created: the entity, with its ETag.").
-		set("headers", newObject().set("Location", newObject().set("description", "The entity's URL.").
-			set("schema", Schema{"type": "string", "format": "uri"}))).
+		set("headers", newObject().set("Location", url("The entity's URL."))).
 		set("content", jsonContent(g.ref(et.Name)))}}
 	if config.upsert != nil {
 		list = append(list, response("200", "Replaced: the entity, with its ETag.", jsonContent(g.ref(et.Name))))
 	}
+	list = append(list, namedParameter{"204", newObject().set("description", "Stored, with Prefer: return=minimal.").
+		set("headers", newObject().
+			set("Location", url("The URL of the entity created (not sent for a replace).")).
+			set("OData-EntityId", url("The entity's URL.")))})
 	return responses(o, list...)
+}
+
+// keyRule says what becomes of the values of the key and immutable properties a full replace sends.
+func keyRule(config *setConfig) string {
+	if config.RejectKeyChange {
+		return "The key and immutable properties, when sent, must hold the entity's values."
+	}
+	return "Values sent for the key and for read-only and immutable properties are ignored."
 }
 
 // writeOperation is PUT (schema "-create") or PATCH ("-update") on an entity of a set.

@@ -262,7 +262,7 @@ func primitiveSchema(k edm.Kind, maxLength, precision, scale int) *jsObject {
 	case edm.KindGuid:
 		s.set("type", "string").set("format", "uuid")
 	case edm.KindBinary, edm.KindStream:
-		s.set("type", "string").set("contentEncoding", "base64")
+		s.set("type", "string").set("contentEncoding", "base64url")
 		if maxLength > 0 {
 			s.set("maxLength", (maxLength+2)/3*4)
 		}

@@ -116,14 +116,26 @@ func (s *Service) newShape(p *plan.Projection) *levelShape {
 	return shape
 }
 
-// needsIDs reports whether writing the children of sh needs the ids of its rows (contained $ref targets).
-func (sh *levelShape) needsIDs() bool {
+// needsIDs reports whether writing the children of sh in the format needs the ids of its rows: contained
+// children whose own id is written ($ref, full metadata, a $select without their key) are below them.
+func (sh *levelShape) needsIDs(format *answerFormat) bool {
 	for _, navigation := range sh.expands {
-		if navigation.expand.Ref && navigation.set == nil || navigation.child.needsIDs() {
+		child := navigation.child
+		ownID := navigation.expand.Ref || format != nil && (format.needsID(child.layout) || format.full())
+		if ownID && navigation.set == nil || child.needsIDs(format) {
 			return true
 		}
 	}
 	return false
+}
+
+// expandedNavigations returns the navigation properties sh expands.
+func (sh *levelShape) expandedNavigations() []*edm.NavigationProperty {
+	var out []*edm.NavigationProperty
+	for _, navigation := range sh.expands {
+		out = append(out, navigation.expand.Nav)
+	}
+	return out
 }
 
 // plan plans the read of the request's target with its query string.
@@ -266,7 +278,7 @@ func (s *Service) readCollection(req *request, read *plan.Read, shape *readShape
 	}
 	defer rows.Close()
 	writer := newRowWriter(shape.layout)
-	writer.etagOn = !req.noMetadata
+	req.setFormat(writer, shape.levelShape)
 	more, err := s.firstRow(ctx, req.target, rows, writer)
 	if err != nil {
 		return err
@@ -280,7 +292,7 @@ func (s *Service) readCollection(req *request, read *plan.Read, shape *readShape
 	}
 
 	fragment := ""
-	if !req.noMetadata {
+	if !req.noMetadata() {
 		fragment = contextFragment(s.model, req.target, shape.selectList, false)
 	}
 	var page pageWriter
@@ -356,7 +368,7 @@ func (s *Service) readExpandedPage(req *request, shape *readShape, rows *sql.Row
 	if err != nil {
 		return nil, nil, err
 	}
-	return rowsRead, s.newExpWriter(req, shape.levelShape, expansions), nil
+	return rowsRead, s.newExpWriter(req, shape.levelShape, writer, expansions), nil
 }
 
 // pageWriter writes the JSON answer of one page of a collection once its first row is read: the envelope
@@ -382,7 +394,7 @@ func (w *pageWriter) start(req *request, fragment string, count int64, size int,
 	w.out.Reset(req.w)
 	w.buf = make([]byte, 0, 1024)
 	w.buf = append(w.buf, '{')
-	if !req.noMetadata {
+	if !req.noMetadata() {
 		w.buf = req.appendContext(w.buf, fragment)
 		w.buf = append(w.buf, ',')
 	}
@@ -543,13 +555,14 @@ func (s *Service) readEntity(req *request, read *plan.Read, shape *readShape) er
 	if writer == nil {
 		return s.missing(ctx, t)
 	}
+	req.setFormat(writer, shape.levelShape)
 	var expanded *expWriter
 	if len(shape.expands) > 0 {
 		expansions, err := s.expand(ctx, shape.levelShape, [][]any{writer.values})
 		if err != nil {
 			return err
 		}
-		expanded = s.newExpWriter(req, shape.levelShape, expansions)
+		expanded = s.newExpWriter(req, shape.levelShape, writer, expansions)
 	}
 	etag := writer.etag()
 	req.jsonHeaders()
@@ -559,9 +572,8 @@ func (s *Service) readEntity(req *request, read *plan.Read, shape *readShape) er
 		req.w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	writer.etagOn = !req.noMetadata
 	b := make([]byte, 0, 1024)
-	if !req.noMetadata {
+	if !req.noMetadata() {
 		writer.ctx = req.appendContext(make([]byte, 0, 128), contextFragment(s.model, t, shape.selectList, true))
 	}
 	if expanded != nil {
@@ -573,6 +585,14 @@ func (s *Service) readEntity(req *request, read *plan.Read, shape *readShape) er
 	}
 	_, err = req.w.Write(b)
 	return err
+}
+
+// setFormat makes writer write the entities of the request's target in the answer's format: their ids and
+// links from the target, the navigation properties shape expands after the members.
+func (req *request) setFormat(writer *rowWriter, shape *levelShape) {
+	writer.format = req.answer()
+	writer.target = req.target
+	writer.expanded = shape.expandedNavigations()
 }
 
 // readRow runs the statement of a single-entity read and returns its converted row, nil when there is none.
@@ -677,13 +697,13 @@ func (s *Service) readProperty(req *request) error {
 	}
 	req.jsonHeaders()
 	var ctx []byte
-	if !req.noMetadata {
+	if !req.noMetadata() {
 		ctx = req.appendContext(nil, t.entityPath+"/"+propPath(t.props))
 	}
 	var b []byte
 	f := plainField(p)
 	if p.Complex != nil && !p.Collection {
-		b, err = appendGoField(nil, f, v)
+		b, err = appendGoField(nil, f, v, req.answer())
 		if err != nil {
 			return err
 		}
@@ -699,7 +719,7 @@ func (s *Service) readProperty(req *request) error {
 			b = append(append(b, ctx...), ',')
 		}
 		b = append(b, `"value":`...)
-		if b, err = appendGoField(b, f, v); err != nil {
+		if b, err = appendGoField(b, f, v, req.answer()); err != nil {
 			return err
 		}
 		b = append(b, '}')

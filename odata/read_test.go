@@ -284,14 +284,14 @@ func TestService_Reads(t *testing.T) {
 				t.Errorf("GET %s: entities %q, want %q", tc.path, got, tc.ids)
 			}
 		}
-		// $select shows only what was selected, with the ETag.
+		// $select shows only what was selected, with the ETag, and the id when the key is not selected.
 		m := decodeJSON(t, f.must(200, "GET", "/odata/Book('b1')?$select=Title,Tags", "").Body)
 		keys := make([]string, 0, len(m))
 		for k := range m {
 			keys = append(keys, k)
 		}
 		sortStrings(keys)
-		if diff := cmp.Diff([]string{"@odata.context", "@odata.etag", "Tags", "Title"}, keys); diff != "" {
+		if diff := cmp.Diff([]string{"@odata.context", "@odata.etag", "@odata.id", "Tags", "Title"}, keys); diff != "" {
 			t.Errorf("$select=Title,Tags: members mismatch (-want +got):\n%s", diff)
 		}
 		if e := decodeError(t, f.must(400, "GET", "/odata/Book?$filter=Pages%20gt", "").Body); !strings.HasPrefix(e.Message, "$filter:1:") || e.Target != "$filter" {
@@ -357,14 +357,14 @@ func TestService_MediaEntity(t *testing.T) {
 			t.Errorf("GET $value = %q %q, want the bytes as image/png", resp.Body, resp.Header.Get("Content-Type"))
 		}
 		m = decodeJSON(t, f.must(200, "GET", "/odata/Cover('"+id+"')?$select=Data", "").Body)
-		if m["Data"] != base64.StdEncoding.EncodeToString(png) {
+		if m["Data"] != base64.URLEncoding.EncodeToString(png) {
 			t.Errorf("$select=Data = %v", m["Data"])
 		}
 		if got := decodeJSON(t, f.must(200, "GET", "/odata/Book('b1')", "").Body)["HasCover"]; got != true {
 			t.Errorf("HasCover (computed by SQL) = %v, want true", got)
 		}
 		f.must(400, "POST", "/odata/Cover", `{"BookId":"b1","MimeType":"image/png"}`)
-		f.must(200, "DELETE", "/odata/Cover('"+id+"')", "")
+		f.must(204, "DELETE", "/odata/Cover('"+id+"')", "")
 	})
 }
 

@@ -45,9 +45,14 @@ type target struct {
 	// entities without one (a containment path such as "Customer('a')/Addresses").
 	ctxSet  *edm.EntitySet
 	ctxPath string
-	props   []*edm.Property // tProperty, tPropertyValue: the property and its members, outermost first
-	action  *edm.Action
-	path    string // the raw path (without a leading "/"), for context URLs and next links
+	// entityID is the canonical path of the one entity t addresses when the path tells it without a key (a
+	// singleton, a to-one containment); "" otherwise (Service.entityID makes it from the key). containedBase is
+	// the canonical path of contained entities (the ids of a collection add their keys), "" when they are not.
+	entityID      string
+	containedBase string
+	props         []*edm.Property // tProperty, tPropertyValue: the property and its members, outermost first
+	action        *edm.Action
+	path          string // the raw path (without a leading "/"), for context URLs and next links
 	// entityPath is the raw path of the entity a property or $value belongs to.
 	entityPath string
 }
@@ -127,7 +132,7 @@ func (r *pathResolver) root(path *syntax.ResourcePath) (complete bool, err error
 	if len(first.Args) == 0 {
 		if sg := m.Singleton(first.Name); sg != nil {
 			t.kind, t.typ, t.single = tEntity, sg.EntityType(), true
-			t.ctxPath = sg.Name
+			t.ctxPath, t.entityID = sg.Name, sg.Name
 			t.scope.Singleton = sg
 			return false, nil
 		}
@@ -313,6 +318,12 @@ func callAction(t *target, a *edm.Action, more bool) error {
 
 // navigate moves t along the navigation n from the one entity t addresses (whose raw path is from).
 func (s *Service) navigate(t *target, n *edm.NavigationProperty, from string) {
+	fromID := ""
+	if n.ContainsTarget {
+		if fromID = s.entityID(t); fromID == "" {
+			fromID = from
+		}
+	}
 	t.scope.Path = append(t.scope.Path, plan.Step{Nav: n})
 	var next *edm.EntitySet
 	if t.ctxSet != nil && !n.ContainsTarget {
@@ -321,15 +332,17 @@ func (s *Service) navigate(t *target, n *edm.NavigationProperty, from string) {
 	if next == nil && !n.ContainsTarget {
 		next = onlySet(s.model, n.TargetType())
 	}
-	t.ctxSet, t.ctxPath = next, ""
+	t.ctxSet, t.ctxPath, t.containedBase = next, "", ""
 	if n.ContainsTarget {
 		t.ctxPath = from + "/" + n.Name
+		t.containedBase = fromID + "/" + n.Name
 	}
-	t.typ, t.set, t.direct = n.TargetType(), nil, false
+	t.typ, t.set, t.direct, t.entityID = n.TargetType(), nil, false, ""
 	if n.Collection {
 		t.kind, t.single, t.toOne = tCollection, false, false
 	} else {
 		t.kind, t.single, t.toOne = tEntity, true, true
+		t.entityID = t.containedBase
 	}
 }
 
@@ -389,8 +402,31 @@ func (s *Service) narrow(t *target, key []syntax.Arg) error {
 	} else {
 		t.scope.Key = key
 	}
-	t.kind, t.single, t.toOne = tEntity, true, false
+	t.kind, t.single, t.toOne, t.entityID = tEntity, true, false, ""
 	return nil
+}
+
+// entityID returns the canonical path of the one entity t addresses, for the ids of entities it contains: the
+// key of its last segment as formatKey writes it, after its entity set or its container's path; "" when the
+// path does not tell it.
+func (s *Service) entityID(t *target) string {
+	if t.entityID != "" || !t.single {
+		return t.entityID
+	}
+	key := t.scope.Key
+	if n := len(t.scope.Path); n > 0 {
+		key = t.scope.Path[n-1].Key
+	}
+	values, err := s.planner.KeyValues(t.typ, key)
+	switch {
+	case key == nil || err != nil: // a to-one navigation, or a key the read reports
+		return ""
+	case t.containedBase != "":
+		return t.containedBase + formatKey(t.typ, values)
+	case t.ctxSet != nil:
+		return t.ctxSet.Name + formatKey(t.typ, values)
+	}
+	return ""
 }
 
 // formatKey returns the key predicate of an entity for URLs: ('k'), (5) or (A='x',B=1), percent-encoded.

@@ -18,8 +18,18 @@ type rowWriter struct {
 	buf      []byte // JSON of each column, back to back
 	offsets  []int  // offsets[i]:offsets[i+1] is column i's JSON
 	items    []byte // scratch for a collection item
-	etagOn   bool   // write @odata.etag
-	ctx      []byte // an @odata.context member to write first in each object ("", for collection members)
+	// format is the answer's: its control information and number form; nil writes the properties alone.
+	format *answerFormat
+	ctx    []byte // an @odata.context member to write first in each object ("", for collection members)
+	// target is the request's target when the rows are its entities (not expanded ones): it tells the path of
+	// a row's entity relative to the service root (target.rowPath), for its id and links.
+	target *target
+	// expanded lists the navigation properties whose expansions follow the members (their writer adds their
+	// navigation links).
+	expanded []*edm.NavigationProperty
+	// types and quote are what format asks of each value, noted by appendMembers: its type (full metadata), and
+	// Int64 and Decimal values as strings (IEEE754Compatible).
+	types, quote bool
 }
 
 func newRowWriter(l *layout) *rowWriter {
@@ -94,33 +104,70 @@ func (w *rowWriter) etag() uint64 {
 }
 
 // appendObject appends the converted row as a JSON object.
-func (w *rowWriter) appendObject(b []byte) []byte { return append(w.appendMembers(b), '}') }
-
-// appendMembers appends the converted row as a JSON object without its closing brace (expansions follow).
-func (w *rowWriter) appendMembers(b []byte) []byte {
-	b = append(append(b, '{'), w.ctx...)
-	if w.etagOn {
-		b = appendETagMember(b, w.etag())
+func (w *rowWriter) appendObject(b []byte) []byte {
+	path := ""
+	if w.needsPath() {
+		path = w.target.rowPath(w)
 	}
+	return append(w.appendMembers(b, path), '}')
+}
+
+// needsPath reports whether the row's object needs the path of its entity (for its id or links) and the writer
+// can tell it.
+func (w *rowWriter) needsPath() bool { return w.target != nil && w.needsOwnID() }
+
+// needsOwnID reports whether the row's object shows its id or links: full metadata, or a layout that does not
+// show the whole key.
+func (w *rowWriter) needsOwnID() bool {
+	return w.format != nil && (w.format.needsID(w.layout) || w.format.full())
+}
+
+// appendMembers appends the converted row as a JSON object without its closing brace (expansions follow); path
+// is the entity's relative to the service root, "" when it is not known.
+func (w *rowWriter) appendMembers(b []byte, path string) []byte {
+	b = append(append(b, '{'), w.ctx...)
+	if w.format == nil {
+		w.types, w.quote = false, false
+		return w.appendProperties(b)
+	}
+	w.types, w.quote = w.format.full(), w.format.ieee754
+	b = w.format.appendEntityControls(b, w.layout, path, w.etag)
+	b = w.appendProperties(b)
+	return w.format.appendNavigationLinks(b, w.layout, path, w.expanded)
+}
+
+// appendProperties appends the members of the properties the layout shows.
+func (w *rowWriter) appendProperties(b []byte) []byte {
 	for _, f := range w.layout.fields {
 		if f.out {
-			b = w.appendField(appendName(b, f.name), f)
+			b = w.appendField(b, f)
 		}
 	}
 	return b
 }
 
+// appendField appends the member of the field f, its type before it with full metadata.
 func (w *rowWriter) appendField(b []byte, f *field) []byte {
+	if w.types {
+		b = w.format.appendPropertyType(b, f.prop, f.col >= 0 && string(w.columnJSON(f.col)) == "null")
+	}
+	b = appendName(b, f.name)
 	if f.col >= 0 {
+		if w.quote && quotesNumbers(f.prop) {
+			return appendQuotedNumbers(b, w.columnJSON(f.col))
+		}
 		return append(b, w.columnJSON(f.col)...)
 	}
 	if f.prop.Nullable && f.whole && w.allNull(f) {
 		return append(b, "null"...)
 	}
 	b = append(b, '{')
+	if w.types {
+		b = w.format.appendTypeName(append(b, typeName...), f.prop.Complex.Name)
+	}
 	for _, m := range f.members {
 		if m.out {
-			b = w.appendField(appendName(b, m.name), m)
+			b = w.appendField(b, m)
 		}
 	}
 	return append(b, '}')

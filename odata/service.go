@@ -54,6 +54,9 @@ type Config struct {
 	TimeBudget time.Duration
 	// Sets configures the entity sets by name. A set that is not listed is read-only.
 	Sets map[string]SetOptions
+	// DeleteStatus is the status of a successful DELETE: http.StatusNoContent (the default when zero, as OData
+	// has it) or http.StatusOK, with an empty body too, for clients written against a service that answers so.
+	DeleteStatus int
 	// Actions holds the handler of every action of the model, by binding and name:
 	//
 	//	"Customer/SetPassword"          bound to one Customer
@@ -73,8 +76,8 @@ type Writes uint8
 
 // The write methods.
 const (
-	// WritePost offers POST to the collection: a create, or a full update when the body names an existing
-	// entity (see SetOptions.UpsertBy).
+	// WritePost offers POST to the collection: a create, or with SetOptions.UpsertBy a full update when the body
+	// names an existing entity.
 	WritePost Writes = 1 << iota
 	// WritePut offers PUT on an entity: a full replace.
 	WritePut
@@ -91,16 +94,24 @@ type SetOptions struct {
 	// Writes lists the write methods the set offers; none when zero.
 	Writes Writes
 	// UpsertBy names the property a POST body is matched on: absent, null or "" creates an entity (with a value
-	// from NewKey), the value of an existing entity updates it in full, any other value is a 400. The default
-	// is the key property of a type with a single key; a set of a type with a composite key, or with ClientKey,
-	// has none.
+	// from NewKey), the value of an existing entity updates it in full (200), any other value is a 400. Without
+	// it (the default) a POST always creates, as OData has it: the key values the body sends are used unless
+	// the key is read-only (computed); a single key property the body leaves out, or that is read-only, gets a
+	// new value from NewKey; a duplicate key is a 409.
 	UpsertBy string
-	// ClientKey makes a POST always create, with key values taken from the body (a duplicate key is a 409).
+	// ClientKey makes a create take every key value from the body: none is generated, and a key the body leaves
+	// out is a 400.
 	ClientKey bool
+	// RejectKeyChange makes a value the body of a PUT, PATCH or POST that updates sends for a key property,
+	// the UpsertBy property or an Immutable property a 400 (InvalidValue, with the property as target) when it
+	// differs from the value the entity holds. Without it such values are ignored, as OData 4.01 (part 1,
+	// 11.4.3) has it for every value a client cannot change; the same value is accepted either way.
+	RejectKeyChange bool
 	// CaseInsensitiveKey matches a string key without regard to case, lower(column) = lower(value) on every
 	// database, as for e-mail addresses.
 	CaseInsensitiveKey bool
-	// NewKey returns the UpsertBy value of a new entity; NewID when nil (for a String property).
+	// NewKey returns the value a create gives the UpsertBy property, or without UpsertBy the single key
+	// property, when the body gives none; NewID when nil (for a String property).
 	NewKey func() any
 	// Hooks run inside the write's transaction.
 	Hooks Hooks
@@ -147,7 +158,8 @@ type Change struct {
 	New Entity
 	// Old is the stored entity before the change; nil for Create.
 	Old Entity
-	// Sent holds the names of the fields the request body set.
+	// Sent holds the names of the fields the request body set: those the write uses, not the read-only, key
+	// and immutable fields it ignores (see SetOptions.RejectKeyChange).
 	Sent map[string]bool
 }
 
@@ -194,25 +206,26 @@ type ActionCall struct {
 // (service document, $metadata, reads, writes, actions) for the model's entity sets. It is safe for concurrent
 // use.
 type Service struct {
-	model       *edm.Model
-	db          *sql.DB
-	dialect     sqldb.Dialect
-	logger      *slog.Logger
-	mount       string
-	publicRoot  string // PublicURL and mount, or "" to take the scheme and host from the request
-	pageSize    int
-	maxPageSize int
-	budget      time.Duration // Config.TimeBudget with its default; 0 for none
-	sets        map[*edm.EntitySet]*setConfig
-	actions     map[*edm.Action]ActionFunc
-	planner     *plan.Planner
-	names       *modelsql.Names          // the model's identifiers quoted once (the planner's), for the Tx helpers
-	shapeFn     func(*plan.Read) any     // buildShape, the Memo function of reads
-	fold        map[*edm.EntityType]bool // types whose keys match without regard to case
-	layouts     map[*edm.EntityType]*layout
-	metadataXML []byte
-	metadataJS  []byte
-	openapi     []byte // the OpenAPI document, see openapi.go
+	model        *edm.Model
+	db           *sql.DB
+	dialect      sqldb.Dialect
+	logger       *slog.Logger
+	mount        string
+	publicRoot   string // PublicURL and mount, or "" to take the scheme and host from the request
+	pageSize     int
+	maxPageSize  int
+	deleteStatus int
+	budget       time.Duration // Config.TimeBudget with its default; 0 for none
+	sets         map[*edm.EntitySet]*setConfig
+	actions      map[*edm.Action]ActionFunc
+	planner      *plan.Planner
+	names        *modelsql.Names          // the model's identifiers quoted once (the planner's), for the Tx helpers
+	shapeFn      func(*plan.Read) any     // buildShape, the Memo function of reads
+	fold         map[*edm.EntityType]bool // types whose keys match without regard to case
+	layouts      map[*edm.EntityType]*layout
+	metadataXML  []byte
+	metadataJS   []byte
+	openapi      []byte // the OpenAPI document, see openapi.go
 }
 
 // publicRoot returns the service root under Config.PublicURL (publicURL and mount), or "" without a public URL.
@@ -239,11 +252,14 @@ func publicRoot(publicURL, mount string, fail func(format string, args ...any)) 
 // setConfig is the resolved configuration of one entity set.
 type setConfig struct {
 	SetOptions
-	upsert *edm.Property
+	upsert *edm.Property // the UpsertBy property, or nil
+	// generated is the property a create gives a new value (NewKey, NewID) when the body gives none: the UpsertBy
+	// property, else the single key property (unless ClientKey). nil when there is none.
+	generated *edm.Property
 }
 
 // NewService checks cfg against the model and returns the service. Every mistake is reported, joined: a missing
-// Model, DB or Dialect, page sizes, Mount or PublicURL out of shape, an unknown entity set or action, an action
+// Model, DB or Dialect, page sizes, Mount, PublicURL or DeleteStatus out of shape, an unknown entity set or action, an action
 // without handler, an UpsertBy that names no suitable property, hooks on a set that offers no write that would
 // run them, a wrong OpenAPI configuration.
 func NewService(cfg Config) (*Service, error) {
@@ -294,12 +310,26 @@ func newService(cfg Config, fail func(format string, args ...any)) *Service {
 	if s.pageSize < 1 || s.maxPageSize < s.pageSize {
 		fail("PageSize %d and MaxPageSize %d: want 1 <= PageSize <= MaxPageSize", s.pageSize, s.maxPageSize)
 	}
+	s.deleteStatus = deleteStatus(cfg.DeleteStatus, fail)
 	s.mount = strings.TrimRight(cfg.Mount, "/")
 	if s.mount != "" && !strings.HasPrefix(s.mount, "/") {
 		fail("Mount %q must start with /", cfg.Mount)
 	}
 	s.publicRoot = publicRoot(cfg.PublicURL, s.mount, fail)
 	return s
+}
+
+// deleteStatus returns the status of a successful DELETE for Config.DeleteStatus: 204 when zero; fail reports a
+// status other than 204 and 200.
+func deleteStatus(status int, fail func(format string, args ...any)) int {
+	switch status {
+	case 0:
+		return http.StatusNoContent
+	case http.StatusNoContent, http.StatusOK:
+	default:
+		fail("DeleteStatus %d: want http.StatusNoContent (204) or http.StatusOK (200)", status)
+	}
+	return status
 }
 
 // checkModel reports whether the model is there and built; fail says why not.
@@ -356,8 +386,12 @@ func (c *setConfig) check(et *edm.EntityType, fail func(format string, args ...a
 			fail("CaseInsensitiveKey needs a single key property of type Edm.String")
 		}
 	}
-	if c.upsert != nil && c.Writes&WritePost != 0 && c.NewKey == nil && c.upsert.Type != edm.KindString {
-		fail("UpsertBy %q is of type %s: NewKey is required", c.upsert.Name, c.upsert.Type)
+	if g := c.generated; g != nil && c.Writes&WritePost != 0 && c.NewKey == nil && g.Type != edm.KindString {
+		what := "the key"
+		if g == c.upsert {
+			what = "UpsertBy"
+		}
+		fail("%s %q is of type %s: NewKey is required (or ClientKey, for a key the client gives)", what, g.Name, g.Type)
 	}
 	c.checkWrites(fail)
 }
@@ -420,18 +454,20 @@ func built(m *edm.Model) bool {
 	return len(m.Actions) == 0 || len(m.ActionOverloads(m.Actions[0].Name)) > 0
 }
 
-// newSetConfig returns the configuration of the set es with opts: its UpsertBy property resolved, by default
-// the key property of a type with a single key, none with ClientKey.
+// newSetConfig returns the configuration of the set es with opts: its UpsertBy property resolved, and the
+// property a create generates (the UpsertBy one, else the key property of a type with a single key, none with
+// ClientKey).
 func newSetConfig(es *edm.EntitySet, opts SetOptions) *setConfig {
 	config := &setConfig{SetOptions: opts}
 	et := es.EntityType()
-	if opts.UpsertBy != "" {
+	if opts.UpsertBy != "" && !opts.ClientKey {
 		config.upsert = et.Property(opts.UpsertBy)
-	} else if k := et.KeyProperties(); len(k) == 1 && !opts.ClientKey {
-		config.upsert = k[0]
 	}
-	if config.ClientKey {
-		config.upsert = nil
+	switch k := et.KeyProperties(); {
+	case config.upsert != nil:
+		config.generated = config.upsert
+	case len(k) == 1 && !opts.ClientKey:
+		config.generated = k[0]
 	}
 	return config
 }

@@ -133,6 +133,7 @@ func TestNewService_Errors(t *testing.T) {
 		{"nil handler", func(c *odata.Config) { c.Actions["Ping"] = nil }, `Actions["Ping"]: the handler is nil`},
 		{"page sizes", func(c *odata.Config) { c.PageSize, c.MaxPageSize = 50, 10 }, "PageSize 50 and MaxPageSize 10"},
 		{"mount", func(c *odata.Config) { c.Mount = "odata" }, `Mount "odata" must start with /`},
+		{"delete status", func(c *odata.Config) { c.DeleteStatus = 201 }, "DeleteStatus 201: want http.StatusNoContent (204) or http.StatusOK (200)"},
 		{"public URL without scheme", func(c *odata.Config) { c.PublicURL = "shop.example.org" }, `PublicURL "shop.example.org": want an http:// or https:// URL`},
 		{"public URL with a query", func(c *odata.Config) { c.PublicURL = "https://shop.example.org/?a=1" }, "want scheme, host and path only"},
 		{"public URL without host", func(c *odata.Config) { c.PublicURL = "https:///odata" }, "the URL has no host"},

@@ -8,7 +8,6 @@ import (
 
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/dbtest"
-	"github.com/storekit/store/odata/edm"
 )
 
 // TestService_SideTableOnOtherColumn writes and reads a collection whose side table refers to a column other
@@ -17,14 +16,15 @@ import (
 func TestService_SideTableOnOtherColumn(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		var got odata.Entity
-		f := newFixtureWith(t, db, func(m *edm.Model, sets map[string]odata.SetOptions) {
-			opts := sets["Member"]
+		f := newFixtureWith(t, db, func(cfg *odata.Config) {
+			m := cfg.Model
+			opts := cfg.Sets["Member"]
 			opts.Hooks.AfterSave = func(ctx context.Context, tx *odata.Tx, c *odata.Change) error {
 				e, err := tx.Get(ctx, m.EntityType("Member"), "READER@EXAMPLE.COM")
 				got = e
 				return err
 			}
-			sets["Member"] = opts
+			cfg.Sets["Member"] = opts
 		})
 		f.seed()
 		roles := func(path string) []any {
@@ -51,7 +51,7 @@ func TestService_SideTableOnOtherColumn(t *testing.T) {
 		if err := db.QueryRow(`SELECT COUNT(*) FROM member_role WHERE member_id = '` + created["Id"].(string) + `'`).Scan(&n); err != nil || n != 2 {
 			t.Errorf("side table rows of the new member = %d, %v, want 2 on its id", n, err)
 		}
-		f.must(200, "DELETE", "/odata/Member('Reader@Example.com')", "")
+		f.must(204, "DELETE", "/odata/Member('Reader@Example.com')", "")
 		for _, table := range []string{"member_role", "card"} {
 			if err := db.QueryRow(`SELECT COUNT(*) FROM ` + table + ` WHERE member_id = 'm1'`).Scan(&n); err != nil || n != 0 {
 				t.Errorf("%s rows of the deleted member = %d, %v, want 0", table, n, err)

@@ -68,11 +68,11 @@ type body struct {
 	details []ErrorDetail   // one per problem: unknown fields, navigation properties, wrong types, bad values
 }
 
-// decodeEntity decodes a write body for entity type et. Annotations (names with "@") are ignored, but for
-// "<nav>@odata.bind", and so are read-only properties other than keys, whatever their value (OData 4.01 part 1,
-// 11.4.3: a client may send back the whole entity it read).
-// The upsert property may be null (a create).
-func decodeEntity(et *edm.EntityType, members []member, upsert *edm.Property) *body {
+// decodeEntity decodes a write body of op (Create for any POST) for entity type et of a set configured by config.
+// Annotations (names with "@") are ignored, but for "<nav>@odata.bind", and so are the properties whose value
+// the write does not use (see setConfig.uses), whatever their value: OData 4.01 part 1, 11.4.3 (a client may send
+// back the whole entity it read).
+func decodeEntity(et *edm.EntityType, members []member, config *setConfig, op Op) *body {
 	var d decoder
 	vals := Entity{}
 	sent := map[string]bool{}
@@ -93,7 +93,7 @@ func decodeEntity(et *edm.EntityType, members []member, upsert *edm.Property) *b
 			}
 			continue
 		}
-		if readOnly(p) && !p.IsKey() && p != upsert {
+		if !config.uses(p, op) {
 			continue
 		}
 		if sent[p.Name] {
@@ -102,8 +102,8 @@ func decodeEntity(et *edm.EntityType, members []member, upsert *edm.Property) *b
 		}
 		sent[p.Name] = true
 		t := propType(p)
-		if p == upsert {
-			t.nullable = true
+		if p == config.generated {
+			t.nullable = true // null asks for a new value
 		}
 		if v, ok := d.value(t, p.Name, m.raw); ok {
 			vals[p.Name] = v
@@ -112,6 +112,22 @@ func decodeEntity(et *edm.EntityType, members []member, upsert *edm.Property) *b
 		}
 	}
 	return &body{vals: vals, sent: sent, bad: bad, details: d.details}
+}
+
+// uses reports whether a write of op (Create for any POST, which may turn into an Update with UpsertBy) uses
+// the value a body sends for p. A create uses every value but those of read-only properties, and the UpsertBy
+// value (which names the entity a POST updates). An update uses the values of the properties it can change, and
+// with RejectKeyChange those of the key, UpsertBy and Immutable properties, to compare them with the stored ones.
+func (c *setConfig) uses(p *edm.Property, op Op) bool {
+	switch {
+	case p == c.upsert:
+		return op == Create || c.RejectKeyChange
+	case op == Create:
+		return !readOnly(p)
+	case c.fixed(p):
+		return c.RejectKeyChange && (p.IsKey() || p.Immutable)
+	}
+	return true
 }
 
 // defaults returns an entity with the default of every property stored in a column: the declared Default, else
@@ -224,8 +240,8 @@ func sameValue(p *edm.Property, a, b any, fold bool) bool {
 		}
 	}
 	f := plainField(p)
-	ja, err1 := appendGoField(nil, f, normalize(p, a))
-	jb, err2 := appendGoField(nil, f, normalize(p, b))
+	ja, err1 := appendGoField(nil, f, normalize(p, a), nil)
+	jb, err2 := appendGoField(nil, f, normalize(p, b), nil)
 	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
 }
 
@@ -283,7 +299,7 @@ func (s *Service) post(req *request) error {
 	if err != nil {
 		return err
 	}
-	b := decodeEntity(et, members, config.upsert)
+	b := decodeEntity(et, members, config, Create)
 	vals := b.vals
 	ctx := req.r.Context()
 	if u := config.upsert; u != nil && vals[u.Name] != nil && vals[u.Name] != "" {
@@ -319,22 +335,23 @@ func (s *Service) post(req *request) error {
 	return s.writeEntity(req, http.StatusCreated, t.set, stored)
 }
 
-// newEntity returns the entity a create stores: the defaults, the values b sent (read-only fields but the
-// UpsertBy property ignored: the server computes them) and a new UpsertBy value.
+// newEntity returns the entity a create stores: the defaults, the values b sent (read-only fields, the UpsertBy
+// one included, are ignored: the server computes them) and a new value of the generated property (see
+// setConfig.generated) unless the body gave it one.
 func newEntity(et *edm.EntityType, config *setConfig, b *body) Entity {
 	e := defaults(et)
 	for name := range b.sent {
 		p := et.Property(name)
-		if b.bad[name] || readOnly(p) && p != config.upsert {
+		if b.bad[name] || readOnly(p) {
 			continue // computed by the server: ignored on create
 		}
 		e[name] = fillComplex(p, b.vals[name], nil)
 	}
-	if u := config.upsert; u != nil {
+	if g := config.generated; g != nil && (e[g.Name] == nil || e[g.Name] == "") {
 		if config.NewKey != nil {
-			e[u.Name] = normalize(u, config.NewKey())
+			e[g.Name] = normalize(g, config.NewKey())
 		} else {
-			e[u.Name] = NewID()
+			e[g.Name] = NewID()
 		}
 	}
 	return e
@@ -366,7 +383,7 @@ func (s *Service) put(req *request, op Op) error {
 	if err != nil {
 		return err
 	}
-	b := decodeEntity(t.typ, members, s.sets[t.set].upsert)
+	b := decodeEntity(t.typ, members, s.sets[t.set], op)
 	where, err := s.targetWhere(t)
 	if err != nil {
 		return s.dbError(err, false)
@@ -443,8 +460,8 @@ func updateBase(et *edm.EntityType, config *setConfig, op Op, old Entity) Entity
 }
 
 // applySent sets the values of b on e, the update of old (a complex value sent in part completed from the
-// stored one by a patch), and returns a detail for each value sent for a fixed property that differs from the
-// stored one.
+// stored one by a patch). Values sent for fixed properties are ignored; with RejectKeyChange it returns a
+// detail for each that differs from the stored one.
 func applySent(et *edm.EntityType, config *setConfig, op Op, e, old Entity, b *body) []ErrorDetail {
 	var details []ErrorDetail
 	for _, p := range et.Properties {
@@ -453,7 +470,7 @@ func applySent(et *edm.EntityType, config *setConfig, op Op, e, old Entity, b *b
 		}
 		v := b.vals[p.Name]
 		if config.fixed(p) {
-			if refused := config.refuseChange(p, v, old); refused != nil {
+			if refused := config.refuseChange(p, v, old); refused != nil && config.RejectKeyChange {
 				details = append(details, *refused)
 			}
 			continue
@@ -481,7 +498,7 @@ func (c *setConfig) refuseChange(p *edm.Property, v any, old Entity) *ErrorDetai
 	return &ErrorDetail{Code: CodeInvalidValue, Target: p.Name, Message: p.Name + msg}
 }
 
-// delete answers DELETE on Set(key): 200 with an empty body.
+// delete answers DELETE on Set(key): Config.DeleteStatus (204, or 200 with an empty body).
 func (s *Service) delete(req *request) error {
 	t := req.target
 	config := s.sets[t.set]
@@ -515,8 +532,10 @@ func (s *Service) delete(req *request) error {
 	}
 	h := req.w.Header()
 	h.Set("OData-Version", "4.0")
-	h.Set("Content-Length", "0")
-	req.w.WriteHeader(http.StatusOK)
+	if s.deleteStatus == http.StatusOK {
+		h.Set("Content-Length", "0")
+	}
+	req.w.WriteHeader(s.deleteStatus)
 	return nil
 }
 
@@ -557,15 +576,16 @@ func etagMatches(list string, sum uint64) bool {
 	return false
 }
 
-// writeEntity answers a saved entity: the entity with its ETag, or for Prefer: return=minimal (except a create)
-// 204 with OData-EntityId. A create carries Location.
+// writeEntity answers a saved entity: the entity with its ETag, or for Prefer: return=minimal 204 with
+// OData-EntityId. A create carries Location.
 func (s *Service) writeEntity(req *request, status int, es *edm.EntitySet, e Entity) error {
 	et := es.EntityType()
 	key, err := entityKey(et, e)
 	if err != nil {
 		return err
 	}
-	url := req.base() + "/" + es.Name + formatKey(et, key)
+	path := es.Name + formatKey(et, key)
+	url := req.base() + "/" + path
 	writer := entityWriter{layout: s.defaultLayout(et)}
 	sum, err := writer.etag(e)
 	if err != nil {
@@ -577,17 +597,17 @@ func (s *Service) writeEntity(req *request, status int, es *edm.EntitySet, e Ent
 	if status == http.StatusCreated {
 		h.Set("Location", url)
 	}
-	if parsePrefer(req.r.Header).minimal && status != http.StatusCreated {
+	if parsePrefer(req.r.Header).minimal {
 		h.Set("OData-EntityId", url)
 		h.Set("Preference-Applied", "return=minimal")
 		req.w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
 	if err := req.negotiateJSON(); err != nil {
-		req.noMetadata = false
+		req.format = jsonFormat{} // the write is done: answer in the default format rather than refuse it
 	}
 	ctx := req.contextMember(es.Name + "/$entity")
-	b, err := writer.appendEntity(nil, e, ctx, !req.noMetadata)
+	b, err := writer.appendEntity(nil, e, ctx, req.answer(), path)
 	if err != nil {
 		return err
 	}

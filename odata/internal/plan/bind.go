@@ -324,6 +324,9 @@ func (b *binder) binary(n *syntax.Binary) (boundExpr, error) {
 	if n.Op == syntax.OpIn {
 		return b.in(n)
 	}
+	if x, ok, err := b.complexNull(n); ok {
+		return x, err
+	}
 	l, err := b.expr(n.Left)
 	if err != nil {
 		return nil, err
