@@ -123,15 +123,15 @@ func (Dialect) TableColumns() string {
 WHERE a.attrelid = to_regclass(quote_ident($1)) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`
 }
 
-// TableIndexes reads pg_index: the key columns of each index without expressions or a predicate (INCLUDE
-// columns left out).
+// TableIndexes reads pg_index: the key columns of each index without a predicate (INCLUDE columns left out),
+// an expression as pg_get_indexdef writes it.
 func (Dialect) TableIndexes() string {
-	return `SELECT c.relname, x.indisunique, a.attname
+	return `SELECT c.relname, x.indisunique,
+	CASE WHEN k.attnum = 0 THEN pg_get_indexdef(x.indexrelid, k.position::int, true) ELSE a.attname END
 FROM pg_index AS x
 JOIN pg_class AS c ON c.oid = x.indexrelid
 CROSS JOIN LATERAL unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, position)
-JOIN pg_attribute AS a ON a.attrelid = x.indrelid AND a.attnum = k.attnum
-WHERE x.indrelid = to_regclass(quote_ident($1)) AND x.indpred IS NULL AND x.indexprs IS NULL
-	AND k.position <= x.indnkeyatts
+LEFT JOIN pg_attribute AS a ON a.attrelid = x.indrelid AND a.attnum = k.attnum
+WHERE x.indrelid = to_regclass(quote_ident($1)) AND x.indpred IS NULL AND k.position <= x.indnkeyatts
 ORDER BY c.relname, k.position`
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/storekit/store/odata/edm"
@@ -92,7 +93,7 @@ func compare(d sqldb.Dialect, t *table, found *catalogTable) []Problem {
 // keyProblems returns the problem of a key of t without a unique index in the table found, if it has none. The
 // key of a side table is not checked: the engine replaces an owner's rows as a whole.
 func keyProblems(t *table, found *catalogTable) []Problem {
-	if t.sideTable || found.hasIndex(t.key, true) {
+	if t.sideTable || found.provesUnique(t.key) {
 		return nil
 	}
 	return []Problem{{Table: t.name, Column: strings.Join(t.key, ","),
@@ -107,7 +108,7 @@ func compareColumn(d sqldb.Dialect, c *column, found *catalogColumn) string {
 	case !d.ColumnHolds(found.typ, c.kind, c.maxLength, c.precision, c.scale):
 		return fmt.Sprintf("the column's type %s cannot hold %s (%s wants %s)", found.typ, c.describe(),
 			d.Name(), d.ColumnType(c.kind, c.precision, c.scale))
-	case found.notNull && c.nullable:
+	case found.notNull && c.nullable && c.property != nil:
 		return "the column is NOT NULL but " + c.describe() + " is nullable"
 	}
 	return ""
@@ -140,7 +141,8 @@ type catalogColumn struct {
 }
 
 // hasIndex reports whether the table has an index that serves one on columns: for unique, a unique index on
-// the same columns in any order; otherwise any index whose first columns they are.
+// the same columns in any order (as a foreign key to them needs); otherwise any index whose first columns they
+// are.
 func (t *catalogTable) hasIndex(columns []string, unique bool) bool {
 	for _, x := range t.indexes {
 		if unique && x.unique && sameSet(x.columns, columns) || !unique && startsWith(x.columns, columns) {
@@ -148,6 +150,70 @@ func (t *catalogTable) hasIndex(columns []string, unique bool) bool {
 		}
 	}
 	return false
+}
+
+// provesUnique reports whether a unique index of the table makes the values of columns unique: one whose
+// columns, or the columns its expressions read, are some of them (a unique lower(email) makes email unique).
+func (t *catalogTable) provesUnique(columns []string) bool {
+	for _, x := range t.indexes {
+		if !x.unique {
+			continue
+		}
+		var read []string
+		for _, c := range x.columns {
+			read = append(read, t.referenced(c)...)
+		}
+		if len(read) > 0 && subset(read, columns) {
+			return true
+		}
+	}
+	return false
+}
+
+// referenced returns the columns of the table that an index column reads: itself, or the names of columns in
+// the text of an expression (outside string literals; double-quoted or bare).
+func (t *catalogTable) referenced(text string) []string {
+	if t.columns[text] != nil {
+		return []string{text}
+	}
+	var out []string
+	for i := 0; i < len(text); {
+		c := text[i]
+		var name string
+		switch {
+		case c == '\'':
+			end := strings.IndexByte(text[i+1:], '\'')
+			if end < 0 {
+				return out
+			}
+			i += end + 2
+			continue
+		case c == '"':
+			end := strings.IndexByte(text[i+1:], '"')
+			if end < 0 {
+				return out
+			}
+			name, i = text[i+1:i+1+end], i+end+2
+		case isNameByte(c) && (c < '0' || c > '9'):
+			j := i
+			for j < len(text) && isNameByte(text[j]) {
+				j++
+			}
+			name, i = text[i:j], j
+		default:
+			i++
+			continue
+		}
+		if t.columns[name] != nil && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// isNameByte reports whether c may be part of a bare SQL name.
+func isNameByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // readTable reads the table called name from the catalog; nil when there is none.

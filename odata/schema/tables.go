@@ -77,6 +77,11 @@ func describe(m *edm.Model) ([]*table, error) {
 		b.entityTable(et)
 	}
 	for _, et := range m.EntityTypes {
+		for _, n := range et.Navigations {
+			b.containment(n)
+		}
+	}
+	for _, et := range m.EntityTypes {
 		for _, p := range et.Properties {
 			if p.Collection && p.SQL == "" {
 				b.sideTable(et, p)
@@ -210,6 +215,36 @@ func (t *table) column(b *builder, name, what string) *column {
 	return nil
 }
 
+// containment makes the key of the table of entities contained by navigation n unique within their container,
+// as OData keys of contained entities are: the join columns that refer to the container (added when the
+// entity type has no property for them), then the key.
+func (b *builder) containment(n *edm.NavigationProperty) {
+	if !n.ContainsTarget || n.Join.Through != nil {
+		return
+	}
+	container, t := b.ofType[n.SourceType()], b.ofType[n.TargetType()]
+	if container == nil || t == nil || subset(n.Join.TargetColumns, t.key) {
+		return
+	}
+	for i, name := range n.Join.TargetColumns {
+		referred := container.column(b, n.Join.SourceColumns[i], "navigation "+n.SourceType().Name+"/"+n.Name)
+		if referred == nil {
+			return
+		}
+		if t.byName[name] == nil {
+			t.addColumn(like(referred, name, "the container of "+n.TargetType().Name, false))
+		}
+		t.byName[name].nullable = false
+	}
+	key := slices.Clone(n.Join.TargetColumns)
+	for _, k := range t.key {
+		if !slices.Contains(key, k) {
+			key = append(key, k)
+		}
+	}
+	t.key = key
+}
+
 // navigation adds what the navigation n implies: the link table of a many-to-many navigation, else the foreign
 // key of its join, on the side whose join columns are not its key (the source of a to-one navigation and the
 // target of a to-many one when neither side's are). A join of key to key implies none.
@@ -267,42 +302,46 @@ func (b *builder) refer(t *table, columns []string, principal *table, to []strin
 }
 
 // linkTable adds the link table of the many-to-many navigation n (once for the navigation and its partner):
-// the source's and the target's join columns, keyed by both; its rows go with either entity.
+// the source's and the target's join columns, keyed by both; its rows go with either entity. A link table that
+// is also an entity type's table (a link with properties of its own) gets the link's columns and foreign keys.
 func (b *builder) linkTable(n *edm.NavigationProperty) {
 	l, j := n.Join.Through, n.Join
-	if _, done := b.byName[l.Table]; done {
-		if existing := b.byName[l.Table]; !strings.HasPrefix(existing.of, "link table") {
-			b.fail("navigation %s/%s: its link table %q is also %s", n.SourceType().Name, n.Name, l.Table, existing.of)
-		}
-		return
-	}
 	source, target := b.ofType[n.SourceType()], b.ofType[n.TargetType()]
 	if source == nil || target == nil {
 		return
 	}
 	of := n.SourceType().Name + "/" + n.Name
-	what := "navigation " + of
-	t := newTable(l.Table, "link table of "+of)
-	for i, name := range l.SourceColumns {
-		referred := source.column(b, j.SourceColumns[i], what)
-		if referred == nil {
-			return
-		}
-		t.addColumn(like(referred, name, "the link's "+n.SourceType().Name, false))
-	}
-	for i, name := range l.TargetColumns {
-		referred := target.column(b, j.TargetColumns[i], what)
-		if referred == nil {
-			return
-		}
-		t.addColumn(like(referred, name, "the link's "+n.TargetType().Name, false))
-	}
-	t.key = append(slices.Clone(l.SourceColumns), l.TargetColumns...)
-	if b.add(t) {
+	t := b.byName[l.Table]
+	switch {
+	case t == nil:
+		t = newTable(l.Table, "link table of "+of)
+		t.key = append(slices.Clone(l.SourceColumns), l.TargetColumns...)
+		b.add(t)
 		b.links = append(b.links, t)
+	case t.sideTable:
+		b.fail("navigation %s: its link table %q is also the table of %s", of, l.Table, t.of)
+		return
+	}
+	if b.linkColumns(t, l.SourceColumns, source, j.SourceColumns, n, n.SourceType()) &&
+		b.linkColumns(t, l.TargetColumns, target, j.TargetColumns, n, n.TargetType()) {
 		b.refer(t, l.SourceColumns, source, j.SourceColumns, false)
 		b.refer(t, l.TargetColumns, target, j.TargetColumns, false)
 	}
+}
+
+// linkColumns adds to the link table t its columns that refer to the columns to of the table of side, unless t
+// has them; it reports false when a column of to does not exist.
+func (b *builder) linkColumns(t *table, columns []string, side *table, to []string, n *edm.NavigationProperty, sideType *edm.EntityType) bool {
+	for i, name := range columns {
+		referred := side.column(b, to[i], "navigation "+n.SourceType().Name+"/"+n.Name)
+		if referred == nil {
+			return false
+		}
+		if t.byName[name] == nil {
+			t.addColumn(like(referred, name, "the link's "+sideType.Name, false))
+		}
+	}
+	return true
 }
 
 // addIndex adds an index on columns unless the table has one that serves: for a unique index the key or a
@@ -333,10 +372,10 @@ func (t *table) indexForeignKeys() {
 }
 
 // sameSet reports whether a and b hold the same names, in any order.
-func sameSet(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
+func sameSet(a, b []string) bool { return len(a) == len(b) && subset(a, b) }
+
+// subset reports whether every name of a is in b.
+func subset(a, b []string) bool {
 	for _, x := range a {
 		if !slices.Contains(b, x) {
 			return false

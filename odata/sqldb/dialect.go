@@ -143,9 +143,11 @@ type Dialect interface {
 	// TableColumns is the query, of one argument (a table name), that reads a table's columns from the catalog:
 	// a row (name, type, not null) per column, in table order; no rows when there is no such table.
 	TableColumns() string
-	// TableIndexes is the query, of one argument (a table name), that reads a table's primary key and indexes
-	// from the catalog, those over plain columns and without a WHERE clause: a row (index name, unique, column
-	// name) per column, index by index, each index's columns in order. The primary key is a unique index.
+	// TableIndexes is the query, of one argument (a table name), that reads a table's primary key and its
+	// indexes without a WHERE clause from the catalog: a row (index name, unique, column) per column, index by
+	// index, each index's columns in order, where column is the column's name or the text of an expression
+	// (lower(email); SQLite gives the text of the whole column list for each expression of an index). The
+	// primary key is a unique index.
 	TableIndexes() string
 
 	// Clauses of writes.

@@ -74,15 +74,18 @@ func (Dialect) TableColumns() string {
 }
 
 // TableIndexes reads the primary key from pragma_table_info (an INTEGER PRIMARY KEY has no index of its own)
-// and the other indexes from pragma_index_list and pragma_index_info.
+// and the other indexes from pragma_index_list and pragma_index_info; for an expression, which has no name
+// there, the column list of the index's CREATE INDEX statement.
 func (Dialect) TableIndexes() string {
 	return `WITH t(name) AS (SELECT ?)
 SELECT index_name, is_unique, column_name FROM (
 	SELECT 'primary key' AS index_name, 1 AS is_unique, c.name AS column_name, c.pk AS position
 	FROM t, pragma_table_info(t.name) AS c WHERE c.pk > 0
 	UNION ALL
-	SELECT l.name, l."unique" <> 0, i.name, i.seqno + 1
+	SELECT l.name, l."unique" <> 0, coalesce(i.name, (SELECT substr(s.sql, instr(s.sql, '(') + 1,
+		length(s.sql) - instr(s.sql, '(') - 1) FROM sqlite_master AS s WHERE s.type = 'index' AND s.name = l.name)),
+		i.seqno + 1
 	FROM t, pragma_index_list(t.name) AS l, pragma_index_info(l.name) AS i
-	WHERE l.origin <> 'pk' AND l.partial = 0 AND i.name IS NOT NULL
+	WHERE l.origin <> 'pk' AND l.partial = 0
 ) ORDER BY index_name, position`
 }
