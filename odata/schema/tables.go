@@ -69,8 +69,9 @@ type builder struct {
 	foreign map[string]bool // the foreign keys declared, by table and columns
 }
 
-// describe returns the tables of the built model m: each entity type's, followed by the side tables of its
-// collections, then the link tables of its many-to-many navigations; with their keys, foreign keys and indexes.
+// describe returns the tables of the built model m: the entity types' in the model's order, then the side
+// tables of their collections, then the link tables of their many-to-many navigations; with their keys, foreign
+// keys and indexes.
 func describe(m *edm.Model) ([]*table, error) {
 	b := &builder{byName: map[string]*table{}, ofType: map[*edm.EntityType]*table{}, foreign: map[string]bool{}}
 	for _, et := range m.EntityTypes {
