@@ -44,7 +44,11 @@ type MismatchError struct {
 // Error lists the problems, one per line.
 func (e *MismatchError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "schema: the database does not match the model (%d problems):", len(e.Problems))
+	plural := "s"
+	if len(e.Problems) == 1 {
+		plural = ""
+	}
+	fmt.Fprintf(&b, "schema: the database does not match the model (%d problem%s):", len(e.Problems), plural)
 	for _, p := range e.Problems {
 		b.WriteString("\n\t")
 		b.WriteString(p.String())
