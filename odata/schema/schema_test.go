@@ -377,3 +377,30 @@ func exec(t *testing.T, db *dbtest.DB, statement string) {
 		t.Fatalf("%s: %v", statement, err)
 	}
 }
+
+// TestCreate_Errors gives Create models whose tables cannot be (beyond what edm.Model.Build refuses): each
+// mistake is reported, naming the declarations.
+func TestCreate_Errors(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(m *edm.Model)
+		want   string
+	}{
+		{"a link table named like a side table", func(m *edm.Model) {
+			m.EntityTypes[6].Navigations = []*edm.NavigationProperty{{Name: "Tagged", Target: "Book", Collection: true,
+				Join: edm.Join{Through: &edm.LinkTable{Table: "book_tags", SourceColumns: []string{"shelf_id"},
+					TargetColumns: []string{"book_id"}}}}}
+		}, `schema: navigation Shelf/Tagged: its link table "book_tags" is also the table of collection Book/Tags`},
+		{"a join to a column that does not exist", func(m *edm.Model) {
+			m.EntityTypes[4].Navigations[0].Join.TargetColumns = []string{"isbn_number"}
+		}, `schema: navigation Loan/Book: table "book" (entity type Book) has no column "isbn_number"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := builtModel(t, c.change)
+			_, err := schema.Create(sqlite.Dialect{}, m)
+			if err == nil || err.Error() != c.want {
+				t.Errorf("Create() error = %v, want %s", err, c.want)
+			}
+		})
+	}
+}
