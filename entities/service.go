@@ -10,6 +10,7 @@ import (
 
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/schema"
 	"github.com/storekit/store/odata/sqldb"
 )
 
@@ -34,6 +35,21 @@ type Config struct {
 	TimeBudget time.Duration
 	// OpenAPI configures the service's OpenAPI document (see odata.OpenAPI): the server adds its own endpoints.
 	OpenAPI odata.OpenAPI
+	// SkipSchemaCheck leaves the comparison of the database with the model out of NewService (see
+	// odata.Config.SkipSchemaCheck), for a caller that builds the service before it migrates the database and
+	// runs CheckSchema after.
+	SkipSchemaCheck bool
+}
+
+// CheckSchema compares the tables of db with the store's model (odata/schema.Check): nil when they match, else
+// an error listing every missing table or column, column that cannot hold its property and key without a
+// unique index.
+func CheckSchema(ctx context.Context, db *sql.DB, d sqldb.Dialect) error {
+	model, err := NewModel()
+	if err != nil {
+		return err
+	}
+	return schema.Check(ctx, db, d, model)
 }
 
 // NewService returns the store's OData service (SPEC parts 3 to 5) over cfg.DB: the model of NewModel, the
@@ -67,7 +83,8 @@ func NewService(cfg Config) (*odata.Service, error) {
 		OpenAPI:    cfg.OpenAPI,
 		TimeBudget: cfg.TimeBudget,
 		// SPEC part 3: the seed's 200 with an empty body, not the engine's 204.
-		DeleteStatus: http.StatusOK,
+		DeleteStatus:    http.StatusOK,
+		SkipSchemaCheck: cfg.SkipSchemaCheck,
 	})
 }
 

@@ -369,7 +369,7 @@ func TestBatch_Multipart(t *testing.T) {
 				{id: "r2", request: "GET $1?$select=Pages"},
 				{id: "r3", request: "GET http://example.com/odata/Book/$count"},
 			},
-			want:  []string{"r1:200", "[1:201 2:200 3:200]", "r2:200", "r3:200"},
+			want:  []string{"r1:200", "[1:201 2:200 3:204]", "r2:200", "r3:200"},
 			books: "3",
 		},
 		{

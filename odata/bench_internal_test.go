@@ -69,7 +69,7 @@ func BenchmarkPlanByKey(b *testing.B) {
 	if err := m.Build(); err != nil {
 		b.Fatal(err)
 	}
-	s, err := NewService(Config{Model: m, DB: &sql.DB{}, Dialect: sqlite.Dialect{}})
+	s, err := NewService(Config{Model: m, DB: &sql.DB{}, Dialect: sqlite.Dialect{}, SkipSchemaCheck: true})
 	if err != nil {
 		b.Fatal(err)
 	}

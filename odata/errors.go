@@ -240,6 +240,12 @@ type errorPayload struct {
 // WriteError renders err as the error body with the status of its code (AsError). Errors of status 500 and above
 // are logged with their cause (through logger, or slog.Default when logger is nil).
 func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
+	writeError(w, r, logger, err, []any{"method", r.Method, "path", r.URL.Path})
+}
+
+// writeError is WriteError whose log line of a server error starts with attrs (slog key-value pairs) that say
+// which request met it.
+func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error, attrs []any) {
 	e := AsError(err)
 	if e.Status() >= 500 {
 		e = contextError(r.Context(), e)
@@ -253,8 +259,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 		if cause == nil {
 			cause = err
 		}
-		logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path,
-			"status", status, "err", cause)
+		logger.ErrorContext(r.Context(), "request failed", append(attrs, "status", status, "err", cause)...)
 	}
 	h := w.Header()
 	for k, vs := range e.Header {

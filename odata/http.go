@@ -26,17 +26,31 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // answer serves r without a time budget of its own: a request alone (under ServeHTTP's budget) or one request of
 // a batch (under the batch's).
 func (s *Service) answer(w http.ResponseWriter, r *http.Request) {
-	if err := s.serve(w, r); err != nil {
-		if err == errNoContent {
-			w.Header().Set("OData-Version", "4.0")
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		WriteError(w, r, s.logger, err)
+	t, err := s.serve(w, r)
+	if err == errNoContent {
+		w.Header().Set("OData-Version", "4.0")
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	if err != nil {
+		// A server error's log line says which request met it and what of the model the request reached.
+		writeError(w, r, s.logger, err, requestAttrs(r, t))
 	}
 }
 
-func (s *Service) serve(w http.ResponseWriter, r *http.Request) error {
+// serve answers the request; it returns the target the path resolved to (nil when it did not) and the error
+// to answer with.
+func (s *Service) serve(w http.ResponseWriter, r *http.Request) (*target, error) {
+	t, query, err := s.route(r)
+	if err != nil {
+		return t, err
+	}
+	return t, s.dispatch(&request{w: w, r: r, target: t, query: query, service: s})
+}
+
+// route parses and resolves the request's path, parses its query when the planner does not (anything but reads
+// of entities), and checks the method against what the target allows.
+func (s *Service) route(r *http.Request) (*target, *syntax.Query, error) {
 	raw := r.URL.EscapedPath()
 	if s.mount != "" && (raw == s.mount || strings.HasPrefix(raw, s.mount+"/")) {
 		raw = raw[len(s.mount):]
@@ -45,12 +59,12 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) error {
 	if !isOpenAPIPath(raw) {
 		var err error
 		if path, err = syntax.ParsePath(raw); err != nil {
-			return syntaxError(err)
+			return nil, nil, syntaxError(err)
 		}
 	}
 	t, err := s.resolve(raw, path)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	method := r.Method
 	if method == http.MethodHead {
@@ -60,16 +74,25 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) error {
 	var query *syntax.Query
 	if method != http.MethodGet || t.kind != tCollection && t.kind != tEntity && t.kind != tCount {
 		if query, err = syntax.ParseQuery(r.URL.RawQuery); err != nil {
-			return syntaxError(err)
+			return t, nil, syntaxError(err)
 		}
 	}
 	allow := s.allowed(t)
 	if !strings.Contains(", "+allow+", ", ", "+method+", ") {
-		return &Error{Code: CodeMethodNotAllowed,
+		return t, nil, &Error{Code: CodeMethodNotAllowed,
 			Message: "The method " + r.Method + " is not allowed on this resource; allowed: " + allow + ".",
 			Header:  http.Header{"Allow": {allow}}}
 	}
-	req := &request{w: w, r: r, target: t, query: query, service: s}
+	return t, query, nil
+}
+
+// dispatch answers a routed request by its target and method.
+func (s *Service) dispatch(req *request) error {
+	t := req.target
+	method := req.r.Method
+	if method == http.MethodHead {
+		method = http.MethodGet
+	}
 	switch t.kind {
 	case tRoot:
 		return s.serviceDocument(req)

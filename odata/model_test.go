@@ -16,6 +16,7 @@ import (
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/dbtest"
 	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/schema"
 )
 
 // libraryModel is the test model: a library of books, exercising every EDM kind, a composite key, complex
@@ -208,58 +209,24 @@ func libraryModel() *edm.Model {
 	}
 }
 
-// schema holds the tables of libraryModel per dialect, following odata/DESIGN.md's storage conventions.
-var schema = map[string]string{
-	"sqlite": `
-CREATE TABLE publisher (id TEXT NOT NULL PRIMARY KEY, name TEXT NOT NULL, address_street TEXT, address_city TEXT,
-	address_zip TEXT, founded TEXT,
-	created_on_utc TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%f', 'now') || '000Z')) STRICT;
-CREATE TABLE author (id TEXT NOT NULL PRIMARY KEY, name TEXT NOT NULL, email TEXT) STRICT;
-CREATE TABLE book (id TEXT NOT NULL PRIMARY KEY, title TEXT NOT NULL, isbn TEXT UNIQUE, price INTEGER NOT NULL,
-	pages INTEGER NOT NULL, edition INTEGER NOT NULL, flag INTEGER NOT NULL, level INTEGER NOT NULL,
-	sold INTEGER NOT NULL DEFAULT 0, rating REAL, weight REAL, in_print INTEGER NOT NULL, genre INTEGER NOT NULL,
-	formats INTEGER NOT NULL, published TEXT, reading_time INTEGER, release_time TEXT, updated_on_utc TEXT,
-	catalog_guid TEXT, stamp BLOB, size_width INTEGER NOT NULL, size_height INTEGER NOT NULL,
-	publisher_id TEXT REFERENCES publisher (id)) STRICT;
-CREATE TABLE book_tags (book_id TEXT NOT NULL REFERENCES book (id), value TEXT, ordinal INTEGER NOT NULL,
-	PRIMARY KEY (book_id, ordinal)) STRICT;
-CREATE TABLE book_author (book_id TEXT NOT NULL REFERENCES book (id), author_id TEXT NOT NULL REFERENCES author (id),
-	PRIMARY KEY (book_id, author_id)) STRICT;
-CREATE TABLE chapter (id TEXT NOT NULL PRIMARY KEY, book_id TEXT NOT NULL REFERENCES book (id), number INTEGER NOT NULL,
-	title TEXT) STRICT;
-CREATE TABLE cover (id TEXT NOT NULL PRIMARY KEY, book_id TEXT NOT NULL, mime_type TEXT NOT NULL, data BLOB NOT NULL) STRICT;
-CREATE TABLE loan (book_id TEXT NOT NULL, member_no INTEGER NOT NULL, due TEXT, PRIMARY KEY (book_id, member_no)) STRICT;
-CREATE TABLE member (id TEXT NOT NULL UNIQUE, email TEXT NOT NULL PRIMARY KEY, name TEXT) STRICT;
-CREATE TABLE member_role (member_id TEXT NOT NULL REFERENCES member (id), value TEXT, ordinal INTEGER NOT NULL,
-	PRIMARY KEY (member_id, ordinal)) STRICT;
-CREATE TABLE card (id TEXT NOT NULL PRIMARY KEY, member_id TEXT NOT NULL REFERENCES member (id), number TEXT NOT NULL) STRICT;
-`,
-	"postgres": `
-CREATE TABLE publisher (id TEXT COLLATE "C" NOT NULL PRIMARY KEY, name TEXT COLLATE "C" NOT NULL,
-	address_street TEXT COLLATE "C", address_city TEXT COLLATE "C", address_zip TEXT COLLATE "C", founded DATE,
-	created_on_utc TIMESTAMPTZ NOT NULL DEFAULT now());
-CREATE TABLE author (id TEXT COLLATE "C" NOT NULL PRIMARY KEY, name TEXT COLLATE "C" NOT NULL, email TEXT COLLATE "C");
-CREATE TABLE book (id TEXT COLLATE "C" NOT NULL PRIMARY KEY, title TEXT COLLATE "C" NOT NULL, isbn TEXT COLLATE "C" UNIQUE,
-	price NUMERIC(19,4) NOT NULL, pages INTEGER NOT NULL, edition SMALLINT NOT NULL, flag SMALLINT NOT NULL,
-	level SMALLINT NOT NULL, sold BIGINT NOT NULL DEFAULT 0, rating DOUBLE PRECISION, weight REAL,
-	in_print BOOLEAN NOT NULL, genre INTEGER NOT NULL, formats INTEGER NOT NULL, published DATE, reading_time BIGINT,
-	release_time TIME, updated_on_utc TIMESTAMPTZ, catalog_guid UUID, stamp BYTEA, size_width INTEGER NOT NULL,
-	size_height INTEGER NOT NULL, publisher_id TEXT COLLATE "C" REFERENCES publisher (id));
-CREATE TABLE book_tags (book_id TEXT COLLATE "C" NOT NULL REFERENCES book (id), value TEXT COLLATE "C",
-	ordinal INTEGER NOT NULL, PRIMARY KEY (book_id, ordinal));
-CREATE TABLE book_author (book_id TEXT COLLATE "C" NOT NULL REFERENCES book (id),
-	author_id TEXT COLLATE "C" NOT NULL REFERENCES author (id), PRIMARY KEY (book_id, author_id));
-CREATE TABLE chapter (id TEXT COLLATE "C" NOT NULL PRIMARY KEY, book_id TEXT COLLATE "C" NOT NULL REFERENCES book (id),
-	number INTEGER NOT NULL, title TEXT COLLATE "C");
-CREATE TABLE cover (id TEXT COLLATE "C" NOT NULL PRIMARY KEY, book_id TEXT COLLATE "C" NOT NULL,
-	mime_type TEXT COLLATE "C" NOT NULL, data BYTEA NOT NULL);
-CREATE TABLE loan (book_id TEXT COLLATE "C" NOT NULL, member_no INTEGER NOT NULL, due DATE, PRIMARY KEY (book_id, member_no));
-CREATE TABLE member (id TEXT COLLATE "C" NOT NULL UNIQUE, email TEXT COLLATE "C" NOT NULL PRIMARY KEY, name TEXT COLLATE "C");
-CREATE TABLE member_role (member_id TEXT COLLATE "C" NOT NULL REFERENCES member (id), value TEXT COLLATE "C",
-	ordinal INTEGER NOT NULL, PRIMARY KEY (member_id, ordinal));
-CREATE TABLE card (id TEXT COLLATE "C" NOT NULL PRIMARY KEY, member_id TEXT COLLATE "C" NOT NULL REFERENCES member (id),
-	number TEXT COLLATE "C" NOT NULL);
-`,
+// createLibrarySchema creates the tables of libraryModel as the engine derives them from the model
+// (odata/schema.Create), and the unique index on Book/Isbn, a rule the model does not express.
+func createLibrarySchema(t testing.TB, db *dbtest.DB) {
+	t.Helper()
+	m := libraryModel()
+	if err := m.Build(); err != nil {
+		t.Fatal(err)
+	}
+	statements, err := schema.Create(db.Dialect, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	statements = append(statements, `CREATE UNIQUE INDEX book_isbn_key ON book (isbn)`)
+	for _, stmt := range statements {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatalf("schema: %v\n%s", err, stmt)
+		}
+	}
 }
 
 // fixedNow is the clock of the test hooks, so answers are reproducible.
@@ -371,14 +338,7 @@ func newFixtureTB(t testing.TB, db *dbtest.DB) *fixture { return newFixtureWith(
 // (when not nil).
 func newFixtureWith(t testing.TB, db *dbtest.DB, change func(cfg *odata.Config)) *fixture {
 	t.Helper()
-	for _, stmt := range strings.Split(schema[db.Dialect.Name()], ";\n") {
-		if strings.TrimSpace(stmt) == "" {
-			continue
-		}
-		if _, err := db.Exec(stmt); err != nil {
-			t.Fatalf("schema: %v\n%s", err, stmt)
-		}
-	}
+	createLibrarySchema(t, db)
 	m := libraryModel()
 	if err := m.Build(); err != nil {
 		t.Fatal(err)

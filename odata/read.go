@@ -540,7 +540,7 @@ func scanConvert(rows rowSource, writer *rowWriter) error {
 // abort ends an answer that has started: the error is logged and the connection cut, so the client sees a
 // truncated body rather than a well-formed partial one.
 func abort(s *Service, req *request, err error) error {
-	s.logger.ErrorContext(req.r.Context(), "answer aborted", "method", req.r.Method, "path", req.r.URL.Path, "err", err)
+	s.logger.ErrorContext(req.r.Context(), "answer aborted", append(requestAttrs(req.r, req.target), "err", err)...)
 	panic(http.ErrAbortHandler)
 }
 

@@ -68,6 +68,10 @@ type Config struct {
 	Actions map[string]ActionFunc
 	// OpenAPI configures the OpenAPI document served at $openapi (see OpenAPI); the zero value gives defaults.
 	OpenAPI OpenAPI
+	// SkipSchemaCheck leaves out the start-up check of the database: by default NewService compares its tables
+	// with the model (odata/schema.Check) and reports every missing table or column, column type that cannot
+	// hold its property and key without a unique index, rather than answering 500 when a request meets one.
+	SkipSchemaCheck bool
 }
 
 // Writes is the set of write methods an entity set offers; the zero value offers none (read-only). A method
@@ -258,10 +262,12 @@ type setConfig struct {
 	generated *edm.Property
 }
 
-// NewService checks cfg against the model and returns the service. Every mistake is reported, joined: a missing
-// Model, DB or Dialect, page sizes, Mount, PublicURL or DeleteStatus out of shape, an unknown entity set or action, an action
-// without handler, an UpsertBy that names no suitable property, hooks on a set that offers no write that would
-// run them, a wrong OpenAPI configuration.
+// NewService checks cfg against the model, and the database against the model, and returns the service. Every
+// mistake is reported, joined: a missing Model, DB or Dialect, page sizes, Mount, PublicURL or DeleteStatus out of
+// shape, an unknown entity set or action, an action without handler, an UpsertBy that names no suitable
+// property, hooks on a set that offers no write that would run them, a wrong OpenAPI configuration, and the
+// tables and columns of the model that the database lacks or cannot hold (an *schema.MismatchError, see
+// Config.SkipSchemaCheck).
 func NewService(cfg Config) (*Service, error) {
 	var errs []error
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf("odata: "+format, args...)) }
@@ -279,6 +285,11 @@ func NewService(cfg Config) (*Service, error) {
 		s.configureSets(cfg.Sets, fail)
 		s.registerActions(cfg.Actions, fail)
 		s.writeDocuments(cfg.OpenAPI, fail)
+		if cfg.DB != nil && cfg.Dialect != nil && !cfg.SkipSchemaCheck {
+			if err := checkSchema(cfg.DB, cfg.Dialect, cfg.Model); err != nil {
+				errs = append(errs, err)
+			}
+		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

@@ -16,6 +16,7 @@ import (
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/dbtest"
 	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/schema"
 )
 
 // firstWriteRecorder records how many rows had been scanned when the answer was first written to.
@@ -101,9 +102,52 @@ func itoa(i int) string {
 	return string(b)
 }
 
-// TestNewService_Errors is SQLite only: NewService checks its configuration without running SQL.
+// TestNewService_SchemaCheck starts the library service on a database that lacks a column and whose price
+// column cannot hold decimals, with a configuration mistake as well: one error reports all three; with
+// SkipSchemaCheck only the configuration is checked.
+func TestNewService_SchemaCheck(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		createLibrarySchema(t, db)
+		for _, s := range []string{`ALTER TABLE loan DROP COLUMN due`, `ALTER TABLE book DROP COLUMN price`,
+			`ALTER TABLE book ADD COLUMN price TEXT`} {
+			if _, err := db.Exec(s); err != nil {
+				t.Fatalf("%s: %v", s, err)
+			}
+		}
+		m := libraryModel()
+		if err := m.Build(); err != nil {
+			t.Fatal(err)
+		}
+		sets, actions := libraryConfig(m)
+		sets["Nope"] = odata.SetOptions{}
+		cfg := odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Sets: sets, Actions: actions}
+		_, err := odata.NewService(cfg)
+		for _, want := range []string{
+			`Sets["Nope"]: the model has no entity set`,
+			`table "book", column "price": the column's type `,
+			`cannot hold Book/Price, Edm.Decimal(19,4)`,
+			`table "loan", column "due": the column does not exist (Loan/Due, Edm.Date)`,
+		} {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("NewService() error = %v, want one containing %q", err, want)
+			}
+		}
+		var mismatch *schema.MismatchError
+		if !errors.As(err, &mismatch) || len(mismatch.Problems) != 2 {
+			t.Errorf("NewService() error = %v, want a *schema.MismatchError of 2 problems", err)
+		}
+		cfg.SkipSchemaCheck = true
+		if _, err := odata.NewService(cfg); err == nil || errors.As(err, &mismatch) {
+			t.Errorf("NewService(SkipSchemaCheck) error = %v, want the configuration mistake alone", err)
+		}
+	})
+}
+
+// TestNewService_Errors is SQLite only: NewService checks its configuration without running SQL but the
+// catalog queries of the schema check (whose problems TestNewService_SchemaCheck lists on both databases).
 func TestNewService_Errors(t *testing.T) {
 	db := dbtest.SQLite(t)
+	createLibrarySchema(t, db)
 	noop := func(context.Context, *odata.ActionCall) (any, error) { return nil, nil }
 	hook := func(context.Context, *odata.Tx, *odata.Change) error { return nil }
 	for _, tc := range []struct {

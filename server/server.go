@@ -92,6 +92,9 @@ type Deps struct {
 type Components struct {
 	// Migrations are applied in order at start-up, before Seed.
 	Migrations []migrate.Source
+	// CheckSchema, when not nil, runs after the migrations: it compares the database with what the components
+	// need (odata/schema.Check), and an error stops the start.
+	CheckSchema func(ctx context.Context) error
 	// Seed runs after the migrations, before the service listens: on a new database it creates the reference
 	// data and the admin (and the demo catalog); later it changes nothing. When it generated the admin's
 	// password it returns it, and Run logs it once.
@@ -156,6 +159,11 @@ func run(ctx context.Context, wire wireFunc, args []string, getenv func(string) 
 	n, err := migrate.Up(ctx, db, dialect, c.Migrations...)
 	if err != nil {
 		return startErr(ctx, err)
+	}
+	if c.CheckSchema != nil {
+		if err := c.CheckSchema(ctx); err != nil {
+			return startErr(ctx, err)
+		}
 	}
 	logger.Info("database schema up to date", "migrations_applied", n)
 	if c.Seed != nil {

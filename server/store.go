@@ -16,7 +16,7 @@ func storeComponents(ctx context.Context, deps Deps) (*Components, error) {
 	auth := &entities.Auth{DB: deps.DB, Dialect: deps.Dialect, TokenTTL: cfg.TokenTTL}
 	od, err := entities.NewService(entities.Config{DB: deps.DB, Dialect: deps.Dialect, Logger: deps.Logger,
 		Mount: "/odata", PublicURL: cfg.PublicURL, CountriesEnabled: cfg.CountriesEnabled, OpenAPI: storeOpenAPI(),
-		TimeBudget: cfg.RequestBudget})
+		TimeBudget: cfg.RequestBudget, SkipSchemaCheck: true}) // checked after the migrations: CheckSchema
 	if err != nil {
 		return nil, err
 	}
@@ -24,6 +24,9 @@ func storeComponents(ctx context.Context, deps Deps) (*Components, error) {
 		CountriesEnabled: cfg.CountriesEnabled, PublicURL: cfg.PublicURL})
 	return &Components{
 		Migrations: []migrate.Source{entities.Migrations, storefront.Migrations},
+		CheckSchema: func(ctx context.Context) error {
+			return entities.CheckSchema(ctx, deps.DB, deps.Dialect)
+		},
 		OData:      od,
 		Storefront: func(r Router) { store.Register(r) },
 		Seed: func(ctx context.Context) (string, error) {

@@ -1,8 +1,9 @@
 // Command embed is a Go service of its own that serves its tables through the OData engine: books with their
 // authors in a SQLite file, readable with $filter, $orderby, $select, $expand and $search, writable with POST,
-// PATCH and DELETE, under /odata/ beside the program's other handlers. The engine describes the API as an
-// OpenAPI document at /odata/$openapi, with the program's own /healthz in it; /docs shows it with Swagger UI
-// (assets embedded in the binary).
+// PATCH and DELETE, under /odata/ beside the program's other handlers. The tables come from the model: at
+// start-up a migration creates what the file lacks (-migrate=false only checks, and a missing table or column
+// stops the start with its name). The engine describes the API as an OpenAPI document at /odata/$openapi, with
+// the program's own /healthz in it; /docs shows it with Swagger UI (assets embedded in the binary).
 //
 //	go run ./examples/embed -addr 127.0.0.1:8080 -db books.db
 //	curl 'http://127.0.0.1:8080/odata/Books?$filter=Year%20lt%201950&$expand=Author'
@@ -23,7 +24,9 @@ import (
 
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/migrate"
 	"github.com/storekit/store/odata/openapiui"
+	"github.com/storekit/store/odata/schema"
 	"github.com/storekit/store/odata/sqlite"
 )
 
@@ -37,7 +40,7 @@ func main() {
 }
 
 // model describes the tables: each entity type is a table named after it in snake case (author, book), each
-// property a column.
+// property a column, the Author navigation a foreign key (odata/schema derives them).
 func model() *edm.Model {
 	id := &edm.Property{Name: "Id", Type: edm.KindString, ReadOnly: true}
 	return &edm.Model{
@@ -59,14 +62,11 @@ func model() *edm.Model {
 	}
 }
 
-const schema = `
-CREATE TABLE IF NOT EXISTS author (id TEXT NOT NULL PRIMARY KEY, name TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS book (id TEXT NOT NULL PRIMARY KEY, title TEXT NOT NULL, year INTEGER NOT NULL,
-	author_id TEXT NOT NULL REFERENCES author (id));
-CREATE INDEX IF NOT EXISTS book_author ON book (author_id);
-INSERT OR IGNORE INTO author VALUES ('tolkien', 'J. R. R. Tolkien'), ('le-guin', 'Ursula K. Le Guin');
-INSERT OR IGNORE INTO book VALUES ('hobbit', 'The Hobbit', 1937, 'tolkien'), ('lotr', 'The Lord of the Rings', 1954, 'tolkien'),
-	('earthsea', 'A Wizard of Earthsea', 1968, 'le-guin');`
+// seed is the first books, for a new file.
+const seed = `
+INSERT OR IGNORE INTO author (id, name) VALUES ('tolkien', 'J. R. R. Tolkien'), ('le-guin', 'Ursula K. Le Guin');
+INSERT OR IGNORE INTO book (id, title, year, author_id) VALUES ('hobbit', 'The Hobbit', 1937, 'tolkien'),
+	('lotr', 'The Lord of the Rings', 1954, 'tolkien'), ('earthsea', 'A Wizard of Earthsea', 1968, 'le-guin');`
 
 // run serves until ctx is cancelled.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -74,6 +74,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	flags.SetOutput(stderr)
 	addr := flags.String("addr", "127.0.0.1:8080", "address to listen on")
 	path := flags.String("db", "books.db", "SQLite database file (env BOOKS_DB)")
+	migrateSchema := flags.Bool("migrate", true, "add the tables and columns of the model the file lacks (else only check)")
 	if err := flags.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -85,13 +86,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer db.Close()
-	if _, err := db.ExecContext(ctx, schema); err != nil {
-		return err
-	}
 	m := model()
 	if err := m.Build(); err != nil {
 		return err
 	}
+	if *migrateSchema { // the model's tables, as a versioned migration (see schema_migrations)
+		if _, err := migrate.Up(ctx, db, sqlite.Dialect{}, schema.Migration("library", m)); err != nil {
+			return err
+		}
+	}
+	// NewService checks the tables against the model: a missing table or column stops the start here.
 	svc, err := odata.NewService(odata.Config{Model: m, DB: db, Dialect: sqlite.Dialect{}, Mount: "/odata",
 		Sets: map[string]odata.SetOptions{
 			"Authors": {Writes: odata.WritePost | odata.WritePatch},
@@ -104,6 +108,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}}},
 	})
 	if err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, seed); err != nil {
 		return err
 	}
 	mux := http.NewServeMux()

@@ -11,29 +11,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/storekit/store/odata/sqlite"
 )
 
 // TestRun starts the program on a free port and reads and writes books through it. SQLite only: the program
 // serves a SQLite file and nothing else (the engine's own tests cover PostgreSQL).
 func TestRun(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	out, w := io.Pipe()
-	done := make(chan error, 1)
-	args := []string{"embed", "-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "books.db")}
-	go func() {
-		done <- run(ctx, args, func(string) string { return "" }, w, io.Discard)
-		w.Close()
-	}()
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no first line: %v (run: %v)", err, <-done)
-	}
-	base, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	if !ok {
-		t.Fatalf("first line = %q, want listening on http://ADDR", line)
-	}
-	go io.Copy(io.Discard, out)
+	base, stop := start(t, filepath.Join(t.TempDir(), "books.db"))
 
 	var page struct {
 		Value []struct {
@@ -89,9 +74,84 @@ func TestRun(t *testing.T) {
 		}
 	}
 
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Errorf("run = %v", err)
+	}
+}
+
+// TestRun_MissingColumn starts the program on a file whose book table was made without the year column:
+// without -migrate the start stops with an error that names the column; with it the column is added (0 for the
+// books stored before) and the books are served.
+func TestRun_MissingColumn(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "books.db")
+	db, err := sqlite.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		`CREATE TABLE author (id TEXT NOT NULL PRIMARY KEY, name TEXT NOT NULL)`,
+		`CREATE TABLE book (id TEXT NOT NULL PRIMARY KEY, title TEXT NOT NULL, author_id TEXT NOT NULL REFERENCES author (id))`,
+		`INSERT INTO author VALUES ('austen', 'Jane Austen')`,
+		`INSERT INTO book VALUES ('emma', 'Emma', 'austen')`,
+	} {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	args := []string{"embed", "-addr", "127.0.0.1:0", "-db", path, "-migrate=false"}
+	err = run(context.Background(), args, func(string) string { return "" }, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), `table "book", column "year": the column does not exist (Book/Year, Edm.Int32)`) {
+		t.Fatalf("run(-migrate=false) = %v, want an error naming book.year", err)
+	}
+
+	base, stop := start(t, path)
+	var book struct{ Title string }
+	get(t, base+"/odata/Books('emma')?$select=Title,Year", &book)
+	var page struct {
+		Value []struct {
+			Title string
+			Year  int
+		} `json:"value"`
+	}
+	get(t, base+"/odata/Books?$filter=Year%20lt%201940&$orderby=Year&$select=Title,Year", &page)
+	want := []struct {
+		Title string
+		Year  int
+	}{{"Emma", 0}, {"The Hobbit", 1937}}
+	if diff := cmp.Diff(want, page.Value); diff != "" {
+		t.Errorf("GET Books after the migration (-want +got):\n%s", diff)
+	}
+	if err := stop(); err != nil {
+		t.Errorf("run = %v", err)
+	}
+}
+
+// start runs the program on the SQLite file path and returns its root URL and the function that stops it.
+func start(t *testing.T, path string) (string, func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	out, w := io.Pipe()
+	done := make(chan error, 1)
+	args := []string{"embed", "-addr", "127.0.0.1:0", "-db", path}
+	go func() {
+		done <- run(ctx, args, func(string) string { return "" }, w, io.Discard)
+		w.Close()
+	}()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no first line: %v (run: %v)", err, <-done)
+	}
+	base, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if !ok {
+		t.Fatalf("first line = %q, want listening on http://ADDR", line)
+	}
+	go io.Copy(io.Discard, out)
+	return base, func() error {
+		cancel()
+		return <-done
 	}
 }
 

@@ -6,7 +6,8 @@
 //	postgres/0001_create_catalog.sql
 //
 // Files are applied in version order, each in its own transaction together with its row in the
-// schema_migrations table (component, version). A database that holds a version newer than the program knows is
+// schema_migrations table (component, version). A Source may compute its changes instead (Source.Changes, as
+// odata/schema.Migration does from a model): they are applied, when there are any, as its next version. A database that holds a version newer than the program knows is
 // refused, so an old binary never runs against a newer schema. The dialect's SessionLock (an advisory lock on
 // PostgreSQL) serializes concurrent starts of several server nodes.
 package migrate
@@ -25,12 +26,18 @@ import (
 	"github.com/storekit/store/odata/sqldb"
 )
 
-// Source is one component's migrations.
+// Source is one component's migrations: files written beforehand (FS), or changes computed from the database as
+// it is (Changes).
 type Source struct {
 	// Name identifies the component in schema_migrations (e.g. "entities").
 	Name string
 	// FS holds a directory per dialect name ("sqlite", "postgres") of files named NNNN_description.sql.
 	FS fs.FS
+	// Changes, when not nil, replaces FS: inside the transaction of the migration it returns the statements
+	// that bring the database to what the component needs and a name that says what they do, no statements
+	// when the database is there. Up applies them as the component's next version. odata/schema.Migration
+	// computes them from a model.
+	Changes func(ctx context.Context, tx *sql.Tx, d sqldb.Dialect) (name string, statements []string, err error)
 }
 
 // Migration is one file of a Source.
@@ -79,6 +86,14 @@ func Up(ctx context.Context, db *sql.DB, d sqldb.Dialect, sources ...Source) (in
 	}
 	applied := 0
 	for _, src := range sources {
+		if src.Changes != nil {
+			n, err := applyChanges(ctx, conn, d, src)
+			applied += n
+			if err != nil {
+				return applied, err
+			}
+			continue
+		}
 		list, err := Load(src, d.Name())
 		if err != nil {
 			return applied, err
@@ -139,7 +154,12 @@ func Load(src Source, dialect string) ([]Migration, error) {
 	return list, nil
 }
 
-func currentVersion(ctx context.Context, conn *sql.Conn, d sqldb.Dialect, component string) (int, error) {
+// querier is a *sql.Conn or *sql.Tx.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func currentVersion(ctx context.Context, conn querier, d sqldb.Dialect, component string) (int, error) {
 	q, args, err := sqldb.Builder(d).Select("COALESCE(MAX(version), 0)").From("schema_migrations").
 		Where("component = ?", component).ToSql()
 	if err != nil {
@@ -161,6 +181,44 @@ func apply(ctx context.Context, conn *sql.Conn, d sqldb.Dialect, component strin
 	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 		return fmt.Errorf("migrate: %s %s: %w", component, m.Name, err)
 	}
+	if err := record(ctx, tx, d, component, m); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// applyChanges applies the changes src.Changes computes, if any, as the next version of src in one
+// transaction, and returns 1 when it applied them.
+func applyChanges(ctx context.Context, conn *sql.Conn, d sqldb.Dialect, src Source) (int, error) {
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	current, err := currentVersion(ctx, tx, d, src.Name)
+	if err != nil {
+		return 0, err
+	}
+	name, statements, err := src.Changes(ctx, tx, d)
+	if err != nil {
+		return 0, fmt.Errorf("migrate: %s: %w", src.Name, err)
+	}
+	if len(statements) == 0 {
+		return 0, nil
+	}
+	for _, s := range statements {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			return 0, fmt.Errorf("migrate: %s version %d: %s: %w", src.Name, current+1, s, err)
+		}
+	}
+	if err := record(ctx, tx, d, src.Name, Migration{Version: current + 1, Name: name}); err != nil {
+		return 0, err
+	}
+	return 1, tx.Commit()
+}
+
+// record adds the row of migration m of component to schema_migrations.
+func record(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, component string, m Migration) error {
 	q, args, err := sqldb.Builder(d).Insert("schema_migrations").Columns("component", "version", "name", "applied_at").
 		Values(component, m.Version, m.Name, time.Now().UTC().Format(time.RFC3339)).ToSql()
 	if err != nil {
@@ -169,5 +227,5 @@ func apply(ctx context.Context, conn *sql.Conn, d sqldb.Dialect, component strin
 	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 		return fmt.Errorf("migrate: record %s %s: %w", component, m.Name, err)
 	}
-	return tx.Commit()
+	return nil
 }

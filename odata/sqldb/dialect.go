@@ -122,6 +122,34 @@ type Dialect interface {
 	// SQLite and NULL on PostgreSQL.
 	ArrayAgg(value, order string, k edm.Kind) string
 
+	// Tables and the catalog, for odata/schema: the DDL of a model and the check of a database against it.
+
+	// ColumnType is the type of a column that stores values of kind k (precision and scale are a Decimal's), as
+	// odata/DESIGN.md's storage table gives it: TEXT, INTEGER (a scaled decimal), REAL, BLOB on SQLite;
+	// TEXT COLLATE "C", BOOLEAN, SMALLINT, INTEGER, BIGINT, NUMERIC(p,s), ... on PostgreSQL.
+	ColumnType(k edm.Kind, precision, scale int) string
+	// ColumnHolds reports whether a column of the given type, as the TableColumns query reads it from the catalog,
+	// stores every value of kind k as the engine writes and reads it: a String of up to maxLength characters (0
+	// for no limit), a Decimal of the precision and scale.
+	ColumnHolds(columnType string, k edm.Kind, maxLength, precision, scale int) bool
+	// TableOptions is what follows the column list of a CREATE TABLE: " STRICT" on SQLite (a value of the wrong
+	// storage class, such as an unscaled decimal, is then an error), "" on PostgreSQL.
+	TableOptions() string
+	// AddForeignKey is the statement that adds a foreign key constraint (its SQL, "CONSTRAINT name FOREIGN KEY
+	// (...) REFERENCES ...") to an existing table: ALTER TABLE ... ADD ... on PostgreSQL. It is "" on SQLite,
+	// which cannot add a constraint to a table: its CREATE TABLE declares them, and may refer to a table created
+	// after it.
+	AddForeignKey(table, constraint string) string
+	// TableColumns is the query, of one argument (a table name), that reads a table's columns from the catalog:
+	// a row (name, type, not null) per column, in table order; no rows when there is no such table.
+	TableColumns() string
+	// TableIndexes is the query, of one argument (a table name), that reads a table's primary key and its
+	// indexes without a WHERE clause from the catalog: a row (index name, unique, column) per column, index by
+	// index, each index's columns in order, where column is the column's name or the text of an expression
+	// (lower(email); SQLite gives the text of the whole column list for each expression of an index). The
+	// primary key is a unique index.
+	TableIndexes() string
+
 	// Clauses of writes.
 
 	// Returning is the clause that returns columns from an INSERT, UPDATE or DELETE ("RETURNING ..."; both

@@ -31,6 +31,9 @@ type pagingRow struct {
 func loadProducts(t testing.TB, db *dbtest.DB, m *edm.Model, n int) []pagingRow {
 	t.Helper()
 	createSchema(t, db, m)
+	for i := 0; i < 50; i++ { // the manufacturers the products refer to
+		insertEntity(t, db, m.EntityType("Manufacturer"), row{"Id": fmt.Sprintf("m%02d", i), "Name": "maker"})
+	}
 	pt := m.EntityType("Product")
 	cols := scalarColumns(pt)
 	names := make([]string, len(cols))

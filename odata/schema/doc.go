@@ -1,0 +1,24 @@
+// Package schema derives a database schema from a model: the tables, columns, keys, foreign keys, side tables,
+// link tables and indexes that an edm.Model implies under the storage conventions of odata/DESIGN.md, for the
+// dialect of the database (odata/sqlite, odata/postgres).
+//
+// Three uses, from the least to the most hands-off:
+//
+//   - Create returns the DDL of the whole schema, to review or hand to a migration tool of one's own;
+//     Changes returns the statements that add what a given database lacks.
+//   - Check compares a database with the model and returns one *MismatchError listing every missing table or
+//     column, every column whose type cannot hold its property and every key without a unique index.
+//     odata.NewService runs it at start-up (unless Config.SkipSchemaCheck), so a model property without a column
+//     stops the start instead of failing requests.
+//   - Migration is an odata/migrate source that applies Changes as a versioned migration: run by migrate.Up at
+//     start-up, it creates the tables of an empty database and later adds the tables, columns and indexes a
+//     changed model needs. It only adds: it never drops or alters what exists, and refuses (with the problems)
+//     a change that adding cannot make.
+//
+// A property computed by SQL has no column; a collection property has its side table; a complex property is a
+// column per member. A navigation's join implies a foreign key on the side whose join columns are not its key.
+// When an entity is deleted, a nullable reference to it becomes null and the entities with a required one go
+// with it (the rule of the project's other schemas), as do its collection items and link rows. A schema that
+// wants other rules (refusing the delete, a check, a unique column the model does not express) starts from
+// Create's DDL, or adds to the tables: Check only asks for what the engine needs.
+package schema

@@ -1,0 +1,25 @@
+package odata
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/schema"
+	"github.com/storekit/store/odata/sqldb"
+)
+
+// schemaCheckTimeout bounds the start-up check of the database: a few catalog queries per table.
+const schemaCheckTimeout = time.Minute
+
+// checkSchema compares the tables of db with the model m (schema.Check), nil when they match.
+func checkSchema(db *sql.DB, d sqldb.Dialect, m *edm.Model) error {
+	ctx, cancel := context.WithTimeout(context.Background(), schemaCheckTimeout)
+	defer cancel()
+	if err := schema.Check(ctx, db, d, m); err != nil {
+		return fmt.Errorf("odata: %w", err)
+	}
+	return nil
+}

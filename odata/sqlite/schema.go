@@ -1,0 +1,91 @@
+package sqlite
+
+import (
+	"strings"
+
+	"github.com/storekit/store/odata/edm"
+)
+
+// ColumnType returns the storage class of kind k: TEXT for strings and the text forms of dates, times and
+// Guids, INTEGER for Booleans, integers, Durations (microseconds) and Decimals (scaled by 10^scale), REAL for
+// Double and Single, BLOB for Binary and Stream.
+func (Dialect) ColumnType(k edm.Kind, _, _ int) string { return storageClass(k) }
+
+func storageClass(k edm.Kind) string {
+	switch k {
+	case edm.KindBoolean, edm.KindByte, edm.KindSByte, edm.KindInt16, edm.KindInt32, edm.KindInt64,
+		edm.KindDuration, edm.KindDecimal:
+		return "INTEGER"
+	case edm.KindDouble, edm.KindSingle:
+		return "REAL"
+	case edm.KindBinary, edm.KindStream:
+		return "BLOB"
+	}
+	return "TEXT"
+}
+
+// ColumnHolds reports whether the column's affinity, which SQLite derives from the declared type, keeps values
+// of kind k as the engine stores them: TEXT affinity for text, INTEGER or NUMERIC for integers (and scaled
+// decimals), REAL or NUMERIC for floating-point numbers, BLOB for bytes. A column declared without a type or as
+// ANY keeps every value as it is given.
+func (Dialect) ColumnHolds(columnType string, k edm.Kind, _, _, _ int) bool {
+	got := affinity(columnType)
+	if got == "" {
+		return true
+	}
+	switch want := storageClass(k); want {
+	case "INTEGER":
+		return got == want || got == "NUMERIC"
+	case "REAL":
+		return got == want || got == "NUMERIC"
+	default:
+		return got == want
+	}
+}
+
+// affinity is the type affinity of a declared column type by SQLite's rules (section 3.1 of "Datatypes In
+// SQLite"): INTEGER, TEXT, BLOB, REAL or NUMERIC; "" for no type or ANY, which keep values unchanged.
+func affinity(declared string) string {
+	t := strings.ToUpper(strings.TrimSpace(declared))
+	switch {
+	case t == "" || t == "ANY":
+		return ""
+	case strings.Contains(t, "INT"):
+		return "INTEGER"
+	case strings.Contains(t, "CHAR"), strings.Contains(t, "CLOB"), strings.Contains(t, "TEXT"):
+		return "TEXT"
+	case strings.Contains(t, "BLOB"):
+		return "BLOB"
+	case strings.Contains(t, "REAL"), strings.Contains(t, "FLOA"), strings.Contains(t, "DOUB"):
+		return "REAL"
+	}
+	return "NUMERIC"
+}
+
+// TableOptions returns " STRICT": a value of the wrong storage class is an error rather than stored.
+func (Dialect) TableOptions() string { return " STRICT" }
+
+// AddForeignKey returns "": SQLite cannot add a constraint to an existing table.
+func (Dialect) AddForeignKey(string, string) string { return "" }
+
+// TableColumns reads pragma_table_info.
+func (Dialect) TableColumns() string {
+	return `SELECT name, type, "notnull" <> 0 FROM pragma_table_info(?) ORDER BY cid`
+}
+
+// TableIndexes reads the primary key from pragma_table_info (an INTEGER PRIMARY KEY has no index of its own)
+// and the other indexes from pragma_index_list and pragma_index_info; for an expression, which has no name
+// there, the column list of the index's CREATE INDEX statement.
+func (Dialect) TableIndexes() string {
+	return `WITH t(name) AS (SELECT ?)
+SELECT index_name, is_unique, column_name FROM (
+	SELECT 'primary key' AS index_name, 1 AS is_unique, c.name AS column_name, c.pk AS position
+	FROM t, pragma_table_info(t.name) AS c WHERE c.pk > 0
+	UNION ALL
+	SELECT l.name, l."unique" <> 0, coalesce(i.name, (SELECT substr(s.sql, instr(s.sql, '(') + 1,
+		length(s.sql) - instr(s.sql, '(') - 1) FROM sqlite_master AS s WHERE s.type = 'index' AND s.name = l.name)),
+		i.seqno + 1
+	FROM t, pragma_index_list(t.name) AS l, pragma_index_info(l.name) AS i
+	WHERE l.origin <> 'pk' AND l.partial = 0
+) ORDER BY index_name, position`
+}

@@ -1,0 +1,43 @@
+package sqlite_test
+
+import (
+	"testing"
+
+	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/sqlite"
+)
+
+// TestDialect_ColumnHolds checks which declared types hold each kind, by SQLite's affinity rules.
+func TestDialect_ColumnHolds(t *testing.T) {
+	d := sqlite.Dialect{}
+	for _, c := range []struct {
+		columnType string
+		kind       edm.Kind
+		want       bool
+	}{
+		{"TEXT", edm.KindString, true},
+		{"VARCHAR(10)", edm.KindString, true},
+		{"NVARCHAR(100)", edm.KindGuid, true},
+		{"CLOB", edm.KindDateTimeOffset, true},
+		{"INTEGER", edm.KindString, false},
+		{"BLOB", edm.KindDate, false},
+		{"INT", edm.KindInt64, true},
+		{"BIGINT", edm.KindBoolean, true},
+		{"NUMERIC", edm.KindDecimal, true},
+		{"DECIMAL(19,4)", edm.KindDecimal, true},
+		{"REAL", edm.KindDecimal, false},
+		{"TEXT", edm.KindInt32, false},
+		{"REAL", edm.KindDouble, true},
+		{"DOUBLE PRECISION", edm.KindSingle, true},
+		{"FLOAT", edm.KindDouble, true},
+		{"INTEGER", edm.KindDouble, false},
+		{"BLOB", edm.KindBinary, true},
+		{"TEXT", edm.KindStream, false},
+		{"", edm.KindBinary, true},
+		{"ANY", edm.KindString, true},
+	} {
+		if got := d.ColumnHolds(c.columnType, c.kind, 0, 19, 4); got != c.want {
+			t.Errorf("ColumnHolds(%q, %s) = %v, want %v", c.columnType, c.kind, got, c.want)
+		}
+	}
+}
