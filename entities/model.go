@@ -567,7 +567,8 @@ func pictureType() *edm.EntityType {
 			text("AltAttribute"),
 			text("TitleAttribute"),
 			{Name: "PictureBinary", Type: edm.KindBinary, MaxLength: maxPictureBytes, Lazy: true,
-				Description: "The image bytes (base64 in JSON), returned only when selected; required on create."},
+				StandardBase64: true, // SPEC 4.7: "base64 in JSON"
+				Description:    "The image bytes (base64 in JSON), returned only when selected; required on create."},
 			readOnly(int32Prop("Size", 0)),
 		},
 	}

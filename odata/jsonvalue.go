@@ -301,7 +301,11 @@ func appendValue(b []byte, p *edm.Property, v any) ([]byte, error) {
 	case edm.KindBinary, edm.KindStream:
 		if x, ok := v.([]byte); ok {
 			b = append(b, '"')
-			b = base64.URLEncoding.AppendEncode(b, x) // base64url, as OData JSON has it (padded)
+			if p.StandardBase64 {
+				b = base64.StdEncoding.AppendEncode(b, x)
+			} else {
+				b = base64.URLEncoding.AppendEncode(b, x) // base64url, as OData JSON has it (padded)
+			}
 			return append(b, '"'), nil
 		}
 	}

@@ -189,6 +189,9 @@ func (g *docBuilder) propertySchema(p *edm.Property) *jsObject {
 	if d, ok := defaultValue(p); ok {
 		s.set("default", d)
 	}
+	if p.StandardBase64 && !p.Collection {
+		s.set("contentEncoding", "base64")
+	}
 	return describe(s, p.Description)
 }
 

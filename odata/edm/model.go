@@ -166,6 +166,9 @@ type Property struct {
 	ReadOnly bool
 	// Immutable marks a value set on create only (Core.Immutable).
 	Immutable bool
+	// StandardBase64 writes a Binary value in JSON answers in standard base64 (RFC 4648 section 4, "+" and "/")
+	// instead of OData's base64url, for services whose clients were promised it; bodies are read in either.
+	StandardBase64 bool
 	// Required makes a create or full update without a value fail with RequiredMessage (or a generic one).
 	Required        bool
 	RequiredMessage string
