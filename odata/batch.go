@@ -394,7 +394,11 @@ func (b *batchRun) partRequest(ctx context.Context, item *batchItem) (*http.Requ
 // resolveURL returns the path and query a request of the batch addresses: a URL relative to the service root,
 // an absolute path, an absolute URL, or a reference $id/... to the entity an earlier request created.
 func (b *batchRun) resolveURL(raw string) (string, error) {
-	if rest, ok := strings.CutPrefix(raw, "$"); ok {
+	reference := raw
+	if strings.HasPrefix(reference, "/$") { // "/$1": clients write a reference as an absolute path too
+		reference = reference[1:]
+	}
+	if rest, ok := strings.CutPrefix(reference, "$"); ok {
 		end := strings.IndexAny(rest, "/?")
 		if end < 0 {
 			end = len(rest)

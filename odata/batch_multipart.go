@@ -212,7 +212,7 @@ func writeMultipartEntry(writer *multipart.Writer, results []*batchResult) error
 func writeResponsePart(writer *multipart.Writer, res *batchResult) error {
 	header := textproto.MIMEHeader{"Content-Type": {"application/http"}, "Content-Transfer-Encoding": {"binary"}}
 	if res.item.id != "" {
-		header.Set("Content-ID", res.item.id)
+		header["Content-ID"] = []string{res.item.id} // spelt as OData writes it, not canonicalised to Content-Id
 	}
 	part, err := writer.CreatePart(header)
 	if err != nil {

@@ -363,7 +363,7 @@ func TestBatch_Multipart(t *testing.T) {
 				{id: "r1", request: "GET Book('b1')"},
 				{changeSet: []multipartEntry{
 					{id: "1", request: "POST Book\n" + `{"Title":"Multi"}`},
-					{id: "2", request: "PATCH $1\n" + `{"Pages":9}`},
+					{id: "2", request: "PATCH /$1\n" + `{"Pages":9}`}, // a reference written as an absolute path
 					{id: "3", request: "DELETE /odata/Book('b3')"},
 				}},
 				{id: "r2", request: "GET $1?$select=Pages"},
@@ -394,6 +394,9 @@ func TestBatch_Multipart(t *testing.T) {
 				got := readMultipartAnswer(t, resp.Header.Get("Content-Type"), strings.NewReader(resp.Body))
 				if diff := cmp.Diff(tc.want, got); diff != "" {
 					t.Errorf("answer (-want +got):\n%s", diff)
+				}
+				if !strings.Contains(resp.Body, "Content-ID: ") {
+					t.Errorf("the answer's parts do not spell the header Content-ID:\n%.400s", resp.Body)
 				}
 				if n := f.count("/odata/Book"); n != tc.books {
 					t.Errorf("books after the batch = %s, want %s", n, tc.books)

@@ -266,6 +266,7 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 		h[k] = vs
 	}
 	h.Set("Content-Type", ContentTypeJSON)
+	h.Set("Content-Language", "en") // the language of message (OData JSON Format, error response)
 	h.Set("OData-Version", "4.0")
 	h.Del("Content-Length")
 	h.Del("ETag")

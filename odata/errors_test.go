@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/storekit/store/odata"
+	"github.com/storekit/store/odata/dbtest"
 	"github.com/storekit/store/odata/internal/plan"
 	"github.com/storekit/store/odata/sqldb"
 	"github.com/storekit/store/odata/syntax"
@@ -122,5 +123,40 @@ func TestErrorConstructors(t *testing.T) {
 	}
 	if e := odata.ValidationError(detail); e.Target != "Name" || !strings.Contains(e.Message, "required") {
 		t.Errorf("ValidationError(%v) = %q, want the first detail's target and message", detail, e)
+	}
+}
+
+// TestService_VersionHeaders: OData-MaxVersion below 4.0 cannot be answered (406), an OData-Version other than 4.0
+// or 4.01 is not read (400); both headers are optional, and every error names the language of its message.
+func TestService_VersionHeaders(t *testing.T) {
+	f := newFixture(t, dbtest.SQLite(t))
+	f.seed()
+	for _, tc := range []struct {
+		headers []string
+		status  int
+		target  string
+	}{
+		{nil, 200, ""},
+		{[]string{"OData-MaxVersion", "4.0"}, 200, ""},
+		{[]string{"OData-MaxVersion", "4.01"}, 200, ""},
+		{[]string{"OData-MaxVersion", "5.0"}, 200, ""},
+		{[]string{"OData-Version", "4.0", "OData-MaxVersion", "4.01"}, 200, ""},
+		{[]string{"OData-Version", "4.01"}, 200, ""},
+		{[]string{"OData-MaxVersion", "3.0"}, 406, "OData-MaxVersion"},
+		{[]string{"OData-MaxVersion", "four"}, 400, "OData-MaxVersion"},
+		{[]string{"OData-Version", "3.0"}, 400, "OData-Version"},
+		{[]string{"OData-Version", "4.02"}, 400, "OData-Version"},
+	} {
+		resp := f.do("GET", "/odata/Book?$top=1", "", tc.headers...)
+		if resp.Status != tc.status {
+			t.Errorf("GET Book with %q = %d, want %d\n%s", tc.headers, resp.Status, tc.status, resp.Body)
+			continue
+		}
+		if tc.status == 200 {
+			continue
+		}
+		if e := decodeError(t, resp.Body); e.Target != tc.target || resp.Header.Get("Content-Language") != "en" {
+			t.Errorf("GET Book with %q: target %q, Content-Language %q; want %s, en", tc.headers, e.Target, resp.Header.Get("Content-Language"), tc.target)
+		}
 	}
 }

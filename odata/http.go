@@ -3,6 +3,7 @@ package odata
 import (
 	"context"
 	"errors"
+	"fmt"
 	"mime"
 	"net/http"
 	"sort"
@@ -51,6 +52,9 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) (*target, error)
 // route parses and resolves the request's path, parses its query when the planner does not (anything but reads
 // of entities), and checks the method against what the target allows.
 func (s *Service) route(r *http.Request) (*target, *syntax.Query, error) {
+	if err := checkVersions(r.Header); err != nil {
+		return nil, nil, err
+	}
 	raw := r.URL.EscapedPath()
 	if s.mount != "" && (raw == s.mount || strings.HasPrefix(raw, s.mount+"/")) {
 		raw = raw[len(s.mount):]
@@ -435,4 +439,45 @@ func (s *Service) metadata(req *request) error {
 	h.Set("Content-Type", "application/xml")
 	_, err := req.w.Write(s.metadataXML)
 	return err
+}
+
+// checkVersions refuses a request the service cannot answer in the version it asks for. Both headers are
+// optional. OData-MaxVersion below 4.0 is 406: the service answers in 4.0 (and reads 4.01 syntax), never in an
+// older version. An OData-Version the request is written in other than 4.0 or 4.01 is 400; so is a header that
+// is not a version.
+func checkVersions(h http.Header) error {
+	if v := h.Get("OData-MaxVersion"); v != "" {
+		major, _, ok := parseODataVersion(v)
+		if !ok {
+			return &Error{Code: CodeBadRequest, Target: "OData-MaxVersion",
+				Message: fmt.Sprintf("OData-MaxVersion %q is not a version such as 4.0 or 4.01.", v)}
+		}
+		if major < 4 {
+			return &Error{Code: CodeNotAcceptable, Target: "OData-MaxVersion",
+				Message: fmt.Sprintf("The service answers in OData 4.0, above OData-MaxVersion %s.", v)}
+		}
+	}
+	if v := h.Get("OData-Version"); v != "" {
+		major, minor, ok := parseODataVersion(v)
+		if !ok || major != 4 || minor > 1 {
+			return &Error{Code: CodeBadRequest, Target: "OData-Version",
+				Message: fmt.Sprintf("OData-Version %q is not supported: requests are read as OData 4.0 or 4.01.", v)}
+		}
+	}
+	return nil
+}
+
+// parseODataVersion reads a version header value "major.minor" (or "major").
+func parseODataVersion(v string) (major, minor int, ok bool) {
+	m, n, hasMinor := strings.Cut(strings.TrimSpace(v), ".")
+	major, err := strconv.Atoi(m)
+	if err != nil || major < 0 {
+		return 0, 0, false
+	}
+	if hasMinor {
+		if minor, err = strconv.Atoi(n); err != nil || minor < 0 {
+			return 0, 0, false
+		}
+	}
+	return major, minor, true
 }

@@ -304,7 +304,7 @@ func appendValue(b []byte, p *edm.Property, v any) ([]byte, error) {
 			if p.StandardBase64 {
 				b = base64.StdEncoding.AppendEncode(b, x)
 			} else {
-				b = base64.URLEncoding.AppendEncode(b, x) // base64url, as OData JSON has it (padded)
+				b = base64.RawURLEncoding.AppendEncode(b, x) // base64url without padding, as OData JSON has it
 			}
 			return append(b, '"'), nil
 		}
