@@ -49,8 +49,7 @@
 //     the set starts empty and larger amounts are refused with a 400.
 //
 // Keys are generated (Guid) when a POST to Products, Categories, MediaItems or DecimalSamples leaves the key
-// out; a POST naming the key of an existing entity replaces it and one naming an unknown key is a 400 (the
-// engine's upsert by key: its public API offers no "generated when absent, the client's when sent"), and
+// out; a POST always creates (a key the client sends is used, an existing one is a 409), as OData says, and
 // ProductDescriptions takes its composite key from the body.
 package main
 
