@@ -26,40 +26,46 @@ const (
 	argDuration
 )
 
+// functionSignature is what binding a canonical function needs: the kinds of its parameters, the type of its
+// result, and what else a function checks or computes.
 type functionSignature struct {
 	params   []argumentKind
-	optional int // how many trailing params are optional
+	optional int       // how many trailing params are optional
+	result   boundType // the type of the result (nullable when an argument is)
+	// complete, when set, finishes the bound call: it checks a literal argument, sets the result type, or
+	// computes a constant.
+	complete func(b *binder, n *syntax.Call, call *boundCall) (boundExpr, error)
 }
 
 var functionSignatures = map[string]functionSignature{
-	"contains":           {params: []argumentKind{argString, argString}},
-	"startswith":         {params: []argumentKind{argString, argString}},
-	"endswith":           {params: []argumentKind{argString, argString}},
-	"matchespattern":     {params: []argumentKind{argString, argString}},
-	"length":             {params: []argumentKind{argString}},
-	"indexof":            {params: []argumentKind{argString, argString}},
-	"substring":          {params: []argumentKind{argString, argInteger, argInteger}, optional: 1},
-	"tolower":            {params: []argumentKind{argString}},
-	"toupper":            {params: []argumentKind{argString}},
-	"trim":               {params: []argumentKind{argString}},
-	"concat":             {params: []argumentKind{argString, argString}},
-	"year":               {params: []argumentKind{argDate}},
-	"month":              {params: []argumentKind{argDate}},
-	"day":                {params: []argumentKind{argDate}},
-	"hour":               {params: []argumentKind{argTime}},
-	"minute":             {params: []argumentKind{argTime}},
-	"second":             {params: []argumentKind{argTime}},
-	"fractionalseconds":  {params: []argumentKind{argTime}},
-	"totalseconds":       {params: []argumentKind{argDuration}},
-	"date":               {params: []argumentKind{argDateTime}},
-	"time":               {params: []argumentKind{argDateTime}},
-	"totaloffsetminutes": {params: []argumentKind{argDateTime}},
-	"now":                {},
-	"maxdatetime":        {},
-	"mindatetime":        {},
-	"round":              {params: []argumentKind{argNumber}},
-	"floor":              {params: []argumentKind{argNumber}},
-	"ceiling":            {params: []argumentKind{argNumber}},
+	"contains":           {params: []argumentKind{argString, argString}, result: tBool},
+	"startswith":         {params: []argumentKind{argString, argString}, result: tBool},
+	"endswith":           {params: []argumentKind{argString, argString}, result: tBool},
+	"matchespattern":     {params: []argumentKind{argString, argString}, result: tBool, complete: completeMatchesPattern},
+	"length":             {params: []argumentKind{argString}, result: tInt32},
+	"indexof":            {params: []argumentKind{argString, argString}, result: tInt32},
+	"substring":          {params: []argumentKind{argString, argInteger, argInteger}, optional: 1, result: tString, complete: completeSubstring},
+	"tolower":            {params: []argumentKind{argString}, result: tString},
+	"toupper":            {params: []argumentKind{argString}, result: tString},
+	"trim":               {params: []argumentKind{argString}, result: tString},
+	"concat":             {params: []argumentKind{argString, argString}, result: tString},
+	"year":               {params: []argumentKind{argDate}, result: tInt32},
+	"month":              {params: []argumentKind{argDate}, result: tInt32},
+	"day":                {params: []argumentKind{argDate}, result: tInt32},
+	"hour":               {params: []argumentKind{argTime}, result: tInt32},
+	"minute":             {params: []argumentKind{argTime}, result: tInt32},
+	"second":             {params: []argumentKind{argTime}, result: tInt32},
+	"fractionalseconds":  {params: []argumentKind{argTime}, result: tDecimal},
+	"totalseconds":       {params: []argumentKind{argDuration}, result: tDecimal},
+	"date":               {params: []argumentKind{argDateTime}, result: tDate},
+	"time":               {params: []argumentKind{argDateTime}, result: tTime},
+	"totaloffsetminutes": {params: []argumentKind{argDateTime}, result: tInt32},
+	"now":                {result: tDateTime},
+	"maxdatetime":        {result: tDateTime, complete: constantTime(time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC))},
+	"mindatetime":        {result: tDateTime, complete: constantTime(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC))},
+	"round":              {params: []argumentKind{argNumber}, complete: completeRounding},
+	"floor":              {params: []argumentKind{argNumber}, complete: completeRounding},
+	"ceiling":            {params: []argumentKind{argNumber}, complete: completeRounding},
 }
 
 // funcNames maps the lower-case names the parser produces to the canonical spelling for messages.
@@ -104,6 +110,8 @@ func (p argumentKind) accepts(t boundType) bool {
 	return false
 }
 
+// call binds a call of a canonical function: cast and isof, which take a type, or a function of
+// functionSignatures.
 func (b *binder) call(n *syntax.Call) (boundExpr, error) {
 	switch n.Name {
 	case "cast":
@@ -113,88 +121,109 @@ func (b *binder) call(n *syntax.Call) (boundExpr, error) {
 	case "hassubset", "hassubsequence":
 		return nil, b.fail(CodeNotSupported, n, "%s is not supported", n.Name)
 	}
-	sig, ok := functionSignatures[n.Name]
+	signature, ok := functionSignatures[n.Name]
 	if !ok {
 		return nil, b.fail(CodeNotSupported, n, "function %s is not supported", n.Name)
 	}
-	name := funcName(n.Name)
-	if len(n.Args) > len(sig.params) || len(n.Args) < len(sig.params)-sig.optional {
-		want := len(sig.params)
-		if sig.optional > 0 {
-			return nil, b.fail(CodeTypeMismatch, n, "%s takes %d or %d arguments, found %d", name, want-sig.optional, want, len(n.Args))
-		}
-		plural := "s"
-		if want == 1 {
-			plural = ""
-		}
-		return nil, b.fail(CodeTypeMismatch, n, "%s takes %d argument%s, found %d", name, want, plural, len(n.Args))
+	if err := b.checkArity(n, signature); err != nil {
+		return nil, err
 	}
 	args := make([]boundExpr, len(n.Args))
 	anyNullable := false
-	for i, a := range n.Args {
-		if a.Name != "" {
-			return nil, b.fail(CodeSyntax, a.Value, "%s takes no named arguments", name)
-		}
-		x, err := b.expr(a.Value)
+	for i := range n.Args {
+		x, err := b.argument(n, i, signature.params[i])
 		if err != nil {
 			return nil, err
 		}
-		t := x.typeOf()
-		if !sig.params[i].accepts(t) {
-			return nil, b.fail(CodeTypeMismatch, a.Value, "argument %d of %s must be %s, found %s", i+1, name, sig.params[i], t)
-		}
-		if sig.params[i] == argInteger {
-			if l, ok := x.(*boundLiteral); ok && l.v != nil {
-				x = &boundLiteral{t: tInt64, v: l.v}
-			}
-		}
-		if t.null && sig.params[i] == argString {
-			x = &boundLiteral{t: tString.withNullable(true)}
-		}
-		anyNullable = anyNullable || t.nullable
+		anyNullable = anyNullable || x.typeOf().nullable
 		args[i] = x
 	}
-	var t boundType
-	switch n.Name {
-	case "contains", "startswith", "endswith", "matchespattern":
-		t = tBool
-		if n.Name == "matchespattern" {
-			if l, ok := args[1].(*boundLiteral); ok && l.v != nil {
-				if err := checkPattern(l.v.(string)); err != nil {
-					return nil, b.fail(CodeInvalidValue, n.Args[1].Value, "invalid pattern: %v", err)
-				}
-			}
-		}
-	case "length", "indexof", "year", "month", "day", "hour", "minute", "second", "totaloffsetminutes":
-		t = tInt32
-	case "substring", "tolower", "toupper", "trim", "concat":
-		t = tString
-	case "fractionalseconds", "totalseconds":
-		t = tDecimal
-	case "date":
-		t = tDate
-	case "time":
-		t = tTime
-	case "now":
-		t = tDateTime
-	case "maxdatetime":
-		return &boundLiteral{t: tDateTime, v: time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)}, nil
-	case "mindatetime":
-		return &boundLiteral{t: tDateTime, v: time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)}, nil
-	case "round", "floor", "ceiling":
-		t = args[0].typeOf().withNullable(false)
-		if t.null {
-			t = tDecimal
-		}
-		if l, ok := args[0].(*boundLiteral); ok {
-			return foldRounding(n.Name, l), nil
+	call := &boundCall{t: signature.result.withNullable(anyNullable), fn: n.Name, args: args}
+	if signature.complete != nil {
+		return signature.complete(b, n, call)
+	}
+	return call, nil
+}
+
+// checkArity checks the number of arguments of a call.
+func (b *binder) checkArity(n *syntax.Call, signature functionSignature) error {
+	want := len(signature.params)
+	if len(n.Args) <= want && len(n.Args) >= want-signature.optional {
+		return nil
+	}
+	name := funcName(n.Name)
+	if signature.optional > 0 {
+		return b.fail(CodeTypeMismatch, n, "%s takes %d or %d arguments, found %d", name, want-signature.optional, want, len(n.Args))
+	}
+	plural := "s"
+	if want == 1 {
+		plural = ""
+	}
+	return b.fail(CodeTypeMismatch, n, "%s takes %d argument%s, found %d", name, want, plural, len(n.Args))
+}
+
+// argument binds argument i of a call and checks it against its parameter's kind: an integer literal becomes an
+// Int64, a null string argument a typed null.
+func (b *binder) argument(n *syntax.Call, i int, kind argumentKind) (boundExpr, error) {
+	a := n.Args[i]
+	if a.Name != "" {
+		return nil, b.fail(CodeSyntax, a.Value, "%s takes no named arguments", funcName(n.Name))
+	}
+	x, err := b.expr(a.Value)
+	if err != nil {
+		return nil, err
+	}
+	t := x.typeOf()
+	if !kind.accepts(t) {
+		return nil, b.fail(CodeTypeMismatch, a.Value, "argument %d of %s must be %s, found %s", i+1, funcName(n.Name), kind, t)
+	}
+	if literal, ok := x.(*boundLiteral); ok && kind == argInteger && literal.v != nil {
+		return &boundLiteral{t: tInt64, v: literal.v}, nil
+	}
+	if t.null && kind == argString {
+		return &boundLiteral{t: tString.withNullable(true)}, nil
+	}
+	return x, nil
+}
+
+// completeMatchesPattern checks a literal pattern of matchesPattern.
+func completeMatchesPattern(b *binder, n *syntax.Call, call *boundCall) (boundExpr, error) {
+	if literal, ok := call.args[1].(*boundLiteral); ok && literal.v != nil {
+		if err := checkPattern(literal.v.(string)); err != nil {
+			return nil, b.fail(CodeInvalidValue, n.Args[1].Value, "invalid pattern: %v", err)
 		}
 	}
-	t.nullable = anyNullable
-	if n.Name == "substring" && len(args) == 3 {
-		t.nullable = true // a negative length is null
+	return call, nil
+}
+
+// completeSubstring makes substring with a length nullable: a negative length is null.
+func completeSubstring(_ *binder, _ *syntax.Call, call *boundCall) (boundExpr, error) {
+	if len(call.args) == 3 {
+		call.t.nullable = true
 	}
-	return &boundCall{t: t, fn: n.Name, args: args}, nil
+	return call, nil
+}
+
+// constantTime is the completion of a function that is the constant v (maxdatetime, mindatetime).
+func constantTime(v time.Time) func(*binder, *syntax.Call, *boundCall) (boundExpr, error) {
+	return func(*binder, *syntax.Call, *boundCall) (boundExpr, error) {
+		return &boundLiteral{t: tDateTime, v: v}, nil
+	}
+}
+
+// completeRounding gives round, floor and ceiling the type of their argument (Decimal for null) and computes
+// them on a literal.
+func completeRounding(_ *binder, n *syntax.Call, call *boundCall) (boundExpr, error) {
+	if literal, ok := call.args[0].(*boundLiteral); ok {
+		return foldRounding(n.Name, literal), nil
+	}
+	t := call.args[0].typeOf()
+	call.t = t.withNullable(false)
+	if call.t.null {
+		call.t = tDecimal
+	}
+	call.t.nullable = t.nullable
+	return call, nil
 }
 
 // foldRounding computes round, floor or ceiling of a literal.
@@ -294,11 +323,8 @@ func (b *binder) isof(n *syntax.Call) (boundExpr, error) {
 		return nil, err
 	}
 	if len(n.Args) == 1 {
-		cur := b.it
-		if len(b.vars) > 0 {
-			cur = b.vars[len(b.vars)-1].item
-		}
-		ok := cur.typ != nil && b.isTypeName(tn.Name, cur.typ.Name)
+		current := b.innermost()
+		ok := current.typ != nil && b.isTypeName(tn.Name, current.typ.Name)
 		return &boundLiteral{t: tBool, v: ok}, nil
 	}
 	x, err := b.expr(n.Args[0].Value)

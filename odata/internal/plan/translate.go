@@ -219,93 +219,127 @@ func isColumn(e boundExpr) bool {
 	return false
 }
 
+// compare writes T or F (with neg) of a comparison.
 func (c *compiler) compare(x *boundBinary, neg bool) string {
-	l, r, op := x.l, x.r, x.op
-	switch r.(type) {
-	case *boundNavigation, *boundRange:
-		l, r, op = r, l, flip(op)
-	default:
-		if isNullLiteral(l) && !isNullLiteral(r) {
-			l, r, op = r, l, flip(op)
-		}
-	}
-	switch lx := l.(type) {
+	l, r, op := orient(x)
+	switch left := l.(type) {
 	case *boundNavigation:
-		return c.navNull(lx, (op == syntax.OpEq) != neg)
+		return c.navNull(left, (op == syntax.OpEq) != neg)
 	case *boundRange:
-		// An instance is null only when it is the missing row of a LEFT JOIN.
-		isNull := op == syntax.OpEq
-		if !lx.r.nullable {
-			return c.constBool(!isNull != neg)
-		}
-		key := c.qualifiedColumn(lx.r.alias, lx.r.typ.KeyProperties()[0].Column)
-		if isNull != neg {
-			return key + " IS NULL"
-		}
-		return key + " IS NOT NULL"
+		return c.compareInstance(left, op, neg)
 	}
 	if isNullLiteral(r) {
-		if isNullLiteral(l) {
-			return c.constBool((op == syntax.OpEq || op == syntax.OpGe || op == syntax.OpLe) != neg)
-		}
-		v, _ := c.value(l)
-		switch op {
-		case syntax.OpEq, syntax.OpNe:
-			if (op == syntax.OpEq) != neg {
-				return v + " IS NULL"
-			}
-			return v + " IS NOT NULL"
-		}
-		return c.constBool(neg) // relational comparisons with null are false
+		return c.compareWithNull(l, op, neg)
 	}
 	if isLiteral(l) && !isLiteral(r) {
 		l, r, op = r, l, flip(op)
 	}
-	lt, rt := l.typeOf(), r.typeOf()
-	ls, lrep := c.value(l)
-	var rs string
-	rrep := -1
-	if rl, ok := r.(*boundLiteral); ok && c.d.ScaledDecimals() && lrep >= 0 && isExactNumber(rl.v) {
-		v, adj, ok := scaleLiteral(rl.v, lrep, op)
-		if !ok {
-			// A value with more digits than the column's scale: never equal.
-			switch op {
-			case syntax.OpEq:
-				return c.constBool(neg)
-			case syntax.OpNe:
-				return c.constBool(!neg)
-			}
+	return c.compareValues(l, r, op, neg)
+}
+
+// orient returns the operands and operator of a comparison with an entity operand, else an operand that is not
+// the null literal, on the left.
+func orient(x *boundBinary) (boundExpr, boundExpr, syntax.BinaryOp) {
+	switch x.r.(type) {
+	case *boundNavigation, *boundRange:
+		return x.r, x.l, flip(x.op)
+	}
+	if isNullLiteral(x.l) && !isNullLiteral(x.r) {
+		return x.r, x.l, flip(x.op)
+	}
+	return x.l, x.r, x.op
+}
+
+// compareInstance compares an instance with null (eq or ne): it is null only when it is the missing row of a
+// LEFT JOIN.
+func (c *compiler) compareInstance(x *boundRange, op syntax.BinaryOp, neg bool) string {
+	isNull := op == syntax.OpEq
+	if !x.r.nullable {
+		return c.constBool(!isNull != neg)
+	}
+	key := c.qualifiedColumn(x.r.alias, x.r.typ.KeyProperties()[0].Column)
+	if isNull != neg {
+		return key + " IS NULL"
+	}
+	return key + " IS NOT NULL"
+}
+
+// compareWithNull compares l with the null literal: eq and ne test for null, and relational comparisons with
+// null are false (null le null is true, as null eq null is).
+func (c *compiler) compareWithNull(l boundExpr, op syntax.BinaryOp, neg bool) string {
+	if isNullLiteral(l) {
+		return c.constBool((op == syntax.OpEq || op == syntax.OpGe || op == syntax.OpLe) != neg)
+	}
+	v, _ := c.value(l)
+	switch op {
+	case syntax.OpEq, syntax.OpNe:
+		if (op == syntax.OpEq) != neg {
+			return v + " IS NULL"
 		}
-		op = adj
-		rs, rrep = c.param(tInt64, v), lrep
+		return v + " IS NOT NULL"
+	}
+	return c.constBool(neg)
+}
+
+// operand is one side of a comparison as SQL: its text, its representation (see value) and whether it can be
+// null.
+type operand struct {
+	sql      string
+	scale    int
+	nullable bool
+}
+
+// compareValues compares two values, neither of them the null literal, with the literal, if any, on the right.
+func (c *compiler) compareValues(l, r boundExpr, op syntax.BinaryOp, neg bool) string {
+	left := operand{nullable: nullable(l)}
+	left.sql, left.scale = c.value(l)
+	right := operand{nullable: nullable(r)}
+	if literal, ok := r.(*boundLiteral); ok && c.d.ScaledDecimals() && left.scale >= 0 && isExactNumber(literal.v) {
+		v, exact := scaleLiteral(literal.v, left.scale, op)
+		if !exact && (op == syntax.OpEq || op == syntax.OpNe) {
+			// A value with more digits than the column's scale: never equal.
+			return c.constBool((op == syntax.OpNe) != neg)
+		}
+		right.sql, right.scale = c.param(tInt64, v), left.scale
 	} else {
-		rs, rrep = c.value(r)
+		right.sql, right.scale = c.value(r)
 	}
-	if lt.isNumeric() && rt.isNumeric() && c.d.ScaledDecimals() {
-		ls, rs = c.align(ls, lrep, rs, rrep, promote(lt.kind, rt.kind))
+	c.alignOperands(l, r, &left, &right, op)
+	if left.nullable && right.nullable && (op == syntax.OpEq || op == syntax.OpNe) {
+		return "(" + c.d.NullSafeEqual(left.sql, right.sql, (op == syntax.OpEq) != neg) + ")"
 	}
-	if op != syntax.OpEq && op != syntax.OpNe && lt.isString() && !isColumn(l) && !isColumn(r) {
-		ls = c.d.CollateBinary(ls)
+	return twoValued(left, right, op, neg)
+}
+
+// alignOperands brings the SQL of two compared operands to terms the database compares as OData does: numbers
+// to one representation where decimals are scaled, computed strings to the binary collation for ordering.
+func (c *compiler) alignOperands(l, r boundExpr, left, right *operand, op syntax.BinaryOp) {
+	leftType, rightType := l.typeOf(), r.typeOf()
+	if leftType.isNumeric() && rightType.isNumeric() && c.d.ScaledDecimals() {
+		left.sql, right.sql = c.align(left.sql, left.scale, right.sql, right.scale, promote(leftType.kind, rightType.kind))
 	}
-	ln, rn := nullable(l), nullable(r)
-	if ln && rn && (op == syntax.OpEq || op == syntax.OpNe) {
-		return "(" + c.d.NullSafeEqual(ls, rs, (op == syntax.OpEq) != neg) + ")"
+	if op != syntax.OpEq && op != syntax.OpNe && leftType.isString() && !isColumn(l) && !isColumn(r) {
+		left.sql = c.d.CollateBinary(left.sql)
 	}
-	eff := op
+}
+
+// twoValued writes T or F of a comparison of which at most one side can be null: null ne x is true, and so is
+// the negation of a relational comparison with null.
+func twoValued(left, right operand, op syntax.BinaryOp, neg bool) string {
+	effective := op
 	if neg {
-		eff = inverse(op)
+		effective = inverse(op)
 	}
-	base := ls + " " + sqlOps[eff] + " " + rs
-	if eff == syntax.OpEq || (!neg && eff != syntax.OpNe) {
+	base := left.sql + " " + sqlOps[effective] + " " + right.sql
+	if effective == syntax.OpEq || (!neg && effective != syntax.OpNe) {
 		return base
 	}
-	// null ne x is true, and so is the negation of a relational comparison with null.
 	var nulls []string
-	if ln {
-		nulls = append(nulls, ls+" IS NULL")
+	if left.nullable {
+		nulls = append(nulls, left.sql+" IS NULL")
 	}
-	if rn {
-		nulls = append(nulls, rs+" IS NULL")
+	if right.nullable {
+		nulls = append(nulls, right.sql+" IS NULL")
 	}
 	if len(nulls) == 0 {
 		return base
@@ -342,14 +376,14 @@ func isExactNumber(v any) bool {
 	return false
 }
 
-// scaleLiteral returns v x 10^scale as an int64 for comparing with an exact integer expression at that scale.
-// When the scaled value is not an integer, the operator is adjusted so the comparison stays exact (x > 1.5 is
-// x > 1 for integers x) and ok is false (no value is equal).
-func scaleLiteral(v any, scale int, op syntax.BinaryOp) (int64, syntax.BinaryOp, bool) {
+// scaleLiteral returns v x 10^scale as an int64 for comparing with an exact integer expression at that scale by
+// op. When the scaled value is not an integer it is rounded so the comparison stays exact (x > 1.5 is x > 1 for
+// integers x; ge and lt round up) and exact is false (no value is equal).
+func scaleLiteral(v any, scale int, op syntax.BinaryOp) (scaled int64, exact bool) {
 	d, _ := asDecimal(v)
 	s := d.Shift(int32(scale))
-	ok := s.IsInteger()
-	if !ok {
+	exact = s.IsInteger()
+	if !exact {
 		switch op {
 		case syntax.OpGt, syntax.OpLe:
 			s = s.Floor()
@@ -361,11 +395,11 @@ func scaleLiteral(v any, scale int, op syntax.BinaryOp) (int64, syntax.BinaryOp,
 	if !bi.IsInt64() {
 		// Beyond int64: compare with the nearest representable bound.
 		if bi.Sign() > 0 {
-			return maxInt64, op, ok
+			return maxInt64, exact
 		}
-		return minInt64, op, ok
+		return minInt64, exact
 	}
-	return bi.Int64(), op, ok
+	return bi.Int64(), exact
 }
 
 const (
@@ -555,7 +589,7 @@ func (c *compiler) in(x *boundIn, neg bool) string {
 			continue
 		}
 		if c.d.ScaledDecimals() && xrep >= 0 && isExactNumber(l.v) {
-			v, _, ok := scaleLiteral(l.v, xrep, syntax.OpEq)
+			v, ok := scaleLiteral(l.v, xrep, syntax.OpEq)
 			if !ok {
 				continue // never equal
 			}

@@ -61,6 +61,20 @@ func (t boundType) isString() bool {
 }
 func (t boundType) isNumeric() bool { return t.isScalar() && t.enum == nil && numericRank(t.kind) > 0 }
 
+func (t boundType) isNumericOrNull() bool { return t.isNumeric() || t.null }
+
+func (t boundType) isDuration() bool {
+	return t.isScalar() && t.enum == nil && t.kind == edm.KindDuration
+}
+
+// isDateOrTime reports whether t is a Date, a TimeOfDay or a DateTimeOffset.
+func (t boundType) isDateOrTime() bool {
+	if !t.isScalar() || t.enum != nil {
+		return false
+	}
+	return t.kind == edm.KindDate || t.kind == edm.KindDateTimeOffset || t.kind == edm.KindTimeOfDay
+}
+
 // String names the type as OData does.
 func (t boundType) String() string {
 	var s string
