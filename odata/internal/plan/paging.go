@@ -3,6 +3,7 @@ package plan
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -272,91 +273,138 @@ func (r *Read) decodeSkipToken(tok string) error {
 	return nil
 }
 
+// parseTokenValue converts one value of a $skiptoken to the Go value of its order key's type.
 func parseTokenValue(k orderKey, raw json.RawMessage) (any, error) {
 	if string(raw) == "null" {
 		return nil, nil
 	}
 	t := k.e.typeOf()
-	var s string
-	isString := json.Unmarshal(raw, &s) == nil
-	var n json.Number
-	isNumber := !isString && json.Unmarshal(raw, &n) == nil
-	fail := fmt.Errorf("value %s does not fit %s", raw, t)
-	if t.enum != nil {
-		if !isNumber {
-			return nil, fail
-		}
-		return n.Int64()
+	v, err := tokenParserOf(t)(readTokenJSON(raw))
+	if err == errDoesNotFit {
+		return nil, fmt.Errorf("value %s does not fit %s", raw, t)
 	}
-	switch t.kind {
-	case edm.KindString, edm.KindGuid:
-		if !isString || strings.IndexByte(s, 0) >= 0 { // no column holds NUL (PostgreSQL's text cannot)
-			return nil, fail
-		}
-		return s, nil
-	case edm.KindBoolean:
-		var b bool
-		if err := json.Unmarshal(raw, &b); err != nil {
-			return nil, fail
-		}
-		return b, nil
-	case edm.KindByte, edm.KindSByte, edm.KindInt16, edm.KindInt32, edm.KindInt64:
-		if !isNumber {
-			return nil, fail
-		}
-		v, err := n.Int64()
-		if err != nil {
-			return nil, fail
-		}
-		return v, nil
-	case edm.KindDuration:
-		if !isNumber {
-			return nil, fail
-		}
-		v, err := n.Int64()
-		if err != nil {
-			return nil, fail
-		}
-		return time.Duration(v) * time.Microsecond, nil
-	case edm.KindDecimal:
-		if !isString {
-			return nil, fail
-		}
-		return decimal.NewFromString(s)
-	case edm.KindDouble, edm.KindSingle:
-		if isString {
-			f, err := strconv.ParseFloat(s, 64)
-			if err != nil || !(math.IsNaN(f) || math.IsInf(f, 0)) {
-				return nil, fail
-			}
-			return f, nil
-		}
-		if !isNumber {
-			return nil, fail
-		}
-		return n.Float64()
-	case edm.KindDate:
-		if !isString {
-			return nil, fail
-		}
-		return edm.ParseDate(s)
-	case edm.KindTimeOfDay:
-		if !isString {
-			return nil, fail
-		}
-		return edm.ParseTimeOfDay(s)
-	case edm.KindDateTimeOffset:
-		if !isString {
-			return nil, fail
-		}
-		return time.Parse(time.RFC3339Nano, s)
-	case edm.KindBinary:
-		if !isString {
-			return nil, fail
-		}
-		return base64.StdEncoding.DecodeString(s)
+	return v, err
+}
+
+// tokenParserOf returns the token parser of the values of type t.
+func tokenParserOf(t boundType) tokenParser {
+	switch {
+	case t.enum != nil:
+		return parseTokenEnum
+	case int(t.kind) < len(tokenParsers) && tokenParsers[t.kind] != nil:
+		return tokenParsers[t.kind]
 	}
-	return nil, fail
+	return func(tokenJSON) (any, error) { return nil, errDoesNotFit }
+}
+
+// tokenJSON is one value of a $skiptoken as JSON: a string, a number, or another JSON value.
+type tokenJSON struct {
+	raw      json.RawMessage
+	text     string
+	isString bool
+	number   json.Number
+	isNumber bool
+}
+
+func readTokenJSON(raw json.RawMessage) tokenJSON {
+	v := tokenJSON{raw: raw}
+	v.isString = json.Unmarshal(raw, &v.text) == nil
+	v.isNumber = !v.isString && json.Unmarshal(raw, &v.number) == nil
+	return v
+}
+
+// tokenParser converts a $skiptoken value to the Go value of one kind; errDoesNotFit when it is not one.
+type tokenParser func(tokenJSON) (any, error)
+
+var errDoesNotFit = errors.New("the value does not fit its type")
+
+// tokenParsers are the token parsers of the kinds an order key can have, indexed by kind.
+var tokenParsers = [...]tokenParser{
+	edm.KindString:         parseTokenString,
+	edm.KindGuid:           parseTokenString,
+	edm.KindBoolean:        parseTokenBoolean,
+	edm.KindByte:           parseTokenInteger,
+	edm.KindSByte:          parseTokenInteger,
+	edm.KindInt16:          parseTokenInteger,
+	edm.KindInt32:          parseTokenInteger,
+	edm.KindInt64:          parseTokenInteger,
+	edm.KindDuration:       parseTokenDuration,
+	edm.KindDecimal:        fromTokenString(func(s string) (any, error) { return decimal.NewFromString(s) }),
+	edm.KindDouble:         parseTokenFloat,
+	edm.KindSingle:         parseTokenFloat,
+	edm.KindDate:           fromTokenString(func(s string) (any, error) { return edm.ParseDate(s) }),
+	edm.KindTimeOfDay:      fromTokenString(func(s string) (any, error) { return edm.ParseTimeOfDay(s) }),
+	edm.KindDateTimeOffset: fromTokenString(func(s string) (any, error) { return time.Parse(time.RFC3339Nano, s) }),
+	edm.KindBinary:         fromTokenString(func(s string) (any, error) { return base64.StdEncoding.DecodeString(s) }),
+}
+
+// fromTokenString is the token parser of a kind written as a JSON string that parse reads.
+func fromTokenString(parse func(string) (any, error)) tokenParser {
+	return func(v tokenJSON) (any, error) {
+		if !v.isString {
+			return nil, errDoesNotFit
+		}
+		return parse(v.text)
+	}
+}
+
+// parseTokenString reads a String or a Guid: no column holds NUL (PostgreSQL's text cannot).
+func parseTokenString(v tokenJSON) (any, error) {
+	if !v.isString || strings.IndexByte(v.text, 0) >= 0 {
+		return nil, errDoesNotFit
+	}
+	return v.text, nil
+}
+
+func parseTokenBoolean(v tokenJSON) (any, error) {
+	var b bool
+	if err := json.Unmarshal(v.raw, &b); err != nil {
+		return nil, errDoesNotFit
+	}
+	return b, nil
+}
+
+func parseTokenInteger(v tokenJSON) (any, error) {
+	if !v.isNumber {
+		return nil, errDoesNotFit
+	}
+	n, err := v.number.Int64()
+	if err != nil {
+		return nil, errDoesNotFit
+	}
+	return n, nil
+}
+
+// parseTokenEnum reads the Int64 value of an enumeration member.
+func parseTokenEnum(v tokenJSON) (any, error) {
+	if !v.isNumber {
+		return nil, errDoesNotFit
+	}
+	return v.number.Int64()
+}
+
+// parseTokenDuration reads a duration written in microseconds.
+func parseTokenDuration(v tokenJSON) (any, error) {
+	n, err := parseTokenInteger(v)
+	if err != nil {
+		return nil, err
+	}
+	return time.Duration(n.(int64)) * time.Microsecond, nil
+}
+
+// parseTokenFloat reads a Double or a Single: a JSON number, or NaN, INF or -INF as a string.
+func parseTokenFloat(v tokenJSON) (any, error) {
+	if v.isString {
+		f, err := strconv.ParseFloat(v.text, 64)
+		if err != nil || !(math.IsNaN(f) || math.IsInf(f, 0)) {
+			return nil, errDoesNotFit
+		}
+		return f, nil
+	}
+	if !v.isNumber {
+		return nil, errDoesNotFit
+	}
+	return v.number.Float64()
 }
 
 // resumeStmt returns the page SELECT resuming after a row whose order-by values are null where mask has a bit.
