@@ -18,15 +18,15 @@ const maxAliasDepth = 8
 
 // binder binds the expressions of one query option.
 type binder struct {
-	c      *compiler
-	option string      // the option as spelt, for errors
-	it     *tableRange // $it: the instance the option applies to
-	vars   []lambdaVar
-	depth  int // lambda nesting
-	adepth int // alias nesting
+	c           *compiler
+	option      string      // the option as spelt, for errors
+	it          *tableRange // $it: the instance the option applies to
+	variables   []lambdaVariable
+	lambdaDepth int // lambda nesting
+	aliasDepth  int // alias nesting
 }
 
-type lambdaVar struct {
+type lambdaVariable struct {
 	name string
 	item *tableRange
 }
@@ -90,43 +90,43 @@ func (b *binder) literal(n *syntax.Literal) (boundExpr, error) {
 func literalValue(m *edm.Model, n *syntax.Literal) (boundType, any, *Error) {
 	switch n.Kind {
 	case syntax.LitNull:
-		return tNull, nil, nil
+		return typeNull, nil, nil
 	case syntax.LitBool:
-		return tBool, n.Value, nil
+		return typeBoolean, n.Value, nil
 	case syntax.LitInt:
-		return tInt64, n.Value, nil
+		return typeInt64, n.Value, nil
 	case syntax.LitDecimal:
 		d, err := decimal.NewFromString(n.Value.(string))
 		if err != nil {
 			return boundType{}, nil, errorf(CodeSyntax, n, "invalid decimal %s", n.Text)
 		}
-		return tDecimal, d, nil
+		return typeDecimal, d, nil
 	case syntax.LitDouble:
-		return tDouble, n.Value, nil
+		return typeDouble, n.Value, nil
 	case syntax.LitString:
-		return tString, n.Value, nil
+		return typeString, n.Value, nil
 	case syntax.LitDate:
-		return tDate, edm.DateOf(n.Value.(time.Time)), nil
+		return typeDate, edm.DateOf(n.Value.(time.Time)), nil
 	case syntax.LitDateTimeOffset:
-		return tDateTime, n.Value.(time.Time).UTC(), nil
+		return typeDateTimeOffset, n.Value.(time.Time).UTC(), nil
 	case syntax.LitTimeOfDay:
-		return tTime, edm.TimeOfDay(n.Value.(time.Duration)), nil
+		return typeTimeOfDay, edm.TimeOfDay(n.Value.(time.Duration)), nil
 	case syntax.LitDuration:
-		return tDuration, n.Value, nil
+		return typeDuration, n.Value, nil
 	case syntax.LitGuid:
 		return primitive(edm.KindGuid), n.Value, nil
 	case syntax.LitBinary:
 		return primitive(edm.KindBinary), n.Value, nil
 	case syntax.LitEnum:
-		et := m.EnumType(n.Type)
-		if et == nil {
+		enumType := m.EnumType(n.Type)
+		if enumType == nil {
 			return boundType{}, nil, errorf(CodeUnknownProperty, n, "unknown enum type %s", n.Type)
 		}
-		v, err := et.Parse(n.Value.(string))
+		v, err := enumType.Parse(n.Value.(string))
 		if err != nil {
-			return boundType{}, nil, errorf(CodeTypeMismatch, n, "%s is not a value of %s", strings.TrimPrefix(n.Text, n.Type), et.Name)
+			return boundType{}, nil, errorf(CodeTypeMismatch, n, "%s is not a value of %s", strings.TrimPrefix(n.Text, n.Type), enumType.Name)
 		}
-		return boundType{enum: et}, v, nil
+		return boundType{enum: enumType}, v, nil
 	case syntax.LitGeography, syntax.LitGeometry:
 		return boundType{}, nil, errorf(CodeNotSupported, n, "geography and geometry values are not supported")
 	}
@@ -173,9 +173,9 @@ func (b *binder) pathStart(p *syntax.Path) (*tableRange, []syntax.Segment) {
 		return b.innermost(), segments
 	}
 	if len(segments) > 0 {
-		for i := len(b.vars) - 1; i >= 0; i-- {
-			if b.vars[i].name == segments[0].Name {
-				return b.vars[i].item, segments[1:]
+		for i := len(b.variables) - 1; i >= 0; i-- {
+			if b.variables[i].name == segments[0].Name {
+				return b.variables[i].item, segments[1:]
 			}
 		}
 	}
@@ -184,8 +184,8 @@ func (b *binder) pathStart(p *syntax.Path) (*tableRange, []syntax.Segment) {
 
 // innermost is the range of the innermost lambda variable, $it outside lambdas.
 func (b *binder) innermost() *tableRange {
-	if len(b.vars) > 0 {
-		return b.vars[len(b.vars)-1].item
+	if len(b.variables) > 0 {
+		return b.variables[len(b.variables)-1].item
 	}
 	return b.it
 }
@@ -303,7 +303,7 @@ func (b *binder) navigationSegment(w *memberPath, i int) (boundExpr, error) {
 		if err := b.collectionEnds(w, i); err != nil {
 			return nil, err
 		}
-		return &boundCollection{t: boundType{entity: nav.TargetType(), coll: true}, from: w.at, nav: nav}, nil
+		return &boundCollection{t: boundType{entity: nav.TargetType(), collection: true}, from: w.at, nav: nav}, nil
 	}
 	if w.last(i) {
 		return &boundNavigation{t: boundType{entity: nav.TargetType(), nullable: true}, r: w.at, nav: nav}, nil
@@ -360,14 +360,14 @@ func (b *binder) alias(p *syntax.Path) (boundExpr, error) {
 	if !ok {
 		return nil, b.fail(CodeSyntax, p, "parameter alias @%s is not defined", p.Alias)
 	}
-	if b.adepth >= maxAliasDepth {
+	if b.aliasDepth >= maxAliasDepth {
 		return nil, b.fail(CodeLimitExceeded, p, "parameter aliases nest deeper than %d", maxAliasDepth)
 	}
 	saved := b.option
 	b.option = b.c.optionSpelt("@" + p.Alias)
-	b.adepth++
+	b.aliasDepth++
 	x, err := b.expr(v)
-	b.adepth--
+	b.aliasDepth--
 	b.option = saved
 	return x, err
 }
@@ -445,10 +445,10 @@ func (b *binder) binary(n *syntax.Binary) (boundExpr, error) {
 func (b *binder) unify(node syntax.Node, what string, l, r boundExpr) (boundExpr, boundExpr, boundType, error) {
 	leftType, rightType := l.typeOf(), r.typeOf()
 	if leftType.null && rightType.null {
-		return l, r, tNull, nil
+		return l, r, typeNull, nil
 	}
 	for _, t := range [2]boundType{leftType, rightType} {
-		if t.coll || t.complex != nil {
+		if t.collection || t.complex != nil {
 			return nil, nil, boundType{}, b.fail(CodeTypeMismatch, node, "%s cannot compare %s values", what, t)
 		}
 	}
@@ -535,7 +535,7 @@ func (b *binder) compare(n *syntax.Binary, l, r boundExpr) (boundExpr, error) {
 			if !isNullLiteral(other) || (n.Op != syntax.OpEq && n.Op != syntax.OpNe) {
 				return nil, b.fail(CodeTypeMismatch, n, "%s compares an entity, which can only be compared with null using eq or ne", n.Op)
 			}
-			return &boundBinary{t: tBool, op: n.Op, l: l, r: r}, nil
+			return &boundBinary{t: typeBoolean, op: n.Op, l: l, r: r}, nil
 		}
 	}
 	l, r, t, err := b.unify(n, n.Op.String(), l, r)
@@ -608,7 +608,7 @@ func isDurationArithmetic(op syntax.BinaryOp, l, r boundExpr) bool {
 // point is not supported.
 func (b *binder) arithmeticType(n *syntax.Binary, t boundType) (boundType, error) {
 	if t.null {
-		t = tInt64.withNullable(true)
+		t = typeInt64.withNullable(true)
 	}
 	switch n.Op {
 	case syntax.OpDivBy:
@@ -637,14 +637,14 @@ func (b *binder) in(n *syntax.Binary) (boundExpr, error) {
 	if err != nil {
 		return nil, err
 	}
-	xt := x.typeOf()
-	if !xt.isScalar() && !xt.null {
-		return nil, b.fail(CodeTypeMismatch, n.Left, "in needs a primitive or enumeration value on the left, found %s", xt)
+	valueType := x.typeOf()
+	if !valueType.isScalar() && !valueType.null {
+		return nil, b.fail(CodeTypeMismatch, n.Left, "in needs a primitive or enumeration value on the left, found %s", valueType)
 	}
-	switch rhs := n.Right.(type) {
+	switch right := n.Right.(type) {
 	case *syntax.List:
 		out := &boundIn{x: x}
-		for _, it := range rhs.Items {
+		for _, it := range right.Items {
 			v, err := b.expr(it)
 			if err != nil {
 				return nil, err
@@ -657,25 +657,25 @@ func (b *binder) in(n *syntax.Binary) (boundExpr, error) {
 		}
 		return out, nil
 	case *syntax.Path:
-		c, err := b.path(rhs)
+		bound, err := b.path(right)
 		if err != nil {
 			return nil, err
 		}
-		coll, ok := c.(*boundCollection)
-		if !ok || coll.prop == nil {
+		collection, ok := bound.(*boundCollection)
+		if !ok || collection.prop == nil {
 			return nil, b.fail(CodeTypeMismatch, n.Right, "in needs a list or a collection of primitive values on the right")
 		}
-		item := &tableRange{alias: b.c.newAlias(), side: coll.prop}
-		iv := &boundItem{t: propType(coll.prop).single(), r: item}
-		if _, _, _, err := b.unify(n, "in", x, iv); err != nil {
+		item := &tableRange{alias: b.c.newAlias(), side: collection.prop}
+		itemValue := &boundItem{t: propType(collection.prop).single(), r: item}
+		if _, _, _, err := b.unify(n, "in", x, itemValue); err != nil {
 			return nil, err
 		}
-		if lit, ok := x.(*boundLiteral); ok {
-			if v, ok := coerce(lit.v, lit.t, iv.t); ok {
-				x = &boundLiteral{t: iv.t, v: v}
+		if literal, ok := x.(*boundLiteral); ok {
+			if v, ok := coerce(literal.v, literal.t, itemValue.t); ok {
+				x = &boundLiteral{t: itemValue.t, v: v}
 			}
 		}
-		return &boundIn{x: x, coll: coll, item: item}, nil
+		return &boundIn{x: x, collection: collection, item: item}, nil
 	}
 	return nil, b.fail(CodeTypeMismatch, n.Right, "in needs a list or a collection on the right")
 }
@@ -686,44 +686,44 @@ func (b *binder) collection(p *syntax.Path) (*boundCollection, *tableRange, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	coll, ok := x.(*boundCollection)
+	collection, ok := x.(*boundCollection)
 	if !ok {
 		return nil, nil, b.fail(CodeTypeMismatch, p, "%s is not a collection", p)
 	}
 	item := &tableRange{alias: b.c.newAlias()}
-	if coll.nav != nil {
-		item.typ = coll.nav.TargetType()
+	if collection.nav != nil {
+		item.typ = collection.nav.TargetType()
 	} else {
-		item.side = coll.prop
+		item.side = collection.prop
 	}
-	return coll, item, nil
+	return collection, item, nil
 }
 
 func (b *binder) lambda(n *syntax.Lambda) (boundExpr, error) {
-	coll, item, err := b.collection(n.Path)
+	collection, item, err := b.collection(n.Path)
 	if err != nil {
 		return nil, err
 	}
-	out := &boundLambda{all: n.Kind == syntax.All, src: coll, item: item}
+	out := &boundLambda{all: n.Kind == syntax.All, source: collection, item: item}
 	if n.Body == nil {
 		if out.all {
 			return nil, b.fail(CodeSyntax, n, "all needs a lambda expression")
 		}
 		return out, nil
 	}
-	if b.depth >= maxLambdaDepth {
+	if b.lambdaDepth >= maxLambdaDepth {
 		return nil, &Error{Code: CodeLimitExceeded, Option: b.option, Pos: n.Pos + 1, Msg: "lambda expressions nest deeper than 4 levels"}
 	}
-	for _, v := range b.vars {
+	for _, v := range b.variables {
 		if v.name == n.Var {
 			return nil, b.fail(CodeSyntax, n, "lambda variable %s is already defined", n.Var)
 		}
 	}
-	b.vars = append(b.vars, lambdaVar{name: n.Var, item: item})
-	b.depth++
+	b.variables = append(b.variables, lambdaVariable{name: n.Var, item: item})
+	b.lambdaDepth++
 	body, err := b.boolean(n.Body)
-	b.depth--
-	b.vars = b.vars[:len(b.vars)-1]
+	b.lambdaDepth--
+	b.variables = b.variables[:len(b.variables)-1]
 	if err != nil {
 		return nil, err
 	}
@@ -732,22 +732,22 @@ func (b *binder) lambda(n *syntax.Lambda) (boundExpr, error) {
 }
 
 func (b *binder) count(n *syntax.Count) (boundExpr, error) {
-	coll, item, err := b.collection(n.Path)
+	collection, item, err := b.collection(n.Path)
 	if err != nil {
 		return nil, err
 	}
-	out := &boundCount{src: coll, item: item}
+	out := &boundCount{source: collection, item: item}
 	if n.Options != nil {
 		if item.typ == nil && (n.Options.Search != nil) {
 			return nil, b.fail(CodeNotSupported, n, "$search in $count of a collection of primitives is not supported")
 		}
 		var conds []boundExpr
 		if n.Options.Filter != nil {
-			nb := &binder{c: b.c, option: b.option, it: item, depth: b.depth}
+			nested := &binder{c: b.c, option: b.option, it: item, lambdaDepth: b.lambdaDepth}
 			if item.side != nil {
-				nb.vars = []lambdaVar{{name: "$this", item: item}}
+				nested.variables = []lambdaVariable{{name: "$this", item: item}}
 			}
-			f, err := nb.boolean(n.Options.Filter)
+			f, err := nested.boolean(n.Options.Filter)
 			if err != nil {
 				return nil, err
 			}
@@ -775,7 +775,7 @@ func andAll(conds []boundExpr) boundExpr {
 		if out == nil {
 			out = c
 		} else {
-			out = &boundBinary{t: tBool, op: syntax.OpAnd, l: out, r: c}
+			out = &boundBinary{t: typeBoolean, op: syntax.OpAnd, l: out, r: c}
 		}
 	}
 	return out
@@ -783,17 +783,17 @@ func andAll(conds []boundExpr) boundExpr {
 
 func (b *binder) caseExpr(n *syntax.Case) (boundExpr, error) {
 	out := &boundCase{}
-	for _, br := range n.Branches {
-		w, err := b.boolean(br.When)
+	for _, branch := range n.Branches {
+		w, err := b.boolean(branch.When)
 		if err != nil {
 			return nil, err
 		}
-		v, err := b.expr(br.Then)
+		v, err := b.expr(branch.Then)
 		if err != nil {
 			return nil, err
 		}
-		if vt := v.typeOf(); !vt.isScalar() && !vt.null {
-			return nil, b.fail(CodeTypeMismatch, br.Then, "case needs primitive values, found %s", vt)
+		if valueType := v.typeOf(); !valueType.isScalar() && !valueType.null {
+			return nil, b.fail(CodeTypeMismatch, branch.Then, "case needs primitive values, found %s", valueType)
 		}
 		out.whens = append(out.whens, w)
 		out.thens = append(out.thens, v)
@@ -804,19 +804,19 @@ func (b *binder) caseExpr(n *syntax.Case) (boundExpr, error) {
 	found := false
 	for pass := 0; pass < 2 && !found; pass++ {
 		for _, v := range out.thens {
-			if vt := v.typeOf(); !vt.null && (pass == 1 || !isLiteral(v)) {
-				t, found = vt, true
+			if valueType := v.typeOf(); !valueType.null && (pass == 1 || !isLiteral(v)) {
+				t, found = valueType, true
 				break
 			}
 		}
 	}
 	if !found {
-		return &boundLiteral{t: tNull}, nil
+		return &boundLiteral{t: typeNull}, nil
 	}
 	if t.isNumeric() {
 		for _, v := range out.thens {
-			if vt := v.typeOf(); vt.isNumeric() {
-				t.kind = promote(t.kind, vt.kind)
+			if valueType := v.typeOf(); valueType.isNumeric() {
+				t.kind = promote(t.kind, valueType.kind)
 			}
 		}
 		if numericRank(t.kind) == 1 {
@@ -824,20 +824,20 @@ func (b *binder) caseExpr(n *syntax.Case) (boundExpr, error) {
 		}
 	}
 	for i, v := range out.thens {
-		vt := v.typeOf()
-		if vt.null {
+		valueType := v.typeOf()
+		if valueType.null {
 			continue
 		}
-		if lit, ok := v.(*boundLiteral); ok {
-			c, ok := coerce(lit.v, vt, t.withNullable(false))
+		if literal, ok := v.(*boundLiteral); ok {
+			c, ok := coerce(literal.v, valueType, t.withNullable(false))
 			if !ok {
-				return nil, b.fail(CodeTypeMismatch, n.Branches[i].Then, "case mixes %s and %s values", t, vt)
+				return nil, b.fail(CodeTypeMismatch, n.Branches[i].Then, "case mixes %s and %s values", t, valueType)
 			}
 			out.thens[i] = &boundLiteral{t: t.withNullable(false), v: c}
 			continue
 		}
-		if !(t.isNumeric() && vt.isNumeric()) && !sameType(t.withNullable(false), vt.withNullable(false)) {
-			return nil, b.fail(CodeTypeMismatch, n.Branches[i].Then, "case mixes %s and %s values", t, vt)
+		if !(t.isNumeric() && valueType.isNumeric()) && !sameType(t.withNullable(false), valueType.withNullable(false)) {
+			return nil, b.fail(CodeTypeMismatch, n.Branches[i].Then, "case mixes %s and %s values", t, valueType)
 		}
 	}
 	t.nullable = true

@@ -68,26 +68,26 @@ func (lv *level) expand(it syntax.ExpandItem, option string, depth int) error {
 	if depth+1 > maxExpandDepth {
 		return &Error{Code: CodeLimitExceeded, Option: option, Pos: it.Pos + 1, Msg: "$expand nests deeper than 3 levels"}
 	}
-	segs := it.Path
+	segments := it.Path
 	var navs []*edm.NavigationProperty
 	switch {
-	case len(segs) == 1 && segs[0].Name == "*":
+	case len(segments) == 1 && segments[0].Name == "*":
 		navs = t.Navigations
 	default:
-		for len(segs) > 0 && segs[0].IsQualified() && lv.isType(segs[0].Name, t.Name) {
-			segs = segs[1:]
+		for len(segments) > 0 && segments[0].IsQualified() && lv.isType(segments[0].Name, t.Name) {
+			segments = segments[1:]
 		}
-		if len(segs) == 0 {
+		if len(segments) == 0 {
 			return &Error{Code: CodeSyntax, Option: option, Pos: it.Pos + 1, Msg: "expected a navigation property"}
 		}
-		nav := t.Navigation(segs[0].Name)
+		nav := t.Navigation(segments[0].Name)
 		if nav == nil {
-			if t.Property(segs[0].Name) != nil {
-				return &Error{Code: CodeNotSupported, Option: option, Pos: segs[0].Pos + 1, Msg: segs[0].Name + " is not a navigation property; expanding through complex properties is not supported"}
+			if t.Property(segments[0].Name) != nil {
+				return &Error{Code: CodeNotSupported, Option: option, Pos: segments[0].Pos + 1, Msg: segments[0].Name + " is not a navigation property; expanding through complex properties is not supported"}
 			}
-			return &Error{Code: CodeUnknownProperty, Option: option, Pos: segs[0].Pos + 1, Msg: t.Name + " has no navigation property " + segs[0].Name}
+			return &Error{Code: CodeUnknownProperty, Option: option, Pos: segments[0].Pos + 1, Msg: t.Name + " has no navigation property " + segments[0].Name}
 		}
-		for _, s := range segs[1:] {
+		for _, s := range segments[1:] {
 			if s.IsQualified() && lv.isType(s.Name, nav.TargetType().Name) {
 				continue
 			}
@@ -125,8 +125,8 @@ func (lv *level) expandNav(nav *edm.NavigationProperty, it syntax.ExpandItem, op
 	}
 	e := &Expand{Nav: nav, Ref: it.Ref, CountOnly: it.Count, Query: it.Options, d: c.d}
 	e.WithCount = q.Count != nil && *q.Count
-	for _, col := range nav.Join.SourceColumns {
-		e.Link = append(e.Link, lv.column(col))
+	for _, column := range nav.Join.SourceColumns {
+		e.Link = append(e.Link, lv.column(column))
 	}
 	child := &tableRange{alias: c.newAlias(), typ: nav.TargetType()}
 	childLevel, err := lv.childLevel(child, it, q, option, depth)
@@ -244,18 +244,18 @@ func (c *compiler) expansionQuery(nav *edm.NavigationProperty, child *tableRange
 	if j.Through != nil {
 		linkAlias := c.newAlias()
 		on := make([]string, len(j.TargetColumns))
-		for i, col := range j.TargetColumns {
-			on[i] = c.qualifiedColumn(child.alias, col) + " = " + c.qualifiedColumn(linkAlias, j.Through.TargetColumns[i])
+		for i, column := range j.TargetColumns {
+			on[i] = c.qualifiedColumn(child.alias, column) + " = " + c.qualifiedColumn(linkAlias, j.Through.TargetColumns[i])
 		}
 		from = append(from, c.quote(j.Through.Table)+" AS "+c.quote(linkAlias),
 			"JOIN "+c.quote(child.typ.Table)+" AS "+c.quote(child.alias)+" ON "+strings.Join(on, " AND "))
-		for _, col := range j.Through.SourceColumns {
-			link = append(link, c.qualifiedColumn(linkAlias, col))
+		for _, column := range j.Through.SourceColumns {
+			link = append(link, c.qualifiedColumn(linkAlias, column))
 		}
 	} else {
 		from = append(from, c.quote(child.typ.Table)+" AS "+c.quote(child.alias))
-		for _, col := range j.TargetColumns {
-			link = append(link, c.qualifiedColumn(child.alias, col))
+		for _, column := range j.TargetColumns {
+			link = append(link, c.qualifiedColumn(child.alias, column))
 		}
 	}
 	for _, join := range child.joins {

@@ -38,42 +38,42 @@ type functionSignature struct {
 }
 
 var functionSignatures = map[string]functionSignature{
-	"contains":           {params: []argumentKind{argString, argString}, result: tBool},
-	"startswith":         {params: []argumentKind{argString, argString}, result: tBool},
-	"endswith":           {params: []argumentKind{argString, argString}, result: tBool},
-	"matchespattern":     {params: []argumentKind{argString, argString}, result: tBool, complete: completeMatchesPattern},
-	"length":             {params: []argumentKind{argString}, result: tInt32},
-	"indexof":            {params: []argumentKind{argString, argString}, result: tInt32},
-	"substring":          {params: []argumentKind{argString, argInteger, argInteger}, optional: 1, result: tString, complete: completeSubstring},
-	"tolower":            {params: []argumentKind{argString}, result: tString},
-	"toupper":            {params: []argumentKind{argString}, result: tString},
-	"trim":               {params: []argumentKind{argString}, result: tString},
-	"concat":             {params: []argumentKind{argString, argString}, result: tString},
-	"year":               {params: []argumentKind{argDate}, result: tInt32},
-	"month":              {params: []argumentKind{argDate}, result: tInt32},
-	"day":                {params: []argumentKind{argDate}, result: tInt32},
-	"hour":               {params: []argumentKind{argTime}, result: tInt32},
-	"minute":             {params: []argumentKind{argTime}, result: tInt32},
-	"second":             {params: []argumentKind{argTime}, result: tInt32},
-	"fractionalseconds":  {params: []argumentKind{argTime}, result: tDecimal},
-	"totalseconds":       {params: []argumentKind{argDuration}, result: tDecimal},
-	"date":               {params: []argumentKind{argDateTime}, result: tDate},
-	"time":               {params: []argumentKind{argDateTime}, result: tTime},
-	"totaloffsetminutes": {params: []argumentKind{argDateTime}, result: tInt32},
-	"now":                {result: tDateTime},
-	"maxdatetime":        {result: tDateTime, complete: constantTime(time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC))},
-	"mindatetime":        {result: tDateTime, complete: constantTime(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC))},
+	"contains":           {params: []argumentKind{argString, argString}, result: typeBoolean},
+	"startswith":         {params: []argumentKind{argString, argString}, result: typeBoolean},
+	"endswith":           {params: []argumentKind{argString, argString}, result: typeBoolean},
+	"matchespattern":     {params: []argumentKind{argString, argString}, result: typeBoolean, complete: completeMatchesPattern},
+	"length":             {params: []argumentKind{argString}, result: typeInt32},
+	"indexof":            {params: []argumentKind{argString, argString}, result: typeInt32},
+	"substring":          {params: []argumentKind{argString, argInteger, argInteger}, optional: 1, result: typeString, complete: completeSubstring},
+	"tolower":            {params: []argumentKind{argString}, result: typeString},
+	"toupper":            {params: []argumentKind{argString}, result: typeString},
+	"trim":               {params: []argumentKind{argString}, result: typeString},
+	"concat":             {params: []argumentKind{argString, argString}, result: typeString},
+	"year":               {params: []argumentKind{argDate}, result: typeInt32},
+	"month":              {params: []argumentKind{argDate}, result: typeInt32},
+	"day":                {params: []argumentKind{argDate}, result: typeInt32},
+	"hour":               {params: []argumentKind{argTime}, result: typeInt32},
+	"minute":             {params: []argumentKind{argTime}, result: typeInt32},
+	"second":             {params: []argumentKind{argTime}, result: typeInt32},
+	"fractionalseconds":  {params: []argumentKind{argTime}, result: typeDecimal},
+	"totalseconds":       {params: []argumentKind{argDuration}, result: typeDecimal},
+	"date":               {params: []argumentKind{argDateTime}, result: typeDate},
+	"time":               {params: []argumentKind{argDateTime}, result: typeTimeOfDay},
+	"totaloffsetminutes": {params: []argumentKind{argDateTime}, result: typeInt32},
+	"now":                {result: typeDateTimeOffset},
+	"maxdatetime":        {result: typeDateTimeOffset, complete: constantTime(time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC))},
+	"mindatetime":        {result: typeDateTimeOffset, complete: constantTime(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC))},
 	"round":              {params: []argumentKind{argNumber}, complete: completeRounding},
 	"floor":              {params: []argumentKind{argNumber}, complete: completeRounding},
 	"ceiling":            {params: []argumentKind{argNumber}, complete: completeRounding},
 }
 
-// funcNames maps the lower-case names the parser produces to the canonical spelling for messages.
-var funcNames = map[string]string{"matchespattern": "matchesPattern", "fractionalseconds": "fractionalseconds",
+// functionNames maps the lower-case names the parser produces to the canonical spelling for messages.
+var functionNames = map[string]string{"matchespattern": "matchesPattern", "fractionalseconds": "fractionalseconds",
 	"totaloffsetminutes": "totaloffsetminutes"}
 
-func funcName(n string) string {
-	if s, ok := funcNames[n]; ok {
+func functionName(n string) string {
+	if s, ok := functionNames[n]; ok {
 		return s
 	}
 	return n
@@ -138,7 +138,7 @@ func (b *binder) call(n *syntax.Call) (boundExpr, error) {
 		anyNullable = anyNullable || x.typeOf().nullable
 		args[i] = x
 	}
-	call := &boundCall{t: signature.result.withNullable(anyNullable), fn: n.Name, args: args}
+	call := &boundCall{t: signature.result.withNullable(anyNullable), name: n.Name, args: args}
 	if signature.complete != nil {
 		return signature.complete(b, n, call)
 	}
@@ -151,7 +151,7 @@ func (b *binder) checkArity(n *syntax.Call, signature functionSignature) error {
 	if len(n.Args) <= want && len(n.Args) >= want-signature.optional {
 		return nil
 	}
-	name := funcName(n.Name)
+	name := functionName(n.Name)
 	if signature.optional > 0 {
 		return b.fail(CodeTypeMismatch, n, "%s takes %d or %d arguments, found %d", name, want-signature.optional, want, len(n.Args))
 	}
@@ -167,7 +167,7 @@ func (b *binder) checkArity(n *syntax.Call, signature functionSignature) error {
 func (b *binder) argument(n *syntax.Call, i int, kind argumentKind) (boundExpr, error) {
 	a := n.Args[i]
 	if a.Name != "" {
-		return nil, b.fail(CodeSyntax, a.Value, "%s takes no named arguments", funcName(n.Name))
+		return nil, b.fail(CodeSyntax, a.Value, "%s takes no named arguments", functionName(n.Name))
 	}
 	x, err := b.expr(a.Value)
 	if err != nil {
@@ -175,13 +175,13 @@ func (b *binder) argument(n *syntax.Call, i int, kind argumentKind) (boundExpr, 
 	}
 	t := x.typeOf()
 	if !kind.accepts(t) {
-		return nil, b.fail(CodeTypeMismatch, a.Value, "argument %d of %s must be %s, found %s", i+1, funcName(n.Name), kind, t)
+		return nil, b.fail(CodeTypeMismatch, a.Value, "argument %d of %s must be %s, found %s", i+1, functionName(n.Name), kind, t)
 	}
 	if literal, ok := x.(*boundLiteral); ok && kind == argInteger && literal.v != nil {
-		return &boundLiteral{t: tInt64, v: literal.v}, nil
+		return &boundLiteral{t: typeInt64, v: literal.v}, nil
 	}
 	if t.null && kind == argString {
-		return &boundLiteral{t: tString.withNullable(true)}, nil
+		return &boundLiteral{t: typeString.withNullable(true)}, nil
 	}
 	return x, nil
 }
@@ -207,7 +207,7 @@ func completeSubstring(_ *binder, _ *syntax.Call, call *boundCall) (boundExpr, e
 // constantTime is the completion of a function that is the constant v (maxdatetime, mindatetime).
 func constantTime(v time.Time) func(*binder, *syntax.Call, *boundCall) (boundExpr, error) {
 	return func(*binder, *syntax.Call, *boundCall) (boundExpr, error) {
-		return &boundLiteral{t: tDateTime, v: v}, nil
+		return &boundLiteral{t: typeDateTimeOffset, v: v}, nil
 	}
 }
 
@@ -220,17 +220,17 @@ func completeRounding(_ *binder, n *syntax.Call, call *boundCall) (boundExpr, er
 	t := call.args[0].typeOf()
 	call.t = t.withNullable(false)
 	if call.t.null {
-		call.t = tDecimal
+		call.t = typeDecimal
 	}
 	call.t.nullable = t.nullable
 	return call, nil
 }
 
 // foldRounding computes round, floor or ceiling of a literal.
-func foldRounding(fn string, l *boundLiteral) boundExpr {
+func foldRounding(name string, l *boundLiteral) boundExpr {
 	switch v := l.v.(type) {
 	case float64:
-		switch fn {
+		switch name {
 		case "round":
 			v = math.Round(v)
 		case "floor":
@@ -241,7 +241,7 @@ func foldRounding(fn string, l *boundLiteral) boundExpr {
 		return &boundLiteral{t: l.t, v: v}
 	case decimal.Decimal:
 		d := v
-		switch fn {
+		switch name {
 		case "round":
 			d = d.Round(0)
 		case "floor":
@@ -259,102 +259,102 @@ func (b *binder) typeArg(n *syntax.Call) (*syntax.TypeName, error) {
 	if len(n.Args) == 0 || len(n.Args) > 2 {
 		return nil, b.fail(CodeTypeMismatch, n, "%s takes 1 or 2 arguments, found %d", n.Name, len(n.Args))
 	}
-	tn, ok := n.Args[len(n.Args)-1].Value.(*syntax.TypeName)
+	typeName, ok := n.Args[len(n.Args)-1].Value.(*syntax.TypeName)
 	if !ok {
 		return nil, b.fail(CodeTypeMismatch, n.Args[len(n.Args)-1].Value, "the last argument of %s must be a type name", n.Name)
 	}
-	return tn, nil
+	return typeName, nil
 }
 
 func (b *binder) cast(n *syntax.Call) (boundExpr, error) {
-	tn, err := b.typeArg(n)
+	typeName, err := b.typeArg(n)
 	if err != nil {
 		return nil, err
 	}
 	if len(n.Args) == 1 {
 		return nil, b.fail(CodeNotSupported, n, "cast of the instance is not supported (the model has no derived types)")
 	}
-	k, ok := edm.ParseKind(tn.Name)
+	k, ok := edm.ParseKind(typeName.Name)
 	if !ok {
-		if !b.knownType(tn.Name) {
-			return nil, b.fail(CodeTypeMismatch, tn, "%s is not a type", tn.Name)
+		if !b.knownType(typeName.Name) {
+			return nil, b.fail(CodeTypeMismatch, typeName, "%s is not a type", typeName.Name)
 		}
-		return nil, b.fail(CodeNotSupported, tn, "cast to %s is not supported", tn.Name)
+		return nil, b.fail(CodeNotSupported, typeName, "cast to %s is not supported", typeName.Name)
 	}
 	x, err := b.expr(n.Args[0].Value)
 	if err != nil {
 		return nil, err
 	}
-	xt := x.typeOf()
+	valueType := x.typeOf()
 	to := primitive(k)
-	if xt.null {
+	if valueType.null {
 		return &boundLiteral{t: to.withNullable(true)}, nil
 	}
-	if !xt.isScalar() {
-		return nil, b.fail(CodeTypeMismatch, n.Args[0].Value, "cast needs a primitive value, found %s", xt)
+	if !valueType.isScalar() {
+		return nil, b.fail(CodeTypeMismatch, n.Args[0].Value, "cast needs a primitive value, found %s", valueType)
 	}
 	if l, ok := x.(*boundLiteral); ok {
-		if v, ok := coerce(l.v, xt, to); ok {
+		if v, ok := coerce(l.v, valueType, to); ok {
 			return &boundLiteral{t: to, v: v}, nil
 		}
-		if k == edm.KindString && xt.enum == nil && (numericRank(xt.kind) == 1 || xt.kind == edm.KindGuid) {
+		if k == edm.KindString && valueType.enum == nil && (numericRank(valueType.kind) == 1 || valueType.kind == edm.KindGuid) {
 			return &boundLiteral{t: to, v: formatLiteral(l.v)}, nil
 		}
 	}
-	if xt.enum == nil && xt.kind == k {
+	if valueType.enum == nil && valueType.kind == k {
 		return x, nil
 	}
-	to.nullable = xt.nullable
+	to.nullable = valueType.nullable
 	switch {
-	case xt.enum != nil:
-	case k == edm.KindString && (numericRank(xt.kind) == 1 || xt.kind == edm.KindGuid):
-		return &boundCall{t: to, fn: "cast", args: []boundExpr{x}, to: k}, nil
-	case numericRank(xt.kind) > 0 && numericRank(k) > 1:
-		return &boundCall{t: to, fn: "cast", args: []boundExpr{x}, to: k}, nil
-	case xt.kind == edm.KindDateTimeOffset && k == edm.KindDate:
-		return &boundCall{t: to, fn: "date", args: []boundExpr{x}}, nil
+	case valueType.enum != nil:
+	case k == edm.KindString && (numericRank(valueType.kind) == 1 || valueType.kind == edm.KindGuid):
+		return &boundCall{t: to, name: "cast", args: []boundExpr{x}, to: k}, nil
+	case numericRank(valueType.kind) > 0 && numericRank(k) > 1:
+		return &boundCall{t: to, name: "cast", args: []boundExpr{x}, to: k}, nil
+	case valueType.kind == edm.KindDateTimeOffset && k == edm.KindDate:
+		return &boundCall{t: to, name: "date", args: []boundExpr{x}}, nil
 	}
-	return nil, b.fail(CodeNotSupported, n, "cast from %s to %s is not supported", xt, k)
+	return nil, b.fail(CodeNotSupported, n, "cast from %s to %s is not supported", valueType, k)
 }
 
 func (b *binder) isof(n *syntax.Call) (boundExpr, error) {
-	tn, err := b.typeArg(n)
+	typeName, err := b.typeArg(n)
 	if err != nil {
 		return nil, err
 	}
 	if len(n.Args) == 1 {
 		current := b.innermost()
-		ok := current.typ != nil && b.isTypeName(tn.Name, current.typ.Name)
-		return &boundLiteral{t: tBool, v: ok}, nil
+		ok := current.typ != nil && b.isTypeName(typeName.Name, current.typ.Name)
+		return &boundLiteral{t: typeBoolean, v: ok}, nil
 	}
 	x, err := b.expr(n.Args[0].Value)
 	if err != nil {
 		return nil, err
 	}
-	xt := x.typeOf()
+	valueType := x.typeOf()
 	match := false
-	if k, ok := edm.ParseKind(tn.Name); ok {
-		match = xt.isScalar() && xt.enum == nil && xt.kind == k
-		if l, isLiteral := x.(*boundLiteral); isLiteral && !match && xt.isScalar() {
-			_, match = coerce(l.v, xt, primitive(k))
+	if k, ok := edm.ParseKind(typeName.Name); ok {
+		match = valueType.isScalar() && valueType.enum == nil && valueType.kind == k
+		if l, isLiteral := x.(*boundLiteral); isLiteral && !match && valueType.isScalar() {
+			_, match = coerce(l.v, valueType, primitive(k))
 		}
 	} else {
 		switch {
-		case xt.enum != nil:
-			match = b.isTypeName(tn.Name, xt.enum.Name)
-		case xt.entity != nil && !xt.coll:
-			match = b.isTypeName(tn.Name, xt.entity.Name)
-		case xt.complex != nil:
-			match = b.isTypeName(tn.Name, xt.complex.Name)
+		case valueType.enum != nil:
+			match = b.isTypeName(typeName.Name, valueType.enum.Name)
+		case valueType.entity != nil && !valueType.collection:
+			match = b.isTypeName(typeName.Name, valueType.entity.Name)
+		case valueType.complex != nil:
+			match = b.isTypeName(typeName.Name, valueType.complex.Name)
 		}
 	}
-	if !match || xt.null {
-		return &boundLiteral{t: tBool, v: false}, nil
+	if !match || valueType.null {
+		return &boundLiteral{t: typeBoolean, v: false}, nil
 	}
-	if !xt.nullable {
-		return &boundLiteral{t: tBool, v: true}, nil
+	if !valueType.nullable {
+		return &boundLiteral{t: typeBoolean, v: true}, nil
 	}
-	return &boundBinary{t: tBool, op: syntax.OpNe, l: x, r: &boundLiteral{t: tNull}}, nil
+	return &boundBinary{t: typeBoolean, op: syntax.OpNe, l: x, r: &boundLiteral{t: typeNull}}, nil
 }
 
 // checkPattern rejects patterns that neither database can use.

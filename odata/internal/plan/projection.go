@@ -65,16 +65,16 @@ func (c *Collection) Select(owners [][]any) (string, []any) {
 	return assemble(c.d, c.pre, nil, c.Owner, owners, c.post, nil)
 }
 
-// assemble puts the distinct non-null link tuples of rows (the values at cols) between pre and post.
-func assemble(d sqldb.Dialect, pre string, preArgs []any, cols []int, rows [][]any, post string, postArgs []any) (string, []any) {
+// assemble puts the distinct non-null link tuples of rows (the values at columns) between pre and post.
+func assemble(d sqldb.Dialect, pre string, preArgs []any, columns []int, rows [][]any, post string, postArgs []any) (string, []any) {
 	seen := make(map[string]bool, len(rows))
 	var b strings.Builder
 	args := append([]any(nil), preArgs...)
 	n := 0
 	for _, row := range rows {
-		tuple := make([]any, len(cols))
+		tuple := make([]any, len(columns))
 		skip := false
-		for i, c := range cols {
+		for i, c := range columns {
 			if row[c] == nil {
 				skip = true
 				break
@@ -93,7 +93,7 @@ func assemble(d sqldb.Dialect, pre string, preArgs []any, cols []int, rows [][]a
 			b.WriteString(", ")
 		}
 		n++
-		if len(cols) > 1 {
+		if len(columns) > 1 {
 			b.WriteByte('(')
 		}
 		for i := range tuple {
@@ -102,7 +102,7 @@ func assemble(d sqldb.Dialect, pre string, preArgs []any, cols []int, rows [][]a
 			}
 			b.WriteByte('?')
 		}
-		if len(cols) > 1 {
+		if len(columns) > 1 {
 			b.WriteByte(')')
 		}
 		args = append(args, tuple...)
@@ -196,8 +196,8 @@ func (lv *level) projectSelection(items []syntax.SelectItem, option string) erro
 	}
 	lv.etagColumns(columnOf)
 	for _, collection := range lv.projection.Collections {
-		for _, col := range collection.Property.CollectionTable.SourceColumns {
-			collection.Owner = append(collection.Owner, lv.column(col))
+		for _, column := range collection.Property.CollectionTable.SourceColumns {
+			collection.Owner = append(collection.Owner, lv.column(column))
 		}
 		lv.collection(collection)
 	}
@@ -387,27 +387,27 @@ func (lv *level) internal(sql string) int {
 	return len(lv.selectList) - 1
 }
 
-// column returns the index of the column named col of the level's table, adding it when it is not projected.
-func (lv *level) column(col string) int {
-	for i, cl := range lv.projection.Columns {
-		if n := len(cl.Path); n > 0 && cl.Path[n-1].Column == col && cl.Path[n-1].SQL == "" && !cl.Path[n-1].Collection {
+// column returns the index of the column named name of the level's table, adding it when it is not projected.
+func (lv *level) column(name string) int {
+	for i, projected := range lv.projection.Columns {
+		if n := len(projected.Path); n > 0 && projected.Path[n-1].Column == name && projected.Path[n-1].SQL == "" && !projected.Path[n-1].Collection {
 			return i
 		}
 	}
-	return lv.internal(lv.c.qualifiedColumn(lv.r.alias, col))
+	return lv.internal(lv.c.qualifiedColumn(lv.r.alias, name))
 }
 
 // collection compiles the query of a collection property's items.
-func (lv *level) collection(coll *Collection) {
+func (lv *level) collection(collection *Collection) {
 	c := lv.c
-	ct := coll.Property.CollectionTable
+	collectionTable := collection.Property.CollectionTable
 	a := "s"
-	owner := make([]string, len(ct.OwnerColumns))
-	for i, col := range ct.OwnerColumns {
-		owner[i] = c.qualifiedColumn(a, col)
+	owner := make([]string, len(collectionTable.OwnerColumns))
+	for i, column := range collectionTable.OwnerColumns {
+		owner[i] = c.qualifiedColumn(a, column)
 	}
-	sel := strings.Join(owner, ", ") + ", " + c.qualifiedColumn(a, ct.ValueColumn)
-	coll.d = c.d
-	coll.pre = "SELECT " + sel + " FROM " + c.quote(ct.Table) + " AS " + c.quote(a) + " WHERE " + modelsql.Tuple(owner) + " IN ("
-	coll.post = ") ORDER BY " + strings.Join(owner, ", ") + ", " + c.qualifiedColumn(a, ct.OrdinalColumn)
+	columns := strings.Join(owner, ", ") + ", " + c.qualifiedColumn(a, collectionTable.ValueColumn)
+	collection.d = c.d
+	collection.pre = "SELECT " + columns + " FROM " + c.quote(collectionTable.Table) + " AS " + c.quote(a) + " WHERE " + modelsql.Tuple(owner) + " IN ("
+	collection.post = ") ORDER BY " + strings.Join(owner, ", ") + ", " + c.qualifiedColumn(a, collectionTable.OrdinalColumn)
 }

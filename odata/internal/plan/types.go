@@ -16,43 +16,43 @@ import (
 // boundType is the type of a bound expression: a primitive kind, an enum, a complex type or an entity type, single
 // or a collection; or the type of the null literal, which fits every nullable type.
 type boundType struct {
-	kind     edm.Kind
-	enum     *edm.EnumType
-	complex  *edm.ComplexType
-	entity   *edm.EntityType
-	coll     bool
-	null     bool // the null literal
-	nullable bool // the value may be null at run time
+	kind       edm.Kind
+	enum       *edm.EnumType
+	complex    *edm.ComplexType
+	entity     *edm.EntityType
+	collection bool
+	null       bool // the null literal
+	nullable   bool // the value may be null at run time
 }
 
 func primitive(k edm.Kind) boundType { return boundType{kind: k} }
 
 var (
-	tBool     = primitive(edm.KindBoolean)
-	tString   = primitive(edm.KindString)
-	tInt32    = primitive(edm.KindInt32)
-	tInt64    = primitive(edm.KindInt64)
-	tDecimal  = primitive(edm.KindDecimal)
-	tDouble   = primitive(edm.KindDouble)
-	tDate     = primitive(edm.KindDate)
-	tTime     = primitive(edm.KindTimeOfDay)
-	tDateTime = primitive(edm.KindDateTimeOffset)
-	tDuration = primitive(edm.KindDuration)
-	tNull     = boundType{null: true, nullable: true}
+	typeBoolean        = primitive(edm.KindBoolean)
+	typeString         = primitive(edm.KindString)
+	typeInt32          = primitive(edm.KindInt32)
+	typeInt64          = primitive(edm.KindInt64)
+	typeDecimal        = primitive(edm.KindDecimal)
+	typeDouble         = primitive(edm.KindDouble)
+	typeDate           = primitive(edm.KindDate)
+	typeTimeOfDay      = primitive(edm.KindTimeOfDay)
+	typeDateTimeOffset = primitive(edm.KindDateTimeOffset)
+	typeDuration       = primitive(edm.KindDuration)
+	typeNull           = boundType{null: true, nullable: true}
 )
 
 // propType is the type of a property's values.
 func propType(p *edm.Property) boundType {
-	return boundType{kind: p.Type, enum: p.Enum, complex: p.Complex, coll: p.Collection, nullable: p.Nullable}
+	return boundType{kind: p.Type, enum: p.Enum, complex: p.Complex, collection: p.Collection, nullable: p.Nullable}
 }
 
 func (t boundType) withNullable(n bool) boundType { t.nullable = n; return t }
 
 // single is the type of one item of a collection type.
-func (t boundType) single() boundType { t.coll = false; return t }
+func (t boundType) single() boundType { t.collection = false; return t }
 
 func (t boundType) isScalar() bool {
-	return !t.coll && t.entity == nil && t.complex == nil && !t.null
+	return !t.collection && t.entity == nil && t.complex == nil && !t.null
 }
 
 func (t boundType) isBool() bool { return t.isScalar() && t.enum == nil && t.kind == edm.KindBoolean }
@@ -90,7 +90,7 @@ func (t boundType) String() string {
 	default:
 		s = t.kind.String()
 	}
-	if t.coll {
+	if t.collection {
 		return "Collection(" + s + ")"
 	}
 	return s
@@ -98,7 +98,7 @@ func (t boundType) String() string {
 
 // sameType reports whether a and b are the same scalar type (ignoring nullability).
 func sameType(a, b boundType) bool {
-	return a.kind == b.kind && a.enum == b.enum && a.complex == b.complex && a.entity == b.entity && a.coll == b.coll
+	return a.kind == b.kind && a.enum == b.enum && a.complex == b.complex && a.entity == b.entity && a.collection == b.collection
 }
 
 // numericRank orders the numeric kinds for promotion: integers 1, Decimal 2, Single 3, Double 4; 0 for others.
@@ -118,8 +118,8 @@ func numericRank(k edm.Kind) int {
 
 // promote returns the kind two numeric operands are promoted to: Int64 for integers, else the wider kind.
 func promote(a, b edm.Kind) edm.Kind {
-	ra, rb := numericRank(a), numericRank(b)
-	switch max(ra, rb) {
+	leftRank, rightRank := numericRank(a), numericRank(b)
+	switch max(leftRank, rightRank) {
 	case 1:
 		return edm.KindInt64
 	case 2:
