@@ -34,7 +34,7 @@ type functionSignature struct {
 	result   boundType // the type of the result (nullable when an argument is)
 	// complete, when set, finishes the bound call: it checks a literal argument, sets the result type, or
 	// computes a constant.
-	complete func(b *binder, n *syntax.Call, call *boundCall) (boundExpr, error)
+	complete func(n *syntax.Call, call *boundCall) (boundExpr, *Error)
 }
 
 var functionSignatures = map[string]functionSignature{
@@ -139,10 +139,15 @@ func (b *binder) call(n *syntax.Call) (boundExpr, error) {
 		args[i] = x
 	}
 	call := &boundCall{t: signature.result.withNullable(anyNullable), name: n.Name, args: args}
-	if signature.complete != nil {
-		return signature.complete(b, n, call)
+	if signature.complete == nil {
+		return call, nil
 	}
-	return call, nil
+	bound, err := signature.complete(n, call)
+	if err != nil {
+		err.Option = b.option
+		return nil, err
+	}
+	return bound, nil
 }
 
 // checkArity checks the number of arguments of a call.
@@ -187,17 +192,17 @@ func (b *binder) argument(n *syntax.Call, i int, kind argumentKind) (boundExpr, 
 }
 
 // completeMatchesPattern checks a literal pattern of matchesPattern.
-func completeMatchesPattern(b *binder, n *syntax.Call, call *boundCall) (boundExpr, error) {
+func completeMatchesPattern(n *syntax.Call, call *boundCall) (boundExpr, *Error) {
 	if literal, ok := call.args[1].(*boundLiteral); ok && literal.v != nil {
 		if err := checkPattern(literal.v.(string)); err != nil {
-			return nil, b.fail(CodeInvalidValue, n.Args[1].Value, "invalid pattern: %v", err)
+			return nil, errorf(CodeInvalidValue, n.Args[1].Value, "invalid pattern: %v", err)
 		}
 	}
 	return call, nil
 }
 
 // completeSubstring makes substring with a length nullable: a negative length is null.
-func completeSubstring(_ *binder, _ *syntax.Call, call *boundCall) (boundExpr, error) {
+func completeSubstring(_ *syntax.Call, call *boundCall) (boundExpr, *Error) {
 	if len(call.args) == 3 {
 		call.t.nullable = true
 	}
@@ -205,15 +210,15 @@ func completeSubstring(_ *binder, _ *syntax.Call, call *boundCall) (boundExpr, e
 }
 
 // constantTime is the completion of a function that is the constant v (maxdatetime, mindatetime).
-func constantTime(v time.Time) func(*binder, *syntax.Call, *boundCall) (boundExpr, error) {
-	return func(*binder, *syntax.Call, *boundCall) (boundExpr, error) {
+func constantTime(v time.Time) func(*syntax.Call, *boundCall) (boundExpr, *Error) {
+	return func(*syntax.Call, *boundCall) (boundExpr, *Error) {
 		return &boundLiteral{t: typeDateTimeOffset, v: v}, nil
 	}
 }
 
 // completeRounding gives round, floor and ceiling the type of their argument (Decimal for null) and computes
 // them on a literal.
-func completeRounding(_ *binder, n *syntax.Call, call *boundCall) (boundExpr, error) {
+func completeRounding(n *syntax.Call, call *boundCall) (boundExpr, *Error) {
 	if literal, ok := call.args[0].(*boundLiteral); ok {
 		return foldRounding(n.Name, literal), nil
 	}
