@@ -152,7 +152,7 @@ func (b *binder) path(p *syntax.Path) (boundExpr, error) {
 	if len(segments) == 0 {
 		return instance(start), nil
 	}
-	walk := memberPath{segments: segments, at: start}
+	walk := pathWalk{segments: segments, at: start}
 	for i := range segments {
 		bound, err := b.segment(&walk, i)
 		if bound != nil || err != nil {
@@ -205,19 +205,19 @@ func (b *binder) sideItem(p *syntax.Path, item *tableRange, segments []syntax.Se
 	return &boundItem{t: t, r: item}, nil
 }
 
-// memberPath is a member path being bound segment by segment: the range reached so far and, inside a complex
+// pathWalk is a member path being bound segment by segment: the range reached so far and, inside a complex
 // property, that property (nullable when any step to it is).
-type memberPath struct {
+type pathWalk struct {
 	segments []syntax.Segment
 	at       *tableRange
 	complex  *edm.Property
 }
 
 // last reports whether segment i ends the path.
-func (w *memberPath) last(i int) bool { return i == len(w.segments)-1 }
+func (w *pathWalk) last(i int) bool { return i == len(w.segments)-1 }
 
 // segment binds segment i of a member path. It returns the bound path when the segment ends it, nil to go on.
-func (b *binder) segment(w *memberPath, i int) (boundExpr, error) {
+func (b *binder) segment(w *pathWalk, i int) (boundExpr, error) {
 	s := w.segments[i]
 	switch {
 	case len(s.Args) > 0:
@@ -235,7 +235,7 @@ func (b *binder) segment(w *memberPath, i int) (boundExpr, error) {
 
 // typeSegment binds a qualified segment, which can only be a cast to the type the path has reached (the model
 // has no derived types): it is skipped, and at the end of a path on an entity it is the instance.
-func (b *binder) typeSegment(w *memberPath, i int) (boundExpr, error) {
+func (b *binder) typeSegment(w *pathWalk, i int) (boundExpr, error) {
 	s := w.segments[i]
 	if w.complex == nil && w.at.typ != nil && b.isTypeName(s.Name, w.at.typ.Name) {
 		if w.last(i) {
@@ -254,7 +254,7 @@ func (b *binder) typeSegment(w *memberPath, i int) (boundExpr, error) {
 
 // complexMember binds a member of the complex property the path is in: a column, or a step into a nested
 // complex property.
-func (b *binder) complexMember(w *memberPath, i int) (boundExpr, error) {
+func (b *binder) complexMember(w *pathWalk, i int) (boundExpr, error) {
 	s := w.segments[i]
 	member := w.complex.Property(s.Name)
 	if member == nil {
@@ -272,7 +272,7 @@ func (b *binder) complexMember(w *memberPath, i int) (boundExpr, error) {
 
 // propertySegment binds a property of the entity the path has reached: a column, a collection, or a step into a
 // complex property.
-func (b *binder) propertySegment(w *memberPath, i int, prop *edm.Property) (boundExpr, error) {
+func (b *binder) propertySegment(w *pathWalk, i int, prop *edm.Property) (boundExpr, error) {
 	s := w.segments[i]
 	switch {
 	case prop.Collection:
@@ -293,7 +293,7 @@ func (b *binder) propertySegment(w *memberPath, i int, prop *edm.Property) (boun
 
 // navigationSegment binds a navigation property: a collection, a single-valued navigation that ends the path
 // (to compare it with null), or a to-one join the path goes on through.
-func (b *binder) navigationSegment(w *memberPath, i int) (boundExpr, error) {
+func (b *binder) navigationSegment(w *pathWalk, i int) (boundExpr, error) {
 	s := w.segments[i]
 	nav := w.at.typ.Navigation(s.Name)
 	if nav == nil {
@@ -314,7 +314,7 @@ func (b *binder) navigationSegment(w *memberPath, i int) (boundExpr, error) {
 
 // enterComplex steps into the complex property p at segment i, nullable when its parent is. A path cannot end
 // there: complex values are not operands.
-func (b *binder) enterComplex(w *memberPath, i int, p *edm.Property, parentNullable bool) error {
+func (b *binder) enterComplex(w *pathWalk, i int, p *edm.Property, parentNullable bool) error {
 	if w.last(i) {
 		s := w.segments[i]
 		return b.fail(CodeNotSupported, segmentAt(s), "complex values cannot be used in expressions: %s", s.Name)
@@ -326,7 +326,7 @@ func (b *binder) enterComplex(w *memberPath, i int, p *edm.Property, parentNulla
 }
 
 // primitiveEnds fails when a segment follows segment i, a primitive value.
-func (b *binder) primitiveEnds(w *memberPath, i int) error {
+func (b *binder) primitiveEnds(w *pathWalk, i int) error {
 	if w.last(i) {
 		return nil
 	}
@@ -335,7 +335,7 @@ func (b *binder) primitiveEnds(w *memberPath, i int) error {
 }
 
 // collectionEnds fails when a segment follows segment i, a collection (whose items any, all and $count reach).
-func (b *binder) collectionEnds(w *memberPath, i int) error {
+func (b *binder) collectionEnds(w *pathWalk, i int) error {
 	if w.last(i) {
 		return nil
 	}
