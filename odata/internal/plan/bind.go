@@ -221,7 +221,7 @@ func (b *binder) segment(w *pathWalk, i int) (boundExpr, error) {
 	s := w.segments[i]
 	switch {
 	case len(s.Args) > 0:
-		return nil, b.fail(CodeNotSupported, segmentAt(s), "key predicates and function calls in member paths are not supported")
+		return nil, b.segmentWithArguments(w, i)
 	case s.IsQualified():
 		return b.typeSegment(w, i)
 	case w.complex != nil:
@@ -231,6 +231,25 @@ func (b *binder) segment(w *pathWalk, i int) (boundExpr, error) {
 		return b.propertySegment(w, i, prop)
 	}
 	return b.navigationSegment(w, i)
+}
+
+// segmentWithArguments reports segment i, which has arguments. A property or navigation of the type the path
+// has reached followed by a key predicate, and a function of the model, are valid OData the engine does not
+// translate; any other name is an unknown function, a client error that names it.
+func (b *binder) segmentWithArguments(w *pathWalk, i int) error {
+	s := w.segments[i]
+	if w.hasMember(s.Name) || b.c.m.FunctionOverloads(s.Name) != nil {
+		return b.fail(CodeNotSupported, segmentAt(s), "key predicates and function calls in member paths are not supported")
+	}
+	return b.fail(CodeSyntax, segmentAt(s), "unknown function %s", s.Name)
+}
+
+// hasMember reports whether the complex property or the entity the path has reached has a member called name.
+func (w *pathWalk) hasMember(name string) bool {
+	if w.complex != nil {
+		return w.complex.Property(name) != nil
+	}
+	return w.at.typ.Property(name) != nil || w.at.typ.Navigation(name) != nil
 }
 
 // typeSegment binds a qualified segment, which can only be a cast to the type the path has reached (the model
@@ -643,6 +662,10 @@ func (b *binder) in(n *syntax.Binary) (boundExpr, error) {
 	}
 	switch right := n.Right.(type) {
 	case *syntax.List:
+		if len(right.Items) == 0 {
+			// OData Part 2, 5.1.1.1.12: a list of one or more values.
+			return nil, b.fail(CodeSyntax, right, "in needs a list of one or more values")
+		}
 		out := &boundIn{x: x}
 		for _, it := range right.Items {
 			v, err := b.expr(it)
