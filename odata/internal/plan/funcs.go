@@ -271,20 +271,12 @@ func (b *binder) typeArg(n *syntax.Call) (*syntax.TypeName, error) {
 	return typeName, nil
 }
 
+// cast binds cast(value, type): a null or a literal is converted at once; other values convert in SQL where the
+// conversion is one the engine translates (castConversion).
 func (b *binder) cast(n *syntax.Call) (boundExpr, error) {
-	typeName, err := b.typeArg(n)
+	k, err := b.castTarget(n)
 	if err != nil {
 		return nil, err
-	}
-	if len(n.Args) == 1 {
-		return nil, b.fail(CodeNotSupported, n, "cast of the instance is not supported (the model has no derived types)")
-	}
-	k, ok := edm.ParseKind(typeName.Name)
-	if !ok {
-		if !b.knownType(typeName.Name) {
-			return nil, b.fail(CodeTypeMismatch, typeName, "%s is not a type", typeName.Name)
-		}
-		return nil, b.fail(CodeNotSupported, typeName, "cast to %s is not supported", typeName.Name)
 	}
 	x, err := b.expr(n.Args[0].Value)
 	if err != nil {
@@ -298,28 +290,85 @@ func (b *binder) cast(n *syntax.Call) (boundExpr, error) {
 	if !valueType.isScalar() {
 		return nil, b.fail(CodeTypeMismatch, n.Args[0].Value, "cast needs a primitive value, found %s", valueType)
 	}
-	if l, ok := x.(*boundLiteral); ok {
-		if v, ok := coerce(l.v, valueType, to); ok {
-			return &boundLiteral{t: to, v: v}, nil
-		}
-		if k == edm.KindString && valueType.enum == nil && (numericRank(valueType.kind) == 1 || valueType.kind == edm.KindGuid) {
-			return &boundLiteral{t: to, v: formatLiteral(l.v)}, nil
+	if literal, ok := x.(*boundLiteral); ok {
+		if converted, ok := castLiteral(literal, to); ok {
+			return converted, nil
 		}
 	}
 	if valueType.enum == nil && valueType.kind == k {
 		return x, nil
 	}
-	to.nullable = valueType.nullable
-	switch {
-	case valueType.enum != nil:
-	case k == edm.KindString && (numericRank(valueType.kind) == 1 || valueType.kind == edm.KindGuid):
-		return &boundCall{t: to, name: "cast", args: []boundExpr{x}, to: k}, nil
-	case numericRank(valueType.kind) > 0 && numericRank(k) > 1:
-		return &boundCall{t: to, name: "cast", args: []boundExpr{x}, to: k}, nil
-	case valueType.kind == edm.KindDateTimeOffset && k == edm.KindDate:
-		return &boundCall{t: to, name: "date", args: []boundExpr{x}}, nil
+	if conversion := castConversion(valueType, k); conversion != "" {
+		return &boundCall{t: to.withNullable(valueType.nullable), name: conversion, args: []boundExpr{x}, to: k}, nil
 	}
 	return nil, b.fail(CodeNotSupported, n, "cast from %s to %s is not supported", valueType, k)
+}
+
+// castTarget returns the primitive kind a cast converts to: a cast of the instance, or to a type that is not a
+// primitive kind of edm, is not supported; a name that is no type at all is a client error.
+func (b *binder) castTarget(n *syntax.Call) (edm.Kind, error) {
+	typeName, err := b.typeArg(n)
+	if err != nil {
+		return 0, err
+	}
+	if len(n.Args) == 1 {
+		return 0, b.fail(CodeNotSupported, n, "cast of the instance is not supported (the model has no derived types)")
+	}
+	k, ok := edm.ParseKind(typeName.Name)
+	if !ok {
+		if !b.knownType(typeName.Name) {
+			return 0, b.fail(CodeTypeMismatch, typeName, "%s is not a type", typeName.Name)
+		}
+		return 0, b.fail(CodeNotSupported, typeName, "cast to %s is not supported", typeName.Name)
+	}
+	return k, nil
+}
+
+// castLiteral converts a literal to the type to where a literal of its type may stand for one of type to, and
+// formats integers and GUIDs as strings.
+func castLiteral(literal *boundLiteral, to boundType) (boundExpr, bool) {
+	if v, ok := coerce(literal.v, literal.t, to); ok {
+		return &boundLiteral{t: to, v: v}, true
+	}
+	if to.kind == edm.KindString && literal.t.enum == nil && (numericRank(literal.t.kind) == 1 || literal.t.kind == edm.KindGuid) {
+		return &boundLiteral{t: to, v: formatLiteral(literal.v)}, true
+	}
+	return nil, false
+}
+
+// castConversion names the function that converts a value of type from to kind to in SQL ("cast" or "date"), ""
+// when the engine does not translate that cast: integers and GUIDs to strings; numbers to Decimal, Single and
+// Double; integers to the integer kinds that hold all their values (Byte to Int32); a DateTimeOffset to its Date.
+func castConversion(from boundType, to edm.Kind) string {
+	switch {
+	case from.enum != nil:
+		return ""
+	case to == edm.KindString && (numericRank(from.kind) == 1 || from.kind == edm.KindGuid):
+		return "cast"
+	case numericRank(from.kind) > 0 && numericRank(to) > 1:
+		return "cast"
+	case widensInteger(from.kind, to):
+		return "cast"
+	case from.kind == edm.KindDateTimeOffset && to == edm.KindDate:
+		return "date"
+	}
+	return ""
+}
+
+// integerRanges are the smallest and largest values of the integer kinds.
+var integerRanges = map[edm.Kind][2]int64{
+	edm.KindByte:  {0, math.MaxUint8},
+	edm.KindSByte: {math.MinInt8, math.MaxInt8},
+	edm.KindInt16: {math.MinInt16, math.MaxInt16},
+	edm.KindInt32: {math.MinInt32, math.MaxInt32},
+	edm.KindInt64: {math.MinInt64, math.MaxInt64},
+}
+
+// widensInteger reports whether every value of the integer kind from is a value of the integer kind to.
+func widensInteger(from, to edm.Kind) bool {
+	fromRange, fromInteger := integerRanges[from]
+	toRange, toInteger := integerRanges[to]
+	return fromInteger && toInteger && toRange[0] <= fromRange[0] && fromRange[1] <= toRange[1]
 }
 
 func (b *binder) isof(n *syntax.Call) (boundExpr, error) {

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -228,6 +229,10 @@ func (c *compiler) compare(x *boundBinary, neg bool) string {
 	case *boundRange:
 		return c.compareInstance(left, op, neg)
 	}
+	if isNaN(l) || isNaN(r) {
+		// IEEE 754: NaN is unordered and equal to nothing, itself included; only ne is true.
+		return c.constantCondition((op == syntax.OpNe) != neg)
+	}
 	if isNullLiteral(r) {
 		return c.compareWithNull(l, op, neg)
 	}
@@ -235,6 +240,16 @@ func (c *compiler) compare(x *boundBinary, neg bool) string {
 		l, r, op = r, l, flip(op)
 	}
 	return c.compareValues(l, r, op, neg)
+}
+
+// isNaN reports whether e is the literal NaN.
+func isNaN(e boundExpr) bool {
+	literal, ok := e.(*boundLiteral)
+	if !ok {
+		return false
+	}
+	f, ok := literal.v.(float64)
+	return ok && math.IsNaN(f)
 }
 
 // orient returns the operands and operator of a comparison with an entity operand, else an operand that is not
@@ -295,11 +310,12 @@ func (c *compiler) compareValues(l, r boundExpr, op syntax.BinaryOp, neg bool) s
 	left.sql, left.scale = c.value(l)
 	right := operand{nullable: nullable(r)}
 	if literal, ok := r.(*boundLiteral); ok && c.d.ScaledDecimals() && left.scale >= 0 && isExactNumber(literal.v) {
-		v, exact := scaleLiteral(literal.v, left.scale, op)
+		v, adjusted, exact := scaleLiteral(literal.v, left.scale, op)
 		if !exact && (op == syntax.OpEq || op == syntax.OpNe) {
-			// A value with more digits than the column's scale: never equal.
+			// A value with more digits than the column's scale, or beyond int64: never equal.
 			return c.constantCondition((op == syntax.OpNe) != neg)
 		}
+		op = adjusted
 		right.sql, right.scale = c.param(typeInt64, v), left.scale
 	} else {
 		right.sql, right.scale = c.value(r)
@@ -377,9 +393,12 @@ func isExactNumber(v any) bool {
 }
 
 // scaleLiteral returns v x 10^scale as an int64 for comparing with an exact integer expression at that scale by
-// op. When the scaled value is not an integer it is rounded so the comparison stays exact (x > 1.5 is x > 1 for
-// integers x; ge and lt round up) and exact is false (no value is equal).
-func scaleLiteral(v any, scale int, op syntax.BinaryOp) (scaled int64, exact bool) {
+// op, and the operator to compare with. When the scaled value is not an integer it is rounded so that the
+// comparison stays exact (x > 1.5 is x > 1 for integers x; ge and lt round up). Beyond the range of int64 the
+// comparison is made with the bound: x < 2^63 is x <= 2^63-1, true for every value, and x > 2^63 is
+// x > 2^63-1, true for none; an Int64 never goes through floating point. exact is false when no integer equals
+// v x 10^scale: then eq is false and ne true for every value.
+func scaleLiteral(v any, scale int, op syntax.BinaryOp) (scaled int64, adjusted syntax.BinaryOp, exact bool) {
 	d, _ := asDecimal(v)
 	s := d.Shift(int32(scale))
 	exact = s.IsInteger()
@@ -392,14 +411,35 @@ func scaleLiteral(v any, scale int, op syntax.BinaryOp) (scaled int64, exact boo
 		}
 	}
 	integer := s.BigInt()
-	if !integer.IsInt64() {
-		// Beyond int64: compare with the nearest representable bound.
-		if integer.Sign() > 0 {
-			return maxInt64, exact
-		}
-		return minInt64, exact
+	switch {
+	case integer.IsInt64():
+		return integer.Int64(), op, exact
+	case integer.Sign() > 0:
+		return maxInt64, aboveEveryValue(op), false
 	}
-	return integer.Int64(), exact
+	return minInt64, belowEveryValue(op), false
+}
+
+// aboveEveryValue is the operator that compares x with the largest int64 as x op v does for a v above it.
+func aboveEveryValue(op syntax.BinaryOp) syntax.BinaryOp {
+	switch op {
+	case syntax.OpLt, syntax.OpLe:
+		return syntax.OpLe // true for every x
+	case syntax.OpGt, syntax.OpGe:
+		return syntax.OpGt // true for none
+	}
+	return op
+}
+
+// belowEveryValue is the operator that compares x with the smallest int64 as x op v does for a v below it.
+func belowEveryValue(op syntax.BinaryOp) syntax.BinaryOp {
+	switch op {
+	case syntax.OpGt, syntax.OpGe:
+		return syntax.OpGe // true for every x
+	case syntax.OpLt, syntax.OpLe:
+		return syntax.OpLt // true for none
+	}
+	return op
 }
 
 const (
@@ -598,8 +638,10 @@ func (c *compiler) inList(x *boundIn, valueSQL string, scale int, neg bool) stri
 		switch {
 		case literal.v == nil:
 			hasNull = true
+		case isNaN(literal):
+			// Equal to nothing.
 		case c.d.ScaledDecimals() && scale >= 0 && isExactNumber(literal.v):
-			if v, exact := scaleLiteral(literal.v, scale, syntax.OpEq); exact {
+			if v, _, exact := scaleLiteral(literal.v, scale, syntax.OpEq); exact {
 				params = append(params, c.param(typeInt64, v))
 			}
 		default:
@@ -994,8 +1036,12 @@ func roundingValue(c *compiler, x *boundCall) (string, int) {
 	return c.d.Ceiling(a, kind), -1
 }
 
-// castValue is a cast to a numeric kind or to String.
+// castValue is a cast to a numeric kind or to String. An integer widened to another integer kind is the same
+// value.
 func castValue(c *compiler, x *boundCall) (string, int) {
+	if widensInteger(x.args[0].typeOf().kind, x.to) {
+		return c.value(x.args[0])
+	}
 	scale := -1
 	if numericRank(x.to) == 1 {
 		scale = c.integerScale()

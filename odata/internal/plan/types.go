@@ -221,8 +221,9 @@ func literalArg(d sqldb.Dialect, t boundType, v any) any {
 	case time.Duration:
 		return int64(x / time.Microsecond)
 	case float64:
-		if !d.StoresNaN() && (math.IsNaN(x) || math.IsInf(x, 0)) {
-			// SQLite has no NaN; a comparison with it is never true, as with NULL.
+		if !d.StoresNaN() && math.IsNaN(x) {
+			// SQLite has no NaN (it would read NULL). The translator folds comparisons with NaN; the infinities
+			// are REAL values on SQLite too.
 			return nil
 		}
 		return x
