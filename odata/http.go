@@ -152,11 +152,16 @@ func (s *Service) allowed(t *target) string {
 	return "GET"
 }
 
-// syntaxError turns a parse error of the path or a query option into a 400 naming the option.
+// syntaxError turns a parse error of the path or a query option into a 400 naming the option, or a 501 for an
+// option the engine recognizes but does not implement ($apply).
 func syntaxError(err error) error {
 	var syntaxErr *syntax.Error
 	if errors.As(err, &syntaxErr) {
-		return &Error{Code: syntaxErr.Code, Target: syntaxErr.Option, Message: syntaxErr.Error()}
+		code := syntaxErr.Code
+		if code == syntax.CodeNotSupported {
+			code = CodeNotImplemented
+		}
+		return &Error{Code: code, Target: syntaxErr.Option, Message: syntaxErr.Error()}
 	}
 	return BadRequest(CodeBadRequest, "", err.Error())
 }

@@ -546,6 +546,9 @@ func (s *Service) checkIfMatch(r *http.Request, tx *Tx, et *edm.EntityType, old 
 	if strings.TrimSpace(h) == "" {
 		return nil
 	}
+	if err := checkETagList("If-Match", h); err != nil {
+		return err
+	}
 	writer := entityWriter{layout: s.defaultLayout(et)}
 	sum, err := writer.etag(old)
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 const (
 	CodeSyntax        = "SyntaxError"
 	CodeLimitExceeded = "LimitExceeded"
+	// CodeNotSupported is valid OData that the parser recognizes but the engine does not implement: $apply.
+	CodeNotSupported = "NotSupported"
 )
 
 // Error is a syntax error, or a syntactic limit of the service contract that was exceeded, in one query option
@@ -20,7 +22,7 @@ const (
 type Error struct {
 	Option string // the query option as the client spelt it ("$filter", "filter", "@p"), or "path"
 	Pos    int    // 1-based column in the option's raw (still percent-encoded) value; 0 when not known
-	Code   string // CodeSyntax or CodeLimitExceeded
+	Code   string // CodeSyntax, CodeLimitExceeded or CodeNotSupported
 	Msg    string // "expected expression, found \")\""
 }
 

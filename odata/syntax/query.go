@@ -113,13 +113,14 @@ const (
 	optionSchemaVersion
 	optionID
 	optionAlias
+	optionApply // data aggregation, which the engine does not implement
 )
 
 var systemOptions = map[string]optionKind{
 	"filter": optionFilter, "search": optionSearch, "orderby": optionOrderBy, "skip": optionSkip, "top": optionTop,
 	"count": optionCount, "select": optionSelect, "expand": optionExpand, "compute": optionCompute,
 	"levels": optionLevels, "index": optionIndex, "skiptoken": optionSkipToken, "deltatoken": optionDeltaToken,
-	"format": optionFormat, "schemaversion": optionSchemaVersion, "id": optionID,
+	"format": optionFormat, "schemaversion": optionSchemaVersion, "id": optionID, "apply": optionApply,
 }
 
 var optionNames = [...]string{
@@ -127,7 +128,7 @@ var optionNames = [...]string{
 	optionTop: "$top", optionCount: "$count", optionSelect: "$select", optionExpand: "$expand",
 	optionCompute: "$compute", optionLevels: "$levels", optionIndex: "$index", optionSkipToken: "$skiptoken",
 	optionDeltaToken: "$deltatoken", optionFormat: "$format", optionSchemaVersion: "$schemaversion",
-	optionID: "$id",
+	optionID: "$id", optionApply: "$apply",
 }
 
 type optionSet uint32
@@ -145,9 +146,9 @@ func (s optionSet) has(k optionKind) bool { return s&(1<<k) != 0 }
 var (
 	topOptions = set(optionFilter, optionSearch, optionOrderBy, optionSkip, optionTop, optionCount, optionSelect,
 		optionExpand, optionCompute, optionIndex, optionSkipToken, optionDeltaToken, optionFormat, optionSchemaVersion,
-		optionID, optionAlias)
+		optionID, optionAlias, optionApply)
 	expandOptions = set(optionFilter, optionSearch, optionOrderBy, optionSkip, optionTop, optionCount, optionSelect,
-		optionExpand, optionCompute, optionLevels, optionAlias)
+		optionExpand, optionCompute, optionLevels, optionAlias, optionApply)
 	expandRefOptions  = set(optionFilter, optionSearch, optionOrderBy, optionSkip, optionTop, optionCount)
 	expandStarOptions = set(optionLevels)
 	selectOptions     = set(optionFilter, optionSearch, optionOrderBy, optionSkip, optionTop, optionCount, optionCompute,
@@ -301,6 +302,8 @@ func (q *Query) setOption(kind optionKind, name, value string, base, expandDepth
 		q.SchemaVersion, err = parseSchemaVersion(value, base)
 	case optionAlias:
 		err = q.setAlias(name[1:], value, base)
+	case optionApply:
+		err = &Error{Pos: base + 1, Code: CodeNotSupported, Msg: "$apply is not supported"}
 	}
 	return err
 }

@@ -118,6 +118,9 @@ func TestParseQueryErrors(t *testing.T) {
 		{"$select=$ref", `$select:1:1: unexpected "$ref" in $select`, CodeSyntax},
 		{"$compute=Price as", `$compute:1:9: expected alias name, found end of input`, CodeSyntax},
 		{"$compute=Price as A.B", `$compute:1:10: expected alias name, found "A.B"`, CodeSyntax},
+		{"$apply=groupby((Name))", `$apply:1:1: $apply is not supported`, CodeNotSupported},
+		{"APPLY=aggregate(Price with sum as Total)", `APPLY:1:1: $apply is not supported`, CodeNotSupported},
+		{"$expand=Items($apply=groupby((Name)))", `$expand:1:14: $apply is not supported`, CodeNotSupported},
 	}
 	for _, tt := range tests {
 		_, err := ParseQuery(tt.in)

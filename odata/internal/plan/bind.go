@@ -18,15 +18,15 @@ const maxAliasDepth = 8
 
 // binder binds the expressions of one query option.
 type binder struct {
-	c      *compiler
-	option string      // the option as spelt, for errors
-	it     *tableRange // $it: the instance the option applies to
-	vars   []lambdaVar
-	depth  int // lambda nesting
-	adepth int // alias nesting
+	c           *compiler
+	option      string      // the option as spelt, for errors
+	it          *tableRange // $it: the instance the option applies to
+	variables   []lambdaVariable
+	lambdaDepth int // lambda nesting
+	aliasDepth  int // alias nesting
 }
 
-type lambdaVar struct {
+type lambdaVariable struct {
 	name string
 	item *tableRange
 }
@@ -90,43 +90,43 @@ func (b *binder) literal(n *syntax.Literal) (boundExpr, error) {
 func literalValue(m *edm.Model, n *syntax.Literal) (boundType, any, *Error) {
 	switch n.Kind {
 	case syntax.LitNull:
-		return tNull, nil, nil
+		return typeNull, nil, nil
 	case syntax.LitBool:
-		return tBool, n.Value, nil
+		return typeBoolean, n.Value, nil
 	case syntax.LitInt:
-		return tInt64, n.Value, nil
+		return typeInt64, n.Value, nil
 	case syntax.LitDecimal:
 		d, err := decimal.NewFromString(n.Value.(string))
 		if err != nil {
 			return boundType{}, nil, errorf(CodeSyntax, n, "invalid decimal %s", n.Text)
 		}
-		return tDecimal, d, nil
+		return typeDecimal, d, nil
 	case syntax.LitDouble:
-		return tDouble, n.Value, nil
+		return typeDouble, n.Value, nil
 	case syntax.LitString:
-		return tString, n.Value, nil
+		return typeString, n.Value, nil
 	case syntax.LitDate:
-		return tDate, edm.DateOf(n.Value.(time.Time)), nil
+		return typeDate, edm.DateOf(n.Value.(time.Time)), nil
 	case syntax.LitDateTimeOffset:
-		return tDateTime, n.Value.(time.Time).UTC(), nil
+		return typeDateTimeOffset, n.Value.(time.Time).UTC(), nil
 	case syntax.LitTimeOfDay:
-		return tTime, edm.TimeOfDay(n.Value.(time.Duration)), nil
+		return typeTimeOfDay, edm.TimeOfDay(n.Value.(time.Duration)), nil
 	case syntax.LitDuration:
-		return tDuration, n.Value, nil
+		return typeDuration, n.Value, nil
 	case syntax.LitGuid:
 		return primitive(edm.KindGuid), n.Value, nil
 	case syntax.LitBinary:
 		return primitive(edm.KindBinary), n.Value, nil
 	case syntax.LitEnum:
-		et := m.EnumType(n.Type)
-		if et == nil {
+		enumType := m.EnumType(n.Type)
+		if enumType == nil {
 			return boundType{}, nil, errorf(CodeUnknownProperty, n, "unknown enum type %s", n.Type)
 		}
-		v, err := et.Parse(n.Value.(string))
+		v, err := enumType.Parse(n.Value.(string))
 		if err != nil {
-			return boundType{}, nil, errorf(CodeTypeMismatch, n, "%s is not a value of %s", strings.TrimPrefix(n.Text, n.Type), et.Name)
+			return boundType{}, nil, errorf(CodeTypeMismatch, n, "%s is not a value of %s", strings.TrimPrefix(n.Text, n.Type), enumType.Name)
 		}
-		return boundType{enum: et}, v, nil
+		return boundType{enum: enumType}, v, nil
 	case syntax.LitGeography, syntax.LitGeometry:
 		return boundType{}, nil, errorf(CodeNotSupported, n, "geography and geometry values are not supported")
 	}
@@ -136,130 +136,233 @@ func literalValue(m *edm.Model, n *syntax.Literal) (boundType, any, *Error) {
 // path binds a member path: a property, a complex member, a property through single-valued navigations, a
 // lambda variable, $it, or a parameter alias.
 func (b *binder) path(p *syntax.Path) (boundExpr, error) {
-	segs := p.Segments
-	var cur *tableRange
 	switch p.Base {
 	case syntax.BaseAlias:
-		if len(segs) > 0 {
+		if len(p.Segments) > 0 {
 			return nil, b.fail(CodeNotSupported, p, "member access on a parameter alias is not supported")
 		}
 		return b.alias(p)
 	case syntax.BaseRoot:
 		return nil, b.fail(CodeNotSupported, p, "$root paths are not supported")
-	case syntax.BaseIt:
-		cur = b.it
-	case syntax.BaseThis:
-		cur = b.it
-		if len(b.vars) > 0 {
-			cur = b.vars[len(b.vars)-1].item
-		}
-	default:
-		cur = b.it
-		if len(segs) > 0 {
-			for i := len(b.vars) - 1; i >= 0; i-- {
-				if b.vars[i].name == segs[0].Name {
-					cur, segs = b.vars[i].item, segs[1:]
-					break
-				}
-			}
-		}
 	}
-	if cur.side != nil {
-		if len(segs) > 0 {
-			return nil, b.fail(CodeTypeMismatch, p, "%s is a primitive value and has no member %s", propType(cur.side).single(), segs[0].Name)
-		}
-		t := propType(cur.side).single()
-		return &boundItem{t: t, r: cur}, nil
+	start, segments := b.pathStart(p)
+	if start.side != nil {
+		return b.sideItem(p, start, segments)
 	}
-	if len(segs) == 0 {
-		return &boundRange{t: boundType{entity: cur.typ, nullable: cur.nullable}, r: cur}, nil
+	if len(segments) == 0 {
+		return instance(start), nil
 	}
-	var complexProp *edm.Property // the complex property being walked, if any
-	for i, s := range segs {
-		last := i == len(segs)-1
-		if len(s.Args) > 0 {
-			return nil, b.fail(CodeNotSupported, segmentAt(p, s), "key predicates and function calls in member paths are not supported")
+	walk := pathWalk{segments: segments, at: start}
+	for i := range segments {
+		bound, err := b.segment(&walk, i)
+		if bound != nil || err != nil {
+			return bound, err
 		}
-		if s.IsQualified() {
-			if complexProp == nil && cur.typ != nil && b.isTypeName(s.Name, cur.typ.Name) {
-				if last {
-					return &boundRange{t: boundType{entity: cur.typ, nullable: cur.nullable}, r: cur}, nil
-				}
-				continue // a cast to the type itself
-			}
-			if complexProp != nil && b.isTypeName(s.Name, complexProp.Complex.Name) {
-				continue
-			}
-			if b.c.m.EntityType(s.Name) != nil || b.c.m.ComplexType(s.Name) != nil {
-				return nil, b.fail(CodeTypeMismatch, segmentAt(p, s), "%s is not derived from the type of the path", s.Name)
-			}
-			return nil, b.fail(CodeNotSupported, segmentAt(p, s), "bound functions and unknown types in member paths are not supported: %s", s.Name)
-		}
-		var prop *edm.Property
-		if complexProp != nil {
-			prop = complexProp.Property(s.Name)
-			if prop == nil {
-				return nil, b.fail(CodeUnknownProperty, segmentAt(p, s), "%s has no property %s", complexProp.Complex.Name, s.Name)
-			}
-			nullableParent := complexProp.Nullable
-			if prop.Complex != nil {
-				if last {
-					return nil, b.fail(CodeNotSupported, segmentAt(p, s), "complex values cannot be used in expressions: %s", s.Name)
-				}
-				cp := *prop
-				cp.Nullable = cp.Nullable || nullableParent
-				complexProp = &cp
-				continue
-			}
-			if !last {
-				return nil, b.fail(CodeTypeMismatch, segmentAt(p, segs[i+1]), "%s is a primitive value and has no member %s", s.Name, segs[i+1].Name)
-			}
-			t := propType(prop).withNullable(prop.Nullable || nullableParent || cur.nullable)
-			return &boundColumn{t: t, r: cur, p: prop}, nil
-		}
-		if prop = cur.typ.Property(s.Name); prop != nil {
-			switch {
-			case prop.Collection:
-				if !last {
-					return nil, b.fail(CodeTypeMismatch, segmentAt(p, segs[i+1]), "%s is a collection; use any, all or $count", s.Name)
-				}
-				return &boundCollection{t: propType(prop), from: cur, prop: prop}, nil
-			case prop.Complex != nil:
-				if last {
-					return nil, b.fail(CodeNotSupported, segmentAt(p, s), "complex values cannot be used in expressions: %s", s.Name)
-				}
-				cp := *prop
-				cp.Nullable = cp.Nullable || cur.nullable
-				complexProp = &cp
-				continue
-			case prop.Type == edm.KindStream:
-				return nil, b.fail(CodeNotSupported, segmentAt(p, s), "stream properties cannot be used in expressions: %s", s.Name)
-			}
-			if !last {
-				return nil, b.fail(CodeTypeMismatch, segmentAt(p, segs[i+1]), "%s is a primitive value and has no member %s", s.Name, segs[i+1].Name)
-			}
-			return &boundColumn{t: propType(prop).withNullable(prop.Nullable || cur.nullable), r: cur, p: prop}, nil
-		}
-		nav := cur.typ.Navigation(s.Name)
-		if nav == nil {
-			return nil, b.fail(CodeUnknownProperty, segmentAt(p, s), "%s has no property %s", cur.typ.Name, s.Name)
-		}
-		if nav.Collection {
-			if !last {
-				return nil, b.fail(CodeTypeMismatch, segmentAt(p, segs[i+1]), "%s is a collection; use any, all or $count", s.Name)
-			}
-			return &boundCollection{t: boundType{entity: nav.TargetType(), coll: true}, from: cur, nav: nav}, nil
-		}
-		if last {
-			return &boundNavigation{t: boundType{entity: nav.TargetType(), nullable: true}, r: cur, nav: nav}, nil
-		}
-		cur = cur.join(b.c, nav)
 	}
 	return nil, b.fail(CodeTypeMismatch, p, "incomplete path")
 }
 
+// pathStart returns the range a path starts from and the segments that follow: $it; $this, the innermost
+// lambda variable (else $it); a lambda variable named by the first segment; else $it.
+func (b *binder) pathStart(p *syntax.Path) (*tableRange, []syntax.Segment) {
+	segments := p.Segments
+	switch p.Base {
+	case syntax.BaseIt:
+		return b.it, segments
+	case syntax.BaseThis:
+		return b.innermost(), segments
+	}
+	if len(segments) > 0 {
+		for i := len(b.variables) - 1; i >= 0; i-- {
+			if b.variables[i].name == segments[0].Name {
+				return b.variables[i].item, segments[1:]
+			}
+		}
+	}
+	return b.it, segments
+}
+
+// innermost is the range of the innermost lambda variable, $it outside lambdas.
+func (b *binder) innermost() *tableRange {
+	if len(b.variables) > 0 {
+		return b.variables[len(b.variables)-1].item
+	}
+	return b.it
+}
+
+// instance is the entity of range r used as a value.
+func instance(r *tableRange) *boundRange {
+	return &boundRange{t: boundType{entity: r.typ, nullable: r.nullable}, r: r}
+}
+
+// sideItem binds a path on the item of a lambda over a collection of primitives: the item itself, which has no
+// members.
+func (b *binder) sideItem(p *syntax.Path, item *tableRange, segments []syntax.Segment) (boundExpr, error) {
+	t := propType(item.side).single()
+	if len(segments) > 0 {
+		return nil, b.fail(CodeTypeMismatch, p, "%s is a primitive value and has no member %s", t, segments[0].Name)
+	}
+	return &boundItem{t: t, r: item}, nil
+}
+
+// pathWalk is a member path being bound segment by segment: the range reached so far and, inside a complex
+// property, that property (nullable when any step to it is).
+type pathWalk struct {
+	segments []syntax.Segment
+	at       *tableRange
+	complex  *edm.Property
+}
+
+// last reports whether segment i ends the path.
+func (w *pathWalk) last(i int) bool { return i == len(w.segments)-1 }
+
+// segment binds segment i of a member path. It returns the bound path when the segment ends it, nil to go on.
+func (b *binder) segment(w *pathWalk, i int) (boundExpr, error) {
+	s := w.segments[i]
+	switch {
+	case len(s.Args) > 0:
+		return nil, b.segmentWithArguments(w, i)
+	case s.IsQualified():
+		return b.typeSegment(w, i)
+	case w.complex != nil:
+		return b.complexMember(w, i)
+	}
+	if prop := w.at.typ.Property(s.Name); prop != nil {
+		return b.propertySegment(w, i, prop)
+	}
+	return b.navigationSegment(w, i)
+}
+
+// segmentWithArguments reports segment i, which has arguments. A property or navigation of the type the path
+// has reached followed by a key predicate, and a function of the model, are valid OData the engine does not
+// translate; any other name is an unknown function, a client error that names it.
+func (b *binder) segmentWithArguments(w *pathWalk, i int) error {
+	s := w.segments[i]
+	if w.hasMember(s.Name) || b.c.m.FunctionOverloads(s.Name) != nil {
+		return b.fail(CodeNotSupported, segmentAt(s), "key predicates and function calls in member paths are not supported")
+	}
+	return b.fail(CodeSyntax, segmentAt(s), "unknown function %s", s.Name)
+}
+
+// hasMember reports whether the complex property or the entity the path has reached has a member called name.
+func (w *pathWalk) hasMember(name string) bool {
+	if w.complex != nil {
+		return w.complex.Property(name) != nil
+	}
+	return w.at.typ.Property(name) != nil || w.at.typ.Navigation(name) != nil
+}
+
+// typeSegment binds a qualified segment, which can only be a cast to the type the path has reached (the model
+// has no derived types): it is skipped, and at the end of a path on an entity it is the instance.
+func (b *binder) typeSegment(w *pathWalk, i int) (boundExpr, error) {
+	s := w.segments[i]
+	if w.complex == nil && w.at.typ != nil && b.isTypeName(s.Name, w.at.typ.Name) {
+		if w.last(i) {
+			return instance(w.at), nil
+		}
+		return nil, nil
+	}
+	if w.complex != nil && b.isTypeName(s.Name, w.complex.Complex.Name) {
+		return nil, nil
+	}
+	if b.c.m.EntityType(s.Name) != nil || b.c.m.ComplexType(s.Name) != nil {
+		return nil, b.fail(CodeTypeMismatch, segmentAt(s), "%s is not derived from the type of the path", s.Name)
+	}
+	return nil, b.fail(CodeNotSupported, segmentAt(s), "bound functions and unknown types in member paths are not supported: %s", s.Name)
+}
+
+// complexMember binds a member of the complex property the path is in: a column, or a step into a nested
+// complex property.
+func (b *binder) complexMember(w *pathWalk, i int) (boundExpr, error) {
+	s := w.segments[i]
+	member := w.complex.Property(s.Name)
+	if member == nil {
+		return nil, b.fail(CodeUnknownProperty, segmentAt(s), "%s has no property %s", w.complex.Complex.Name, s.Name)
+	}
+	if member.Complex != nil {
+		return nil, b.enterComplex(w, i, member, w.complex.Nullable)
+	}
+	if err := b.primitiveEnds(w, i); err != nil {
+		return nil, err
+	}
+	t := propType(member).withNullable(member.Nullable || w.complex.Nullable || w.at.nullable)
+	return &boundColumn{t: t, r: w.at, p: member}, nil
+}
+
+// propertySegment binds a property of the entity the path has reached: a column, a collection, or a step into a
+// complex property.
+func (b *binder) propertySegment(w *pathWalk, i int, prop *edm.Property) (boundExpr, error) {
+	s := w.segments[i]
+	switch {
+	case prop.Collection:
+		if err := b.collectionEnds(w, i); err != nil {
+			return nil, err
+		}
+		return &boundCollection{t: propType(prop), from: w.at, prop: prop}, nil
+	case prop.Complex != nil:
+		return nil, b.enterComplex(w, i, prop, w.at.nullable)
+	case prop.Type == edm.KindStream:
+		return nil, b.fail(CodeNotSupported, segmentAt(s), "stream properties cannot be used in expressions: %s", s.Name)
+	}
+	if err := b.primitiveEnds(w, i); err != nil {
+		return nil, err
+	}
+	return &boundColumn{t: propType(prop).withNullable(prop.Nullable || w.at.nullable), r: w.at, p: prop}, nil
+}
+
+// navigationSegment binds a navigation property: a collection, a single-valued navigation that ends the path
+// (to compare it with null), or a to-one join the path goes on through.
+func (b *binder) navigationSegment(w *pathWalk, i int) (boundExpr, error) {
+	s := w.segments[i]
+	nav := w.at.typ.Navigation(s.Name)
+	if nav == nil {
+		return nil, b.fail(CodeUnknownProperty, segmentAt(s), "%s has no property %s", w.at.typ.Name, s.Name)
+	}
+	if nav.Collection {
+		if err := b.collectionEnds(w, i); err != nil {
+			return nil, err
+		}
+		return &boundCollection{t: boundType{entity: nav.TargetType(), collection: true}, from: w.at, nav: nav}, nil
+	}
+	if w.last(i) {
+		return &boundNavigation{t: boundType{entity: nav.TargetType(), nullable: true}, r: w.at, nav: nav}, nil
+	}
+	w.at = w.at.join(b.c, nav)
+	return nil, nil
+}
+
+// enterComplex steps into the complex property p at segment i, nullable when its parent is. A path cannot end
+// there: complex values are not operands.
+func (b *binder) enterComplex(w *pathWalk, i int, p *edm.Property, parentNullable bool) error {
+	if w.last(i) {
+		s := w.segments[i]
+		return b.fail(CodeNotSupported, segmentAt(s), "complex values cannot be used in expressions: %s", s.Name)
+	}
+	stepped := *p
+	stepped.Nullable = stepped.Nullable || parentNullable
+	w.complex = &stepped
+	return nil
+}
+
+// primitiveEnds fails when a segment follows segment i, a primitive value.
+func (b *binder) primitiveEnds(w *pathWalk, i int) error {
+	if w.last(i) {
+		return nil
+	}
+	next := w.segments[i+1]
+	return b.fail(CodeTypeMismatch, segmentAt(next), "%s is a primitive value and has no member %s", w.segments[i].Name, next.Name)
+}
+
+// collectionEnds fails when a segment follows segment i, a collection (whose items any, all and $count reach).
+func (b *binder) collectionEnds(w *pathWalk, i int) error {
+	if w.last(i) {
+		return nil
+	}
+	return b.fail(CodeTypeMismatch, segmentAt(w.segments[i+1]), "%s is a collection; use any, all or $count", w.segments[i].Name)
+}
+
 // segmentAt returns a node positioned at segment s for errors.
-func segmentAt(p *syntax.Path, s syntax.Segment) syntax.Node {
+func segmentAt(s syntax.Segment) syntax.Node {
 	return &syntax.Path{Pos: s.Pos, Segments: []syntax.Segment{s}}
 }
 
@@ -276,14 +379,14 @@ func (b *binder) alias(p *syntax.Path) (boundExpr, error) {
 	if !ok {
 		return nil, b.fail(CodeSyntax, p, "parameter alias @%s is not defined", p.Alias)
 	}
-	if b.adepth >= maxAliasDepth {
+	if b.aliasDepth >= maxAliasDepth {
 		return nil, b.fail(CodeLimitExceeded, p, "parameter aliases nest deeper than %d", maxAliasDepth)
 	}
 	saved := b.option
 	b.option = b.c.optionSpelt("@" + p.Alias)
-	b.adepth++
+	b.aliasDepth++
 	x, err := b.expr(v)
-	b.adepth--
+	b.aliasDepth--
 	b.option = saved
 	return x, err
 }
@@ -300,7 +403,7 @@ func (b *binder) unary(n *syntax.Unary) (boundExpr, error) {
 		}
 		return &boundNot{x: x}, nil
 	}
-	if !t.isNumeric() && !(t.isScalar() && t.kind == edm.KindDuration && t.enum == nil) && !t.null {
+	if !t.isNumericOrNull() && !t.isDuration() {
 		return nil, b.fail(CodeTypeMismatch, n, "- needs a numeric or duration operand, found %s", t)
 	}
 	if l, ok := x.(*boundLiteral); ok {
@@ -359,71 +462,89 @@ func (b *binder) binary(n *syntax.Binary) (boundExpr, error) {
 // the other side where OData allows it ('SimpleProduct' as an enum member, 'P1D' as a duration, 5 as a decimal);
 // numeric operands of different kinds are promoted. It returns the converted operands and the common type.
 func (b *binder) unify(node syntax.Node, what string, l, r boundExpr) (boundExpr, boundExpr, boundType, error) {
-	lt, rt := l.typeOf(), r.typeOf()
-	if lt.null && rt.null {
-		return l, r, tNull, nil
+	leftType, rightType := l.typeOf(), r.typeOf()
+	if leftType.null && rightType.null {
+		return l, r, typeNull, nil
 	}
-	for _, t := range []boundType{lt, rt} {
-		if t.coll || t.complex != nil {
+	for _, t := range [2]boundType{leftType, rightType} {
+		if t.collection || t.complex != nil {
 			return nil, nil, boundType{}, b.fail(CodeTypeMismatch, node, "%s cannot compare %s values", what, t)
 		}
 	}
-	if lt.null {
-		return l, r, rt, nil
-	}
-	if rt.null {
-		return l, r, lt, nil
-	}
-	if lt.entity != nil || rt.entity != nil {
+	switch {
+	case leftType.null:
+		return l, r, rightType, nil
+	case rightType.null:
+		return l, r, leftType, nil
+	case leftType.entity != nil || rightType.entity != nil:
 		return nil, nil, boundType{}, b.fail(CodeTypeMismatch, node, "%s cannot compare entities except with null", what)
 	}
-	if ll, ok := l.(*boundLiteral); ok {
-		if _, rl := r.(*boundLiteral); !rl {
-			if v, ok := coerce(ll.v, lt, rt.withNullable(false)); ok && !(rt.isNumeric() && numericRank(rt.kind) < numericRank(lt.kind)) {
-				l, lt = &boundLiteral{t: rt.withNullable(false), v: v}, rt.withNullable(false)
-			}
+	l = adoptType(l, r)
+	r = adoptType(r, l)
+	leftType, rightType = l.typeOf(), r.typeOf()
+	switch {
+	case leftType.isNumeric() && rightType.isNumeric():
+		kind := promote(leftType.kind, rightType.kind)
+		return literalOfKind(l, kind), literalOfKind(r, kind), primitive(kind).withNullable(leftType.nullable || rightType.nullable), nil
+	case leftType.enum != nil || rightType.enum != nil:
+		if err := b.checkEnums(node, what, l, r); err != nil {
+			return nil, nil, boundType{}, err
+		}
+	case leftType.kind != rightType.kind:
+		return nil, nil, boundType{}, b.fail(CodeTypeMismatch, node, "%s cannot compare %s with %s", what, leftType, rightType)
+	}
+	return l, r, leftType.withNullable(leftType.nullable || rightType.nullable), nil
+}
+
+// adoptType gives the literal e the type of other, an operand that is not a literal, where OData lets the literal
+// stand for a value of that type; a numeric literal is never narrowed. Any other e is returned as it is.
+func adoptType(e, other boundExpr) boundExpr {
+	literal, ok := e.(*boundLiteral)
+	if !ok || isLiteral(other) {
+		return e
+	}
+	to := other.typeOf().withNullable(false)
+	if to.isNumeric() && numericRank(to.kind) < numericRank(literal.t.kind) {
+		return e
+	}
+	v, ok := coerce(literal.v, literal.t, to)
+	if !ok {
+		return e
+	}
+	return &boundLiteral{t: to, v: v}
+}
+
+// literalOfKind converts a numeric literal to kind, the kind numeric operands are promoted to; other operands
+// keep their kind (the translator converts them).
+func literalOfKind(e boundExpr, kind edm.Kind) boundExpr {
+	literal, ok := e.(*boundLiteral)
+	if !ok || literal.t.kind == kind {
+		return e
+	}
+	if v, ok := coerce(literal.v, literal.t, primitive(kind)); ok {
+		return &boundLiteral{t: primitive(kind), v: v}
+	}
+	return e
+}
+
+// checkEnums checks operands of which one at least is an enumeration value: both must be of the same
+// enumeration, and a string literal that is not one of its members says so.
+func (b *binder) checkEnums(node syntax.Node, what string, l, r boundExpr) error {
+	for _, pair := range [2][2]boundExpr{{l, r}, {r, l}} {
+		enum := pair[0].typeOf().enum
+		if literal, ok := pair[1].(*boundLiteral); ok && enum != nil && literal.t.isString() {
+			return b.fail(CodeTypeMismatch, node, "%s is not a member of %s", formatLiteral(literal.v), enum.Name)
 		}
 	}
-	if rl, ok := r.(*boundLiteral); ok {
-		if _, ll := l.(*boundLiteral); !ll {
-			if v, ok := coerce(rl.v, rt, lt.withNullable(false)); ok && !(lt.isNumeric() && numericRank(lt.kind) < numericRank(rt.kind)) {
-				r, rt = &boundLiteral{t: lt.withNullable(false), v: v}, lt.withNullable(false)
-			}
-		}
+	if leftType, rightType := l.typeOf(), r.typeOf(); leftType.enum != rightType.enum {
+		return b.fail(CodeTypeMismatch, node, "%s cannot compare %s with %s", what, leftType, rightType)
 	}
-	if lt.isNumeric() && rt.isNumeric() {
-		k := promote(lt.kind, rt.kind)
-		// Literals take the promoted kind; columns keep theirs (the translator converts them).
-		for _, x := range []*boundExpr{&l, &r} {
-			if lit, ok := (*x).(*boundLiteral); ok && lit.t.kind != k {
-				if v, ok := coerce(lit.v, lit.t, primitive(k)); ok {
-					*x = &boundLiteral{t: primitive(k), v: v}
-				}
-			}
-		}
-		return l, r, primitive(k).withNullable(lt.nullable || rt.nullable), nil
-	}
-	if lt.enum != nil || rt.enum != nil {
-		for _, pair := range [][2]boundExpr{{l, r}, {r, l}} {
-			if lit, ok := pair[1].(*boundLiteral); ok && pair[0].typeOf().enum != nil && lit.t.isString() {
-				return nil, nil, boundType{}, b.fail(CodeTypeMismatch, node, "%s is not a member of %s", formatLiteral(lit.v), pair[0].typeOf().enum.Name)
-			}
-		}
-		if lt.enum != rt.enum {
-			return nil, nil, boundType{}, b.fail(CodeTypeMismatch, node, "%s cannot compare %s with %s", what, lt, rt)
-		}
-		return l, r, lt.withNullable(lt.nullable || rt.nullable), nil
-	}
-	if lt.kind != rt.kind {
-		return nil, nil, boundType{}, b.fail(CodeTypeMismatch, node, "%s cannot compare %s with %s", what, lt, rt)
-	}
-	return l, r, lt.withNullable(lt.nullable || rt.nullable), nil
+	return nil
 }
 
 func (b *binder) compare(n *syntax.Binary, l, r boundExpr) (boundExpr, error) {
-	lt, rt := l.typeOf(), r.typeOf()
 	// A single-valued navigation or an instance compares with null only.
-	for _, x := range []boundExpr{l, r} {
+	for _, x := range [2]boundExpr{l, r} {
 		switch x.(type) {
 		case *boundNavigation, *boundRange:
 			other := r
@@ -433,7 +554,7 @@ func (b *binder) compare(n *syntax.Binary, l, r boundExpr) (boundExpr, error) {
 			if !isNullLiteral(other) || (n.Op != syntax.OpEq && n.Op != syntax.OpNe) {
 				return nil, b.fail(CodeTypeMismatch, n, "%s compares an entity, which can only be compared with null using eq or ne", n.Op)
 			}
-			return &boundBinary{t: tBool, op: n.Op, l: l, r: r}, nil
+			return &boundBinary{t: typeBoolean, op: n.Op, l: l, r: r}, nil
 		}
 	}
 	l, r, t, err := b.unify(n, n.Op.String(), l, r)
@@ -445,73 +566,87 @@ func (b *binder) compare(n *syntax.Binary, l, r boundExpr) (boundExpr, error) {
 			return nil, b.fail(CodeTypeMismatch, n, "%s cannot order %s values", n.Op, t)
 		}
 	}
-	_ = lt
-	_ = rt
 	return &boundBinary{t: boundType{kind: edm.KindBoolean}, op: n.Op, l: l, r: r}, nil
 }
 
 func (b *binder) has(n *syntax.Binary, l, r boundExpr) (boundExpr, error) {
-	lt := l.typeOf()
-	if lt.enum == nil || !lt.enum.Flags || !lt.isScalar() {
-		return nil, b.fail(CodeTypeMismatch, n.Left, "has needs a flags enumeration on the left, found %s", lt)
+	leftType := l.typeOf()
+	if leftType.enum == nil || !leftType.enum.Flags || !leftType.isScalar() {
+		return nil, b.fail(CodeTypeMismatch, n.Left, "has needs a flags enumeration on the left, found %s", leftType)
 	}
-	lit, ok := r.(*boundLiteral)
+	literal, ok := r.(*boundLiteral)
 	if !ok {
 		return nil, b.fail(CodeNotSupported, n.Right, "has needs an enumeration literal on the right")
 	}
-	v, ok := coerce(lit.v, lit.t, boundType{enum: lt.enum})
+	v, ok := coerce(literal.v, literal.t, boundType{enum: leftType.enum})
 	if !ok || v == nil {
-		return nil, b.fail(CodeTypeMismatch, n.Right, "%s is not a value of %s", formatLiteral(lit.v), lt.enum.Name)
+		return nil, b.fail(CodeTypeMismatch, n.Right, "%s is not a value of %s", formatLiteral(literal.v), leftType.enum.Name)
 	}
 	return &boundHas{x: l, v: v.(int64)}, nil
 }
 
+// arith binds arithmetic: on numbers, and add and sub on durations; not on dates and times.
 func (b *binder) arith(n *syntax.Binary, l, r boundExpr) (boundExpr, error) {
-	lt, rt := l.typeOf(), r.typeOf()
-	isDur := func(t boundType) bool { return t.isScalar() && t.enum == nil && t.kind == edm.KindDuration }
-	isTime := func(t boundType) bool {
-		return t.isScalar() && t.enum == nil && (t.kind == edm.KindDate || t.kind == edm.KindDateTimeOffset || t.kind == edm.KindTimeOfDay)
-	}
+	leftType, rightType := l.typeOf(), r.typeOf()
 	switch {
-	case isTime(lt) || isTime(rt):
+	case leftType.isDateOrTime() || rightType.isDateOrTime():
 		return nil, b.fail(CodeNotSupported, n, "%s on dates and times is not supported", n.Op)
-	case (isDur(lt) || lt.null) && (isDur(rt) || rt.null || (rt.isString() && isLiteral(r))) && (n.Op == syntax.OpAdd || n.Op == syntax.OpSub):
+	case isDurationArithmetic(n.Op, l, r):
 		l, r, t, err := b.unify(n, n.Op.String(), l, r)
 		if err != nil {
 			return nil, err
 		}
 		return &boundBinary{t: t, op: n.Op, l: l, r: r}, nil
-	case !(lt.isNumeric() || lt.null) || !(rt.isNumeric() || rt.null):
-		bad := lt
-		if lt.isNumeric() || lt.null {
-			bad = rt
-		}
-		return nil, b.fail(CodeTypeMismatch, n, "%s needs numeric operands, found %s", n.Op, bad)
+	case !leftType.isNumericOrNull():
+		return nil, b.fail(CodeTypeMismatch, n, "%s needs numeric operands, found %s", n.Op, leftType)
+	case !rightType.isNumericOrNull():
+		return nil, b.fail(CodeTypeMismatch, n, "%s needs numeric operands, found %s", n.Op, rightType)
 	}
 	l, r, t, err := b.unify(n, n.Op.String(), l, r)
 	if err != nil {
 		return nil, err
 	}
+	if t, err = b.arithmeticType(n, t); err != nil {
+		return nil, err
+	}
+	return &boundBinary{t: t, op: n.Op, l: l, r: r}, nil
+}
+
+// isDurationArithmetic reports whether l op r adds or subtracts durations (one may be a duration string literal,
+// either null).
+func isDurationArithmetic(op syntax.BinaryOp, l, r boundExpr) bool {
+	if op != syntax.OpAdd && op != syntax.OpSub {
+		return false
+	}
+	leftType, rightType := l.typeOf(), r.typeOf()
+	return (leftType.isDuration() || leftType.null) && (rightType.isDuration() || rightType.null || (rightType.isString() && isLiteral(r)))
+}
+
+// arithmeticType is the type of numeric arithmetic whose operands have the common type t: integers compute in
+// Int64 and divby of integers in Decimal; div, divby and mod are null on division by zero; mod on floating
+// point is not supported.
+func (b *binder) arithmeticType(n *syntax.Binary, t boundType) (boundType, error) {
 	if t.null {
-		t = tInt64.withNullable(true)
+		t = typeInt64.withNullable(true)
 	}
 	switch n.Op {
 	case syntax.OpDivBy:
 		if numericRank(t.kind) < 2 {
 			t.kind = edm.KindDecimal
 		}
+		t.nullable = true
 	case syntax.OpMod:
 		if t.kind == edm.KindDouble || t.kind == edm.KindSingle {
-			return nil, b.fail(CodeNotSupported, n, "mod on floating-point values is not supported")
+			return boundType{}, b.fail(CodeNotSupported, n, "mod on floating-point values is not supported")
 		}
+		t.nullable = true
+	case syntax.OpDiv:
+		t.nullable = true
 	}
 	if numericRank(t.kind) == 1 {
 		t.kind = edm.KindInt64
 	}
-	if n.Op == syntax.OpDiv || n.Op == syntax.OpDivBy || n.Op == syntax.OpMod {
-		t.nullable = true // division by zero is null
-	}
-	return &boundBinary{t: t, op: n.Op, l: l, r: r}, nil
+	return t, nil
 }
 
 func isLiteral(e boundExpr) bool { _, ok := e.(*boundLiteral); return ok }
@@ -521,14 +656,18 @@ func (b *binder) in(n *syntax.Binary) (boundExpr, error) {
 	if err != nil {
 		return nil, err
 	}
-	xt := x.typeOf()
-	if !xt.isScalar() && !xt.null {
-		return nil, b.fail(CodeTypeMismatch, n.Left, "in needs a primitive or enumeration value on the left, found %s", xt)
+	valueType := x.typeOf()
+	if !valueType.isScalar() && !valueType.null {
+		return nil, b.fail(CodeTypeMismatch, n.Left, "in needs a primitive or enumeration value on the left, found %s", valueType)
 	}
-	switch rhs := n.Right.(type) {
+	switch right := n.Right.(type) {
 	case *syntax.List:
+		if len(right.Items) == 0 {
+			// OData Part 2, 5.1.1.1.12: a list of one or more values.
+			return nil, b.fail(CodeSyntax, right, "in needs a list of one or more values")
+		}
 		out := &boundIn{x: x}
-		for _, it := range rhs.Items {
+		for _, it := range right.Items {
 			v, err := b.expr(it)
 			if err != nil {
 				return nil, err
@@ -541,25 +680,25 @@ func (b *binder) in(n *syntax.Binary) (boundExpr, error) {
 		}
 		return out, nil
 	case *syntax.Path:
-		c, err := b.path(rhs)
+		bound, err := b.path(right)
 		if err != nil {
 			return nil, err
 		}
-		coll, ok := c.(*boundCollection)
-		if !ok || coll.prop == nil {
+		collection, ok := bound.(*boundCollection)
+		if !ok || collection.prop == nil {
 			return nil, b.fail(CodeTypeMismatch, n.Right, "in needs a list or a collection of primitive values on the right")
 		}
-		item := &tableRange{alias: b.c.newAlias(), side: coll.prop}
-		iv := &boundItem{t: propType(coll.prop).single(), r: item}
-		if _, _, _, err := b.unify(n, "in", x, iv); err != nil {
+		item := &tableRange{alias: b.c.newAlias(), side: collection.prop}
+		itemValue := &boundItem{t: propType(collection.prop).single(), r: item}
+		if _, _, _, err := b.unify(n, "in", x, itemValue); err != nil {
 			return nil, err
 		}
-		if lit, ok := x.(*boundLiteral); ok {
-			if v, ok := coerce(lit.v, lit.t, iv.t); ok {
-				x = &boundLiteral{t: iv.t, v: v}
+		if literal, ok := x.(*boundLiteral); ok {
+			if v, ok := coerce(literal.v, literal.t, itemValue.t); ok {
+				x = &boundLiteral{t: itemValue.t, v: v}
 			}
 		}
-		return &boundIn{x: x, coll: coll, item: item}, nil
+		return &boundIn{x: x, collection: collection, item: item}, nil
 	}
 	return nil, b.fail(CodeTypeMismatch, n.Right, "in needs a list or a collection on the right")
 }
@@ -570,44 +709,44 @@ func (b *binder) collection(p *syntax.Path) (*boundCollection, *tableRange, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	coll, ok := x.(*boundCollection)
+	collection, ok := x.(*boundCollection)
 	if !ok {
 		return nil, nil, b.fail(CodeTypeMismatch, p, "%s is not a collection", p)
 	}
 	item := &tableRange{alias: b.c.newAlias()}
-	if coll.nav != nil {
-		item.typ = coll.nav.TargetType()
+	if collection.nav != nil {
+		item.typ = collection.nav.TargetType()
 	} else {
-		item.side = coll.prop
+		item.side = collection.prop
 	}
-	return coll, item, nil
+	return collection, item, nil
 }
 
 func (b *binder) lambda(n *syntax.Lambda) (boundExpr, error) {
-	coll, item, err := b.collection(n.Path)
+	collection, item, err := b.collection(n.Path)
 	if err != nil {
 		return nil, err
 	}
-	out := &boundLambda{all: n.Kind == syntax.All, src: coll, item: item}
+	out := &boundLambda{all: n.Kind == syntax.All, source: collection, item: item}
 	if n.Body == nil {
 		if out.all {
 			return nil, b.fail(CodeSyntax, n, "all needs a lambda expression")
 		}
 		return out, nil
 	}
-	if b.depth >= maxLambdaDepth {
+	if b.lambdaDepth >= maxLambdaDepth {
 		return nil, &Error{Code: CodeLimitExceeded, Option: b.option, Pos: n.Pos + 1, Msg: "lambda expressions nest deeper than 4 levels"}
 	}
-	for _, v := range b.vars {
+	for _, v := range b.variables {
 		if v.name == n.Var {
 			return nil, b.fail(CodeSyntax, n, "lambda variable %s is already defined", n.Var)
 		}
 	}
-	b.vars = append(b.vars, lambdaVar{name: n.Var, item: item})
-	b.depth++
+	b.variables = append(b.variables, lambdaVariable{name: n.Var, item: item})
+	b.lambdaDepth++
 	body, err := b.boolean(n.Body)
-	b.depth--
-	b.vars = b.vars[:len(b.vars)-1]
+	b.lambdaDepth--
+	b.variables = b.variables[:len(b.variables)-1]
 	if err != nil {
 		return nil, err
 	}
@@ -616,22 +755,22 @@ func (b *binder) lambda(n *syntax.Lambda) (boundExpr, error) {
 }
 
 func (b *binder) count(n *syntax.Count) (boundExpr, error) {
-	coll, item, err := b.collection(n.Path)
+	collection, item, err := b.collection(n.Path)
 	if err != nil {
 		return nil, err
 	}
-	out := &boundCount{src: coll, item: item}
+	out := &boundCount{source: collection, item: item}
 	if n.Options != nil {
 		if item.typ == nil && (n.Options.Search != nil) {
 			return nil, b.fail(CodeNotSupported, n, "$search in $count of a collection of primitives is not supported")
 		}
 		var conds []boundExpr
 		if n.Options.Filter != nil {
-			nb := &binder{c: b.c, option: b.option, it: item, depth: b.depth}
+			nested := &binder{c: b.c, option: b.option, it: item, lambdaDepth: b.lambdaDepth}
 			if item.side != nil {
-				nb.vars = []lambdaVar{{name: "$this", item: item}}
+				nested.variables = []lambdaVariable{{name: "$this", item: item}}
 			}
-			f, err := nb.boolean(n.Options.Filter)
+			f, err := nested.boolean(n.Options.Filter)
 			if err != nil {
 				return nil, err
 			}
@@ -659,7 +798,7 @@ func andAll(conds []boundExpr) boundExpr {
 		if out == nil {
 			out = c
 		} else {
-			out = &boundBinary{t: tBool, op: syntax.OpAnd, l: out, r: c}
+			out = &boundBinary{t: typeBoolean, op: syntax.OpAnd, l: out, r: c}
 		}
 	}
 	return out
@@ -667,17 +806,17 @@ func andAll(conds []boundExpr) boundExpr {
 
 func (b *binder) caseExpr(n *syntax.Case) (boundExpr, error) {
 	out := &boundCase{}
-	for _, br := range n.Branches {
-		w, err := b.boolean(br.When)
+	for _, branch := range n.Branches {
+		w, err := b.boolean(branch.When)
 		if err != nil {
 			return nil, err
 		}
-		v, err := b.expr(br.Then)
+		v, err := b.expr(branch.Then)
 		if err != nil {
 			return nil, err
 		}
-		if vt := v.typeOf(); !vt.isScalar() && !vt.null {
-			return nil, b.fail(CodeTypeMismatch, br.Then, "case needs primitive values, found %s", vt)
+		if valueType := v.typeOf(); !valueType.isScalar() && !valueType.null {
+			return nil, b.fail(CodeTypeMismatch, branch.Then, "case needs primitive values, found %s", valueType)
 		}
 		out.whens = append(out.whens, w)
 		out.thens = append(out.thens, v)
@@ -688,19 +827,19 @@ func (b *binder) caseExpr(n *syntax.Case) (boundExpr, error) {
 	found := false
 	for pass := 0; pass < 2 && !found; pass++ {
 		for _, v := range out.thens {
-			if vt := v.typeOf(); !vt.null && (pass == 1 || !isLiteral(v)) {
-				t, found = vt, true
+			if valueType := v.typeOf(); !valueType.null && (pass == 1 || !isLiteral(v)) {
+				t, found = valueType, true
 				break
 			}
 		}
 	}
 	if !found {
-		return &boundLiteral{t: tNull}, nil
+		return &boundLiteral{t: typeNull}, nil
 	}
 	if t.isNumeric() {
 		for _, v := range out.thens {
-			if vt := v.typeOf(); vt.isNumeric() {
-				t.kind = promote(t.kind, vt.kind)
+			if valueType := v.typeOf(); valueType.isNumeric() {
+				t.kind = promote(t.kind, valueType.kind)
 			}
 		}
 		if numericRank(t.kind) == 1 {
@@ -708,20 +847,20 @@ func (b *binder) caseExpr(n *syntax.Case) (boundExpr, error) {
 		}
 	}
 	for i, v := range out.thens {
-		vt := v.typeOf()
-		if vt.null {
+		valueType := v.typeOf()
+		if valueType.null {
 			continue
 		}
-		if lit, ok := v.(*boundLiteral); ok {
-			c, ok := coerce(lit.v, vt, t.withNullable(false))
+		if literal, ok := v.(*boundLiteral); ok {
+			c, ok := coerce(literal.v, valueType, t.withNullable(false))
 			if !ok {
-				return nil, b.fail(CodeTypeMismatch, n.Branches[i].Then, "case mixes %s and %s values", t, vt)
+				return nil, b.fail(CodeTypeMismatch, n.Branches[i].Then, "case mixes %s and %s values", t, valueType)
 			}
 			out.thens[i] = &boundLiteral{t: t.withNullable(false), v: c}
 			continue
 		}
-		if !(t.isNumeric() && vt.isNumeric()) && !sameType(t.withNullable(false), vt.withNullable(false)) {
-			return nil, b.fail(CodeTypeMismatch, n.Branches[i].Then, "case mixes %s and %s values", t, vt)
+		if !(t.isNumeric() && valueType.isNumeric()) && !sameType(t.withNullable(false), valueType.withNullable(false)) {
+			return nil, b.fail(CodeTypeMismatch, n.Branches[i].Then, "case mixes %s and %s values", t, valueType)
 		}
 	}
 	t.nullable = true

@@ -102,27 +102,27 @@ type boundNegation struct {
 
 type boundCall struct {
 	t    boundType
-	fn   string
+	name string
 	args []boundExpr
 	to   edm.Kind // cast target
 }
 
 type boundIn struct {
-	x     boundExpr
-	items []boundExpr
-	coll  *boundCollection // x in a collection of primitives
-	item  *tableRange
+	x          boundExpr
+	items      []boundExpr
+	collection *boundCollection // x in a collection of primitives
+	item       *tableRange
 }
 
 type boundLambda struct {
-	all  bool
-	src  *boundCollection
-	item *tableRange
-	body boundExpr // nil for any()
+	all    bool
+	source *boundCollection
+	item   *tableRange
+	body   boundExpr // nil for any()
 }
 
 type boundCount struct {
-	src    *boundCollection
+	source *boundCollection
 	item   *tableRange
 	filter boundExpr // nil when not filtered
 }
@@ -146,11 +146,11 @@ type boundSearch struct {
 }
 
 // boundSlot is a value known only per request (a $skiptoken value), compared with an order-by expression whose
-// representation it shares (rep, see compiler.value).
+// representation it shares (scale, see compiler.value).
 type boundSlot struct {
-	t   boundType
-	i   int
-	rep int
+	t     boundType
+	i     int
+	scale int
 }
 
 func (e *boundLiteral) typeOf() boundType { return e.t }
@@ -179,9 +179,9 @@ func (e *boundIn) typeOf() boundType {
 	return boundType{kind: edm.KindBoolean, nullable: nullable(e.x)}
 }
 
-func (e *boundLambda) typeOf() boundType { return tBool }
+func (e *boundLambda) typeOf() boundType { return typeBoolean }
 
-func (e *boundCount) typeOf() boundType { return tInt64 }
+func (e *boundCount) typeOf() boundType { return typeInt64 }
 
 func (e *boundHas) typeOf() boundType {
 	return boundType{kind: edm.KindBoolean, nullable: nullable(e.x)}
@@ -189,7 +189,7 @@ func (e *boundHas) typeOf() boundType {
 
 func (e *boundCase) typeOf() boundType { return e.t }
 
-func (e *boundSearch) typeOf() boundType { return tBool }
+func (e *boundSearch) typeOf() boundType { return typeBoolean }
 
 func (e *boundSlot) typeOf() boundType { return e.t }
 

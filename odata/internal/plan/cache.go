@@ -29,10 +29,10 @@ type lruEntry struct {
 
 func newLRU(size int) *lru {
 	c := &lru{seed: maphash.MakeSeed()}
-	per := (size + lruShards - 1) / lruShards
+	perShard := (size + lruShards - 1) / lruShards
 	for i := range c.shards {
 		s := &c.shards[i]
-		s.cap = per
+		s.cap = perShard
 		s.items = make(map[cacheKey]*lruEntry)
 		s.head.next, s.head.prev = &s.head, &s.head
 	}

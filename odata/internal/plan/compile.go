@@ -25,7 +25,7 @@ type compiledRead struct {
 
 	table       string   // FROM table AS alias
 	joins       []string // LEFT JOIN clauses
-	cols        []string // column SQL (marker form)
+	columns     []string // column SQL (marker form)
 	where       []string
 	order       []orderKey
 	orderBy     []string
@@ -53,9 +53,9 @@ type sqlStatement struct {
 // compile builds the plan of a read.
 func (p *Planner) compile(s Scope, q *syntax.Query, rest string) (*compiledRead, error) {
 	c := &compiler{p: p, d: p.dialect, m: p.model, aliases: q.Aliases, options: q.Options}
-	qc := *q
-	qc.Top, qc.SkipToken = nil, ""
-	pl := &compiledRead{c: c, query: &qc, rest: rest}
+	pageless := *q
+	pageless.Top, pageless.SkipToken = nil, ""
+	pl := &compiledRead{c: c, query: &pageless, rest: rest}
 	if q.Skip != nil {
 		pl.skip = *q.Skip
 	}
@@ -69,10 +69,10 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string) (*compiledRead,
 	pl.typ, pl.single = typ, single
 	root := &tableRange{alias: "t0", typ: typ}
 	if single {
-		for _, o := range []string{"$filter", "$orderby", "$search"} {
-			for _, opt := range q.Options {
-				if opt.Name == o {
-					return nil, &Error{Code: CodeSyntax, Option: opt.Spelt, Msg: o + " does not apply to a single entity"}
+		for _, name := range []string{"$filter", "$orderby", "$search"} {
+			for _, option := range q.Options {
+				if option.Name == name {
+					return nil, &Error{Code: CodeSyntax, Option: option.Spelt, Msg: name + " does not apply to a single entity"}
 				}
 			}
 		}
@@ -90,11 +90,11 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string) (*compiledRead,
 		}
 	}
 	if q.Search != nil {
-		sb, err := c.bindSearch(c.optionSpelt("$search"), root, q.Search)
+		search, err := c.bindSearch(c.optionSpelt("$search"), root, q.Search)
 		if err != nil {
 			return nil, err
 		}
-		pl.where = append(pl.where, c.condition(sb, false))
+		pl.where = append(pl.where, c.condition(search, false))
 	}
 	lv := &level{c: c, r: root}
 	if err := lv.project(q, c.optionSpelt("$select"), c.optionSpelt("$expand"), 0); err != nil {
@@ -113,7 +113,7 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string) (*compiledRead,
 		pl.orderBy, pl.one = orderSQL(c, keys), true
 	}
 	pl.projection = lv.projection
-	pl.cols = lv.selectList
+	pl.columns = lv.selectList
 	pl.table = c.quote(typ.Table) + " AS " + c.quote(root.alias)
 	for _, j := range root.joins {
 		pl.joins = append(pl.joins, strings.TrimPrefix(c.joinClause(j)+c.joins(j), " "))
@@ -130,11 +130,11 @@ func unsupported(q *syntax.Query, c *compiler, top string) error {
 	for _, o := range q.Options {
 		switch o.Name {
 		case "$compute", "$index", "$levels", "$deltatoken", "$schemaversion":
-			opt := o.Spelt
+			spelt := o.Spelt
 			if top != "" {
-				opt = top
+				spelt = top
 			}
-			return &Error{Code: CodeNotSupported, Option: opt, Pos: 1, Msg: o.Name + " is not supported"}
+			return &Error{Code: CodeNotSupported, Option: spelt, Pos: 1, Msg: o.Name + " is not supported"}
 		}
 	}
 	return nil
@@ -147,7 +147,7 @@ func (pl *compiledRead) statement(extra []string, limit, offset bool) sqlStateme
 	if len(pl.joins) > 0 {
 		from += " " + strings.Join(pl.joins, " ")
 	}
-	b := sq.Select(strings.Join(pl.cols, ", ")).From(from)
+	b := sq.Select(strings.Join(pl.columns, ", ")).From(from)
 	if where := append(pl.where[:len(pl.where):len(pl.where)], extra...); len(where) > 0 {
 		b = b.Where(strings.Join(where, " AND "))
 	}

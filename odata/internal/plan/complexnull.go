@@ -30,11 +30,11 @@ func (b *binder) complexNull(n *syntax.Binary) (x boundExpr, ok bool, err error)
 	if start == nil {
 		return nil, false, nil
 	}
-	complexProp, nullable := complexAt(start, segments)
-	if complexProp == nil {
+	complexProperty, nullable := complexAt(start, segments)
+	if complexProperty == nil {
 		return nil, false, nil
 	}
-	x, err = b.expr(membersNull(n, path, complexProp, nullable))
+	x, err = b.expr(membersNull(n, path, complexProperty, nullable))
 	return x, true, err
 }
 
@@ -57,31 +57,18 @@ func isNullSyntax(e syntax.Expr) bool {
 // $it, $this, or a lambda variable its first segment names), and the segments that follow it; nil when the path
 // starts from a collection item.
 func (b *binder) startType(path *syntax.Path) (*edm.EntityType, []syntax.Segment) {
-	cur, segments := b.it, path.Segments
-	switch path.Base {
-	case syntax.BaseThis:
-		if len(b.vars) > 0 {
-			cur = b.vars[len(b.vars)-1].item
-		}
-	case syntax.BaseImplicit:
-		for i := len(b.vars) - 1; i >= 0; i-- {
-			if b.vars[i].name == segments[0].Name {
-				cur, segments = b.vars[i].item, segments[1:]
-				break
-			}
-		}
-	}
-	if cur == nil || cur.side != nil {
+	start, segments := b.pathStart(path)
+	if start == nil || start.side != nil {
 		return nil, nil
 	}
-	return cur.typ, segments
+	return start.typ, segments
 }
 
 // complexAt returns the complex property a path of segments from entity type et ends at, through to-one
 // navigations and complex properties, and whether its value may be null; nil when the path ends elsewhere or
 // has segments the rewrite leaves to the binder (casts, arguments), which reports them.
 func complexAt(et *edm.EntityType, segments []syntax.Segment) (*edm.Property, bool) {
-	var complexProp *edm.Property
+	var complexProperty *edm.Property
 	nullable := false
 	for _, s := range segments {
 		if len(s.Args) > 0 || s.IsQualified() {
@@ -89,8 +76,8 @@ func complexAt(et *edm.EntityType, segments []syntax.Segment) (*edm.Property, bo
 		}
 		var p *edm.Property
 		switch {
-		case complexProp != nil:
-			p = complexProp.Property(s.Name)
+		case complexProperty != nil:
+			p = complexProperty.Property(s.Name)
 		case et != nil:
 			p = et.Property(s.Name)
 			if p == nil {
@@ -103,10 +90,10 @@ func complexAt(et *edm.EntityType, segments []syntax.Segment) (*edm.Property, bo
 		if p == nil || p.Complex == nil || p.Collection {
 			return nil, false
 		}
-		complexProp, et = p, nil
+		complexProperty, et = p, nil
 		nullable = nullable || p.Nullable
 	}
-	return complexProp, nullable
+	return complexProperty, nullable
 }
 
 // membersNull returns the comparison n (eq or ne) of the complex value at path (of the property p) with null,

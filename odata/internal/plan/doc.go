@@ -34,7 +34,8 @@
 //
 // Names resolve against the model: properties and navigation properties by exact name, else by a unique
 // case-insensitive match; enum types with or without namespace; lambda variables, $it, $this and parameter
-// aliases (@p). Every expression is type-checked: comparing a string with a number is a TypeMismatch *Error, never
+// aliases (@p). A call of a name that is no canonical function, no function of the model and no navigation
+// followed by a key (lenght(Name), geo.foo(x)) is a SyntaxError naming it, and so is in (). Every expression is type-checked: comparing a string with a number is a TypeMismatch *Error, never
 // a SQL error. Literals take the type of the other operand where OData allows it ('SimpleProduct' for an enum
 // member, 'P1D' for a duration, 5 for a decimal); numeric operands are promoted Int64 -> Decimal -> Single ->
 // Double. Canonical functions check their arity and argument types.
@@ -57,6 +58,13 @@
 //     Price eq 19.98999 is false). Addition, subtraction and remainder of decimals stay exact integers; other
 //     arithmetic computes in REAL, inside filters only. DateTimeOffset literals are converted to UTC first.
 //   - Division by zero (div, divby, mod) is null, on both databases.
+//   - Int64 values never go through floating point: a literal beyond the range of Int64 compares exactly (Sold eq
+//     9223372036854775808 is false for every row; Sold lt 9223372036854775808 is true for every value).
+//   - INF, -INF and NaN compare as IEEE 754 says: every number is below INF and above -INF, and NaN equals
+//     nothing, itself included (only ne is true). SQLite stores neither NaN nor the infinities
+//     (sqldb.Dialect.StoresNaN): the infinities are REAL parameters there, comparisons with NaN are constants on
+//     both databases. (A NaN stored on PostgreSQL still sorts above every number, as PostgreSQL has it.)
+//   - Casts that widen an integer (cast(Rating,Edm.Int32) from a Byte) keep the value.
 //   - Paths through single-valued navigations are LEFT JOINs (one per navigation and range; measured faster than
 //     correlated subqueries on both databases); any/all are correlated EXISTS/NOT EXISTS (through the link table
 //     of a many-to-many navigation, over the side table of a collection of primitives); $count is a correlated
@@ -74,11 +82,11 @@
 //
 // # Not supported
 //
-// Valid OData this engine does not translate is a NotSupported *Error (the service answers 501 Not Implemented):
-// $compute, $index, $levels, $deltatoken, $schemaversion; $root paths; key predicates and bound functions
-// inside member paths; geography and geometry; hassubset and hassubsequence; arithmetic on dates, times and
-// timestamps (adding a duration to a timestamp); mod on floating-point values; cast of the instance or to
-// types other than numeric kinds, String (from integers and GUIDs) and Date (from a DateTimeOffset); complex
-// values as operands (compare their members); member access on parameter aliases; $expand through complex
-// properties and nested options in $select.
+// Valid OData this engine does not translate is a NotSupported *Error (the service answers 501 Not Implemented): $apply
+// (refused by the parser), $compute, $index, $levels, $deltatoken, $schemaversion; $root paths; key predicates and
+// bound functions inside member paths; geography and geometry; hassubset and hassubsequence; arithmetic on dates, times
+// and timestamps (adding a duration to a timestamp); mod on floating-point values; cast of the instance or to types
+// other than numeric kinds, String (from integers and GUIDs) and Date (from a DateTimeOffset), and casts that narrow an
+// integer (Int64 to Int32) or turn a decimal or floating-point value into one; complex values as operands (compare
+// their members); member access on parameter aliases; $expand through complex properties and nested options in $select.
 package plan

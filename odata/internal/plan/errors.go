@@ -48,9 +48,9 @@ func (e *Error) Error() string {
 
 // fromSyntax converts a parser error.
 func fromSyntax(err error) error {
-	var se *syntax.Error
-	if errors.As(err, &se) {
-		return &Error{Code: se.Code, Option: se.Option, Pos: se.Pos, Msg: se.Msg}
+	var syntaxError *syntax.Error
+	if errors.As(err, &syntaxError) {
+		return &Error{Code: syntaxError.Code, Option: syntaxError.Option, Pos: syntaxError.Pos, Msg: syntaxError.Msg}
 	}
 	return err
 }

@@ -68,26 +68,26 @@ func (lv *level) expand(it syntax.ExpandItem, option string, depth int) error {
 	if depth+1 > maxExpandDepth {
 		return &Error{Code: CodeLimitExceeded, Option: option, Pos: it.Pos + 1, Msg: "$expand nests deeper than 3 levels"}
 	}
-	segs := it.Path
+	segments := it.Path
 	var navs []*edm.NavigationProperty
 	switch {
-	case len(segs) == 1 && segs[0].Name == "*":
+	case len(segments) == 1 && segments[0].Name == "*":
 		navs = t.Navigations
 	default:
-		for len(segs) > 0 && segs[0].IsQualified() && lv.isType(segs[0].Name, t.Name) {
-			segs = segs[1:]
+		for len(segments) > 0 && segments[0].IsQualified() && lv.isType(segments[0].Name, t.Name) {
+			segments = segments[1:]
 		}
-		if len(segs) == 0 {
+		if len(segments) == 0 {
 			return &Error{Code: CodeSyntax, Option: option, Pos: it.Pos + 1, Msg: "expected a navigation property"}
 		}
-		nav := t.Navigation(segs[0].Name)
+		nav := t.Navigation(segments[0].Name)
 		if nav == nil {
-			if t.Property(segs[0].Name) != nil {
-				return &Error{Code: CodeNotSupported, Option: option, Pos: segs[0].Pos + 1, Msg: segs[0].Name + " is not a navigation property; expanding through complex properties is not supported"}
+			if t.Property(segments[0].Name) != nil {
+				return &Error{Code: CodeNotSupported, Option: option, Pos: segments[0].Pos + 1, Msg: segments[0].Name + " is not a navigation property; expanding through complex properties is not supported"}
 			}
-			return &Error{Code: CodeUnknownProperty, Option: option, Pos: segs[0].Pos + 1, Msg: t.Name + " has no navigation property " + segs[0].Name}
+			return &Error{Code: CodeUnknownProperty, Option: option, Pos: segments[0].Pos + 1, Msg: t.Name + " has no navigation property " + segments[0].Name}
 		}
-		for _, s := range segs[1:] {
+		for _, s := range segments[1:] {
 			if s.IsQualified() && lv.isType(s.Name, nav.TargetType().Name) {
 				continue
 			}
@@ -110,6 +110,7 @@ func (lv *level) expand(it syntax.ExpandItem, option string, depth int) error {
 	return nil
 }
 
+// expandNav compiles the expansion of one navigation property with the options of its $expand item.
 func (lv *level) expandNav(nav *edm.NavigationProperty, it syntax.ExpandItem, option string, depth int) (*Expand, error) {
 	c := lv.c
 	q := it.Options
@@ -119,146 +120,196 @@ func (lv *level) expandNav(nav *edm.NavigationProperty, it syntax.ExpandItem, op
 	if err := unsupported(q, c, option); err != nil {
 		return nil, err
 	}
-	if !nav.Collection {
-		for _, o := range q.Options {
-			switch o.Name {
-			case "$orderby", "$top", "$skip", "$count", "$search":
-				return nil, &Error{Code: CodeSyntax, Option: option, Pos: o.Pos + 1, Msg: o.Name + " does not apply to the single-valued " + nav.Name}
-			}
-		}
+	if err := checkSingleValued(nav, q, option); err != nil {
+		return nil, err
 	}
 	e := &Expand{Nav: nav, Ref: it.Ref, CountOnly: it.Count, Query: it.Options, d: c.d}
 	e.WithCount = q.Count != nil && *q.Count
-	j := nav.Join
-	for _, col := range j.SourceColumns {
-		e.Link = append(e.Link, lv.column(col))
+	for _, column := range nav.Join.SourceColumns {
+		e.Link = append(e.Link, lv.column(column))
 	}
 	child := &tableRange{alias: c.newAlias(), typ: nav.TargetType()}
-	cl := &level{c: c, r: child}
-	if it.Ref {
-		cl.projection = &Projection{Type: child.typ}
-		for _, k := range child.typ.KeyProperties() {
-			cl.projection.Key = append(cl.projection.Key, len(cl.projection.Columns))
-			cl.projection.Columns = append(cl.projection.Columns, Column{Path: []*edm.Property{k}, Selected: true})
-			cl.selectList = append(cl.selectList, c.columnSQL(child, k))
-		}
-	} else if !it.Count {
-		if err := cl.project(q, option, option, depth+1); err != nil {
-			return nil, err
-		}
+	childLevel, err := lv.childLevel(child, it, q, option, depth)
+	if err != nil {
+		return nil, err
 	}
-	if cl.projection == nil {
-		cl.projection = &Projection{Type: child.typ}
-	}
-	// Conditions: the nested $filter and $search.
-	var conds []string
-	if q.Filter != nil {
-		b := &binder{c: c, option: option, it: child}
-		f, err := b.boolean(q.Filter)
-		if err != nil {
-			return nil, err
-		}
-		conds = append(conds, c.condition(f, false))
-	}
-	if q.Search != nil {
-		s, err := c.bindSearch(option, child, q.Search)
-		if err != nil {
-			return nil, err
-		}
-		conds = append(conds, c.condition(s, false))
+	conditions, err := c.expandConditions(child, q, option)
+	if err != nil {
+		return nil, err
 	}
 	var order []orderKey
 	if nav.Collection && !it.Count {
-		var err error
-		if order, err = cl.orderBy(q.OrderBy, option, false); err != nil {
+		if order, err = childLevel.orderBy(q.OrderBy, option, false); err != nil {
 			return nil, err
 		}
 	}
-	e.Projection = *cl.projection
-
-	// FROM, link values and the IN test.
-	var from []string
-	var link []string
-	if j.Through != nil {
-		la := c.newAlias()
-		on := make([]string, len(j.TargetColumns))
-		for i, col := range j.TargetColumns {
-			on[i] = c.qualifiedColumn(child.alias, col) + " = " + c.qualifiedColumn(la, j.Through.TargetColumns[i])
-		}
-		from = append(from, c.quote(j.Through.Table)+" AS "+c.quote(la),
-			"JOIN "+c.quote(child.typ.Table)+" AS "+c.quote(child.alias)+" ON "+strings.Join(on, " AND "))
-		for _, col := range j.Through.SourceColumns {
-			link = append(link, c.qualifiedColumn(la, col))
-		}
-	} else {
-		from = append(from, c.quote(child.typ.Table)+" AS "+c.quote(child.alias))
-		for _, col := range j.TargetColumns {
-			link = append(link, c.qualifiedColumn(child.alias, col))
-		}
-	}
-	for _, jn := range child.joins {
-		from = append(from, strings.TrimPrefix(c.joinClause(jn)+c.joins(jn), " "))
-	}
-	fromSQL := strings.Join(from, " ")
-	in := modelsql.Tuple(link) + " IN ("
-	rest := ")"
-	for _, w := range conds {
-		rest += " AND " + w
-	}
-
-	// Counts.
+	e.Projection = *childLevel.projection
+	query := c.expansionQuery(nav, child, conditions)
 	if e.WithCount || it.Count {
-		s := "SELECT " + strings.Join(link, ", ") + ", COUNT(*) FROM " + fromSQL + " WHERE " + in
-		e.countPre, e.countPreArgs = c.finishQuestionMarks(s)
-		e.countPost, e.countPostArgs = c.finishQuestionMarks(rest + " GROUP BY " + strings.Join(link, ", "))
+		e.compileCounts(c, query)
 	}
 	if it.Count {
 		return e, nil
 	}
-
-	// Rows.
-	var top, skip int64 = -1, 0
+	top, skip := int64(-1), int64(0)
 	if q.Top != nil {
 		top = *q.Top
 	}
 	if q.Skip != nil {
 		skip = *q.Skip
 	}
-	ob := orderSQL(c, order)
 	if !nav.Collection || (top < 0 && skip == 0) {
-		var sel []string
-		sel = append(sel, link...)
-		sel = append(sel, cl.selectList...)
-		s := "SELECT " + strings.Join(sel, ", ") + " FROM " + fromSQL + " WHERE " + in
-		post := rest
-		if len(ob) > 0 {
-			post += " ORDER BY " + strings.Join(append(append([]string(nil), link...), ob...), ", ")
-		}
-		e.pre, e.preArgs = c.finishQuestionMarks(s)
-		e.post, e.postArgs = c.finishQuestionMarks(post)
-		return e, nil
+		e.compileRows(c, query, childLevel.selectList, orderSQL(c, order))
+	} else {
+		e.compileNumberedRows(c, query, childLevel.selectList, orderSQL(c, order), top, skip)
 	}
-	// Per-parent $top and $skip: number the children of each parent.
+	return e, nil
+}
+
+// checkSingleValued rejects the options that apply to collections only in the expansion of a single-valued
+// navigation.
+func checkSingleValued(nav *edm.NavigationProperty, q *syntax.Query, option string) error {
+	if nav.Collection {
+		return nil
+	}
+	for _, o := range q.Options {
+		switch o.Name {
+		case "$orderby", "$top", "$skip", "$count", "$search":
+			return &Error{Code: CodeSyntax, Option: option, Pos: o.Pos + 1, Msg: o.Name + " does not apply to the single-valued " + nav.Name}
+		}
+	}
+	return nil
+}
+
+// childLevel builds the level of an expansion's children: their key columns for $ref, nothing for $count, else
+// their projection with its own expansions.
+func (lv *level) childLevel(child *tableRange, it syntax.ExpandItem, q *syntax.Query, option string, depth int) (*level, error) {
+	c := lv.c
+	childLevel := &level{c: c, r: child}
+	switch {
+	case it.Ref:
+		childLevel.projection = &Projection{Type: child.typ}
+		for _, k := range child.typ.KeyProperties() {
+			childLevel.projection.Key = append(childLevel.projection.Key, len(childLevel.projection.Columns))
+			childLevel.projection.Columns = append(childLevel.projection.Columns, Column{Path: []*edm.Property{k}, Selected: true})
+			childLevel.selectList = append(childLevel.selectList, c.columnSQL(child, k))
+		}
+	case it.Count:
+		childLevel.projection = &Projection{Type: child.typ}
+	default:
+		if err := childLevel.project(q, option, option, depth+1); err != nil {
+			return nil, err
+		}
+	}
+	return childLevel, nil
+}
+
+// expandConditions binds and translates the nested $filter and $search of an expansion.
+func (c *compiler) expandConditions(child *tableRange, q *syntax.Query, option string) ([]string, error) {
+	var conditions []string
+	if q.Filter != nil {
+		b := &binder{c: c, option: option, it: child}
+		f, err := b.boolean(q.Filter)
+		if err != nil {
+			return nil, err
+		}
+		conditions = append(conditions, c.condition(f, false))
+	}
+	if q.Search != nil {
+		s, err := c.bindSearch(option, child, q.Search)
+		if err != nil {
+			return nil, err
+		}
+		conditions = append(conditions, c.condition(s, false))
+	}
+	return conditions, nil
+}
+
+// expansionQuery holds what the queries of an expansion share: the FROM clause of the children (through the link
+// table of a many-to-many navigation, with the children's to-one joins), the link values that tie a child to its
+// parents, and what follows the list of parents' link values (the closing parenthesis and the conditions).
+type expansionQuery struct {
+	from string
+	link []string
+	rest string
+}
+
+// in is the start of the WHERE clause: the link values IN the list of parents' values that assemble completes.
+func (q expansionQuery) in() string { return modelsql.Tuple(q.link) + " IN (" }
+
+// expansionQuery builds the shared parts of the queries of the expansion of nav.
+func (c *compiler) expansionQuery(nav *edm.NavigationProperty, child *tableRange, conditions []string) expansionQuery {
+	j := nav.Join
+	var from, link []string
+	if j.Through != nil {
+		linkAlias := c.newAlias()
+		on := make([]string, len(j.TargetColumns))
+		for i, column := range j.TargetColumns {
+			on[i] = c.qualifiedColumn(child.alias, column) + " = " + c.qualifiedColumn(linkAlias, j.Through.TargetColumns[i])
+		}
+		from = append(from, c.quote(j.Through.Table)+" AS "+c.quote(linkAlias),
+			"JOIN "+c.quote(child.typ.Table)+" AS "+c.quote(child.alias)+" ON "+strings.Join(on, " AND "))
+		for _, column := range j.Through.SourceColumns {
+			link = append(link, c.qualifiedColumn(linkAlias, column))
+		}
+	} else {
+		from = append(from, c.quote(child.typ.Table)+" AS "+c.quote(child.alias))
+		for _, column := range j.TargetColumns {
+			link = append(link, c.qualifiedColumn(child.alias, column))
+		}
+	}
+	for _, join := range child.joins {
+		from = append(from, strings.TrimPrefix(c.joinClause(join)+c.joins(join), " "))
+	}
+	rest := ")"
+	for _, condition := range conditions {
+		rest += " AND " + condition
+	}
+	return expansionQuery{from: strings.Join(from, " "), link: link, rest: rest}
+}
+
+// compileCounts compiles the query of the number of children per parent.
+func (e *Expand) compileCounts(c *compiler, q expansionQuery) {
+	links := strings.Join(q.link, ", ")
+	e.countPre, e.countPreArgs = c.finishQuestionMarks("SELECT " + links + ", COUNT(*) FROM " + q.from + " WHERE " + q.in())
+	e.countPost, e.countPostArgs = c.finishQuestionMarks(q.rest + " GROUP BY " + links)
+}
+
+// compileRows compiles the query of all the children of the parents, ordered by parent and then by order.
+func (e *Expand) compileRows(c *compiler, q expansionQuery, selectList, order []string) {
+	columns := append(append([]string(nil), q.link...), selectList...)
+	post := q.rest
+	if len(order) > 0 {
+		post += " ORDER BY " + strings.Join(append(append([]string(nil), q.link...), order...), ", ")
+	}
+	e.pre, e.preArgs = c.finishQuestionMarks("SELECT " + strings.Join(columns, ", ") + " FROM " + q.from + " WHERE " + q.in())
+	e.post, e.postArgs = c.finishQuestionMarks(post)
+}
+
+// compileNumberedRows compiles the query of the children of the parents with a nested $top or $skip: the
+// children of each parent are numbered in order (ROW_NUMBER() OVER (PARTITION BY the link values)) and those
+// after skip, up to top of them (top < 0 for all), are read.
+func (e *Expand) compileNumberedRows(c *compiler, q expansionQuery, selectList, order []string, top, skip int64) {
 	var inner, outer []string
-	for i, l := range link {
-		a := "l" + strconv.Itoa(i)
-		inner = append(inner, l+" AS "+c.quote(a))
-		outer = append(outer, c.quote(a))
+	for i, l := range q.link {
+		alias := "l" + strconv.Itoa(i)
+		inner = append(inner, l+" AS "+c.quote(alias))
+		outer = append(outer, c.quote(alias))
 	}
 	linkAliases := append([]string(nil), outer...)
-	for i, s := range cl.selectList {
-		a := "c" + strconv.Itoa(i)
-		inner = append(inner, s+" AS "+c.quote(a))
-		outer = append(outer, c.quote(a))
+	for i, s := range selectList {
+		alias := "c" + strconv.Itoa(i)
+		inner = append(inner, s+" AS "+c.quote(alias))
+		outer = append(outer, c.quote(alias))
 	}
-	inner = append(inner, "ROW_NUMBER() OVER (PARTITION BY "+strings.Join(link, ", ")+" ORDER BY "+strings.Join(ob, ", ")+") AS "+c.quote("rn"))
-	s := "SELECT " + strings.Join(outer, ", ") + " FROM (SELECT " + strings.Join(inner, ", ") + " FROM " + fromSQL + " WHERE " + in
-	post := rest + ") AS " + c.quote("w") + " WHERE " + c.quote("rn") + " > " + c.arg(skip)
+	rowNumber := c.quote("rn")
+	inner = append(inner, "ROW_NUMBER() OVER (PARTITION BY "+strings.Join(q.link, ", ")+" ORDER BY "+strings.Join(order, ", ")+") AS "+rowNumber)
+	s := "SELECT " + strings.Join(outer, ", ") + " FROM (SELECT " + strings.Join(inner, ", ") + " FROM " + q.from + " WHERE " + q.in()
+	post := q.rest + ") AS " + c.quote("w") + " WHERE " + rowNumber + " > " + c.arg(skip)
 	if top >= 0 {
-		post += " AND " + c.quote("rn") + " <= " + c.arg(skip+top)
+		post += " AND " + rowNumber + " <= " + c.arg(skip+top)
 	}
-	post += " ORDER BY " + strings.Join(linkAliases, ", ") + ", " + c.quote("rn")
+	post += " ORDER BY " + strings.Join(linkAliases, ", ") + ", " + rowNumber
 	e.pre, e.preArgs = c.finishQuestionMarks(s)
 	e.post, e.postArgs = c.finishQuestionMarks(post)
-	return e, nil
 }

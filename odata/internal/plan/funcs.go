@@ -26,48 +26,54 @@ const (
 	argDuration
 )
 
+// functionSignature is what binding a canonical function needs: the kinds of its parameters, the type of its
+// result, and what else a function checks or computes.
 type functionSignature struct {
 	params   []argumentKind
-	optional int // how many trailing params are optional
+	optional int       // how many trailing params are optional
+	result   boundType // the type of the result (nullable when an argument is)
+	// complete, when set, finishes the bound call: it checks a literal argument, sets the result type, or
+	// computes a constant.
+	complete func(n *syntax.Call, call *boundCall) (boundExpr, *Error)
 }
 
 var functionSignatures = map[string]functionSignature{
-	"contains":           {params: []argumentKind{argString, argString}},
-	"startswith":         {params: []argumentKind{argString, argString}},
-	"endswith":           {params: []argumentKind{argString, argString}},
-	"matchespattern":     {params: []argumentKind{argString, argString}},
-	"length":             {params: []argumentKind{argString}},
-	"indexof":            {params: []argumentKind{argString, argString}},
-	"substring":          {params: []argumentKind{argString, argInteger, argInteger}, optional: 1},
-	"tolower":            {params: []argumentKind{argString}},
-	"toupper":            {params: []argumentKind{argString}},
-	"trim":               {params: []argumentKind{argString}},
-	"concat":             {params: []argumentKind{argString, argString}},
-	"year":               {params: []argumentKind{argDate}},
-	"month":              {params: []argumentKind{argDate}},
-	"day":                {params: []argumentKind{argDate}},
-	"hour":               {params: []argumentKind{argTime}},
-	"minute":             {params: []argumentKind{argTime}},
-	"second":             {params: []argumentKind{argTime}},
-	"fractionalseconds":  {params: []argumentKind{argTime}},
-	"totalseconds":       {params: []argumentKind{argDuration}},
-	"date":               {params: []argumentKind{argDateTime}},
-	"time":               {params: []argumentKind{argDateTime}},
-	"totaloffsetminutes": {params: []argumentKind{argDateTime}},
-	"now":                {},
-	"maxdatetime":        {},
-	"mindatetime":        {},
-	"round":              {params: []argumentKind{argNumber}},
-	"floor":              {params: []argumentKind{argNumber}},
-	"ceiling":            {params: []argumentKind{argNumber}},
+	"contains":           {params: []argumentKind{argString, argString}, result: typeBoolean},
+	"startswith":         {params: []argumentKind{argString, argString}, result: typeBoolean},
+	"endswith":           {params: []argumentKind{argString, argString}, result: typeBoolean},
+	"matchespattern":     {params: []argumentKind{argString, argString}, result: typeBoolean, complete: completeMatchesPattern},
+	"length":             {params: []argumentKind{argString}, result: typeInt32},
+	"indexof":            {params: []argumentKind{argString, argString}, result: typeInt32},
+	"substring":          {params: []argumentKind{argString, argInteger, argInteger}, optional: 1, result: typeString, complete: completeSubstring},
+	"tolower":            {params: []argumentKind{argString}, result: typeString},
+	"toupper":            {params: []argumentKind{argString}, result: typeString},
+	"trim":               {params: []argumentKind{argString}, result: typeString},
+	"concat":             {params: []argumentKind{argString, argString}, result: typeString},
+	"year":               {params: []argumentKind{argDate}, result: typeInt32},
+	"month":              {params: []argumentKind{argDate}, result: typeInt32},
+	"day":                {params: []argumentKind{argDate}, result: typeInt32},
+	"hour":               {params: []argumentKind{argTime}, result: typeInt32},
+	"minute":             {params: []argumentKind{argTime}, result: typeInt32},
+	"second":             {params: []argumentKind{argTime}, result: typeInt32},
+	"fractionalseconds":  {params: []argumentKind{argTime}, result: typeDecimal},
+	"totalseconds":       {params: []argumentKind{argDuration}, result: typeDecimal},
+	"date":               {params: []argumentKind{argDateTime}, result: typeDate},
+	"time":               {params: []argumentKind{argDateTime}, result: typeTimeOfDay},
+	"totaloffsetminutes": {params: []argumentKind{argDateTime}, result: typeInt32},
+	"now":                {result: typeDateTimeOffset},
+	"maxdatetime":        {result: typeDateTimeOffset, complete: constantTime(time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC))},
+	"mindatetime":        {result: typeDateTimeOffset, complete: constantTime(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC))},
+	"round":              {params: []argumentKind{argNumber}, complete: completeRounding},
+	"floor":              {params: []argumentKind{argNumber}, complete: completeRounding},
+	"ceiling":            {params: []argumentKind{argNumber}, complete: completeRounding},
 }
 
-// funcNames maps the lower-case names the parser produces to the canonical spelling for messages.
-var funcNames = map[string]string{"matchespattern": "matchesPattern", "fractionalseconds": "fractionalseconds",
+// functionNames maps the lower-case names the parser produces to the canonical spelling for messages.
+var functionNames = map[string]string{"matchespattern": "matchesPattern", "fractionalseconds": "fractionalseconds",
 	"totaloffsetminutes": "totaloffsetminutes"}
 
-func funcName(n string) string {
-	if s, ok := funcNames[n]; ok {
+func functionName(n string) string {
+	if s, ok := functionNames[n]; ok {
 		return s
 	}
 	return n
@@ -104,6 +110,8 @@ func (p argumentKind) accepts(t boundType) bool {
 	return false
 }
 
+// call binds a call of a canonical function: cast and isof, which take a type, or a function of
+// functionSignatures.
 func (b *binder) call(n *syntax.Call) (boundExpr, error) {
 	switch n.Name {
 	case "cast":
@@ -113,95 +121,121 @@ func (b *binder) call(n *syntax.Call) (boundExpr, error) {
 	case "hassubset", "hassubsequence":
 		return nil, b.fail(CodeNotSupported, n, "%s is not supported", n.Name)
 	}
-	sig, ok := functionSignatures[n.Name]
+	signature, ok := functionSignatures[n.Name]
 	if !ok {
 		return nil, b.fail(CodeNotSupported, n, "function %s is not supported", n.Name)
 	}
-	name := funcName(n.Name)
-	if len(n.Args) > len(sig.params) || len(n.Args) < len(sig.params)-sig.optional {
-		want := len(sig.params)
-		if sig.optional > 0 {
-			return nil, b.fail(CodeTypeMismatch, n, "%s takes %d or %d arguments, found %d", name, want-sig.optional, want, len(n.Args))
-		}
-		plural := "s"
-		if want == 1 {
-			plural = ""
-		}
-		return nil, b.fail(CodeTypeMismatch, n, "%s takes %d argument%s, found %d", name, want, plural, len(n.Args))
+	if err := b.checkArity(n, signature); err != nil {
+		return nil, err
 	}
 	args := make([]boundExpr, len(n.Args))
 	anyNullable := false
-	for i, a := range n.Args {
-		if a.Name != "" {
-			return nil, b.fail(CodeSyntax, a.Value, "%s takes no named arguments", name)
-		}
-		x, err := b.expr(a.Value)
+	for i := range n.Args {
+		x, err := b.argument(n, i, signature.params[i])
 		if err != nil {
 			return nil, err
 		}
-		t := x.typeOf()
-		if !sig.params[i].accepts(t) {
-			return nil, b.fail(CodeTypeMismatch, a.Value, "argument %d of %s must be %s, found %s", i+1, name, sig.params[i], t)
-		}
-		if sig.params[i] == argInteger {
-			if l, ok := x.(*boundLiteral); ok && l.v != nil {
-				x = &boundLiteral{t: tInt64, v: l.v}
-			}
-		}
-		if t.null && sig.params[i] == argString {
-			x = &boundLiteral{t: tString.withNullable(true)}
-		}
-		anyNullable = anyNullable || t.nullable
+		anyNullable = anyNullable || x.typeOf().nullable
 		args[i] = x
 	}
-	var t boundType
-	switch n.Name {
-	case "contains", "startswith", "endswith", "matchespattern":
-		t = tBool
-		if n.Name == "matchespattern" {
-			if l, ok := args[1].(*boundLiteral); ok && l.v != nil {
-				if err := checkPattern(l.v.(string)); err != nil {
-					return nil, b.fail(CodeInvalidValue, n.Args[1].Value, "invalid pattern: %v", err)
-				}
-			}
-		}
-	case "length", "indexof", "year", "month", "day", "hour", "minute", "second", "totaloffsetminutes":
-		t = tInt32
-	case "substring", "tolower", "toupper", "trim", "concat":
-		t = tString
-	case "fractionalseconds", "totalseconds":
-		t = tDecimal
-	case "date":
-		t = tDate
-	case "time":
-		t = tTime
-	case "now":
-		t = tDateTime
-	case "maxdatetime":
-		return &boundLiteral{t: tDateTime, v: time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)}, nil
-	case "mindatetime":
-		return &boundLiteral{t: tDateTime, v: time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)}, nil
-	case "round", "floor", "ceiling":
-		t = args[0].typeOf().withNullable(false)
-		if t.null {
-			t = tDecimal
-		}
-		if l, ok := args[0].(*boundLiteral); ok {
-			return foldRounding(n.Name, l), nil
+	call := &boundCall{t: signature.result.withNullable(anyNullable), name: n.Name, args: args}
+	if signature.complete == nil {
+		return call, nil
+	}
+	bound, err := signature.complete(n, call)
+	if err != nil {
+		err.Option = b.option
+		return nil, err
+	}
+	return bound, nil
+}
+
+// checkArity checks the number of arguments of a call.
+func (b *binder) checkArity(n *syntax.Call, signature functionSignature) error {
+	want := len(signature.params)
+	if len(n.Args) <= want && len(n.Args) >= want-signature.optional {
+		return nil
+	}
+	name := functionName(n.Name)
+	if signature.optional > 0 {
+		return b.fail(CodeTypeMismatch, n, "%s takes %d or %d arguments, found %d", name, want-signature.optional, want, len(n.Args))
+	}
+	plural := "s"
+	if want == 1 {
+		plural = ""
+	}
+	return b.fail(CodeTypeMismatch, n, "%s takes %d argument%s, found %d", name, want, plural, len(n.Args))
+}
+
+// argument binds argument i of a call and checks it against its parameter's kind: an integer literal becomes an
+// Int64, a null string argument a typed null.
+func (b *binder) argument(n *syntax.Call, i int, kind argumentKind) (boundExpr, error) {
+	a := n.Args[i]
+	if a.Name != "" {
+		return nil, b.fail(CodeSyntax, a.Value, "%s takes no named arguments", functionName(n.Name))
+	}
+	x, err := b.expr(a.Value)
+	if err != nil {
+		return nil, err
+	}
+	t := x.typeOf()
+	if !kind.accepts(t) {
+		return nil, b.fail(CodeTypeMismatch, a.Value, "argument %d of %s must be %s, found %s", i+1, functionName(n.Name), kind, t)
+	}
+	if literal, ok := x.(*boundLiteral); ok && kind == argInteger && literal.v != nil {
+		return &boundLiteral{t: typeInt64, v: literal.v}, nil
+	}
+	if t.null && kind == argString {
+		return &boundLiteral{t: typeString.withNullable(true)}, nil
+	}
+	return x, nil
+}
+
+// completeMatchesPattern checks a literal pattern of matchesPattern.
+func completeMatchesPattern(n *syntax.Call, call *boundCall) (boundExpr, *Error) {
+	if literal, ok := call.args[1].(*boundLiteral); ok && literal.v != nil {
+		if err := checkPattern(literal.v.(string)); err != nil {
+			return nil, errorf(CodeInvalidValue, n.Args[1].Value, "invalid pattern: %v", err)
 		}
 	}
-	t.nullable = anyNullable
-	if n.Name == "substring" && len(args) == 3 {
-		t.nullable = true // a negative length is null
+	return call, nil
+}
+
+// completeSubstring makes substring with a length nullable: a negative length is null.
+func completeSubstring(_ *syntax.Call, call *boundCall) (boundExpr, *Error) {
+	if len(call.args) == 3 {
+		call.t.nullable = true
 	}
-	return &boundCall{t: t, fn: n.Name, args: args}, nil
+	return call, nil
+}
+
+// constantTime is the completion of a function that is the constant v (maxdatetime, mindatetime).
+func constantTime(v time.Time) func(*syntax.Call, *boundCall) (boundExpr, *Error) {
+	return func(*syntax.Call, *boundCall) (boundExpr, *Error) {
+		return &boundLiteral{t: typeDateTimeOffset, v: v}, nil
+	}
+}
+
+// completeRounding gives round, floor and ceiling the type of their argument (Decimal for null) and computes
+// them on a literal.
+func completeRounding(n *syntax.Call, call *boundCall) (boundExpr, *Error) {
+	if literal, ok := call.args[0].(*boundLiteral); ok {
+		return foldRounding(n.Name, literal), nil
+	}
+	t := call.args[0].typeOf()
+	call.t = t.withNullable(false)
+	if call.t.null {
+		call.t = typeDecimal
+	}
+	call.t.nullable = t.nullable
+	return call, nil
 }
 
 // foldRounding computes round, floor or ceiling of a literal.
-func foldRounding(fn string, l *boundLiteral) boundExpr {
+func foldRounding(name string, l *boundLiteral) boundExpr {
 	switch v := l.v.(type) {
 	case float64:
-		switch fn {
+		switch name {
 		case "round":
 			v = math.Round(v)
 		case "floor":
@@ -212,7 +246,7 @@ func foldRounding(fn string, l *boundLiteral) boundExpr {
 		return &boundLiteral{t: l.t, v: v}
 	case decimal.Decimal:
 		d := v
-		switch fn {
+		switch name {
 		case "round":
 			d = d.Round(0)
 		case "floor":
@@ -230,105 +264,151 @@ func (b *binder) typeArg(n *syntax.Call) (*syntax.TypeName, error) {
 	if len(n.Args) == 0 || len(n.Args) > 2 {
 		return nil, b.fail(CodeTypeMismatch, n, "%s takes 1 or 2 arguments, found %d", n.Name, len(n.Args))
 	}
-	tn, ok := n.Args[len(n.Args)-1].Value.(*syntax.TypeName)
+	typeName, ok := n.Args[len(n.Args)-1].Value.(*syntax.TypeName)
 	if !ok {
 		return nil, b.fail(CodeTypeMismatch, n.Args[len(n.Args)-1].Value, "the last argument of %s must be a type name", n.Name)
 	}
-	return tn, nil
+	return typeName, nil
 }
 
+// cast binds cast(value, type): a null or a literal is converted at once; other values convert in SQL where the
+// conversion is one the engine translates (castConversion).
 func (b *binder) cast(n *syntax.Call) (boundExpr, error) {
-	tn, err := b.typeArg(n)
+	k, err := b.castTarget(n)
 	if err != nil {
 		return nil, err
-	}
-	if len(n.Args) == 1 {
-		return nil, b.fail(CodeNotSupported, n, "cast of the instance is not supported (the model has no derived types)")
-	}
-	k, ok := edm.ParseKind(tn.Name)
-	if !ok {
-		if !b.knownType(tn.Name) {
-			return nil, b.fail(CodeTypeMismatch, tn, "%s is not a type", tn.Name)
-		}
-		return nil, b.fail(CodeNotSupported, tn, "cast to %s is not supported", tn.Name)
 	}
 	x, err := b.expr(n.Args[0].Value)
 	if err != nil {
 		return nil, err
 	}
-	xt := x.typeOf()
+	valueType := x.typeOf()
 	to := primitive(k)
-	if xt.null {
+	if valueType.null {
 		return &boundLiteral{t: to.withNullable(true)}, nil
 	}
-	if !xt.isScalar() {
-		return nil, b.fail(CodeTypeMismatch, n.Args[0].Value, "cast needs a primitive value, found %s", xt)
+	if !valueType.isScalar() {
+		return nil, b.fail(CodeTypeMismatch, n.Args[0].Value, "cast needs a primitive value, found %s", valueType)
 	}
-	if l, ok := x.(*boundLiteral); ok {
-		if v, ok := coerce(l.v, xt, to); ok {
-			return &boundLiteral{t: to, v: v}, nil
-		}
-		if k == edm.KindString && xt.enum == nil && (numericRank(xt.kind) == 1 || xt.kind == edm.KindGuid) {
-			return &boundLiteral{t: to, v: formatLiteral(l.v)}, nil
+	if literal, ok := x.(*boundLiteral); ok {
+		if converted, ok := castLiteral(literal, to); ok {
+			return converted, nil
 		}
 	}
-	if xt.enum == nil && xt.kind == k {
+	if valueType.enum == nil && valueType.kind == k {
 		return x, nil
 	}
-	to.nullable = xt.nullable
-	switch {
-	case xt.enum != nil:
-	case k == edm.KindString && (numericRank(xt.kind) == 1 || xt.kind == edm.KindGuid):
-		return &boundCall{t: to, fn: "cast", args: []boundExpr{x}, to: k}, nil
-	case numericRank(xt.kind) > 0 && numericRank(k) > 1:
-		return &boundCall{t: to, fn: "cast", args: []boundExpr{x}, to: k}, nil
-	case xt.kind == edm.KindDateTimeOffset && k == edm.KindDate:
-		return &boundCall{t: to, fn: "date", args: []boundExpr{x}}, nil
+	if conversion := castConversion(valueType, k); conversion != "" {
+		return &boundCall{t: to.withNullable(valueType.nullable), name: conversion, args: []boundExpr{x}, to: k}, nil
 	}
-	return nil, b.fail(CodeNotSupported, n, "cast from %s to %s is not supported", xt, k)
+	return nil, b.fail(CodeNotSupported, n, "cast from %s to %s is not supported", valueType, k)
+}
+
+// castTarget returns the primitive kind a cast converts to: a cast of the instance, or to a type that is not a
+// primitive kind of edm, is not supported; a name that is no type at all is a client error.
+func (b *binder) castTarget(n *syntax.Call) (edm.Kind, error) {
+	typeName, err := b.typeArg(n)
+	if err != nil {
+		return 0, err
+	}
+	if len(n.Args) == 1 {
+		return 0, b.fail(CodeNotSupported, n, "cast of the instance is not supported (the model has no derived types)")
+	}
+	k, ok := edm.ParseKind(typeName.Name)
+	if !ok {
+		if !b.knownType(typeName.Name) {
+			return 0, b.fail(CodeTypeMismatch, typeName, "%s is not a type", typeName.Name)
+		}
+		return 0, b.fail(CodeNotSupported, typeName, "cast to %s is not supported", typeName.Name)
+	}
+	return k, nil
+}
+
+// castLiteral converts a literal to the type to where a literal of its type may stand for one of type to, and
+// formats integers and GUIDs as strings.
+func castLiteral(literal *boundLiteral, to boundType) (boundExpr, bool) {
+	if v, ok := coerce(literal.v, literal.t, to); ok {
+		return &boundLiteral{t: to, v: v}, true
+	}
+	if to.kind == edm.KindString && literal.t.enum == nil && (numericRank(literal.t.kind) == 1 || literal.t.kind == edm.KindGuid) {
+		return &boundLiteral{t: to, v: formatLiteral(literal.v)}, true
+	}
+	return nil, false
+}
+
+// castConversion names the function that converts a value of type from to kind to in SQL ("cast" or "date"), ""
+// when the engine does not translate that cast: integers and GUIDs to strings; numbers to Decimal, Single and
+// Double; integers to the integer kinds that hold all their values (Byte to Int32); a DateTimeOffset to its Date.
+func castConversion(from boundType, to edm.Kind) string {
+	switch {
+	case from.enum != nil:
+		return ""
+	case to == edm.KindString && (numericRank(from.kind) == 1 || from.kind == edm.KindGuid):
+		return "cast"
+	case numericRank(from.kind) > 0 && numericRank(to) > 1:
+		return "cast"
+	case widensInteger(from.kind, to):
+		return "cast"
+	case from.kind == edm.KindDateTimeOffset && to == edm.KindDate:
+		return "date"
+	}
+	return ""
+}
+
+// integerRanges are the smallest and largest values of the integer kinds.
+var integerRanges = map[edm.Kind][2]int64{
+	edm.KindByte:  {0, math.MaxUint8},
+	edm.KindSByte: {math.MinInt8, math.MaxInt8},
+	edm.KindInt16: {math.MinInt16, math.MaxInt16},
+	edm.KindInt32: {math.MinInt32, math.MaxInt32},
+	edm.KindInt64: {math.MinInt64, math.MaxInt64},
+}
+
+// widensInteger reports whether every value of the integer kind from is a value of the integer kind to.
+func widensInteger(from, to edm.Kind) bool {
+	fromRange, fromInteger := integerRanges[from]
+	toRange, toInteger := integerRanges[to]
+	return fromInteger && toInteger && toRange[0] <= fromRange[0] && fromRange[1] <= toRange[1]
 }
 
 func (b *binder) isof(n *syntax.Call) (boundExpr, error) {
-	tn, err := b.typeArg(n)
+	typeName, err := b.typeArg(n)
 	if err != nil {
 		return nil, err
 	}
 	if len(n.Args) == 1 {
-		cur := b.it
-		if len(b.vars) > 0 {
-			cur = b.vars[len(b.vars)-1].item
-		}
-		ok := cur.typ != nil && b.isTypeName(tn.Name, cur.typ.Name)
-		return &boundLiteral{t: tBool, v: ok}, nil
+		current := b.innermost()
+		ok := current.typ != nil && b.isTypeName(typeName.Name, current.typ.Name)
+		return &boundLiteral{t: typeBoolean, v: ok}, nil
 	}
 	x, err := b.expr(n.Args[0].Value)
 	if err != nil {
 		return nil, err
 	}
-	xt := x.typeOf()
+	valueType := x.typeOf()
 	match := false
-	if k, ok := edm.ParseKind(tn.Name); ok {
-		match = xt.isScalar() && xt.enum == nil && xt.kind == k
-		if l, isLiteral := x.(*boundLiteral); isLiteral && !match && xt.isScalar() {
-			_, match = coerce(l.v, xt, primitive(k))
+	if k, ok := edm.ParseKind(typeName.Name); ok {
+		match = valueType.isScalar() && valueType.enum == nil && valueType.kind == k
+		if l, isLiteral := x.(*boundLiteral); isLiteral && !match && valueType.isScalar() {
+			_, match = coerce(l.v, valueType, primitive(k))
 		}
 	} else {
 		switch {
-		case xt.enum != nil:
-			match = b.isTypeName(tn.Name, xt.enum.Name)
-		case xt.entity != nil && !xt.coll:
-			match = b.isTypeName(tn.Name, xt.entity.Name)
-		case xt.complex != nil:
-			match = b.isTypeName(tn.Name, xt.complex.Name)
+		case valueType.enum != nil:
+			match = b.isTypeName(typeName.Name, valueType.enum.Name)
+		case valueType.entity != nil && !valueType.collection:
+			match = b.isTypeName(typeName.Name, valueType.entity.Name)
+		case valueType.complex != nil:
+			match = b.isTypeName(typeName.Name, valueType.complex.Name)
 		}
 	}
-	if !match || xt.null {
-		return &boundLiteral{t: tBool, v: false}, nil
+	if !match || valueType.null {
+		return &boundLiteral{t: typeBoolean, v: false}, nil
 	}
-	if !xt.nullable {
-		return &boundLiteral{t: tBool, v: true}, nil
+	if !valueType.nullable {
+		return &boundLiteral{t: typeBoolean, v: true}, nil
 	}
-	return &boundBinary{t: tBool, op: syntax.OpNe, l: x, r: &boundLiteral{t: tNull}}, nil
+	return &boundBinary{t: typeBoolean, op: syntax.OpNe, l: x, r: &boundLiteral{t: typeNull}}, nil
 }
 
 // checkPattern rejects patterns that neither database can use.

@@ -9,17 +9,17 @@ import (
 
 // orderKey is one item of the total order of a read: an $orderby item, or a key property.
 type orderKey struct {
-	e        boundExpr
-	sql      string
-	rep      int
-	desc     bool
-	nullable bool
-	col      int
+	e          boundExpr
+	sql        string
+	scale      int
+	descending bool
+	nullable   bool
+	column     int
 }
 
-// orderBy binds order-by items on the level's range and completes them with the key. With cols, each key gets
+// orderBy binds order-by items on the level's range and completes them with the key. withColumns gives each key
 // the column that holds its value (added when needed), for $skiptoken.
-func (lv *level) orderBy(items []syntax.OrderItem, option string, cols bool) ([]orderKey, error) {
+func (lv *level) orderBy(items []syntax.OrderItem, option string, withColumns bool) ([]orderKey, error) {
 	c := lv.c
 	var keys []orderKey
 	covered := map[*edm.Property]bool{}
@@ -39,20 +39,20 @@ func (lv *level) orderBy(items []syntax.OrderItem, option string, cols bool) ([]
 		if isLiteral(e) {
 			continue // a constant orders nothing
 		}
-		sql, rep := c.value(e)
-		k := orderKey{e: e, sql: sql, rep: rep, desc: it.Desc, nullable: nullable(e), col: -1}
-		if col, ok := e.(*boundColumn); ok && col.r == lv.r {
-			for i, cl := range lv.projection.Columns {
-				if n := len(cl.Path); n > 0 && cl.Path[n-1] == col.p {
-					k.col = i
+		sql, scale := c.value(e)
+		k := orderKey{e: e, sql: sql, scale: scale, descending: it.Desc, nullable: nullable(e), column: -1}
+		if bound, ok := e.(*boundColumn); ok && bound.r == lv.r {
+			for i, column := range lv.projection.Columns {
+				if n := len(column.Path); n > 0 && column.Path[n-1] == bound.p {
+					k.column = i
 				}
 			}
-			if col.p.IsKey() {
-				covered[col.p] = true
+			if bound.p.IsKey() {
+				covered[bound.p] = true
 			}
 		}
-		if k.col < 0 && cols {
-			k.col = lv.internal(sql)
+		if k.column < 0 && withColumns {
+			k.column = lv.internal(sql)
 		}
 		keys = append(keys, k)
 	}
@@ -61,8 +61,8 @@ func (lv *level) orderBy(items []syntax.OrderItem, option string, cols bool) ([]
 			continue
 		}
 		e := &boundColumn{t: propType(p), r: lv.r, p: p}
-		sql, rep := c.value(e)
-		keys = append(keys, orderKey{e: e, sql: sql, rep: rep, col: lv.projection.Key[i]})
+		sql, scale := c.value(e)
+		keys = append(keys, orderKey{e: e, sql: sql, scale: scale, column: lv.projection.Key[i]})
 	}
 	return keys, nil
 }
@@ -75,16 +75,16 @@ func (pl *compiledRead) orderKeys(lv *level, q *syntax.Query) error {
 		return err
 	}
 	pl.order = keys
-	h := fnv.New32a()
-	h.Write([]byte(pl.typ.Name))
+	hash := fnv.New32a()
+	hash.Write([]byte(pl.typ.Name))
 	for _, it := range q.OrderBy {
-		h.Write([]byte{0})
-		h.Write([]byte(it.Expr.String()))
+		hash.Write([]byte{0})
+		hash.Write([]byte(it.Expr.String()))
 		if it.Desc {
-			h.Write([]byte(" desc"))
+			hash.Write([]byte(" desc"))
 		}
 	}
-	pl.fingerprint = h.Sum32()
+	pl.fingerprint = hash.Sum32()
 	pl.orderBy = orderSQL(c, keys)
 	return nil
 }
@@ -96,11 +96,11 @@ func orderSQL(c *compiler, keys []orderKey) []string {
 		if k.e != nil && k.e.typeOf().isString() && !isColumn(k.e) {
 			s = c.d.CollateBinary(s)
 		}
-		if k.desc {
+		if k.descending {
 			s += " DESC"
 		}
 		if k.nullable {
-			s += c.d.NullsOrder(k.desc)
+			s += c.d.NullsOrder(k.descending)
 		}
 		out[i] = s
 	}

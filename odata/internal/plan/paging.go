@@ -3,6 +3,7 @@ package plan
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -26,14 +27,14 @@ type pageOptions struct {
 
 // splitPageOptions separates the $top and $skiptoken options of a raw query from the rest, which is the cache key.
 func splitPageOptions(raw string) (pageOptions, error) {
-	rt := pageOptions{query: raw}
+	page := pageOptions{query: raw}
 	var kept strings.Builder
 	cut := false
 	var err error
 	for start, part := range syntax.SplitQuery(raw) {
 		name, value, _ := strings.Cut(part, "=")
-		canon := optionName(name)
-		if canon != "top" && canon != "skiptoken" {
+		canonical := optionName(name)
+		if canonical != "top" && canonical != "skiptoken" {
 			if cut {
 				if kept.Len() > 0 {
 					kept.WriteByte('&')
@@ -42,14 +43,14 @@ func splitPageOptions(raw string) (pageOptions, error) {
 			}
 			continue
 		}
-		if (canon == "top" && rt.hasTop) || (canon == "skiptoken" && rt.hasToken) {
-			err = &Error{Code: CodeSyntax, Option: syntax.Unescape(name), Msg: "duplicate option $" + canon}
+		if (canonical == "top" && page.hasTop) || (canonical == "skiptoken" && page.hasToken) {
+			err = &Error{Code: CodeSyntax, Option: syntax.Unescape(name), Msg: "duplicate option $" + canonical}
 			break
 		}
-		if canon == "top" {
-			rt.top, rt.topSpelt, rt.hasTop = value, syntax.Unescape(name), true
+		if canonical == "top" {
+			page.top, page.topSpelt, page.hasTop = value, syntax.Unescape(name), true
 		} else {
-			rt.token, rt.tokenSpelt, rt.hasToken = value, syntax.Unescape(name), true
+			page.token, page.tokenSpelt, page.hasToken = value, syntax.Unescape(name), true
 		}
 		if !cut {
 			cut = true
@@ -57,9 +58,9 @@ func splitPageOptions(raw string) (pageOptions, error) {
 		}
 	}
 	if cut {
-		rt.query = kept.String()
+		page.query = kept.String()
 	}
-	return rt, err
+	return page, err
 }
 
 // restOf is the raw query without $top, $skiptoken and $skip, the base of next links.
@@ -98,11 +99,11 @@ func optionName(name string) string {
 	return ""
 }
 
-func (rt pageOptions) parseTop() (*int64, error) {
-	if !rt.hasTop {
+func (page pageOptions) parseTop() (*int64, error) {
+	if !page.hasTop {
 		return nil, nil
 	}
-	v := syntax.Unescape(rt.top)
+	v := syntax.Unescape(page.top)
 	bad := v == ""
 	for i := 0; i < len(v); i++ {
 		if v[i] < '0' || v[i] > '9' {
@@ -110,22 +111,22 @@ func (rt pageOptions) parseTop() (*int64, error) {
 		}
 	}
 	if bad {
-		return nil, &Error{Code: CodeSyntax, Option: rt.topSpelt, Pos: 1, Msg: "expected a non-negative integer, found " + strconv.Quote(v)}
+		return nil, &Error{Code: CodeSyntax, Option: page.topSpelt, Pos: 1, Msg: "expected a non-negative integer, found " + strconv.Quote(v)}
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
-		return nil, &Error{Code: CodeSyntax, Option: rt.topSpelt, Pos: 1, Msg: "integer out of range: " + v}
+		return nil, &Error{Code: CodeSyntax, Option: page.topSpelt, Pos: 1, Msg: "integer out of range: " + v}
 	}
 	return &n, nil
 }
 
-func (rt pageOptions) decodeToken() (string, error) {
-	if !rt.hasToken {
+func (page pageOptions) decodeToken() (string, error) {
+	if !page.hasToken {
 		return "", nil
 	}
-	v := syntax.Unescape(rt.token)
+	v := syntax.Unescape(page.token)
 	if v == "" {
-		return "", &Error{Code: CodeSyntax, Option: rt.tokenSpelt, Pos: 1, Msg: "expected a value, found end of input"}
+		return "", &Error{Code: CodeSyntax, Option: page.tokenSpelt, Pos: 1, Msg: "expected a value, found end of input"}
 	}
 	return v, nil
 }
@@ -133,7 +134,7 @@ func (rt pageOptions) decodeToken() (string, error) {
 // NextQuery returns the raw query string of the next page's link after the row last (the last row of this page,
 // as scanned): the request's options without $skip, the rest of $top, and a $skiptoken.
 func (r *Read) NextQuery(last []any, pageSize int) (string, error) {
-	tok, err := r.SkipToken(last)
+	token, err := r.SkipToken(last)
 	if err != nil {
 		return "", err
 	}
@@ -148,7 +149,7 @@ func (r *Read) NextQuery(last []any, pageSize int) (string, error) {
 	if b.Len() > 0 {
 		b.WriteByte('&')
 	}
-	b.WriteString("$skiptoken=" + tok)
+	b.WriteString("$skiptoken=" + token)
 	return b.String(), nil
 }
 
@@ -159,44 +160,44 @@ func (r *Read) SkipToken(last []any) (string, error) {
 	if pl.single {
 		return "", fmt.Errorf("plan: a single entity has no next page")
 	}
-	vals := make([]any, 0, len(pl.order)+1)
-	vals = append(vals, pl.fingerprint)
+	values := make([]any, 0, len(pl.order)+1)
+	values = append(values, pl.fingerprint)
 	for _, k := range pl.order {
-		if k.col >= len(last) {
+		if k.column >= len(last) {
 			return "", fmt.Errorf("plan: row has %d columns, want %d", len(last), len(pl.projection.Columns))
 		}
-		v, err := tokenValue(k, last[k.col])
+		v, err := tokenValue(k, last[k.column])
 		if err != nil {
 			return "", err
 		}
-		vals = append(vals, v)
+		values = append(values, v)
 	}
-	js, err := json.Marshal(vals)
+	encoded, err := json.Marshal(values)
 	if err != nil {
 		return "", err
 	}
-	return base64.RawURLEncoding.EncodeToString(js), nil
+	return base64.RawURLEncoding.EncodeToString(encoded), nil
 }
 
 // scanKey converts the scanned value of an order key to its Go value.
 func scanKey(k orderKey, v any) (any, error) {
-	if col, ok := k.e.(*boundColumn); ok {
-		return sqldb.Scan(col.p, v)
+	if column, ok := k.e.(*boundColumn); ok {
+		return sqldb.Scan(column.p, v)
 	}
 	t := k.e.typeOf()
 	p := &edm.Property{Name: "value", Type: t.kind, Enum: t.enum}
-	if t.kind == edm.KindDecimal && k.rep > 0 {
-		p.Scale = k.rep
+	if t.kind == edm.KindDecimal && k.scale > 0 {
+		p.Scale = k.scale
 	}
 	return sqldb.Scan(p, v)
 }
 
 func tokenValue(k orderKey, v any) (any, error) {
-	g, err := scanKey(k, v)
-	if err != nil || g == nil {
+	scanned, err := scanKey(k, v)
+	if err != nil || scanned == nil {
 		return nil, err
 	}
-	switch x := g.(type) {
+	switch x := scanned.(type) {
 	case decimal.Decimal:
 		return x.String(), nil
 	case float64:
@@ -213,7 +214,7 @@ func tokenValue(k orderKey, v any) (any, error) {
 	case time.Duration:
 		return int64(x / time.Microsecond), nil
 	}
-	return g, nil
+	return scanned, nil
 }
 
 func badToken(msg string) error {
@@ -222,28 +223,28 @@ func badToken(msg string) error {
 
 // decodeSkipToken reads a $skiptoken made by SkipToken for the same query, checking every value against the
 // type of its order key.
-func (r *Read) decodeSkipToken(tok string) error {
+func (r *Read) decodeSkipToken(token string) error {
 	pl := r.plan
-	raw, err := base64.RawURLEncoding.DecodeString(tok)
+	raw, err := base64.RawURLEncoding.DecodeString(token)
 	if err != nil {
 		return badToken("not base64url")
 	}
-	var vals []json.RawMessage
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.UseNumber()
-	if err := dec.Decode(&vals); err != nil || dec.More() {
+	var values []json.RawMessage
+	decoder := json.NewDecoder(strings.NewReader(string(raw)))
+	decoder.UseNumber()
+	if err := decoder.Decode(&values); err != nil || decoder.More() {
 		return badToken("not a JSON array")
 	}
-	if len(vals) != len(pl.order)+1 {
+	if len(values) != len(pl.order)+1 {
 		return badToken("it belongs to another query")
 	}
 	var fingerprint uint32
-	if err := json.Unmarshal(vals[0], &fingerprint); err != nil || fingerprint != pl.fingerprint {
+	if err := json.Unmarshal(values[0], &fingerprint); err != nil || fingerprint != pl.fingerprint {
 		return badToken("it belongs to another query")
 	}
 	r.token = make([]any, len(pl.order))
 	for i, k := range pl.order {
-		v, err := parseTokenValue(k, vals[i+1])
+		v, err := parseTokenValue(k, values[i+1])
 		if err != nil {
 			return badToken(err.Error())
 		}
@@ -255,9 +256,9 @@ func (r *Read) decodeSkipToken(tok string) error {
 			continue
 		}
 		t := k.e.typeOf()
-		if pl.c.d.ScaledDecimals() && k.rep >= 0 && t.isNumeric() {
+		if pl.c.d.ScaledDecimals() && k.scale >= 0 && t.isNumeric() {
 			d, _ := asDecimal(v)
-			s := d.Shift(int32(k.rep))
+			s := d.Shift(int32(k.scale))
 			if !s.IsInteger() || !s.BigInt().IsInt64() {
 				return badToken("value out of range")
 			}
@@ -272,129 +273,176 @@ func (r *Read) decodeSkipToken(tok string) error {
 	return nil
 }
 
+// parseTokenValue converts one value of a $skiptoken to the Go value of its order key's type.
 func parseTokenValue(k orderKey, raw json.RawMessage) (any, error) {
 	if string(raw) == "null" {
 		return nil, nil
 	}
 	t := k.e.typeOf()
-	var s string
-	isString := json.Unmarshal(raw, &s) == nil
-	var n json.Number
-	isNumber := !isString && json.Unmarshal(raw, &n) == nil
-	fail := fmt.Errorf("value %s does not fit %s", raw, t)
-	if t.enum != nil {
-		if !isNumber {
-			return nil, fail
-		}
-		return n.Int64()
+	v, err := tokenParserOf(t)(readTokenJSON(raw))
+	if err == errDoesNotFit {
+		return nil, fmt.Errorf("value %s does not fit %s", raw, t)
 	}
-	switch t.kind {
-	case edm.KindString, edm.KindGuid:
-		if !isString || strings.IndexByte(s, 0) >= 0 { // no column holds NUL (PostgreSQL's text cannot)
-			return nil, fail
-		}
-		return s, nil
-	case edm.KindBoolean:
-		var b bool
-		if err := json.Unmarshal(raw, &b); err != nil {
-			return nil, fail
-		}
-		return b, nil
-	case edm.KindByte, edm.KindSByte, edm.KindInt16, edm.KindInt32, edm.KindInt64:
-		if !isNumber {
-			return nil, fail
-		}
-		v, err := n.Int64()
-		if err != nil {
-			return nil, fail
-		}
-		return v, nil
-	case edm.KindDuration:
-		if !isNumber {
-			return nil, fail
-		}
-		v, err := n.Int64()
-		if err != nil {
-			return nil, fail
-		}
-		return time.Duration(v) * time.Microsecond, nil
-	case edm.KindDecimal:
-		if !isString {
-			return nil, fail
-		}
-		return decimal.NewFromString(s)
-	case edm.KindDouble, edm.KindSingle:
-		if isString {
-			f, err := strconv.ParseFloat(s, 64)
-			if err != nil || !(math.IsNaN(f) || math.IsInf(f, 0)) {
-				return nil, fail
-			}
-			return f, nil
-		}
-		if !isNumber {
-			return nil, fail
-		}
-		return n.Float64()
-	case edm.KindDate:
-		if !isString {
-			return nil, fail
-		}
-		return edm.ParseDate(s)
-	case edm.KindTimeOfDay:
-		if !isString {
-			return nil, fail
-		}
-		return edm.ParseTimeOfDay(s)
-	case edm.KindDateTimeOffset:
-		if !isString {
-			return nil, fail
-		}
-		return time.Parse(time.RFC3339Nano, s)
-	case edm.KindBinary:
-		if !isString {
-			return nil, fail
-		}
-		return base64.StdEncoding.DecodeString(s)
-	}
-	return nil, fail
+	return v, err
 }
 
-// resumeStmt returns the page SELECT resuming after a row whose order-by values are null where mask has a bit.
+// tokenParserOf returns the token parser of the values of type t.
+func tokenParserOf(t boundType) tokenParser {
+	switch {
+	case t.enum != nil:
+		return parseTokenEnum
+	case int(t.kind) < len(tokenParsers) && tokenParsers[t.kind] != nil:
+		return tokenParsers[t.kind]
+	}
+	return func(tokenJSON) (any, error) { return nil, errDoesNotFit }
+}
+
+// tokenJSON is one value of a $skiptoken as JSON: a string, a number, or another JSON value.
+type tokenJSON struct {
+	raw      json.RawMessage
+	text     string
+	isString bool
+	number   json.Number
+	isNumber bool
+}
+
+func readTokenJSON(raw json.RawMessage) tokenJSON {
+	v := tokenJSON{raw: raw}
+	v.isString = json.Unmarshal(raw, &v.text) == nil
+	v.isNumber = !v.isString && json.Unmarshal(raw, &v.number) == nil
+	return v
+}
+
+// tokenParser converts a $skiptoken value to the Go value of one kind; errDoesNotFit when it is not one.
+type tokenParser func(tokenJSON) (any, error)
+
+var errDoesNotFit = errors.New("the value does not fit its type")
+
+// tokenParsers are the token parsers of the kinds an order key can have, indexed by kind.
+var tokenParsers = [...]tokenParser{
+	edm.KindString:         parseTokenString,
+	edm.KindGuid:           parseTokenString,
+	edm.KindBoolean:        parseTokenBoolean,
+	edm.KindByte:           parseTokenInteger,
+	edm.KindSByte:          parseTokenInteger,
+	edm.KindInt16:          parseTokenInteger,
+	edm.KindInt32:          parseTokenInteger,
+	edm.KindInt64:          parseTokenInteger,
+	edm.KindDuration:       parseTokenDuration,
+	edm.KindDecimal:        fromTokenString(func(s string) (any, error) { return decimal.NewFromString(s) }),
+	edm.KindDouble:         parseTokenFloat,
+	edm.KindSingle:         parseTokenFloat,
+	edm.KindDate:           fromTokenString(func(s string) (any, error) { return edm.ParseDate(s) }),
+	edm.KindTimeOfDay:      fromTokenString(func(s string) (any, error) { return edm.ParseTimeOfDay(s) }),
+	edm.KindDateTimeOffset: fromTokenString(func(s string) (any, error) { return time.Parse(time.RFC3339Nano, s) }),
+	edm.KindBinary:         fromTokenString(func(s string) (any, error) { return base64.StdEncoding.DecodeString(s) }),
+}
+
+// fromTokenString is the token parser of a kind written as a JSON string that parse reads.
+func fromTokenString(parse func(string) (any, error)) tokenParser {
+	return func(v tokenJSON) (any, error) {
+		if !v.isString {
+			return nil, errDoesNotFit
+		}
+		return parse(v.text)
+	}
+}
+
+// parseTokenString reads a String or a Guid: no column holds NUL (PostgreSQL's text cannot).
+func parseTokenString(v tokenJSON) (any, error) {
+	if !v.isString || strings.IndexByte(v.text, 0) >= 0 {
+		return nil, errDoesNotFit
+	}
+	return v.text, nil
+}
+
+func parseTokenBoolean(v tokenJSON) (any, error) {
+	var b bool
+	if err := json.Unmarshal(v.raw, &b); err != nil {
+		return nil, errDoesNotFit
+	}
+	return b, nil
+}
+
+func parseTokenInteger(v tokenJSON) (any, error) {
+	if !v.isNumber {
+		return nil, errDoesNotFit
+	}
+	n, err := v.number.Int64()
+	if err != nil {
+		return nil, errDoesNotFit
+	}
+	return n, nil
+}
+
+// parseTokenEnum reads the Int64 value of an enumeration member.
+func parseTokenEnum(v tokenJSON) (any, error) {
+	if !v.isNumber {
+		return nil, errDoesNotFit
+	}
+	return v.number.Int64()
+}
+
+// parseTokenDuration reads a duration written in microseconds.
+func parseTokenDuration(v tokenJSON) (any, error) {
+	n, err := parseTokenInteger(v)
+	if err != nil {
+		return nil, err
+	}
+	return time.Duration(n.(int64)) * time.Microsecond, nil
+}
+
+// parseTokenFloat reads a Double or a Single: a JSON number, or NaN, INF or -INF as a string.
+func parseTokenFloat(v tokenJSON) (any, error) {
+	if v.isString {
+		f, err := strconv.ParseFloat(v.text, 64)
+		if err != nil || !(math.IsNaN(f) || math.IsInf(f, 0)) {
+			return nil, errDoesNotFit
+		}
+		return f, nil
+	}
+	if !v.isNumber {
+		return nil, errDoesNotFit
+	}
+	return v.number.Float64()
+}
+
+// resumeStatement returns the page SELECT resuming after a row whose order-by values are null where mask has a bit.
 // The condition is "strictly after in the total order": for items o1..on (nulls first ascending, last
 // descending), (o1 after v1) OR (o1 = v1 AND ((o2 after v2) OR ...)).
-func (pl *compiledRead) resumeStmt(mask uint64) *sqlStatement {
+func (pl *compiledRead) resumeStatement(mask uint64) *sqlStatement {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
-	if st, ok := pl.resume[mask]; ok {
-		return st
+	if statement, ok := pl.resume[mask]; ok {
+		return statement
 	}
 	c := pl.c
 	n := len(pl.order)
-	cmp := func(i int, op syntax.BinaryOp) string {
+	compareWith := func(i int, op syntax.BinaryOp) string {
 		k := pl.order[i]
 		t := k.e.typeOf().withNullable(false)
-		return c.compare(&boundBinary{t: tBool, op: op, l: k.e, r: &boundSlot{t: t, i: i, rep: k.rep}}, false)
+		return c.compare(&boundBinary{t: typeBoolean, op: op, l: k.e, r: &boundSlot{t: t, i: i, scale: k.scale}}, false)
 	}
 	var after func(i int) string
 	after = func(i int) string {
 		k := pl.order[i]
 		var strictly, equal string
 		if mask&(1<<uint(i)) != 0 {
-			sqlExpr, _ := c.value(k.e)
-			equal = sqlExpr + " IS NULL"
-			if !k.desc {
-				strictly = sqlExpr + " IS NOT NULL"
+			valueSQL, _ := c.value(k.e)
+			equal = valueSQL + " IS NULL"
+			if !k.descending {
+				strictly = valueSQL + " IS NOT NULL"
 			}
 		} else {
-			equal = cmp(i, syntax.OpEq)
-			if k.desc {
-				strictly = cmp(i, syntax.OpLt)
+			equal = compareWith(i, syntax.OpEq)
+			if k.descending {
+				strictly = compareWith(i, syntax.OpLt)
 				if k.nullable {
-					sqlExpr, _ := c.value(k.e)
-					strictly = "(" + strictly + " OR " + sqlExpr + " IS NULL)"
+					valueSQL, _ := c.value(k.e)
+					strictly = "(" + strictly + " OR " + valueSQL + " IS NULL)"
 				}
 			} else {
-				strictly = cmp(i, syntax.OpGt)
+				strictly = compareWith(i, syntax.OpGt)
 			}
 		}
 		if i == n-1 {
@@ -411,17 +459,17 @@ func (pl *compiledRead) resumeStmt(mask uint64) *sqlStatement {
 	}
 	conds := []string{after(0)}
 	// A leading bound on the first item lets an index range scan start at the token's row.
-	if k := pl.order[0]; mask&1 == 0 && n > 1 && !(k.desc && k.nullable) {
+	if k := pl.order[0]; mask&1 == 0 && n > 1 && !(k.descending && k.nullable) {
 		op := syntax.OpGe
-		if k.desc {
+		if k.descending {
 			op = syntax.OpLe
 		}
-		conds = append([]string{cmp(0, op)}, conds...)
+		conds = append([]string{compareWith(0, op)}, conds...)
 	}
-	st := pl.statement(conds, true, false)
+	statement := pl.statement(conds, true, false)
 	if pl.resume == nil {
 		pl.resume = map[uint64]*sqlStatement{}
 	}
-	pl.resume[mask] = &st
-	return &st
+	pl.resume[mask] = &statement
+	return &statement
 }

@@ -108,11 +108,11 @@ func (p *Planner) Read(s Scope, rawQuery string) (*Read, error) {
 	if s.Set == nil && (s.Singleton == nil || s.Key != nil) {
 		return nil, &Error{Code: CodeSyntax, Option: "path", Msg: "no entity set"}
 	}
-	rt, err := splitPageOptions(rawQuery)
+	page, err := splitPageOptions(rawQuery)
 	if err != nil {
 		return nil, err
 	}
-	key := cacheKey{set: s.Set, singleton: s.Singleton, shape: s.shape(), query: rt.query}
+	key := cacheKey{set: s.Set, singleton: s.Singleton, shape: s.shape(), query: page.query}
 	var pl *compiledRead
 	if p.cache != nil {
 		pl = p.cache.get(key)
@@ -131,12 +131,12 @@ func (p *Planner) Read(s Scope, rawQuery string) (*Read, error) {
 			p.cache.put(key, pl)
 		}
 		r.top = q.Top
-		rt.token = q.SkipToken
+		page.token = q.SkipToken
 	} else {
-		if r.top, err = rt.parseTop(); err != nil {
+		if r.top, err = page.parseTop(); err != nil {
 			return nil, err
 		}
-		if rt.token, err = rt.decodeToken(); err != nil {
+		if page.token, err = page.decodeToken(); err != nil {
 			return nil, err
 		}
 	}
@@ -144,8 +144,8 @@ func (p *Planner) Read(s Scope, rawQuery string) (*Read, error) {
 	if err := r.bindKeys(s); err != nil {
 		return nil, err
 	}
-	if rt.token != "" && !pl.single {
-		if err := r.decodeSkipToken(rt.token); err != nil {
+	if page.token != "" && !pl.single {
+		if err := r.decodeSkipToken(page.token); err != nil {
 			return nil, err
 		}
 	}

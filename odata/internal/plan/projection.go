@@ -65,16 +65,16 @@ func (c *Collection) Select(owners [][]any) (string, []any) {
 	return assemble(c.d, c.pre, nil, c.Owner, owners, c.post, nil)
 }
 
-// assemble puts the distinct non-null link tuples of rows (the values at cols) between pre and post.
-func assemble(d sqldb.Dialect, pre string, preArgs []any, cols []int, rows [][]any, post string, postArgs []any) (string, []any) {
+// assemble puts the distinct non-null link tuples of rows (the values at columns) between pre and post.
+func assemble(d sqldb.Dialect, pre string, preArgs []any, columns []int, rows [][]any, post string, postArgs []any) (string, []any) {
 	seen := make(map[string]bool, len(rows))
 	var b strings.Builder
 	args := append([]any(nil), preArgs...)
 	n := 0
 	for _, row := range rows {
-		tuple := make([]any, len(cols))
+		tuple := make([]any, len(columns))
 		skip := false
-		for i, c := range cols {
+		for i, c := range columns {
 			if row[c] == nil {
 				skip = true
 				break
@@ -93,7 +93,7 @@ func assemble(d sqldb.Dialect, pre string, preArgs []any, cols []int, rows [][]a
 			b.WriteString(", ")
 		}
 		n++
-		if len(cols) > 1 {
+		if len(columns) > 1 {
 			b.WriteByte('(')
 		}
 		for i := range tuple {
@@ -102,7 +102,7 @@ func assemble(d sqldb.Dialect, pre string, preArgs []any, cols []int, rows [][]a
 			}
 			b.WriteByte('?')
 		}
-		if len(cols) > 1 {
+		if len(columns) > 1 {
 			b.WriteByte(')')
 		}
 		args = append(args, tuple...)
@@ -143,25 +143,35 @@ func (s *selection) member(p *edm.Property) *selection {
 }
 
 // project computes the columns, collections and expansions of the level from its $select and $expand.
-func (lv *level) project(q *syntax.Query, selOpt, expOpt string, depth int) error {
-	c := lv.c
-	t := lv.r.typ
-	if rt := c.p.defaults[t]; rt != nil && q.Select == nil && lv.r.alias == "t0" {
-		// The default projection at the top level: shared, so every slice is capped (appends copy).
-		pr := rt.projection
-		pr.Columns = pr.Columns[:len(pr.Columns):len(pr.Columns)]
-		pr.Collections = pr.Collections[:len(pr.Collections):len(pr.Collections)]
-		lv.projection = &pr
-		lv.selectList = rt.selectList[:len(rt.selectList):len(rt.selectList)]
-		for _, it := range q.Expand {
-			if err := lv.expand(it, expOpt, depth); err != nil {
-				return err
-			}
-		}
-		return nil
+func (lv *level) project(q *syntax.Query, selectOption, expandOption string, depth int) error {
+	if shared := lv.c.p.defaults[lv.r.typ]; shared != nil && q.Select == nil && lv.r.alias == "t0" {
+		lv.useDefault(shared)
+	} else if err := lv.projectSelection(q.Select, selectOption); err != nil {
+		return err
 	}
+	for _, it := range q.Expand {
+		if err := lv.expand(it, expandOption, depth); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// useDefault takes the default projection at the top level: shared, so every slice is capped (appends copy).
+func (lv *level) useDefault(shared *defaultProjection) {
+	projection := shared.projection
+	projection.Columns = projection.Columns[:len(projection.Columns):len(projection.Columns)]
+	projection.Collections = projection.Collections[:len(projection.Collections):len(projection.Collections)]
+	lv.projection = &projection
+	lv.selectList = shared.selectList[:len(shared.selectList):len(shared.selectList)]
+}
+
+// projectSelection computes the columns and collections of the level from its $select (nil for the default:
+// every property that is not Lazy or a stream). Key and ETag properties always have a column.
+func (lv *level) projectSelection(items []syntax.SelectItem, option string) error {
+	t := lv.r.typ
 	lv.projection = &Projection{Type: t}
-	sel, err := lv.selection(q.Select, selOpt)
+	selected, err := lv.selection(items, option)
 	if err != nil {
 		return err
 	}
@@ -169,79 +179,92 @@ func (lv *level) project(q *syntax.Query, selOpt, expOpt string, depth int) erro
 	for _, p := range t.ETagProperties() {
 		etag[p] = true
 	}
-	colOf := map[*edm.Property]int{}
-	var add func(path []*edm.Property, p *edm.Property, s *selection, always bool)
-	add = func(path []*edm.Property, p *edm.Property, s *selection, always bool) {
-		path = append(path[:len(path):len(path)], p)
-		if p.Complex != nil {
-			for _, m := range p.Properties() {
-				add(path, m, s.member(m), always)
-			}
-			return
-		}
-		if s == nil && !always {
-			return
-		}
-		colOf[p] = len(lv.projection.Columns)
-		lv.projection.Columns = append(lv.projection.Columns, Column{Path: path, Selected: s != nil})
-		lv.selectList = append(lv.selectList, c.columnSQL(lv.r, p))
-	}
+	columnOf := map[*edm.Property]int{}
 	for _, p := range t.Properties {
-		s := sel[p]
-		if sel == nil && !p.Lazy && p.Type != edm.KindStream {
+		s := selected[p]
+		if selected == nil && !p.Lazy && p.Type != edm.KindStream {
 			s = &selection{all: true}
 		}
 		if p.Collection {
-			if c.p.inline {
-				if s != nil || etag[p] {
-					colOf[p] = len(lv.projection.Columns)
-					lv.projection.Columns = append(lv.projection.Columns, Column{Path: []*edm.Property{p}, Selected: s != nil})
-					lv.selectList = append(lv.selectList, modelsql.CollectionArray(c.d, c.p.names, p, lv.r.alias, "s"))
-				}
-			} else if s != nil {
-				lv.projection.Collections = append(lv.projection.Collections, &Collection{Property: p})
-			}
+			lv.addCollection(columnOf, p, s, etag[p])
 			continue
 		}
-		add(nil, p, s, p.IsKey() || etag[p])
+		lv.addProperty(columnOf, nil, p, s, p.IsKey() || etag[p])
 	}
 	for _, k := range t.KeyProperties() {
-		lv.projection.Key = append(lv.projection.Key, colOf[k])
+		lv.projection.Key = append(lv.projection.Key, columnOf[k])
 	}
-	for _, p := range t.ETagProperties() {
-		switch {
-		case p.Collection:
-			if c.p.inline {
-				lv.projection.ETag = append(lv.projection.ETag, colOf[p])
-			}
-		case p.Complex != nil:
-			var walk func(p *edm.Property)
-			walk = func(p *edm.Property) {
-				for _, m := range p.Properties() {
-					if m.Complex != nil {
-						walk(m)
-					} else {
-						lv.projection.ETag = append(lv.projection.ETag, colOf[m])
-					}
-				}
-			}
-			walk(p)
-		default:
-			lv.projection.ETag = append(lv.projection.ETag, colOf[p])
+	lv.etagColumns(columnOf)
+	for _, collection := range lv.projection.Collections {
+		for _, column := range collection.Property.CollectionTable.SourceColumns {
+			collection.Owner = append(collection.Owner, lv.column(column))
 		}
-	}
-	for _, coll := range lv.projection.Collections {
-		for _, col := range coll.Property.CollectionTable.SourceColumns {
-			coll.Owner = append(coll.Owner, lv.column(col))
-		}
-		lv.collection(coll)
-	}
-	for _, it := range q.Expand {
-		if err := lv.expand(it, expOpt, depth); err != nil {
-			return err
-		}
+		lv.collection(collection)
 	}
 	return nil
+}
+
+// addProperty adds the columns of property p, reached through path: its own, or its members' for a complex
+// property. A column is added when s selects it or always (a key or ETag property read though not selected);
+// columnOf records it.
+func (lv *level) addProperty(columnOf map[*edm.Property]int, path []*edm.Property, p *edm.Property, s *selection, always bool) {
+	path = append(path[:len(path):len(path)], p)
+	if p.Complex != nil {
+		for _, member := range p.Properties() {
+			lv.addProperty(columnOf, path, member, s.member(member), always)
+		}
+		return
+	}
+	if s == nil && !always {
+		return
+	}
+	columnOf[p] = len(lv.projection.Columns)
+	lv.projection.Columns = append(lv.projection.Columns, Column{Path: path, Selected: s != nil})
+	lv.selectList = append(lv.selectList, lv.c.columnSQL(lv.r, p))
+}
+
+// addCollection adds a collection of primitives: with inline collections, a column holding its items when it is
+// selected or part of the ETag; else, when selected, a Collection query.
+func (lv *level) addCollection(columnOf map[*edm.Property]int, p *edm.Property, s *selection, inETag bool) {
+	c := lv.c
+	switch {
+	case !c.p.inline:
+		if s != nil {
+			lv.projection.Collections = append(lv.projection.Collections, &Collection{Property: p})
+		}
+	case s != nil || inETag:
+		columnOf[p] = len(lv.projection.Columns)
+		lv.projection.Columns = append(lv.projection.Columns, Column{Path: []*edm.Property{p}, Selected: s != nil})
+		lv.selectList = append(lv.selectList, modelsql.CollectionArray(c.d, c.p.names, p, lv.r.alias, "s"))
+	}
+}
+
+// etagColumns lists the columns of the ETag properties: scalar properties, the members of complex ones, and with
+// inline collections the collections of primitives.
+func (lv *level) etagColumns(columnOf map[*edm.Property]int) {
+	for _, p := range lv.r.typ.ETagProperties() {
+		switch {
+		case p.Collection:
+			if lv.c.p.inline {
+				lv.projection.ETag = append(lv.projection.ETag, columnOf[p])
+			}
+		case p.Complex != nil:
+			lv.etagMembers(columnOf, p)
+		default:
+			lv.projection.ETag = append(lv.projection.ETag, columnOf[p])
+		}
+	}
+}
+
+// etagMembers lists the columns of the members of the complex ETag property p, nested ones included.
+func (lv *level) etagMembers(columnOf map[*edm.Property]int, p *edm.Property) {
+	for _, member := range p.Properties() {
+		if member.Complex != nil {
+			lv.etagMembers(columnOf, member)
+		} else {
+			lv.projection.ETag = append(lv.projection.ETag, columnOf[member])
+		}
+	}
 }
 
 // selection reads $select; nil means the default projection.
@@ -249,82 +272,108 @@ func (lv *level) selection(items []syntax.SelectItem, option string) (map[*edm.P
 	if items == nil {
 		return nil, nil
 	}
-	t := lv.r.typ
 	out := map[*edm.Property]*selection{}
 	star := false
 	for _, it := range items {
-		segs := it.Path
-		if len(segs) == 1 && segs[0].Name == "*" {
-			star = true
-			continue
+		path, isStar, err := lv.selectPath(it, option)
+		if err != nil {
+			return nil, err
 		}
-		if it.Options != nil {
-			return nil, &Error{Code: CodeNotSupported, Option: option, Pos: it.Pos + 1, Msg: "nested options in $select are not supported"}
+		star = star || isStar
+		if len(path) > 0 {
+			markSelected(out, path)
 		}
-		// Leading casts to the type itself.
-		for len(segs) > 0 && segs[0].IsQualified() && lv.isType(segs[0].Name, t.Name) {
-			segs = segs[1:]
-		}
-		if len(segs) == 0 {
-			star = true
-			continue
-		}
-		first := segs[0]
-		if strings.HasPrefix(first.Name, "@") || strings.HasSuffix(first.Name, ".*") || first.IsQualified() {
-			continue // annotations, operations: nothing to read
-		}
-		p := t.Property(first.Name)
-		if p == nil {
-			if t.Navigation(first.Name) != nil {
-				continue // a navigation link: nothing to read
-			}
-			return nil, &Error{Code: CodeUnknownProperty, Option: option, Pos: first.Pos + 1, Msg: t.Name + " has no property " + first.Name}
-		}
-		// Validate the member path, then mark what it selects.
-		path := []*edm.Property{p}
-		cur := p
-		for _, seg := range segs[1:] {
-			if seg.IsQualified() && cur.Complex != nil && lv.isType(seg.Name, cur.Complex.Name) {
-				continue
-			}
-			if cur.Complex == nil {
-				return nil, &Error{Code: CodeTypeMismatch, Option: option, Pos: seg.Pos + 1, Msg: cur.Name + " has no members"}
-			}
-			m := cur.Property(seg.Name)
-			if m == nil {
-				return nil, &Error{Code: CodeUnknownProperty, Option: option, Pos: seg.Pos + 1, Msg: cur.Complex.Name + " has no property " + seg.Name}
-			}
-			path = append(path, m)
-			cur = m
-		}
-		node := out[p]
-		if node == nil {
-			node = &selection{members: map[*edm.Property]*selection{}}
-			out[p] = node
-		}
-		for _, m := range path[1:] {
-			if node.all {
-				break
-			}
-			child := node.members[m]
-			if child == nil {
-				child = &selection{members: map[*edm.Property]*selection{}}
-				node.members[m] = child
-			}
-			node = child
-		}
-		node.all = true
 	}
 	if star {
-		for _, p := range t.Properties {
-			if !p.Lazy && p.Type != edm.KindStream && out[p] == nil {
+		for _, p := range lv.r.typ.Properties {
+			if p.Lazy || p.Type == edm.KindStream {
+				continue
+			}
+			if out[p] == nil {
 				out[p] = &selection{all: true}
-			} else if !p.Lazy && p.Type != edm.KindStream {
+			} else {
 				out[p].all = true
 			}
 		}
 	}
 	return out, nil
+}
+
+// selectPath resolves one $select item to the property and complex members it selects; star reports * (or a
+// cast to the type itself). Annotations, operations and navigation links select nothing to read.
+func (lv *level) selectPath(it syntax.SelectItem, option string) (path []*edm.Property, star bool, err error) {
+	t := lv.r.typ
+	segments := it.Path
+	if len(segments) == 1 && segments[0].Name == "*" {
+		return nil, true, nil
+	}
+	if it.Options != nil {
+		return nil, false, &Error{Code: CodeNotSupported, Option: option, Pos: it.Pos + 1, Msg: "nested options in $select are not supported"}
+	}
+	// Leading casts to the type itself.
+	for len(segments) > 0 && segments[0].IsQualified() && lv.isType(segments[0].Name, t.Name) {
+		segments = segments[1:]
+	}
+	if len(segments) == 0 {
+		return nil, true, nil
+	}
+	first := segments[0]
+	if strings.HasPrefix(first.Name, "@") || strings.HasSuffix(first.Name, ".*") || first.IsQualified() {
+		return nil, false, nil // annotations, operations: nothing to read
+	}
+	p := t.Property(first.Name)
+	if p == nil {
+		if t.Navigation(first.Name) != nil {
+			return nil, false, nil // a navigation link: nothing to read
+		}
+		return nil, false, &Error{Code: CodeUnknownProperty, Option: option, Pos: first.Pos + 1, Msg: t.Name + " has no property " + first.Name}
+	}
+	path, err = lv.selectMembers(p, segments[1:], option)
+	return path, false, err
+}
+
+// selectMembers resolves the member path that follows property p in a $select item (casts to the complex type
+// itself are skipped) and returns p with the members.
+func (lv *level) selectMembers(p *edm.Property, segments []syntax.Segment, option string) ([]*edm.Property, error) {
+	path := []*edm.Property{p}
+	current := p
+	for _, segment := range segments {
+		if segment.IsQualified() && current.Complex != nil && lv.isType(segment.Name, current.Complex.Name) {
+			continue
+		}
+		if current.Complex == nil {
+			return nil, &Error{Code: CodeTypeMismatch, Option: option, Pos: segment.Pos + 1, Msg: current.Name + " has no members"}
+		}
+		member := current.Property(segment.Name)
+		if member == nil {
+			return nil, &Error{Code: CodeUnknownProperty, Option: option, Pos: segment.Pos + 1, Msg: current.Complex.Name + " has no property " + segment.Name}
+		}
+		path = append(path, member)
+		current = member
+	}
+	return path, nil
+}
+
+// markSelected marks what path (a property and complex members) selects in the selection tree: all of its last
+// element.
+func markSelected(out map[*edm.Property]*selection, path []*edm.Property) {
+	node := out[path[0]]
+	if node == nil {
+		node = &selection{members: map[*edm.Property]*selection{}}
+		out[path[0]] = node
+	}
+	for _, member := range path[1:] {
+		if node.all {
+			break
+		}
+		child := node.members[member]
+		if child == nil {
+			child = &selection{members: map[*edm.Property]*selection{}}
+			node.members[member] = child
+		}
+		node = child
+	}
+	node.all = true
 }
 
 func (lv *level) isType(name, simple string) bool {
@@ -338,27 +387,27 @@ func (lv *level) internal(sql string) int {
 	return len(lv.selectList) - 1
 }
 
-// column returns the index of the column named col of the level's table, adding it when it is not projected.
-func (lv *level) column(col string) int {
-	for i, cl := range lv.projection.Columns {
-		if n := len(cl.Path); n > 0 && cl.Path[n-1].Column == col && cl.Path[n-1].SQL == "" && !cl.Path[n-1].Collection {
+// column returns the index of the column named name of the level's table, adding it when it is not projected.
+func (lv *level) column(name string) int {
+	for i, projected := range lv.projection.Columns {
+		if n := len(projected.Path); n > 0 && projected.Path[n-1].Column == name && projected.Path[n-1].SQL == "" && !projected.Path[n-1].Collection {
 			return i
 		}
 	}
-	return lv.internal(lv.c.qualifiedColumn(lv.r.alias, col))
+	return lv.internal(lv.c.qualifiedColumn(lv.r.alias, name))
 }
 
 // collection compiles the query of a collection property's items.
-func (lv *level) collection(coll *Collection) {
+func (lv *level) collection(collection *Collection) {
 	c := lv.c
-	ct := coll.Property.CollectionTable
+	collectionTable := collection.Property.CollectionTable
 	a := "s"
-	owner := make([]string, len(ct.OwnerColumns))
-	for i, col := range ct.OwnerColumns {
-		owner[i] = c.qualifiedColumn(a, col)
+	owner := make([]string, len(collectionTable.OwnerColumns))
+	for i, column := range collectionTable.OwnerColumns {
+		owner[i] = c.qualifiedColumn(a, column)
 	}
-	sel := strings.Join(owner, ", ") + ", " + c.qualifiedColumn(a, ct.ValueColumn)
-	coll.d = c.d
-	coll.pre = "SELECT " + sel + " FROM " + c.quote(ct.Table) + " AS " + c.quote(a) + " WHERE " + modelsql.Tuple(owner) + " IN ("
-	coll.post = ") ORDER BY " + strings.Join(owner, ", ") + ", " + c.qualifiedColumn(a, ct.OrdinalColumn)
+	columns := strings.Join(owner, ", ") + ", " + c.qualifiedColumn(a, collectionTable.ValueColumn)
+	collection.d = c.d
+	collection.pre = "SELECT " + columns + " FROM " + c.quote(collectionTable.Table) + " AS " + c.quote(a) + " WHERE " + modelsql.Tuple(owner) + " IN ("
+	collection.post = ") ORDER BY " + strings.Join(owner, ", ") + ", " + c.qualifiedColumn(a, collectionTable.OrdinalColumn)
 }

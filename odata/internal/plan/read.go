@@ -60,8 +60,8 @@ func (r *Read) Select(pageSize int) (string, []any) {
 		limit = *r.top
 	}
 	if r.token != nil {
-		st := pl.resumeStmt(r.mask)
-		return st.sql, r.fill(st.args, limit)
+		statement := pl.resumeStatement(r.mask)
+		return statement.sql, r.fill(statement.args, limit)
 	}
 	return pl.first.sql, r.fill(pl.first.args, limit)
 }
@@ -69,8 +69,8 @@ func (r *Read) Select(pageSize int) (string, []any) {
 // Count returns SELECT COUNT(*) of the read's rows (its scope, $filter and $search; not $top or $skip), for
 // $count=true and /$count.
 func (r *Read) Count() (string, []any) {
-	st := r.plan.countStatement()
-	return st.sql, r.fill(st.args, 0)
+	statement := r.plan.countStatement()
+	return statement.sql, r.fill(statement.args, 0)
 }
 
 func (r *Read) fill(args []any, limit int64) []any {
@@ -102,13 +102,13 @@ func (r *Read) bindKeys(s Scope) error {
 		return nil
 	}
 	r.keys = make([]any, 0, 2*len(pl.keys))
-	for _, kp := range pl.keys {
-		vals, err := pl.c.p.keyValues(kp.typ, kp.args(s))
+	for _, predicate := range pl.keys {
+		values, err := pl.c.p.keyValues(predicate.typ, predicate.args(s))
 		if err != nil {
 			return err
 		}
-		for i, k := range kp.typ.KeyProperties() {
-			a, err := sqldb.Arg(pl.c.d, k, vals[i])
+		for i, k := range predicate.typ.KeyProperties() {
+			a, err := sqldb.Arg(pl.c.d, k, values[i])
 			if err != nil {
 				return &Error{Code: CodeInvalidValue, Option: "path", Msg: err.Error()}
 			}
@@ -140,48 +140,48 @@ func (p *Planner) keyValues(t *edm.EntityType, key []syntax.Arg) ([]any, error) 
 	set := make([]bool, len(props))
 	for i := range key {
 		a := &key[i]
-		idx := -1
+		index := -1
 		switch {
 		case a.Name == "" && len(key) == 1 && len(props) == 1:
-			idx = 0
+			index = 0
 		case a.Name == "":
 			return nil, fail(a, CodeSyntax, t.Name+" has a composite key: name each key property")
 		default:
-			for j, kp := range props {
-				if kp.Name == a.Name {
-					idx = j
+			for j, property := range props {
+				if property.Name == a.Name {
+					index = j
 				}
 			}
-			if idx < 0 {
-				for j, kp := range props {
-					if strings.EqualFold(kp.Name, a.Name) {
-						idx = j
+			if index < 0 {
+				for j, property := range props {
+					if strings.EqualFold(property.Name, a.Name) {
+						index = j
 					}
 				}
 			}
-			if idx < 0 {
+			if index < 0 {
 				return nil, fail(a, CodeUnknownProperty, a.Name+" is not a key property of "+t.Name)
 			}
 		}
-		if set[idx] {
-			return nil, fail(a, CodeSyntax, "key property "+props[idx].Name+" is given twice")
+		if set[index] {
+			return nil, fail(a, CodeSyntax, "key property "+props[index].Name+" is given twice")
 		}
-		set[idx] = true
-		lit, ok := a.Value.(*syntax.Literal)
+		set[index] = true
+		literal, ok := a.Value.(*syntax.Literal)
 		if !ok {
 			return nil, fail(a, CodeNotSupported, "a key value must be a literal")
 		}
-		lt, lv, lerr := literalValue(p.model, lit)
-		if lerr != nil {
-			lerr.Option = "path"
-			return nil, lerr
+		valueType, value, literalError := literalValue(p.model, literal)
+		if literalError != nil {
+			literalError.Option = "path"
+			return nil, literalError
 		}
-		kt := propType(props[idx])
-		v, ok := coerce(lv, lt, kt)
+		keyType := propType(props[index])
+		v, ok := coerce(value, valueType, keyType)
 		if !ok || v == nil {
-			return nil, fail(a, CodeTypeMismatch, fmt.Sprintf("key %s is %s, not %s", props[idx].Name, kt, lit.Kind))
+			return nil, fail(a, CodeTypeMismatch, fmt.Sprintf("key %s is %s, not %s", props[index].Name, keyType, literal.Kind))
 		}
-		out[idx] = v
+		out[index] = v
 	}
 	for j, ok := range set {
 		if !ok {

@@ -52,10 +52,10 @@ func (s Scope) shape() string {
 	if s.Key != nil {
 		b.WriteString("()")
 	}
-	for _, st := range s.Path {
+	for _, step := range s.Path {
 		b.WriteByte('/')
-		b.WriteString(st.Nav.Name)
-		if st.Key != nil {
+		b.WriteString(step.Nav.Name)
+		if step.Key != nil {
 			b.WriteString("()")
 		}
 	}
@@ -77,18 +77,18 @@ func (pl *compiledRead) scope(p *Planner, s Scope) (*edm.EntityType, bool, error
 	if s.Key != nil {
 		pl.keys = append(pl.keys, keyPredicate{typ: t, args: func(s Scope) []syntax.Arg { return s.Key }})
 	}
-	for i, st := range s.Path {
-		if st.Nav == nil || t.Navigation(st.Nav.Name) != st.Nav {
+	for i, step := range s.Path {
+		if step.Nav == nil || t.Navigation(step.Nav.Name) != step.Nav {
 			return nil, false, &Error{Code: CodeUnknownProperty, Option: "path", Msg: t.Name + " has no such navigation property"}
 		}
 		if !single {
-			return nil, false, &Error{Code: CodeSyntax, Option: "path", Msg: "navigation " + st.Nav.Name + " needs a single entity before it"}
+			return nil, false, &Error{Code: CodeSyntax, Option: "path", Msg: "navigation " + step.Nav.Name + " needs a single entity before it"}
 		}
-		t = st.Nav.TargetType()
-		single = !st.Nav.Collection || st.Key != nil
-		if st.Key != nil {
-			if !st.Nav.Collection {
-				return nil, false, &Error{Code: CodeSyntax, Option: "path", Msg: st.Nav.Name + " is single-valued and takes no key"}
+		t = step.Nav.TargetType()
+		single = !step.Nav.Collection || step.Key != nil
+		if step.Key != nil {
+			if !step.Nav.Collection {
+				return nil, false, &Error{Code: CodeSyntax, Option: "path", Msg: step.Nav.Name + " is single-valued and takes no key"}
 			}
 			i := i
 			pl.keys = append(pl.keys, keyPredicate{typ: t, args: func(s Scope) []syntax.Arg { return s.Path[i].Key }})
@@ -102,28 +102,28 @@ func (pl *compiledRead) scopeConds(s Scope, r *tableRange) []string {
 	c := pl.c
 	// levels[i] describes level i: 0 is the entity set, i > 0 the target of s.Path[i-1].
 	type scopeLevel struct {
-		typ    *edm.EntityType
-		keyed  bool
-		fold   bool
-		slot0  int
-		parent *edm.NavigationProperty // the navigation from level i-1
+		typ       *edm.EntityType
+		keyed     bool
+		fold      bool
+		firstSlot int
+		parent    *edm.NavigationProperty // the navigation from level i-1
 	}
 	levels := []scopeLevel{{typ: s.rootType(), keyed: s.Key != nil}}
-	for _, st := range s.Path {
-		levels = append(levels, scopeLevel{typ: st.Nav.TargetType(), keyed: st.Key != nil, parent: st.Nav})
+	for _, step := range s.Path {
+		levels = append(levels, scopeLevel{typ: step.Nav.TargetType(), keyed: step.Key != nil, parent: step.Nav})
 	}
 	next := 0
 	for i := range levels {
 		levels[i].fold = c.p.fold[levels[i].typ]
 		if levels[i].keyed {
-			levels[i].slot0 = next
+			levels[i].firstSlot = next
 			next += len(levels[i].typ.KeyProperties())
 		}
 	}
-	keyCond := func(l scopeLevel, alias string) []string {
+	keyConditions := func(l scopeLevel, alias string) []string {
 		var out []string
 		for j, k := range l.typ.KeyProperties() {
-			v := c.param(propType(k), slot(l.slot0+j))
+			v := c.param(propType(k), slot(l.firstSlot+j))
 			out = append(out, modelsql.Equals(c.d, c.qualifiedColumn(alias, k.Column), v, l.fold && k.Type == edm.KindString))
 		}
 		return out
@@ -133,36 +133,36 @@ func (pl *compiledRead) scopeConds(s Scope, r *tableRange) []string {
 		l := levels[i]
 		var out []string
 		if l.keyed {
-			out = keyCond(l, alias)
+			out = keyConditions(l, alias)
 		}
 		if i == 0 {
 			return out
 		}
 		nav := l.parent
 		j := nav.Join
-		par := levels[i-1]
+		parentLevel := levels[i-1]
 		// The values the parent level contributes: its SourceColumns, read in a subquery, or directly its key
 		// values when the join starts at the parent's key and the parent is addressed by key alone.
 		var parentVals string
-		direct := i-1 == 0 && par.keyed && !par.fold && slices.Equal(j.SourceColumns, modelsql.KeyColumns(par.typ))
+		direct := i-1 == 0 && parentLevel.keyed && !parentLevel.fold && slices.Equal(j.SourceColumns, modelsql.KeyColumns(parentLevel.typ))
 		if !direct {
-			pa := c.newAlias()
-			sub := "SELECT " + c.columnList(pa, j.SourceColumns) + " FROM " + c.quote(par.typ.Table) + " AS " + c.quote(pa)
-			if pc := conds(i-1, pa); len(pc) > 0 {
-				sub += " WHERE " + strings.Join(pc, " AND ")
+			parentAlias := c.newAlias()
+			subquery := "SELECT " + c.columnList(parentAlias, j.SourceColumns) + " FROM " + c.quote(parentLevel.typ.Table) + " AS " + c.quote(parentAlias)
+			if parentConditions := conds(i-1, parentAlias); len(parentConditions) > 0 {
+				subquery += " WHERE " + strings.Join(parentConditions, " AND ")
 			}
 			if i-1 == 0 && s.Set == nil {
 				// A singleton is the first row of its table.
-				sub += " ORDER BY " + c.columnList(pa, modelsql.KeyColumns(par.typ)) + " LIMIT 1"
+				subquery += " ORDER BY " + c.columnList(parentAlias, modelsql.KeyColumns(parentLevel.typ)) + " LIMIT 1"
 			}
-			parentVals = sub
+			parentVals = subquery
 		}
 		match := func(left []string) string {
 			// left (columns) equal the parent's values.
 			if direct {
 				parts := make([]string, len(left))
-				for k, col := range left {
-					parts[k] = modelsql.Equals(c.d, col, c.param(propType(par.typ.KeyProperties()[k]), slot(par.slot0+k)), false)
+				for k, column := range left {
+					parts[k] = modelsql.Equals(c.d, column, c.param(propType(parentLevel.typ.KeyProperties()[k]), slot(parentLevel.firstSlot+k)), false)
 				}
 				return strings.Join(parts, " AND ")
 			}
@@ -170,23 +170,23 @@ func (pl *compiledRead) scopeConds(s Scope, r *tableRange) []string {
 		}
 		if j.Through == nil {
 			left := make([]string, len(j.TargetColumns))
-			for k, col := range j.TargetColumns {
-				left[k] = c.qualifiedColumn(alias, col)
+			for k, column := range j.TargetColumns {
+				left[k] = c.qualifiedColumn(alias, column)
 			}
 			out = append(out, match(left))
 			return out
 		}
-		la := c.newAlias()
+		linkAlias := c.newAlias()
 		left := make([]string, len(j.Through.SourceColumns))
-		for k, col := range j.Through.SourceColumns {
-			left[k] = c.qualifiedColumn(la, col)
+		for k, column := range j.Through.SourceColumns {
+			left[k] = c.qualifiedColumn(linkAlias, column)
 		}
-		tcols := make([]string, len(j.TargetColumns))
-		for k, col := range j.TargetColumns {
-			tcols[k] = c.qualifiedColumn(alias, col)
+		targetColumns := make([]string, len(j.TargetColumns))
+		for k, column := range j.TargetColumns {
+			targetColumns[k] = c.qualifiedColumn(alias, column)
 		}
-		out = append(out, modelsql.Tuple(tcols)+" IN (SELECT "+c.columnList(la, j.Through.TargetColumns)+" FROM "+
-			c.quote(j.Through.Table)+" AS "+c.quote(la)+" WHERE "+match(left)+")")
+		out = append(out, modelsql.Tuple(targetColumns)+" IN (SELECT "+c.columnList(linkAlias, j.Through.TargetColumns)+" FROM "+
+			c.quote(j.Through.Table)+" AS "+c.quote(linkAlias)+" WHERE "+match(left)+")")
 		return out
 	}
 	return conds(len(levels)-1, r.alias)

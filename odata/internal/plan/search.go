@@ -34,9 +34,9 @@ func (c *compiler) bindSearch(option string, r *tableRange, s syntax.SearchExpr)
 			if n.Op == syntax.SearchOr {
 				op = syntax.OpOr
 			}
-			return &boundBinary{t: tBool, op: op, l: bind(n.Left), r: bind(n.Right)}
+			return &boundBinary{t: typeBoolean, op: op, l: bind(n.Left), r: bind(n.Right)}
 		}
-		return &boundLiteral{t: tBool, v: false}
+		return &boundLiteral{t: typeBoolean, v: false}
 	}
 	return bind(s), nil
 }

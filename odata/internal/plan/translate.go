@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -86,7 +87,7 @@ func (c *compiler) qualifiedColumn(alias, column string) string {
 	return modelsql.Column(c.p.names, alias, column)
 }
 
-func (c *compiler) constBool(v bool) string {
+func (c *compiler) constantCondition(v bool) string {
 	if v {
 		return "1 = 1"
 	}
@@ -127,7 +128,7 @@ func (c *compiler) translateCondition(e boundExpr, neg bool) string {
 	switch x := e.(type) {
 	case *boundLiteral:
 		v, _ := x.v.(bool)
-		return c.constBool(v != neg)
+		return c.constantCondition(v != neg)
 	case *boundNot:
 		return c.condition(x.x, !neg)
 	case *boundBinary:
@@ -150,11 +151,11 @@ func (c *compiler) translateCondition(e boundExpr, neg bool) string {
 	case *boundSearch:
 		return c.search(x, neg)
 	case *boundCall:
-		switch x.fn {
+		switch x.name {
 		case "contains", "startswith", "endswith", "matchespattern":
-			t, const_ := c.stringMatch(x)
-			if const_ != nil {
-				return c.constBool(*const_ != neg)
+			t, constant := c.stringMatch(x)
+			if constant != nil {
+				return c.constantCondition(*constant != neg)
 			}
 			if !neg {
 				return t
@@ -174,7 +175,7 @@ func (c *compiler) translateCondition(e boundExpr, neg bool) string {
 	return v + " = " + c.d.BoolValue(false)
 }
 
-var sqlOps = map[syntax.BinaryOp]string{syntax.OpEq: "=", syntax.OpNe: "<>", syntax.OpGt: ">",
+var comparisonOperators = map[syntax.BinaryOp]string{syntax.OpEq: "=", syntax.OpNe: "<>", syntax.OpGt: ">",
 	syntax.OpGe: ">=", syntax.OpLt: "<", syntax.OpLe: "<="}
 
 // flip is the operator with the operands swapped.
@@ -219,93 +220,142 @@ func isColumn(e boundExpr) bool {
 	return false
 }
 
+// compare writes T or F (with neg) of a comparison.
 func (c *compiler) compare(x *boundBinary, neg bool) string {
-	l, r, op := x.l, x.r, x.op
-	switch r.(type) {
-	case *boundNavigation, *boundRange:
-		l, r, op = r, l, flip(op)
-	default:
-		if isNullLiteral(l) && !isNullLiteral(r) {
-			l, r, op = r, l, flip(op)
-		}
-	}
-	switch lx := l.(type) {
+	l, r, op := orient(x)
+	switch left := l.(type) {
 	case *boundNavigation:
-		return c.navNull(lx, (op == syntax.OpEq) != neg)
+		return c.navNull(left, (op == syntax.OpEq) != neg)
 	case *boundRange:
-		// An instance is null only when it is the missing row of a LEFT JOIN.
-		isNull := op == syntax.OpEq
-		if !lx.r.nullable {
-			return c.constBool(!isNull != neg)
-		}
-		key := c.qualifiedColumn(lx.r.alias, lx.r.typ.KeyProperties()[0].Column)
-		if isNull != neg {
-			return key + " IS NULL"
-		}
-		return key + " IS NOT NULL"
+		return c.compareInstance(left, op, neg)
+	}
+	if isNaN(l) || isNaN(r) {
+		// IEEE 754: NaN is unordered and equal to nothing, itself included; only ne is true.
+		return c.constantCondition((op == syntax.OpNe) != neg)
 	}
 	if isNullLiteral(r) {
-		if isNullLiteral(l) {
-			return c.constBool((op == syntax.OpEq || op == syntax.OpGe || op == syntax.OpLe) != neg)
-		}
-		v, _ := c.value(l)
-		switch op {
-		case syntax.OpEq, syntax.OpNe:
-			if (op == syntax.OpEq) != neg {
-				return v + " IS NULL"
-			}
-			return v + " IS NOT NULL"
-		}
-		return c.constBool(neg) // relational comparisons with null are false
+		return c.compareWithNull(l, op, neg)
 	}
 	if isLiteral(l) && !isLiteral(r) {
 		l, r, op = r, l, flip(op)
 	}
-	lt, rt := l.typeOf(), r.typeOf()
-	ls, lrep := c.value(l)
-	var rs string
-	rrep := -1
-	if rl, ok := r.(*boundLiteral); ok && c.d.ScaledDecimals() && lrep >= 0 && isExactNumber(rl.v) {
-		v, adj, ok := scaleLiteral(rl.v, lrep, op)
-		if !ok {
-			// A value with more digits than the column's scale: never equal.
-			switch op {
-			case syntax.OpEq:
-				return c.constBool(neg)
-			case syntax.OpNe:
-				return c.constBool(!neg)
-			}
+	return c.compareValues(l, r, op, neg)
+}
+
+// isNaN reports whether e is the literal NaN.
+func isNaN(e boundExpr) bool {
+	literal, ok := e.(*boundLiteral)
+	if !ok {
+		return false
+	}
+	f, ok := literal.v.(float64)
+	return ok && math.IsNaN(f)
+}
+
+// orient returns the operands and operator of a comparison with an entity operand, else an operand that is not
+// the null literal, on the left.
+func orient(x *boundBinary) (boundExpr, boundExpr, syntax.BinaryOp) {
+	switch x.r.(type) {
+	case *boundNavigation, *boundRange:
+		return x.r, x.l, flip(x.op)
+	}
+	if isNullLiteral(x.l) && !isNullLiteral(x.r) {
+		return x.r, x.l, flip(x.op)
+	}
+	return x.l, x.r, x.op
+}
+
+// compareInstance compares an instance with null (eq or ne): it is null only when it is the missing row of a
+// LEFT JOIN.
+func (c *compiler) compareInstance(x *boundRange, op syntax.BinaryOp, neg bool) string {
+	isNull := op == syntax.OpEq
+	if !x.r.nullable {
+		return c.constantCondition(!isNull != neg)
+	}
+	key := c.qualifiedColumn(x.r.alias, x.r.typ.KeyProperties()[0].Column)
+	if isNull != neg {
+		return key + " IS NULL"
+	}
+	return key + " IS NOT NULL"
+}
+
+// compareWithNull compares l with the null literal: eq and ne test for null, and relational comparisons with
+// null are false (null le null is true, as null eq null is).
+func (c *compiler) compareWithNull(l boundExpr, op syntax.BinaryOp, neg bool) string {
+	if isNullLiteral(l) {
+		return c.constantCondition((op == syntax.OpEq || op == syntax.OpGe || op == syntax.OpLe) != neg)
+	}
+	v, _ := c.value(l)
+	switch op {
+	case syntax.OpEq, syntax.OpNe:
+		if (op == syntax.OpEq) != neg {
+			return v + " IS NULL"
 		}
-		op = adj
-		rs, rrep = c.param(tInt64, v), lrep
+		return v + " IS NOT NULL"
+	}
+	return c.constantCondition(neg)
+}
+
+// operand is one side of a comparison as SQL: its text, its representation (see value) and whether it can be
+// null.
+type operand struct {
+	sql      string
+	scale    int
+	nullable bool
+}
+
+// compareValues compares two values, neither of them the null literal, with the literal, if any, on the right.
+func (c *compiler) compareValues(l, r boundExpr, op syntax.BinaryOp, neg bool) string {
+	left := operand{nullable: nullable(l)}
+	left.sql, left.scale = c.value(l)
+	right := operand{nullable: nullable(r)}
+	if literal, ok := r.(*boundLiteral); ok && c.d.ScaledDecimals() && left.scale >= 0 && isExactNumber(literal.v) {
+		v, adjusted, exact := scaleLiteral(literal.v, left.scale, op)
+		if !exact && (op == syntax.OpEq || op == syntax.OpNe) {
+			// A value with more digits than the column's scale, or beyond int64: never equal.
+			return c.constantCondition((op == syntax.OpNe) != neg)
+		}
+		op = adjusted
+		right.sql, right.scale = c.param(typeInt64, v), left.scale
 	} else {
-		rs, rrep = c.value(r)
+		right.sql, right.scale = c.value(r)
 	}
-	if lt.isNumeric() && rt.isNumeric() && c.d.ScaledDecimals() {
-		ls, rs = c.align(ls, lrep, rs, rrep, promote(lt.kind, rt.kind))
+	c.alignOperands(l, r, &left, &right, op)
+	if left.nullable && right.nullable && (op == syntax.OpEq || op == syntax.OpNe) {
+		return "(" + c.d.NullSafeEqual(left.sql, right.sql, (op == syntax.OpEq) != neg) + ")"
 	}
-	if op != syntax.OpEq && op != syntax.OpNe && lt.isString() && !isColumn(l) && !isColumn(r) {
-		ls = c.d.CollateBinary(ls)
+	return twoValued(left, right, op, neg)
+}
+
+// alignOperands brings the SQL of two compared operands to terms the database compares as OData does: numbers
+// to one representation where decimals are scaled, computed strings to the binary collation for ordering.
+func (c *compiler) alignOperands(l, r boundExpr, left, right *operand, op syntax.BinaryOp) {
+	leftType, rightType := l.typeOf(), r.typeOf()
+	if leftType.isNumeric() && rightType.isNumeric() && c.d.ScaledDecimals() {
+		left.sql, right.sql = c.align(left.sql, left.scale, right.sql, right.scale, promote(leftType.kind, rightType.kind))
 	}
-	ln, rn := nullable(l), nullable(r)
-	if ln && rn && (op == syntax.OpEq || op == syntax.OpNe) {
-		return "(" + c.d.NullSafeEqual(ls, rs, (op == syntax.OpEq) != neg) + ")"
+	if op != syntax.OpEq && op != syntax.OpNe && leftType.isString() && !isColumn(l) && !isColumn(r) {
+		left.sql = c.d.CollateBinary(left.sql)
 	}
-	eff := op
+}
+
+// twoValued writes T or F of a comparison of which at most one side can be null: null ne x is true, and so is
+// the negation of a relational comparison with null.
+func twoValued(left, right operand, op syntax.BinaryOp, neg bool) string {
+	effective := op
 	if neg {
-		eff = inverse(op)
+		effective = inverse(op)
 	}
-	base := ls + " " + sqlOps[eff] + " " + rs
-	if eff == syntax.OpEq || (!neg && eff != syntax.OpNe) {
+	base := left.sql + " " + comparisonOperators[effective] + " " + right.sql
+	if effective == syntax.OpEq || (!neg && effective != syntax.OpNe) {
 		return base
 	}
-	// null ne x is true, and so is the negation of a relational comparison with null.
 	var nulls []string
-	if ln {
-		nulls = append(nulls, ls+" IS NULL")
+	if left.nullable {
+		nulls = append(nulls, left.sql+" IS NULL")
 	}
-	if rn {
-		nulls = append(nulls, rs+" IS NULL")
+	if right.nullable {
+		nulls = append(nulls, right.sql+" IS NULL")
 	}
 	if len(nulls) == 0 {
 		return base
@@ -315,23 +365,23 @@ func (c *compiler) compare(x *boundBinary, neg bool) string {
 
 // align brings two numeric SQLite operands to one representation: both exact integers at the same scale when
 // they are, else both unscaled (REAL); kind is the promoted kind of the comparison.
-func (c *compiler) align(ls string, lrep int, rs string, rrep int, kind edm.Kind) (string, string) {
-	if kind == edm.KindDouble || kind == edm.KindSingle || lrep < 0 || rrep < 0 {
-		if lrep > 0 {
-			ls = c.d.Unscale(ls, lrep)
+func (c *compiler) align(leftSQL string, leftScale int, rightSQL string, rightScale int, kind edm.Kind) (string, string) {
+	if kind == edm.KindDouble || kind == edm.KindSingle || leftScale < 0 || rightScale < 0 {
+		if leftScale > 0 {
+			leftSQL = c.d.Unscale(leftSQL, leftScale)
 		}
-		if rrep > 0 {
-			rs = c.d.Unscale(rs, rrep)
+		if rightScale > 0 {
+			rightSQL = c.d.Unscale(rightSQL, rightScale)
 		}
-		return ls, rs
+		return leftSQL, rightSQL
 	}
 	switch {
-	case lrep < rrep:
-		ls = "(" + ls + " * 1" + strings.Repeat("0", rrep-lrep) + ")"
-	case rrep < lrep:
-		rs = "(" + rs + " * 1" + strings.Repeat("0", lrep-rrep) + ")"
+	case leftScale < rightScale:
+		leftSQL = "(" + leftSQL + " * 1" + strings.Repeat("0", rightScale-leftScale) + ")"
+	case rightScale < leftScale:
+		rightSQL = "(" + rightSQL + " * 1" + strings.Repeat("0", leftScale-rightScale) + ")"
 	}
-	return ls, rs
+	return leftSQL, rightSQL
 }
 
 func isExactNumber(v any) bool {
@@ -342,14 +392,17 @@ func isExactNumber(v any) bool {
 	return false
 }
 
-// scaleLiteral returns v x 10^scale as an int64 for comparing with an exact integer expression at that scale.
-// When the scaled value is not an integer, the operator is adjusted so the comparison stays exact (x > 1.5 is
-// x > 1 for integers x) and ok is false (no value is equal).
-func scaleLiteral(v any, scale int, op syntax.BinaryOp) (int64, syntax.BinaryOp, bool) {
+// scaleLiteral returns v x 10^scale as an int64 for comparing with an exact integer expression at that scale by
+// op, and the operator to compare with. When the scaled value is not an integer it is rounded so that the
+// comparison stays exact (x > 1.5 is x > 1 for integers x; ge and lt round up). Beyond the range of int64 the
+// comparison is made with the bound: x < 2^63 is x <= 2^63-1, true for every value, and x > 2^63 is
+// x > 2^63-1, true for none; an Int64 never goes through floating point. exact is false when no integer equals
+// v x 10^scale: then eq is false and ne true for every value.
+func scaleLiteral(v any, scale int, op syntax.BinaryOp) (scaled int64, adjusted syntax.BinaryOp, exact bool) {
 	d, _ := asDecimal(v)
 	s := d.Shift(int32(scale))
-	ok := s.IsInteger()
-	if !ok {
+	exact = s.IsInteger()
+	if !exact {
 		switch op {
 		case syntax.OpGt, syntax.OpLe:
 			s = s.Floor()
@@ -357,15 +410,36 @@ func scaleLiteral(v any, scale int, op syntax.BinaryOp) (int64, syntax.BinaryOp,
 			s = s.Ceil()
 		}
 	}
-	bi := s.BigInt()
-	if !bi.IsInt64() {
-		// Beyond int64: compare with the nearest representable bound.
-		if bi.Sign() > 0 {
-			return maxInt64, op, ok
-		}
-		return minInt64, op, ok
+	integer := s.BigInt()
+	switch {
+	case integer.IsInt64():
+		return integer.Int64(), op, exact
+	case integer.Sign() > 0:
+		return maxInt64, aboveEveryValue(op), false
 	}
-	return bi.Int64(), op, ok
+	return minInt64, belowEveryValue(op), false
+}
+
+// aboveEveryValue is the operator that compares x with the largest int64 as x op v does for a v above it.
+func aboveEveryValue(op syntax.BinaryOp) syntax.BinaryOp {
+	switch op {
+	case syntax.OpLt, syntax.OpLe:
+		return syntax.OpLe // true for every x
+	case syntax.OpGt, syntax.OpGe:
+		return syntax.OpGt // true for none
+	}
+	return op
+}
+
+// belowEveryValue is the operator that compares x with the smallest int64 as x op v does for a v below it.
+func belowEveryValue(op syntax.BinaryOp) syntax.BinaryOp {
+	switch op {
+	case syntax.OpGt, syntax.OpGe:
+		return syntax.OpGe // true for every x
+	case syntax.OpLt, syntax.OpLe:
+		return syntax.OpLt // true for none
+	}
+	return op
 }
 
 const (
@@ -388,11 +462,11 @@ func (c *compiler) navNull(x *boundNavigation, isNull bool) string {
 	j := x.nav.Join
 	if j.Through == nil && len(x.nav.Constraints()) > 0 {
 		parts := make([]string, len(j.SourceColumns))
-		for i, col := range j.SourceColumns {
+		for i, column := range j.SourceColumns {
 			if isNull {
-				parts[i] = c.qualifiedColumn(x.r.alias, col) + " IS NULL"
+				parts[i] = c.qualifiedColumn(x.r.alias, column) + " IS NULL"
 			} else {
-				parts[i] = c.qualifiedColumn(x.r.alias, col) + " IS NOT NULL"
+				parts[i] = c.qualifiedColumn(x.r.alias, column) + " IS NOT NULL"
 			}
 		}
 		if isNull {
@@ -401,53 +475,53 @@ func (c *compiler) navNull(x *boundNavigation, isNull bool) string {
 		return "(" + strings.Join(parts, " AND ") + ")"
 	}
 	item := &tableRange{alias: c.newAlias(), typ: x.nav.TargetType()}
-	sub := c.subquery("1", &boundCollection{from: x.r, nav: x.nav}, item, "", false)
+	subquery := c.subquery("1", &boundCollection{from: x.r, nav: x.nav}, item, "", false)
 	if isNull {
-		return "NOT EXISTS (" + sub + ")"
+		return "NOT EXISTS (" + subquery + ")"
 	}
-	return "EXISTS (" + sub + ")"
+	return "EXISTS (" + subquery + ")"
 }
 
-// subquery is "SELECT what FROM <items of src> WHERE <correlation> [AND where]". needTarget false lets a
+// subquery is "SELECT what FROM <items of source> WHERE <correlation> [AND where]". needTarget false lets a
 // many-to-many navigation read its link table alone.
-func (c *compiler) subquery(what string, src *boundCollection, item *tableRange, where string, needTarget bool) string {
+func (c *compiler) subquery(what string, source *boundCollection, item *tableRange, where string, needTarget bool) string {
 	var b strings.Builder
 	b.WriteString("SELECT ")
 	b.WriteString(what)
 	b.WriteString(" FROM ")
-	var corr []string
+	var correlation []string
 	switch {
-	case src.prop != nil:
-		ct := src.prop.CollectionTable
-		b.WriteString(c.quote(ct.Table) + " AS " + c.quote(item.alias))
-		for i, col := range ct.SourceColumns {
-			corr = append(corr, c.qualifiedColumn(item.alias, ct.OwnerColumns[i])+" = "+c.qualifiedColumn(src.from.alias, col))
+	case source.prop != nil:
+		collectionTable := source.prop.CollectionTable
+		b.WriteString(c.quote(collectionTable.Table) + " AS " + c.quote(item.alias))
+		for i, column := range collectionTable.SourceColumns {
+			correlation = append(correlation, c.qualifiedColumn(item.alias, collectionTable.OwnerColumns[i])+" = "+c.qualifiedColumn(source.from.alias, column))
 		}
-	case src.nav.Join.Through != nil:
-		j := src.nav.Join
+	case source.nav.Join.Through != nil:
+		j := source.nav.Join
 		link := c.newAlias()
 		b.WriteString(c.quote(j.Through.Table) + " AS " + c.quote(link))
 		if needTarget || item.hasJoins() {
 			b.WriteString(" JOIN " + c.quote(item.typ.Table) + " AS " + c.quote(item.alias) + " ON ")
 			on := make([]string, len(j.TargetColumns))
-			for i, col := range j.TargetColumns {
-				on[i] = c.qualifiedColumn(item.alias, col) + " = " + c.qualifiedColumn(link, j.Through.TargetColumns[i])
+			for i, column := range j.TargetColumns {
+				on[i] = c.qualifiedColumn(item.alias, column) + " = " + c.qualifiedColumn(link, j.Through.TargetColumns[i])
 			}
 			b.WriteString(strings.Join(on, " AND "))
 		}
-		for i, col := range j.SourceColumns {
-			corr = append(corr, c.qualifiedColumn(link, j.Through.SourceColumns[i])+" = "+c.qualifiedColumn(src.from.alias, col))
+		for i, column := range j.SourceColumns {
+			correlation = append(correlation, c.qualifiedColumn(link, j.Through.SourceColumns[i])+" = "+c.qualifiedColumn(source.from.alias, column))
 		}
 	default:
-		j := src.nav.Join
+		j := source.nav.Join
 		b.WriteString(c.quote(item.typ.Table) + " AS " + c.quote(item.alias))
-		for i, col := range j.TargetColumns {
-			corr = append(corr, c.qualifiedColumn(item.alias, col)+" = "+c.qualifiedColumn(src.from.alias, j.SourceColumns[i]))
+		for i, column := range j.TargetColumns {
+			correlation = append(correlation, c.qualifiedColumn(item.alias, column)+" = "+c.qualifiedColumn(source.from.alias, j.SourceColumns[i]))
 		}
 	}
 	b.WriteString(c.joins(item))
 	b.WriteString(" WHERE ")
-	b.WriteString(strings.Join(corr, " AND "))
+	b.WriteString(strings.Join(correlation, " AND "))
 	if where != "" {
 		b.WriteString(" AND ")
 		b.WriteString(where)
@@ -470,33 +544,33 @@ func (c *compiler) joins(r *tableRange) string {
 
 // joinClause is the LEFT JOIN (two through a link table) of the to-one range j.
 func (c *compiler) joinClause(j *tableRange) string {
-	nj := j.nav.Join
+	navigationJoin := j.nav.Join
 	from := j.from.alias
 	var b strings.Builder
-	if nj.Through != nil {
-		b.WriteString(" LEFT JOIN " + c.quote(nj.Through.Table) + " AS " + c.quote(j.linkAlias) + " ON ")
-		for i, col := range nj.SourceColumns {
+	if navigationJoin.Through != nil {
+		b.WriteString(" LEFT JOIN " + c.quote(navigationJoin.Through.Table) + " AS " + c.quote(j.linkAlias) + " ON ")
+		for i, column := range navigationJoin.SourceColumns {
 			if i > 0 {
 				b.WriteString(" AND ")
 			}
-			b.WriteString(c.qualifiedColumn(j.linkAlias, nj.Through.SourceColumns[i]) + " = " + c.qualifiedColumn(from, col))
+			b.WriteString(c.qualifiedColumn(j.linkAlias, navigationJoin.Through.SourceColumns[i]) + " = " + c.qualifiedColumn(from, column))
 		}
 		from = j.linkAlias
 		b.WriteString(" LEFT JOIN " + c.quote(j.typ.Table) + " AS " + c.quote(j.alias) + " ON ")
-		for i, col := range nj.TargetColumns {
+		for i, column := range navigationJoin.TargetColumns {
 			if i > 0 {
 				b.WriteString(" AND ")
 			}
-			b.WriteString(c.qualifiedColumn(j.alias, col) + " = " + c.qualifiedColumn(from, nj.Through.TargetColumns[i]))
+			b.WriteString(c.qualifiedColumn(j.alias, column) + " = " + c.qualifiedColumn(from, navigationJoin.Through.TargetColumns[i]))
 		}
 		return b.String()
 	}
 	b.WriteString(" LEFT JOIN " + c.quote(j.typ.Table) + " AS " + c.quote(j.alias) + " ON ")
-	for i, col := range nj.TargetColumns {
+	for i, column := range navigationJoin.TargetColumns {
 		if i > 0 {
 			b.WriteString(" AND ")
 		}
-		b.WriteString(c.qualifiedColumn(j.alias, col) + " = " + c.qualifiedColumn(from, nj.SourceColumns[i]))
+		b.WriteString(c.qualifiedColumn(j.alias, column) + " = " + c.qualifiedColumn(from, navigationJoin.SourceColumns[i]))
 	}
 	return b.String()
 }
@@ -506,102 +580,116 @@ func (c *compiler) lambda(x *boundLambda, neg bool) string {
 	if x.body != nil {
 		body = c.condition(x.body, x.all)
 	}
-	sub := c.subquery("1", x.src, x.item, body, x.body != nil)
+	subquery := c.subquery("1", x.source, x.item, body, x.body != nil)
 	// any: EXISTS a match; all: NOT EXISTS a counterexample.
 	if x.all != neg {
-		return "NOT EXISTS (" + sub + ")"
+		return "NOT EXISTS (" + subquery + ")"
 	}
-	return "EXISTS (" + sub + ")"
+	return "EXISTS (" + subquery + ")"
 }
 
+// in writes T or F (with neg) of x in a list or in a collection of primitives.
 func (c *compiler) in(x *boundIn, neg bool) string {
-	if x.coll != nil {
-		eq := c.compare(&boundBinary{t: tBool, op: syntax.OpEq, l: x.x, r: &boundItem{t: propType(x.coll.prop).single(), r: x.item}}, false)
-		sub := c.subquery("1", x.coll, x.item, eq, true)
-		if neg {
-			return "NOT EXISTS (" + sub + ")"
-		}
-		return "EXISTS (" + sub + ")"
+	if x.collection != nil {
+		return c.inCollection(x, neg)
 	}
-	allLit := true
-	hasNull := false
-	for _, it := range x.items {
-		if !isLiteral(it) {
-			allLit = false
-		}
-		if isNullLiteral(it) {
-			hasNull = true
+	allLiterals := true
+	for _, item := range x.items {
+		allLiterals = allLiterals && isLiteral(item)
+	}
+	valueSQL, scale := c.value(x.x)
+	if !allLiterals || (c.d.ScaledDecimals() && x.x.typeOf().isNumeric() && scale < 0) {
+		return c.inComparisons(x, neg)
+	}
+	return c.inList(x, valueSQL, scale, neg)
+}
+
+// inCollection is x in a collection of primitives: EXISTS an equal item.
+func (c *compiler) inCollection(x *boundIn, neg bool) string {
+	equal := c.compare(&boundBinary{t: typeBoolean, op: syntax.OpEq, l: x.x, r: &boundItem{t: propType(x.collection.prop).single(), r: x.item}}, false)
+	subquery := c.subquery("1", x.collection, x.item, equal, true)
+	if neg {
+		return "NOT EXISTS (" + subquery + ")"
+	}
+	return "EXISTS (" + subquery + ")"
+}
+
+// inComparisons is x in a list that is not a plain list of literals: one comparison per item.
+func (c *compiler) inComparisons(x *boundIn, neg bool) string {
+	var e boundExpr
+	for _, item := range x.items {
+		equal := &boundBinary{t: typeBoolean, op: syntax.OpEq, l: x.x, r: item}
+		if e == nil {
+			e = equal
+		} else {
+			e = &boundBinary{t: typeBoolean, op: syntax.OpOr, l: e, r: equal}
 		}
 	}
-	xs, xrep := c.value(x.x)
-	xt := x.x.typeOf()
-	if !allLit || (c.d.ScaledDecimals() && xt.isNumeric() && xrep < 0) {
-		// Not a plain list of literals: one comparison per item.
-		var e boundExpr
-		for _, it := range x.items {
-			eq := &boundBinary{t: tBool, op: syntax.OpEq, l: x.x, r: it}
-			if e == nil {
-				e = eq
-			} else {
-				e = &boundBinary{t: tBool, op: syntax.OpOr, l: e, r: eq}
-			}
-		}
-		return c.condition(e, neg)
-	}
+	return c.condition(e, neg)
+}
+
+// inList is x IN a list of literals (valueSQL is x with its representation scale): null in the list matches a
+// null x, and a value with more digits than x's scale matches nothing.
+func (c *compiler) inList(x *boundIn, valueSQL string, scale int, neg bool) string {
 	var params []string
-	for _, it := range x.items {
-		l := it.(*boundLiteral)
-		if l.v == nil {
-			continue
-		}
-		if c.d.ScaledDecimals() && xrep >= 0 && isExactNumber(l.v) {
-			v, _, ok := scaleLiteral(l.v, xrep, syntax.OpEq)
-			if !ok {
-				continue // never equal
+	hasNull := false
+	for _, item := range x.items {
+		literal := item.(*boundLiteral)
+		switch {
+		case literal.v == nil:
+			hasNull = true
+		case isNaN(literal):
+			// Equal to nothing.
+		case c.d.ScaledDecimals() && scale >= 0 && isExactNumber(literal.v):
+			if v, _, exact := scaleLiteral(literal.v, scale, syntax.OpEq); exact {
+				params = append(params, c.param(typeInt64, v))
 			}
-			params = append(params, c.param(tInt64, v))
-			continue
+		default:
+			params = append(params, c.param(literal.t, literalArg(c.d, literal.t, literal.v)))
 		}
-		params = append(params, c.param(l.t, literalArg(c.d, l.t, l.v)))
 	}
-	xn := nullable(x.x)
+	matchesNull := hasNull && nullable(x.x)
 	if len(params) == 0 {
-		if hasNull && xn {
-			if neg {
-				return xs + " IS NOT NULL"
-			}
-			return xs + " IS NULL"
+		if matchesNull {
+			return valueSQL + nullTest(!neg)
 		}
-		return c.constBool(neg)
+		return c.constantCondition(neg)
 	}
 	list := strings.Join(params, ", ")
 	if !neg {
-		t := xs + " IN (" + list + ")"
-		if hasNull && xn {
-			return "(" + t + " OR " + xs + " IS NULL)"
+		if matchesNull {
+			return "(" + valueSQL + " IN (" + list + ") OR " + valueSQL + " IS NULL)"
 		}
-		return t
+		return valueSQL + " IN (" + list + ")"
 	}
-	f := xs + " NOT IN (" + list + ")"
+	notIn := valueSQL + " NOT IN (" + list + ")"
 	switch {
-	case !xn:
-		return f
+	case !nullable(x.x):
+		return notIn
 	case hasNull:
-		return "(" + f + " AND " + xs + " IS NOT NULL)"
+		return "(" + notIn + " AND " + valueSQL + " IS NOT NULL)"
 	}
-	return "(" + f + " OR " + xs + " IS NULL)"
+	return "(" + notIn + " OR " + valueSQL + " IS NULL)"
+}
+
+// nullTest is " IS NULL", or " IS NOT NULL" when isNull is false.
+func nullTest(isNull bool) string {
+	if isNull {
+		return " IS NULL"
+	}
+	return " IS NOT NULL"
 }
 
 func (c *compiler) has(x *boundHas, neg bool) string {
-	xs, _ := c.value(x.x)
-	p := c.param(tInt64, x.v)
-	masked := "(" + xs + " & " + p + ")"
+	valueSQL, _ := c.value(x.x)
+	p := c.param(typeInt64, x.v)
+	masked := "(" + valueSQL + " & " + p + ")"
 	if !neg {
-		return masked + " = " + c.param(tInt64, x.v)
+		return masked + " = " + c.param(typeInt64, x.v)
 	}
-	f := masked + " <> " + c.param(tInt64, x.v)
+	f := masked + " <> " + c.param(typeInt64, x.v)
 	if nullable(x.x) {
-		return "(" + f + " OR " + xs + " IS NULL)"
+		return "(" + f + " OR " + valueSQL + " IS NULL)"
 	}
 	return f
 }
@@ -611,7 +699,7 @@ func (c *compiler) search(x *boundSearch, neg bool) string {
 	parts := make([]string, len(x.props))
 	canBeNull := false
 	for i, p := range x.props {
-		parts[i] = c.d.Like("lower("+c.columnSQL(x.r, p)+")", c.param(tString, pattern))
+		parts[i] = c.d.Like("lower("+c.columnSQL(x.r, p)+")", c.param(typeString, pattern))
 		canBeNull = canBeNull || p.Nullable || x.r.nullable
 	}
 	t := "(" + strings.Join(parts, " OR ") + ")"
@@ -629,9 +717,9 @@ func (c *compiler) stringMatch(x *boundCall) (string, *bool) {
 		return "", &f
 	}
 	s, _ := c.value(x.args[0])
-	if l, ok := x.args[1].(*boundLiteral); ok && x.fn != "matchespattern" {
+	if l, ok := x.args[1].(*boundLiteral); ok && x.name != "matchespattern" {
 		v := escapeLike(l.v.(string))
-		switch x.fn {
+		switch x.name {
 		case "contains":
 			v = "%" + v + "%"
 		case "startswith":
@@ -639,10 +727,10 @@ func (c *compiler) stringMatch(x *boundCall) (string, *bool) {
 		default:
 			v = "%" + v
 		}
-		return c.d.Like(s, c.param(tString, v)), nil
+		return c.d.Like(s, c.param(typeString, v)), nil
 	}
 	a, _ := c.value(x.args[1])
-	switch x.fn {
+	switch x.name {
 	case "contains":
 		return c.d.Position(s, a) + " > 0", nil
 	case "startswith":
@@ -655,220 +743,310 @@ func (c *compiler) stringMatch(x *boundCall) (string, *bool) {
 
 // natural is the SQL of a value in its natural form (decimals unscaled).
 func (c *compiler) natural(e boundExpr) string {
-	s, rep := c.value(e)
-	if rep > 0 {
-		return c.d.Unscale(s, rep)
+	s, scale := c.value(e)
+	if scale > 0 {
+		return c.d.Unscale(s, scale)
 	}
 	return s
 }
 
-// value is the SQL of a value. On a dialect with scaled decimals, rep >= 0 says the SQL value is an exact integer
-// equal to the value x 10^rep (integer expressions have rep 0, decimal columns their scale); rep -1 is the natural
-// value (REAL for decimals on SQLite). On other dialects rep is -1.
+// value is the SQL of a value and its representation, scale. On a dialect with scaled decimals, scale >= 0 says
+// the SQL value is an exact integer equal to the value x 10^scale (integer expressions have scale 0, decimal
+// columns their own); scale -1 is the natural value (REAL for decimals on SQLite). On other dialects scale is -1.
 func (c *compiler) value(e boundExpr) (string, int) {
-	s, rep := c.translateValue(e)
-	return c.limitSize(s), rep
+	s, scale := c.translateValue(e)
+	return c.limitSize(s), scale
 }
 
 // translateValue is value without the size limit.
 func (c *compiler) translateValue(e boundExpr) (string, int) {
-	scaled := c.d.ScaledDecimals()
-	exactRep := func(t boundType, scale int) int {
-		if !scaled || t.enum != nil {
-			return -1
-		}
-		switch {
-		case numericRank(t.kind) == 1:
-			return 0
-		case t.kind == edm.KindDecimal:
-			return scale
-		}
-		return -1
-	}
 	switch x := e.(type) {
 	case *boundSlot:
-		t := x.t
-		if x.rep >= 0 && c.d.ScaledDecimals() {
-			t = tInt64
-		}
-		return c.param(t, slotToken+slot(x.i)), x.rep
+		return c.slotValue(x)
 	case *boundColumn:
-		return c.columnSQL(x.r, x.p), exactRep(x.t, x.p.Scale)
+		return c.columnSQL(x.r, x.p), c.exactScale(x.t, x.p.Scale)
 	case *boundItem:
-		return c.qualifiedColumn(x.r.alias, x.r.side.CollectionTable.ValueColumn), exactRep(x.t, x.r.side.Scale)
+		return c.qualifiedColumn(x.r.alias, x.r.side.CollectionTable.ValueColumn), c.exactScale(x.t, x.r.side.Scale)
 	case *boundLiteral:
-		if x.v == nil {
-			if x.t.null {
-				return "NULL", -1
-			}
-			return c.d.TypedNull(storedKind(x.t)), -1
-		}
-		if scaled && x.t.enum == nil {
-			switch v := x.v.(type) {
-			case int64:
-				return c.param(x.t, v), 0
-			case decimal.Decimal:
-				if exp := -int(v.Exponent()); exp >= 0 && exp <= 18 && v.Coefficient().IsInt64() {
-					return c.param(tInt64, v.Coefficient().Int64()), exp
-				}
-			}
-		}
-		return c.param(x.t, literalArg(c.d, x.t, x.v)), -1
+		return c.literalSQL(x)
 	case *boundNegation:
-		s, rep := c.value(x.x)
-		return "(-" + s + ")", rep
+		s, scale := c.value(x.x)
+		return "(-" + s + ")", scale
 	case *boundBinary:
-		switch x.op {
-		case syntax.OpAdd, syntax.OpSub, syntax.OpMul, syntax.OpDiv, syntax.OpDivBy, syntax.OpMod:
+		if isArithmetic(x.op) {
 			return c.arith(x)
 		}
-		return "(" + c.condition(x, false) + ") IS TRUE", -1
 	case *boundCall:
-		return c.callVal(x)
+		return c.callValue(x)
 	case *boundCount:
-		var where string
-		if x.filter != nil {
-			where = c.condition(x.filter, false)
-		}
-		return "(" + c.subquery("COUNT(*)", x.src, x.item, where, x.filter != nil) + ")", exactRep(tInt64, 0)
+		return c.countValue(x)
 	case *boundCase:
-		var b strings.Builder
-		b.WriteString("CASE")
-		for i, w := range x.whens {
-			b.WriteString(" WHEN " + c.condition(w, false) + " THEN " + c.natural(x.thens[i]))
-		}
-		b.WriteString(" END")
-		return b.String(), exactRep(x.t, 0)
+		return c.caseValue(x)
 	}
 	return "(" + c.condition(e, false) + ") IS TRUE", -1
 }
 
+// exactScale is the representation of a stored value of type t whose decimals have the given scale: exact for
+// integers and decimals where decimals are scaled, natural otherwise.
+func (c *compiler) exactScale(t boundType, scale int) int {
+	if !c.d.ScaledDecimals() || t.enum != nil {
+		return -1
+	}
+	switch {
+	case numericRank(t.kind) == 1:
+		return 0
+	case t.kind == edm.KindDecimal:
+		return scale
+	}
+	return -1
+}
+
+// slotValue is a $skiptoken value, an exact integer when the order-by value it follows is one.
+func (c *compiler) slotValue(x *boundSlot) (string, int) {
+	t := x.t
+	if x.scale >= 0 && c.d.ScaledDecimals() {
+		t = typeInt64
+	}
+	return c.param(t, slotToken+slot(x.i)), x.scale
+}
+
+// literalSQL is a literal: a typed NULL, or a parameter; integers and decimals exact where decimals are scaled.
+func (c *compiler) literalSQL(x *boundLiteral) (string, int) {
+	if x.v == nil {
+		if x.t.null {
+			return "NULL", -1
+		}
+		return c.d.TypedNull(storedKind(x.t)), -1
+	}
+	if c.d.ScaledDecimals() && x.t.enum == nil {
+		switch v := x.v.(type) {
+		case int64:
+			return c.param(x.t, v), 0
+		case decimal.Decimal:
+			if exponent := -int(v.Exponent()); exponent >= 0 && exponent <= 18 && v.Coefficient().IsInt64() {
+				return c.param(typeInt64, v.Coefficient().Int64()), exponent
+			}
+		}
+	}
+	return c.param(x.t, literalArg(c.d, x.t, x.v)), -1
+}
+
+// isArithmetic reports whether op is an arithmetic operator.
+func isArithmetic(op syntax.BinaryOp) bool {
+	switch op {
+	case syntax.OpAdd, syntax.OpSub, syntax.OpMul, syntax.OpDiv, syntax.OpDivBy, syntax.OpMod:
+		return true
+	}
+	return false
+}
+
+// countValue is $count of a collection: a correlated COUNT subquery.
+func (c *compiler) countValue(x *boundCount) (string, int) {
+	var where string
+	if x.filter != nil {
+		where = c.condition(x.filter, false)
+	}
+	return "(" + c.subquery("COUNT(*)", x.source, x.item, where, x.filter != nil) + ")", c.exactScale(typeInt64, 0)
+}
+
+// caseValue is a case expression; its values are natural.
+func (c *compiler) caseValue(x *boundCase) (string, int) {
+	var b strings.Builder
+	b.WriteString("CASE")
+	for i, w := range x.whens {
+		b.WriteString(" WHEN " + c.condition(w, false) + " THEN " + c.natural(x.thens[i]))
+	}
+	b.WriteString(" END")
+	return b.String(), c.exactScale(x.t, 0)
+}
+
+// arithmeticOperators are the SQL operators of OData's arithmetic.
+var arithmeticOperators = map[syntax.BinaryOp]string{syntax.OpAdd: " + ", syntax.OpSub: " - ", syntax.OpMul: " * ",
+	syntax.OpDiv: " / ", syntax.OpDivBy: " / ", syntax.OpMod: " % "}
+
+// arith is the value of arithmetic. Division by zero is null. Where decimals are scaled, integers and the sum,
+// difference, remainder and (at small scales) product of exact decimals stay exact; the rest computes in REAL.
 func (c *compiler) arith(x *boundBinary) (string, int) {
-	ls, lrep := c.value(x.l)
-	rs, rrep := c.value(x.r)
-	k := x.t.kind
-	op := map[syntax.BinaryOp]string{syntax.OpAdd: " + ", syntax.OpSub: " - ", syntax.OpMul: " * ",
-		syntax.OpDiv: " / ", syntax.OpDivBy: " / ", syntax.OpMod: " % "}[x.op]
+	leftSQL, leftScale := c.value(x.l)
+	rightSQL, rightScale := c.value(x.r)
+	kind := x.t.kind
+	operator := arithmeticOperators[x.op]
 	if x.op == syntax.OpDiv || x.op == syntax.OpDivBy || x.op == syntax.OpMod {
-		rs = "NULLIF(" + rs + ", 0)"
+		rightSQL = "NULLIF(" + rightSQL + ", 0)"
 	}
 	if !c.d.ScaledDecimals() {
 		if x.op == syntax.OpDivBy && numericRank(x.l.typeOf().kind) == 1 && numericRank(x.r.typeOf().kind) == 1 {
-			ls = c.d.Cast(ls, edm.KindDecimal)
+			leftSQL = c.d.Cast(leftSQL, edm.KindDecimal)
 		}
-		return "(" + ls + op + rs + ")", -1
+		return "(" + leftSQL + operator + rightSQL + ")", -1
 	}
 	switch {
-	case x.t.enum == nil && x.t.kind == edm.KindDuration:
-		return "(" + ls + op + rs + ")", -1
-	case numericRank(k) == 1:
-		return "(" + ls + op + rs + ")", 0
-	case k == edm.KindDecimal && lrep >= 0 && rrep >= 0:
+	case x.t.enum == nil && kind == edm.KindDuration:
+		return "(" + leftSQL + operator + rightSQL + ")", -1
+	case numericRank(kind) == 1:
+		return "(" + leftSQL + operator + rightSQL + ")", 0
+	case kind == edm.KindDecimal && leftScale >= 0 && rightScale >= 0:
 		switch x.op {
 		case syntax.OpAdd, syntax.OpSub, syntax.OpMod:
-			ls, rs = c.align(ls, lrep, rs, rrep, k)
-			return "(" + ls + op + rs + ")", max(lrep, rrep)
+			leftSQL, rightSQL = c.align(leftSQL, leftScale, rightSQL, rightScale, kind)
+			return "(" + leftSQL + operator + rightSQL + ")", max(leftScale, rightScale)
 		case syntax.OpMul:
-			if lrep+rrep <= 9 {
-				return "(" + ls + op + rs + ")", lrep + rrep
+			if leftScale+rightScale <= 9 {
+				return "(" + leftSQL + operator + rightSQL + ")", leftScale + rightScale
 			}
 		}
 	}
 	// Floating point (REAL) arithmetic, within filters only.
-	if lrep > 0 {
-		ls = c.d.Unscale(ls, lrep)
+	if leftScale > 0 {
+		leftSQL = c.d.Unscale(leftSQL, leftScale)
 	}
-	if rrep > 0 {
-		rs = c.d.Unscale(rs, rrep)
+	if rightScale > 0 {
+		rightSQL = c.d.Unscale(rightSQL, rightScale)
 	}
-	if (x.op == syntax.OpDiv || x.op == syntax.OpDivBy) && lrep == 0 {
-		ls = c.d.Cast(ls, edm.KindDouble)
+	if (x.op == syntax.OpDiv || x.op == syntax.OpDivBy) && leftScale == 0 {
+		leftSQL = c.d.Cast(leftSQL, edm.KindDouble)
 	}
-	return "(" + ls + op + rs + ")", -1
+	return "(" + leftSQL + operator + rightSQL + ")", -1
 }
 
-var dateParts = map[string]sqldb.DatePart{"year": sqldb.Year, "month": sqldb.Month, "day": sqldb.Day, "hour": sqldb.Hour, "minute": sqldb.Minute,
-	"second": sqldb.Second, "fractionalseconds": sqldb.FractionalSeconds}
-
-func (c *compiler) callVal(x *boundCall) (string, int) {
-	intRep := -1
-	if c.d.ScaledDecimals() {
-		intRep = 0
-	}
-	arg := func(i int) string { return c.natural(x.args[i]) }
-	switch x.fn {
-	case "contains", "startswith", "endswith", "matchespattern":
-		t, cnst := c.stringMatch(x)
-		if cnst != nil {
-			return c.d.BoolValue(*cnst), -1
-		}
-		return "(" + t + ") IS TRUE", -1
-	case "length":
-		return "length(" + arg(0) + ")", intRep
-	case "indexof":
-		return "(" + c.d.Position(arg(0), arg(1)) + " - 1)", intRep
-	case "substring":
-		if len(x.args) == 3 {
-			n := arg(2)
-			return "(CASE WHEN " + n + " < 0 THEN NULL ELSE " + c.d.Substring(arg(0), arg(1), n) + " END)", -1
-		}
-		return c.d.Substring(arg(0), arg(1), ""), -1
-	case "tolower":
-		// Under the binary collation lower and upper change ASCII letters only, on PostgreSQL too (whose
-		// database default collation may fold other letters) as on SQLite.
-		return "lower(" + c.d.CollateBinary(arg(0)) + ")", -1
-	case "toupper":
-		return "upper(" + c.d.CollateBinary(arg(0)) + ")", -1
-	case "trim":
-		return "trim(" + arg(0) + ")", -1
-	case "concat":
-		return "(" + arg(0) + " || " + arg(1) + ")", -1
-	case "year", "month", "day", "hour", "minute", "second", "fractionalseconds":
-		k := x.args[0].typeOf().kind
-		if x.args[0].typeOf().null {
-			return "NULL", -1
-		}
-		rep := intRep
-		if x.fn == "fractionalseconds" {
-			rep = -1
-		}
-		return c.d.DatePart(dateParts[x.fn], k, arg(0)), rep
-	case "totalseconds":
-		return "(" + c.d.Cast(arg(0), edm.KindDecimal) + " / 1000000)", -1
-	case "date":
-		return c.d.DateOf(arg(0)), -1
-	case "time":
-		return c.d.TimeOf(arg(0)), -1
-	case "totaloffsetminutes":
-		// Stored in UTC: the offset is always 0.
-		if nullable(x.args[0]) {
-			return "(CASE WHEN " + arg(0) + " IS NULL THEN NULL ELSE 0 END)", intRep
-		}
-		return "0", intRep
-	case "now":
-		return c.d.Now(), -1
-	case "round", "floor", "ceiling":
-		k := x.t.kind
-		if numericRank(k) == 1 {
-			s, rep := c.value(x.args[0])
-			return s, rep
-		}
-		a := arg(0)
-		switch x.fn {
-		case "round":
-			return c.d.Round(a, k), -1
-		case "floor":
-			return c.d.Floor(a, k), -1
-		}
-		return c.d.Ceiling(a, k), -1
-	case "cast":
-		rep := -1
-		if numericRank(x.to) == 1 {
-			rep = intRep
-		}
-		return c.d.Cast(arg(0), x.to), rep
+// callValue is the SQL of the value of a call of a canonical function, with its representation (see value).
+func (c *compiler) callValue(x *boundCall) (string, int) {
+	if translate, ok := functionSQL[x.name]; ok {
+		return translate(c, x)
 	}
 	return "NULL", -1
+}
+
+// functionTranslation writes the SQL of the value of a call, with its representation (see value).
+type functionTranslation func(c *compiler, x *boundCall) (string, int)
+
+// functionSQL holds the translation of each canonical function. init sets it: its translations translate their
+// arguments with value, which uses it.
+var functionSQL map[string]functionTranslation
+
+func init() {
+	functionSQL = map[string]functionTranslation{
+		"contains":       stringMatchValue,
+		"startswith":     stringMatchValue,
+		"endswith":       stringMatchValue,
+		"matchespattern": stringMatchValue,
+		"length": func(c *compiler, x *boundCall) (string, int) {
+			return "length(" + c.natural(x.args[0]) + ")", c.integerScale()
+		},
+		"indexof": func(c *compiler, x *boundCall) (string, int) {
+			return "(" + c.d.Position(c.natural(x.args[0]), c.natural(x.args[1])) + " - 1)", c.integerScale()
+		},
+		"substring": substringValue,
+		// Under the binary collation lower and upper change ASCII letters only, on PostgreSQL too (whose
+		// database default collation may fold other letters) as on SQLite.
+		"tolower": func(c *compiler, x *boundCall) (string, int) {
+			return "lower(" + c.d.CollateBinary(c.natural(x.args[0])) + ")", -1
+		},
+		"toupper": func(c *compiler, x *boundCall) (string, int) {
+			return "upper(" + c.d.CollateBinary(c.natural(x.args[0])) + ")", -1
+		},
+		"trim": func(c *compiler, x *boundCall) (string, int) { return "trim(" + c.natural(x.args[0]) + ")", -1 },
+		"concat": func(c *compiler, x *boundCall) (string, int) {
+			return "(" + c.natural(x.args[0]) + " || " + c.natural(x.args[1]) + ")", -1
+		},
+		"year":              datePartValue(sqldb.Year),
+		"month":             datePartValue(sqldb.Month),
+		"day":               datePartValue(sqldb.Day),
+		"hour":              datePartValue(sqldb.Hour),
+		"minute":            datePartValue(sqldb.Minute),
+		"second":            datePartValue(sqldb.Second),
+		"fractionalseconds": datePartValue(sqldb.FractionalSeconds),
+		"totalseconds": func(c *compiler, x *boundCall) (string, int) {
+			return "(" + c.d.Cast(c.natural(x.args[0]), edm.KindDecimal) + " / 1000000)", -1
+		},
+		"date":               func(c *compiler, x *boundCall) (string, int) { return c.d.DateOf(c.natural(x.args[0])), -1 },
+		"time":               func(c *compiler, x *boundCall) (string, int) { return c.d.TimeOf(c.natural(x.args[0])), -1 },
+		"totaloffsetminutes": totalOffsetMinutesValue,
+		"now":                func(c *compiler, _ *boundCall) (string, int) { return c.d.Now(), -1 },
+		"round":              roundingValue,
+		"floor":              roundingValue,
+		"ceiling":            roundingValue,
+		"cast":               castValue,
+	}
+}
+
+// integerScale is the representation of an integer expression: exact at scale 0 where decimals are scaled.
+func (c *compiler) integerScale() int {
+	if c.d.ScaledDecimals() {
+		return 0
+	}
+	return -1
+}
+
+// stringMatchValue is contains, startswith, endswith or matchesPattern as a Boolean value.
+func stringMatchValue(c *compiler, x *boundCall) (string, int) {
+	t, constant := c.stringMatch(x)
+	if constant != nil {
+		return c.d.BoolValue(*constant), -1
+	}
+	return "(" + t + ") IS TRUE", -1
+}
+
+// substringValue is substring; with a length, null when the length is negative.
+func substringValue(c *compiler, x *boundCall) (string, int) {
+	if len(x.args) == 3 {
+		length := c.natural(x.args[2])
+		return "(CASE WHEN " + length + " < 0 THEN NULL ELSE " + c.d.Substring(c.natural(x.args[0]), c.natural(x.args[1]), length) + " END)", -1
+	}
+	return c.d.Substring(c.natural(x.args[0]), c.natural(x.args[1]), ""), -1
+}
+
+// datePartValue is the translation of the function that extracts part of a date or time: an integer, but
+// fractional seconds.
+func datePartValue(part sqldb.DatePart) functionTranslation {
+	return func(c *compiler, x *boundCall) (string, int) {
+		t := x.args[0].typeOf()
+		if t.null {
+			return "NULL", -1
+		}
+		scale := c.integerScale()
+		if part == sqldb.FractionalSeconds {
+			scale = -1
+		}
+		return c.d.DatePart(part, t.kind, c.natural(x.args[0])), scale
+	}
+}
+
+// totalOffsetMinutesValue is totaloffsetminutes: timestamps are stored in UTC, so the offset is always 0.
+func totalOffsetMinutesValue(c *compiler, x *boundCall) (string, int) {
+	if nullable(x.args[0]) {
+		return "(CASE WHEN " + c.natural(x.args[0]) + " IS NULL THEN NULL ELSE 0 END)", c.integerScale()
+	}
+	return "0", c.integerScale()
+}
+
+// roundingValue is round, floor or ceiling; the value itself for an integer.
+func roundingValue(c *compiler, x *boundCall) (string, int) {
+	kind := x.t.kind
+	if numericRank(kind) == 1 {
+		return c.value(x.args[0])
+	}
+	a := c.natural(x.args[0])
+	switch x.name {
+	case "round":
+		return c.d.Round(a, kind), -1
+	case "floor":
+		return c.d.Floor(a, kind), -1
+	}
+	return c.d.Ceiling(a, kind), -1
+}
+
+// castValue is a cast to a numeric kind or to String. An integer widened to another integer kind is the same
+// value.
+func castValue(c *compiler, x *boundCall) (string, int) {
+	if widensInteger(x.args[0].typeOf().kind, x.to) {
+		return c.value(x.args[0])
+	}
+	scale := -1
+	if numericRank(x.to) == 1 {
+		scale = c.integerScale()
+	}
+	return c.d.Cast(c.natural(x.args[0]), x.to), scale
 }
 
 // compiler holds the state of one compilation: the alias counter and the argument table that SQL fragments
@@ -890,13 +1068,13 @@ func (c *compiler) newAlias() string {
 }
 
 // optionSpelt returns the option name as the client spelt it.
-func (c *compiler) optionSpelt(canon string) string {
+func (c *compiler) optionSpelt(canonical string) string {
 	for _, o := range c.options {
-		if o.Name == canon {
+		if o.Name == canonical {
 			return o.Spelt
 		}
 	}
-	return canon
+	return canonical
 }
 
 const (

@@ -16,43 +16,43 @@ import (
 // boundType is the type of a bound expression: a primitive kind, an enum, a complex type or an entity type, single
 // or a collection; or the type of the null literal, which fits every nullable type.
 type boundType struct {
-	kind     edm.Kind
-	enum     *edm.EnumType
-	complex  *edm.ComplexType
-	entity   *edm.EntityType
-	coll     bool
-	null     bool // the null literal
-	nullable bool // the value may be null at run time
+	kind       edm.Kind
+	enum       *edm.EnumType
+	complex    *edm.ComplexType
+	entity     *edm.EntityType
+	collection bool
+	null       bool // the null literal
+	nullable   bool // the value may be null at run time
 }
 
 func primitive(k edm.Kind) boundType { return boundType{kind: k} }
 
 var (
-	tBool     = primitive(edm.KindBoolean)
-	tString   = primitive(edm.KindString)
-	tInt32    = primitive(edm.KindInt32)
-	tInt64    = primitive(edm.KindInt64)
-	tDecimal  = primitive(edm.KindDecimal)
-	tDouble   = primitive(edm.KindDouble)
-	tDate     = primitive(edm.KindDate)
-	tTime     = primitive(edm.KindTimeOfDay)
-	tDateTime = primitive(edm.KindDateTimeOffset)
-	tDuration = primitive(edm.KindDuration)
-	tNull     = boundType{null: true, nullable: true}
+	typeBoolean        = primitive(edm.KindBoolean)
+	typeString         = primitive(edm.KindString)
+	typeInt32          = primitive(edm.KindInt32)
+	typeInt64          = primitive(edm.KindInt64)
+	typeDecimal        = primitive(edm.KindDecimal)
+	typeDouble         = primitive(edm.KindDouble)
+	typeDate           = primitive(edm.KindDate)
+	typeTimeOfDay      = primitive(edm.KindTimeOfDay)
+	typeDateTimeOffset = primitive(edm.KindDateTimeOffset)
+	typeDuration       = primitive(edm.KindDuration)
+	typeNull           = boundType{null: true, nullable: true}
 )
 
 // propType is the type of a property's values.
 func propType(p *edm.Property) boundType {
-	return boundType{kind: p.Type, enum: p.Enum, complex: p.Complex, coll: p.Collection, nullable: p.Nullable}
+	return boundType{kind: p.Type, enum: p.Enum, complex: p.Complex, collection: p.Collection, nullable: p.Nullable}
 }
 
 func (t boundType) withNullable(n bool) boundType { t.nullable = n; return t }
 
 // single is the type of one item of a collection type.
-func (t boundType) single() boundType { t.coll = false; return t }
+func (t boundType) single() boundType { t.collection = false; return t }
 
 func (t boundType) isScalar() bool {
-	return !t.coll && t.entity == nil && t.complex == nil && !t.null
+	return !t.collection && t.entity == nil && t.complex == nil && !t.null
 }
 
 func (t boundType) isBool() bool { return t.isScalar() && t.enum == nil && t.kind == edm.KindBoolean }
@@ -60,6 +60,20 @@ func (t boundType) isString() bool {
 	return t.isScalar() && t.enum == nil && t.kind == edm.KindString
 }
 func (t boundType) isNumeric() bool { return t.isScalar() && t.enum == nil && numericRank(t.kind) > 0 }
+
+func (t boundType) isNumericOrNull() bool { return t.isNumeric() || t.null }
+
+func (t boundType) isDuration() bool {
+	return t.isScalar() && t.enum == nil && t.kind == edm.KindDuration
+}
+
+// isDateOrTime reports whether t is a Date, a TimeOfDay or a DateTimeOffset.
+func (t boundType) isDateOrTime() bool {
+	if !t.isScalar() || t.enum != nil {
+		return false
+	}
+	return t.kind == edm.KindDate || t.kind == edm.KindDateTimeOffset || t.kind == edm.KindTimeOfDay
+}
 
 // String names the type as OData does.
 func (t boundType) String() string {
@@ -76,7 +90,7 @@ func (t boundType) String() string {
 	default:
 		s = t.kind.String()
 	}
-	if t.coll {
+	if t.collection {
 		return "Collection(" + s + ")"
 	}
 	return s
@@ -84,7 +98,7 @@ func (t boundType) String() string {
 
 // sameType reports whether a and b are the same scalar type (ignoring nullability).
 func sameType(a, b boundType) bool {
-	return a.kind == b.kind && a.enum == b.enum && a.complex == b.complex && a.entity == b.entity && a.coll == b.coll
+	return a.kind == b.kind && a.enum == b.enum && a.complex == b.complex && a.entity == b.entity && a.collection == b.collection
 }
 
 // numericRank orders the numeric kinds for promotion: integers 1, Decimal 2, Single 3, Double 4; 0 for others.
@@ -104,8 +118,8 @@ func numericRank(k edm.Kind) int {
 
 // promote returns the kind two numeric operands are promoted to: Int64 for integers, else the wider kind.
 func promote(a, b edm.Kind) edm.Kind {
-	ra, rb := numericRank(a), numericRank(b)
-	switch max(ra, rb) {
+	leftRank, rightRank := numericRank(a), numericRank(b)
+	switch max(leftRank, rightRank) {
 	case 1:
 		return edm.KindInt64
 	case 2:
@@ -207,8 +221,9 @@ func literalArg(d sqldb.Dialect, t boundType, v any) any {
 	case time.Duration:
 		return int64(x / time.Microsecond)
 	case float64:
-		if !d.StoresNaN() && (math.IsNaN(x) || math.IsInf(x, 0)) {
-			// SQLite has no NaN; a comparison with it is never true, as with NULL.
+		if !d.StoresNaN() && math.IsNaN(x) {
+			// SQLite has no NaN (it would read NULL). The translator folds comparisons with NaN; the infinities
+			// are REAL values on SQLite too.
 			return nil
 		}
 		return x
