@@ -114,6 +114,9 @@ func compareColumn(d sqldb.Dialect, c *column, found *catalogColumn) string {
 			d.Name(), d.ColumnType(c.kind, c.precision, c.scale))
 	case found.notNull && c.nullable && c.property != nil:
 		return "the column is NOT NULL but " + c.describe() + " is nullable"
+	case c.generated && !found.generated:
+		return fmt.Sprintf("the column gets no value when an insert leaves it out, but the database generates %s (%s wants %s)",
+			c.describe(), d.Name(), d.GeneratedKey(c.kind))
 	}
 	return ""
 }
@@ -142,6 +145,9 @@ type catalogTable struct {
 type catalogColumn struct {
 	typ     string
 	notNull bool
+	// generated is true when an insert that leaves the column out gives it a value (a default, an identity,
+	// the rowid).
+	generated bool
 }
 
 // hasIndex reports whether the table has an index that serves one on columns: for unique, a unique index on
@@ -226,7 +232,7 @@ func readTable(ctx context.Context, q Querier, d sqldb.Dialect, name string) (*c
 	err := query(ctx, q, d.TableColumns(), name, func(rows *sql.Rows) error {
 		var column string
 		c := &catalogColumn{}
-		if err := rows.Scan(&column, &c.typ, &c.notNull); err != nil {
+		if err := rows.Scan(&column, &c.typ, &c.notNull, &c.generated); err != nil {
 			return err
 		}
 		t.columns[column] = c
