@@ -59,7 +59,8 @@ func (e *MismatchError) Error() string {
 // Check compares the tables of database q (of dialect d) with what the built model m implies (see Create)
 // and returns a *MismatchError listing every problem: a missing table, a missing column, a column whose type
 // cannot hold its property's values or that refuses null for a nullable property, the key of an entity type or
-// link table without a primary key or unique index. Other columns, tables, indexes and constraints of the database are not its concern; nor is
+// link table without a primary key or unique index, a key the database generates (edm.Property.Generated) whose
+// column gets no value when an insert leaves it out. Other columns, tables, indexes and constraints of the database are not its concern; nor is
 // it ever changed (see Migration). Other errors are those of reading the catalog.
 func Check(ctx context.Context, q Querier, d sqldb.Dialect, m *edm.Model) error {
 	tables, err := describe(m)
