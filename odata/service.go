@@ -101,7 +101,8 @@ type SetOptions struct {
 	// from NewKey), the value of an existing entity updates it in full (200), any other value is a 400. Without
 	// it (the default) a POST always creates, as OData has it: the key values the body sends are used unless
 	// the key is read-only (computed); a single key property the body leaves out, or that is read-only, gets a
-	// new value from NewKey; a duplicate key is a 409.
+	// new value from NewKey, or from the database when it generates the key (edm.Property.Generated); a key
+	// left out that nothing generates is a 400 naming it; a duplicate key is a 409.
 	UpsertBy string
 	// ClientKey makes a create take every key value from the body: none is generated, and a key the body leaves
 	// out is a 400.
@@ -115,7 +116,8 @@ type SetOptions struct {
 	// database, as for e-mail addresses.
 	CaseInsensitiveKey bool
 	// NewKey returns the value a create gives the UpsertBy property, or without UpsertBy the single key
-	// property, when the body gives none; NewID when nil (for a String property).
+	// property, when the body gives none; when nil, NewID for a String property, a random UUID for a Guid, and
+	// for another type the client must send the key (unless the database generates it).
 	NewKey func() any
 	// Hooks run inside the write's transaction.
 	Hooks Hooks
@@ -257,8 +259,10 @@ func publicRoot(publicURL, mount string, fail func(format string, args ...any)) 
 type setConfig struct {
 	SetOptions
 	upsert *edm.Property // the UpsertBy property, or nil
-	// generated is the property a create gives a new value (NewKey, NewID) when the body gives none: the UpsertBy
-	// property, else the single key property (unless ClientKey). nil when there is none.
+	// generated is the property the engine gives a new value (NewKey, NewID, a random Guid) when the body of a
+	// create gives none: the UpsertBy property, else the single key property (unless ClientKey) that is
+	// read-only, has NewKey or is a String or Guid. nil when there is none, and for a key the database generates
+	// (edm.Property.Generated).
 	generated *edm.Property
 }
 
@@ -397,12 +401,15 @@ func (c *setConfig) check(et *edm.EntityType, fail func(format string, args ...a
 			fail("CaseInsensitiveKey needs a single key property of type Edm.String")
 		}
 	}
-	if g := c.generated; g != nil && c.Writes&WritePost != 0 && c.NewKey == nil && g.Type != edm.KindString {
+	if g := c.generated; g != nil && c.Writes&WritePost != 0 && c.NewKey == nil && !engineGenerates(g.Type) {
 		what := "the key"
 		if g == c.upsert {
 			what = "UpsertBy"
 		}
-		fail("%s %q is of type %s: NewKey is required (or ClientKey, for a key the client gives)", what, g.Name, g.Type)
+		fail("%s %q is of type %s: NewKey is required (or edm.Property.Generated, for a key the database generates)", what, g.Name, g.Type)
+	}
+	if k := et.KeyProperties(); c.ClientKey && len(k) == 1 && k[0].Generated {
+		fail("ClientKey is set but the database generates the key %q", k[0].Name)
 	}
 	c.checkWrites(fail)
 }
@@ -466,8 +473,7 @@ func built(m *edm.Model) bool {
 }
 
 // newSetConfig returns the configuration of the set es with opts: its UpsertBy property resolved, and the
-// property a create generates (the UpsertBy one, else the key property of a type with a single key, none with
-// ClientKey).
+// property the engine generates on create (see setConfig.generated).
 func newSetConfig(es *edm.EntitySet, opts SetOptions) *setConfig {
 	config := &setConfig{SetOptions: opts}
 	et := es.EntityType()
@@ -477,8 +483,11 @@ func newSetConfig(es *edm.EntitySet, opts SetOptions) *setConfig {
 	switch k := et.KeyProperties(); {
 	case config.upsert != nil:
 		config.generated = config.upsert
-	case len(k) == 1 && !opts.ClientKey:
+	case len(k) == 1 && !opts.ClientKey && (k[0].ReadOnly || opts.NewKey != nil || engineGenerates(k[0].Type)):
 		config.generated = k[0]
+	}
+	if g := config.generated; g != nil && g.Generated {
+		config.generated = nil // the database generates it
 	}
 	return config
 }

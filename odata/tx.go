@@ -191,13 +191,14 @@ func normalize(p *edm.Property, v any) any {
 
 // Insert stores e as a new entity of type et: the columns of the properties present in e (a complex property
 // fills all its member columns) and the side table rows of its collections. Absent properties take the
-// column's database default. Properties computed by SQL are ignored.
+// column's database default. Properties computed by SQL are ignored. A key the database generates
+// (edm.Property.Generated) that e leaves out (or holds nil) is read back into e.
 func (tx *Tx) Insert(ctx context.Context, et *edm.EntityType, e Entity) error {
 	var cols []string
 	var vals []any
 	for _, p := range et.Properties {
 		v, ok := e[p.Name]
-		if !ok || p.SQL != "" || p.Collection {
+		if !ok || p.SQL != "" || p.Collection || p.Generated && v == nil {
 			continue
 		}
 		c, a, err := columnArgs(tx.Dialect, tx.names(), p, v)
@@ -207,11 +208,7 @@ func (tx *Tx) Insert(ctx context.Context, et *edm.EntityType, e Entity) error {
 		cols = append(cols, c...)
 		vals = append(vals, a...)
 	}
-	if len(cols) == 0 {
-		return fmt.Errorf("odata: %s: the entity has no values to insert", et.Name)
-	}
-	q := sqldb.Builder(tx.Dialect).Insert(tx.names().QuoteIdent(et.Table)).Columns(cols...).Values(vals...)
-	if err := tx.exec(ctx, q); err != nil {
+	if err := tx.insertRow(ctx, et, cols, vals, e); err != nil {
 		return err
 	}
 	key, err := entityKey(et, e)
@@ -225,6 +222,41 @@ func (tx *Tx) Insert(ctx context.Context, et *edm.EntityType, e Entity) error {
 			}
 		}
 	}
+	return nil
+}
+
+// insertRow inserts the row of e, an entity of type et, with the columns cols and their arguments vals. The
+// generated key e lacks is returned by the insert (Dialect.Returning) and stored in e.
+func (tx *Tx) insertRow(ctx context.Context, et *edm.EntityType, cols []string, vals []any, e Entity) error {
+	table := tx.names().QuoteIdent(et.Table)
+	var generated *edm.Property
+	if k := et.KeyProperties(); len(k) == 1 && k[0].Generated && e[k[0].Name] == nil {
+		generated = k[0]
+	}
+	if generated == nil {
+		if len(cols) == 0 {
+			return fmt.Errorf("odata: %s: the entity has no values to insert", et.Name)
+		}
+		return tx.exec(ctx, sqldb.Builder(tx.Dialect).Insert(table).Columns(cols...).Values(vals...))
+	}
+	returning := tx.Dialect.Returning(generated.Column)
+	query, args := "INSERT INTO "+table+" DEFAULT VALUES "+returning, []any(nil)
+	if len(cols) > 0 {
+		var err error
+		query, args, err = sqldb.Builder(tx.Dialect).Insert(table).Columns(cols...).Values(vals...).Suffix(returning).ToSql()
+		if err != nil {
+			return err
+		}
+	}
+	var stored any
+	if err := tx.QueryRowContext(ctx, query, args...).Scan(&stored); err != nil {
+		return err
+	}
+	v, err := sqldb.Scan(generated, stored)
+	if err != nil {
+		return err
+	}
+	e[generated.Name] = v
 	return nil
 }
 

@@ -131,14 +131,18 @@ func (c *setConfig) uses(p *edm.Property, op Op) bool {
 }
 
 // defaults returns an entity with the default of every property stored in a column: the declared Default, else
-// false or zero for a non-nullable Boolean or number, else nil. Complex members get theirs.
+// false or zero for a non-nullable Boolean or number that is not a key, else nil (so a key the body leaves out
+// is missing, or generated). Complex members get theirs.
 func defaults(et *edm.EntityType) Entity {
 	e := Entity{}
 	for _, p := range et.Properties {
-		if p.SQL != "" {
-			continue
+		switch {
+		case p.SQL != "":
+		case p.IsKey() && p.Default == nil:
+			e[p.Name] = nil
+		default:
+			e[p.Name] = defaultOf(p)
 		}
-		e[p.Name] = defaultOf(p)
 	}
 	return e
 }
@@ -323,9 +327,11 @@ func (s *Service) post(req *request) error {
 		if err := saveHook(ctx, tx, config.Hooks.BeforeSave, c, details); err != nil {
 			return err
 		}
-		if err := tx.Insert(ctx, et, storable(et, c.New, nil)); err != nil {
+		row := storable(et, c.New, nil)
+		if err := tx.Insert(ctx, et, row); err != nil {
 			return err
 		}
+		keepGenerated(et, row, c.New)
 		stored, err = s.afterSave(ctx, tx, config, c)
 		return err
 	})
@@ -337,7 +343,7 @@ func (s *Service) post(req *request) error {
 
 // newEntity returns the entity a create stores: the defaults, the values b sent (read-only fields, the UpsertBy
 // one included, are ignored: the server computes them) and a new value of the generated property (see
-// setConfig.generated) unless the body gave it one.
+// setConfig.generated) unless the body gave it one. A key the database generates stays nil until the insert.
 func newEntity(et *edm.EntityType, config *setConfig, b *body) Entity {
 	e := defaults(et)
 	for name := range b.sent {
@@ -348,13 +354,32 @@ func newEntity(et *edm.EntityType, config *setConfig, b *body) Entity {
 		e[name] = fillComplex(p, b.vals[name], nil)
 	}
 	if g := config.generated; g != nil && (e[g.Name] == nil || e[g.Name] == "") {
-		if config.NewKey != nil {
-			e[g.Name] = normalize(g, config.NewKey())
-		} else {
-			e[g.Name] = NewID()
-		}
+		e[g.Name] = newValue(g, config.NewKey)
 	}
 	return e
+}
+
+// newValue is the value the engine gives the generated property p of a create: newKey's, else a random Guid
+// for a Guid property, else NewID().
+func newValue(p *edm.Property, newKey func() any) any {
+	switch {
+	case newKey != nil:
+		return normalize(p, newKey())
+	case p.Type == edm.KindGuid:
+		return edm.NewGuid()
+	}
+	return NewID()
+}
+
+// engineGenerates reports whether the engine gives a key of kind k a value without SetOptions.NewKey: NewID()
+// for a String, a random Guid.
+func engineGenerates(k edm.Kind) bool { return k == edm.KindString || k == edm.KindGuid }
+
+// keepGenerated copies to e the key the database generated for it, which the insert read back into row.
+func keepGenerated(et *edm.EntityType, row, e Entity) {
+	if k := et.KeyProperties(); len(k) == 1 && k[0].Generated {
+		e[k[0].Name] = row[k[0].Name]
+	}
 }
 
 // afterSave runs the set's AfterSave hook on the change just written and returns the entity as stored.

@@ -1,6 +1,7 @@
 // Command embed is a Go service of its own that serves its tables through the OData engine: books with their
 // authors in a SQLite file, readable with $filter, $orderby, $select, $expand and $search, writable with POST,
-// PATCH and DELETE, under /odata/ beside the program's other handlers. The tables come from the model: at
+// PATCH and DELETE, under /odata/ beside the program's other handlers. A POST of a book without an Id gets the
+// next integer from the database (201, Location /odata/Books(4)). The tables come from the model: at
 // start-up a migration creates what the file lacks (-migrate=false only checks, and a missing table or column
 // stops the start with its name). The engine describes the API as an OpenAPI document at /odata/$openapi, with
 // the program's own /healthz in it; /docs shows it with Swagger UI (assets embedded in the binary).
@@ -40,18 +41,19 @@ func main() {
 }
 
 // model describes the tables: each entity type is a table named after it in snake case (author, book), each
-// property a column, the Author navigation a foreign key (odata/schema derives them).
+// property a column, the Author navigation a foreign key (odata/schema derives them). An author's key is a
+// string the engine generates (odata.NewID); a book's an integer the database generates (INTEGER PRIMARY KEY).
 func model() *edm.Model {
-	id := &edm.Property{Name: "Id", Type: edm.KindString, ReadOnly: true}
 	return &edm.Model{
 		Namespace: "Library",
 		EntityTypes: []*edm.EntityType{
 			{Name: "Author", Key: []string{"Id"},
-				Properties: []*edm.Property{id, {Name: "Name", Type: edm.KindString, MaxLength: 100, Required: true, Searchable: true}},
+				Properties: []*edm.Property{{Name: "Id", Type: edm.KindString, ReadOnly: true},
+					{Name: "Name", Type: edm.KindString, MaxLength: 100, Required: true, Searchable: true}},
 				Navigations: []*edm.NavigationProperty{{Name: "Books", Target: "Book", Collection: true, Partner: "Author",
 					Join: edm.Join{TargetColumns: []string{"author_id"}}}}},
 			{Name: "Book", Key: []string{"Id"},
-				Properties: []*edm.Property{id,
+				Properties: []*edm.Property{{Name: "Id", Type: edm.KindInt64, Generated: true},
 					{Name: "Title", Type: edm.KindString, MaxLength: 200, Required: true, Searchable: true},
 					{Name: "Year", Type: edm.KindInt32},
 					{Name: "AuthorId", Type: edm.KindString, Required: true}},
@@ -65,8 +67,8 @@ func model() *edm.Model {
 // seed is the first books, for a new file.
 const seed = `
 INSERT OR IGNORE INTO author (id, name) VALUES ('tolkien', 'J. R. R. Tolkien'), ('le-guin', 'Ursula K. Le Guin');
-INSERT OR IGNORE INTO book (id, title, year, author_id) VALUES ('hobbit', 'The Hobbit', 1937, 'tolkien'),
-	('lotr', 'The Lord of the Rings', 1954, 'tolkien'), ('earthsea', 'A Wizard of Earthsea', 1968, 'le-guin');`
+INSERT OR IGNORE INTO book (id, title, year, author_id) VALUES (1, 'The Hobbit', 1937, 'tolkien'),
+	(2, 'The Lord of the Rings', 1954, 'tolkien'), (3, 'A Wizard of Earthsea', 1968, 'le-guin');`
 
 // run serves until ctx is cancelled.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {

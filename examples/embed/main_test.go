@@ -36,14 +36,20 @@ func TestRun(t *testing.T) {
 		t.Errorf("GET Books mismatch (-want +got):\n%s", diff)
 	}
 
+	// A new book without an Id gets the next integer from the database, in the body and in Location.
 	resp, err := http.Post(base+"/odata/Books", "application/json",
 		strings.NewReader(`{"Title":"The Dispossessed","Year":1974,"AuthorId":"le-guin"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
+	var created struct{ Id any }
+	err = json.NewDecoder(resp.Body).Decode(&created)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("POST Books = %d, want 201", resp.StatusCode)
+	if resp.StatusCode != http.StatusCreated || err != nil {
+		t.Fatalf("POST Books = %d (%v), want 201", resp.StatusCode, err)
+	}
+	if created.Id != float64(4) || resp.Header.Get("Location") != base+"/odata/Books(4)" {
+		t.Errorf("POST Books: Id %v, Location %q; want 4 and %s/odata/Books(4)", created.Id, resp.Header.Get("Location"), base)
 	}
 	var count struct {
 		Count int `json:"@odata.count"`
@@ -90,9 +96,9 @@ func TestRun_MissingColumn(t *testing.T) {
 	}
 	for _, s := range []string{
 		`CREATE TABLE author (id TEXT NOT NULL PRIMARY KEY, name TEXT NOT NULL)`,
-		`CREATE TABLE book (id TEXT NOT NULL PRIMARY KEY, title TEXT NOT NULL, author_id TEXT NOT NULL REFERENCES author (id))`,
+		`CREATE TABLE book (id INTEGER PRIMARY KEY, title TEXT NOT NULL, author_id TEXT NOT NULL REFERENCES author (id))`,
 		`INSERT INTO author VALUES ('austen', 'Jane Austen')`,
-		`INSERT INTO book VALUES ('emma', 'Emma', 'austen')`,
+		`INSERT INTO book VALUES (10, 'Emma', 'austen')`,
 	} {
 		if _, err := db.Exec(s); err != nil {
 			t.Fatal(err)
@@ -108,7 +114,7 @@ func TestRun_MissingColumn(t *testing.T) {
 
 	base, stop := start(t, path)
 	var book struct{ Title string }
-	get(t, base+"/odata/Books('emma')?$select=Title,Year", &book)
+	get(t, base+"/odata/Books(10)?$select=Title,Year", &book)
 	var page struct {
 		Value []struct {
 			Title string

@@ -164,6 +164,12 @@ type Property struct {
 	Default any
 	// ReadOnly marks a value computed by the server (Core.Computed): clients cannot set it.
 	ReadOnly bool
+	// Generated marks a key whose values the database generates when a row is inserted without one: the single
+	// key property of its entity type, of type Int32, Int64 or Guid. The table declares how (odata/schema:
+	// INTEGER PRIMARY KEY AUTOINCREMENT or a random UUID default on SQLite, an identity column or
+	// gen_random_uuid() on PostgreSQL); a create leaves the column out and reads the value back. Clients cannot
+	// set it: Build makes the property ReadOnly (Core.Computed).
+	Generated bool
 	// Immutable marks a value set on create only (Core.Immutable).
 	Immutable bool
 	// StandardBase64 writes a Binary value in JSON answers in standard base64 (RFC 4648 section 4, "+" and "/")

@@ -59,7 +59,8 @@ func (e *MismatchError) Error() string {
 // Check compares the tables of database q (of dialect d) with what the built model m implies (see Create)
 // and returns a *MismatchError listing every problem: a missing table, a missing column, a column whose type
 // cannot hold its property's values or that refuses null for a nullable property, the key of an entity type or
-// link table without a primary key or unique index. Other columns, tables, indexes and constraints of the database are not its concern; nor is
+// link table without a primary key or unique index, a key the database generates (edm.Property.Generated) whose
+// column gets no value when an insert leaves it out. Other columns, tables, indexes and constraints of the database are not its concern; nor is
 // it ever changed (see Migration). Other errors are those of reading the catalog.
 func Check(ctx context.Context, q Querier, d sqldb.Dialect, m *edm.Model) error {
 	tables, err := describe(m)
@@ -114,6 +115,9 @@ func compareColumn(d sqldb.Dialect, c *column, found *catalogColumn) string {
 			d.Name(), d.ColumnType(c.kind, c.precision, c.scale))
 	case found.notNull && c.nullable && c.property != nil:
 		return "the column is NOT NULL but " + c.describe() + " is nullable"
+	case c.generated && !found.generated:
+		return fmt.Sprintf("the column gets no value when an insert leaves it out, but the database generates %s (%s wants %s)",
+			c.describe(), d.Name(), d.GeneratedKey(c.kind))
 	}
 	return ""
 }
@@ -142,6 +146,9 @@ type catalogTable struct {
 type catalogColumn struct {
 	typ     string
 	notNull bool
+	// generated is true when an insert that leaves the column out gives it a value (a default, an identity,
+	// the rowid).
+	generated bool
 }
 
 // hasIndex reports whether the table has an index that serves one on columns: for unique, a unique index on
@@ -226,7 +233,7 @@ func readTable(ctx context.Context, q Querier, d sqldb.Dialect, name string) (*c
 	err := query(ctx, q, d.TableColumns(), name, func(rows *sql.Rows) error {
 		var column string
 		c := &catalogColumn{}
-		if err := rows.Scan(&column, &c.typ, &c.notNull); err != nil {
+		if err := rows.Scan(&column, &c.typ, &c.notNull, &c.generated); err != nil {
 			return err
 		}
 		t.columns[column] = c

@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -23,6 +25,9 @@ func Create(d sqldb.Dialect, m *edm.Model) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkGenerated(d, tables); err != nil {
+		return nil, err
+	}
 	var creates, indexes, foreign []string
 	for _, t := range tables {
 		creates = append(creates, createTable(d, t))
@@ -34,14 +39,37 @@ func Create(d sqldb.Dialect, m *edm.Model) ([]string, error) {
 	return append(append(creates, indexes...), foreign...), nil
 }
 
+// checkGenerated returns the error of a key the model has the database generate (edm.Property.Generated) of a
+// kind d cannot generate.
+func checkGenerated(d sqldb.Dialect, tables []*table) error {
+	var errs []error
+	for _, t := range tables {
+		for _, c := range t.columns {
+			if c.generated && d.GeneratedKey(c.kind) == "" {
+				errs = append(errs, fmt.Errorf("schema: %s: %s cannot generate values of %s", c.of, d.Name(), c.kind))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // createTable is the CREATE TABLE statement of t, with its foreign keys when the database cannot add them
-// later.
+// later. A key the database generates is declared with its column (Dialect.GeneratedKey), primary key
+// included.
 func createTable(d sqldb.Dialect, t *table) string {
 	var lines []string
+	primaryKey := "PRIMARY KEY (" + quoteAll(d, t.key) + ")"
 	for _, c := range t.columns {
+		if c.generated {
+			lines = append(lines, d.QuoteIdent(c.name)+" "+d.GeneratedKey(c.kind))
+			primaryKey = ""
+			continue
+		}
 		lines = append(lines, columnDefinition(d, c, defaultOf(d, c, false)))
 	}
-	lines = append(lines, "PRIMARY KEY ("+quoteAll(d, t.key)+")")
+	if primaryKey != "" {
+		lines = append(lines, primaryKey)
+	}
 	for _, f := range t.foreign {
 		if !addsForeignKeys(d) {
 			lines = append(lines, foreignKeyConstraint(d, t, f))

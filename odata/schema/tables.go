@@ -39,6 +39,8 @@ type column struct {
 	of       string
 	// readOnly marks a column of a property the server computes (edm.Property.ReadOnly).
 	readOnly bool
+	// generated marks the key column whose values the database generates (edm.Property.Generated).
+	generated bool
 }
 
 // foreignKey is a foreign key of a table.
@@ -173,7 +175,7 @@ func valueColumn(p *edm.Property, name, of string) *column {
 		}
 	}
 	return &column{name: name, kind: k, maxLength: p.MaxLength, precision: p.Precision, scale: p.Scale,
-		nullable: p.Nullable, property: p, of: of, readOnly: p.ReadOnly}
+		nullable: p.Nullable, property: p, of: of, readOnly: p.ReadOnly, generated: p.Generated}
 }
 
 // like is a column named name that holds the values of c, as a column referring to c does.

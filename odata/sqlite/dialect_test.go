@@ -57,6 +57,8 @@ func TestDialect_SQL(t *testing.T) {
 		{"TransactionLock", d.TransactionLock(), ""},
 		{"SessionLock", lock + "," + unlock, ","},
 		{"NextValue", d.NextValue("order_number_seq"), ""},
+		{"GeneratedKey(Int64)", d.GeneratedKey(edm.KindInt64), "INTEGER PRIMARY KEY AUTOINCREMENT"},
+		{"GeneratedKey(String)", d.GeneratedKey(edm.KindString), ""},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s = %q, want %q", c.name, c.got, c.want)

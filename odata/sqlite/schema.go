@@ -62,15 +62,37 @@ func affinity(declared string) string {
 	return "NUMERIC"
 }
 
+// GeneratedKey returns INTEGER PRIMARY KEY AUTOINCREMENT for Int32 and Int64, which makes the column the
+// rowid and never reuses the value of a deleted row; for Guid a TEXT primary key whose default is a random
+// (version 4) UUID in lower case, as edm.NewGuid writes it; "" for other kinds.
+func (Dialect) GeneratedKey(k edm.Kind) string {
+	switch k {
+	case edm.KindInt32, edm.KindInt64:
+		return "INTEGER PRIMARY KEY AUTOINCREMENT"
+	case edm.KindGuid:
+		return "TEXT NOT NULL PRIMARY KEY DEFAULT " + randomUUID
+	}
+	return ""
+}
+
+// randomUUID is the SQL expression of a random version 4 UUID: 122 random bits, the version nibble 4 and the
+// variant bits 10.
+const randomUUID = `(lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-' ||
+	substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6))))`
+
 // TableOptions returns " STRICT": a value of the wrong storage class is an error rather than stored.
 func (Dialect) TableOptions() string { return " STRICT" }
 
 // AddForeignKey returns "": SQLite cannot add a constraint to an existing table.
 func (Dialect) AddForeignKey(string, string) string { return "" }
 
-// TableColumns reads pragma_table_info.
+// TableColumns reads pragma_table_info. A column is generated when it has a default or is the rowid: the one
+// column of the primary key, declared INTEGER (a WITHOUT ROWID table, rare, would be taken for one).
 func (Dialect) TableColumns() string {
-	return `SELECT name, type, "notnull" <> 0 FROM pragma_table_info(?) ORDER BY cid`
+	return `WITH t(name) AS (SELECT ?)
+SELECT c.name, c.type, c."notnull" <> 0, c.dflt_value IS NOT NULL OR (c.pk = 1 AND upper(c.type) = 'INTEGER'
+	AND (SELECT count(*) FROM t, pragma_table_info(t.name) AS k WHERE k.pk > 0) = 1)
+FROM t, pragma_table_info(t.name) AS c ORDER BY c.cid`
 }
 
 // TableIndexes reads the primary key from pragma_table_info (an INTEGER PRIMARY KEY has no index of its own)
