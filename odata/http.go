@@ -448,16 +448,12 @@ func (s *Service) metadata(req *request) error {
 
 // checkVersions refuses a request the service cannot answer in the version it asks for. Both headers are
 // optional. OData-MaxVersion below 4.0 is 406: the service answers in 4.0 (and reads 4.01 syntax), never in an
-// older version. An OData-Version the request is written in other than 4.0 or 4.01 is 400; so is a header that
-// is not a version.
+// older version; an OData-MaxVersion that is not a version is ignored. An OData-Version the request is written
+// in other than 4.0 or 4.01 is 400; so is an OData-Version that is not a version.
 func checkVersions(h http.Header) error {
 	if v := h.Get("OData-MaxVersion"); v != "" {
-		major, _, ok := parseODataVersion(v)
-		if !ok {
-			return &Error{Code: CodeBadRequest, Target: "OData-MaxVersion",
-				Message: fmt.Sprintf("OData-MaxVersion %q is not a version such as 4.0 or 4.01.", v)}
-		}
-		if major < 4 {
+		// A value that is not a version does not limit the answer: it is ignored, as a missing header is.
+		if major, _, ok := parseODataVersion(v); ok && major < 4 {
 			return &Error{Code: CodeNotAcceptable, Target: "OData-MaxVersion",
 				Message: fmt.Sprintf("The service answers in OData 4.0, above OData-MaxVersion %s.", v)}
 		}
