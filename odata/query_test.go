@@ -398,9 +398,11 @@ func TestService_ComplexNull(t *testing.T) {
 				t.Errorf("GET %s: %q, want %q", tc.query, got, tc.want)
 			}
 		}
-		// A complex value still compares with nothing else.
-		if e := decodeError(t, f.must(501, "GET", "/odata/Publisher?$filter=Address%20eq%20'x'", "").Body); e.Target != "$filter" {
-			t.Errorf("Address eq 'x': target %q, want $filter", e.Target)
+		// A complex value compares with nothing else: no operator takes one, a client's mistake.
+		for _, q := range []string{"Address%20eq%20'x'", "Address%20gt%20null"} {
+			if e := decodeError(t, f.must(400, "GET", "/odata/Publisher?$filter="+q, "").Body); e.Target != "$filter" || e.Code != "TypeMismatch" {
+				t.Errorf("%s: %s %q, want TypeMismatch on $filter", q, e.Code, e.Target)
+			}
 		}
 	})
 }

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -331,12 +333,17 @@ func (b *binder) navigationSegment(w *pathWalk, i int) (boundExpr, error) {
 	return nil, nil
 }
 
+// complexOperand starts the message refusing a complex value where a value is expected: the engine does not
+// serve complex values as function arguments yet (501), and no operator but eq and ne with null takes one (400,
+// see binder.operand).
+const complexOperand = "complex values cannot be used in expressions: "
+
 // enterComplex steps into the complex property p at segment i, nullable when its parent is. A path cannot end
 // there: complex values are not operands.
 func (b *binder) enterComplex(w *pathWalk, i int, p *edm.Property, parentNullable bool) error {
 	if w.last(i) {
 		s := w.segments[i]
-		return b.fail(CodeNotSupported, segmentAt(s), "complex values cannot be used in expressions: %s", s.Name)
+		return b.fail(CodeNotSupported, segmentAt(s), complexOperand+"%s", s.Name)
 	}
 	stepped := *p
 	stepped.Nullable = stepped.Nullable || parentNullable
@@ -423,6 +430,19 @@ func (b *binder) unary(n *syntax.Unary) (boundExpr, error) {
 	return &boundNegation{t: t, x: x}, nil
 }
 
+// operand binds an operand of the binary operator op. A complex value is a client's mistake there (400): no
+// operator takes one, but eq and ne with null (complexNull).
+func (b *binder) operand(e syntax.Expr, op syntax.BinaryOp) (boundExpr, error) {
+	x, err := b.expr(e)
+	_, isPath := e.(*syntax.Path) // the operand itself, not a function argument inside it
+	var refused *Error
+	if isPath && errors.As(err, &refused) && refused.Code == CodeNotSupported && strings.HasPrefix(refused.Msg, complexOperand) {
+		refused.Code = CodeTypeMismatch
+		refused.Msg = fmt.Sprintf("%s cannot take a complex value: %s", op, strings.TrimPrefix(refused.Msg, complexOperand))
+	}
+	return x, err
+}
+
 func (b *binder) binary(n *syntax.Binary) (boundExpr, error) {
 	if n.Op == syntax.OpIn {
 		return b.in(n)
@@ -430,11 +450,11 @@ func (b *binder) binary(n *syntax.Binary) (boundExpr, error) {
 	if x, ok, err := b.complexNull(n); ok {
 		return x, err
 	}
-	l, err := b.expr(n.Left)
+	l, err := b.operand(n.Left, n.Op)
 	if err != nil {
 		return nil, err
 	}
-	r, err := b.expr(n.Right)
+	r, err := b.operand(n.Right, n.Op)
 	if err != nil {
 		return nil, err
 	}
