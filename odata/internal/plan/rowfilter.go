@@ -106,3 +106,22 @@ func (c *compiler) rowFilterOfAlias(typ *edm.EntityType, alias string) string {
 	return "EXISTS (SELECT 1 FROM " + c.quote(typ.Table) + " AS " + c.quote(inner.alias) + c.joins(inner) +
 		" WHERE " + strings.Join(sameRow, " AND ") + " AND " + condition + ")"
 }
+
+// RowCondition returns the row filter of t as a condition on the table's own name, with ? placeholders and its
+// arguments, for the engine's own reads of an entity before a write; "" when filters have none for t.
+func (p *Planner) RowCondition(t *edm.EntityType, filters *RowFilters) (string, []any, error) {
+	rowFilters, err := filters.parse()
+	if err != nil || rowFilters[t] == nil {
+		return "", nil, err
+	}
+	c := &compiler{p: p, d: p.dialect, m: p.model, rowFilters: rowFilters}
+	condition := c.rowFilterOfAlias(t, t.Table)
+	if c.rowFilterError != nil {
+		return "", nil, c.rowFilterError
+	}
+	if c.tooBig {
+		return "", nil, fmt.Errorf("row filter of %s: too complex to translate", t.Name)
+	}
+	sql, args := c.finishQuestionMarks(condition)
+	return sql, args, nil
+}
