@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 
@@ -55,7 +56,9 @@ func (f *RowFilters) parse() (map[*edm.EntityType]syntax.Expr, error) {
 	}
 	out := make(map[*edm.EntityType]syntax.Expr, len(f.byType))
 	for t, text := range f.byType {
-		expr, err := syntax.ParseFilter(text)
+		// ParseFilter reads a raw query-string value ('+' a space, %XX decoded): escape the text so it is read
+		// as written, 'C++' and '100%' included.
+		expr, err := syntax.ParseFilter(url.QueryEscape(text))
 		if err != nil {
 			return nil, fmt.Errorf("row filter of %s: %v", t.Name, err)
 		}
