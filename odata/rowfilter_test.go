@@ -16,7 +16,8 @@ type principalKey struct{}
 
 // bookReadFilter is the row filter of Book in the tests: reader "r1" does not see Beta (b2), reader "r2" does
 // not see Alpha (b1), "admin" sees every book, "plus" sees Alpha (a
-// filter whose literal holds characters a query string encodes), and a request without principal is refused.
+// filter whose literal holds characters a query string encodes), "unknown" and "alias" have filters that do not
+// bind (a row filter cannot use the client's parameter aliases), and a request without principal is refused.
 func bookReadFilter(ctx context.Context) (string, error) {
 	switch principal, _ := ctx.Value(principalKey{}).(string); principal {
 	case "r1":
@@ -25,6 +26,10 @@ func bookReadFilter(ctx context.Context) (string, error) {
 		return "Title ne 'Alpha'", nil
 	case "admin":
 		return "", nil
+	case "unknown":
+		return "Nope eq 1", nil
+	case "alias":
+		return "Title ne @p", nil
 	case "plus":
 		return "Title eq 'C++ 100%' or Title eq 'Alpha'", nil
 	}
@@ -159,6 +164,10 @@ func TestRowFilterPrincipals(t *testing.T) {
 			{"", "/odata/Book('b1')", 403},
 			{"", "/odata/Author?$expand=Books", 403},
 			{"", "/odata/Publisher", 403},
+			{"unknown", "/odata/Book", 500},
+			{"alias", "/odata/Book?@p='Beta'", 500},
+			{"alias", "/odata/Author?$expand=Books&@p='Beta'", 500},
+			{"alias", "/odata/Loan?$filter=Book/Title%20eq%20@p&@p='Beta'", 500},
 		}
 		for _, tc := range cases {
 			if resp := f.doAs(tc.principal, "GET", tc.path, ""); resp.Status != tc.status {

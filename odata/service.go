@@ -129,8 +129,8 @@ type SetOptions struct {
 	// hidden entity is a 404), $count, navigation paths through or to the set, $expand into it, any/all, $count
 	// and in over navigations to it, to-one paths in $filter, $orderby and $select (a hidden target is null),
 	// $batch parts; and writes: PUT, PATCH, DELETE and actions bound to a hidden entity are 404, and a create or
-	// update whose result is hidden is refused with 403 Forbidden and rolled back. It is called at least once per
-	// request that reaches the set; an error it returns is answered as it is when it is an *Error (say,
+	// update whose result is hidden is refused with 403 Forbidden and rolled back. It is called for every read a
+	// request plans, whatever set it reads; an error it returns is answered as it is when it is an *Error (say,
 	// Forbidden without a principal), else as a 500. Navigations inside the filter text are not filtered
 	// themselves. Actions bound to the collection, hooks and Tx reads are not filtered. A set with a ReadFilter
 	// must be the only set of its entity type.
