@@ -102,6 +102,7 @@ func TestRowFilterBypass(t *testing.T) {
 		{"to-one path in $orderby", "GET", "/odata/Loan?$orderby=Book/Title%20desc", "", 200, []string{`"MemberNo":7`}, []string{"Beta"}},
 		{"$batch", "POST", "/odata/$batch", `{"requests":[{"id":"1","method":"GET","url":"Book('b2')"},{"id":"2","method":"GET","url":"Book/$count"},{"id":"3","method":"PATCH","url":"Book('b2')","body":{"Title":"X"}}]}`,
 			200, []string{`"status":404`}, []string{"Beta", `"status":200`}},
+		{"$ref path does not exist yet", "GET", "/odata/Author('a2')/Books/$ref", "", 501, nil, []string{"b2"}},
 		{"$apply does not exist yet", "GET", "/odata/Book?$apply=aggregate($count%20as%20n)", "", 501, nil, []string{"Beta"}},
 		{"PATCH a hidden row", "PATCH", "/odata/Book('b2')", `{"Title":"Changed"}`, 404, nil, nil},
 		{"PUT a hidden row", "PUT", "/odata/Book('b2')", `{"Title":"Changed"}`, 404, nil, nil},
