@@ -39,6 +39,9 @@ func (s *Service) invoke(req *request) error {
 			if err != nil {
 				return err
 			}
+			if where, err = s.visibleWhere(ctx, t.typ, where); err != nil {
+				return err
+			}
 			old, err := tx.getWhere(ctx, t.typ, where, true)
 			if err != nil {
 				return err

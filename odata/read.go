@@ -140,7 +140,8 @@ func (sh *levelShape) expandedNavigations() []*edm.NavigationProperty {
 
 // plan plans the read of the request's target with its query string.
 func (s *Service) plan(req *request, scope plan.Scope) (*plan.Read, *readShape, error) {
-	read, err := s.planner.Read(scope, req.r.URL.RawQuery)
+	ctx := req.r.Context()
+	read, err := s.planRead(ctx, scope, req.r.URL.RawQuery)
 	if err != nil {
 		return nil, nil, queryError(err)
 	}
@@ -505,7 +506,7 @@ func (s *Service) checkParent(ctx context.Context, t *target) error {
 	if !ok {
 		return nil
 	}
-	read, err := s.planner.Read(parent, "")
+	read, err := s.planRead(ctx, parent, "")
 	if err != nil {
 		return queryError(err)
 	}
@@ -657,12 +658,12 @@ func (s *Service) readSelected(req *request, props ...*edm.Property) (*rowWriter
 	for i, p := range props {
 		names[i] = p.Name
 	}
-	read, err := s.planner.Read(req.target.scope, "$select="+strings.Join(names, ","))
+	ctx := req.r.Context()
+	read, err := s.planRead(ctx, req.target.scope, "$select="+strings.Join(names, ","))
 	if err != nil {
 		return nil, queryError(err)
 	}
 	shape := read.Memo(s.shapeFn).(*readShape)
-	ctx := req.r.Context()
 	writer, err := s.readRow(ctx, read, shape.layout)
 	if err == nil && writer == nil {
 		err = s.missing(ctx, req.target)
@@ -798,7 +799,7 @@ func (s *Service) readMedia(req *request) error {
 func (s *Service) readKey(ctx context.Context, q interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }, t *target) ([]any, error) {
-	read, err := s.planner.Read(t.scope, "")
+	read, err := s.planRead(ctx, t.scope, "")
 	if err != nil {
 		return nil, queryError(err)
 	}

@@ -121,6 +121,20 @@ type SetOptions struct {
 	NewKey func() any
 	// Hooks run inside the write's transaction.
 	Hooks Hooks
+	// ReadFilter, when not nil, returns the row filter of the set for a request: OData $filter text over the
+	// set's entity type (such as "OwnerId eq 'u1'", built from the principal the embedding service put in the
+	// context), "" for none. The engine parses, binds and type-checks it as a client's $filter (it cannot use the
+	// client's parameter aliases; string values belong in quoted literals, with quotes doubled, and become SQL
+	// arguments) and adds it to every way a request reaches the set's rows: collection and by-key reads (a
+	// hidden entity is a 404), $count, navigation paths through or to the set, $expand into it, any/all, $count
+	// and in over navigations to it, to-one paths in $filter, $orderby and $select (a hidden target is null),
+	// $batch parts; and writes: PUT, PATCH, DELETE and actions bound to a hidden entity are 404, and a create or
+	// update whose result is hidden is refused with 403 Forbidden and rolled back. It is called for every read a
+	// request plans, whatever set it reads; an error it returns is answered as it is when it is an *Error (say,
+	// Forbidden without a principal), else as a 500. Navigations inside the filter text are not filtered
+	// themselves. Actions bound to the collection, hooks and Tx reads are not filtered. A set with a ReadFilter
+	// must be the only set of its entity type.
+	ReadFilter func(ctx context.Context) (string, error)
 }
 
 // Op is the kind of a save.
@@ -212,26 +226,27 @@ type ActionCall struct {
 // (service document, $metadata, reads, writes, actions) for the model's entity sets. It is safe for concurrent
 // use.
 type Service struct {
-	model        *edm.Model
-	db           *sql.DB
-	dialect      sqldb.Dialect
-	logger       *slog.Logger
-	mount        string
-	publicRoot   string // PublicURL and mount, or "" to take the scheme and host from the request
-	pageSize     int
-	maxPageSize  int
-	deleteStatus int
-	budget       time.Duration // Config.TimeBudget with its default; 0 for none
-	sets         map[*edm.EntitySet]*setConfig
-	actions      map[*edm.Action]ActionFunc
-	planner      *plan.Planner
-	names        *modelsql.Names          // the model's identifiers quoted once (the planner's), for the Tx helpers
-	shapeFn      func(*plan.Read) any     // buildShape, the Memo function of reads
-	fold         map[*edm.EntityType]bool // types whose keys match without regard to case
-	layouts      map[*edm.EntityType]*layout
-	metadataXML  []byte
-	metadataJS   []byte
-	openapi      []byte // the OpenAPI document, see openapi.go
+	model         *edm.Model
+	db            *sql.DB
+	dialect       sqldb.Dialect
+	logger        *slog.Logger
+	mount         string
+	publicRoot    string // PublicURL and mount, or "" to take the scheme and host from the request
+	pageSize      int
+	maxPageSize   int
+	deleteStatus  int
+	budget        time.Duration // Config.TimeBudget with its default; 0 for none
+	sets          map[*edm.EntitySet]*setConfig
+	rowFilterSets map[*edm.EntityType]*setConfig // the sets with a ReadFilter, by their (only) entity type
+	actions       map[*edm.Action]ActionFunc
+	planner       *plan.Planner
+	names         *modelsql.Names          // the model's identifiers quoted once (the planner's), for the Tx helpers
+	shapeFn       func(*plan.Read) any     // buildShape, the Memo function of reads
+	fold          map[*edm.EntityType]bool // types whose keys match without regard to case
+	layouts       map[*edm.EntityType]*layout
+	metadataXML   []byte
+	metadataJS    []byte
+	openapi       []byte // the OpenAPI document, see openapi.go
 }
 
 // publicRoot returns the service root under Config.PublicURL (publicURL and mount), or "" without a public URL.
@@ -380,6 +395,30 @@ func (s *Service) configureSets(options map[string]SetOptions, fail func(format 
 			})
 			s.sets[es] = config
 		}
+	}
+	s.configureRowFilters(fail)
+}
+
+// configureRowFilters collects the sets with a ReadFilter by entity type: the planner filters rows by type, so
+// such a set must be the only set of its type.
+func (s *Service) configureRowFilters(fail func(format string, args ...any)) {
+	setsOfType := map[*edm.EntityType]int{}
+	for _, es := range s.model.EntitySets {
+		setsOfType[es.EntityType()]++
+	}
+	for _, es := range s.model.EntitySets {
+		config := s.sets[es]
+		if config.ReadFilter == nil {
+			continue
+		}
+		if setsOfType[es.EntityType()] > 1 {
+			fail("Sets[%q]: ReadFilter needs the only entity set of type %s", es.Name, es.EntityType().Name)
+			continue
+		}
+		if s.rowFilterSets == nil {
+			s.rowFilterSets = map[*edm.EntityType]*setConfig{}
+		}
+		s.rowFilterSets[es.EntityType()] = config
 	}
 }
 

@@ -398,7 +398,15 @@ func (s *Service) afterSave(ctx context.Context, tx *Tx, config *setConfig, c *C
 	if err != nil {
 		return nil, err
 	}
-	return tx.getWhere(ctx, et, where, false)
+	if where, err = s.visibleWhere(ctx, et, where); err != nil {
+		return nil, err
+	}
+	stored, err := tx.getWhere(ctx, et, where, false)
+	if errors.Is(err, ErrNotFound) && s.rowFilterSets[et] != nil {
+		// The row filter hides what the write made: refuse it, so the transaction rolls back.
+		return nil, errHiddenResult(et)
+	}
+	return stored, err
 }
 
 // put answers PUT (op Update) and PATCH (op Patch) on Set(key).
@@ -424,6 +432,10 @@ func (s *Service) replace(req *request, op Op, where sq.Sqlizer, b *body, missin
 	ctx := req.r.Context()
 	var stored Entity
 	err := s.inTx(ctx, func(tx *Tx) error {
+		where, err := s.visibleWhere(ctx, t.typ, where)
+		if err != nil {
+			return err
+		}
 		old, err := tx.getWhere(ctx, t.typ, where, true)
 		if missing != nil && errors.Is(err, ErrNotFound) {
 			return missing
@@ -532,6 +544,9 @@ func (s *Service) delete(req *request) error {
 	err := s.inTx(ctx, func(tx *Tx) error {
 		where, err := s.targetWhere(t)
 		if err != nil {
+			return err
+		}
+		if where, err = s.visibleWhere(ctx, et, where); err != nil {
 			return err
 		}
 		old, err := tx.getWhere(ctx, et, where, true)

@@ -51,8 +51,12 @@ type sqlStatement struct {
 }
 
 // compile builds the plan of a read.
-func (p *Planner) compile(s Scope, q *syntax.Query, rest string) (*compiledRead, error) {
-	c := &compiler{p: p, d: p.dialect, m: p.model, aliases: q.Aliases, options: q.Options}
+func (p *Planner) compile(s Scope, q *syntax.Query, rest string, filters *RowFilters) (*compiledRead, error) {
+	rowFilters, err := filters.parse()
+	if err != nil {
+		return nil, err
+	}
+	c := &compiler{p: p, d: p.dialect, m: p.model, aliases: q.Aliases, options: q.Options, rowFilters: rowFilters}
 	pageless := *q
 	pageless.Top, pageless.SkipToken = nil, ""
 	pl := &compiledRead{c: c, query: &pageless, rest: rest}
@@ -78,6 +82,9 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string) (*compiledRead,
 		}
 	}
 	pl.where = append(pl.where, pl.scopeConds(s, root)...)
+	if condition := c.rowFilter(root); condition != "" {
+		pl.where = append(pl.where, condition)
+	}
 	if q.Filter != nil {
 		b := &binder{c: c, option: c.optionSpelt("$filter"), it: root}
 		f, err := b.boolean(q.Filter)
@@ -119,6 +126,9 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string) (*compiledRead,
 		pl.joins = append(pl.joins, strings.TrimPrefix(c.joinClause(j)+c.joins(j), " "))
 	}
 	pl.first = pl.statement(nil, !single, pl.skip > 0)
+	if c.rowFilterError != nil {
+		return nil, c.rowFilterError
+	}
 	if c.tooBig {
 		return nil, &Error{Code: CodeLimitExceeded, Msg: "the query is too complex to translate"}
 	}

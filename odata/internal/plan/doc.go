@@ -12,7 +12,8 @@
 // ($select: Projection, Column, Collection); expand.go the expansions ($expand: Expand); order.go $orderby and the
 // total order; paging.go $top, $skiptoken, next links and resuming after a token; read.go the Read of one
 // request; boundtree.go and types.go the bound tree and its types, which bind.go, funcs.go and search.go build
-// and translate.go turns into SQL; cache.go the plan cache; errors.go the Error type.
+// and translate.go turns into SQL; cache.go the plan cache; errors.go the Error type; rowfilter.go the
+// row filters of a request (RowFilters, ReadFiltered), added wherever a read reaches a filtered type's rows.
 //
 // # Planning a read
 //

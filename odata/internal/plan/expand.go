@@ -207,6 +207,9 @@ func (lv *level) childLevel(child *tableRange, it syntax.ExpandItem, q *syntax.Q
 // expandConditions binds and translates the nested $filter and $search of an expansion.
 func (c *compiler) expandConditions(child *tableRange, q *syntax.Query, option string) ([]string, error) {
 	var conditions []string
+	if condition := c.rowFilter(child); condition != "" {
+		conditions = append(conditions, condition)
+	}
 	if q.Filter != nil {
 		b := &binder{c: c, option: option, it: child}
 		f, err := b.boolean(q.Filter)

@@ -99,12 +99,20 @@ type cacheKey struct {
 	singleton *edm.Singleton
 	shape     string
 	query     string
+	filters   string // RowFilters.cacheKey
 }
 
 // Read plans a GET of scope with the raw (still percent-encoded) query string of the request. The plan is
 // compiled on first use and cached by (scope shape, query text without $top and $skiptoken); $top, $skiptoken
 // and the key values are read afresh on every call. Errors are *Error values.
 func (p *Planner) Read(s Scope, rawQuery string) (*Read, error) {
+	return p.ReadFiltered(s, rawQuery, nil)
+}
+
+// ReadFiltered is Read with the request's row filters added to every place the read reaches the rows of a
+// filtered type (see RowFilters). An error of a row filter (a text that does not parse or bind) is no *Error:
+// it is the service's mistake.
+func (p *Planner) ReadFiltered(s Scope, rawQuery string, filters *RowFilters) (*Read, error) {
 	if s.Set == nil && (s.Singleton == nil || s.Key != nil) {
 		return nil, &Error{Code: CodeSyntax, Option: "path", Msg: "no entity set"}
 	}
@@ -112,7 +120,7 @@ func (p *Planner) Read(s Scope, rawQuery string) (*Read, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := cacheKey{set: s.Set, singleton: s.Singleton, shape: s.shape(), query: page.query}
+	key := cacheKey{set: s.Set, singleton: s.Singleton, shape: s.shape(), query: page.query, filters: filters.cacheKey()}
 	var pl *compiledRead
 	if p.cache != nil {
 		pl = p.cache.get(key)
@@ -123,7 +131,7 @@ func (p *Planner) Read(s Scope, rawQuery string) (*Read, error) {
 		if err != nil {
 			return nil, fromSyntax(err)
 		}
-		pl, err = p.compile(s, q, restOf(rawQuery))
+		pl, err = p.compile(s, q, restOf(rawQuery), filters)
 		if err != nil {
 			return nil, err
 		}

@@ -144,11 +144,15 @@ func (pl *compiledRead) scopeConds(s Scope, r *tableRange) []string {
 		// The values the parent level contributes: its SourceColumns, read in a subquery, or directly its key
 		// values when the join starts at the parent's key and the parent is addressed by key alone.
 		var parentVals string
-		direct := i-1 == 0 && parentLevel.keyed && !parentLevel.fold && slices.Equal(j.SourceColumns, modelsql.KeyColumns(parentLevel.typ))
+		direct := i-1 == 0 && c.rowFilters[parentLevel.typ] == nil && parentLevel.keyed && !parentLevel.fold && slices.Equal(j.SourceColumns, modelsql.KeyColumns(parentLevel.typ))
 		if !direct {
 			parentAlias := c.newAlias()
 			subquery := "SELECT " + c.columnList(parentAlias, j.SourceColumns) + " FROM " + c.quote(parentLevel.typ.Table) + " AS " + c.quote(parentAlias)
-			if parentConditions := conds(i-1, parentAlias); len(parentConditions) > 0 {
+			parentConditions := conds(i-1, parentAlias)
+			if condition := c.rowFilterOfAlias(parentLevel.typ, parentAlias); condition != "" {
+				parentConditions = append(parentConditions, condition)
+			}
+			if len(parentConditions) > 0 {
 				subquery += " WHERE " + strings.Join(parentConditions, " AND ")
 			}
 			if i-1 == 0 && s.Set == nil {

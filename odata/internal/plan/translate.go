@@ -460,7 +460,7 @@ func asDecimal(v any) (decimal.Decimal, bool) {
 // navNull tests whether a single-valued navigation has no target (isNull) or has one.
 func (c *compiler) navNull(x *boundNavigation, isNull bool) string {
 	j := x.nav.Join
-	if j.Through == nil && len(x.nav.Constraints()) > 0 {
+	if j.Through == nil && len(x.nav.Constraints()) > 0 && c.rowFilters[x.nav.TargetType()] == nil {
 		parts := make([]string, len(j.SourceColumns))
 		for i, column := range j.SourceColumns {
 			if isNull {
@@ -485,6 +485,14 @@ func (c *compiler) navNull(x *boundNavigation, isNull bool) string {
 // subquery is "SELECT what FROM <items of source> WHERE <correlation> [AND where]". needTarget false lets a
 // many-to-many navigation read its link table alone.
 func (c *compiler) subquery(what string, source *boundCollection, item *tableRange, where string, needTarget bool) string {
+	if condition := c.rowFilter(item); condition != "" {
+		needTarget = true
+		if where != "" {
+			where = condition + " AND " + where
+		} else {
+			where = condition
+		}
+	}
 	var b strings.Builder
 	b.WriteString("SELECT ")
 	b.WriteString(what)
@@ -563,6 +571,7 @@ func (c *compiler) joinClause(j *tableRange) string {
 			}
 			b.WriteString(c.qualifiedColumn(j.alias, column) + " = " + c.qualifiedColumn(from, navigationJoin.Through.TargetColumns[i]))
 		}
+		c.joinRowFilter(&b, j)
 		return b.String()
 	}
 	b.WriteString(" LEFT JOIN " + c.quote(j.typ.Table) + " AS " + c.quote(j.alias) + " ON ")
@@ -572,7 +581,15 @@ func (c *compiler) joinClause(j *tableRange) string {
 		}
 		b.WriteString(c.qualifiedColumn(j.alias, column) + " = " + c.qualifiedColumn(from, navigationJoin.SourceColumns[i]))
 	}
+	c.joinRowFilter(&b, j)
 	return b.String()
+}
+
+// joinRowFilter adds the row filter of j's type to the ON clause of its join, so a hidden target joins as none.
+func (c *compiler) joinRowFilter(b *strings.Builder, j *tableRange) {
+	if condition := c.rowFilterOfAlias(j.typ, j.alias); condition != "" {
+		b.WriteString(" AND " + condition)
+	}
 }
 
 func (c *compiler) lambda(x *boundLambda, neg bool) string {
@@ -1060,6 +1077,10 @@ type compiler struct {
 	aliases map[string]syntax.Expr
 	options []syntax.Option
 	tooBig  bool // some SQL exceeded maxSQL
+
+	rowFilters     map[*edm.EntityType]syntax.Expr // the request's row filters, parsed (RowFilters)
+	inRowFilter    bool                            // binding a row filter: its own ranges are not filtered
+	rowFilterError error                           // the first row filter that did not bind
 }
 
 func (c *compiler) newAlias() string {

@@ -1,0 +1,64 @@
+package odata
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	sq "github.com/Masterminds/squirrel"
+
+	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/internal/plan"
+)
+
+// rowFilters returns the row filters of the request of ctx (SetOptions.ReadFilter), nil when no set has one or
+// every text is empty.
+func (s *Service) rowFilters(ctx context.Context) (*plan.RowFilters, error) {
+	if len(s.rowFilterSets) == 0 {
+		return nil, nil
+	}
+	texts := make(map[*edm.EntityType]string, len(s.rowFilterSets))
+	for t, config := range s.rowFilterSets {
+		text, err := config.ReadFilter(ctx)
+		if err != nil {
+			var answer *Error
+			if errors.As(err, &answer) {
+				return nil, answer
+			}
+			return nil, fmt.Errorf("ReadFilter of %s: %w", t.Name, err)
+		}
+		texts[t] = text
+	}
+	return plan.NewRowFilters(texts), nil
+}
+
+// planRead plans a read of scope with the request's row filters.
+func (s *Service) planRead(ctx context.Context, scope plan.Scope, rawQuery string) (*plan.Read, error) {
+	filters, err := s.rowFilters(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.planner.ReadFiltered(scope, rawQuery, filters)
+}
+
+// visibleWhere returns where (a condition on the table's own name, for getWhere) with the request's row filter
+// of et added, so that a write never reads a hidden entity: it is a 404 as a missing one.
+func (s *Service) visibleWhere(ctx context.Context, et *edm.EntityType, where sq.Sqlizer) (sq.Sqlizer, error) {
+	if s.rowFilterSets[et] == nil {
+		return where, nil
+	}
+	filters, err := s.rowFilters(ctx)
+	if err != nil {
+		return nil, err
+	}
+	condition, args, err := s.planner.RowCondition(et, filters)
+	if err != nil || condition == "" {
+		return where, err
+	}
+	return sq.And{where, sq.Expr(condition, args...)}, nil
+}
+
+// errHiddenResult answers a create or update whose result the row filter of the request hides.
+func errHiddenResult(et *edm.EntityType) error {
+	return Forbidden(fmt.Sprintf("The %s would not be visible to this request.", et.Name))
+}
