@@ -153,16 +153,7 @@ func newBatchRun(s *Service, r *http.Request) *batchRun {
 func readBatchBody(r *http.Request) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r.Body, MaxBatchBodyBytes+1))
 	if err != nil {
-		var e *Error
-		if errors.As(err, &e) {
-			return nil, err
-		}
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return nil, &Error{Code: CodePayloadTooLarge,
-				Message: fmt.Sprintf("The request body exceeds the limit of %d bytes.", tooLarge.Limit), Err: err}
-		}
-		return nil, BadRequest(CodeBadRequest, "", "The batch body could not be read.")
+		return nil, bodyReadError(err, CodeBadRequest, "The batch body could not be read.")
 	}
 	if len(data) > MaxBatchBodyBytes {
 		return nil, batchTooLarge(nil)
@@ -647,14 +638,20 @@ func (b *batchRun) writeJSON(req *request, results []*batchResult) error {
 	if err := encoder.Encode(doc); err != nil {
 		return err
 	}
+	return b.writeAnswer(req, "application/json", "4.01", buf.Bytes())
+}
+
+// writeAnswer writes the batch's answer: 200 with its content type, the OData version of its format and whether
+// the run went on after failures.
+func (b *batchRun) writeAnswer(req *request, contentType, version string, body []byte) error {
 	h := req.w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("OData-Version", "4.01")
+	h.Set("Content-Type", contentType)
+	h.Set("OData-Version", version)
 	if b.continueOnError {
 		h.Set("Preference-Applied", "odata.continue-on-error")
 	}
 	req.w.WriteHeader(http.StatusOK)
-	_, err := req.w.Write(buf.Bytes())
+	_, err := req.w.Write(body)
 	return err
 }
 

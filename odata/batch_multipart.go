@@ -169,15 +169,7 @@ func (b *batchRun) writeMultipart(req *request, results []*batchResult) error {
 	if err := writer.Close(); err != nil {
 		return err
 	}
-	h := req.w.Header()
-	h.Set("Content-Type", "multipart/mixed;boundary="+writer.Boundary())
-	h.Set("OData-Version", "4.0")
-	if b.continueOnError {
-		h.Set("Preference-Applied", "odata.continue-on-error")
-	}
-	req.w.WriteHeader(http.StatusOK)
-	_, err := req.w.Write(buf.Bytes())
-	return err
+	return b.writeAnswer(req, "multipart/mixed;boundary="+writer.Boundary(), "4.0", buf.Bytes())
 }
 
 // writeMultipartEntry writes the part of one request, or of one change set.

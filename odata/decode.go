@@ -26,22 +26,28 @@ type member struct {
 	raw  json.RawMessage
 }
 
+// bodyReadError is the answer when reading a request body failed with err: the *Error a reader returned, 413 past
+// the server's limit (http.MaxBytesReader), else a 400 with code and message.
+func bodyReadError(err error, code, message string) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return &Error{Code: CodePayloadTooLarge,
+			Message: fmt.Sprintf("The request body exceeds the limit of %d bytes.", tooLarge.Limit), Err: err}
+	}
+	return BadRequest(code, "", message)
+}
+
 // readJSONBody reads a request body that must be a JSON object. An empty body is an empty object when
 // emptyOK (action parameters); otherwise it is an error. The Content-Type must be application/json (with any
 // parameters) whenever there is a body.
 func readJSONBody(r *http.Request, emptyOK bool) ([]member, error) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		var e *Error
-		if errors.As(err, &e) {
-			return nil, err
-		}
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return nil, &Error{Code: CodePayloadTooLarge,
-				Message: fmt.Sprintf("The request body exceeds the limit of %d bytes.", tooLarge.Limit), Err: err}
-		}
-		return nil, BadRequest(CodeInvalidJSON, "", "The request body could not be read.")
+		return nil, bodyReadError(err, CodeInvalidJSON, "The request body could not be read.")
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		if emptyOK {
