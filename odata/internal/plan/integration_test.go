@@ -155,7 +155,7 @@ var integrationCases = []struct {
 	{"Product", `$search="phone x"`, []string{"p06"}},
 	// Ordering with nulls, $top and $skip.
 	{"Product", "$orderby=Rating&$top=4", []string{"p03", "p09", "p11", "p05"}},
-	{"Product", "$orderby=Rating desc&$skip=9", []string{"p11", "p03", "p09"}},
+	{"Product", "$orderby=Rating desc&$skip=9", []string{"p11", "p09", "p03"}}, // ties: the key, descending too
 	{"Product", "$orderby=Manufacturer/Name,Price desc&$top=5", []string{"p09", "p11", "p04", "p01", "p02"}},
 	{"Product", "$orderby=Categories/$count desc,Id&$top=3", []string{"p01", "p02", "p06"}},
 	{"Product", "$filter=Price lt 20&$orderby=Price,Name desc", []string{"p08", "p04", "p05", "p07", "p03"}},
@@ -360,8 +360,8 @@ func TestIntegrationPages(t *testing.T) {
 			pageSize int
 			want     []string
 		}{
-			{"$orderby=Rating desc", 5, []string{"p06", "p01", "p10", "p12", "p08", "p04", "p07", "p02", "p05", "p11", "p03", "p09"}},
-			{"$orderby=Rating desc&$top=7", 3, []string{"p06", "p01", "p10", "p12", "p08", "p04", "p07"}},
+			{"$orderby=Rating desc", 5, []string{"p06", "p10", "p01", "p12", "p08", "p04", "p07", "p02", "p05", "p11", "p09", "p03"}},
+			{"$orderby=Rating desc&$top=7", 3, []string{"p06", "p10", "p01", "p12", "p08", "p04", "p07"}},
 			{"$orderby=OldPrice,Name desc&$skip=2", 4, []string{"p04", "p10", "p07", "p09", "p05", "p08", "p03", "p12", "p06", "p01"}},
 			{"$filter=Price gt 10&$orderby=Manufacturer/Name desc,MarkAsNew", 2, []string{"p10", "p03", "p12", "p05", "p06", "p07", "p02", "p01", "p09", "p11"}},
 			{"$orderby=tolower(Sku)", 4, []string{"p09", "p05", "p10", "p03", "p11", "p02", "p01", "p07", "p06", "p12", "p04", "p08"}},

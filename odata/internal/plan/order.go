@@ -56,13 +56,16 @@ func (lv *level) orderBy(items []syntax.OrderItem, option string, withColumns bo
 		}
 		keys = append(keys, k)
 	}
+	// The key breaks ties in the direction of the last key asked for, so an index on (that value, key) serves the
+	// whole order from either end, with no sort of the ties (a page deep into a descending order stays cheap).
+	tieDescending := len(keys) > 0 && keys[len(keys)-1].descending
 	for i, p := range lv.r.typ.KeyProperties() {
 		if covered[p] {
 			continue
 		}
 		e := &boundColumn{t: propType(p), r: lv.r, p: p}
 		sql, scale := c.value(e)
-		keys = append(keys, orderKey{e: e, sql: sql, scale: scale, column: lv.projection.Key[i]})
+		keys = append(keys, orderKey{e: e, sql: sql, scale: scale, descending: tieDescending, column: lv.projection.Key[i]})
 	}
 	return keys, nil
 }
@@ -83,6 +86,11 @@ func (pl *compiledRead) orderKeys(lv *level, q *syntax.Query) error {
 		if it.Desc {
 			hash.Write([]byte(" desc"))
 		}
+	}
+	if n := len(q.OrderBy); n > 0 && q.OrderBy[n-1].Desc {
+		// The key breaks ties downwards after a descending key: a $skiptoken made when it broke them upwards
+		// resumes elsewhere, so it is not taken for this order.
+		hash.Write([]byte{0, 'k', '-'})
 	}
 	pl.fingerprint = hash.Sum32()
 	pl.orderBy = orderSQL(c, keys)

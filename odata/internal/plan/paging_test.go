@@ -137,11 +137,15 @@ func TestKeysetPaging(t *testing.T) {
 			return c
 		}
 		expected := map[string][]string{}
-		sorted := func(less func(a, b pagingRow) int) []string {
+		// sorted orders the rows by less, ties by the key in the direction of the last key asked for.
+		sorted := func(tieDescending bool, less func(a, b pagingRow) int) []string {
 			rows := append([]pagingRow(nil), data...)
 			sort.SliceStable(rows, func(i, j int) bool {
 				if c := less(rows[i], rows[j]); c != 0 {
 					return c < 0
+				}
+				if tieDescending {
+					return rows[i].id > rows[j].id
 				}
 				return rows[i].id < rows[j].id
 			})
@@ -151,13 +155,13 @@ func TestKeysetPaging(t *testing.T) {
 			}
 			return ids
 		}
-		expected["$orderby=Rating desc,Price"] = sorted(func(a, b pagingRow) int {
+		expected["$orderby=Rating desc,Price"] = sorted(false, func(a, b pagingRow) int {
 			if c := cmpNullFloat(a.rating, b.rating, true); c != 0 {
 				return c
 			}
 			return a.price.Cmp(b.price)
 		})
-		expected["$orderby=OldPrice desc,Name desc"] = sorted(func(a, b pagingRow) int {
+		expected["$orderby=OldPrice desc,Name desc"] = sorted(true, func(a, b pagingRow) int {
 			switch {
 			case a.old == nil && b.old != nil:
 				return 1
@@ -170,7 +174,7 @@ func TestKeysetPaging(t *testing.T) {
 			}
 			return -strings.Compare(a.name, b.name)
 		})
-		expected["$orderby=Rating,Name"] = sorted(func(a, b pagingRow) int {
+		expected["$orderby=Rating,Name"] = sorted(false, func(a, b pagingRow) int {
 			if c := cmpNullFloat(a.rating, b.rating, false); c != 0 {
 				return c
 			}
