@@ -20,7 +20,8 @@ type budgetKey struct{}
 // message naming the budget (WriteError). A budget of zero or less leaves the request without one.
 //
 // A Service applies its Config.TimeBudget itself; WithTimeBudget is for the routes a service serves beside the
-// engine, so that they answer the same way.
+// engine, so that they answer the same way. Wrapped around a Service, it replaces the Service's own budget (one
+// deadline per request, not two).
 func WithTimeBudget(next http.Handler, budget time.Duration) http.Handler {
 	if budget <= 0 {
 		return next
@@ -30,6 +31,12 @@ func WithTimeBudget(next http.Handler, budget time.Duration) http.Handler {
 		defer cancel()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// hasBudget reports whether WithTimeBudget already gave r its budget.
+func hasBudget(r *http.Request) bool {
+	_, ok := r.Context().Value(budgetKey{}).(time.Duration)
+	return ok
 }
 
 // budgeted returns r with a context that ends budget from now and records the budget for contextError.

@@ -86,3 +86,13 @@ func TestWithTimeBudget(t *testing.T) {
 		t.Error("WithTimeBudget(h, 0) = nil, want h")
 	}
 }
+
+// TestWithTimeBudget_AroundService: wrapped in WithTimeBudget, the service keeps the outer budget instead of adding
+// its own, so the answer names the outer one.
+func TestWithTimeBudget_AroundService(t *testing.T) {
+	svc := spinningService(t, dbtest.SQLite(t), time.Hour)
+	resp := serveWith(context.Background(), odata.WithTimeBudget(svc, 200*time.Millisecond), "POST", "/odata/Ping")
+	if e := decodeError(t, resp.Body); resp.Status != http.StatusServiceUnavailable || !strings.Contains(e.Message, "200ms") {
+		t.Errorf("POST Ping under an outer budget = %d %s, want 503 naming 200ms", resp.Status, resp.Body)
+	}
+}

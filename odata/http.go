@@ -14,9 +14,9 @@ import (
 )
 
 // ServeHTTP answers one OData request. The path is read still percent-encoded (r.URL.EscapedPath), with or
-// without the Mount prefix.
+// without the Mount prefix. A request that WithTimeBudget already gave a budget keeps that one.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.budget > 0 {
+	if s.budget > 0 && !hasBudget(r) {
 		var cancel context.CancelFunc
 		r, cancel = budgeted(r, s.budget)
 		defer cancel()

@@ -50,7 +50,8 @@ type Config struct {
 	MaxPageSize int
 	// TimeBudget is how long one request may run (default DefaultTimeBudget, 10 s; negative for none). Past it
 	// the request's context is cancelled, which cancels its running SQL statement, and it answers 503
-	// TimeBudgetExceeded with Retry-After (see WithTimeBudget).
+	// TimeBudgetExceeded with Retry-After (see WithTimeBudget, whose budget, when it wraps the service, is the
+	// one that holds).
 	TimeBudget time.Duration
 	// Sets configures the entity sets by name. A set that is not listed is read-only.
 	Sets map[string]SetOptions
