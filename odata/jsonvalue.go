@@ -349,7 +349,7 @@ func appendColumn(b []byte, p *edm.Property, src any) ([]byte, error) {
 		case edm.KindDecimal:
 			switch x := src.(type) {
 			case int64:
-				if p.Scale >= 0 && p.Scale <= 19 {
+				if p.Scale >= 0 && p.Scale <= 19 && sqldb.ScaledColumn(p) {
 					return appendScaled(b, x, p.Scale), nil
 				}
 			case string:

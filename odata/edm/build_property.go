@@ -25,6 +25,9 @@ func (b *builder) property(where string, p *Property, inEntity bool) {
 	if msg := facets(p.Type, p.Enum != nil || p.Complex != nil, p.MaxLength, &p.Precision, p.Scale); msg != "" {
 		report(msg)
 	}
+	if msg := decimalStorage(p); msg != "" {
+		report(msg)
+	}
 	if p.Default != nil && oneType && p.Complex == nil && !p.Collection {
 		if v, err := normalizeDefault(p); err != nil {
 			report(err.Error())
@@ -176,6 +179,25 @@ func facets(k Kind, structured bool, maxLength int, precision *int, scale int) s
 		}
 	}
 	return strings.Join(messages, "; ")
+}
+
+// decimalStorage validates DecimalStorage: a known kind, on a stored Decimal only, and a Precision a
+// floating-point column keeps. It returns a message, or "".
+func decimalStorage(p *Property) string {
+	switch {
+	case p.DecimalStorage == DecimalAuto:
+		return ""
+	case p.DecimalStorage > DecimalFloat:
+		return fmt.Sprintf("unknown DecimalStorage %d", p.DecimalStorage)
+	case p.Type != KindDecimal || p.Enum != nil || p.Complex != nil:
+		return "DecimalStorage applies to Edm.Decimal only"
+	case p.SQL != "":
+		return "DecimalStorage does not apply to a property computed by SQL"
+	case p.DecimalStorage == DecimalFloat && p.Precision > MaxFloatDecimalPrecision:
+		return fmt.Sprintf("a Decimal stored as DecimalFloat has at most %d digits of Precision (a floating-point number keeps no more), not %d",
+			MaxFloatDecimalPrecision, p.Precision)
+	}
+	return ""
 }
 
 func kindOrStructured(k Kind, structured bool) string {

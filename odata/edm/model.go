@@ -18,6 +18,7 @@
 package edm
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -158,6 +159,9 @@ type Property struct {
 	Precision int
 	// Scale is the number of digits after the decimal point of a Decimal (0 to Precision).
 	Scale int
+	// DecimalStorage says how the column of a Decimal stores its values (see DecimalStorage); DecimalAuto, the
+	// zero value, is the database's own way.
+	DecimalStorage DecimalStorage
 	// Default is the value a create uses when the field is omitted, as the Go value of the property's type
 	// (see Kind); an enum default may also be given as a member name. Build converts integer defaults to int64
 	// and float defaults to float64.
@@ -193,6 +197,54 @@ type Property struct {
 	sqlParts []string // SQL split at the placeholders
 	members  index[*Property]
 	fields   []*Property
+}
+
+// DecimalStorage is how the column of an Edm.Decimal property stores its values. Every kind reads and writes
+// the property's values exactly and compares and orders them as numbers; they differ in what the column holds,
+// so that the engine can serve tables that another program made:
+//
+//	DecimalAuto           the database's own: DecimalScaled on SQLite, DecimalExact on PostgreSQL
+//	DecimalScaled         an integer column holding value x 10^Scale (19.99 at Scale 2 is 1999): SQLite
+//	                      INTEGER, PostgreSQL SMALLINT, INTEGER or BIGINT as wide as the Precision needs
+//	DecimalExact          the exact decimal: PostgreSQL NUMERIC(p,s) (or NUMERIC); on SQLite a TEXT column
+//	                      holding the decimal's text, compared in floating point, so at most 15 digits of
+//	                      Precision (the start-up check refuses more)
+//	DecimalFloat          a floating-point column: SQLite REAL (or a NUMERIC or DECIMAL(p,s) column, which SQLite
+//	                      keeps as REAL), PostgreSQL DOUBLE PRECISION (REAL for a Precision up to 6); at most 15
+//	                      digits of Precision, so every value of the property round-trips: the engine rounds what
+//	                      it reads to the Scale and compares at the Scale. A value another program wrote with
+//	                      more digits is read rounded, and $filter arithmetic on such a column is floating-point
+//	                      arithmetic.
+//
+// A column stored in another way than the database's own is compared through an expression, which an index on
+// the column does not serve.
+type DecimalStorage uint8
+
+// The decimal storage kinds.
+const (
+	DecimalAuto DecimalStorage = iota
+	DecimalScaled
+	DecimalExact
+	DecimalFloat
+)
+
+// MaxFloatDecimalPrecision is the largest Precision of a Decimal stored as DecimalFloat: a decimal of at most 15
+// significant digits survives the round trip through a 64-bit floating-point number.
+const MaxFloatDecimalPrecision = 15
+
+// String returns "auto", "scaled", "exact" or "float".
+func (s DecimalStorage) String() string {
+	switch s {
+	case DecimalAuto:
+		return "auto"
+	case DecimalScaled:
+		return "scaled"
+	case DecimalExact:
+		return "exact"
+	case DecimalFloat:
+		return "float"
+	}
+	return fmt.Sprintf("DecimalStorage(%d)", uint8(s))
 }
 
 // IsKey reports whether the property is part of its entity type's key.

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 
 	sq "github.com/Masterminds/squirrel"
@@ -61,6 +62,20 @@ func (Dialect) TypedNull(k edm.Kind) string { return "CAST(NULL AS " + parameter
 
 // Unscale returns expr unchanged (decimals are not scaled).
 func (Dialect) Unscale(expr string, _ int) string { return expr }
+
+// DecimalValue turns a Decimal column kept as a scaled integer or a floating-point number (DecimalScaled,
+// DecimalFloat) into NUMERIC: the integer divided by 10^scale exactly, or the floating-point number (which
+// PostgreSQL converts to NUMERIC with 15 significant digits) rounded to the scale. A NUMERIC column is returned
+// as it is.
+func (Dialect) DecimalValue(expr string, storage edm.DecimalStorage, scale int) string {
+	switch storage {
+	case edm.DecimalScaled:
+		return "(CAST(" + expr + " AS NUMERIC) / 1" + strings.Repeat("0", scale) + ")"
+	case edm.DecimalFloat:
+		return "round(CAST(" + expr + " AS NUMERIC), " + strconv.Itoa(scale) + ")"
+	}
+	return expr
+}
 
 // Cast converts with CAST to TEXT, BIGINT, NUMERIC, DOUBLE PRECISION or REAL.
 func (Dialect) Cast(expr string, k edm.Kind) string {

@@ -107,12 +107,19 @@ func keyProblems(t *table, found *catalogTable) []Problem {
 
 // compareColumn says what is wrong with the column found for c, "" when nothing is.
 func compareColumn(d sqldb.Dialect, c *column, found *catalogColumn) string {
+	kind, maxLength := c.stored(d)
 	switch {
 	case found == nil:
 		return "the column does not exist (" + c.describe() + ")"
-	case !d.ColumnHolds(found.typ, c.kind, c.maxLength, c.precision, c.scale):
-		return fmt.Sprintf("the column's type %s cannot hold %s (%s wants %s)", found.typ, c.describe(),
-			d.Name(), d.ColumnType(c.kind, c.precision, c.scale))
+	case c.storageProblem(d) != "":
+		return c.storageProblem(d)
+	case !d.ColumnHolds(found.typ, kind, maxLength, c.precision, c.scale):
+		msg := fmt.Sprintf("the column's type %s cannot hold %s (%s wants %s)", found.typ, c.describe(),
+			d.Name(), d.ColumnType(kind, c.precision, c.scale))
+		if c.kind == edm.KindDecimal {
+			msg += "; if the column keeps its values in another way, say how in the property's DecimalStorage"
+		}
+		return msg
 	case found.notNull && c.nullable && c.property != nil:
 		return "the column is NOT NULL but " + c.describe() + " is nullable"
 	case c.generated && !found.generated:
@@ -128,6 +135,8 @@ func (c *column) describe() string {
 	switch {
 	case c.property != nil && c.property.Enum != nil:
 		kind = c.property.Enum.Name + ", stored as " + kind
+	case c.kind == edm.KindDecimal && c.storage != edm.DecimalAuto:
+		kind += fmt.Sprintf("(%d,%d) stored as %s", c.precision, c.scale, c.storage)
 	case c.kind == edm.KindDecimal:
 		kind += fmt.Sprintf("(%d,%d)", c.precision, c.scale)
 	case c.kind == edm.KindString && c.maxLength > 0:

@@ -25,7 +25,7 @@ func Create(d sqldb.Dialect, m *edm.Model) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkGenerated(d, tables); err != nil {
+	if err := errors.Join(checkGenerated(d, tables), checkDecimals(d, tables)); err != nil {
 		return nil, err
 	}
 	var creates, indexes, foreign []string
@@ -51,6 +51,37 @@ func checkGenerated(d sqldb.Dialect, tables []*table) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkDecimals returns the error of a Decimal column whose storage d cannot serve without wrong answers
+// (sqldb.DecimalStorageProblem).
+func checkDecimals(d sqldb.Dialect, tables []*table) error {
+	var errs []error
+	for _, t := range tables {
+		for _, c := range t.columns {
+			if msg := c.storageProblem(d); msg != "" {
+				errs = append(errs, fmt.Errorf("schema: %s: %s", c.of, msg))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// storageProblem is sqldb.DecimalStorageProblem of c's property, "" when it has none.
+func (c *column) storageProblem(d sqldb.Dialect) string {
+	if c.property == nil {
+		return ""
+	}
+	return sqldb.DecimalStorageProblem(d, c.property)
+}
+
+// stored is the kind of value c's column holds on d (sqldb.ColumnKind) and its maximum length.
+func (c *column) stored(d sqldb.Dialect) (edm.Kind, int) {
+	k := sqldb.ColumnKind(d, c.kind, c.storage, c.precision)
+	if k != c.kind {
+		return k, 0
+	}
+	return k, c.maxLength
 }
 
 // createTable is the CREATE TABLE statement of t, with its foreign keys when the database cannot add them
@@ -81,7 +112,8 @@ func createTable(d sqldb.Dialect, t *table) string {
 // columnDefinition is the definition of c in a CREATE TABLE or ADD COLUMN, with the DEFAULT clause def when
 // it is not "".
 func columnDefinition(d sqldb.Dialect, c *column, def string) string {
-	s := d.QuoteIdent(c.name) + " " + d.ColumnType(c.kind, c.precision, c.scale)
+	k, _ := c.stored(d)
+	s := d.QuoteIdent(c.name) + " " + d.ColumnType(k, c.precision, c.scale)
 	if !c.nullable {
 		s += " NOT NULL"
 	}

@@ -125,8 +125,12 @@ func TestCheck(t *testing.T) {
 	// cannotHold is the message of a column whose type (found, as the catalog spells it) cannot hold what.
 	cannotHold := func(found text, what string, k edm.Kind, precision, scale int) text {
 		return func(d sqldb.Dialect) string {
-			return "the column's type " + found(d) + " cannot hold " + what + " (" + d.Name() + " wants " +
+			msg := "the column's type " + found(d) + " cannot hold " + what + " (" + d.Name() + " wants " +
 				d.ColumnType(k, precision, scale) + ")"
+			if k == edm.KindDecimal {
+				msg += "; if the column keeps its values in another way, say how in the property's DecimalStorage"
+			}
+			return msg
 		}
 	}
 	type problem struct {
@@ -213,7 +217,7 @@ func TestCheck_HandWritten(t *testing.T) {
 	ddl := map[string][]string{
 		"sqlite": {
 			`CREATE TABLE author (id VARCHAR(24) PRIMARY KEY, name NVARCHAR(100) NOT NULL, photo BLOB, extra TEXT)`,
-			`CREATE TABLE book (id TEXT PRIMARY KEY, author_id TEXT, year INT NOT NULL, price NUMERIC, rating DOUBLE)`,
+			`CREATE TABLE book (id TEXT PRIMARY KEY, author_id TEXT, year INT NOT NULL, price BIGINT, rating DOUBLE)`,
 			`CREATE TABLE member (email TEXT NOT NULL, nickname TEXT)`,
 			`CREATE UNIQUE INDEX member_email ON member (lower(email))`,
 			`CREATE TABLE counter (n INTEGER PRIMARY KEY)`,

@@ -83,6 +83,10 @@ type Dialect interface {
 	// Unscale turns a scaled decimal expression into its value (a REAL on SQLite); only called when
 	// ScaledDecimals.
 	Unscale(expr string, scale int) string
+	// DecimalValue is the value of expr, a Decimal column of the given scale that stores its values as storage
+	// (edm.DecimalScaled, DecimalExact or DecimalFloat, one the dialect does not use itself), in the dialect's
+	// own form of decimals: the exact integer value x 10^scale where ScaledDecimals (SQLite), else NUMERIC.
+	DecimalValue(expr string, storage edm.DecimalStorage, scale int) string
 	// Cast converts expr to kind k (String, an integer kind, Decimal, Double, Single).
 	Cast(expr string, k edm.Kind) string
 	// BoolValue is the literal true or false.
@@ -124,8 +128,9 @@ type Dialect interface {
 
 	// Tables and the catalog, for odata/schema: the DDL of a model and the check of a database against it.
 
-	// ColumnType is the type of a column that stores values of kind k (precision and scale are a Decimal's), as
-	// odata/DESIGN.md's storage table gives it: TEXT, INTEGER (a scaled decimal), REAL, BLOB on SQLite;
+	// ColumnType is the type of a column that stores values of kind k (precision and scale are a Decimal's,
+	// stored in the dialect's own way; see ColumnKind for the others), as odata/DESIGN.md's storage table gives
+	// it: TEXT, INTEGER (a scaled decimal), REAL, BLOB on SQLite;
 	// TEXT COLLATE "C", BOOLEAN, SMALLINT, INTEGER, BIGINT, NUMERIC(p,s), ... on PostgreSQL.
 	ColumnType(k edm.Kind, precision, scale int) string
 	// ColumnHolds reports whether a column of the given type, as the TableColumns query reads it from the catalog,

@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
-	"strconv"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -45,10 +44,16 @@ func ScanTime(v any) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("sqldb: unexpected DateTimeOffset value of type %T", v)
 }
 
-// DecimalArg returns m as d stores an Edm.Decimal column of the given scale: the exact integer m x 10^scale when
-// d.ScaledDecimals() (SQLite), else the decimal text (PostgreSQL NUMERIC). Digits beyond the scale are an error,
-// never rounded away, and so is a value outside NUMERIC(19,scale) (scaled, outside int64).
+// DecimalArg returns m as d stores an Edm.Decimal column of the given scale in its own way: the exact integer
+// m x 10^scale when d.ScaledDecimals() (SQLite), else the decimal text (PostgreSQL NUMERIC). Digits beyond the
+// scale are an error, never rounded away, and so is a value outside NUMERIC(19,scale) (scaled, outside int64).
 func DecimalArg(d Dialect, m decimal.Decimal, scale int32) (any, error) {
+	return decimalArg(m, scale, defaultDecimalStorage(d))
+}
+
+// decimalArg returns m as a column of the given storage (never DecimalAuto) and scale holds it: the scaled
+// integer, the decimal text or the float64.
+func decimalArg(m decimal.Decimal, scale int32, storage edm.DecimalStorage) (any, error) {
 	scaled := m.Shift(scale)
 	if !scaled.IsInteger() {
 		return nil, fmt.Errorf("%s has more than %d decimal places", m, scale)
@@ -56,30 +61,115 @@ func DecimalArg(d Dialect, m decimal.Decimal, scale int32) (any, error) {
 	if len(scaled.Abs().BigInt().String()) > maxDecimalDigits {
 		return nil, fmt.Errorf("%s is out of range", m)
 	}
-	if d.ScaledDecimals() {
+	switch storage {
+	case edm.DecimalScaled:
 		if !scaled.BigInt().IsInt64() {
 			return nil, fmt.Errorf("%s is out of range", m)
 		}
 		return scaled.IntPart(), nil
+	case edm.DecimalFloat:
+		f, _ := m.Float64()
+		return f, nil
 	}
 	return m.StringFixed(scale), nil
 }
 
-// ScanDecimal reads an Edm.Decimal column value of the given scale as the driver returns it: the scaled integer
-// on SQLite, NUMERIC text on PostgreSQL.
+// defaultDecimalStorage is how d stores decimals itself: scaled integers or exact decimals.
+func defaultDecimalStorage(d Dialect) edm.DecimalStorage {
+	if d.ScaledDecimals() {
+		return edm.DecimalScaled
+	}
+	return edm.DecimalExact
+}
+
+// DecimalStorage returns how the column of the Decimal property p stores its values on d: p.DecimalStorage, or
+// for edm.DecimalAuto the dialect's own (DecimalScaled where d.ScaledDecimals(), else DecimalExact).
+func DecimalStorage(d Dialect, p *edm.Property) edm.DecimalStorage {
+	if p.DecimalStorage != edm.DecimalAuto {
+		return p.DecimalStorage
+	}
+	return defaultDecimalStorage(d)
+}
+
+// NativeDecimal reports whether the column of the Decimal property p stores its values as d does itself, so
+// that the planner can compare the column as it is; otherwise it goes through d.DecimalValue.
+func NativeDecimal(d Dialect, p *edm.Property) bool {
+	return DecimalStorage(d, p) == defaultDecimalStorage(d)
+}
+
+// ColumnKind returns the kind of value the column of a property of kind k (precision its Decimal precision)
+// holds on d when it is stored as storage: for a Decimal stored in another way than d's own, the integer kind
+// as wide as the precision needs (DecimalScaled), Double, or Single up to 6 digits (DecimalFloat), or String
+// (DecimalExact on a database without a decimal type); k otherwise. odata/schema declares and checks columns
+// of this kind.
+func ColumnKind(d Dialect, k edm.Kind, storage edm.DecimalStorage, precision int) edm.Kind {
+	if k != edm.KindDecimal || storage == edm.DecimalAuto || storage == defaultDecimalStorage(d) {
+		return k
+	}
+	switch storage {
+	case edm.DecimalScaled:
+		switch {
+		case precision <= 4:
+			return edm.KindInt16
+		case precision <= 9:
+			return edm.KindInt32
+		}
+		return edm.KindInt64
+	case edm.DecimalFloat:
+		if precision <= 6 {
+			return edm.KindSingle
+		}
+		return edm.KindDouble
+	}
+	return edm.KindString
+}
+
+// DecimalStorageProblem returns why d cannot serve the Decimal property p as its DecimalStorage says without
+// giving wrong answers, "" when it can: an exact decimal kept as text on a database that compares such text in
+// floating point (SQLite) needs a Precision of at most edm.MaxFloatDecimalPrecision.
+func DecimalStorageProblem(d Dialect, p *edm.Property) string {
+	if p.Type != edm.KindDecimal || NativeDecimal(d, p) || DecimalStorage(d, p) != edm.DecimalExact {
+		return ""
+	}
+	if p.Precision > edm.MaxFloatDecimalPrecision {
+		return fmt.Sprintf("%s compares decimals kept as text in floating point, exact to %d digits, but %s has Precision %d (use DecimalScaled, or a Precision of at most %d)",
+			d.Name(), edm.MaxFloatDecimalPrecision, p.Name, p.Precision, edm.MaxFloatDecimalPrecision)
+	}
+	return ""
+}
+
+// ScanDecimal reads an Edm.Decimal column value of the given scale as the driver returns it from a column d
+// stores in its own way (see DecimalArg): the scaled integer on SQLite, NUMERIC text on PostgreSQL.
 func ScanDecimal(v any, scale int32) (decimal.Decimal, error) {
+	return scanDecimal(v, scale, true)
+}
+
+// scanDecimal reads a Decimal column value: an integer is the value x 10^scale when scaled, else the value; a
+// floating-point number is rounded to the scale; text is the exact decimal.
+func scanDecimal(v any, scale int32, scaled bool) (decimal.Decimal, error) {
 	switch v := v.(type) {
 	case int64:
-		return decimal.New(v, -scale), nil
+		if scaled {
+			return decimal.New(v, -scale), nil
+		}
+		return decimal.New(v, 0), nil
 	case string:
 		return decimal.NewFromString(v)
 	case []byte:
 		return decimal.NewFromString(string(v))
 	case float64:
-		// Only reached for a value computed by SQL arithmetic; stored columns are never REAL.
-		return decimal.NewFromString(strconv.FormatFloat(v, 'f', -1, 64))
+		// A DecimalFloat column, or a value computed by SQL arithmetic: the nearest decimal at the scale.
+		return decimal.NewFromFloat(v).Round(scale), nil
 	}
 	return decimal.Decimal{}, fmt.Errorf("sqldb: unexpected Decimal value of type %T", v)
+}
+
+// ScaledColumn reports whether an integer read from the column of the Decimal property p is the value x
+// 10^Scale: the property is stored as DecimalScaled, or as DecimalAuto, which is scaled wherever a decimal
+// column returns integers (SQLite). An integer from a DecimalExact or DecimalFloat column (SQLite keeps 20 in
+// a NUMERIC column as an integer) is the value itself.
+func ScaledColumn(p *edm.Property) bool {
+	return p.DecimalStorage == edm.DecimalAuto || p.DecimalStorage == edm.DecimalScaled
 }
 
 // Arg converts the Go value of a scalar property (the types of odata/DESIGN.md's storage table) to the argument
@@ -111,7 +201,7 @@ func Arg(d Dialect, p *edm.Property, v any) (any, error) {
 		}
 	case edm.KindDecimal:
 		if m, ok := v.(decimal.Decimal); ok {
-			return DecimalArg(d, m, int32(p.Scale))
+			return decimalArg(m, int32(p.Scale), DecimalStorage(d, p))
 		}
 	case edm.KindDouble, edm.KindSingle:
 		if f, ok := v.(float64); ok {
@@ -186,7 +276,7 @@ func Scan(p *edm.Property, src any) (any, error) {
 	case edm.KindByte, edm.KindSByte, edm.KindInt16, edm.KindInt32, edm.KindInt64:
 		return scanInt(p, src)
 	case edm.KindDecimal:
-		return ScanDecimal(src, int32(p.Scale))
+		return scanDecimal(src, int32(p.Scale), ScaledColumn(p))
 	case edm.KindDouble, edm.KindSingle:
 		return scanFloat(p, src)
 	case edm.KindDate, edm.KindTimeOfDay:

@@ -46,6 +46,17 @@ func (Dialect) Unscale(expr string, scale int) string {
 	return "(CAST(" + expr + " AS REAL) / 1" + strings.Repeat("0", scale) + ")"
 }
 
+// DecimalValue turns a Decimal column kept as text or REAL (DecimalExact, DecimalFloat) into the exact integer
+// value x 10^scale: the value in REAL, scaled and rounded to the nearest integer, which is exact for the at most
+// 15 digits such columns have (edm.MaxFloatDecimalPrecision), whatever rounding the text-to-REAL conversion
+// did. A scaled column is returned as it is.
+func (Dialect) DecimalValue(expr string, storage edm.DecimalStorage, scale int) string {
+	if storage == edm.DecimalScaled {
+		return expr
+	}
+	return "CAST(round(CAST(" + expr + " AS REAL) * 1" + strings.Repeat("0", scale) + ") AS INTEGER)"
+}
+
 // Cast converts with CAST to TEXT, INTEGER or REAL.
 func (Dialect) Cast(expr string, k edm.Kind) string {
 	switch {

@@ -25,13 +25,17 @@ func storageClass(k edm.Kind) string {
 }
 
 // ColumnHolds reports whether the column's affinity, which SQLite derives from the declared type, keeps values
-// of kind k as the engine stores them: TEXT affinity for text, INTEGER or NUMERIC for integers (and scaled
-// decimals), REAL or NUMERIC for floating-point numbers, BLOB for bytes. A column declared without a type or as
-// ANY keeps every value as it is given.
+// of kind k as the engine stores them: TEXT affinity for text, INTEGER or NUMERIC for integers, INTEGER for
+// scaled decimals (a NUMERIC or DECIMAL(p,s) column keeps 19.99 as a REAL, which another program may have
+// written: edm.DecimalFloat serves such a column), REAL or NUMERIC for floating-point numbers, BLOB for bytes. A
+// column declared without a type or as ANY keeps every value as it is given.
 func (Dialect) ColumnHolds(columnType string, k edm.Kind, _, _, _ int) bool {
 	got := affinity(columnType)
 	if got == "" {
 		return true
+	}
+	if k == edm.KindDecimal {
+		return got == "INTEGER"
 	}
 	switch want := storageClass(k); want {
 	case "INTEGER":

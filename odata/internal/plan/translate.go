@@ -781,9 +781,9 @@ func (c *compiler) translateValue(e boundExpr) (string, int) {
 	case *boundSlot:
 		return c.slotValue(x)
 	case *boundColumn:
-		return c.columnSQL(x.r, x.p), c.exactScale(x.t, x.p.Scale)
+		return c.storedValue(c.columnSQL(x.r, x.p), x.p), c.exactScale(x.t, x.p.Scale)
 	case *boundItem:
-		return c.qualifiedColumn(x.r.alias, x.r.side.CollectionTable.ValueColumn), c.exactScale(x.t, x.r.side.Scale)
+		return c.storedValue(c.qualifiedColumn(x.r.alias, x.r.side.CollectionTable.ValueColumn), x.r.side), c.exactScale(x.t, x.r.side.Scale)
 	case *boundLiteral:
 		return c.literalSQL(x)
 	case *boundNegation:
@@ -801,6 +801,15 @@ func (c *compiler) translateValue(e boundExpr) (string, int) {
 		return c.caseValue(x)
 	}
 	return "(" + c.condition(e, false) + ") IS TRUE", -1
+}
+
+// storedValue is the value of column, the SQL of p's column, in the dialect's own form: a Decimal column that
+// stores its values in another way (edm.Property.DecimalStorage) is converted.
+func (c *compiler) storedValue(column string, p *edm.Property) string {
+	if p.Type != edm.KindDecimal || p.SQL != "" || sqldb.NativeDecimal(c.d, p) {
+		return column
+	}
+	return c.d.DecimalValue(column, sqldb.DecimalStorage(c.d, p), p.Scale)
 }
 
 // exactScale is the representation of a stored value of type t whose decimals have the given scale: exact for
