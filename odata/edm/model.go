@@ -12,9 +12,34 @@
 // concurrent use, and its lookups (EntitySet, EntityType.Property, Model.Action, ...) run in constant time
 // without allocating.
 //
-// Table and column names are the snake_case of the type and property names unless declared (see SnakeCase and
-// odata/DESIGN.md for the storage conventions). The package holds no SQL beyond those names and the optional
-// read-only SQL expression of a computed property.
+// The package holds no SQL beyond table and column names and the optional read-only SQL expression of a
+// computed property.
+//
+// # Tables and columns
+//
+// A model maps onto existing tables or onto the tables odata/schema creates from it, by these conventions;
+// every name can be declared instead, so a model can describe tables another program made:
+//
+//   - An entity type is a table: EntityType.Table, by default the snake_case of its name (SnakeCase:
+//     CustomerRole -> customer_role).
+//   - A primitive or enum property is a column: Property.Column, by default the snake_case of its name
+//     (SeName -> se_name). An enum is stored as its member's integer value. A property with SQL has no column.
+//   - A complex property P is a column per member, "<P column>_<member column>" (address_city), nested members
+//     likewise.
+//   - A collection property is a side table (CollectionTable): "<entity table>_<property column>" with the
+//     owner's key columns "<entity table>_<key column>", "value" and "ordinal".
+//   - A to-one navigation names its foreign key columns (Join.SourceColumns); they refer to the target's key
+//     columns unless Join.TargetColumns says otherwise. A to-many navigation names the target's columns that
+//     refer to the source (Join.TargetColumns), which refer to the source's key columns by default. A
+//     many-to-many navigation goes through a LinkTable whose columns equal the two keys (or the join's columns).
+//   - A key the database generates (Property.Generated) is an integer primary key or an identity column, or a
+//     UUID default.
+//
+// Column types follow the kind, as odata/schema declares and checks them (TEXT, INTEGER, REAL and BLOB on
+// SQLite; TEXT COLLATE "C", BOOLEAN, SMALLINT to BIGINT, NUMERIC(p,s), DOUBLE PRECISION, DATE, TIME, TIMESTAMPTZ,
+// UUID and BYTEA on PostgreSQL; see odata/schema). A Decimal property says how its column keeps values in
+// DecimalStorage: a scaled integer (value x 10^Scale, SQLite's default), an exact decimal (PostgreSQL's
+// NUMERIC, the default there; text on SQLite) or a floating-point number.
 package edm
 
 import (

@@ -15,6 +15,33 @@
 //     changed model needs. It only adds: it never drops or alters what exists, and refuses (with the problems)
 //     a change that adding cannot make.
 //
+// # Column types
+//
+// The column of each kind, as Create declares it and Check accepts it (Check also accepts other spellings of
+// the same storage, such as VARCHAR(n) of at least the MaxLength, or a wider integer):
+//
+//	kind                      SQLite (STRICT tables)              PostgreSQL
+//	String                    TEXT                                TEXT COLLATE "C" (text, varchar(n))
+//	Boolean                   INTEGER 0 or 1                      BOOLEAN
+//	Byte, SByte, Int16        INTEGER                             SMALLINT (or wider)
+//	Int32, Int64              INTEGER                             INTEGER, BIGINT (or wider)
+//	Decimal(p,s)              INTEGER holding value x 10^s        NUMERIC(p,s) (NUMERIC, or wider p and s)
+//	  DecimalScaled           INTEGER holding value x 10^s        SMALLINT, INTEGER or BIGINT for p <= 4, 9, 18+
+//	  DecimalExact            TEXT holding the decimal (p <= 15)  NUMERIC(p,s)
+//	  DecimalFloat (p <= 15)  REAL (or NUMERIC affinity)          DOUBLE PRECISION (REAL for p <= 6)
+//	Double, Single            REAL                                DOUBLE PRECISION, REAL
+//	Date, TimeOfDay           TEXT YYYY-MM-DD, HH:MM:SS.ffffff    DATE, TIME
+//	DateTimeOffset            TEXT YYYY-MM-DDTHH:MM:SS.ffffffZ    TIMESTAMPTZ
+//	Duration                  INTEGER microseconds                BIGINT microseconds
+//	Guid                      TEXT (lower case)                   UUID
+//	Binary, Stream            BLOB                                BYTEA
+//	enum                      the column of its underlying integer kind
+//
+// Check refuses a Decimal column that would give wrong answers: a scaled decimal on SQLite needs INTEGER
+// affinity (a NUMERIC or DECIMAL(p,s) column keeps 19.99 as a REAL, which a scaled reading takes for 0.1999:
+// declare edm.DecimalFloat for such a column), and text decimals on SQLite, compared in floating point, need
+// p <= 15.
+//
 // A property computed by SQL has no column; a collection property has its side table; a complex property is a
 // column per member. A navigation's join implies a foreign key on the side whose join columns are not its key.
 // When an entity is deleted, a nullable reference to it becomes null and the entities with a required one go
