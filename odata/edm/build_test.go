@@ -169,6 +169,16 @@ func TestBuildErrors(t *testing.T) {
 			addProp(book(m), &edm.Property{Name: "Weight", Type: edm.KindDecimal, Precision: 4, Scale: 5})
 		},
 			`edm: entity type "Book": property "Weight": Scale 5 must be between 0 and Precision 4`},
+		{"float decimal beyond 15 digits", func(m *edm.Model) {
+			addProp(book(m), &edm.Property{Name: "Weight", Type: edm.KindDecimal, Precision: 18, Scale: 2, DecimalStorage: edm.DecimalFloat})
+		},
+			`edm: entity type "Book": property "Weight": a Decimal stored as DecimalFloat has at most 15 digits of Precision (a floating-point number keeps no more), not 18`},
+		{"decimal storage on a string", func(m *edm.Model) { prop(book(m), "Title").DecimalStorage = edm.DecimalExact },
+			`edm: entity type "Book": property "Title": DecimalStorage applies to Edm.Decimal only`},
+		{"unknown decimal storage", func(m *edm.Model) {
+			addProp(book(m), &edm.Property{Name: "Weight", Type: edm.KindDecimal, Precision: 8, Scale: 2, DecimalStorage: 9})
+		},
+			`edm: entity type "Book": property "Weight": unknown DecimalStorage 9`},
 		{"max length on an integer", func(m *edm.Model) { addProp(book(m), &edm.Property{Name: "Pages", Type: edm.KindInt32, MaxLength: 5}) },
 			`edm: entity type "Book": property "Pages": MaxLength does not apply to Edm.Int32`},
 		{"negative max length", func(m *edm.Model) { prop(book(m), "Title").MaxLength = -1 },

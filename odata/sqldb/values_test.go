@@ -127,3 +127,37 @@ func TestTimeArg(t *testing.T) {
 		t.Errorf("ScanTime(%v) = %v, %v", got, back, err)
 	}
 }
+
+// TestArgScan_DecimalStorage converts a Decimal(12,2) for each storage kind on each dialect and reads back what
+// the column's driver returns: an integer is scaled only for a scaled column, a float is rounded to the scale.
+func TestArgScan_DecimalStorage(t *testing.T) {
+	m := decimal.RequireFromString("19.99")
+	cases := []struct {
+		storage    edm.DecimalStorage
+		sqlite, pg any // the argument each dialect binds
+		scanned    any // a value the driver may return for such a column
+		want       string
+	}{
+		{edm.DecimalAuto, int64(1999), "19.99", int64(1999), "19.99"},
+		{edm.DecimalScaled, int64(1999), int64(1999), int64(1999), "19.99"},
+		{edm.DecimalExact, "19.99", "19.99", "19.990", "19.99"},
+		{edm.DecimalExact, "19.99", "19.99", int64(20), "20"}, // SQLite gives a whole number as an integer
+		{edm.DecimalFloat, 19.99, 19.99, 19.990000000000002, "19.99"},
+		{edm.DecimalFloat, 19.99, 19.99, int64(20), "20"},
+	}
+	for _, tc := range cases {
+		p := &edm.Property{Name: "Price", Type: edm.KindDecimal, Precision: 12, Scale: 2, DecimalStorage: tc.storage}
+		for _, d := range []struct {
+			dialect sqldb.Dialect
+			want    any
+		}{{sqlite.Dialect{}, tc.sqlite}, {postgres.Dialect{}, tc.pg}} {
+			if got, err := sqldb.Arg(d.dialect, p, m); err != nil || got != d.want {
+				t.Errorf("Arg(%s, %s storage, 19.99) = %#v, %v, want %#v", d.dialect.Name(), tc.storage, got, err, d.want)
+			}
+		}
+		got, err := sqldb.Scan(p, tc.scanned)
+		if err != nil || got.(decimal.Decimal).String() != tc.want {
+			t.Errorf("Scan(%s storage, %#v) = %v, %v, want %s", tc.storage, tc.scanned, got, err, tc.want)
+		}
+	}
+}
