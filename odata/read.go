@@ -308,10 +308,15 @@ func (s *Service) readCollection(req *request, read *plan.Read, shape *readShape
 	if err == nil {
 		err = page.finish(req, read, last, size)
 	}
-	if err != nil {
-		return abort(s, req, err)
+	switch {
+	case err == nil:
+		return nil
+	case !page.started():
+		// Nothing was sent: the error is answered as any other.
+		delete(req.w.Header(), "Preference-Applied")
+		return err
 	}
-	return nil
+	return abort(s, req, err)
 }
 
 // countIfAsked returns the number of entities of the read's collection when the query asks for it
@@ -374,14 +379,32 @@ func (s *Service) readExpandedPage(req *request, shape *readShape, rows *sql.Row
 
 // pageWriter writes the JSON answer of one page of a collection once its first row is read: the envelope
 // ({"@odata.context", "@odata.count", "value": [...], "@odata.nextLink"}) around the rows. Each row goes to a
-// pooled buffered writer as soon as it is written, so memory does not grow with the page. An error of its
-// methods comes after the answer started: the caller aborts it.
+// pooled buffered writer as soon as it is written, so memory does not grow with the page. The status line and
+// headers wait for the buffer's first flush: a page that fits in the buffer (pageBufferSize) goes out in one
+// write with its Content-Length, and an error before the first flush can still be answered as an error
+// (started is false). An error after it comes after the answer started: the caller aborts it.
 type pageWriter struct {
-	out *bufio.Writer
-	buf []byte
+	out  *bufio.Writer
+	buf  []byte
+	head lazyHeader
 }
 
-// start writes the headers, then the envelope up to the opening of "value": the context URL with fragment
+// lazyHeader writes the status line and headers of a 200 answer before the first bytes of its body.
+type lazyHeader struct {
+	w       http.ResponseWriter
+	started bool
+}
+
+// Write writes the header when it has not been written, then p.
+func (l *lazyHeader) Write(p []byte) (int, error) {
+	if !l.started {
+		l.started = true
+		l.w.WriteHeader(http.StatusOK)
+	}
+	return l.w.Write(p)
+}
+
+// start sets the headers, then writes the envelope up to the opening of "value": the context URL with fragment
 // (none with odata.metadata=none) and the count when it is not negative. It takes a writer from the pool:
 // release returns it.
 func (w *pageWriter) start(req *request, fragment string, count int64, size int, preferred bool) {
@@ -390,9 +413,9 @@ func (w *pageWriter) start(req *request, fragment string, count int64, size int,
 	if preferred {
 		h["Preference-Applied"] = []string{"odata.maxpagesize=" + strconv.Itoa(size)}
 	}
-	req.w.WriteHeader(http.StatusOK)
+	w.head = lazyHeader{w: req.w}
 	w.out = writers.Get().(*bufio.Writer)
-	w.out.Reset(req.w)
+	w.out.Reset(&w.head)
 	w.buf = make([]byte, 0, 1024)
 	w.buf = append(w.buf, '{')
 	if !req.noMetadata() {
@@ -406,6 +429,9 @@ func (w *pageWriter) start(req *request, fragment string, count int64, size int,
 	}
 	w.buf = append(w.buf, `"value":[`...)
 }
+
+// started reports whether the status line and headers went out.
+func (w *pageWriter) started() bool { return w.head.started }
 
 // release returns the buffered writer to its pool.
 func (w *pageWriter) release() {
@@ -490,14 +516,22 @@ func (w *pageWriter) finish(req *request, read *plan.Read, last []any, size int)
 		w.buf = appendString(w.buf, req.base()+"/"+req.target.path+"?"+next)
 	}
 	w.buf = append(w.buf, '}')
+	if !w.started() {
+		// The whole answer is here: one write with its length, no chunked encoding.
+		req.w.Header()["Content-Length"] = []string{strconv.Itoa(w.out.Buffered() + len(w.buf))}
+	}
 	if _, err := w.out.Write(w.buf); err != nil {
 		return err
 	}
 	return w.out.Flush()
 }
 
+// pageBufferSize is the size of the buffer a page is written through: a page of 100 entities of ten
+// properties fits, so it goes out in one write.
+const pageBufferSize = 64 << 10
+
 // writers holds the buffered writers of collection answers between requests.
-var writers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 16<<10) }}
+var writers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, pageBufferSize) }}
 
 // checkParent answers 404 when the entity a navigation starts from does not exist (Category('missing')/Products
 // is not an empty collection).
