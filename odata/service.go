@@ -468,16 +468,17 @@ func (c *setConfig) checkWrites(fail func(format string, args ...any)) {
 	}
 }
 
-// writeDocuments writes the documents the service answers from memory: $metadata as CSDL XML and JSON, and
-// the OpenAPI document.
+// writeDocuments writes the documents the service answers from memory: $metadata as CSDL XML and JSON, with
+// the Capabilities annotations of what the service allows, and the OpenAPI document.
 func (s *Service) writeDocuments(openAPI OpenAPI, fail func(format string, args ...any)) {
 	var buf bytes.Buffer
-	if err := s.model.WriteXML(&buf); err != nil {
+	capabilities := s.capabilities()
+	if err := s.model.WriteXML(&buf, capabilities...); err != nil {
 		fail("writing $metadata: %v", err)
 	}
 	s.metadataXML = bytes.Clone(buf.Bytes())
 	buf.Reset()
-	if err := s.model.WriteJSON(&buf); err != nil {
+	if err := s.model.WriteJSON(&buf, capabilities...); err != nil {
 		fail("writing $metadata: %v", err)
 	}
 	s.metadataJS = bytes.Clone(buf.Bytes())

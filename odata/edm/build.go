@@ -103,6 +103,7 @@ func (b *builder) build() {
 	b.operations()
 	b.authorizations()
 	b.bindings()
+	b.checkAnnotations(m)
 }
 
 // noNil adds a "nil declaration" error, named what #n, for each nil element of list; it reports whether there

@@ -84,6 +84,22 @@ func TestBuildErrors(t *testing.T) {
 		modify func(m *edm.Model)
 		want   string
 	}{
+		// Annotations.
+		{"annotation of no element", func(m *edm.Model) {
+			m.Annotations = []edm.Annotations{{Target: "Library.Book/Missing", Terms: []edm.Annotation{{Term: "Org.OData.Core.V1.Computed", Value: true}}}}
+		}, `edm: annotations of "Library.Book/Missing": the target names no element of the model`},
+		{"annotation of an unknown vocabulary", func(m *edm.Model) {
+			m.Annotations = []edm.Annotations{{Target: "Library.Book", Terms: []edm.Annotation{{Term: "Acme.V1.Rank", Value: 1}}}}
+		}, `edm: annotations of "Library.Book": term "Acme.V1.Rank": vocabulary Acme.V1 is neither an OASIS vocabulary nor listed in Model.Vocabularies`},
+		{"unqualified term", func(m *edm.Model) {
+			m.Annotations = []edm.Annotations{{Target: "Library.Container/Books", Terms: []edm.Annotation{{Term: "Description", Value: "x"}}}}
+		}, `edm: annotations of "Library.Container/Books": term "Description": the term must be namespace-qualified`},
+		{"value that cannot be written", func(m *edm.Model) {
+			m.Annotations = []edm.Annotations{{Target: "Library.Publish(Library.Book)", Terms: []edm.Annotation{
+				{Term: "Org.OData.Core.V1.Description", Value: edm.Record{Properties: []edm.PropertyValue{{Property: "At", Value: struct{}{}}}}}}}}
+		}, `edm: annotations of "Library.Publish(Library.Book)": term "Org.OData.Core.V1.Description": a value of type struct {} cannot be written`},
+		{"vocabulary without a URI", func(m *edm.Model) { m.Vocabularies = []edm.Vocabulary{{Namespace: "Acme.V1"}} },
+			`edm: vocabulary "Acme.V1": needs a namespace and the URI of its document`},
 		// Model and names.
 		{"invalid namespace", func(m *edm.Model) { m.Namespace = "1Library" },
 			`edm: namespace "1Library": not a valid namespace (identifiers separated by dots)`},

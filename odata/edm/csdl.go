@@ -18,20 +18,43 @@ const (
 	vocabularyURL = "https://oasis-tcs.github.io/odata-vocabularies/vocabularies/"
 )
 
-// vocabularies lists the referenced vocabularies in the order their references are written.
-var vocabularies = []string{coreNamespace, authNamespace}
-
-// annotation is a term applied to a model element with a constant value: bool, string, record or []any (of
-// strings or records).
+// annotation is a term applied to a model element with a value: a constant or path (see Annotation), a record
+// or []any.
 type annotation struct {
-	term  string // namespace-qualified term
-	value any
+	term      string // namespace-qualified term
+	qualifier string
+	value     any
 }
 
 // record is a structured annotation value.
 type record struct {
 	typeName string // namespace-qualified type, or "" when the term's type is meant
 	fields   []field
+}
+
+// usedVocabularies returns the namespaces of the vocabularies the annotator saw used, OASIS ones first in
+// their order, then the model's in theirs.
+func (a *annotator) usedVocabularies(m *Model) []string {
+	var out []string
+	for _, namespace := range oasisVocabularies {
+		if a.used[namespace] {
+			out = append(out, namespace)
+		}
+	}
+	for _, v := range m.Vocabularies {
+		if a.used[v.Namespace] && !slices.Contains(out, v.Namespace) {
+			out = append(out, v.Namespace)
+		}
+	}
+	return out
+}
+
+// use marks the vocabulary of namespace used.
+func (a *annotator) use(namespace string) {
+	if a.used == nil {
+		a.used = map[string]bool{}
+	}
+	a.used[namespace] = true
 }
 
 type field struct {
@@ -45,10 +68,7 @@ type annotator struct {
 }
 
 func (a *annotator) add(list *[]annotation, namespace, term string, value any) {
-	if a.used == nil {
-		a.used = map[string]bool{}
-	}
-	a.used[namespace] = true
+	a.use(namespace)
 	*list = append(*list, annotation{term: namespace + "." + term, value: value})
 }
 

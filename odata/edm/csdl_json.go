@@ -3,34 +3,43 @@ package edm
 import (
 	"bufio"
 	"io"
+	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
 // WriteJSON writes the model as a CSDL JSON 4.01 document (the $metadata answer for application/json), with
 // members in declaration order: enum types, complex types, entity types, actions, functions (each an array of
 // its overloads), then the entity container (left out when it would be empty, as in WriteXML).
-func (m *Model) WriteJSON(w io.Writer) error {
+//
+// The model's Annotations and extra, annotations a service adds, follow in the schema's $Annotations.
+func (m *Model) WriteJSON(w io.Writer, extra ...Annotations) error {
 	if !m.built {
 		return errNotBuilt
 	}
 	var annotator annotator
 	schema := m.jsonSchema(&annotator)
+	if blocks := annotator.useAnnotations(m.Annotations, extra); len(blocks) > 0 {
+		targets := &jsonObject{}
+		for _, t := range blocks {
+			o := &jsonObject{}
+			o.annotate(t.annotations)
+			targets.set(t.target, o)
+		}
+		schema.set("$Annotations", targets)
+	}
 	doc := &jsonObject{}
 	doc.set("$Version", "4.01")
 	if m.hasContainer() {
 		doc.set("$EntityContainer", m.Namespace+"."+m.Container)
 	}
 	references := &jsonObject{}
-	for _, namespace := range vocabularies {
-		if annotator.used[namespace] {
-			include := &jsonObject{}
-			include.set("$Namespace", namespace)
-			reference := &jsonObject{}
-			reference.set("$Include", []any{include})
-			references.set(vocabularyURL+namespace+".json", reference)
-		}
+	for _, namespace := range annotator.usedVocabularies(m) {
+		include := &jsonObject{}
+		include.set("$Namespace", namespace)
+		reference := &jsonObject{}
+		reference.set("$Include", []any{include})
+		references.set(m.vocabularyURI(namespace, "json"), reference)
 	}
 	if len(references.keys) > 0 {
 		doc.set("$Reference", references)
@@ -289,17 +298,27 @@ func (o *jsonObject) set(k string, v any) {
 // annotate adds annotations as "@Term" members.
 func (o *jsonObject) annotate(list []annotation) {
 	for _, a := range list {
-		o.set("@"+a.term, jsonAnnotationValue(a.value))
+		key := "@" + a.term
+		if a.qualifier != "" {
+			key += "#" + a.qualifier
+		}
+		o.set(key, jsonAnnotationValue(a.value))
 	}
 }
 
 func jsonAnnotationValue(v any) any {
+	if literal, ok := jsonLiteral(v); ok {
+		return literal
+	}
 	switch v := v.(type) {
 	case *record:
 		o := &jsonObject{}
 		if v.typeName != "" {
-			namespace := v.typeName[:strings.LastIndexByte(v.typeName, '.')]
-			o.set("@type", vocabularyURL+namespace+".json#"+v.typeName)
+			if namespace := termNamespace(v.typeName); slices.Contains(oasisVocabularies, namespace) {
+				o.set("@type", vocabularyURL+namespace+".json#"+v.typeName)
+			} else {
+				o.set("@type", "#"+v.typeName)
+			}
 		}
 		for _, f := range v.fields {
 			o.set(f.name, jsonAnnotationValue(f.value))
@@ -363,6 +382,8 @@ func writeJSON(w *bufio.Writer, v any, depth int) {
 		w.WriteString(strconv.Itoa(v))
 	case rawJSON:
 		w.WriteString(string(v))
+	case nil:
+		w.WriteString("null")
 	default:
 		panic("edm: unexpected JSON value") // unreachable: the writer builds the tree itself
 	}

@@ -12,18 +12,21 @@ import (
 // WriteXML writes the model as a CSDL XML 4.0 document (the $metadata answer for application/xml), in
 // declaration order: enum types, complex types, entity types, actions, functions, then the entity container
 // (left out, with its annotations, when it would be empty: CSDL requires a container to have children).
-func (m *Model) WriteXML(w io.Writer) error {
+//
+// The model's Annotations and extra, annotations a service adds, follow as Annotations elements.
+func (m *Model) WriteXML(w io.Writer, extra ...Annotations) error {
 	if !m.built {
 		return errNotBuilt
 	}
 	var annotator annotator
 	schema := m.xmlSchema(&annotator)
+	for _, t := range annotator.useAnnotations(m.Annotations, extra) {
+		schema.child("Annotations", "Target", t.target).annotate(t.annotations)
+	}
 	root := &xmlElement{name: "edmx:Edmx", attributes: []xmlAttribute{{"Version", "4.0"}, {"xmlns:edmx", "http://docs.oasis-open.org/odata/ns/edmx"}}}
-	for _, namespace := range vocabularies {
-		if annotator.used[namespace] {
-			reference := root.child("edmx:Reference", "Uri", vocabularyURL+namespace+".xml")
-			reference.child("edmx:Include", "Namespace", namespace)
-		}
+	for _, namespace := range annotator.usedVocabularies(m) {
+		reference := root.child("edmx:Reference", "Uri", m.vocabularyURI(namespace, "xml"))
+		reference.child("edmx:Include", "Namespace", namespace)
 	}
 	root.child("edmx:DataServices").children = append([]*xmlElement(nil), schema)
 	buffered := bufio.NewWriter(w)
@@ -236,6 +239,9 @@ func (e *xmlElement) attribute(name, value string) {
 func (e *xmlElement) annotate(list []annotation) {
 	for _, a := range list {
 		element := e.child("Annotation", "Term", a.term)
+		if a.qualifier != "" {
+			element.attribute("Qualifier", a.qualifier)
+		}
 		xmlValue(element, a.value, true)
 	}
 }
@@ -243,19 +249,17 @@ func (e *xmlElement) annotate(list []annotation) {
 // xmlValue writes an annotation value: inline as an attribute where the schema allows (inline), else as a
 // child expression.
 func xmlValue(element *xmlElement, v any, inline bool) {
+	if expression, text, ok := literalText(v); ok {
+		if inline {
+			element.attribute(expression, text)
+		} else {
+			element.children = append(element.children, &xmlElement{name: expression, text: text})
+		}
+		return
+	}
 	switch v := v.(type) {
-	case bool:
-		if inline {
-			element.attribute("Bool", strconv.FormatBool(v))
-		} else {
-			element.children = append(element.children, &xmlElement{name: "Bool", text: strconv.FormatBool(v)})
-		}
-	case string:
-		if inline {
-			element.attribute("String", v)
-		} else {
-			element.children = append(element.children, &xmlElement{name: "String", text: v})
-		}
+	case nil:
+		element.child("Null")
 	case *record:
 		r := element.child("Record")
 		if v.typeName != "" {

@@ -76,6 +76,11 @@ type Model struct {
 	// Org.OData.Authorization.V1.Authorizations and SecuritySchemes (each scheme is sufficient on its own).
 	Authorizations []Authorization
 
+	// Annotations apply vocabulary terms to the model's elements (see Annotations); Vocabularies lists the
+	// vocabularies other than the OASIS ones their terms come from.
+	Annotations  []Annotations
+	Vocabularies []Vocabulary
+
 	built          bool
 	entityTypes    index[*EntityType]
 	complexTypes   index[*ComplexType]

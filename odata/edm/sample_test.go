@@ -211,6 +211,31 @@ func sampleModel() *edm.Model {
 			{Name: "OrderItem", Type: "OrderItem"},
 		},
 		Singletons: []*edm.Singleton{{Name: "Settings", Type: "StoreSettings"}},
+		// Annotations of every kind of value, on a type, a property, a set, the container and an action; one
+		// from a vocabulary of the model's own.
+		Vocabularies: []edm.Vocabulary{{Namespace: "Shop.Vocabulary.V1", URI: "https://shop.example.com/vocabulary.xml"}},
+		Annotations: []edm.Annotations{
+			{Target: "Store.Product", Terms: []edm.Annotation{
+				{Term: "Org.OData.Core.V1.AlternateKeys", Value: []any{edm.Record{Properties: []edm.PropertyValue{
+					{Property: "Key", Value: []any{edm.Record{Properties: []edm.PropertyValue{
+						{Property: "Name", Value: edm.PropertyPath("Sku")}, {Property: "Alias", Value: "Sku"}}}}}}}}},
+				{Term: "Org.OData.Core.V1.Permissions", Value: edm.EnumValue("Org.OData.Core.V1.Permission/Read")},
+				{Term: "Shop.Vocabulary.V1.Rank", Qualifier: "Web", Value: 3},
+			}},
+			{Target: "Store.Product/Price", Terms: []edm.Annotation{
+				{Term: "Org.OData.Validation.V1.Minimum", Value: decimal.RequireFromString("0.01")},
+				{Term: "Org.OData.Measures.V1.ISOCurrency", Value: edm.Path("CurrencyCode")},
+				{Term: "Shop.Vocabulary.V1.Weight", Value: 0.5},
+				{Term: "Shop.Vocabulary.V1.Note", Value: nil},
+			}},
+			{Target: "Store.Container/Product", Terms: []edm.Annotation{
+				{Term: "Org.OData.Capabilities.V1.ExpandRestrictions", Value: &edm.Record{Type: "Org.OData.Capabilities.V1.ExpandRestrictionsType",
+					Properties: []edm.PropertyValue{{Property: "NonExpandableProperties", Value: []any{edm.NavigationPropertyPath("Pictures")}}}}},
+			}},
+			{Target: "Store.Container", Terms: []edm.Annotation{{Term: "Org.OData.Capabilities.V1.BatchSupported", Value: false}}},
+			{Target: "Store.SetPassword(Store.Customer)", Terms: []edm.Annotation{
+				{Term: "Org.OData.Core.V1.Description", Qualifier: "Admin", Value: "Revokes every token of the customer."}}},
+		},
 		Actions: []*edm.Action{
 			{Name: "SetPassword", Bound: true, BindingType: "Customer",
 				Description: "Sets the customer's password and revokes their tokens.",

