@@ -55,12 +55,17 @@ func (s *Service) invoke(req *request) error {
 		if err != nil {
 			return err
 		}
-		body, etag, err = s.renderResult(req, a, result)
+		body, etag, err = s.renderResult(req, a.Name, a.ReturnType, result)
 		return err
 	})
 	if err != nil {
 		return s.dbError(err, false)
 	}
+	return writeOperationResult(req, body, etag)
+}
+
+// writeOperationResult answers an action or function call with its rendered result: 204 without one.
+func writeOperationResult(req *request, body []byte, etag string) error {
 	h := req.w.Header()
 	h.Set("OData-Version", "4.0")
 	if body == nil {
@@ -72,7 +77,7 @@ func (s *Service) invoke(req *request) error {
 	}
 	req.jsonHeaders()
 	req.w.WriteHeader(http.StatusOK)
-	_, err = req.w.Write(body)
+	_, err := req.w.Write(body)
 	return err
 }
 
@@ -118,30 +123,41 @@ func containsAt(s string) bool {
 	return false
 }
 
-// renderResult writes an action's result as its return type says. It returns a nil body for no content, and
-// the ETag of an entity result.
-func (s *Service) renderResult(req *request, a *edm.Action, result any) ([]byte, string, error) {
-	returnType := a.ReturnType
-	if returnType == nil || result == nil {
+// renderResult writes the result of the operation name (an action or function) as its return type says. It
+// returns a nil body for no content, and the ETag of an entity result.
+func (s *Service) renderResult(req *request, name string, returnType *edm.ReturnType, result any) ([]byte, string, error) {
+	if returnType == nil || isNil(result) {
 		return nil, "", nil
 	}
 	et := returnType.EntityType()
 	switch {
 	case et != nil && returnType.Collection:
-		b, err := s.renderEntities(req, a, et, result)
+		b, err := s.renderEntities(req, name, et, result)
 		return b, "", err
 	case et != nil:
-		return s.renderEntity(req, a, et, result)
+		return s.renderEntity(req, name, et, result)
 	}
-	b, err := s.renderValue(req, a, result)
+	b, err := s.renderValue(req, name, returnType, result)
 	return b, "", err
 }
 
-// renderEntity writes the entity an action returned, and returns its ETag.
-func (s *Service) renderEntity(req *request, a *edm.Action, et *edm.EntityType, result any) ([]byte, string, error) {
+// isNil reports whether v is nil or a nil map or slice (an Entity or []Entity a handler left empty).
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch x := reflect.ValueOf(v); x.Kind() {
+	case reflect.Map, reflect.Pointer:
+		return x.IsNil()
+	}
+	return false
+}
+
+// renderEntity writes the entity an operation returned, and returns its ETag.
+func (s *Service) renderEntity(req *request, name string, et *edm.EntityType, result any) ([]byte, string, error) {
 	e, ok := asMap(result)
 	if !ok {
-		return nil, "", fmt.Errorf("odata: action %s returned %T, want an Entity", a.Name, result)
+		return nil, "", fmt.Errorf("odata: operation %s returned %T, want an Entity", name, result)
 	}
 	fragment := s.model.Namespace + "." + et.Name
 	if set := onlySet(s.model, et); set != nil {
@@ -173,11 +189,11 @@ func (s *Service) entityPath(et *edm.EntityType, e Entity) string {
 	return set.Name + formatKey(et, key)
 }
 
-// renderEntities writes the collection of entities an action returned.
-func (s *Service) renderEntities(req *request, a *edm.Action, et *edm.EntityType, result any) ([]byte, error) {
+// renderEntities writes the collection of entities an operation returned.
+func (s *Service) renderEntities(req *request, name string, et *edm.EntityType, result any) ([]byte, error) {
 	items, err := toSlice(result)
 	if err != nil {
-		return nil, fmt.Errorf("odata: action %s: %w", a.Name, err)
+		return nil, fmt.Errorf("odata: operation %s: %w", name, err)
 	}
 	fragment := "Collection(" + s.model.Namespace + "." + et.Name + ")"
 	if set := onlySet(s.model, et); set != nil {
@@ -193,7 +209,7 @@ func (s *Service) renderEntities(req *request, a *edm.Action, et *edm.EntityType
 		}
 		e, ok := asMap(item)
 		if !ok {
-			return nil, fmt.Errorf("odata: action %s returned an item of type %T, want an Entity", a.Name, item)
+			return nil, fmt.Errorf("odata: operation %s returned an item of type %T, want an Entity", name, item)
 		}
 		if b, err = writer.appendEntity(b, e, nil, format, s.entityPath(et, e)); err != nil {
 			return nil, err
@@ -202,9 +218,8 @@ func (s *Service) renderEntities(req *request, a *edm.Action, et *edm.EntityType
 	return append(b, "]}"...), nil
 }
 
-// renderValue writes the primitive, enum or complex value (or the collection of them) an action returned.
-func (s *Service) renderValue(req *request, a *edm.Action, result any) ([]byte, error) {
-	returnType := a.ReturnType
+// renderValue writes the primitive, enum or complex value (or the collection of them) an operation returned.
+func (s *Service) renderValue(req *request, name string, returnType *edm.ReturnType, result any) ([]byte, error) {
 	p := &edm.Property{Name: "value", Type: returnType.Type, Enum: returnType.Enum, Complex: returnType.Complex, Nullable: returnType.Nullable,
 		MaxLength: returnType.MaxLength, Precision: returnType.Precision, Scale: returnType.Scale}
 	f := plainField(p)
@@ -220,7 +235,7 @@ func (s *Service) renderValue(req *request, a *edm.Action, result any) ([]byte, 
 	case returnType.Collection:
 		items, err := toSlice(result)
 		if err != nil {
-			return nil, fmt.Errorf("odata: action %s: %w", a.Name, err)
+			return nil, fmt.Errorf("odata: operation %s: %w", name, err)
 		}
 		b := valuePrefix(req.contextMember("Collection(" + typeName + ")"))
 		b = append(b, '[')

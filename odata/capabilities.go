@@ -11,8 +11,9 @@ const capabilities = "Org.OData.Capabilities.V1."
 // each entity set and singleton, so that clients and tools (code generators, the OpenAPI converter) offer only
 // what is allowed: the writes a set offers (Insert-, Update- and DeleteRestrictions: a read-only set is
 // read-only to them), the properties $filter and $orderby cannot use (Filter- and SortRestrictions), $expand
-// (ExpandRestrictions) and $search (SearchRestrictions), that navigations take no writes
-// (NavigationRestrictions); on the container, $batch and key-as-segment URLs.
+// (ExpandRestrictions, for a type with navigations) and $search (SearchRestrictions), that navigations take no
+// writes (NavigationRestrictions); on the container, $batch and key-as-segment URLs. Singletons get none: the
+// terms of a singleton's target are read by some clients as an entity set's.
 func (s *Service) capabilities() []edm.Annotations {
 	container := s.model.Namespace + "." + s.model.Container
 	out := []edm.Annotations{{Target: container, Terms: []edm.Annotation{
@@ -32,11 +33,6 @@ func (s *Service) capabilities() []edm.Annotations {
 		}
 		terms = append(terms, readCapabilities(es.EntityType())...)
 		out = append(out, edm.Annotations{Target: container + "/" + es.Name, Terms: terms})
-	}
-	for _, singleton := range s.model.Singletons {
-		terms := append([]edm.Annotation{restriction("UpdateRestrictions", "Updatable", false)},
-			readCapabilities(singleton.EntityType())...)
-		out = append(out, edm.Annotations{Target: container + "/" + singleton.Name, Terms: terms})
 	}
 	return out
 }
@@ -73,9 +69,11 @@ func readCapabilities(t *edm.EntityType) []edm.Annotation {
 	terms := []edm.Annotation{
 		{Term: capabilities + "FilterRestrictions", Value: edm.Record{Properties: filter}},
 		{Term: capabilities + "SortRestrictions", Value: edm.Record{Properties: sort}},
-		restriction("ExpandRestrictions", "Expandable", len(t.Navigations) > 0),
 		restriction("SearchRestrictions", "Searchable", searchable),
 		restriction("CountRestrictions", "Countable", true),
+	}
+	if len(t.Navigations) > 0 {
+		terms = append(terms, restriction("ExpandRestrictions", "Expandable", true))
 	}
 	if n := navigationRestrictions(t); n != nil {
 		terms = append(terms, *n)

@@ -52,6 +52,16 @@
 // stored row inside the transaction. Database errors a client caused (unique and foreign key violations) are
 // 409 and 400, never 500.
 //
+// # Functions
+//
+// A function of the model is called with GET: unbound at the service root (Fn(p=1)), bound to an entity
+// (Set('k')/Ns.Fn()) or to an entity set (Set/Ns.Fn()), with parameters as literals in the parentheses, as
+// parameter aliases (Fn(p=@a)?@a=1), or as query options named after them (Fn()?p=1, OData 4.01); a function
+// without parameters may leave out the parentheses. The overload whose parameter names match is called. Its
+// handler (Config.Functions, a FunctionFunc) gets the converted parameters and the bound entity in a transaction
+// that is rolled back when it returns, and its result is written as the return type says. Query options and
+// segments after a call (composable functions) are not served yet (501).
+//
 // # Batches
 //
 // POST $batch takes a JSON batch (OData 4.01) or a multipart/mixed batch of at most MaxBatchRequests requests.

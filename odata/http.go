@@ -77,7 +77,11 @@ func (s *Service) route(r *http.Request) (*target, *syntax.Query, error) {
 	// Reads of entities are parsed by the planner, which caches the parsed options with the plan.
 	var query *syntax.Query
 	if method != http.MethodGet || t.kind != tCollection && t.kind != tEntity && t.kind != tCount {
-		if query, err = syntax.ParseQuery(r.URL.RawQuery); err != nil {
+		rawQuery := r.URL.RawQuery
+		if t.kind == tFunction {
+			rawQuery, t.funcOptions = splitParameterOptions(rawQuery, t.functions)
+		}
+		if query, err = syntax.ParseQuery(rawQuery); err != nil {
 			return t, nil, syntaxError(err)
 		}
 	}
@@ -106,6 +110,8 @@ func (s *Service) dispatch(req *request) error {
 		return s.openAPI(req)
 	case tAction:
 		return s.invoke(req)
+	case tFunction:
+		return s.callFunction(req)
 	case tBatch:
 		return s.batch(req)
 	}
@@ -129,6 +135,8 @@ func (s *Service) allowed(t *target) string {
 	switch t.kind {
 	case tAction, tBatch:
 		return "POST"
+	case tFunction:
+		return "GET"
 	case tCollection:
 		if t.direct && s.sets[t.set].Writes&WritePost != 0 {
 			return "GET, POST"

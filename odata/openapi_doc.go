@@ -11,8 +11,8 @@ import (
 
 // The OpenAPI document of a Service, built once by NewService from the model, the sets' options and
 // Config.OpenAPI (see OpenAPI). Every path and method in it is one the service answers: the methods of an entity
-// set are those its Writes offer, navigations are read-only, functions (which the service does not serve yet)
-// are left out.
+// set are those its Writes offer, navigations are read-only; a function is a GET whose required parameters are
+// parameter aliases in the query.
 
 // protocolURL is the OData 4.01 protocol specification, which the query options' descriptions link to.
 const protocolURL = "https://docs.oasis-open.org/odata/odata/v4.01/odata-v4.01-part1-protocol.html"
@@ -94,6 +94,9 @@ func (s *Service) buildOpenAPI(cfg OpenAPI, fail func(string, ...any)) []byte {
 	}
 	if g.actionImports() {
 		tags = append(tags, newObject().set("name", "Actions").set("description", "Actions bound to nothing."))
+	}
+	if g.functionImports() {
+		tags = append(tags, newObject().set("name", "Functions").set("description", "Functions bound to nothing."))
 	}
 	g.servicePaths()
 	tags = append(tags, newObject().set("name", serviceTag).set("description", "The service document and the model ($metadata)."))
@@ -473,6 +476,7 @@ func (g *docBuilder) entitySetPaths(es *edm.EntitySet) {
 	g.paths.set(base, item)
 	g.paths.set(base+"/$count", &pathItem{Get: g.countOperation(es.Name+".count", tag, "the entities of "+es.Name, et)})
 	g.boundActions(base, nil, et, true, tag, es.Name)
+	g.boundFunctions(base, nil, et, true, tag, es.Name)
 
 	key, params := g.keyTemplate(et, 0)
 	entity := base + key
@@ -497,6 +501,7 @@ func (g *docBuilder) entitySetPaths(es *edm.EntitySet) {
 			"The media value.", newObject().set("*/*", newObject().set("schema", Schema{"type": "string", "format": "binary"}))))})
 	}
 	g.boundActions(entity, params, et, false, tag, es.Name)
+	g.boundFunctions(entity, params, et, false, tag, es.Name)
 	for _, n := range et.Navigations {
 		g.navigationPaths(entity, params, n, 1, tag, es.Name)
 	}
@@ -647,12 +652,66 @@ func (g *docBuilder) actionOperation(a *edm.Action, id, tag string) *jsObject {
 	}
 	o.set("requestBody", newObject().set("description", "The parameters ({} when there are none).").
 		set("required", len(required) > 0).set("content", jsonContent(body)))
-	return responses(o, g.actionResult(a)...)
+	return responses(o, g.operationResult(a.ReturnType)...)
 }
 
-// actionResult is the success answer of an action.
-func (g *docBuilder) actionResult(a *edm.Action) []namedParameter {
-	rt := a.ReturnType
+// boundFunctions adds the functions bound to et (collection: to a collection of et) at prefix.
+func (g *docBuilder) boundFunctions(prefix string, params []any, et *edm.EntityType, collection bool, tag, id string) {
+	for _, f := range g.m.Functions {
+		if f.Bound && f.Binding() == et && f.BindingCollection == collection {
+			path, o := g.functionOperation(f, id+"."+f.Name, tag)
+			g.paths.set(prefix+"/"+g.m.Namespace+"."+path, &pathItem{Parameters: params, Get: o})
+		}
+	}
+}
+
+// functionImports adds the unbound functions at the service root and reports whether there are any.
+func (g *docBuilder) functionImports() bool {
+	found := false
+	for _, f := range g.m.Functions {
+		if !f.Bound {
+			found = true
+			path, o := g.functionOperation(f, f.Name, "Functions")
+			g.paths.set(g.s.mount+"/"+path, &pathItem{Get: o})
+		}
+	}
+	return found
+}
+
+// functionOperation is the GET of a function overload, and its path after the binding: the name with its
+// required parameters as aliases, Fn(Id=@Id), each alias a query parameter holding a URL literal. Optional
+// parameters are named in the description.
+func (g *docBuilder) functionOperation(f *edm.Function, id, tag string) (string, *jsObject) {
+	var names, optional []string
+	for _, p := range f.Parameters {
+		if p.Required {
+			names = append(names, p.Name+"=@"+p.Name)
+			id += "_" + p.Name
+		} else {
+			optional = append(optional, p.Name)
+		}
+	}
+	o := g.operation(id, tag, firstText(f.Description, "Call "+f.Name), "")
+	if len(optional) > 0 {
+		o.set("description", joinSentences(f.Description, "Optional parameters, added inside the parentheses as name=value: "+strings.Join(optional, ", ")+"."))
+	}
+	for _, p := range f.Parameters {
+		if !p.Required {
+			continue
+		}
+		s := g.valueSchema(p.Type, p.Enum, p.Complex, p.MaxLength, p.Precision, p.Scale, p.Nullable)
+		desc := p.Description
+		if p.Type == edm.KindString || p.Enum != nil {
+			s = newObject().set("type", "string")
+			desc = joinSentences(desc, "A URL literal: the text in single quotes, with quotes doubled.")
+		}
+		withParameters(o, describe(newObject().set("name", "@"+p.Name).set("in", "query").set("required", true).set("schema", s), desc))
+	}
+	return f.Name + "(" + strings.Join(names, ",") + ")", responses(o, g.operationResult(f.ReturnType)...)
+}
+
+// operationResult is the success answer of an action or function with the return type rt.
+func (g *docBuilder) operationResult(rt *edm.ReturnType) []namedParameter {
 	if rt == nil {
 		return []namedParameter{response("204", "Done.", nil)}
 	}

@@ -27,6 +27,7 @@ const (
 	tPropertyValue                   // a primitive property's /$value
 	tMediaValue                      // a media entity's /$value
 	tAction                          // an action (bound or unbound)
+	tFunction                        // a function call (bound or unbound; function.go)
 	tOpenAPI                         // $openapi: the OpenAPI document (openapi.go)
 	tBatch                           // $batch: a batch of requests (batch.go)
 )
@@ -52,7 +53,13 @@ type target struct {
 	containedBase string
 	props         []*edm.Property // tProperty, tPropertyValue: the property and its members, outermost first
 	action        *edm.Action
-	path          string // the raw path (without a leading "/"), for context URLs and next links
+	// functions are the overloads a function call may mean (tFunction), funcArgs the arguments in its
+	// parentheses; callFunction chooses the overload once the query's parameters are read too.
+	functions []*edm.Function
+	funcArgs  []syntax.Arg
+	// funcOptions are the query options named after a parameter of a function call (OData 4.01).
+	funcOptions []syntax.CustomOption
+	path        string // the raw path (without a leading "/"), for context URLs and next links
 	// entityPath is the raw path of the entity a property or $value belongs to.
 	entityPath string
 }
@@ -98,9 +105,6 @@ func (r *pathResolver) upTo(i int) string {
 	return r.raw
 }
 
-// errFunctions answers a path that calls a function.
-var errFunctions = Errorf(CodeNotImplemented, "Functions are not supported yet.")
-
 // root resolves the first segment: $metadata, $openapi, an entity set (with its key), a singleton or an unbound
 // action. It reports whether the target is complete, the segments after it ignored ($metadata).
 func (r *pathResolver) root(path *syntax.ResourcePath) (complete bool, err error) {
@@ -140,8 +144,8 @@ func (r *pathResolver) root(path *syntax.ResourcePath) (complete bool, err error
 			return true, callUnbound(t, a, len(r.segments) > 1)
 		}
 	}
-	if len(m.FunctionOverloads(first.Name)) > 0 {
-		return false, errFunctions
+	if overloads := r.service.unboundFunctions(first.Name); len(overloads) > 0 {
+		return true, r.function(0, overloads)
 	}
 	return false, NotFound(fmt.Sprintf("The service has no entity set %s.", first.Name))
 }
@@ -261,17 +265,17 @@ func (r *pathResolver) name(i int) error {
 		}
 	}
 	if len(r.service.model.FunctionOverloads(seg.Name)) > 0 {
-		return errFunctions
+		return r.function(i, r.service.boundFunctions(t, seg.Name))
 	}
 	return NotFound(fmt.Sprintf("%s has no property, navigation or action %s.", t.typ.Name, seg.Name))
 }
 
 // readsAsKey reports whether a segment after a collection is its key written as a segment that reads as a name
-// (Product/abc): bare, and no navigation property or action of the type.
+// (Product/abc): bare, and no navigation property, action or function of the type.
 func (r *pathResolver) readsAsKey(seg syntax.Segment) bool {
 	t := r.target
 	return t.kind == tCollection && len(seg.Args) == 0 && !seg.IsQualified() && t.typ.Navigation(seg.Name) == nil &&
-		r.service.model.Action(seg.Name, t.typ, true) == nil
+		r.service.model.Action(seg.Name, t.typ, true) == nil && len(r.service.boundFunctions(t, seg.Name)) == 0
 }
 
 // navigation moves the target along the navigation property n named by segment i, to the entity of its key

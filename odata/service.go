@@ -67,6 +67,10 @@ type Config struct {
 	// Names may be namespace-qualified ("Store.Customer/Store.SetPassword"). Every action of the model needs a
 	// handler and every handler an action: NewService reports either mistake.
 	Actions map[string]ActionFunc
+	// Functions holds the handler of every function of the model, keyed as Actions are; one handler serves
+	// every overload of its binding (FunctionCall.Function tells which was called). A function is called with
+	// GET, its parameters in the URL (Fn(p=1), or Fn(p=@a) with @a in the query), and changes nothing.
+	Functions map[string]FunctionFunc
 	// OpenAPI configures the OpenAPI document served at $openapi (see OpenAPI); the zero value gives defaults.
 	OpenAPI OpenAPI
 	// SkipSchemaCheck leaves out the start-up check of the database: by default NewService compares its tables
@@ -240,6 +244,7 @@ type Service struct {
 	sets          map[*edm.EntitySet]*setConfig
 	rowFilterSets map[*edm.EntityType]*setConfig // the sets with a ReadFilter, by their (only) entity type
 	actions       map[*edm.Action]ActionFunc
+	functions     map[*edm.Function]FunctionFunc
 	planner       *plan.Planner
 	names         *modelsql.Names          // the model's identifiers quoted once (the planner's), for the Tx helpers
 	shapeFn       func(*plan.Read) any     // buildShape, the Memo function of reads
@@ -304,6 +309,7 @@ func NewService(cfg Config) (*Service, error) {
 		}
 		s.configureSets(cfg.Sets, fail)
 		s.registerActions(cfg.Actions, fail)
+		s.registerFunctions(cfg.Functions, fail)
 		s.writeDocuments(cfg.OpenAPI, fail)
 		if cfg.DB != nil && cfg.Dialect != nil && !cfg.SkipSchemaCheck {
 			if err := checkSchema(cfg.DB, cfg.Dialect, cfg.Model); err != nil {
@@ -322,7 +328,8 @@ func NewService(cfg Config) (*Service, error) {
 func newService(cfg Config, fail func(format string, args ...any)) *Service {
 	s := &Service{model: cfg.Model, db: cfg.DB, dialect: cfg.Dialect, logger: cfg.Logger, pageSize: cfg.PageSize,
 		maxPageSize: cfg.MaxPageSize, sets: map[*edm.EntitySet]*setConfig{}, actions: map[*edm.Action]ActionFunc{},
-		layouts: map[*edm.EntityType]*layout{}}
+		functions: map[*edm.Function]FunctionFunc{},
+		layouts:   map[*edm.EntityType]*layout{}}
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
@@ -554,15 +561,7 @@ func (s *Service) registerActions(handlers map[string]ActionFunc, fail func(stri
 	}
 	for _, a := range s.model.Actions {
 		if _, ok := s.actions[a]; !ok {
-			key := a.Name
-			if a.Bound {
-				b := a.BindingType
-				if a.BindingCollection {
-					b = "Collection(" + b + ")"
-				}
-				key = b + "/" + a.Name
-			}
-			fail("action %q has no handler: add Actions[%q]", a.Name, key)
+			fail("action %q has no handler: add Actions[%q]", a.Name, operationKey(a.Name, a.Bound, a.BindingType, a.BindingCollection))
 		}
 	}
 }
@@ -570,29 +569,35 @@ func (s *Service) registerActions(handlers map[string]ActionFunc, fail func(stri
 // actionOf returns the action a key of Config.Actions names ("Type/Name", "Collection(Type)/Name" or "Name"),
 // or an error that says why there is none.
 func (s *Service) actionOf(key string) (*edm.Action, error) {
-	m := s.model
-	binding, name, bound := strings.Cut(key, "/")
-	if !bound {
-		name, binding = binding, ""
+	et, collection, name, bound, err := s.operationBinding(key)
+	if err != nil {
+		return nil, err
 	}
-	var et *edm.EntityType
-	collection := false
-	if bound {
-		typeName := binding
-		if strings.HasPrefix(typeName, "Collection(") && strings.HasSuffix(typeName, ")") {
-			typeName, collection = typeName[len("Collection("):len(typeName)-1], true
-		}
-		if et = m.EntityType(typeName); et == nil {
-			return nil, fmt.Errorf("the model has no entity type %q", typeName)
-		}
-	}
-	if a := m.Action(name, et, collection); a != nil {
+	if a := s.model.Action(name, et, collection); a != nil {
 		return a, nil
 	}
-	if len(m.ActionOverloads(name)) == 0 {
+	if len(s.model.ActionOverloads(name)) == 0 {
 		return nil, fmt.Errorf("the model has no action %q", name)
 	}
+	binding, _, _ := strings.Cut(key, "/")
 	return nil, fmt.Errorf("the model has no overload of %q bound to %s", name, bindingLabel(binding, bound))
+}
+
+// operationBinding reads a key of Config.Actions or Config.Functions: the binding entity type (nil when
+// unbound), whether the binding is a collection, and the operation's name.
+func (s *Service) operationBinding(key string) (et *edm.EntityType, collection bool, name string, bound bool, err error) {
+	binding, name, bound := strings.Cut(key, "/")
+	if !bound {
+		return nil, false, binding, false, nil
+	}
+	typeName := binding
+	if strings.HasPrefix(typeName, "Collection(") && strings.HasSuffix(typeName, ")") {
+		typeName, collection = typeName[len("Collection("):len(typeName)-1], true
+	}
+	if et = s.model.EntityType(typeName); et == nil {
+		return nil, false, "", true, fmt.Errorf("the model has no entity type %q", typeName)
+	}
+	return et, collection, name, true, nil
 }
 
 func bindingLabel(binding string, bound bool) string {

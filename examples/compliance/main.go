@@ -20,14 +20,16 @@
 // Product/RelatedProducts (many-to-many), Category/Products and ProductDescription/Product; Core.Description on
 // Name, Description and SerialNumber, Core.Computed on CreatedAt and Version, Core.Immutable on SerialNumber; the
 // actions ApplyDiscount, IncreasePrice, Activate, CalculateDiscount (bound to a Product), MarkAllAsReviewed
-// (bound to the collection), ResetAllPrices, ResetProducts, Process and Reseed (unbound), and the seed rows of the
-// reference server.
+// (bound to the collection), ResetAllPrices, ResetProducts, Process and Reseed (unbound); the functions
+// GetTopProducts (unbound and bound to the collection, three overloads each), GetTotalPrice, GetRelatedProducts,
+// GetInfo and CalculatePrice (two overloads; bound to a Product), GetProductStats and GetAveragePrice (bound to
+// the collection), FindProducts, Calculate and Convert (unbound, the last two overloaded); and the seed rows of
+// the reference server. $metadata carries the Capabilities the engine derives from the sets' writes, so
+// ReadOnlyItems is read-only there too.
 //
 // # What is left out, and the engine feature it waits for
 //
-//   - The functions GetTopProducts, GetTotalPrice, GetProductStats, GetRelatedProducts, GetAveragePrice,
-//     FindProducts, Calculate, Convert, CalculatePrice and GetInfo: the engine serves no functions yet (a model may
-//     declare them, but a call answers 501), so the model does not declare them.
+//   - Query options and further segments after a function call (composable functions): the engine answers 501.
 //   - The derived type SpecialProduct: the engine has no type inheritance (an entity type has no base type), so
 //     there is no /Products/ComplianceService.SpecialProduct cast. Its properties ProductType, SpecialProperty
 //     and SpecialFeature are properties of Product, as the reference server stores them.
@@ -36,9 +38,6 @@
 //   - The overloads of the unbound action Process: CSDL overloads bound operations only, so Process is one action
 //     whose second parameter, minPrice, is optional.
 //   - Writes to the singleton Company (PATCH, PUT): the engine reads singletons only.
-//   - The capability annotations of ReadOnlyItems (Capabilities.InsertRestrictions, UpdateRestrictions,
-//     DeleteRestrictions): the engine writes no capability annotations; the set simply offers no write method
-//     (405 with an Allow header).
 //   - Change tracking (delta links) on Products and asynchronous requests (respond-async): not in the engine.
 //   - Uploading media: the engine serves a media entity's $value and the Edm.Stream property Photo for reading
 //     only; MediaItems are created and changed as JSON entities (Content in base64).
@@ -173,7 +172,8 @@ func newService(m *edm.Model, db *sql.DB, dialect sqldb.Dialect, logger *slog.Lo
 				Hooks: odata.Hooks{BeforeSave: mediaItemBeforeSave}},
 			"DecimalSamples": {Writes: odata.WriteAll, NewKey: guid},
 		},
-		Actions: actions(),
+		Actions:   actions(),
+		Functions: functions(),
 	})
 }
 

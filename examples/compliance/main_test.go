@@ -68,7 +68,8 @@ func checkService(t *testing.T, base string) {
 		names = append(names, v.Name+" "+v.Kind)
 	}
 	wantNames := []string{"Products EntitySet", "Categories EntitySet", "ProductDescriptions EntitySet",
-		"MediaItems EntitySet", "ReadOnlyItems EntitySet", "DecimalSamples EntitySet", "Company Singleton"}
+		"MediaItems EntitySet", "ReadOnlyItems EntitySet", "DecimalSamples EntitySet", "Company Singleton",
+		"GetTopProducts FunctionImport", "FindProducts FunctionImport", "Calculate FunctionImport", "Convert FunctionImport"}
 	if diff := cmp.Diff(wantNames, names); diff != "" {
 		t.Errorf("service document mismatch (-want +got):\n%s", diff)
 	}
@@ -102,7 +103,50 @@ func checkService(t *testing.T, base string) {
 		}
 	}
 
+	checkFunctions(t, base)
 	checkReseed(t, base)
+}
+
+// checkFunctions calls the contract's functions: overloads, bound to a product and to the collection.
+func checkFunctions(t *testing.T, base string) {
+	t.Helper()
+	names := func(path string) []string {
+		var page struct{ Value []struct{ Name string } }
+		get(t, base+path, &page)
+		var out []string
+		for _, p := range page.Value {
+			out = append(out, p.Name)
+		}
+		return out
+	}
+	for path, want := range map[string][]string{
+		"/GetTopProducts(count=2)":                          {"Premium Laptop Pro", "Laptop"},
+		"/Products/GetTopProducts(count=1)":                 {"Premium Laptop Pro"},
+		"/GetTopProducts(count=1,category='Kitchen')":       {"Coffee Mug"},
+		"/FindProducts(name='Laptop',maxPrice=1000)":        {"Laptop"},
+		"/FindProducts(name=@n,maxPrice=@p)?@n='Mug'&@p=50": {"Coffee Mug"},
+	} {
+		if got := names(path); !cmp.Equal(got, want) {
+			t.Errorf("GET %s = %q, want %q", path, got, want)
+		}
+	}
+	var value struct{ Value any }
+	for path, want := range map[string]any{
+		"/Calculate(a=3,b=7)":                                    float64(10),
+		"/Convert(input='hello')":                                "HELLO",
+		"/Products(" + laptopID + ")/GetTotalPrice(taxRate=0.1)": 999.99 * 1.1,
+	} {
+		get(t, base+path, &value)
+		if f, ok := want.(float64); ok && f > 100 {
+			if got, _ := value.Value.(float64); got < f-0.001 || got > f+0.001 {
+				t.Errorf("GET %s = %v, want %v", path, value.Value, want)
+			}
+			continue
+		}
+		if value.Value != want {
+			t.Errorf("GET %s = %v, want %v", path, value.Value, want)
+		}
+	}
 }
 
 // checkMetadata checks that $metadata is CSDL XML with the model's namespace and entity sets.

@@ -64,6 +64,7 @@ func model() *edm.Model {
 		},
 		Singletons: []*edm.Singleton{{Name: "Company", Type: "CompanyInfo"}},
 		Actions:    actionDeclarations(),
+		Functions:  functionDeclarations(),
 	}
 }
 
