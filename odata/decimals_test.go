@@ -44,19 +44,7 @@ func decimalsModel() *edm.Model {
 // newDecimalsService creates decimalsModel's tables with odata/schema (checked at start) and serves them.
 func newDecimalsService(t *testing.T, db *dbtest.DB) *fixture {
 	t.Helper()
-	m := decimalsModel()
-	if err := m.Build(); err != nil {
-		t.Fatal(err)
-	}
-	statements, err := schema.Create(db.Dialect, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range statements {
-		if _, err := db.Exec(s); err != nil {
-			t.Fatalf("%v\n%s", err, s)
-		}
-	}
+	m := createSchema(t, db, decimalsModel())
 	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/odata",
 		Sets: map[string]odata.SetOptions{"Amounts": {Writes: odata.WriteAll}}, Logger: discardLogger()})
 	if err != nil {

@@ -213,7 +213,13 @@ func libraryModel() *edm.Model {
 // (odata/schema.Create), and the unique index on Book/Isbn, a rule the model does not express.
 func createLibrarySchema(t testing.TB, db *dbtest.DB) {
 	t.Helper()
-	m := libraryModel()
+	createSchema(t, db, libraryModel(), `CREATE UNIQUE INDEX book_isbn_key ON book (isbn)`)
+}
+
+// createSchema builds m and creates its tables (odata/schema.Create), then runs the extra statements; it
+// returns the built model.
+func createSchema(t testing.TB, db *dbtest.DB, m *edm.Model, extra ...string) *edm.Model {
+	t.Helper()
 	if err := m.Build(); err != nil {
 		t.Fatal(err)
 	}
@@ -221,12 +227,12 @@ func createLibrarySchema(t testing.TB, db *dbtest.DB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	statements = append(statements, `CREATE UNIQUE INDEX book_isbn_key ON book (isbn)`)
-	for _, stmt := range statements {
+	for _, stmt := range append(statements, extra...) {
 		if _, err := db.Exec(stmt); err != nil {
 			t.Fatalf("schema: %v\n%s", err, stmt)
 		}
 	}
+	return m
 }
 
 // fixedNow is the clock of the test hooks, so answers are reproducible.
