@@ -11,6 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib" // also registers the "pgx" driver
+
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // Pool holds the connection pool settings of Open.
@@ -36,7 +38,10 @@ const defaultStatementTimeout = 60 * time.Second
 
 // Open opens a pool on the postgres:// URL with the given settings (zero values take the defaults). Its sessions
 // run with jit off (the engine's statements are short; compiling them cost seconds for nested any() filters) and
-// with the pool's statement_timeout, unless the URL sets either, as in "?statement_timeout=0".
+// with the pool's statement_timeout, unless the URL sets either, as in "?statement_timeout=0". The connections
+// are instrumented (sqldb.Instrument, system "postgresql"): a statement run under a context with a recording
+// OpenTelemetry span is a child span of it; sqldb.DriverConn returns the *stdlib.Conn that sql.Conn.Raw hands
+// over.
 func Open(url string, pool Pool) (*sql.DB, error) {
 	if pool.MaxOpen <= 0 {
 		pool.MaxOpen = 20
@@ -52,7 +57,7 @@ func Open(url string, pool Pool) (*sql.DB, error) {
 		return nil, err
 	}
 	sessionSettings(config.RuntimeParams, pool.StatementTimeout)
-	db := stdlib.OpenDB(*config)
+	db := sql.OpenDB(sqldb.Instrument(stdlib.GetConnector(*config), "postgresql", Dialect{}))
 	db.SetMaxOpenConns(pool.MaxOpen)
 	db.SetMaxIdleConns(pool.MaxIdle)
 	db.SetConnMaxLifetime(pool.MaxLifetime)

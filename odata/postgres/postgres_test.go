@@ -11,6 +11,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/jackc/pgx/v5/stdlib"
+
 	"github.com/storekit/store/odata/dbtest"
 	"github.com/storekit/store/odata/migrate"
 	"github.com/storekit/store/odata/postgres"
@@ -152,5 +154,36 @@ func TestOpen_MigrationsWithoutStatementTimeout(t *testing.T) {
 	var limit string
 	if err := db.QueryRow("SELECT current_setting('statement_timeout')").Scan(&limit); err != nil || limit != "100ms" {
 		t.Errorf("statement_timeout after the migrations = %q (%v), want 100ms", limit, err)
+	}
+}
+
+// TestOpen_DriverConn: the connections Open makes are instrumented, and sqldb.DriverConn reaches pgx's own
+// connection through sql.Conn.Raw.
+func TestOpen_DriverConn(t *testing.T) {
+	url := os.Getenv("STORE_TEST_POSTGRES")
+	if url == "" {
+		t.Skip("STORE_TEST_POSTGRES is not set")
+	}
+	db, err := postgres.Open(url, postgres.Pool{MaxOpen: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	err = c.Raw(func(dc any) error {
+		if _, ok := dc.(*stdlib.Conn); ok {
+			t.Errorf("Raw = %T, want the instrumented connection", dc)
+		}
+		if _, ok := sqldb.DriverConn(dc).(*stdlib.Conn); !ok {
+			t.Errorf("DriverConn(Raw) = %T, want *stdlib.Conn", sqldb.DriverConn(dc))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -5,7 +5,9 @@
 package sqlite
 
 import (
+	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"net/url"
 	"regexp"
@@ -13,17 +15,32 @@ import (
 	"sync"
 
 	"github.com/mattn/go-sqlite3"
+
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // DriverName is the database/sql driver Open uses: mattn/go-sqlite3 with the SQL functions the engine's SQL
 // needs registered on every connection (REGEXP, for the OData function matchesPattern).
 const DriverName = "sqlite3_storekit"
 
+// sqliteDriver is the driver registered as DriverName.
+var sqliteDriver = &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+	return c.RegisterFunc("regexp", regexpMatch, true)
+}}
+
 func init() {
-	sql.Register(DriverName, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
-		return c.RegisterFunc("regexp", regexpMatch, true)
-	}})
+	sql.Register(DriverName, sqliteDriver)
 }
+
+// dsnConnector opens connections of the driver to one data source, as sql.Open does for a driver without a
+// connector of its own.
+type dsnConnector struct {
+	dsn string
+}
+
+func (c dsnConnector) Connect(context.Context) (driver.Conn, error) { return sqliteDriver.Open(c.dsn) }
+
+func (c dsnConnector) Driver() driver.Driver { return sqliteDriver }
 
 // regexpMatch implements "s REGEXP pattern" (SQLite calls regexp(pattern, s)) with Go's regexp syntax. A NULL
 // operand gives NULL.
@@ -86,7 +103,9 @@ func compiled(p string) (*regexp.Regexp, error) {
 // is the same for every request of a shape (values are arguments), so a repeated read is not parsed again.
 // The pool keeps as many idle connections as it opens (DefaultPoolSize; change both with SetMaxOpenConns and
 // SetMaxIdleConns): database/sql's default of 2 idle closed and reopened a connection, with its settings and
-// statement cache, on up to a quarter of the requests of 16 concurrent clients.
+// statement cache, on up to a quarter of the requests of 16 concurrent clients. The connections are
+// instrumented (sqldb.Instrument, system "sqlite"): a statement run under a context with a recording
+// OpenTelemetry span is a child span of it.
 func Open(path string) (*sql.DB, error) {
 	if path == "" || strings.HasPrefix(path, ":memory:") {
 		return nil, errors.New("sqlite: a file path is required (an in-memory database is empty on every pooled connection)")
@@ -99,10 +118,7 @@ func Open(path string) (*sql.DB, error) {
 	q.Set("_cslike", "1")
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_stmt_cache_size", "128")
-	db, err := sql.Open(DriverName, "file:"+path+"?"+q.Encode())
-	if err != nil {
-		return nil, err
-	}
+	db := sql.OpenDB(sqldb.Instrument(dsnConnector{dsn: "file:" + path + "?" + q.Encode()}, "sqlite", Dialect{}))
 	db.SetMaxOpenConns(DefaultPoolSize)
 	db.SetMaxIdleConns(DefaultPoolSize)
 	if err := db.Ping(); err != nil {

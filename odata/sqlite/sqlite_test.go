@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mattn/go-sqlite3"
+
 	"github.com/storekit/store/odata/sqldb"
 	"github.com/storekit/store/odata/sqlite"
 )
@@ -116,5 +118,28 @@ func TestOpen_PoolKeepsIdleConnections(t *testing.T) {
 	}
 	if s := db.Stats(); s.Idle != len(conns) || s.MaxIdleClosed != 0 {
 		t.Errorf("after 8 connections were returned: %d idle, %d closed as surplus; want 8 and 0", s.Idle, s.MaxIdleClosed)
+	}
+}
+
+// TestOpen_DriverConn: the connections Open makes are instrumented, and sqldb.DriverConn reaches the driver's
+// own connection through sql.Conn.Raw.
+func TestOpen_DriverConn(t *testing.T) {
+	db := open(t)
+	c, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	err = c.Raw(func(dc any) error {
+		if _, ok := dc.(*sqlite3.SQLiteConn); ok {
+			t.Errorf("Raw = %T, want the instrumented connection", dc)
+		}
+		if _, ok := sqldb.DriverConn(dc).(*sqlite3.SQLiteConn); !ok {
+			t.Errorf("DriverConn(Raw) = %T, want *sqlite3.SQLiteConn", sqldb.DriverConn(dc))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
