@@ -336,7 +336,7 @@ func (b *batchRun) serve(ctx context.Context, item *batchItem) *batchResult {
 			"A GET request cannot be part of an atomicity group or change set."))
 	}
 	w := &batchRecorder{header: http.Header{}}
-	b.service.answer(w, part)
+	b.service.handle(w, part, true)
 	return &batchResult{item: item, status: w.code(), header: w.header, body: w.body.Bytes()}
 }
 

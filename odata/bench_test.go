@@ -1,11 +1,17 @@
 package odata_test
 
 import (
+	"context"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
 
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/dbtest"
 )
 
@@ -57,6 +63,45 @@ func BenchmarkService_GetByKey(b *testing.B) {
 		f.svc.ServeHTTP(w, httptest.NewRequest("GET", "http://example.com/odata/Book('k0042')", nil))
 		if w.Code != 200 {
 			b.Fatalf("GET = %d %s", w.Code, w.Body)
+		}
+	}
+}
+
+// BenchmarkService_Telemetry measures the two most frequent reads, one entity by key and a page of 100, with
+// telemetry off (no providers in Config and no global ones: what every service without telemetry runs) and
+// on (an SDK tracer provider sampling every request, its spans batched to an exporter that drops them, and an
+// SDK meter provider), in the same run:
+//
+//	go test ./odata -run '^$' -bench 'Service_Telemetry' -benchmem -count 5
+func BenchmarkService_Telemetry(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		var telemetry func(cfg *odata.Config)
+		if on {
+			tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+			mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+			b.Cleanup(func() {
+				_ = tp.Shutdown(context.Background())
+				_ = mp.Shutdown(context.Background())
+			})
+			telemetry = func(cfg *odata.Config) { cfg.TracerProvider, cfg.MeterProvider = tp, mp }
+		}
+		f := newFixtureWith(b, dbtest.SQLite(b), telemetry)
+		insertBooks(b, f, 100)
+		state := map[bool]string{false: "off", true: "on"}[on]
+		for _, read := range []struct{ name, path string }{
+			{"ByKey", "/odata/Book('k0042')"},
+			{"Page100", "/odata/Book"},
+		} {
+			b.Run(read.name+"/"+state, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					w := httptest.NewRecorder()
+					f.svc.ServeHTTP(w, httptest.NewRequest("GET", "http://example.com"+read.path, nil))
+					if w.Code != 200 {
+						b.Fatalf("GET %s = %d %s", read.path, w.Code, w.Body)
+					}
+				}
+			})
 		}
 	}
 }

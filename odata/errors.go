@@ -223,6 +223,16 @@ func busyError(cause error) *Error {
 		Message: "The database is busy; try again.", Header: http.Header{"Retry-After": {"1"}}}
 }
 
+// answerError returns the *Error that request r answers err with: AsError's, or for a server error of a request
+// whose context has ended, what contextError makes of it (the client went away, the time budget ran out).
+func answerError(r *http.Request, err error) *Error {
+	e := AsError(err)
+	if e.Status() >= 500 {
+		e = contextError(r.Context(), e)
+	}
+	return e
+}
+
 // ContentTypeJSON is the media type of every JSON answer of the engine.
 const ContentTypeJSON = "application/json;odata.metadata=minimal"
 
@@ -246,10 +256,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 // writeError is WriteError whose log line of a server error starts with attrs (slog key-value pairs) that say
 // which request met it.
 func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error, attrs []any) {
-	e := AsError(err)
-	if e.Status() >= 500 {
-		e = contextError(r.Context(), e)
-	}
+	e := answerError(r, err)
 	status := e.Status()
 	if status >= 500 {
 		if logger == nil {

@@ -21,22 +21,36 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r, cancel = budgeted(r, s.budget)
 		defer cancel()
 	}
-	s.answer(w, r)
+	s.handle(w, r, false)
+}
+
+// handle answers r, a request alone or (part) one request of a batch, observed by the service's telemetry when
+// anything records it (telemetry.go).
+func (s *Service) handle(w http.ResponseWriter, r *http.Request, part bool) {
+	o := s.telemetry.begin(w, r, part)
+	if o == nil {
+		s.answer(w, r)
+		return
+	}
+	defer o.end() // also when the handler panics
+	o.finish(s.answer(&o.w, o.r))
 }
 
 // answer serves r without a time budget of its own: a request alone (under ServeHTTP's budget) or one request of
-// a batch (under the batch's).
-func (s *Service) answer(w http.ResponseWriter, r *http.Request) {
+// a batch (under the batch's). It returns the target the path resolved to (nil when it did not) and the error
+// it answered with.
+func (s *Service) answer(w http.ResponseWriter, r *http.Request) (*target, error) {
 	t, err := s.serve(w, r)
 	if err == errNoContent {
 		w.Header().Set("OData-Version", "4.0")
 		w.WriteHeader(http.StatusNoContent)
-		return
+		return t, nil
 	}
 	if err != nil {
 		// A server error's log line says which request met it and what of the model the request reached.
 		writeError(w, r, s.logger, err, requestAttrs(r, t))
 	}
+	return t, err
 }
 
 // serve answers the request; it returns the target the path resolved to (nil when it did not) and the error

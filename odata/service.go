@@ -16,6 +16,9 @@ import (
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/internal/modelsql"
@@ -77,6 +80,21 @@ type Config struct {
 	// with the model (odata/schema.Check) and reports every missing table or column, column type that cannot
 	// hold its property and key without a unique index, rather than answering 500 when a request meets one.
 	SkipSchemaCheck bool
+	// TracerProvider makes the span of each request (and of each request of a batch), with the attributes
+	// http.request.method, http.response.status_code, odata.entity_set, odata.request_kind and
+	// odata.error_code; the statements of a database opened by odata/sqlite or odata/postgres (see
+	// sqldb.Instrument) are its children. When nil, the global provider (otel.GetTracerProvider) as it is at
+	// each request: no span at all, for next to no cost, while no program has set one.
+	TracerProvider trace.TracerProvider
+	// MeterProvider records the request metrics odata.request.duration and odata.request.sql_statements and the
+	// statistics of DB's connection pool (db.client.connection.*). When nil, the global provider
+	// (otel.GetMeterProvider): the request metrics follow it once a program sets one; the pool statistics need
+	// it set before NewService.
+	MeterProvider metric.MeterProvider
+	// Propagator reads the trace context of a request that arrives without a span in its context (no
+	// middleware traced it), so that its span continues its caller's trace; nil: W3C Trace Context
+	// (traceparent and tracestate headers).
+	Propagator propagation.TextMapPropagator
 }
 
 // Writes is the set of write methods an entity set offers; the zero value offers none (read-only). A method
@@ -253,6 +271,7 @@ type Service struct {
 	metadataXML   []byte
 	metadataJS    []byte
 	openapi       []byte // the OpenAPI document, see openapi.go
+	telemetry     *telemetry
 }
 
 // publicRoot returns the service root under Config.PublicURL (publicURL and mount), or "" without a public URL.
@@ -320,6 +339,11 @@ func NewService(cfg Config) (*Service, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	tel, err := newTelemetry(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("odata: telemetry: %w", err)
+	}
+	s.telemetry = tel
 	s.newPlanner()
 	return s, nil
 }
