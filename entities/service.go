@@ -8,6 +8,9 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/schema"
@@ -39,6 +42,10 @@ type Config struct {
 	// odata.Config.SkipSchemaCheck), for a caller that builds the service before it migrates the database and
 	// runs CheckSchema after.
 	SkipSchemaCheck bool
+	// TracerProvider and MeterProvider receive the service's spans and metrics (see odata.Config); nil: the
+	// global providers.
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
 }
 
 // CheckSchema compares the tables of db with the store's model (odata/schema.Check): nil when they match, else
@@ -85,6 +92,8 @@ func NewService(cfg Config) (*odata.Service, error) {
 		// SPEC part 3: the seed's 200 with an empty body, not the engine's 204.
 		DeleteStatus:    http.StatusOK,
 		SkipSchemaCheck: cfg.SkipSchemaCheck,
+		TracerProvider:  cfg.TracerProvider,
+		MeterProvider:   cfg.MeterProvider,
 	})
 }
 

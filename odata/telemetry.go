@@ -221,7 +221,7 @@ func (o *observation) end() {
 		o.endSpan(method, resource, status, code, attrs)
 	}
 	if !o.start.IsZero() {
-		set := metric.WithAttributeSet(attribute.NewSet(attrs...))
+		set := metric.WithAttributeSet(attribute.NewSet(attrs...)) // last: NewSet sorts attrs in place
 		ctx := o.r.Context()
 		o.tel.duration.Record(ctx, time.Since(o.start).Seconds(), set)
 		o.tel.statements.Record(ctx, o.count.Count(), set)

@@ -342,7 +342,9 @@ func TestService_TelemetryMetrics(t *testing.T) {
 				"odata.request_kind": "batch"}, Count: 1},
 		}
 		sortPoints := func(p []metricPoint) {
-			sort.Slice(p, func(i, j int) bool { return p[i].Attrs["http.response.status_code"]+p[i].Attrs["odata.request_kind"] < p[j].Attrs["http.response.status_code"]+p[j].Attrs["odata.request_kind"] })
+			sort.Slice(p, func(i, j int) bool {
+				return p[i].Attrs["http.response.status_code"]+p[i].Attrs["odata.request_kind"] < p[j].Attrs["http.response.status_code"]+p[j].Attrs["odata.request_kind"]
+			})
 		}
 		sortPoints(want)
 		sortPoints(counts)

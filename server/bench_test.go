@@ -12,7 +12,7 @@ import (
 // storefront handler (the fake authenticator is a map lookup; logging goes to io.Discard).
 func BenchmarkHandler(b *testing.B) {
 	h, err := newHandler(newLogger(io.Discard, "json"), &Components{OData: &fakeOData{}, Storefront: fakeStorefront,
-		Auth: newFakeAuth()}, &drainGate{}, Config{RequestBudget: odata.DefaultTimeBudget})
+		Auth: newFakeAuth()}, &drainGate{}, Config{RequestBudget: odata.DefaultTimeBudget}, &telemetry{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -53,6 +53,10 @@ type Config struct {
 	// in front of the service. Only a request whose connection comes from one of them has its
 	// X-Forwarded-For, X-Forwarded-Host and X-Forwarded-Proto headers honoured; anyone else's are removed.
 	TrustedProxies []netip.Prefix
+	// Metrics serves the metrics at /metrics in the Prometheus text format, for an administrator's token.
+	Metrics bool
+	// OTLP says which signals go to an OpenTelemetry collector, from the standard OTEL_* variables.
+	OTLP OTLP
 }
 
 // Postgres reports whether DB names a PostgreSQL database.
@@ -84,6 +88,7 @@ var options = []option{
 	{"log-format", "STORE_LOG_FORMAT"},
 	{"public-url", "STORE_PUBLIC_URL"},
 	{"trusted-proxies", "STORE_TRUSTED_PROXIES"},
+	{"metrics", "STORE_METRICS"},
 }
 
 // parseConfig reads the configuration from args (args[0] is the program name) and getenv. A flag wins over its
@@ -106,6 +111,7 @@ func parseConfig(args []string, getenv func(string) string, help io.Writer) (Con
 		ShutdownTimeout:  30 * time.Second,
 		RequestBudget:    odata.DefaultTimeBudget,
 		LogFormat:        "json",
+		Metrics:          true,
 	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -124,6 +130,7 @@ func parseConfig(args []string, getenv func(string) string, help io.Writer) (Con
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log `format` on stderr: json or text")
 	fs.StringVar(&c.PublicURL, "public-url", "", "absolute `URL` clients reach the service at, such as https://shop.example.com; absolute URLs\nin answers start with it (default: the request's scheme and Host header, for development only)")
 	fs.Var((*prefixList)(&c.TrustedProxies), "trusted-proxies", "comma-separated `IPs or CIDRs` of the reverse proxies in front of the service, such as\n10.0.0.5,192.168.1.0/24; only their X-Forwarded-For/-Host/-Proto headers are honoured")
+	fs.Var((*boolValue)(&c.Metrics), "metrics", "serve the metrics at /metrics in the Prometheus text format (an administrator's token)")
 	fs.Usage = func() {} // the help text is written below, only when asked for
 
 	if err := fs.Parse(args); err != nil {
@@ -151,6 +158,11 @@ func parseConfig(args []string, getenv func(string) string, help io.Writer) (Con
 	if len(errs) == 0 {
 		errs = c.validate()
 	}
+	otlp, err := otlpFromEnv(getenv)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	c.OTLP = otlp
 	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
 	if len(errs) > 0 {
 		return Config{}, fmt.Errorf("invalid configuration:\n\t%w", joinErrors(errs))
@@ -306,6 +318,9 @@ Flags:
 		}
 	}
 	fmt.Fprintf(w, `
+Telemetry: OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, _METRICS_ENDPOINT) sends traces
+and metrics to an OpenTelemetry collector over OTLP/HTTP; the other OTEL_* variables apply (see README).
+
 Signals: SIGINT and SIGTERM start a drain: new requests, /healthz included, answer 503 ServiceUnavailable while
 the requests already running finish (for up to -shutdown-timeout); then the listener closes, the database closes
 and the program exits with status 0.

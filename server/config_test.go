@@ -39,7 +39,7 @@ func TestParseConfig(t *testing.T) {
 		{"Flags", []string{"-addr", ":0", "-db", "/tmp/x.db", "-admin-email", "root@shop.test", "-admin-password",
 			"correct horse", "-demo=false", "-token-ttl", "90m", "-countries=false", "-db-max-open", "5",
 			"-db-max-idle", "2", "-db-max-lifetime", "1m", "-shutdown-timeout", "5s", "-request-budget", "3s",
-			"-log-format", "text"}, nil,
+			"-log-format", "text", "-metrics=false"}, nil,
 			Config{Addr: ":0", DB: "/tmp/x.db", AdminEmail: "root@shop.test", AdminPassword: "correct horse",
 				Demo: false, TokenTTL: 90 * time.Minute, CountriesEnabled: false,
 				Pool: poolOf(5, 2, time.Minute), ShutdownTimeout: 5 * time.Second, RequestBudget: 3 * time.Second,
@@ -48,11 +48,17 @@ func TestParseConfig(t *testing.T) {
 			"STORE_ADMIN_EMAIL": "root@shop.test", "STORE_ADMIN_PASSWORD": "correct horse", "STORE_DEMO": "false",
 			"STORE_TOKEN_TTL": "1h", "STORE_COUNTRIES_ENABLED": "0", "STORE_DB_MAX_OPEN": "7",
 			"STORE_DB_MAX_IDLE": "7", "STORE_DB_MAX_LIFETIME": "2h", "STORE_SHUTDOWN_TIMEOUT": "1m",
-			"STORE_REQUEST_BUDGET": "45s", "STORE_LOG_FORMAT": "text"},
+			"STORE_REQUEST_BUDGET": "45s", "STORE_LOG_FORMAT": "text", "STORE_METRICS": "false",
+			"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector.test:4318", "OTEL_METRICS_EXPORTER": "none",
+			"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf"},
 			Config{Addr: ":0", DB: "postgres://u:p@db.test/store", AdminEmail: "root@shop.test",
 				AdminPassword: "correct horse", Demo: false, TokenTTL: time.Hour, CountriesEnabled: false,
 				Pool: poolOf(7, 7, 2*time.Hour), ShutdownTimeout: time.Minute, RequestBudget: 45 * time.Second,
-				LogFormat: "text"}},
+				LogFormat: "text", OTLP: OTLP{Traces: true}}},
+		{"OTLPSignalEndpoints", nil, map[string]string{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "http://collector.test:4318/v1/metrics"},
+			func() Config { c := defaultConfig(); c.OTLP = OTLP{Metrics: true}; return c }()},
+		{"OTLPDisabled", nil, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector.test:4318", "OTEL_SDK_DISABLED": "true"},
+			defaultConfig()},
 		{"FlagWinsOverEnv", []string{"-addr", "127.0.0.1:9000", "-demo=true", "-token-ttl", "2h"},
 			map[string]string{"STORE_ADDR": "127.0.0.1:9999", "STORE_DEMO": "false", "STORE_TOKEN_TTL": "bogus"},
 			with(func(c *Config) { c.Addr = "127.0.0.1:9000"; c.TokenTTL = 2 * time.Hour })},
@@ -90,7 +96,7 @@ func TestParseConfig_Defaults(t *testing.T) {
 	c := defaultConfig()
 	want := Config{Addr: "127.0.0.1:8080", DB: "store.db", AdminEmail: "admin@example.com", Demo: true,
 		TokenTTL: 24 * time.Hour, CountriesEnabled: true, Pool: poolOf(20, 0, 30*time.Minute),
-		ShutdownTimeout: 30 * time.Second, RequestBudget: 10 * time.Second, LogFormat: "json"}
+		ShutdownTimeout: 30 * time.Second, RequestBudget: 10 * time.Second, LogFormat: "json", Metrics: true}
 	if diff := cmp.Diff(want, c, equatePrefixes); diff != "" {
 		t.Errorf("defaults mismatch (-want +got):\n%s", diff)
 	}
@@ -144,6 +150,7 @@ func TestParseConfig_Errors(t *testing.T) {
 		{"PublicURLUser", []string{"-public-url", "https://me:pw@shop.example.com"}, nil, []string{"-public-url", "no user, query or fragment"}},
 		{"TrustedProxiesName", []string{"-trusted-proxies", "10.0.0.1,proxy.local"}, nil, []string{"-trusted-proxies", `"proxy.local" is not an IP address or a CIDR network`}},
 		{"TrustedProxiesBadCIDR", nil, map[string]string{"STORE_TRUSTED_PROXIES": "10.0.0.0/33"}, []string{"STORE_TRUSTED_PROXIES", `"10.0.0.0/33"`}},
+		{"OTLPProtocol", nil, map[string]string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "grpc"}, []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc", "http/protobuf only"}},
 		{"EveryBadValueAtOnce", []string{"-addr", "x", "-log-format", "xml"}, nil, []string{"-addr", "-log-format"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

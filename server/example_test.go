@@ -76,6 +76,12 @@ func ExampleRun() {
 	//     	comma-separated IPs or CIDRs of the reverse proxies in front of the service, such as
 	//     	10.0.0.5,192.168.1.0/24; only their X-Forwarded-For/-Host/-Proto headers are honoured
 	//     	env STORE_TRUSTED_PROXIES, default none
+	//   -metrics
+	//     	serve the metrics at /metrics in the Prometheus text format (an administrator's token)
+	//     	env STORE_METRICS, default true
+	//
+	// Telemetry: OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, _METRICS_ENDPOINT) sends traces
+	// and metrics to an OpenTelemetry collector over OTLP/HTTP; the other OTEL_* variables apply (see README).
 	//
 	// Signals: SIGINT and SIGTERM start a drain: new requests, /healthz included, answer 503 ServiceUnavailable while
 	// the requests already running finish (for up to -shutdown-timeout); then the listener closes, the database closes

@@ -160,7 +160,7 @@ type testServer struct {
 func newTestServer(t *testing.T) *testServer {
 	t.Helper()
 	s := &testServer{log: &syncBuffer{}, auth: newFakeAuth(), odata: &fakeOData{}, gate: &drainGate{}}
-	h, err := newHandler(newLogger(s.log, "json"), &Components{OData: s.odata, Storefront: fakeStorefront, Auth: s.auth}, s.gate, Config{RequestBudget: odata.DefaultTimeBudget})
+	h, err := newHandler(newLogger(s.log, "json"), &Components{OData: s.odata, Storefront: fakeStorefront, Auth: s.auth}, s.gate, Config{RequestBudget: odata.DefaultTimeBudget}, &telemetry{})
 	if err != nil {
 		t.Fatalf("newHandler: %v", err)
 	}

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/storekit/store/odata"
 )
 
@@ -185,11 +187,14 @@ func clientString(a netip.Addr) string {
 // logRequests writes one log line per request: client (the address fromProxies found), method, path (see
 // logPath), query (the raw query string), status,
 // error_code (the code of an error answer's body), duration_ms (milliseconds, with microseconds as the
-// fraction), bytes and (through the logger's handler) the request id. Server errors are logged at level ERROR.
-func logRequests(logger *slog.Logger) func(http.Handler) http.Handler {
+// fraction), bytes and (through the logger's handler) the request id, and the trace and span ids of the
+// request's span. Server errors are logged at level ERROR. The request's span (which continues the trace of its
+// traceparent header) and its duration metric go to tel (telemetry.go).
+func logRequests(logger *slog.Logger, tel *telemetry) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
+			r, span := tel.start(r)
 			sw := &statusWriter{ResponseWriter: w}
 			defer func() {
 				elapsed := time.Since(start)
@@ -208,13 +213,16 @@ func logRequests(logger *slog.Logger) func(http.Handler) http.Handler {
 					slog.String("query", r.URL.RawQuery),
 					slog.Int("status", status),
 				}
+				code := ""
 				if status >= 400 {
-					attrs = append(attrs, slog.String("error_code", errorCode(sw.errBody)))
+					code = errorCode(sw.errBody)
+					attrs = append(attrs, slog.String("error_code", code))
 				}
 				attrs = append(attrs,
 					slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
 					slog.Int64("bytes", sw.bytes))
 				logger.LogAttrs(r.Context(), level, "request", attrs...)
+				tel.end(r, span, status, code, elapsed)
 			}()
 			next.ServeHTTP(sw, r)
 		})
@@ -379,13 +387,21 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 
 func (b *limitedBody) Close() error { return b.rc.Close() }
 
-// contextHandler adds the request id of the context to every log record.
+// contextHandler adds the request id of the context to every log record, and the trace and span ids of its span
+// (trace_id, span_id) when it has one.
 type contextHandler struct{ slog.Handler }
 
 func (h contextHandler) Handle(ctx context.Context, rec slog.Record) error {
-	if id, ok := requestIDFrom(ctx); ok {
+	id, ok := requestIDFrom(ctx)
+	sc := trace.SpanContextFromContext(ctx)
+	if ok || sc.IsValid() {
 		rec = rec.Clone()
+	}
+	if ok {
 		rec.AddAttrs(slog.String("request_id", id))
+	}
+	if sc.IsValid() {
+		rec.AddAttrs(slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
 	}
 	return h.Handler.Handle(ctx, rec)
 }

@@ -122,7 +122,7 @@ func TestLogRequests(t *testing.T) {
 func TestTimeBudget(t *testing.T) {
 	s := newTestServer(t)
 	h, err := newHandler(newLogger(s.log, "json"), &Components{OData: s.odata, Auth: s.auth}, s.gate,
-		Config{RequestBudget: 50 * time.Millisecond})
+		Config{RequestBudget: 50 * time.Millisecond}, &telemetry{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func storeOpenAPI() odata.OpenAPI {
 	}
 }
 
-// authOperations are the routes of the server itself: the token endpoints and the health check.
+// authOperations are the routes of the server itself: the token endpoints, the metrics and the health check.
 func authOperations() []odata.OpenAPIOperation {
 	public := []odata.SecurityRequirement{}
 	return []odata.OpenAPIOperation{
@@ -79,6 +79,16 @@ func authOperations() []odata.OpenAPIOperation {
 				{Status: "200", Description: "Revoked.", Schema: odata.Schema{"type": "object", "properties": map[string]any{
 					"success": odata.Schema{"const": true}}}},
 				{Status: "401", Description: "No valid token."}}},
+		{Method: "GET", Path: metricsPath, OperationID: "metrics", Tags: []string{"Authentication"},
+			Summary:  "The server's metrics, in the Prometheus text format (for an operator's scraper)",
+			Security: []odata.SecurityRequirement{{"Bearer": {adminRole}}},
+			Description: "An administrator's token. Requests by route, method and status, the OData requests by " +
+				"entity set, their durations and SQL statements, the connection pool, the Go runtime. Off with " +
+				"`-metrics=false`.",
+			Responses: []odata.OpenAPIResponse{
+				{Status: "200", Description: "The metrics.", ContentType: "text/plain", Schema: odata.Schema{"type": "string"}},
+				{Status: "401", Description: "No valid token."},
+				{Status: "403", Description: "Not an administrator."}}},
 		{Method: "GET", Path: "/healthz", OperationID: "health", Tags: []string{"Authentication"},
 			Summary: "Check that the service is up (for load balancers)", Security: public,
 			Responses: []odata.OpenAPIResponse{{Status: "200", Description: "Up.", Schema: odata.Schema{"type": "object",

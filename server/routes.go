@@ -31,8 +31,8 @@ var publicPaths = map[string]bool{"/healthz": true, "/api/token": true, openAPIP
 
 func isPublic(path string) bool { return publicPaths[path] || strings.HasPrefix(path, docsPath+"/") }
 
-// routes lists every route of the service on r.
-func routes(r *mux.Router, logger *slog.Logger, c *Components) error {
+// routes lists every route of the service on r; metrics, when not nil, serves /metrics to admins.
+func routes(r *mux.Router, logger *slog.Logger, c *Components, metrics http.Handler) error {
 	token := requireToken(c.Auth, logger)
 	admin := requireAdmin(logger)
 
@@ -48,6 +48,10 @@ func routes(r *mux.Router, logger *slog.Logger, c *Components) error {
 		h := token(admin(stripPrefix("/odata", c.OData)))
 		r.Handle("/odata", h)
 		r.PathPrefix("/odata/").Handler(h)
+	}
+	if metrics != nil {
+		// Every path but the public ones of SPEC part 2 needs a token; the metrics are the operator's.
+		r.Handle(metricsPath, token(admin(metrics))).Methods(http.MethodGet, http.MethodHead)
 	}
 	sr := &muxRouter{r: r, wrap: token}
 	if c.Storefront != nil {

@@ -164,7 +164,7 @@ func TestODataMount(t *testing.T) {
 func TestNewHandler_Components(t *testing.T) {
 	logger := newLogger(&syncBuffer{}, "json")
 	t.Run("NoOData", func(t *testing.T) {
-		h, err := newHandler(logger, &Components{Auth: newFakeAuth()}, &drainGate{}, Config{})
+		h, err := newHandler(logger, &Components{Auth: newFakeAuth()}, &drainGate{}, Config{}, &telemetry{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,7 +177,7 @@ func TestNewHandler_Components(t *testing.T) {
 		for _, pattern := range []string{"cart", "/cart/{id"} {
 			_, err := newHandler(logger, &Components{Auth: newFakeAuth(), Storefront: func(r Router) {
 				r.Handle("GET", pattern, http.NotFoundHandler())
-			}}, &drainGate{}, Config{})
+			}}, &drainGate{}, Config{}, &telemetry{})
 			if err == nil || !strings.Contains(err.Error(), pattern) {
 				t.Errorf("newHandler(route %q) = %v, want an error naming it", pattern, err)
 			}

@@ -59,6 +59,8 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/migrate"
@@ -83,8 +85,13 @@ type Deps struct {
 	Dialect sqldb.Dialect
 	// Config is the service's configuration (admin e-mail and password, demo, token TTL, countries...).
 	Config Config
-	// Logger is the service's logger; records logged with a request's context carry its request id.
+	// Logger is the service's logger; records logged with a request's context carry its request id, and its
+	// trace and span ids when the request is traced.
 	Logger *slog.Logger
+	// TracerProvider and MeterProvider are the providers the components report to (odata.Config's); no-op ones
+	// when the server exports no trace or reads no metric.
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
 }
 
 // Components are the parts of the store that Run serves. Only Auth is required; a nil OData or Storefront
@@ -129,6 +136,11 @@ func run(ctx context.Context, wire wireFunc, args []string, getenv func(string) 
 		return err
 	}
 	logger := newLogger(stderr, cfg.LogFormat)
+	tel, err := newTelemetry(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer shutdownTelemetry(ctx, logger, tel)
 
 	// The port is bound before anything touches the database: a busy port fails the start before a migration
 	// or the seed ran, so a generated admin password is printed only by a start that goes on to serve.
@@ -149,7 +161,8 @@ func run(ctx context.Context, wire wireFunc, args []string, getenv func(string) 
 			"request's Host header, which a client chooses; set it outside development")
 	}
 
-	c, err := wire(ctx, Deps{DB: db, Dialect: dialect, Config: cfg, Logger: logger})
+	c, err := wire(ctx, Deps{DB: db, Dialect: dialect, Config: cfg, Logger: logger,
+		TracerProvider: tel.tracerProvider(), MeterProvider: tel.meterProvider()})
 	if err != nil {
 		return startErr(ctx, fmt.Errorf("build the components: %w", err))
 	}
@@ -178,7 +191,7 @@ func run(ctx context.Context, wire wireFunc, args []string, getenv func(string) 
 	}
 
 	gate := &drainGate{}
-	h, err := newHandler(logger, c, gate, cfg)
+	h, err := newHandler(logger, c, gate, cfg, tel)
 	if err != nil {
 		return err
 	}
@@ -239,6 +252,15 @@ func drain(ctx context.Context, logger *slog.Logger, srv *http.Server, gate *dra
 	}
 }
 
+// shutdownTelemetry exports the spans and metrics the providers still hold, for at most 5 seconds.
+func shutdownTelemetry(ctx context.Context, logger *slog.Logger, tel *telemetry) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := tel.shutdown(sctx); err != nil {
+		logger.Warn("telemetry not exported at shutdown", "err", err)
+	}
+}
+
 // startErr returns nil when the start failed because ctx was cancelled (a signal during start-up), err otherwise.
 func startErr(ctx context.Context, err error) error {
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
@@ -248,12 +270,13 @@ func startErr(ctx context.Context, err error) error {
 }
 
 // newHandler returns the service's handler: the routes behind the middleware, outermost first: request id,
-// security headers, the client and host behind trusted proxies, request log, panic recovery, 503 while draining,
-// URL and body limits, the time budget; authentication is per route.
-func newHandler(logger *slog.Logger, c *Components, gate *drainGate, cfg Config) (http.Handler, error) {
+// security headers, the client and host behind trusted proxies, request span, log and metrics, panic recovery,
+// 503 while draining, URL and body limits, the time budget; authentication is per route.
+func newHandler(logger *slog.Logger, c *Components, gate *drainGate, cfg Config, tel *telemetry) (http.Handler, error) {
 	r := mux.NewRouter()
 	r.SkipClean(true) // OData paths are not file paths: never redirect them
-	if err := routes(r, logger, c); err != nil {
+	r.Use(recordRoute)
+	if err := routes(r, logger, c, tel.metrics); err != nil {
 		return nil, err
 	}
 	var h http.Handler = r
@@ -261,7 +284,7 @@ func newHandler(logger *slog.Logger, c *Components, gate *drainGate, cfg Config)
 	h = limitRequests(logger)(h)
 	h = rejectWhileDraining(gate, logger)(h)
 	h = recoverPanics(logger)(h)
-	h = logRequests(logger)(h)
+	h = logRequests(logger, tel)(h)
 	h = fromProxies(cfg.TrustedProxies)(h)
 	h = secureHeaders(h)
 	h = withRequestID(h)

@@ -16,7 +16,8 @@ func storeComponents(ctx context.Context, deps Deps) (*Components, error) {
 	auth := &entities.Auth{DB: deps.DB, Dialect: deps.Dialect, TokenTTL: cfg.TokenTTL}
 	od, err := entities.NewService(entities.Config{DB: deps.DB, Dialect: deps.Dialect, Logger: deps.Logger,
 		Mount: "/odata", PublicURL: cfg.PublicURL, CountriesEnabled: cfg.CountriesEnabled, OpenAPI: storeOpenAPI(),
-		TimeBudget: cfg.RequestBudget, SkipSchemaCheck: true}) // checked after the migrations: CheckSchema
+		TimeBudget: cfg.RequestBudget, SkipSchemaCheck: true, // checked after the migrations: CheckSchema
+		TracerProvider: deps.TracerProvider, MeterProvider: deps.MeterProvider})
 	if err != nil {
 		return nil, err
 	}

@@ -78,6 +78,7 @@ func routes(product string) []route {
 		od("POST", "/odata/Order('"+unknownID+"')/Ship", nil, http.StatusNotFound),
 		od("GET", "/odata/Order", nil, http.StatusOK),
 		od("GET", "/odata/NoSuchSet", nil, http.StatusNotFound),
+		od("GET", "/metrics", nil, http.StatusOK),
 	}
 }
 
