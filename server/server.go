@@ -16,9 +16,10 @@
 //
 // A request passes, outermost first: the request id (X-Request-Id: an incoming one when it is sane, else a new
 // one; on every answer, errors included), the security headers (X-Content-Type-Options: nosniff and
-// Cache-Control: no-store on every answer), the client behind trusted proxies (see below), the request log (one
-// slog line with client, method, path, query (the raw query string), status, error_code (the code of an error
-// answer), duration_ms, bytes and request_id; the token of a newsletter confirmation link is redacted), panic
+// Cache-Control: no-store on every answer), the client behind trusted proxies (see below), the request's span
+// and its duration metric (telemetry.go) and the request log (one slog line with client, method, path, query
+// (the raw query string), status, error_code (the code of an error answer), duration_ms, bytes, request_id and
+// the trace_id and span_id of the request's span; the token of a newsletter confirmation link is redacted), panic
 // recovery (500 InternalError; the panic and its stack only in the log), 503 ServiceUnavailable once draining,
 // the URL limit (16 KiB: 414 URITooLong) and the body limits (1 MiB, 16 MiB on /odata/Picture paths: 413
 // PayloadTooLarge), then the routes. Every route but /healthz, POST /api/token, the API documentation (GET

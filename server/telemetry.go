@@ -249,20 +249,24 @@ func recordRoute(next http.Handler) http.Handler {
 	})
 }
 
-// httpMethod is a method as the http.request.method attribute takes it: the known ones, "_OTHER" for any other.
+// knownMethods are the methods http.request.method takes as they are.
+var knownMethods = map[string]bool{http.MethodGet: true, http.MethodHead: true, http.MethodPost: true,
+	http.MethodPut: true, http.MethodPatch: true, http.MethodDelete: true, http.MethodOptions: true,
+	http.MethodTrace: true, http.MethodConnect: true}
+
+// httpMethod is a method as the http.request.method attribute takes it: a known one as it is, any other (a
+// client chooses it, and the attribute must not take whatever it sends) "_OTHER".
 func httpMethod(m string) string {
-	switch m {
-	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete,
-		http.MethodOptions, http.MethodTrace, http.MethodConnect:
+	if knownMethods[m] {
 		return m
 	}
 	return "_OTHER"
 }
 
-// spanMethod is the method in a span's name: "HTTP" for one httpMethod does not know.
+// spanMethod is the method in a span's name: "HTTP" for one that is not known.
 func spanMethod(m string) string {
-	if m = httpMethod(m); m == "_OTHER" {
-		return "HTTP"
+	if knownMethods[m] {
+		return m
 	}
-	return m
+	return "HTTP"
 }

@@ -15,6 +15,9 @@
 //     ScanDecimal do the same for hand-written SQL.
 //   - Transactions (tx.go): RunTx runs a transaction with the one retry policy of the project; a database that
 //     stays busy is ErrBusy, which odata answers 503 with Retry-After.
+//   - Telemetry (instrument.go): Instrument wraps a driver's connector so that each statement run under a
+//     context with a recording OpenTelemetry span is a child span of it (the adapters' Open does it), and
+//     WithStatementCounter counts the statements of a context.
 //
 // The engine's own query planner is not part of this package: it lives in odata/internal/plan, and only the
 // odata Service uses it.
