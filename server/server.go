@@ -24,8 +24,8 @@
 // the URL limit (16 KiB: 414 URITooLong) and the body limits (1 MiB, 16 MiB on /odata/Picture paths: 413
 // PayloadTooLarge), then the routes. Every route but /healthz, POST /api/token, the API documentation (GET
 // /odata/$openapi and the page /docs, see openapi.go) and the storefront's public routes (Router.HandlePublic:
-// the newsletter confirmation link) needs a bearer token (401 with WWW-Authenticate: Bearer); /odata/ needs an
-// admin (403).
+// the newsletter confirmation link) needs a bearer token (401 with WWW-Authenticate: Bearer); /odata/ and
+// /metrics (Prometheus text format, see telemetry.go) need an admin (403).
 //
 // # Proxies and absolute URLs
 //
