@@ -265,7 +265,7 @@ func spanMethod(method string) string {
 }
 
 // requestKind is the odata.request_kind of a request that resolved to t (nil: "unknown"): "service_document",
-// "metadata", "openapi", "batch", "action"; for writes "create" (POST), "replace" (PUT), "update" (PATCH) and
+// "metadata", "openapi", "batch", "action", "function"; for writes "create" (POST), "replace" (PUT), "update" (PATCH) and
 // "delete"; for reads what they read: "collection", "entity", "count", "property" or "value".
 func requestKind(t *target, method string) string {
 	if t == nil {
@@ -282,6 +282,8 @@ func requestKind(t *target, method string) string {
 		return "batch"
 	case tAction:
 		return "action"
+	case tFunction:
+		return "function"
 	}
 	switch method {
 	case http.MethodPost:
@@ -317,8 +319,9 @@ func (t *target) setName() string {
 	return ""
 }
 
-// resourceName names what a request addressed in its span's name: the entity set, with the action bound to it
-// ("Product/Rate"), an unbound action, "$metadata", "$batch", "$openapi" or "/" for the service document.
+// resourceName names what a request addressed in its span's name: the entity set, with the action or function
+// bound to it ("Product/Rate"), an unbound action or function, "$metadata", "$batch", "$openapi" or "/" for the
+// service document.
 func (t *target) resourceName() string {
 	switch t.kind {
 	case tRoot:
@@ -330,14 +333,19 @@ func (t *target) resourceName() string {
 	case tBatch:
 		return "$batch"
 	}
-	name := t.setName()
-	if t.action != nil {
-		if name != "" {
-			return name + "/" + t.action.Name
-		}
-		return t.action.Name
+	name, operation := t.setName(), ""
+	switch {
+	case t.action != nil:
+		operation = t.action.Name
+	case len(t.functions) > 0: // the overloads share their name
+		operation = t.functions[0].Name
+	default:
+		return name
 	}
-	return name
+	if name != "" {
+		return name + "/" + operation
+	}
+	return operation
 }
 
 // statusRecorder remembers the status an answer was given.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/dbtest"
+	"github.com/storekit/store/odata/edm"
 )
 
 // telemetryFixture is a library service whose telemetry goes to an in-memory span recorder and a manual metric
@@ -199,6 +200,37 @@ func TestService_TelemetrySpans(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestService_TelemetryFunction: a function call is a request of kind function, named by its function.
+func TestService_TelemetryFunction(t *testing.T) {
+	spans := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	f := newFixtureWith(t, dbtest.SQLite(t), func(cfg *odata.Config) {
+		m := libraryModel()
+		m.Functions = []*edm.Function{{Name: "Pages", Bound: true, BindingType: "Book",
+			ReturnType: &edm.ReturnType{Type: edm.KindInt64}}}
+		if err := m.Build(); err != nil {
+			t.Fatal(err)
+		}
+		cfg.Model, cfg.TracerProvider = m, tp
+		cfg.Sets, cfg.Actions = libraryConfig(m)
+		cfg.Functions = map[string]odata.FunctionFunc{"Book/Pages": func(ctx context.Context, call *odata.FunctionCall) (any, error) {
+			return call.Entity["Pages"], nil
+		}}
+	})
+	f.seed()
+	f.must(200, "GET", "/odata/Book('b1')/Pages()", "")
+	tf := &telemetryFixture{fixture: f, spans: spans, tp: tp}
+	request, children := tf.requestSpans(t)
+	want := spanSummary{"GET Book/Pages", trace.SpanKindServer, map[string]string{"http.request.method": "GET",
+		"http.response.status_code": "200", "odata.entity_set": "Book", "odata.request_kind": "function"}, codes.Unset}
+	if diff := cmp.Diff(want, summarize(request)); diff != "" {
+		t.Errorf("request span (-want +got):\n%s", diff)
+	}
+	if ops := checkStatementSpans(t, request, children); !slices.Contains(ops, "SELECT") {
+		t.Errorf("statements %v, want the SELECT of the bound entity", ops)
+	}
 }
 
 // TestService_TelemetryTraceparent: a request without a span in its context continues the trace its
