@@ -27,6 +27,7 @@ func TestReadErrors(t *testing.T) {
 		{"Product", "$filter=Name eq 5", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 6, Msg: "eq cannot compare Edm.String with Edm.Int64"}},
 		{"Product", "$filter=Price eq 'abc'", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 7, Msg: "eq cannot compare Edm.Decimal with Edm.String"}},
 		{"Product", "$filter=CreatedOnUtc gt 2024-01-01", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 14, Msg: "gt cannot compare Edm.DateTimeOffset with Edm.Date"}},
+		{"Product", "$filter=ProductType eq 7", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 13, Msg: "eq cannot compare ProductType with Edm.Int64"}},
 		{"Product", "$filter=ProductType eq 'Nope'", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 13, Msg: "'Nope' is not a member of ProductType"}},
 		{"Product", "$filter=ProductType eq Store.Permissions'Read'", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 13, Msg: "eq cannot compare ProductType with Permissions"}},
 		{"Product", "$filter=Name in (1,2)", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 10, Msg: "in cannot compare Edm.String with Edm.Int64"}},

@@ -273,6 +273,7 @@ var filterCases = []struct{ set, filter, extra string }{
 	{"Customer", "CreatedOnUtc ge 2023-06-15T10:00:00Z", ""},
 	// Orders: enums ordered by value, navigation to a type with a non-key join, composite-key items.
 	{"Order", "Status eq 'Pending'", ""},
+	{"Product", "ProductType eq 5 or ProductType in (10)", ""}, // integers stand for the members of those values
 	{"Order", "Status in ('Pending','Processing')", ""},
 	{"Order", "Status gt 'Processing'", ""},
 	{"Order", "Customer/Email eq 'Alice@Example.com'", ""},

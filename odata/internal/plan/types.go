@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -132,7 +133,7 @@ func promote(a, b edm.Kind) edm.Kind {
 
 // coerce converts a literal value of type from to the type to, when OData allows the literal to stand for a value
 // of that type: integers as decimals and floating point, decimals as floating point, strings as enum members or
-// durations. ok is false when it does not.
+// durations, integers as the enum members of that value. ok is false when it does not.
 func coerce(v any, from, to boundType) (any, bool) {
 	if from.null {
 		return nil, true
@@ -152,6 +153,11 @@ func coerce(v any, from, to boundType) (any, bool) {
 			}
 			return n, true
 		case int64:
+			if from.enum == nil && numericRank(from.kind) == 1 {
+				// An integer stands for the member of that value (OData 4.01 enumMemberValue): Status eq 1.
+				n, err := to.enum.Parse(strconv.FormatInt(x, 10))
+				return n, err == nil
+			}
 			return x, from.enum == to.enum
 		}
 		return nil, false
