@@ -236,7 +236,7 @@ func (q *Query) option(name, value string, hasValue bool, pos, base int, allowed
 		return &Error{Code: CodeSyntax, Msg: canonical + " is not allowed here"}
 	}
 	if seen[lower(canonical)] {
-		return &Error{Code: CodeSyntax, Msg: "duplicate option " + canonical}
+		return &Error{Code: CodeSyntax, Msg: canonical + " must not appear more than once"}
 	}
 	seen[lower(canonical)] = true
 	if !hasValue {
@@ -258,7 +258,7 @@ func optionKindOf(name string) (optionKind, *Error) {
 	case strings.HasPrefix(name, "$"):
 		kind, ok := systemOptions[lower(name[1:])]
 		if !ok {
-			return 0, &Error{Code: CodeSyntax, Msg: "unknown system query option"}
+			return 0, &Error{Code: CodeSyntax, Msg: "unknown query option (system query options start with $ and are those OData defines)"}
 		}
 		return kind, nil
 	}
