@@ -77,7 +77,7 @@ func TestReadErrors(t *testing.T) {
 		{"Order", "$search=x", plan.Error{Code: "NotSupported", Option: "$search", Pos: 1, Msg: "$search is not supported on Order: it has no searchable properties"}},
 		{"Product", "$skiptoken=abc", plan.Error{Code: "InvalidValue", Option: "$skiptoken", Msg: "invalid $skiptoken: not a JSON array"}},
 		{"Product", "$skiptoken=WzEsMl0", plan.Error{Code: "InvalidValue", Option: "$skiptoken", Msg: "invalid $skiptoken: it belongs to another query"}},
-		{"Product", "$top=1&$top=2", plan.Error{Code: "SyntaxError", Option: "$top", Msg: "duplicate option $top"}},
+		{"Product", "$top=1&$top=2", plan.Error{Code: "SyntaxError", Option: "$top", Msg: "$top must not appear more than once"}},
 		{"Product('p01')", "$filter=Price gt 1", plan.Error{Code: "SyntaxError", Option: "$filter", Msg: "$filter does not apply to a single entity"}},
 		{"Product(1)", "", plan.Error{Code: "TypeMismatch", Option: "path", Pos: 9, Msg: "key Id is Edm.String, not integer"}},
 		{"OrderItem('o1')", "", plan.Error{Code: "SyntaxError", Option: "path", Pos: 11, Msg: "OrderItem has a composite key: name each key property"}},

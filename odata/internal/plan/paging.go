@@ -44,7 +44,7 @@ func splitPageOptions(raw string) (pageOptions, error) {
 			continue
 		}
 		if (canonical == "top" && page.hasTop) || (canonical == "skiptoken" && page.hasToken) {
-			err = &Error{Code: CodeSyntax, Option: syntax.Unescape(name), Msg: "duplicate option $" + canonical}
+			err = &Error{Code: CodeSyntax, Option: syntax.Unescape(name), Msg: "$" + canonical + " must not appear more than once"}
 			break
 		}
 		if canonical == "top" {
