@@ -62,6 +62,10 @@
 // that is rolled back when it returns, and its result is written as the return type says. Query options and
 // segments after a call (composable functions) are not served yet (501).
 //
+// A singleton listed in Config.Singletons takes PUT and PATCH like an entity (hooks with Change.Singleton,
+// If-Match, 200 with the singleton as stored); it is the first row of its type's table in key order, and it is
+// never created or deleted.
+//
 // # Batches
 //
 // POST $batch takes a JSON batch (OData 4.01) or a multipart/mixed batch of at most MaxBatchRequests requests.

@@ -156,22 +156,29 @@ func (s *Service) allowed(t *target) string {
 			return "GET, POST"
 		}
 	case tEntity:
+		if sg := writtenSingleton(t); sg != nil {
+			return methodList(s.singletons[sg].Writes)
+		}
 		if t.direct {
-			list := []string{"GET"}
-			w := s.sets[t.set].Writes
-			if w&WritePut != 0 {
-				list = append(list, "PUT")
-			}
-			if w&WritePatch != 0 {
-				list = append(list, "PATCH")
-			}
-			if w&WriteDelete != 0 {
-				list = append(list, "DELETE")
-			}
-			return strings.Join(list, ", ")
+			return methodList(s.sets[t.set].Writes)
 		}
 	}
 	return "GET"
+}
+
+// methodList is the Allow header of an entity offering the writes w.
+func methodList(w Writes) string {
+	list := []string{"GET"}
+	if w&WritePut != 0 {
+		list = append(list, "PUT")
+	}
+	if w&WritePatch != 0 {
+		list = append(list, "PATCH")
+	}
+	if w&WriteDelete != 0 {
+		list = append(list, "DELETE")
+	}
+	return strings.Join(list, ", ")
 }
 
 // syntaxError turns a parse error of the path or a query option into a 400 naming the option, or a 501 for an

@@ -72,6 +72,12 @@ func (s *Service) buildOpenAPI(cfg OpenAPI, fail func(string, ...any)) []byte {
 		}
 		g.writable[es.EntityType()] = w
 	}
+	for _, sg := range g.m.Singletons {
+		w := g.writable[sg.EntityType()]
+		w.create = w.create || s.singletons[sg].Writes&WritePut != 0
+		w.update = w.update || s.singletons[sg].Writes&WritePatch != 0
+		g.writable[sg.EntityType()] = w
+	}
 	g.note = securityNote(cfg.Security)
 	g.typeSchemas()
 	modelSchemas := map[string]bool{}
@@ -482,11 +488,11 @@ func (g *docBuilder) entitySetPaths(es *edm.EntitySet) {
 	entity := base + key
 	item = &pathItem{Parameters: params, Get: g.getOperation(es.Name+".get", tag, "one "+et.Name+" of "+es.Name, et, false)}
 	if config.Writes&WritePut != 0 {
-		item.Put = g.writeOperation(es, "replace", "Replace", "a "+et.Name+" in full: omitted properties take their defaults. "+
+		item.Put = g.writeOperation(es.Name, et, "replace", "Replace", "a "+et.Name+" in full: omitted properties take their defaults. "+
 			keyRule(config), "-create")
 	}
 	if config.Writes&WritePatch != 0 {
-		item.Patch = g.writeOperation(es, "update", "Update", "the properties of a "+et.Name+" that the body holds.", "-update")
+		item.Patch = g.writeOperation(es.Name, et, "update", "Update", "the properties of a "+et.Name+" that the body holds.", "-update")
 	}
 	if config.Writes&WriteDelete != 0 {
 		o := g.operation(es.Name+".delete", tag, "Delete a "+et.Name, "")
@@ -511,7 +517,15 @@ func (g *docBuilder) entitySetPaths(es *edm.EntitySet) {
 func (g *docBuilder) singletonPaths(sg *edm.Singleton) {
 	et := sg.EntityType()
 	base := g.s.mount + "/" + sg.Name
-	g.paths.set(base, &pathItem{Get: g.getOperation(sg.Name+".get", sg.Name, sg.Name, et, false)})
+	item := &pathItem{Get: g.getOperation(sg.Name+".get", sg.Name, sg.Name, et, false)}
+	writes := g.s.singletons[sg].Writes
+	if writes&WritePut != 0 {
+		item.Put = g.writeOperation(sg.Name, et, "replace", "Replace", "the "+sg.Name+" in full: omitted properties take their defaults; the key and read-only properties are kept.", "-create")
+	}
+	if writes&WritePatch != 0 {
+		item.Patch = g.writeOperation(sg.Name, et, "update", "Update", "the properties of the "+sg.Name+" that the body holds.", "-update")
+	}
+	g.paths.set(base, item)
 	for _, n := range et.Navigations {
 		g.navigationPaths(base, nil, n, 1, sg.Name, sg.Name)
 	}
@@ -583,10 +597,9 @@ func keyRule(config *setConfig) string {
 	return "Values sent for the key and for read-only and immutable properties are ignored."
 }
 
-// writeOperation is PUT (schema "-create") or PATCH ("-update") on an entity of a set.
-func (g *docBuilder) writeOperation(es *edm.EntitySet, id, verb, what, schema string) *jsObject {
-	et := es.EntityType()
-	o := g.operation(es.Name+"."+id, es.Name, verb+" a "+et.Name, verb+" "+what)
+// writeOperation is PUT (schema "-create") or PATCH ("-update") on an entity of the set or singleton name.
+func (g *docBuilder) writeOperation(name string, et *edm.EntityType, id, verb, what, schema string) *jsObject {
+	o := g.operation(name+"."+id, name, verb+" a "+et.Name, verb+" "+what)
 	withParameters(o, paramRef("If-Match"))
 	o.set("requestBody", newObject().set("required", true).set("content", jsonContent(g.ref(et.Name+schema))))
 	return responses(o, response("200", "The entity as stored, with its ETag.", jsonContent(g.ref(et.Name))),

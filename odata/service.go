@@ -58,6 +58,8 @@ type Config struct {
 	TimeBudget time.Duration
 	// Sets configures the entity sets by name. A set that is not listed is read-only.
 	Sets map[string]SetOptions
+	// Singletons configures the writes of singletons by name. A singleton that is not listed is read-only.
+	Singletons map[string]SingletonOptions
 	// DeleteStatus is the status of a successful DELETE: http.StatusNoContent (the default when zero, as OData
 	// has it) or http.StatusOK, with an empty body too, for clients written against a service that answers so.
 	DeleteStatus int
@@ -191,8 +193,10 @@ func (op Op) String() string {
 type Change struct {
 	// Op is what the request does.
 	Op Op
-	// Set is the entity set written to.
+	// Set is the entity set written to; nil for a singleton.
 	Set *edm.EntitySet
+	// Singleton is the singleton written to (Config.Singletons); nil for an entity set.
+	Singleton *edm.Singleton
 	// New is the entity as it will be stored: for Create the defaults and the fields sent, for Update the
 	// fields sent and defaults for the others (key, read-only and immutable fields, and lazy fields not sent,
 	// keep their stored values), for Patch the stored entity with the fields sent. BeforeSave may change it
@@ -204,6 +208,23 @@ type Change struct {
 	// Sent holds the names of the fields the request body set: those the write uses, not the read-only, key
 	// and immutable fields it ignores (see SetOptions.RejectKeyChange).
 	Sent map[string]bool
+}
+
+// EntityType returns the type of the entity written: the set's or the singleton's.
+func (c *Change) EntityType() *edm.EntityType {
+	if c.Singleton != nil {
+		return c.Singleton.EntityType()
+	}
+	return c.Set.EntityType()
+}
+
+// SingletonOptions configures the writes of one singleton.
+type SingletonOptions struct {
+	// Writes lists the write methods the singleton offers: WritePut (a full update) and WritePatch; none
+	// when zero (read-only). A singleton cannot be created or deleted.
+	Writes Writes
+	// Hooks run inside the write's transaction, with Change.Singleton set (BeforeDelete never runs).
+	Hooks Hooks
 }
 
 // Hooks are the functions a plug-in runs around the writes of one entity set, inside the write's transaction.
@@ -263,6 +284,7 @@ type Service struct {
 	rowFilterSets map[*edm.EntityType]*setConfig // the sets with a ReadFilter, by their (only) entity type
 	actions       map[*edm.Action]ActionFunc
 	functions     map[*edm.Function]FunctionFunc
+	singletons    map[*edm.Singleton]*setConfig
 	planner       *plan.Planner
 	names         *modelsql.Names          // the model's identifiers quoted once (the planner's), for the Tx helpers
 	shapeFn       func(*plan.Read) any     // buildShape, the Memo function of reads
@@ -329,6 +351,7 @@ func NewService(cfg Config) (*Service, error) {
 		s.configureSets(cfg.Sets, fail)
 		s.registerActions(cfg.Actions, fail)
 		s.registerFunctions(cfg.Functions, fail)
+		s.registerSingletons(cfg.Singletons, fail)
 		s.writeDocuments(cfg.OpenAPI, fail)
 		if cfg.DB != nil && cfg.Dialect != nil && !cfg.SkipSchemaCheck {
 			if err := checkSchema(cfg.DB, cfg.Dialect, cfg.Model); err != nil {
@@ -352,7 +375,7 @@ func NewService(cfg Config) (*Service, error) {
 func newService(cfg Config, fail func(format string, args ...any)) *Service {
 	s := &Service{model: cfg.Model, db: cfg.DB, dialect: cfg.Dialect, logger: cfg.Logger, pageSize: cfg.PageSize,
 		maxPageSize: cfg.MaxPageSize, sets: map[*edm.EntitySet]*setConfig{}, actions: map[*edm.Action]ActionFunc{},
-		functions: map[*edm.Function]FunctionFunc{},
+		functions: map[*edm.Function]FunctionFunc{}, singletons: map[*edm.Singleton]*setConfig{},
 		layouts:   map[*edm.EntityType]*layout{}}
 	if s.logger == nil {
 		s.logger = slog.Default()
@@ -562,6 +585,30 @@ func newSetConfig(es *edm.EntitySet, opts SetOptions) *setConfig {
 		config.generated = nil // the database generates it
 	}
 	return config
+}
+
+// registerSingletons resolves the names of Config.Singletons and checks their writes: PUT and PATCH only, and
+// hooks only with a write that runs them.
+func (s *Service) registerSingletons(options map[string]SingletonOptions, fail func(string, ...any)) {
+	for _, sg := range s.model.Singletons {
+		s.singletons[sg] = &setConfig{}
+	}
+	for _, name := range slices.Sorted(maps.Keys(options)) {
+		o := options[name]
+		sg := s.model.Singleton(name)
+		switch {
+		case sg == nil:
+			fail("Singletons[%q]: the model has no singleton %q", name, name)
+			continue
+		case o.Writes&^(WritePut|WritePatch) != 0:
+			fail("Singletons[%q]: a singleton takes PUT and PATCH only (it is neither created nor deleted)", name)
+		case o.Hooks.BeforeDelete != nil:
+			fail("Singletons[%q]: BeforeDelete is set but a singleton is never deleted", name)
+		case (o.Hooks.BeforeSave != nil || o.Hooks.AfterSave != nil) && o.Writes == 0:
+			fail("Singletons[%q]: hooks are set but the singleton offers no write", name)
+		}
+		s.singletons[sg] = &setConfig{SetOptions: SetOptions{Writes: o.Writes, Hooks: o.Hooks}}
+	}
 }
 
 // registerActions resolves the keys of Config.Actions and checks that every action has a handler.

@@ -389,7 +389,7 @@ func (s *Service) afterSave(ctx context.Context, tx *Tx, config *setConfig, c *C
 			return nil, err
 		}
 	}
-	et := c.Set.EntityType()
+	et := c.EntityType()
 	key, err := entityKey(et, c.New)
 	if err != nil {
 		return nil, err
@@ -409,19 +409,71 @@ func (s *Service) afterSave(ctx context.Context, tx *Tx, config *setConfig, c *C
 	return stored, err
 }
 
-// put answers PUT (op Update) and PATCH (op Patch) on Set(key).
+// put answers PUT (op Update) and PATCH (op Patch) on Set(key) or on a singleton.
 func (s *Service) put(req *request, op Op) error {
 	t := req.target
 	members, err := readJSONBody(req.r, false)
 	if err != nil {
 		return err
 	}
-	b := decodeEntity(t.typ, members, s.sets[t.set], op)
-	where, err := s.targetWhere(t)
+	b := decodeEntity(t.typ, members, s.writeConfig(t), op)
+	var where sq.Sqlizer
+	if sg := writtenSingleton(t); sg != nil {
+		where, err = s.singletonWhere(req.r.Context(), sg)
+	} else {
+		where, err = s.targetWhere(t)
+	}
 	if err != nil {
 		return s.dbError(err, false)
 	}
 	return s.replace(req, op, where, b, nil)
+}
+
+// writtenSingleton returns the singleton a write addresses, nil for an entity of a set.
+func writtenSingleton(t *target) *edm.Singleton {
+	if t.scope.Singleton != nil && len(t.scope.Path) == 0 {
+		return t.scope.Singleton
+	}
+	return nil
+}
+
+// writeConfig returns the configuration of the set or singleton a write addresses.
+func (s *Service) writeConfig(t *target) *setConfig {
+	if sg := writtenSingleton(t); sg != nil {
+		return s.singletons[sg]
+	}
+	return s.sets[t.set]
+}
+
+// singletonWhere is the condition that selects the row of the singleton sg: the first of its type's table in
+// key order, as reads take it (a 404 when the table is empty).
+func (s *Service) singletonWhere(ctx context.Context, sg *edm.Singleton) (sq.Sqlizer, error) {
+	et := sg.EntityType()
+	var columns []string
+	for _, k := range et.KeyProperties() {
+		columns = append(columns, s.names.QuoteIdent(k.Column))
+	}
+	q := sq.Select(columns...).From(s.names.QuoteIdent(et.Table)).OrderBy(columns...).Limit(1).PlaceholderFormat(s.dialect.Placeholder())
+	values := make([]any, len(columns))
+	targets := make([]any, len(columns))
+	for i := range values {
+		targets[i] = &values[i]
+	}
+	if err := q.RunWith(s.db).QueryRowContext(ctx).Scan(targets...); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, entityNotFound(et)
+		}
+		return nil, err
+	}
+	key := make([]any, len(values))
+	for i, k := range et.KeyProperties() {
+		v, err := sqldb.Scan(k, values[i])
+		if err != nil {
+			return nil, err
+		}
+		key[i] = v
+	}
+	return keyWhere(s.dialect, s.names, et, key, false)
 }
 
 // replace saves b as a full update (op Update) or a patch (op Patch) of the entity of the request's set that
@@ -446,18 +498,23 @@ func (s *Service) replace(req *request, op Op, where sq.Sqlizer, b *body, missin
 		if err := s.checkIfMatch(req.r, tx, t.typ, old); err != nil {
 			return err
 		}
-		stored, err = s.update(ctx, tx, t.set, s.sets[t.set], op, old, b)
+		c := &Change{Op: op, Set: t.set, Singleton: writtenSingleton(t), Old: old, Sent: b.sent}
+		stored, err = s.update(ctx, tx, c, s.writeConfig(t), b)
 		return err
 	})
 	if err != nil {
 		return s.dbError(err, false)
 	}
+	if sg := writtenSingleton(t); sg != nil {
+		return s.writeStored(req, http.StatusOK, sg.EntityType(), sg.Name, sg.Name, stored)
+	}
 	return s.writeEntity(req, http.StatusOK, t.set, stored)
 }
 
-// update saves a full update or a patch of old and returns the entity as stored.
-func (s *Service) update(ctx context.Context, tx *Tx, es *edm.EntitySet, config *setConfig, op Op, old Entity, b *body) (Entity, error) {
-	et := es.EntityType()
+// update saves the full update or patch c (its Op, Set or Singleton, Old and Sent set) with the values of b and
+// returns the entity as stored.
+func (s *Service) update(ctx context.Context, tx *Tx, c *Change, config *setConfig, b *body) (Entity, error) {
+	et, op, old := c.EntityType(), c.Op, c.Old
 	e := updateBase(et, config, op, old)
 	details := append(b.details, applySent(et, config, op, e, old, b)...)
 	// Lazy properties are not read with the entity: a full update keeps them unless they are sent.
@@ -466,7 +523,7 @@ func (s *Service) update(ctx context.Context, tx *Tx, es *edm.EntitySet, config 
 		return p.Lazy && !loaded && !b.sent[p.Name]
 	}
 	details = append(details, missingRequired(et, e, func(p *edm.Property) bool { return notLoaded(p) || b.bad[p.Name] })...)
-	c := &Change{Op: op, Set: es, New: e, Old: old, Sent: b.sent}
+	c.New = e
 	if err := saveHook(ctx, tx, config.Hooks.BeforeSave, c, details); err != nil {
 		return nil, err
 	}
@@ -627,7 +684,12 @@ func (s *Service) writeEntity(req *request, status int, es *edm.EntitySet, e Ent
 	if err != nil {
 		return err
 	}
-	path := es.Name + formatKey(et, key)
+	return s.writeStored(req, status, et, es.Name+formatKey(et, key), es.Name+"/$entity", e)
+}
+
+// writeStored answers a write with the entity e of type et stored at path (relative to the service root), its
+// context URL's fragment fragment.
+func (s *Service) writeStored(req *request, status int, et *edm.EntityType, path, fragment string, e Entity) error {
 	url := req.base() + "/" + path
 	writer := entityWriter{layout: s.defaultLayout(et)}
 	sum, err := writer.etag(e)
@@ -649,7 +711,7 @@ func (s *Service) writeEntity(req *request, status int, es *edm.EntitySet, e Ent
 	if err := req.negotiateJSON(); err != nil {
 		req.format = jsonFormat{} // the write is done: answer in the default format rather than refuse it
 	}
-	ctx := req.contextMember(es.Name + "/$entity")
+	ctx := req.contextMember(fragment)
 	b, err := writer.appendEntity(nil, e, ctx, req.answer(), path)
 	if err != nil {
 		return err

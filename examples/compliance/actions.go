@@ -116,6 +116,15 @@ func productBeforeSave(_ context.Context, _ *odata.Tx, c *odata.Change) error {
 	return nil
 }
 
+// companyBeforeSave counts the updates of the singleton Company in its Version (its ETag) and records when it
+// changed.
+func companyBeforeSave(_ context.Context, _ *odata.Tx, c *odata.Change) error {
+	version, _ := c.Old["Version"].(int64)
+	c.New["Version"] = version + 1
+	c.New["UpdatedAt"] = time.Now().UTC()
+	return nil
+}
+
 // mediaItemBeforeSave keeps Size equal to the length of the media bytes when they are sent, and records when the
 // item was created and changed unless the client says so.
 func mediaItemBeforeSave(_ context.Context, _ *odata.Tx, c *odata.Change) error {

@@ -37,7 +37,6 @@
 //     (GeographyPolygon): the engine has no geography types.
 //   - The overloads of the unbound action Process: CSDL overloads bound operations only, so Process is one action
 //     whose second parameter, minPrice, is optional.
-//   - Writes to the singleton Company (PATCH, PUT): the engine reads singletons only.
 //   - Change tracking (delta links) on Products and asynchronous requests (respond-async): not in the engine.
 //   - Uploading media: the engine serves a media entity's $value and the Edm.Stream property Photo for reading
 //     only; MediaItems are created and changed as JSON entities (Content in base64).
@@ -158,7 +157,8 @@ func open(dsn string) (*sql.DB, sqldb.Dialect, error) {
 	return db, sqlite.Dialect{}, err
 }
 
-// newService serves the model at the root: every set but ReadOnlyItems takes every write, with generated Guid keys.
+// newService serves the model at the root: every set but ReadOnlyItems takes every write, with generated Guid keys;
+// the singleton Company takes PUT and PATCH.
 func newService(m *edm.Model, db *sql.DB, dialect sqldb.Dialect, logger *slog.Logger) (*odata.Service, error) {
 	guid := func() any { return edm.NewGuid() }
 	return odata.NewService(odata.Config{
@@ -171,6 +171,9 @@ func newService(m *edm.Model, db *sql.DB, dialect sqldb.Dialect, logger *slog.Lo
 			"MediaItems": {Writes: odata.WriteAll, NewKey: guid,
 				Hooks: odata.Hooks{BeforeSave: mediaItemBeforeSave}},
 			"DecimalSamples": {Writes: odata.WriteAll, NewKey: guid},
+		},
+		Singletons: map[string]odata.SingletonOptions{
+			"Company": {Writes: odata.WritePut | odata.WritePatch, Hooks: odata.Hooks{BeforeSave: companyBeforeSave}},
 		},
 		Actions:   actions(),
 		Functions: functions(),

@@ -104,6 +104,10 @@ func checkService(t *testing.T, base string) {
 	}
 
 	checkFunctions(t, base)
+	answer := send(t, http.MethodPatch, base+"/Company", `{"CEO": "Ada"}`)
+	if !strings.Contains(string(answer), `"CEO":"Ada"`) || !strings.Contains(string(answer), `"Version":2`) {
+		t.Errorf("PATCH /Company = %s, want CEO Ada and Version 2", answer)
+	}
 	checkReseed(t, base)
 }
 
