@@ -376,7 +376,7 @@ func newService(cfg Config, fail func(format string, args ...any)) *Service {
 	s := &Service{model: cfg.Model, db: cfg.DB, dialect: cfg.Dialect, logger: cfg.Logger, pageSize: cfg.PageSize,
 		maxPageSize: cfg.MaxPageSize, sets: map[*edm.EntitySet]*setConfig{}, actions: map[*edm.Action]ActionFunc{},
 		functions: map[*edm.Function]FunctionFunc{}, singletons: map[*edm.Singleton]*setConfig{},
-		layouts:   map[*edm.EntityType]*layout{}}
+		layouts: map[*edm.EntityType]*layout{}}
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
