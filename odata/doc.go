@@ -66,6 +66,12 @@
 // If-Match, 200 with the singleton as stored); it is the first row of its type's table in key order, and it is
 // never created or deleted.
 //
+// Entity references: GET Set('k')/Nav/$ref (with $filter, $orderby, $top, $skip, $count) and Set('k')/Nav/$ref
+// of a single-valued navigation answer the ids of the targets; when the set offers PATCH, POST of
+// {"@odata.id": "Target('t')"} adds a reference to a collection, PUT sets a single-valued one, DELETE removes one
+// (Nav('t')/$ref, or Nav/$ref?$id=Target('t')) or empties a single-valued one. They change link rows or the
+// foreign key columns of the join, not the entities, and run no hooks.
+//
 // # Batches
 //
 // POST $batch takes a JSON batch (OData 4.01) or a multipart/mixed batch of at most MaxBatchRequests requests.

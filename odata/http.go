@@ -129,6 +129,9 @@ func (s *Service) dispatch(req *request) error {
 	case tBatch:
 		return s.batch(req)
 	}
+	if t.ref {
+		return s.refRequest(req, method)
+	}
 	switch method {
 	case http.MethodGet:
 		return s.read(req)
@@ -146,6 +149,9 @@ func (s *Service) dispatch(req *request) error {
 
 // allowed lists the methods a target offers, for the Allow header.
 func (s *Service) allowed(t *target) string {
+	if t.ref {
+		return s.refMethods(t)
+	}
 	switch t.kind {
 	case tAction, tBatch:
 		return "POST"

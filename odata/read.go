@@ -297,6 +297,9 @@ func (s *Service) readCollection(req *request, read *plan.Read, shape *readShape
 		fragment = contextFragment(s.model, req.target, shape.selectList, false)
 	}
 	var page pageWriter
+	if req.target.ref {
+		fragment, page.refBase = "Collection($ref)", s.refBase(req)
+	}
 	page.start(req, fragment, count, size, preferred)
 	defer page.release()
 	var last []any // the last row of the page, as scanned, when there is a next page
@@ -387,6 +390,8 @@ type pageWriter struct {
 	out  *bufio.Writer
 	buf  []byte
 	head lazyHeader
+	// refBase, when not "", makes each row its reference ($ref): {"@odata.id": refBase + its key}.
+	refBase string
 }
 
 // lazyHeader writes the status line and headers of a 200 answer before the first bytes of its body.
@@ -456,7 +461,11 @@ func (w *pageWriter) writeStream(rows rowSource, writer *rowWriter, more bool, s
 		if n > 0 {
 			w.buf = append(w.buf, ',')
 		}
-		w.buf = writer.appendObject(w.buf)
+		if w.refBase != "" {
+			w.buf = appendRef(w.buf, nil, w.refBase+rowKey(writer))
+		} else {
+			w.buf = writer.appendObject(w.buf)
+		}
 		if err := w.flush(); err != nil {
 			return nil, err
 		}
@@ -589,6 +598,9 @@ func (s *Service) readEntity(req *request, read *plan.Read, shape *readShape) er
 	}
 	if writer == nil {
 		return s.missing(ctx, t)
+	}
+	if t.ref {
+		return s.writeRef(req, writer)
 	}
 	req.setFormat(writer, shape.levelShape)
 	var expanded *expWriter

@@ -59,7 +59,9 @@ type target struct {
 	funcArgs  []syntax.Arg
 	// funcOptions are the query options named after a parameter of a function call (OData 4.01).
 	funcOptions []syntax.CustomOption
-	path        string // the raw path (without a leading "/"), for context URLs and next links
+	// ref marks a path ending in $ref: the references of the collection or entity before it (ref.go).
+	ref  bool
+	path string // the raw path (without a leading "/"), for context URLs and next links
 	// entityPath is the raw path of the entity a property or $value belongs to.
 	entityPath string
 }
@@ -179,6 +181,8 @@ func (r *pathResolver) segment(i int) error {
 		return r.count()
 	case seg.Name == "$value":
 		return r.mediaValue(i)
+	case seg.Name == "$ref":
+		return r.ref(i)
 	case unsupportedSegments[seg.Name]:
 		return Errorf(CodeNotImplemented, "The %s segment is not supported.", seg.Name)
 	}
@@ -208,8 +212,8 @@ func (r *pathResolver) member(seg syntax.Segment) error {
 }
 
 // unsupportedSegments are the system segments after a collection or an entity that the engine does not serve
-// ($count and $value it does); other names starting with "$" are looked up as the names of the type.
-var unsupportedSegments = map[string]bool{"$ref": true, "$entity": true, "$each": true, "$query": true,
+// ($count, $value and $ref it does); other names starting with "$" are looked up as the names of the type.
+var unsupportedSegments = map[string]bool{"$entity": true, "$each": true, "$query": true,
 	"$filter": true, "$all": true, "$crossjoin": true, "$batch": true, "$metadata": true}
 
 // count resolves the /$count of a collection.
