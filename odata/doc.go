@@ -70,7 +70,8 @@
 // of a single-valued navigation answer the ids of the targets; when the set offers PATCH, POST of
 // {"@odata.id": "Target('t')"} adds a reference to a collection, PUT sets a single-valued one, DELETE removes one
 // (Nav('t')/$ref, or Nav/$ref?$id=Target('t')) or empties a single-valued one. They change link rows or the
-// foreign key columns of the join, not the entities, and run no hooks.
+// foreign key columns of the join, not the entities, and run no hooks. A POST or PATCH body sets references with
+// "Nav@odata.bind": an id (null to empty a nullable navigation) or, for a collection, an array of ids added to it.
 //
 // # Batches
 //

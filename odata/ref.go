@@ -206,7 +206,6 @@ func (s *Service) entityOfID(req *request, id string, want *edm.EntityType, opti
 
 // link adds the entity of id to the references of link (POST), or makes it the reference (PUT).
 func (s *Service) link(ctx context.Context, tx *Tx, link *refLink, id *target) error {
-	j := link.nav.Join
 	sourceKey, err := s.readKey(ctx, tx.Tx, link.parent)
 	if err != nil {
 		return err
@@ -215,7 +214,13 @@ func (s *Service) link(ctx context.Context, tx *Tx, link *refLink, id *target) e
 	if err != nil {
 		return err
 	}
-	source, target := link.parent.typ, link.nav.TargetType()
+	return linkKeys(ctx, tx, link.nav, link.parent.typ, sourceKey, targetKey)
+}
+
+// linkKeys links the entity of source with sourceKey to the target of n with targetKey: a link row, the
+// target's columns of a back reference, or the source's columns of a to-one navigation.
+func linkKeys(ctx context.Context, tx *Tx, n *edm.NavigationProperty, source *edm.EntityType, sourceKey, targetKey []any) error {
+	j, target := n.Join, n.TargetType()
 	switch {
 	case j.Through != nil:
 		sourceVals, err := tx.columnValues(ctx, source, sourceKey, j.SourceColumns)
@@ -227,7 +232,7 @@ func (s *Service) link(ctx context.Context, tx *Tx, link *refLink, id *target) e
 			return err
 		}
 		return tx.addLinkRow(ctx, j.Through, sourceVals, targetVals)
-	case link.nav.Collection:
+	case n.Collection:
 		sourceVals, err := tx.columnValues(ctx, source, sourceKey, j.SourceColumns)
 		if err != nil {
 			return err

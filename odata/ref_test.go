@@ -64,3 +64,35 @@ func TestService_Refs(t *testing.T) {
 		}
 	})
 }
+
+// TestService_Binds sets references in POST and PATCH bodies with @odata.bind on both databases: a to-one
+// navigation whose foreign key is a property (set before the save), a many-to-many one (link rows after it), null
+// for a nullable one; a bound entity that does not exist rolls the write back.
+func TestService_Binds(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := newFixture(t, db)
+		f.seed()
+		f.exec(`INSERT INTO publisher (id, name) VALUES ('p2', 'Pelican')`)
+		created := f.must(201, "POST", "/odata/Book", `{"Title":"Delta","Publisher@odata.bind":"Publisher('p2')",`+
+			`"Authors@odata.bind":["Author('a1')","http://example.com/odata/Author('a2')"]}`)
+		if !strings.Contains(created.Body, `"PublisherId":"p2"`) {
+			t.Errorf("POST with Publisher@odata.bind = %s, want PublisherId p2", created.Body)
+		}
+		location := strings.TrimPrefix(created.Header.Get("Location"), "http://example.com")
+		if got := f.must(200, "GET", location+"/Authors/$ref?$orderby=Id", "").Body; !strings.Contains(got, `Author('a1')"},{"@odata.id":"http://example.com/odata/Author('a2')"}]`) {
+			t.Errorf("the created book's authors = %s, want a1 and a2", got)
+		}
+		f.must(200, "PATCH", location, `{"Publisher@odata.bind":null,"Authors@odata.bind":["Author('a1')"]}`)
+		if got := f.must(200, "GET", location+"?$select=PublisherId&$expand=Authors($select=Id)", "").Body; !strings.Contains(got, `"PublisherId":null`) ||
+			strings.Count(got, `"Id":`) != 2 {
+			t.Errorf("after PATCH = %s, want no publisher and the two authors", got)
+		}
+		before := f.count("/odata/Book")
+		if resp := f.do("POST", "/odata/Book", `{"Title":"Echo","Authors@odata.bind":["Author('zz')"]}`); resp.Status != 404 {
+			t.Errorf("POST bound to a missing author = %d %s, want 404", resp.Status, resp.Body)
+		}
+		if after := f.count("/odata/Book"); after != before {
+			t.Errorf("a failed POST left %s books, want %s", after, before)
+		}
+	})
+}

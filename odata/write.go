@@ -66,6 +66,8 @@ type body struct {
 	sent    map[string]bool // the properties sent (also those whose value failed)
 	bad     map[string]bool // the properties whose value failed to decode
 	details []ErrorDetail   // one per problem: unknown fields, navigation properties, wrong types, bad values
+	// binds are the "<nav>@odata.bind" members, in order; resolveBinds resolves their ids.
+	binds []bind
 }
 
 // decodeEntity decodes a write body of op (Create for any POST) for entity type et of a set configured by config.
@@ -77,10 +79,11 @@ func decodeEntity(et *edm.EntityType, members []member, config *setConfig, op Op
 	vals := Entity{}
 	sent := map[string]bool{}
 	bad := map[string]bool{}
+	var binds []bind
 	for _, m := range members {
 		if i := strings.IndexByte(m.name, '@'); i >= 0 {
-			if i > 0 && et.Navigation(m.name[:i]) != nil && strings.HasSuffix(m.name, "@odata.bind") {
-				d.fail(CodeInvalidValue, m.name[:i], "The navigation property %s cannot be set in a body.", m.name[:i])
+			if n := et.Navigation(m.name[:i]); i > 0 && n != nil && m.name[i:] == "@odata.bind" {
+				binds = d.bind(binds, n, m.raw)
 			}
 			continue
 		}
@@ -111,7 +114,7 @@ func decodeEntity(et *edm.EntityType, members []member, config *setConfig, op Op
 			bad[p.Name] = true
 		}
 	}
-	return &body{vals: vals, sent: sent, bad: bad, details: d.details}
+	return &body{vals: vals, sent: sent, bad: bad, details: d.details, binds: binds}
 }
 
 // uses reports whether a write of op (Create for any POST, which may turn into an Update with UpsertBy) uses
@@ -304,6 +307,7 @@ func (s *Service) post(req *request) error {
 		return err
 	}
 	b := decodeEntity(et, members, config, Create)
+	s.resolveBinds(req, b)
 	vals := b.vals
 	ctx := req.r.Context()
 	if u := config.upsert; u != nil && vals[u.Name] != nil && vals[u.Name] != "" {
@@ -322,6 +326,9 @@ func (s *Service) post(req *request) error {
 	var stored Entity
 	err = s.inTx(ctx, func(tx *Tx) error {
 		e := newEntity(et, config, b)
+		if err := s.bindProperties(ctx, tx, e, b); err != nil {
+			return err
+		}
 		details := append(b.details, missingRequired(et, e, func(p *edm.Property) bool { return b.bad[p.Name] })...)
 		c := &Change{Op: Create, Set: t.set, New: e, Sent: b.sent}
 		if err := saveHook(ctx, tx, config.Hooks.BeforeSave, c, details); err != nil {
@@ -332,6 +339,9 @@ func (s *Service) post(req *request) error {
 			return err
 		}
 		keepGenerated(et, row, c.New)
+		if err := s.bindLinks(ctx, tx, et, c.New, b); err != nil {
+			return err
+		}
 		stored, err = s.afterSave(ctx, tx, config, c)
 		return err
 	})
@@ -417,6 +427,7 @@ func (s *Service) put(req *request, op Op) error {
 		return err
 	}
 	b := decodeEntity(t.typ, members, s.writeConfig(t), op)
+	s.resolveBinds(req, b)
 	var where sq.Sqlizer
 	if sg := writtenSingleton(t); sg != nil {
 		where, err = s.singletonWhere(req.r.Context(), sg)
@@ -517,6 +528,9 @@ func (s *Service) update(ctx context.Context, tx *Tx, c *Change, config *setConf
 	et, op, old := c.EntityType(), c.Op, c.Old
 	e := updateBase(et, config, op, old)
 	details := append(b.details, applySent(et, config, op, e, old, b)...)
+	if err := s.bindProperties(ctx, tx, e, b); err != nil {
+		return nil, err
+	}
 	// Lazy properties are not read with the entity: a full update keeps them unless they are sent.
 	notLoaded := func(p *edm.Property) bool {
 		_, loaded := old[p.Name]
@@ -528,6 +542,9 @@ func (s *Service) update(ctx context.Context, tx *Tx, c *Change, config *setConf
 		return nil, err
 	}
 	if err := tx.Update(ctx, et, storable(et, c.New, notLoaded)); err != nil {
+		return nil, err
+	}
+	if err := s.bindLinks(ctx, tx, et, c.New, b); err != nil {
 		return nil, err
 	}
 	return s.afterSave(ctx, tx, config, c)
