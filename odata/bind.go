@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/sqldb"
@@ -82,7 +83,7 @@ func (s *Service) bindProperties(ctx context.Context, tx *Tx, e Entity, b *body)
 		}
 		values := make([]any, len(props))
 		if len(bd.targets) > 0 {
-			key, err := s.readKey(ctx, tx.Tx, bd.targets[0])
+			key, err := s.bodyEntityKey(ctx, tx, bd.targets[0], bd.nav.Name+"@odata.bind")
 			if err != nil {
 				return err
 			}
@@ -149,7 +150,7 @@ func (s *Service) bindLinks(ctx context.Context, tx *Tx, et *edm.EntityType, e E
 			}
 		}
 		for _, t := range bd.targets {
-			targetKey, err := s.readKey(ctx, tx.Tx, t)
+			targetKey, err := s.bodyEntityKey(ctx, tx, t, bd.nav.Name+"@odata.bind")
 			if err != nil {
 				return err
 			}
@@ -159,4 +160,14 @@ func (s *Service) bindLinks(ctx context.Context, tx *Tx, et *edm.EntityType, e E
 		}
 	}
 	return nil
+}
+
+// bodyEntityKey reads the key of the entity an id of a body names (in the member named member); an entity that
+// does not exist, or that a row filter hides, is a 400 naming the member: the body is wrong, not the URL.
+func (s *Service) bodyEntityKey(ctx context.Context, tx *Tx, t *target, member string) ([]any, error) {
+	key, err := s.readKey(ctx, tx.Tx, t)
+	if errors.Is(err, ErrNotFound) {
+		return nil, BadRequest(CodeInvalidValue, member, fmt.Sprintf("%s names a %s that does not exist.", member, t.typ.Name))
+	}
+	return key, err
 }

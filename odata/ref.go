@@ -210,7 +210,7 @@ func (s *Service) link(ctx context.Context, tx *Tx, link *refLink, id *target) e
 	if err != nil {
 		return err
 	}
-	targetKey, err := s.readKey(ctx, tx.Tx, id)
+	targetKey, err := s.bodyEntityKey(ctx, tx, id, "@odata.id")
 	if err != nil {
 		return err
 	}

@@ -50,7 +50,7 @@ func TestService_Refs(t *testing.T) {
 			{"an id that names nothing", "POST", "Book('b3')/Authors/$ref", `{"@odata.id":"Nope(1)"}`, 400, `"target":"@odata.id"`},
 			{"an id of another service", "POST", "Book('b3')/Authors/$ref", `{"@odata.id":"http://other.example/Author('a1')"}`, 400, `"target":"@odata.id"`},
 			{"no id", "POST", "Book('b3')/Authors/$ref", `{}`, 400, `"target":"@odata.id"`},
-			{"an id of a missing entity", "POST", "Book('b3')/Authors/$ref", `{"@odata.id":"Author('zz')"}`, 404, `"code":"NotFound"`},
+			{"an id of a missing entity", "POST", "Book('b3')/Authors/$ref", `{"@odata.id":"Author('zz')"}`, 400, `"target":"@odata.id"`},
 			{"DELETE of a collection without $id", "DELETE", "Book('b3')/Authors/$ref", "", 400, `"target":"$id"`},
 			{"a read-only set", "POST", "Author('a1')/Books/$ref", `{"@odata.id":"Book('b1')"}`, 405, `"code":"MethodNotAllowed"`},
 			{"POST to a single-valued navigation", "POST", "Book('b1')/Publisher/$ref", `{"@odata.id":"Publisher('p1')"}`, 405, `"code":"MethodNotAllowed"`},
@@ -88,8 +88,9 @@ func TestService_Binds(t *testing.T) {
 			t.Errorf("after PATCH = %s, want no publisher and the two authors", got)
 		}
 		before := f.count("/odata/Book")
-		if resp := f.do("POST", "/odata/Book", `{"Title":"Echo","Authors@odata.bind":["Author('zz')"]}`); resp.Status != 404 {
-			t.Errorf("POST bound to a missing author = %d %s, want 404", resp.Status, resp.Body)
+		if resp := f.do("POST", "/odata/Book", `{"Title":"Echo","Authors@odata.bind":["Author('zz')"]}`); resp.Status != 400 ||
+			!strings.Contains(resp.Body, `"target":"Authors@odata.bind"`) {
+			t.Errorf("POST bound to a missing author = %d %s, want 400 naming the bind", resp.Status, resp.Body)
 		}
 		if after := f.count("/odata/Book"); after != before {
 			t.Errorf("a failed POST left %s books, want %s", after, before)

@@ -103,7 +103,7 @@ func TestRowFilterBypass(t *testing.T) {
 		{"$batch", "POST", "/odata/$batch", `{"requests":[{"id":"1","method":"GET","url":"Book('b2')"},{"id":"2","method":"GET","url":"Book/$count"},{"id":"3","method":"PATCH","url":"Book('b2')","body":{"Title":"X"}}]}`,
 			200, []string{`"status":404`}, []string{"Beta", `"status":200`}},
 		{"$ref path", "GET", "/odata/Author('a2')/Books/$ref", "", 200, []string{`"value":[]`}, []string{"b2"}},
-		{"$ref to a hidden row", "POST", "/odata/Publisher('p1')/Books/$ref", `{"@odata.id":"Book('b2')"}`, 404, nil, nil},
+		{"$ref to a hidden row", "POST", "/odata/Publisher('p1')/Books/$ref", `{"@odata.id":"Book('b2')"}`, 400, nil, []string{"Beta"}},
 		{"$ref from a hidden row", "PUT", "/odata/Book('b2')/Publisher/$ref", `{"@odata.id":"Publisher('p1')"}`, 404, nil, nil},
 		{"$apply does not exist yet", "GET", "/odata/Book?$apply=aggregate($count%20as%20n)", "", 501, nil, []string{"Beta"}},
 		{"PATCH a hidden row", "PATCH", "/odata/Book('b2')", `{"Title":"Changed"}`, 404, nil, nil},
