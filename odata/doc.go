@@ -72,6 +72,9 @@
 // (Nav('t')/$ref, or Nav/$ref?$id=Target('t')) or empties a single-valued one. They change link rows or the
 // foreign key columns of the join, not the entities, and run no hooks. A POST or PATCH body sets references with
 // "Nav@odata.bind": an id (null to empty a nullable navigation) or, for a collection, an array of ids added to it.
+// A POST body may also hold related entities inline (deep insert): they are created in the same transaction, with
+// the hooks of their sets (which must offer POST), before the entity for a single-valued navigation and after it
+// for a collection; the answer is the entity created, its related entities read with $expand.
 //
 // # Batches
 //

@@ -208,10 +208,15 @@ type Change struct {
 	// Sent holds the names of the fields the request body set: those the write uses, not the read-only, key
 	// and immutable fields it ignores (see SetOptions.RejectKeyChange).
 	Sent map[string]bool
+
+	typ *edm.EntityType // the type written, when it is not Set's (an entity created inline in its container)
 }
 
 // EntityType returns the type of the entity written: the set's or the singleton's.
 func (c *Change) EntityType() *edm.EntityType {
+	if c.typ != nil {
+		return c.typ
+	}
 	if c.Singleton != nil {
 		return c.Singleton.EntityType()
 	}
@@ -570,8 +575,12 @@ func built(m *edm.Model) bool {
 // newSetConfig returns the configuration of the set es with opts: its UpsertBy property resolved, and the
 // property the engine generates on create (see setConfig.generated).
 func newSetConfig(es *edm.EntitySet, opts SetOptions) *setConfig {
+	return newTypeConfig(es.EntityType(), opts)
+}
+
+// newTypeConfig is newSetConfig for entities of type et (contained entities have no set of their own).
+func newTypeConfig(et *edm.EntityType, opts SetOptions) *setConfig {
 	config := &setConfig{SetOptions: opts}
-	et := es.EntityType()
 	if opts.UpsertBy != "" && !opts.ClientKey {
 		config.upsert = et.Property(opts.UpsertBy)
 	}

@@ -68,6 +68,8 @@ type body struct {
 	details []ErrorDetail   // one per problem: unknown fields, navigation properties, wrong types, bad values
 	// binds are the "<nav>@odata.bind" members, in order; resolveBinds resolves their ids.
 	binds []bind
+	// nested are the navigation properties given inline in a create (deep insert, deep.go).
+	nested []nested
 }
 
 // decodeEntity decodes a write body of op (Create for any POST) for entity type et of a set configured by config.
@@ -80,6 +82,7 @@ func decodeEntity(et *edm.EntityType, members []member, config *setConfig, op Op
 	sent := map[string]bool{}
 	bad := map[string]bool{}
 	var binds []bind
+	var nestedList []nested
 	for _, m := range members {
 		if i := strings.IndexByte(m.name, '@'); i >= 0 {
 			if n := et.Navigation(m.name[:i]); i > 0 && n != nil && m.name[i:] == "@odata.bind" {
@@ -89,8 +92,10 @@ func decodeEntity(et *edm.EntityType, members []member, config *setConfig, op Op
 		}
 		p := et.Property(m.name)
 		if p == nil {
-			if n := et.Navigation(m.name); n != nil {
-				d.fail(CodeInvalidValue, n.Name, "The navigation property %s cannot be set in a body.", n.Name)
+			if n := et.Navigation(m.name); n != nil && op == Create {
+				nestedList = d.nested(nestedList, n, m.raw)
+			} else if n != nil {
+				d.fail(CodeInvalidValue, n.Name, "The navigation property %s cannot be set in an update: change its references with $ref or %s@odata.bind.", n.Name, n.Name)
 			} else {
 				d.fail(CodeUnknownField, m.name, "%s is not a property of %s.", m.name, et.Name)
 			}
@@ -114,7 +119,7 @@ func decodeEntity(et *edm.EntityType, members []member, config *setConfig, op Op
 			bad[p.Name] = true
 		}
 	}
-	return &body{vals: vals, sent: sent, bad: bad, details: d.details, binds: binds}
+	return &body{vals: vals, sent: sent, bad: bad, details: d.details, binds: binds, nested: nestedList}
 }
 
 // uses reports whether a write of op (Create for any POST, which may turn into an Update with UpsertBy) uses
@@ -316,6 +321,9 @@ func (s *Service) post(req *request) error {
 		if err != nil {
 			return s.dbError(err, false)
 		}
+		if len(b.nested) > 0 {
+			return BadRequest(CodeInvalidValue, b.nested[0].nav.Name, "Related entities are created inline only by a POST that creates.")
+		}
 		missing := BadRequest(CodeInvalidValue, u.Name, fmt.Sprintf("%s %s does not exist", et.Name, u.Name))
 		return s.replace(req, Update, where, b, missing)
 	}
@@ -325,30 +333,44 @@ func (s *Service) post(req *request) error {
 
 	var stored Entity
 	err = s.inTx(ctx, func(tx *Tx) error {
-		e := newEntity(et, config, b)
-		if err := s.bindProperties(ctx, tx, e, b); err != nil {
-			return err
-		}
-		details := append(b.details, missingRequired(et, e, func(p *edm.Property) bool { return b.bad[p.Name] })...)
-		c := &Change{Op: Create, Set: t.set, New: e, Sent: b.sent}
-		if err := saveHook(ctx, tx, config.Hooks.BeforeSave, c, details); err != nil {
-			return err
-		}
-		row := storable(et, c.New, nil)
-		if err := tx.Insert(ctx, et, row); err != nil {
-			return err
-		}
-		keepGenerated(et, row, c.New)
-		if err := s.bindLinks(ctx, tx, et, c.New, b); err != nil {
-			return err
-		}
-		stored, err = s.afterSave(ctx, tx, config, c)
+		var err error
+		stored, err = s.create(ctx, tx, req, et, t.set, config, b)
 		return err
 	})
 	if err != nil {
 		return s.dbError(err, false)
 	}
 	return s.writeEntity(req, http.StatusCreated, t.set, stored)
+}
+
+// create creates the entity of type et that b holds, in set (for a contained entity its container's set) with
+// config, inside tx: its binds, the inline entities it refers to, the hooks, the row, the inline entities that
+// refer to it. It returns the entity as stored.
+func (s *Service) create(ctx context.Context, tx *Tx, req *request, et *edm.EntityType, set *edm.EntitySet, config *setConfig, b *body) (Entity, error) {
+	e := newEntity(et, config, b)
+	if err := s.bindProperties(ctx, tx, e, b); err != nil {
+		return nil, err
+	}
+	if err := s.createNestedBefore(ctx, tx, req, e, b, config, set); err != nil {
+		return nil, err
+	}
+	details := append(b.details, missingRequired(et, e, func(p *edm.Property) bool { return b.bad[p.Name] })...)
+	c := &Change{Op: Create, Set: set, New: e, Sent: b.sent, typ: et}
+	if err := saveHook(ctx, tx, config.Hooks.BeforeSave, c, details); err != nil {
+		return nil, err
+	}
+	row := storable(et, c.New, nil)
+	if err := tx.Insert(ctx, et, row); err != nil {
+		return nil, err
+	}
+	keepGenerated(et, row, c.New)
+	if err := s.bindLinks(ctx, tx, et, c.New, b); err != nil {
+		return nil, err
+	}
+	if err := s.createNestedAfter(ctx, tx, req, et, c.New, b, config, set); err != nil {
+		return nil, err
+	}
+	return s.afterSave(ctx, tx, config, c)
 }
 
 // newEntity returns the entity a create stores: the defaults, the values b sent (read-only fields, the UpsertBy
