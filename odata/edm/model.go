@@ -40,6 +40,80 @@
 // UUID and BYTEA on PostgreSQL; see odata/schema). A Decimal property says how its column keeps values in
 // DecimalStorage: a scaled integer (value x 10^Scale, SQLite's default), an exact decimal (PostgreSQL's
 // NUMERIC, the default there; text on SQLite) or a floating-point number.
+//
+// # Entity types from Go structs
+//
+// EntityTypesOf derives the entity types of a model from Go struct types instead, one per struct, named as
+// the Go type; the declarations are those a literal model would have, so both give the same CSDL and tables:
+//
+//	type Book struct {
+//		Id       int64            `odata:",key,generated"`
+//		Title    string           `odata:",maxlength=200,required,searchable"`
+//		Price    *decimal.Decimal `odata:",precision=10,scale=2"`
+//		AuthorId string           `odata:",required"`
+//		Author   *Author          `odata:",fk=AuthorId,partner=Books"`
+//	}
+//	types, err := edm.EntityTypesOf(Author{}, Book{})
+//	m := &edm.Model{Namespace: "Library", EntityTypes: types, EntitySets: ...}
+//
+// Every exported field is a property (or a navigation) named as the field; the fields of an embedded struct
+// without a tag count as the outer struct's. A field's tag `odata:"Name,option,option=value"` renames it
+// (an empty name keeps the field's), and `odata:"-"` leaves it out. The Go type gives the kind:
+//
+//	string                      Edm.String (type=Guid: Edm.Guid)
+//	bool                        Edm.Boolean
+//	int8, int16, int32          Edm.SByte, Edm.Int16, Edm.Int32
+//	int64, int                  Edm.Int64 (type=Int32, Int16, SByte or Byte: a narrower integer)
+//	uint8                       Edm.Byte (other unsigned integers have no EDM type)
+//	float32, float64            Edm.Single, Edm.Double
+//	decimal.Decimal             Edm.Decimal (shopspring/decimal; precision= is required)
+//	edm.Date, edm.TimeOfDay     Edm.Date, Edm.TimeOfDay
+//	time.Time, time.Duration    Edm.DateTimeOffset, Edm.Duration
+//	[]byte                      Edm.Binary (type=Stream: Edm.Stream)
+//	an integer type with an     the enum type its EnumType method returns (GoEnum)
+//	EnumType method
+//	*T                          T, nullable
+//	[]T, []*T                   a collection of T (primitive or enum), of nullable items for []*T
+//	another struct S, *S        a complex property of the complex type S derived from S's fields (nullable for *S)
+//
+// The options of a property, each like the Property field of its name:
+//
+//	key                         part of the key (the key fields in field order)
+//	generated                   Generated: a key the database generates
+//	readonly, immutable         ReadOnly, Immutable
+//	required, searchable, lazy  Required, Searchable, Lazy
+//	nullable                    Nullable, for []byte (nil is null); other types are nullable as pointers
+//	stdbase64                   StandardBase64
+//	maxlength=N                 MaxLength
+//	precision=N, scale=N        Precision, Scale
+//	storage=S                   DecimalStorage: auto, scaled, exact or float
+//	default=V                   Default, in the literal form of the kind without quotes (9.99, true,
+//	                            2026-01-02, 2026-01-02T03:04:05Z, PT1H, an enum member's name); no commas
+//	column=C                    Column (by default the snake_case of the property's name)
+//	type=K                      another kind whose Go values the field holds (Guid for a string, Int32 for
+//	                            an int64, Stream for []byte)
+//	description=text            Description; it takes the rest of the tag, commas included
+//
+// A field whose tag names a foreign key or a link table is a navigation property, to-one for a field of an
+// entity struct of the same call (S or *S), to-many for a slice of them ([]S or []*S); the tag gives the Join a
+// literal model declares (a field of an entity struct without one is an error, not a complex property):
+//
+//	fk=P                        the properties (P;Q for several) whose columns hold the foreign key: the
+//	                            source's for a to-one navigation (Join.SourceColumns), the target's for a
+//	                            to-many one (Join.TargetColumns)
+//	fkcolumns=c                 the same by column names (c;d), for columns without a property
+//	link=T                      many-to-many through the link table T, whose columns default to
+//	                            "<table>_<key column>" of the source and of the target
+//	linksource=c, linktarget=c  the link table's columns (c;d) when they differ from the defaults
+//	partner=N                   Partner
+//	nullable, contains          Nullable (to-one), ContainsTarget
+//	description=text            Description
+//
+// Wrong declarations (an unknown option, a Go type without an EDM type, a foreign key property that does not
+// exist) are reported by EntityTypesOf all at once, each naming its struct and field; Build then checks the
+// declarations as it checks literal ones. What tags do not say (a table name, SQL, a collection's side table,
+// RequiredMessage) is set on the returned declarations before Build. odata's EntityOf, Entity.Decode, GetAs,
+// QueryAs, Tx.InsertStruct and Tx.UpdateStruct read and write entities as the same structs.
 package edm
 
 import (
