@@ -155,9 +155,9 @@ func isNil(v any) bool {
 
 // renderEntity writes the entity an operation returned, and returns its ETag.
 func (s *Service) renderEntity(req *request, name string, et *edm.EntityType, result any) ([]byte, string, error) {
-	e, ok := asMap(result)
-	if !ok {
-		return nil, "", fmt.Errorf("odata: operation %s returned %T, want an Entity", name, result)
+	e, err := asEntity(result)
+	if err != nil {
+		return nil, "", fmt.Errorf("odata: operation %s: %w", name, err)
 	}
 	fragment := s.model.Namespace + "." + et.Name
 	if set := onlySet(s.model, et); set != nil {
@@ -207,9 +207,9 @@ func (s *Service) renderEntities(req *request, name string, et *edm.EntityType, 
 		if i > 0 {
 			b = append(b, ',')
 		}
-		e, ok := asMap(item)
-		if !ok {
-			return nil, fmt.Errorf("odata: operation %s returned an item of type %T, want an Entity", name, item)
+		e, err := asEntity(item)
+		if err != nil {
+			return nil, fmt.Errorf("odata: operation %s: %w", name, err)
 		}
 		if b, err = writer.appendEntity(b, e, nil, format, s.entityPath(et, e)); err != nil {
 			return nil, err

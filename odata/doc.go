@@ -89,6 +89,15 @@
 // Hooks and actions get a *Tx: the request's transaction with helpers (Get, Query, Insert, Update, Delete,
 // Builder) that read and write whole entities as Entity maps of the Go types in odata/DESIGN.md.
 //
+// A model derived from Go structs (edm.EntityTypesOf) lets them work with those structs instead: GetAs and
+// QueryAs read entities as structs, Tx.InsertStruct and Tx.UpdateStruct write them, EntityOf and Entity.Decode
+// convert between a struct and an Entity (a hook's Change.New, an action's bound entity), and an action may
+// return a struct as its entity:
+//
+//	book, err := odata.GetAs[Book](ctx, tx, id)
+//	book.Title = strings.TrimSpace(book.Title)
+//	err = tx.UpdateStruct(ctx, book)
+//
 // Every error a handler, hook or action returns is rendered by WriteError: an *Error with its code (one of the
 // Code constants) and the status that code has in one table (ErrorStatus), anything else as a 500 whose cause is
 // only logged.

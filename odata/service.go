@@ -251,8 +251,8 @@ type Hooks struct {
 
 // ActionFunc runs a bound or unbound action inside the request's transaction. Its result is written by the
 // action's return type: a Go value of the primitive or enum kind, a map[string]any for a complex type, an
-// Entity for an entity type, a []any (or a slice of those) for a collection; nil for an action without a return
-// type. Returning an error rolls back everything the action did.
+// Entity (or a struct of the entity type, see EntityOf) for an entity type, a []any (or a slice of those) for a
+// collection; nil for an action without a return type. Returning an error rolls back everything the action did.
 type ActionFunc func(ctx context.Context, call *ActionCall) (any, error)
 
 // ActionCall is one invocation of an action.
