@@ -29,14 +29,20 @@ var (
 // a time.Time in UTC, a nil pointer as nil, a slice as a []any, a struct as a map[string]any). Navigation
 // fields are left out; an action may return the result as its entity.
 func EntityOf(v any) (Entity, error) {
+	rv, ok := structValue(v)
+	if !ok {
+		return nil, fmt.Errorf("odata: EntityOf(%T): not a struct or a pointer to one", v)
+	}
+	return encodeStruct(rv)
+}
+
+// structValue returns the struct v is or points to, and whether it is one.
+func structValue(v any) (reflect.Value, bool) {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
 		rv = rv.Elem()
 	}
-	if rv.Kind() != reflect.Struct {
-		return nil, fmt.Errorf("odata: EntityOf(%T): not a struct or a pointer to one", v)
-	}
-	return encodeStruct(rv)
+	return rv, rv.Kind() == reflect.Struct
 }
 
 // Decode sets the fields of the struct v points to from the properties of e, as edm.EntityTypesOf maps them:
@@ -144,11 +150,8 @@ func asEntity(v any) (Entity, error) {
 	if m, ok := asMap(v); ok {
 		return m, nil
 	}
-	rv := reflect.ValueOf(v)
-	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
-		rv = rv.Elem()
-	}
-	if rv.Kind() != reflect.Struct {
+	rv, ok := structValue(v)
+	if !ok {
 		return nil, fmt.Errorf("the result is a %T, want an Entity or a struct", v)
 	}
 	return encodeStruct(rv)
@@ -309,16 +312,8 @@ func decodeKind(v, xv reflect.Value) error {
 		v.SetUint(uint64(n))
 	case v.CanFloat() && xv.CanFloat():
 		v.SetFloat(xv.Float())
-	case k == reflect.Slice && t.Elem().Kind() == reflect.Uint8 && xv.Kind() == reflect.Slice && xv.Type().Elem().Kind() == reflect.Uint8:
-		v.SetBytes(append([]byte{}, xv.Bytes()...))
 	case k == reflect.Slice && xv.Kind() == reflect.Slice:
-		items := reflect.MakeSlice(t, xv.Len(), xv.Len())
-		for i := range xv.Len() {
-			if err := decodeValue(items.Index(i), xv.Index(i).Interface()); err != nil {
-				return fmt.Errorf("item %d: %w", i, err)
-			}
-		}
-		v.Set(items)
+		return decodeSlice(v, xv)
 	case k == reflect.Struct:
 		m, ok := asMap(xv.Interface())
 		if !ok {
@@ -328,6 +323,26 @@ func decodeKind(v, xv reflect.Value) error {
 	default:
 		return fmt.Errorf("cannot set a %s from a %s", t, xv.Type())
 	}
+	return nil
+}
+
+// decodeSlice sets the slice v from the slice xv: a []byte from a []byte, a collection item by item.
+func decodeSlice(v, xv reflect.Value) error {
+	t := v.Type()
+	if t.Elem().Kind() == reflect.Uint8 {
+		if xv.Type().Elem().Kind() != reflect.Uint8 {
+			return fmt.Errorf("cannot set a %s from a %s", t, xv.Type())
+		}
+		v.SetBytes(append([]byte{}, xv.Bytes()...))
+		return nil
+	}
+	items := reflect.MakeSlice(t, xv.Len(), xv.Len())
+	for i := range xv.Len() {
+		if err := decodeValue(items.Index(i), xv.Index(i).Interface()); err != nil {
+			return fmt.Errorf("item %d: %w", i, err)
+		}
+	}
+	v.Set(items)
 	return nil
 }
 

@@ -348,3 +348,30 @@ func TestService_Structs(t *testing.T) {
 		f.must(200, "GET", "/odata/Gadgets(2)", "")
 	})
 }
+
+// BenchmarkEntityOf measures the conversion of a struct with every kind of property into an Entity.
+func BenchmarkEntityOf(b *testing.B) {
+	g := fullGadget()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := odata.EntityOf(&g); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEntity_Decode measures the conversion of an Entity with every kind of property into a struct.
+func BenchmarkEntity_Decode(b *testing.B) {
+	g := fullGadget()
+	e, err := odata.EntityOf(&g)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		var out Gadget
+		if err := e.Decode(&out); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

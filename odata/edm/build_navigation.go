@@ -111,8 +111,13 @@ func referentialConstraints(t *EntityType, n *NavigationProperty) []ReferentialC
 
 // columnProperty returns the primitive or enum property of t stored in column c.
 func columnProperty(t *EntityType, c string) *Property {
+	return primitiveProperty(t, func(p *Property) bool { return p.Column == c })
+}
+
+// primitiveProperty returns the first primitive or enum property of t that match accepts, nil if there is none.
+func primitiveProperty(t *EntityType, match func(p *Property) bool) *Property {
 	for _, p := range t.Properties {
-		if p.Column == c && p.Complex == nil && !p.Collection {
+		if p.Complex == nil && !p.Collection && match(p) {
 			return p
 		}
 	}

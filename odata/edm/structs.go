@@ -501,12 +501,7 @@ func (d *deriver) linkColumns(t *EntityType, f *gostruct.Field, option string) [
 
 // findProperty returns the primitive or enum property of t named name, nil if there is none.
 func findProperty(t *EntityType, name string) *Property {
-	for _, p := range t.Properties {
-		if p.Name == name && p.Complex == nil && !p.Collection {
-			return p
-		}
-	}
-	return nil
+	return primitiveProperty(t, func(p *Property) bool { return p.Name == name })
 }
 
 // columnName returns the column of p: its Column, or the snake_case of its name.
