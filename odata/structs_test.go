@@ -36,8 +36,14 @@ type Dims struct {
 // Label is a complex type inside Dims.
 type Label struct{ Text string }
 
+// Audit is embedded in Gadget: its fields are Gadget's properties.
+type Audit struct {
+	Note string `odata:"AuditNote"`
+}
+
 // Gadget has a property of every kind the struct API maps, non-null and nullable.
 type Gadget struct {
+	Audit
 	Id       int64  `odata:",key,generated"`
 	Text     string `odata:",maxlength=50"`
 	Guid     string `odata:",type=Guid"`
@@ -108,7 +114,7 @@ func ptr[T any](v T) *T { return &v }
 
 // fullGadget has a value in every property, at the edges of the ranges.
 func fullGadget() Gadget {
-	return Gadget{Text: "naïve ☃", Guid: "0f8fad5b-d9cb-469f-a165-70867728950e", Flag: true, Byte: 255,
+	return Gadget{Audit: Audit{Note: "checked"}, Text: "naïve ☃", Guid: "0f8fad5b-d9cb-469f-a165-70867728950e", Flag: true, Byte: 255,
 		SByte: -128, Int16: math.MinInt16, Int32: math.MaxInt32, Int64: math.MinInt64 + 1, Int: math.MaxInt64,
 		Price: decimal.RequireFromString("922337203685477.5807"), Exact: decimal.RequireFromString("-123456789.125"),
 		Double: 1e300, Single: math.MaxFloat32, Day: edm.Date{Year: 9999, Month: 12, Day: 31},
@@ -210,14 +216,14 @@ func TestTx_Structs(t *testing.T) {
 
 // TestEntityOf converts a struct to an Entity and back.
 func TestEntityOf(t *testing.T) {
-	g := Gadget{Id: 7, Text: "x", Int32: -3, Single: 0.5, At: time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("", -3600)),
+	g := Gadget{Audit: Audit{Note: "n"}, Id: 7, Text: "x", Int32: -3, Single: 0.5, At: time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("", -3600)),
 		Shade: 1, Dims: Dims{Width: 1, Label: &Label{Text: "l"}}, Tags: []string{"t"}, Scores: []*int32{nil},
 		OptInt16: ptr[int16](4), Parts: []Part{{Id: "ignored"}}}
 	e, err := odata.EntityOf(&g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"Id": int64(7), "Text": "x", "Int32": int64(-3), "Single": 0.5,
+	want := map[string]any{"AuditNote": "n", "Id": int64(7), "Text": "x", "Int32": int64(-3), "Single": 0.5,
 		"At": time.Date(2026, 1, 2, 4, 4, 5, 0, time.UTC), "Shade": int64(1),
 		"Dims": map[string]any{"Width": 1.0, "Height": nil, "Label": map[string]any{"Text": "l"}},
 		"Tags": []any{"t"}, "Scores": []any{nil}, "OptInt16": int64(4), "Bytes": []byte{}, "OptBytes": nil}

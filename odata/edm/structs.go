@@ -186,17 +186,27 @@ func (d *deriver) propertyType(p *Property, t reflect.Type, report func(string))
 		if item.Kind() == reflect.Pointer {
 			p.Nullable, item = true, item.Elem()
 		}
-		if !d.scalarType(p, item) {
+		switch {
+		case d.scalarType(p, item):
+		case d.entities[item] != nil:
+			report(entityField(item))
+		default:
 			report(fmt.Sprintf("the Go type %s has no EDM type: a collection holds primitive or enum values", t))
 		}
 	case d.scalarType(p, t):
 	case t.Kind() == reflect.Struct && d.entities[t] != nil:
-		report(fmt.Sprintf("%s is an entity type: a navigation's tag names its foreign key (fk=, fkcolumns=) or link table (link=)", t.Name()))
+		report(entityField(t))
 	case t.Kind() == reflect.Struct:
 		p.Complex = d.complexType(t, report)
 	default:
 		report(fmt.Sprintf("the Go type %s has no EDM type", t))
 	}
+}
+
+// entityField is the problem of a field of an entity struct (or a slice of them) whose tag does not make it a
+// navigation.
+func entityField(t reflect.Type) string {
+	return fmt.Sprintf("%s is an entity type: a navigation's tag names its foreign key (fk=, fkcolumns=) or link table (link=)", t.Name())
 }
 
 // scalarType sets the primitive kind or enum type of p for the Go type t and reports whether it has one.

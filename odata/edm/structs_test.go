@@ -217,7 +217,7 @@ func TestEntityTypesOf(t *testing.T) {
 			}
 		})
 	}
-	// Derived twice, the model builds: every property of a Go type refers to the same complex and enum type.
+	// Derived together, the types build into a model: the properties of one Go type share one complex or enum type.
 	types, err := edm.EntityTypesOf(Kinds{}, Owner{}, Pet{}, Toy{})
 	if err != nil {
 		t.Fatal(err)
@@ -228,24 +228,25 @@ func TestEntityTypesOf(t *testing.T) {
 }
 
 type badTags struct {
-	Id      string          `odata:",key,maxlength=x,bogus,required=yes,precision"`
-	Count   uint32          //
-	Many    **int           //
-	Map     map[string]int  //
-	Opt     *[]string       //
-	Grid    [][]string      //
-	Flag    bool            `odata:",nullable,type=Int32"`
-	Price   decimal.Decimal `odata:",storage=text,default=x"`
-	Name    string          `odata:",type=Edm.Nope"`
-	Empty   string          `odata:",,"`
-	Twice   string          `odata:",required,required"`
-	Unnamed struct{ A int } //
-	Entity  badNav          //
-	Nav     []badNav        `odata:",fk=Missing,partner=X,maxlength=3"`
-	Both    *badNav         `odata:",fk=Id,link=t"`
-	Foreign *Toy            `odata:",fk=Code"`
-	Lone    *badNav         `odata:",fk=Id,linksource=a,contains=yes"`
-	secret  string          `odata:"Secret"`
+	Id       string `odata:",key,maxlength=x,bogus,required=yes,precision"`
+	Count    uint32
+	Many     **int
+	Map      map[string]int
+	Opt      *[]string
+	Grid     [][]string
+	Flag     bool            `odata:",nullable,type=Int32"`
+	Price    decimal.Decimal `odata:",storage=text,default=x"`
+	Name     string          `odata:",type=Edm.Nope"`
+	Empty    string          `odata:",,"`
+	Twice    string          `odata:",required,required"`
+	Unnamed  struct{ A int }
+	Entity   badNav
+	Entities []*badNav
+	Nav      []badNav `odata:",fk=Missing,partner=X,maxlength=3"`
+	Both     *badNav  `odata:",fk=Id,link=t"`
+	Foreign  *Toy     `odata:",fk=Code"`
+	Lone     *badNav  `odata:",fk=Id,linksource=a,contains=yes"`
+	secret   string   `odata:"Secret"`
 	*Base
 }
 
@@ -292,6 +293,7 @@ func TestEntityTypesOf_Errors(t *testing.T) {
 		`edm: struct "badTags": field "Name": type=Edm.Nope: not an EDM primitive type`,
 		`edm: struct "badTags": field "Unnamed": an unnamed struct type cannot be a complex type`,
 		`edm: struct "badTags": field "Entity": badNav is an entity type: a navigation's tag names its foreign key (fk=, fkcolumns=) or link table (link=)`,
+		`edm: struct "badTags": field "Entities": badNav is an entity type: a navigation's tag names its foreign key (fk=, fkcolumns=) or link table (link=)`,
 		`edm: struct "badNav": field "Dims": the Go type []edm_test.badComplex has no EDM type: a collection holds primitive or enum values`,
 		`edm: struct "badComplex": field "K": a complex type has no key`,
 		`edm: struct "badComplex": field "Nav": a complex type has no navigation properties`,
