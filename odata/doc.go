@@ -76,6 +76,10 @@
 // the hooks of their sets (which must offer POST), before the entity for a single-valued navigation and after it
 // for a collection; the answer is the entity created, its related entities read with $expand.
 //
+// A media entity (edm.EntityType.HasStream) takes its bytes as they are: PUT Set('k')/$value replaces them and
+// POST to its set with a body that is not JSON creates an entity of them, the request's Content-Type becoming its
+// media type (at most MaxMediaBytes).
+//
 // # Batches
 //
 // POST $batch takes a JSON batch (OData 4.01) or a multipart/mixed batch of at most MaxBatchRequests requests.

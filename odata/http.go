@@ -138,6 +138,9 @@ func (s *Service) dispatch(req *request) error {
 	case http.MethodPost:
 		return s.post(req)
 	case http.MethodPut:
+		if t.kind == tMediaValue {
+			return s.putMedia(req)
+		}
 		return s.put(req, Update)
 	case http.MethodPatch:
 		return s.put(req, Patch)
@@ -157,6 +160,10 @@ func (s *Service) allowed(t *target) string {
 		return "POST"
 	case tFunction:
 		return "GET"
+	case tMediaValue:
+		if s.mediaWritable(t) {
+			return "GET, PUT"
+		}
 	case tCollection:
 		if t.direct && s.sets[t.set].Writes&WritePost != 0 {
 			return "GET, POST"

@@ -305,6 +305,9 @@ func saveHook(ctx context.Context, tx *Tx, hook func(context.Context, *Tx, *Chan
 // post answers POST to an entity set: a create, or a full update of the entity the UpsertBy value names.
 func (s *Service) post(req *request) error {
 	t := req.target
+	if isMediaPost(t, req.r) {
+		return s.postMedia(req)
+	}
 	config := s.sets[t.set]
 	et := t.typ
 	members, err := readJSONBody(req.r, false)
@@ -514,7 +517,19 @@ func (s *Service) singletonWhere(ctx context.Context, sg *edm.Singleton) (sq.Sql
 // stored. missing, when not nil, is the answer when no entity matches instead of the 404.
 func (s *Service) replace(req *request, op Op, where sq.Sqlizer, b *body, missing error) error {
 	t := req.target
-	ctx := req.r.Context()
+	stored, err := s.replaceIn(req.r.Context(), req, op, where, b, missing)
+	if err != nil {
+		return err
+	}
+	if sg := writtenSingleton(t); sg != nil {
+		return s.writeStored(req, http.StatusOK, sg.EntityType(), sg.Name, sg.Name, stored)
+	}
+	return s.writeEntity(req, http.StatusOK, t.set, stored)
+}
+
+// replaceIn saves b as replace does and returns the entity as stored, for the caller to answer.
+func (s *Service) replaceIn(ctx context.Context, req *request, op Op, where sq.Sqlizer, b *body, missing error) (Entity, error) {
+	t := req.target
 	var stored Entity
 	err := s.inTx(ctx, func(tx *Tx) error {
 		where, err := s.visibleWhere(ctx, t.typ, where)
@@ -536,12 +551,9 @@ func (s *Service) replace(req *request, op Op, where sq.Sqlizer, b *body, missin
 		return err
 	})
 	if err != nil {
-		return s.dbError(err, false)
+		return nil, s.dbError(err, false)
 	}
-	if sg := writtenSingleton(t); sg != nil {
-		return s.writeStored(req, http.StatusOK, sg.EntityType(), sg.Name, sg.Name, stored)
-	}
-	return s.writeEntity(req, http.StatusOK, t.set, stored)
+	return stored, nil
 }
 
 // update saves the full update or patch c (its Op, Set or Singleton, Old and Sent set) with the values of b and

@@ -38,8 +38,6 @@
 //   - The overloads of the unbound action Process: CSDL overloads bound operations only, so Process is one action
 //     whose second parameter, minPrice, is optional.
 //   - Change tracking (delta links) on Products and asynchronous requests (respond-async): not in the engine.
-//   - Uploading media: the engine serves a media entity's $value and the Edm.Stream property Photo for reading
-//     only; MediaItems are created and changed as JSON entities (Content in base64).
 //   - The precision and scale (10, 2) of Price and of the Dimensions members: the engine gives Precision and Scale
 //     to Decimal properties only, and these are Double as the contract says.
 //   - The seed row of DecimalSamples (Amount 123.450000000000000000, Edm.Decimal precision 38 scale 18): the

@@ -162,7 +162,8 @@ func mediaItemType() *edm.EntityType {
 		ContentTypeProperty: "ContentType",
 		Properties: []*edm.Property{
 			guidKey(),
-			requiredString("Name", 100),
+			// A POST of the media's bytes alone creates an item named Untitled.
+			{Name: "Name", Type: edm.KindString, MaxLength: 100, Required: true, Default: "Untitled"},
 			requiredString("ContentType", 100),
 			{Name: "Size", Type: edm.KindInt64, Nullable: true},
 			{Name: "Content", Type: edm.KindBinary, Nullable: true, Lazy: true},
