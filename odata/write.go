@@ -752,6 +752,7 @@ func (s *Service) writeStored(req *request, status int, et *edm.EntityType, path
 	h.Set("OData-Version", "4.0")
 	if status == http.StatusCreated {
 		h.Set("Location", url)
+		h.Set("OData-EntityId", url)
 	}
 	if parsePrefer(req.r.Header).minimal {
 		h.Set("OData-EntityId", url)
