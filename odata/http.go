@@ -313,7 +313,7 @@ func (req *request) negotiateJSON() error {
 				return nil
 			}
 		}
-		return notAcceptable("$format=" + f + " cannot be served; this resource is available as application/json " +
+		return notAcceptable("The requested format ($format=" + f + ") cannot be served; this resource is available as application/json " +
 			"with odata.metadata minimal, full or none and IEEE754Compatible true or false.")
 	}
 	accept := strings.Join(req.r.Header.Values("Accept"), ",")
@@ -331,7 +331,7 @@ func (req *request) negotiateJSON() error {
 			return nil
 		}
 	}
-	return notAcceptable("Accept: " + accept + " cannot be served; this resource is available as application/json " +
+	return notAcceptable("The requested format (Accept: " + accept + ") cannot be served; this resource is available as application/json " +
 		"with odata.metadata minimal, full or none and IEEE754Compatible true or false.")
 }
 
@@ -468,13 +468,13 @@ func (s *Service) metadata(req *request) error {
 			}
 		}
 		if !found {
-			return notAcceptable("Accept: " + accept + " cannot be served; $metadata is available as application/xml and application/json.")
+			return notAcceptable("The requested format (Accept: " + accept + ") cannot be served; $metadata is available as application/xml and application/json.")
 		}
 	case f == "json" || strings.HasPrefix(f, "application/json"):
 		asJSON = true
 	case f == "xml" || strings.HasPrefix(f, "application/xml"):
 	default:
-		return notAcceptable("$format=" + req.query.Format + " cannot be served; $metadata is available as xml and json.")
+		return notAcceptable("The requested format ($format=" + req.query.Format + ") cannot be served; $metadata is available as xml and json.")
 	}
 	h := req.w.Header()
 	h.Set("OData-Version", "4.0")
