@@ -1,19 +1,11 @@
 package syntax
 
 import (
+	"fmt"
 	regexpsyntax "regexp/syntax"
 	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
-)
-
-// Limits on one expression: nested any/all, any/all in all, the length of a literal (SPEC part 9), and the
-// compiled size of a matchesPattern pattern (instructions of regexp/syntax's program).
-const (
-	maxLambdaDepth   = 4
-	maxLambdas       = 32
-	maxLiteralLength = 1000
-	maxPatternSize   = 1000
 )
 
 // converter turns grammar trees into the AST, enforcing what the grammar cannot: nesting limits, where lists and
@@ -26,6 +18,7 @@ type converter struct {
 	lambdaCount int  // lambdas converted so far in this expression
 	inPath      bool // resource path: key and parameter values must be literals or aliases
 	expand      int  // current $expand nesting (for nested options)
+	limits      *Limits
 }
 
 func nestingError(off int) *Error {
@@ -164,6 +157,9 @@ func (c *converter) list(p *grammarParenthesised, depth int) (Expr, *Error) {
 	if depth > maxNesting {
 		return nil, nestingError(p.Open.Pos.Offset)
 	}
+	if len(p.Items) > c.limits.ListItems {
+		return nil, limitErrorAt(p.Open.Pos.Offset, fmt.Sprintf("the list holds more than the limit of %d items", c.limits.ListItems))
+	}
 	l := &List{Pos: p.Open.Pos.Offset, Items: make([]Expr, 0, len(p.Items))}
 	for _, it := range p.Items {
 		e, err := c.expr(it, depth)
@@ -196,13 +192,13 @@ func isListItem(e Expr) bool {
 func (c *converter) unary(g *grammarUnary, depth int) (Expr, *Error) {
 	switch {
 	case g.Literal.Type != 0:
-		return literal(g.Literal)
+		return literal(g.Literal, c.limits)
 	case g.Path != nil:
 		return c.path(g.Path, depth)
 	case g.Op.Type != 0:
 		return c.prefixOperator(g, depth)
 	case g.JSONString.Type != 0:
-		return literal(g.JSONString)
+		return literal(g.JSONString, c.limits)
 	case g.Paren != nil:
 		if len(g.Paren.Items) != 1 {
 			return nil, syntaxErrorAt(g.Paren.Open.Pos.Offset, "a parenthesised list is only allowed after in")
@@ -269,7 +265,7 @@ func (c *converter) object(g *grammarObject, depth int) (Expr, *Error) {
 		return nil, nestingError(g.Open.Pos.Offset)
 	}
 	for _, m := range g.Members {
-		if _, err := literal(m.Name); err != nil {
+		if _, err := literal(m.Name, c.limits); err != nil {
 			return nil, err
 		}
 		if _, err := c.expr(m.Value, depth); err != nil {
@@ -539,11 +535,11 @@ func (c *converter) lambda(p *Path, s *grammarSegment, depth int) (Expr, *Error)
 	}
 	c.lambdas++
 	defer func() { c.lambdas-- }()
-	if c.lambdas > maxLambdaDepth {
-		return nil, limitErrorAt(n.Pos.Offset, "lambda nesting exceeds the limit of 4 levels")
+	if c.lambdas > c.limits.LambdaDepth {
+		return nil, limitErrorAt(n.Pos.Offset, fmt.Sprintf("lambda nesting exceeds the limit of %d levels", c.limits.LambdaDepth))
 	}
-	if c.lambdaCount++; c.lambdaCount > maxLambdas {
-		return nil, limitErrorAt(n.Pos.Offset, "the expression holds more than the limit of 32 lambdas (any/all)")
+	if c.lambdaCount++; c.lambdaCount > c.limits.Lambdas {
+		return nil, limitErrorAt(n.Pos.Offset, fmt.Sprintf("the expression holds more than the limit of %d lambdas (any/all)", c.limits.Lambdas))
 	}
 	depth++
 	if depth > maxNesting {
@@ -609,7 +605,7 @@ func (c *converter) call(s *grammarSegment, name string, depth int) (Expr, *Erro
 		call.Args = append(call.Args, Arg{Pos: e.Position(), Value: e})
 	}
 	if name == "matchespattern" && len(call.Args) == 2 {
-		if err := checkPatternSize(call.Args[1].Value); err != nil {
+		if err := checkPatternSize(call.Args[1].Value, c.limits.PatternSize); err != nil {
 			return nil, err
 		}
 	}
@@ -619,7 +615,7 @@ func (c *converter) call(s *grammarSegment, name string, depth int) (Expr, *Erro
 // checkPatternSize refuses a matchesPattern pattern literal whose compiled program is past the limit: a
 // regular expression engine's time grows with the program times the text ("(a{1,100}){1,10}c" compiles to
 // about 2,000 instructions). A pattern Go's parser does not read is left to the database to judge.
-func checkPatternSize(pattern Expr) *Error {
+func checkPatternSize(pattern Expr, limit int) *Error {
 	l, ok := pattern.(*Literal)
 	if !ok || l.Kind != LitString {
 		return nil
@@ -629,8 +625,8 @@ func checkPatternSize(pattern Expr) *Error {
 		return nil
 	}
 	prog, err := regexpsyntax.Compile(re.Simplify())
-	if err != nil || len(prog.Inst) > maxPatternSize {
-		return limitErrorAt(l.Pos, "the pattern of matchesPattern exceeds the limit of 1000 compiled instructions")
+	if err != nil || len(prog.Inst) > limit {
+		return limitErrorAt(l.Pos, fmt.Sprintf("the pattern of matchesPattern exceeds the limit of %d compiled instructions", limit))
 	}
 	return nil
 }

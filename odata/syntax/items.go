@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"fmt"
 	"strconv"
 	"unicode/utf8"
 
@@ -78,7 +79,7 @@ func itemSegment(s *grammarItemSegment) Segment {
 	return seg
 }
 
-func parseSelect(source string, base, expandDepth int) ([]SelectItem, *Error) {
+func parseSelect(source string, base int, at nesting) ([]SelectItem, *Error) {
 	g, err := parseItems(source, base)
 	if err != nil {
 		return nil, err
@@ -95,7 +96,7 @@ func parseSelect(source string, base, expandDepth int) ([]SelectItem, *Error) {
 		if it.Blob != nil {
 			text, pos := it.Blob.Text.Value, it.Blob.Text.Pos.Offset
 			if looksLikeOptions(text) {
-				q, err := parseOptions(text, pos, selectOptions, expandDepth)
+				q, err := parseOptions(text, pos, selectOptions, at)
 				if err != nil {
 					return nil, err
 				}
@@ -155,10 +156,10 @@ func parameterNames(text string, base int) ([]Arg, *Error) {
 	}
 }
 
-// parseExpand parses a $expand value that starts at offset base; depth is the $expand nesting (1 at the top).
-func parseExpand(source string, base, depth int) ([]ExpandItem, *Error) {
-	if depth > maxExpandDepth {
-		return nil, limitErrorAt(base, "$expand depth exceeds the limit of 3")
+// parseExpand parses a $expand value that starts at offset base; at.expand is the $expand nesting (1 at the top).
+func parseExpand(source string, base int, at nesting) ([]ExpandItem, *Error) {
+	if at.expand > at.limits.ExpandDepth {
+		return nil, limitErrorAt(base, fmt.Sprintf("$expand depth exceeds the limit of %d", at.limits.ExpandDepth))
 	}
 	g, err := parseItems(source, base)
 	if err != nil {
@@ -174,7 +175,7 @@ func parseExpand(source string, base, depth int) ([]ExpandItem, *Error) {
 			if len(item.Path) == 1 && item.Path[0].Name == "$value" {
 				return nil, syntaxErrorAt(it.Blob.Open.Pos.Offset, `unexpected "(" after $value`)
 			}
-			q, err := parseOptions(it.Blob.Text.Value, it.Blob.Text.Pos.Offset, expandItemOptions(item, star), depth)
+			q, err := parseOptions(it.Blob.Text.Value, it.Blob.Text.Pos.Offset, expandItemOptions(item, star), at)
 			if err != nil {
 				return nil, err
 			}

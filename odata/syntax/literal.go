@@ -3,6 +3,7 @@ package syntax
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -14,15 +15,15 @@ import (
 	"github.com/storekit/store/odata/internal/temporal"
 )
 
-// literal converts a literal token into a Literal, checking ranges the lexer does not.
-func literal(t lexer.Token) (*Literal, *Error) {
+// literal converts a literal token into a Literal, checking ranges the lexer does not and the length limit.
+func literal(t lexer.Token, lim *Limits) (*Literal, *Error) {
 	l := &Literal{Pos: t.Pos.Offset, Text: t.Value}
 	kind := t.Type
 	if kind == tokenLiteral {
 		kind = literalKind(t.Value)
 	}
-	if kind != tokenString && kind != tokenJSONString && utf8.RuneCountInString(t.Value) > maxLiteralLength {
-		return nil, literalTooLong(l.Pos)
+	if kind != tokenString && kind != tokenJSONString && utf8.RuneCountInString(t.Value) > lim.LiteralLength {
+		return nil, literalTooLong(l.Pos, lim.LiteralLength)
 	}
 	var err *Error
 	switch kind {
@@ -33,7 +34,7 @@ func literal(t lexer.Token) (*Literal, *Error) {
 	case tokenInteger, tokenDecimal, tokenDouble:
 		err = numberLiteral(l, kind)
 	case tokenString, tokenJSONString:
-		err = stringLiteral(l, kind)
+		err = stringLiteral(l, kind, lim.LiteralLength)
 	case tokenGUID:
 		l.Kind, l.Value = LitGuid, strings.ToLower(t.Value)
 	case tokenDate, tokenDateTime, tokenTimeOfDay:
@@ -80,14 +81,14 @@ func numberLiteral(l *Literal, kind lexer.TokenType) *Error {
 	return nil
 }
 
-// literalTooLong is the error for a literal past the SPEC part 9 limit: its value (a string's text without the
-// quotes) holds more than 1,000 characters.
-func literalTooLong(off int) *Error {
-	return limitErrorAt(off, "the literal exceeds the limit of 1000 characters")
+// literalTooLong is the error for a literal past the limit (Limits.LiteralLength): its value (a string's text
+// without the quotes) holds more than limit characters.
+func literalTooLong(off, limit int) *Error {
+	return limitErrorAt(off, fmt.Sprintf("the literal exceeds the limit of %d characters", limit))
 }
 
-// stringLiteral sets the value of a '...' literal or of a "..." JSON string.
-func stringLiteral(l *Literal, kind lexer.TokenType) *Error {
+// stringLiteral sets the value of a '...' literal or of a "..." JSON string of at most limit characters.
+func stringLiteral(l *Literal, kind lexer.TokenType, limit int) *Error {
 	var text string
 	if kind == tokenString {
 		text = unquote(l.Text)
@@ -97,8 +98,8 @@ func stringLiteral(l *Literal, kind lexer.TokenType) *Error {
 	if err := checkText(text, l.Pos); err != nil {
 		return err
 	}
-	if utf8.RuneCountInString(text) > maxLiteralLength {
-		return literalTooLong(l.Pos)
+	if utf8.RuneCountInString(text) > limit {
+		return literalTooLong(l.Pos, limit)
 	}
 	l.Kind, l.Value = LitString, text
 	return nil

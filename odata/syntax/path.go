@@ -83,11 +83,13 @@ func pathExpect(prev lexer.TokenType, hasPrev bool) string {
 // ignored. Errors are *Error values with Option "path". The most frequent paths, an entity set and an entity
 // set with a simple key ("/Products", "/Products('k1')", "/Products(42)"), are read without the grammar, to the
 // same result.
-func ParsePath(raw string) (*ResourcePath, error) {
+func ParsePath(raw string) (*ResourcePath, error) { return parseResourcePath(raw, defaultBounds) }
+
+func parseResourcePath(raw string, lim *Limits) (*ResourcePath, error) {
 	if p := parseSimplePath(raw); p != nil {
 		return p, nil
 	}
-	p, err := parsePath(raw)
+	p, err := parsePath(raw, lim)
 	if err != nil {
 		err.Option = "path"
 		return nil, err
@@ -165,7 +167,7 @@ func isASCIIAlphanumeric(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
-func parsePath(raw string) (*ResourcePath, *Error) {
+func parsePath(raw string, lim *Limits) (*ResourcePath, *Error) {
 	base := 0
 	if strings.HasPrefix(raw, "/") {
 		base = 1
@@ -186,7 +188,7 @@ func parsePath(raw string) (*ResourcePath, *Error) {
 			}
 			return nil, syntaxErrorAt(span[0], "empty path segment")
 		}
-		seg, err := pathSegment(text, span[0], i == 0)
+		seg, err := pathSegment(text, span[0], i == 0, lim)
 		if err != nil {
 			return nil, err
 		}
@@ -255,15 +257,15 @@ func hasParen(text string) bool {
 }
 
 // pathSegment parses one segment whose raw text starts at offset base.
-func pathSegment(text string, base int, first bool) (Segment, *Error) {
+func pathSegment(text string, base int, first bool, lim *Limits) (Segment, *Error) {
 	if c, _ := decodeAt(text, 0); c == '$' {
-		return dollarSegment(text, base)
+		return dollarSegment(text, base, lim)
 	}
 	s := newScanner(text, base, modeExpression)
 	s.inPath = true
 	g, err := parse(segmentParser, s, pathExpect)
 	if err == nil && nameKind(g.Name) == tokenIdentifier && !hasBlob(g.Args) {
-		c := converter{operators: s.operators, source: text, base: base, inPath: true}
+		c := converter{operators: s.operators, source: text, base: base, inPath: true, limits: lim}
 		seg := Segment{Pos: base, Name: g.Name.Value}
 		for _, a := range g.Args {
 			args, err := c.args(a, 0)
@@ -287,7 +289,7 @@ func pathSegment(text string, base int, first bool) (Segment, *Error) {
 var dollarSegments = map[string]bool{"$metadata": true, "$batch": true, "$entity": true, "$all": true,
 	"$crossjoin": true, "$count": true, "$value": true, "$ref": true, "$each": true, "$query": true, "$filter": true}
 
-func dollarSegment(text string, base int) (Segment, *Error) {
+func dollarSegment(text string, base int, lim *Limits) (Segment, *Error) {
 	s := newScanner(text, base, modeExpression)
 	g, err := parse(segmentParser, s, pathExpect)
 	if err != nil {
@@ -303,7 +305,7 @@ func dollarSegment(text string, base int) (Segment, *Error) {
 		if len(g.Args) != 1 || len(g.Args[0].Args) != 1 || g.Args[0].Args[0].Name.Type != 0 || g.Args[0].Args[0].Then != nil {
 			return Segment{}, syntaxErrorAt(base+len(name), "expected (expression) after $filter")
 		}
-		c := converter{operators: s.operators, source: text, base: base}
+		c := converter{operators: s.operators, source: text, base: base, limits: lim}
 		e, err := c.nested(g.Args[0].Args[0].Value, 0)
 		if err != nil {
 			return Segment{}, err
@@ -313,7 +315,7 @@ func dollarSegment(text string, base int) (Segment, *Error) {
 		if len(g.Args) != 1 || len(g.Args[0].Args) == 0 {
 			return Segment{}, syntaxErrorAt(base+len(name), "expected (entity sets) after $crossjoin")
 		}
-		c := converter{operators: s.operators, source: text, base: base}
+		c := converter{operators: s.operators, source: text, base: base, limits: lim}
 		args, err := c.args(g.Args[0], 0)
 		if err != nil {
 			return Segment{}, err

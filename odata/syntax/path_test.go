@@ -56,7 +56,7 @@ func TestParseSimplePath(t *testing.T) {
 		if got == nil {
 			continue
 		}
-		want, err := parsePath(c.raw)
+		want, err := parsePath(c.raw, defaultBounds)
 		if err != nil {
 			t.Errorf("parsePath(%q) = %v", c.raw, err)
 			continue

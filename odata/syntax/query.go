@@ -9,9 +9,6 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 )
 
-// maxExpandDepth is the SPEC part 9 limit on nested $expand.
-const maxExpandDepth = 3
-
 // Query holds the query options of a request, or the nested options of a $select or $expand item or of a
 // /$count. An option that was not given is nil or empty.
 type Query struct {
@@ -162,7 +159,7 @@ var (
 // without "$", values parsed by the option's grammar. A system option given twice, an unknown "$" option and any
 // syntax error are reported as an *Error naming the option. An empty query is valid.
 func ParseQuery(raw string) (*Query, error) {
-	q, err := parseQuery(formSpaces(raw))
+	q, err := parseQuery(formSpaces(raw), defaultBounds)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +186,7 @@ func SplitQuery(raw string) iter.Seq2[int, string] {
 	}
 }
 
-func parseQuery(raw string) (*Query, *Error) {
+func parseQuery(raw string, lim *Limits) (*Query, *Error) {
 	q := &Query{}
 	seen := map[string]bool{}
 	for partStart, part := range SplitQuery(raw) {
@@ -202,7 +199,7 @@ func parseQuery(raw string) (*Query, *Error) {
 		if !utf8.ValidString(name) {
 			return nil, &Error{Option: strconv.Quote(name), Code: CodeSyntax, Msg: "invalid UTF-8 in option name"}
 		}
-		if err := q.option(name, value, hasValue, valuePos, 0, topOptions, seen, 0); err != nil {
+		if err := q.option(name, value, hasValue, valuePos, 0, topOptions, seen, nesting{limits: lim}); err != nil {
 			if err.Option == "" {
 				err.Option = name
 			}
@@ -212,10 +209,16 @@ func parseQuery(raw string) (*Query, *Error) {
 	return q, nil
 }
 
+// nesting is where options are parsed: the $expand nesting (0 at the top) and the limits.
+type nesting struct {
+	expand int
+	limits *Limits
+}
+
 // option parses one option name=value into q. base is the offset of value within the top-level option value
 // (0 for top-level options); pos is the offset recorded in q.Options.
 func (q *Query) option(name, value string, hasValue bool, pos, base int, allowed optionSet, seen map[string]bool,
-	expandDepth int) *Error {
+	at nesting) *Error {
 	kind, err := optionKindOf(name)
 	if err != nil {
 		return err
@@ -243,7 +246,7 @@ func (q *Query) option(name, value string, hasValue bool, pos, base int, allowed
 		return syntaxErrorAt(base, "expected \"=\" and a value")
 	}
 	q.Options = append(q.Options, Option{Name: canonical, Spelt: name, Pos: pos, Raw: value})
-	return q.setOption(kind, name, value, base, expandDepth)
+	return q.setOption(kind, name, value, base, at)
 }
 
 // optionKindOf classifies an option name: a parameter alias, a system option with or without "$"
@@ -266,20 +269,27 @@ func optionKindOf(name string) (optionKind, *Error) {
 }
 
 // setOption parses the value of an option of the given kind, whose raw text starts at offset base, into q.
-func (q *Query) setOption(kind optionKind, name, value string, base, expandDepth int) (err *Error) {
+func (q *Query) setOption(kind optionKind, name, value string, base int, at nesting) (err *Error) {
+	lim := at.limits
+	switch kind {
+	case optionFilter, optionSearch, optionOrderBy, optionCompute, optionAlias:
+		if err := checkLength(value, base, lim); err != nil {
+			return err
+		}
+	}
 	switch kind {
 	case optionFilter:
-		q.Filter, err = parseExprValue(value, base)
+		q.Filter, err = parseExprValue(value, base, lim)
 	case optionSearch:
 		q.Search, err = parseSearch(value, base)
 	case optionOrderBy:
-		q.OrderBy, err = parseOrderBy(value, base)
+		q.OrderBy, err = parseOrderBy(value, base, lim)
 	case optionCompute:
-		q.Compute, err = parseCompute(value, base)
+		q.Compute, err = parseCompute(value, base, lim)
 	case optionSelect:
-		q.Select, err = parseSelect(value, base, expandDepth)
+		q.Select, err = parseSelect(value, base, at)
 	case optionExpand:
-		q.Expand, err = parseExpand(value, base, expandDepth+1)
+		q.Expand, err = parseExpand(value, base, nesting{expand: at.expand + 1, limits: lim})
 	case optionSkip:
 		q.Skip, err = parseUint(value, base)
 	case optionTop:
@@ -301,7 +311,7 @@ func (q *Query) setOption(kind optionKind, name, value string, base, expandDepth
 	case optionSchemaVersion:
 		q.SchemaVersion, err = parseSchemaVersion(value, base)
 	case optionAlias:
-		err = q.setAlias(name[1:], value, base)
+		err = q.setAlias(name[1:], value, base, lim)
 	case optionApply:
 		err = &Error{Pos: base + 1, Code: CodeNotSupported, Msg: "$apply is not supported"}
 	}
@@ -334,8 +344,8 @@ func parseToken(source string, base int) (string, *Error) {
 }
 
 // setAlias parses the value of the parameter alias @name.
-func (q *Query) setAlias(name, value string, base int) *Error {
-	e, err := parseExprValue(value, base)
+func (q *Query) setAlias(name, value string, base int, lim *Limits) *Error {
+	e, err := parseExprValue(value, base, lim)
 	if err != nil {
 		return err
 	}
@@ -372,7 +382,7 @@ func noLeadingSpace(source string, base int) *Error {
 }
 
 // parseExprValue parses an expression option value that starts at offset base.
-func parseExprValue(source string, base int) (Expr, *Error) {
+func parseExprValue(source string, base int, lim *Limits) (Expr, *Error) {
 	if err := noLeadingSpace(source, base); err != nil {
 		return nil, err
 	}
@@ -381,11 +391,18 @@ func parseExprValue(source string, base int) (Expr, *Error) {
 	if err != nil {
 		return nil, err
 	}
-	c := converter{operators: s.operators, source: source, base: base}
-	return c.expr(g, 0)
+	c := converter{operators: s.operators, source: source, base: base, limits: lim}
+	e, err := c.expr(g, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkNodes(base, lim, e); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
-func parseOrderBy(source string, base int) ([]OrderItem, *Error) {
+func parseOrderBy(source string, base int, lim *Limits) ([]OrderItem, *Error) {
 	if err := noLeadingSpace(source, base); err != nil {
 		return nil, err
 	}
@@ -394,19 +411,24 @@ func parseOrderBy(source string, base int) ([]OrderItem, *Error) {
 	if err != nil {
 		return nil, err
 	}
-	c := converter{operators: s.operators, source: source, base: base}
+	c := converter{operators: s.operators, source: source, base: base, limits: lim}
 	out := make([]OrderItem, 0, len(g.Items))
+	exprs := make([]Expr, 0, len(g.Items))
 	for _, it := range g.Items {
 		e, err := c.expr(it.Expr, 0)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, OrderItem{Pos: e.Position(), Expr: e, Desc: it.Direction.Value == "desc"})
+		exprs = append(exprs, e)
+	}
+	if err := checkNodes(base, lim, exprs...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
-func parseCompute(source string, base int) ([]ComputeItem, *Error) {
+func parseCompute(source string, base int, lim *Limits) ([]ComputeItem, *Error) {
 	if err := noLeadingSpace(source, base); err != nil {
 		return nil, err
 	}
@@ -415,8 +437,9 @@ func parseCompute(source string, base int) ([]ComputeItem, *Error) {
 	if err != nil {
 		return nil, err
 	}
-	c := converter{operators: s.operators, source: source, base: base}
+	c := converter{operators: s.operators, source: source, base: base, limits: lim}
 	out := make([]ComputeItem, 0, len(g.Items))
+	exprs := make([]Expr, 0, len(g.Items))
 	for _, it := range g.Items {
 		e, err := c.expr(it.Expr, 0)
 		if err != nil {
@@ -426,6 +449,10 @@ func parseCompute(source string, base int) ([]ComputeItem, *Error) {
 			return nil, syntaxErrorAt(it.Alias.Pos.Offset, "expected alias name, found "+describe(it.Alias))
 		}
 		out = append(out, ComputeItem{Pos: e.Position(), Expr: e, Alias: it.Alias.Value})
+		exprs = append(exprs, e)
+	}
+	if err := checkNodes(base, lim, exprs...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -511,12 +538,12 @@ func parseSchemaVersion(source string, base int) (string, *Error) {
 
 // nestedOptions parses the options of a /$count in an expression.
 func (c *converter) nestedOptions(b lexer.Token, allowed optionSet) (*Query, *Error) {
-	return parseOptions(b.Value, b.Pos.Offset, allowed, c.expand)
+	return parseOptions(b.Value, b.Pos.Offset, allowed, nesting{expand: c.expand, limits: c.limits})
 }
 
 // parseOptions parses nested options "name=value;name=value" whose raw text starts at offset base. The ";" and
 // "=" may arrive percent-encoded (%3B, %3D), as form encoding writes them.
-func parseOptions(source string, base int, allowed optionSet, expandDepth int) (*Query, *Error) {
+func parseOptions(source string, base int, allowed optionSet, at nesting) (*Query, *Error) {
 	q := &Query{}
 	seen := map[string]bool{}
 	parts, err := splitOptions(source, base)
@@ -534,7 +561,7 @@ func parseOptions(source string, base int, allowed optionSet, expandDepth int) (
 		}
 		name := decode(text[:eq])
 		valuePos := base + p[0] + eq + eqWidth
-		if err := q.option(name, text[eq+eqWidth:], true, valuePos, valuePos, allowed, seen, expandDepth); err != nil {
+		if err := q.option(name, text[eq+eqWidth:], true, valuePos, valuePos, allowed, seen, at); err != nil {
 			if err.Pos == 0 {
 				err.Pos = base + p[0] + 1
 			}
@@ -611,8 +638,15 @@ func (q *Query) String() string {
 // and %XX escapes are decoded where the grammar allows them, as in ParseQuery.
 
 // ParseFilter parses a raw $filter value.
-func ParseFilter(raw string) (Expr, error) {
-	e, err := parseExprValue(formSpaces(raw), 0)
+func ParseFilter(raw string) (Expr, error) { return parseFilter(raw, defaultBounds) }
+
+func parseFilter(raw string, lim *Limits) (Expr, error) {
+	source := formSpaces(raw)
+	err := checkLength(source, 0, lim)
+	var e Expr
+	if err == nil {
+		e, err = parseExprValue(source, 0, lim)
+	}
 	if err != nil {
 		err.Option = "$filter"
 		return nil, err
@@ -621,8 +655,15 @@ func ParseFilter(raw string) (Expr, error) {
 }
 
 // ParseExpr parses a raw expression, such as the value of a parameter alias; errors name no option.
-func ParseExpr(raw string) (Expr, error) {
-	e, err := parseExprValue(formSpaces(raw), 0)
+func ParseExpr(raw string) (Expr, error) { return parseExpr(raw, defaultBounds) }
+
+func parseExpr(raw string, lim *Limits) (Expr, error) {
+	source := formSpaces(raw)
+	err := checkLength(source, 0, lim)
+	var e Expr
+	if err == nil {
+		e, err = parseExprValue(source, 0, lim)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -631,7 +672,7 @@ func ParseExpr(raw string) (Expr, error) {
 
 // ParseOrderBy parses a raw $orderby value.
 func ParseOrderBy(raw string) ([]OrderItem, error) {
-	v, err := parseOrderBy(formSpaces(raw), 0)
+	v, err := parseOrderBy(formSpaces(raw), 0, defaultBounds)
 	if err != nil {
 		err.Option = "$orderby"
 		return nil, err
@@ -641,7 +682,7 @@ func ParseOrderBy(raw string) ([]OrderItem, error) {
 
 // ParseSelect parses a raw $select value.
 func ParseSelect(raw string) ([]SelectItem, error) {
-	v, err := parseSelect(formSpaces(raw), 0, 0)
+	v, err := parseSelect(formSpaces(raw), 0, nesting{limits: defaultBounds})
 	if err != nil {
 		err.Option = "$select"
 		return nil, err
@@ -651,7 +692,7 @@ func ParseSelect(raw string) ([]SelectItem, error) {
 
 // ParseExpand parses a raw $expand value.
 func ParseExpand(raw string) ([]ExpandItem, error) {
-	v, err := parseExpand(formSpaces(raw), 0, 1)
+	v, err := parseExpand(formSpaces(raw), 0, nesting{expand: 1, limits: defaultBounds})
 	if err != nil {
 		err.Option = "$expand"
 		return nil, err
@@ -671,7 +712,7 @@ func ParseSearch(raw string) (SearchExpr, error) {
 
 // ParseCompute parses a raw $compute value.
 func ParseCompute(raw string) ([]ComputeItem, error) {
-	v, err := parseCompute(formSpaces(raw), 0)
+	v, err := parseCompute(formSpaces(raw), 0, defaultBounds)
 	if err != nil {
 		err.Option = "$compute"
 		return nil, err

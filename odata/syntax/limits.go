@@ -1,0 +1,186 @@
+package syntax
+
+import (
+	"fmt"
+	"math"
+)
+
+// Limits bound what the parsers accept, so that no request makes the engine do unbounded work: past one, a parse
+// fails with an *Error of Code LimitExceeded whose message names the limit. A zero field takes its default (the
+// limits of SPEC part 9 where it names them); a negative field means no limit. Whatever the limits say, brackets,
+// prefix operators and operator levels nest at most 64 deep: that bound keeps the parser's recursion finite.
+//
+// The package-level parsers (ParseQuery, ParseFilter, ...) parse with the defaults; the methods of the same
+// names parse with l.
+type Limits struct {
+	// ExpandDepth is the deepest nesting of $expand: 3 by default ($expand=A($expand=B($expand=C))).
+	ExpandDepth int
+	// LambdaDepth is the deepest nesting of any/all in one expression: 4 by default.
+	LambdaDepth int
+	// Lambdas is the number of any/all in one expression: 32 by default.
+	Lambdas int
+	// LiteralLength is the number of characters of one literal (a string's text without its quotes): 1,000 by
+	// default.
+	LiteralLength int
+	// PatternSize is the size of a matchesPattern pattern, in instructions of its compiled program (Go's
+	// regexp/syntax): 1,000 by default. A regular expression engine's time grows with the program times the text.
+	PatternSize int
+	// ListItems is the number of items of the list after in: 1,000 by default.
+	ListItems int
+	// Nodes is the number of nodes (operands, operators, function calls, list items) of one expression: a
+	// $filter, a parameter alias, all the items of an $orderby or a $compute, each nested option on its own:
+	// 3,000 by default.
+	Nodes int
+	// Length is the number of bytes of the raw (still percent-encoded) value of one expression option ($filter,
+	// $orderby, $search, $compute, a parameter alias; each nested option on its own): 16,384 by default (16 KiB,
+	// the longest URL of SPEC part 9).
+	Length int
+}
+
+// The defaults of the fields of Limits.
+const (
+	DefaultExpandDepth   = 3
+	DefaultLambdaDepth   = 4
+	DefaultLambdas       = 32
+	DefaultLiteralLength = 1000
+	DefaultPatternSize   = 1000
+	DefaultListItems     = 1000
+	DefaultNodes         = 3000
+	DefaultLength        = 16 << 10
+)
+
+// WithDefaults returns l with every zero field set to its default; negative fields (no limit) stay as they are.
+func (l Limits) WithDefaults() Limits {
+	orDefault := func(v *int, def int) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	orDefault(&l.ExpandDepth, DefaultExpandDepth)
+	orDefault(&l.LambdaDepth, DefaultLambdaDepth)
+	orDefault(&l.Lambdas, DefaultLambdas)
+	orDefault(&l.LiteralLength, DefaultLiteralLength)
+	orDefault(&l.PatternSize, DefaultPatternSize)
+	orDefault(&l.ListItems, DefaultListItems)
+	orDefault(&l.Nodes, DefaultNodes)
+	orDefault(&l.Length, DefaultLength)
+	return l
+}
+
+// bounds returns the limits the parsers check: the defaults for zero fields, math.MaxInt for negative ones.
+func (l Limits) bounds() *Limits {
+	b := l.WithDefaults()
+	for _, v := range []*int{&b.ExpandDepth, &b.LambdaDepth, &b.Lambdas, &b.LiteralLength, &b.PatternSize,
+		&b.ListItems, &b.Nodes, &b.Length} {
+		if *v < 0 {
+			*v = math.MaxInt
+		}
+	}
+	return &b
+}
+
+// defaultBounds are the bounds of the package-level parsers.
+var defaultBounds = Limits{}.bounds()
+
+// ParseQuery is the package-level ParseQuery with the limits l.
+func (l Limits) ParseQuery(raw string) (*Query, error) {
+	q, err := parseQuery(formSpaces(raw), l.bounds())
+	if err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// ParsePath is the package-level ParsePath with the limits l (on the literals of key predicates and function
+// parameters).
+func (l Limits) ParsePath(raw string) (*ResourcePath, error) {
+	return parseResourcePath(raw, l.bounds())
+}
+
+// ParseFilter is the package-level ParseFilter with the limits l.
+func (l Limits) ParseFilter(raw string) (Expr, error) {
+	return parseFilter(raw, l.bounds())
+}
+
+// ParseExpr is the package-level ParseExpr with the limits l.
+func (l Limits) ParseExpr(raw string) (Expr, error) {
+	return parseExpr(raw, l.bounds())
+}
+
+// checkLength refuses the raw value of an expression option that is longer than the limit.
+func checkLength(value string, base int, lim *Limits) *Error {
+	if len(value) > lim.Length {
+		return limitErrorAt(base, fmt.Sprintf("the value is longer than the limit of %d bytes", lim.Length))
+	}
+	return nil
+}
+
+// checkNodes refuses expressions that hold more nodes, in all, than the limit; pos is where they start.
+func checkNodes(pos int, lim *Limits, exprs ...Expr) *Error {
+	if lim.Nodes == math.MaxInt {
+		return nil
+	}
+	budget := lim.Nodes
+	for _, e := range exprs {
+		if budget = countNodes(e, budget); budget < 0 {
+			return limitErrorAt(pos, fmt.Sprintf("the expression holds more than the limit of %d nodes", lim.Nodes))
+		}
+	}
+	return nil
+}
+
+// countNodes returns budget less the number of nodes of e, or a negative number as soon as it runs out. Nodes
+// are the expressions of the tree: operands (literals, paths and their key and function arguments), operators,
+// calls, lambdas, $count, list items. The nested options of a $count are counted on their own when they are
+// parsed.
+func countNodes(e Expr, budget int) int {
+	if p, ok := e.(*Path); ok {
+		return countPathNodes(p, budget)
+	}
+	if budget--; budget < 0 || e == nil {
+		return budget
+	}
+	switch n := e.(type) {
+	case *Binary:
+		return countNodes(n.Right, countNodes(n.Left, budget))
+	case *Unary:
+		return countNodes(n.X, budget)
+	case *Call:
+		for _, a := range n.Args {
+			budget = countNodes(a.Value, budget)
+		}
+	case *Lambda:
+		return countNodes(n.Body, countPathNodes(n.Path, budget))
+	case *Count:
+		return countPathNodes(n.Path, budget)
+	case *List:
+		for _, it := range n.Items {
+			budget = countNodes(it, budget)
+		}
+	case *Case:
+		for _, branch := range n.Branches {
+			budget = countNodes(branch.Then, countNodes(branch.When, budget))
+		}
+	}
+	return budget
+}
+
+// countPathNodes counts the node of path p and the arguments of its segments.
+func countPathNodes(p *Path, budget int) int {
+	if p == nil {
+		return budget
+	}
+	if budget--; budget < 0 {
+		return budget
+	}
+	for _, s := range p.Segments {
+		for _, list := range s.Args {
+			for _, a := range list.Args {
+				if budget = countNodes(a.Value, budget); budget < 0 {
+					return budget
+				}
+			}
+		}
+	}
+	return budget
+}
