@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -11,9 +12,6 @@ import (
 	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/syntax"
 )
-
-// maxLambdaDepth is the SPEC part 9 limit on nested any/all.
-const maxLambdaDepth = 4
 
 // maxAliasDepth bounds parameter aliases that refer to other aliases.
 const maxAliasDepth = 8
@@ -754,8 +752,8 @@ func (b *binder) lambda(n *syntax.Lambda) (boundExpr, error) {
 		}
 		return out, nil
 	}
-	if b.lambdaDepth >= maxLambdaDepth {
-		return nil, &Error{Code: CodeLimitExceeded, Option: b.option, Pos: n.Pos + 1, Msg: "lambda expressions nest deeper than 4 levels"}
+	if limit := b.c.query.LambdaDepth; limit > 0 && !b.c.inRowFilter && b.lambdaDepth >= limit {
+		return nil, &Error{Code: CodeLimitExceeded, Option: b.option, Pos: n.Pos + 1, Msg: "lambda expressions nest deeper than " + strconv.Itoa(limit) + " levels"}
 	}
 	for _, v := range b.variables {
 		if v.name == n.Var {

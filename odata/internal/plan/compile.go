@@ -51,12 +51,13 @@ type sqlStatement struct {
 }
 
 // compile builds the plan of a read.
-func (p *Planner) compile(s Scope, q *syntax.Query, rest string, filters *RowFilters) (*compiledRead, error) {
-	rowFilters, err := filters.parse()
+func (p *Planner) compile(s Scope, q *syntax.Query, rest string, opts ReadOptions) (*compiledRead, error) {
+	rowFilters, err := opts.Filters.parse()
 	if err != nil {
 		return nil, err
 	}
-	c := &compiler{p: p, d: p.dialect, m: p.model, aliases: q.Aliases, options: q.Options, rowFilters: rowFilters}
+	c := &compiler{p: p, d: p.dialect, m: p.model, aliases: q.Aliases, options: q.Options, rowFilters: rowFilters,
+		reading: newReading(opts.Limits)}
 	pageless := *q
 	pageless.Top, pageless.SkipToken = nil, ""
 	pl := &compiledRead{c: c, query: &pageless, rest: rest}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/storekit/store/odata/internal/plan"
 	"github.com/storekit/store/odata/sqlite"
+	"github.com/storekit/store/odata/syntax"
 )
 
 func TestReadErrors(t *testing.T) {
@@ -180,5 +181,47 @@ func TestTooComplex(t *testing.T) {
 	var e *plan.Error
 	if !errors.As(err, &e) || e.Code != plan.CodeLimitExceeded {
 		t.Errorf("Read(40 nested floor) = %v, want LimitExceeded", err)
+	}
+}
+
+// TestReadLimits reads under small limits: each past its limit is a LimitExceeded error naming it, on a cached
+// plan too ($top is read afresh), and the same query within the limits plans.
+func TestReadLimits(t *testing.T) {
+	m := builtModel(t)
+	p := newPlanner(m, sqlite.Dialect{})
+	for _, c := range []struct {
+		name   string
+		limits plan.Limits
+		query  string
+		want   *plan.Error
+	}{
+		{"$top", plan.Limits{Top: 10}, "$top=11", &plan.Error{Code: "LimitExceeded", Option: "$top", Pos: 1, Msg: "$top 11 exceeds the limit of 10"}},
+		{"$top spelt otherwise", plan.Limits{Top: 10}, "top=11&$orderby=Name", &plan.Error{Code: "LimitExceeded", Option: "top", Pos: 1, Msg: "$top 11 exceeds the limit of 10"}},
+		{"$top at the limit", plan.Limits{Top: 10}, "$top=10", nil},
+		{"nested $top", plan.Limits{Top: 10}, "$expand=Categories($top=11)", &plan.Error{Code: "LimitExceeded", Option: "$expand", Pos: 1, Msg: "$top 11 exceeds the limit of 10"}},
+		{"expansions", plan.Limits{Expands: 2}, "$expand=Categories($expand=Parent,Children)", &plan.Error{Code: "LimitExceeded", Option: "$expand", Pos: 27, Msg: "the query expands more than the limit of 2 navigation properties"}},
+		{"expansions of *", plan.Limits{Expands: 1}, "$expand=*", &plan.Error{Code: "LimitExceeded", Option: "$expand", Pos: 1, Msg: "the query expands more than the limit of 1 navigation properties"}},
+		{"expansions at the limit", plan.Limits{Expands: 2}, "$expand=Categories($expand=Parent)", nil},
+		{"expand depth", plan.Limits{Query: syntax.Limits{ExpandDepth: 1}}, "$expand=Categories($expand=Parent)", &plan.Error{Code: "LimitExceeded", Option: "$expand", Pos: 20, Msg: "$expand depth exceeds the limit of 1"}},
+		{"literal length", plan.Limits{Query: syntax.Limits{LiteralLength: 2}}, "$filter=Name eq 'abc'", &plan.Error{Code: "LimitExceeded", Option: "$filter", Pos: 9, Msg: "the literal exceeds the limit of 2 characters"}},
+		{"lambda depth through an alias", plan.Limits{Query: syntax.Limits{LambdaDepth: 1}}, "$filter=Categories/any(c:@p)&@p=c/Products/any(x:x/Published)", &plan.Error{Code: "LimitExceeded", Option: "@p", Pos: 12, Msg: "lambda expressions nest deeper than 1 levels"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			opts := plan.ReadOptions{Limits: c.limits}
+			for _, pass := range []string{"first", "cached"} {
+				_, err := p.ReadWith(plan.Scope{Set: m.EntitySet("Product")}, encodeOptions(c.query), opts)
+				var got *plan.Error
+				if err != nil && !errors.As(err, &got) {
+					t.Fatalf("ReadWith(%s) %s = %v, want a *plan.Error", c.query, pass, err)
+				}
+				if diff := cmp.Diff(c.want, got); diff != "" {
+					t.Errorf("ReadWith(%s) %s: error (-want +got):\n%s", c.query, pass, diff)
+				}
+			}
+		})
+	}
+	// Without limits the same queries plan: the limits are part of the cache key.
+	if _, err := p.Read(plan.Scope{Set: m.EntitySet("Product")}, "$top=11"); err != nil {
+		t.Errorf("Read($top=11) without limits = %v", err)
 	}
 }

@@ -10,9 +10,6 @@ import (
 	"github.com/storekit/store/odata/syntax"
 )
 
-// maxExpandDepth is the SPEC part 9 limit on nested $expand.
-const maxExpandDepth = 3
-
 // Expand is one expanded navigation property ($expand=Nav, with nested options). Its query reads the children
 // of all the parent rows of a page at once; the caller stitches them to their parents by the link values:
 //
@@ -65,8 +62,8 @@ func (e *Expand) Counts(parents [][]any) (string, []any) {
 // expand compiles one $expand item.
 func (lv *level) expand(it syntax.ExpandItem, option string, depth int) error {
 	t := lv.r.typ
-	if depth+1 > maxExpandDepth {
-		return &Error{Code: CodeLimitExceeded, Option: option, Pos: it.Pos + 1, Msg: "$expand nests deeper than 3 levels"}
+	if limit := lv.c.query.ExpandDepth; exceeds(depth+1, limit) {
+		return &Error{Code: CodeLimitExceeded, Option: option, Pos: it.Pos + 1, Msg: "$expand nests deeper than " + strconv.Itoa(limit) + " levels"}
 	}
 	segments := it.Path
 	var navs []*edm.NavigationProperty
@@ -95,6 +92,9 @@ func (lv *level) expand(it syntax.ExpandItem, option string, depth int) error {
 		}
 		navs = []*edm.NavigationProperty{nav}
 	}
+	if err := lv.c.countExpands(len(navs), option, it.Pos+1); err != nil {
+		return err
+	}
 	for _, nav := range navs {
 		for _, e := range lv.projection.Expands {
 			if e.Nav == nav {
@@ -121,6 +121,9 @@ func (lv *level) expandNav(nav *edm.NavigationProperty, it syntax.ExpandItem, op
 		return nil, err
 	}
 	if err := checkSingleValued(nav, q, option); err != nil {
+		return nil, err
+	}
+	if err := c.limits.checkTop(q.Top, option, it.Pos+1); err != nil {
 		return nil, err
 	}
 	e := &Expand{Nav: nav, Ref: it.Ref, CountOnly: it.Count, Query: it.Options, d: c.d}

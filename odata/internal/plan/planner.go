@@ -100,19 +100,25 @@ type cacheKey struct {
 	shape     string
 	query     string
 	filters   string // RowFilters.cacheKey
+	limits    Limits
 }
 
 // Read plans a GET of scope with the raw (still percent-encoded) query string of the request. The plan is
 // compiled on first use and cached by (scope shape, query text without $top and $skiptoken); $top, $skiptoken
 // and the key values are read afresh on every call. Errors are *Error values.
 func (p *Planner) Read(s Scope, rawQuery string) (*Read, error) {
-	return p.ReadFiltered(s, rawQuery, nil)
+	return p.ReadWith(s, rawQuery, ReadOptions{})
 }
 
 // ReadFiltered is Read with the request's row filters added to every place the read reaches the rows of a
 // filtered type (see RowFilters). An error of a row filter (a text that does not parse or bind) is no *Error:
 // it is the service's mistake.
 func (p *Planner) ReadFiltered(s Scope, rawQuery string, filters *RowFilters) (*Read, error) {
+	return p.ReadWith(s, rawQuery, ReadOptions{Filters: filters})
+}
+
+// ReadWith is Read with the request's row filters (as ReadFiltered) and under its limits (Limits).
+func (p *Planner) ReadWith(s Scope, rawQuery string, opts ReadOptions) (*Read, error) {
 	if s.Set == nil && (s.Singleton == nil || s.Key != nil) {
 		return nil, &Error{Code: CodeSyntax, Option: "path", Msg: "no entity set"}
 	}
@@ -120,18 +126,22 @@ func (p *Planner) ReadFiltered(s Scope, rawQuery string, filters *RowFilters) (*
 	if err != nil {
 		return nil, err
 	}
-	key := cacheKey{set: s.Set, singleton: s.Singleton, shape: s.shape(), query: page.query, filters: filters.cacheKey()}
+	key := cacheKey{set: s.Set, singleton: s.Singleton, shape: s.shape(), query: page.query,
+		filters: opts.Filters.cacheKey(), limits: opts.Limits}
 	var pl *compiledRead
 	if p.cache != nil {
 		pl = p.cache.get(key)
 	}
 	r := &Read{}
 	if pl == nil {
-		q, err := syntax.ParseQuery(rawQuery)
+		q, err := opts.Limits.Query.ParseQuery(rawQuery)
 		if err != nil {
 			return nil, fromSyntax(err)
 		}
-		pl, err = p.compile(s, q, restOf(rawQuery), filters)
+		if err := opts.Limits.checkTop(q.Top, page.topSpelt, 1); err != nil {
+			return nil, err
+		}
+		pl, err = p.compile(s, q, restOf(rawQuery), opts)
 		if err != nil {
 			return nil, err
 		}
@@ -142,6 +152,9 @@ func (p *Planner) ReadFiltered(s Scope, rawQuery string, filters *RowFilters) (*
 		page.token = q.SkipToken
 	} else {
 		if r.top, err = page.parseTop(); err != nil {
+			return nil, err
+		}
+		if err := opts.Limits.checkTop(r.top, page.topSpelt, 1); err != nil {
 			return nil, err
 		}
 		if page.token, err = page.decodeToken(); err != nil {

@@ -1090,6 +1090,7 @@ type compiler struct {
 	rowFilters     map[*edm.EntityType]syntax.Expr // the request's row filters, parsed (RowFilters)
 	inRowFilter    bool                            // binding a row filter: its own ranges are not filtered
 	rowFilterError error                           // the first row filter that did not bind
+	reading                                        // the read's limits (limits.go)
 }
 
 func (c *compiler) newAlias() string {
