@@ -126,12 +126,14 @@ func (s *service) sets() map[string]odata.SetOptions {
 	customer := writable(prepareCustomer, validateCustomer)
 	customer.CaseInsensitiveKey = true
 	customer.Hooks.AfterSave = s.afterSaveCustomer
+	picture := writable(preparePicture, validatePicture)
+	picture.Limits.BodyBytes = PictureBodyBytes
 	return map[string]odata.SetOptions{
 		"Manufacturer": writable(prepareManufacturer, validateManufacturer),
 		"Category":     writable(prepareCategory, validateCategory),
 		"CustomerRole": role,
 		"Product":      writable(prepareProduct, validateProduct),
-		"Picture":      writable(preparePicture, validatePicture),
+		"Picture":      picture,
 		"Customer":     customer,
 	}
 }

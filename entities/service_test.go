@@ -108,6 +108,25 @@ func TestNewService(t *testing.T) {
 				}
 			}
 		})
+		t.Run("BodyLimits", func(t *testing.T) {
+			// SPEC parts 8 and 9: 1 MiB, 16 MiB on Picture (a picture of 2 MiB is a 400 of its own rules, not a 413).
+			padded := func(object string, size int) string {
+				return object[:len(object)-1] + strings.Repeat(" ", size-len(object)) + "}"
+			}
+			for _, c := range []struct {
+				path, body string
+				want       int
+			}{
+				{"/Manufacturer", padded(`{"Name":"Big"}`, 1<<20), http.StatusCreated},
+				{"/Manufacturer", padded(`{"Name":"Bigger"}`, 1<<20+1), http.StatusRequestEntityTooLarge},
+				{"/Picture", padded(`{"MimeType":"image/png"}`, 2<<20), http.StatusBadRequest},
+				{"/Picture", padded(`{"MimeType":"image/png"}`, entities.PictureBodyBytes+1), http.StatusRequestEntityTooLarge},
+			} {
+				if code, m := call(t, svc, "POST", c.path, c.body); code != c.want {
+					t.Errorf("POST %s of %d bytes = %d %v, want %d", c.path, len(c.body), code, m["error"], c.want)
+				}
+			}
+		})
 		t.Run("OKAction", func(t *testing.T) {
 			code, m := call(t, svc, "POST", "/Customer('ann@example.com')/AddAddress",
 				`{"FirstName":"Ann","LastName":"Lee","Email":"ann@example.com","CountryId":"CA","StateProvinceId":"CA-ON",`+

@@ -18,7 +18,7 @@ func (s *Service) invoke(req *request) error {
 	t := req.target
 	a := t.action
 	fn := s.actions[a]
-	members, err := readJSONBody(req.r, true)
+	members, err := readJSONBody(req.r, true, s.limitsOf(t).bodyBytes)
 	if err != nil {
 		return err
 	}

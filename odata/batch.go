@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"mime"
 	"net/http"
 	"net/url"
@@ -19,14 +20,15 @@ import (
 	"github.com/storekit/store/odata/sqldb"
 )
 
-// Limits of a $batch request (SPEC part 9): past them the whole batch is refused, 400 LimitExceeded for the
-// number of requests and 413 PayloadTooLarge for the body, each with a message naming the limit.
+// Default limits of a $batch request (SPEC part 9; Limits.BatchRequests and Limits.BatchBytes): past them the
+// whole batch is refused, 400 LimitExceeded for the number of requests and 413 PayloadTooLarge for the body, each
+// with a message naming the limit.
 const (
-	// MaxBatchRequests is the largest number of requests in one batch, counting those inside change sets and
-	// atomicity groups.
+	// MaxBatchRequests is the default largest number of requests in one batch, counting those inside change
+	// sets and atomicity groups.
 	MaxBatchRequests = 100
-	// MaxBatchBodyBytes is the largest batch body the engine reads (16 MiB). A server usually sets a lower
-	// limit of its own on request bodies (http.MaxBytesReader); reading past that one is a 413 too.
+	// MaxBatchBodyBytes is the default largest batch body the engine reads (16 MiB). A server usually sets a
+	// lower limit of its own on request bodies (http.MaxBytesReader); reading past that one is a 413 too.
 	MaxBatchBodyBytes = 16 << 20
 )
 
@@ -107,23 +109,20 @@ func (s *Service) batch(req *request) error {
 		return &Error{Code: CodeUnsupportedMediaType,
 			Message: "A batch body must be sent with Content-Type: application/json or multipart/mixed;boundary=..."}
 	}
-	if r.ContentLength > MaxBatchBodyBytes {
-		return batchTooLarge(nil)
-	}
-	data, err := readBatchBody(r)
+	data, err := readBatchBody(r, s.batchBytes)
 	if err != nil {
 		return err
 	}
 	run := newBatchRun(s, r)
 	ctx := context.WithValue(r.Context(), batchKey{}, run)
 	if mediaType == "application/json" {
-		items, err := parseJSONBatch(data)
+		items, err := parseJSONBatch(data, s.batchRequests)
 		if err != nil {
 			return err
 		}
 		return run.writeJSON(req, run.run(ctx, items))
 	}
-	items, err := parseMultipartBatch(data, params["boundary"])
+	items, err := parseMultipartBatch(data, params["boundary"], s.batchRequests)
 	if err != nil {
 		return err
 	}
@@ -148,28 +147,30 @@ func newBatchRun(s *Service, r *http.Request) *batchRun {
 	return run
 }
 
-// readBatchBody reads the batch body, at most MaxBatchBodyBytes; a body past that limit, or past the limit of
-// the server (http.MaxBytesReader), is a 413.
-func readBatchBody(r *http.Request) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r.Body, MaxBatchBodyBytes+1))
+// readBatchBody reads the batch body, at most limit bytes (Limits.BatchBytes); a body past that limit, or past
+// the limit of the server (http.MaxBytesReader), is a 413.
+func readBatchBody(r *http.Request, limit int64) ([]byte, error) {
+	if r.ContentLength > limit {
+		return nil, bodyTooLarge("batch body", limit, nil)
+	}
+	reader := r.Body
+	if limit < math.MaxInt64 {
+		reader = io.NopCloser(io.LimitReader(r.Body, limit+1))
+	}
+	data, err := io.ReadAll(reader)
 	if err != nil {
 		return nil, bodyReadError(err, CodeBadRequest, "The batch body could not be read.")
 	}
-	if len(data) > MaxBatchBodyBytes {
-		return nil, batchTooLarge(nil)
+	if int64(len(data)) > limit {
+		return nil, bodyTooLarge("batch body", limit, nil)
 	}
 	return data, nil
 }
 
-func batchTooLarge(cause error) error {
-	return &Error{Code: CodePayloadTooLarge, Err: cause,
-		Message: fmt.Sprintf("The batch body exceeds the limit of %d bytes (16 MiB).", MaxBatchBodyBytes)}
-}
-
-// tooManyRequests is the error of a batch with more than MaxBatchRequests requests.
-func tooManyRequests(n int) error {
+// tooManyRequests is the error of a batch with more than limit requests (Limits.BatchRequests).
+func tooManyRequests(n, limit int) error {
 	return BadRequest(CodeLimitExceeded, "$batch",
-		fmt.Sprintf("The batch holds %d requests; the limit is %d requests per batch.", n, MaxBatchRequests))
+		fmt.Sprintf("The batch holds %d requests; the limit is %d requests per batch.", n, limit))
 }
 
 // run executes the items in order, each atomicity group in one transaction, and returns their results. Unless
@@ -473,8 +474,8 @@ type jsonBatchRequest struct {
 }
 
 // parseJSONBatch decodes and checks a JSON batch body: ids present and unique, methods known, the requests of a
-// group adjacent, dependsOn naming earlier requests or groups, at most MaxBatchRequests requests.
-func parseJSONBatch(data []byte) ([]*batchItem, error) {
+// group adjacent, dependsOn naming earlier requests or groups, at most limit requests.
+func parseJSONBatch(data []byte, limit int) ([]*batchItem, error) {
 	decoder := json.NewDecoder(bytes.NewReader(data))
 	decoder.DisallowUnknownFields()
 	var doc jsonBatch
@@ -487,8 +488,8 @@ func parseJSONBatch(data []byte) ([]*batchItem, error) {
 	if doc.Requests == nil {
 		return nil, BadRequest(CodeInvalidJSON, "$batch", `A JSON batch is an object with a "requests" array.`)
 	}
-	if len(doc.Requests) > MaxBatchRequests {
-		return nil, tooManyRequests(len(doc.Requests))
+	if len(doc.Requests) > limit {
+		return nil, tooManyRequests(len(doc.Requests), limit)
 	}
 	check := newBatchChecker()
 	items := make([]*batchItem, 0, len(doc.Requests))

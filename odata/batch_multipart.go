@@ -19,7 +19,7 @@ const changeSetGroup = "\x00changeset"
 
 // parseMultipartBatch reads a multipart/mixed batch body (OData 4.01 Part 1, 11.7): parts of type
 // application/http are single requests, parts of type multipart/mixed change sets of such requests.
-func parseMultipartBatch(data []byte, boundary string) ([]*batchItem, error) {
+func parseMultipartBatch(data []byte, boundary string, limit int) ([]*batchItem, error) {
 	if boundary == "" {
 		return nil, BadRequest(CodeBadRequest, "$batch", "A multipart batch needs a boundary parameter in its Content-Type.")
 	}
@@ -44,7 +44,7 @@ func parseMultipartBatch(data []byte, boundary string) ([]*batchItem, error) {
 			}
 			added = []*batchItem{item}
 		case "multipart/mixed":
-			if added, err = parseChangeSet(part, params["boundary"], changeSetGroup+strconv.Itoa(index)); err != nil {
+			if added, err = parseChangeSet(part, params["boundary"], changeSetGroup+strconv.Itoa(index), limit); err != nil {
 				return nil, err
 			}
 		default:
@@ -57,8 +57,8 @@ func parseMultipartBatch(data []byte, boundary string) ([]*batchItem, error) {
 				return nil, err
 			}
 		}
-		if items = append(items, added...); len(items) > MaxBatchRequests {
-			return nil, tooManyRequests(len(items))
+		if items = append(items, added...); len(items) > limit {
+			return nil, tooManyRequests(len(items), limit)
 		}
 	}
 	if len(items) == 0 {
@@ -67,8 +67,8 @@ func parseMultipartBatch(data []byte, boundary string) ([]*batchItem, error) {
 	return items, nil
 }
 
-// parseChangeSet reads the requests of a change set, of the given group.
-func parseChangeSet(body io.Reader, boundary, group string) ([]*batchItem, error) {
+// parseChangeSet reads the requests of a change set, of the given group, at most limit of them.
+func parseChangeSet(body io.Reader, boundary, group string, limit int) ([]*batchItem, error) {
 	if boundary == "" {
 		return nil, BadRequest(CodeBadRequest, "$batch", "A change set needs a boundary parameter in its Content-Type.")
 	}
@@ -92,8 +92,8 @@ func parseChangeSet(body io.Reader, boundary, group string) ([]*batchItem, error
 		}
 		item.group = group
 		items = append(items, item)
-		if len(items) > MaxBatchRequests {
-			return nil, tooManyRequests(len(items))
+		if len(items) > limit {
+			return nil, tooManyRequests(len(items), limit)
 		}
 	}
 	if len(items) == 0 {

@@ -41,13 +41,13 @@ func bodyReadError(err error, code, message string) error {
 	return BadRequest(code, "", message)
 }
 
-// readJSONBody reads a request body that must be a JSON object. An empty body is an empty object when
-// emptyOK (action parameters); otherwise it is an error. The Content-Type must be application/json (with any
-// parameters) whenever there is a body.
-func readJSONBody(r *http.Request, emptyOK bool) ([]member, error) {
-	body, err := io.ReadAll(r.Body)
+// readJSONBody reads a request body that must be a JSON object, of at most limit bytes (else a 413). An empty
+// body is an empty object when emptyOK (action parameters); otherwise it is an error. The Content-Type must be
+// application/json (with any parameters) whenever there is a body.
+func readJSONBody(r *http.Request, emptyOK bool, limit int64) ([]member, error) {
+	body, err := readBody(r, limit)
 	if err != nil {
-		return nil, bodyReadError(err, CodeInvalidJSON, "The request body could not be read.")
+		return nil, err
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		if emptyOK {
@@ -62,6 +62,26 @@ func readJSONBody(r *http.Request, emptyOK bool) ([]member, error) {
 		return nil, err
 	}
 	return parseObject(body)
+}
+
+// readBody reads the body of r, at most limit bytes: a body whose Content-Length is past the limit is refused
+// before it is read, one that turns out longer when read is refused then (413 either way).
+func readBody(r *http.Request, limit int64) ([]byte, error) {
+	if r.ContentLength > limit {
+		return nil, bodyTooLarge("request body", limit, nil)
+	}
+	reader := r.Body
+	if limit < math.MaxInt64 {
+		reader = io.NopCloser(io.LimitReader(r.Body, limit+1))
+	}
+	body, err := io.ReadAll(reader)
+	if err != nil {
+		return nil, bodyReadError(err, CodeInvalidJSON, "The request body could not be read.")
+	}
+	if int64(len(body)) > limit {
+		return nil, bodyTooLarge("request body", limit, nil)
+	}
+	return body, nil
 }
 
 func checkJSONContentType(r *http.Request) error {

@@ -80,9 +80,19 @@
 // POST to its set with a body that is not JSON creates an entity of them, the request's Content-Type becoming its
 // media type (at most MaxMediaBytes).
 //
+// # Limits
+//
+// Config.Limits bounds what one request may ask, SPEC part 9's values by default (a zero field is the default,
+// a negative one no limit): PageSize 100 and MaxPageSize 1,000 (Prefer: odata.maxpagesize), MaxTop none,
+// ExpandDepth 3, Expands 32 navigations in all, ExpressionNodes 3,000 and ExpressionLength 16 KiB per $filter,
+// $orderby or alias, InListItems 1,000, LambdaDepth 4, Lambdas 32, LiteralLength 1,000 characters, PatternSize
+// 1,000 compiled instructions, BodyBytes 1 MiB, BatchRequests 100 and BatchBytes 16 MiB; Config.TimeBudget (10
+// s) bounds its time. SetOptions.Limits gives a set its own page sizes, MaxTop, ExpandDepth and BodyBytes. Past
+// a limit the answer is 400 LimitExceeded (413 PayloadTooLarge for a body) with a message naming the limit.
+//
 // # Batches
 //
-// POST $batch takes a JSON batch (OData 4.01) or a multipart/mixed batch of at most MaxBatchRequests requests.
+// POST $batch takes a JSON batch (OData 4.01) or a multipart/mixed batch of at most Limits.BatchRequests requests.
 // Each request is served as if it came alone, with the batch request's context and headers; the requests of an
 // atomicity group (a change set) share one transaction, committed when all succeed and rolled back as a whole
 // otherwise. Requests refer to entities created earlier in the batch as $id (JSON id or Content-ID), and JSON

@@ -76,7 +76,7 @@ func (s *Service) route(r *http.Request) (*target, *syntax.Query, error) {
 	path := openAPIPath // a segment the URL grammar does not know
 	if !isOpenAPIPath(raw) {
 		var err error
-		if path, err = syntax.ParsePath(raw); err != nil {
+		if path, err = s.limits.read.Query.ParsePath(raw); err != nil {
 			return nil, nil, syntaxError(err)
 		}
 	}
@@ -95,7 +95,7 @@ func (s *Service) route(r *http.Request) (*target, *syntax.Query, error) {
 		if t.kind == tFunction {
 			rawQuery, t.funcOptions = splitParameterOptions(rawQuery, t.functions)
 		}
-		if query, err = syntax.ParseQuery(rawQuery); err != nil {
+		if query, err = s.limitsOf(t).read.Query.ParseQuery(rawQuery); err != nil {
 			return t, nil, syntaxError(err)
 		}
 	}

@@ -141,7 +141,7 @@ func (sh *levelShape) expandedNavigations() []*edm.NavigationProperty {
 // plan plans the read of the request's target with its query string.
 func (s *Service) plan(req *request, scope plan.Scope) (*plan.Read, *readShape, error) {
 	ctx := req.r.Context()
-	read, err := s.planRead(ctx, scope, req.r.URL.RawQuery)
+	read, err := s.planRead(ctx, scope, req.r.URL.RawQuery, s.limitsOf(req.target))
 	if err != nil {
 		return nil, nil, queryError(err)
 	}
@@ -233,16 +233,17 @@ func contextFragment(m *edm.Model, t *target, sel string, single bool) string {
 	return base
 }
 
-// pageSizeFor returns the page size for the request and whether a Prefer header chose it.
-func (s *Service) pageSizeFor(r *http.Request) (int, bool) {
+// pageSizeFor returns the page size for the request r to t and whether a Prefer header chose it.
+func (s *Service) pageSizeFor(r *http.Request, t *target) (int, bool) {
+	limits := s.limitsOf(t)
 	if len(r.Header["Prefer"]) == 0 {
-		return s.pageSize, false
+		return limits.pageSize, false
 	}
 	p := parsePrefer(r.Header)
 	if p.maxPageSize > 0 {
-		return min(p.maxPageSize, s.maxPageSize), true
+		return min(p.maxPageSize, limits.maxPageSize), true
 	}
-	return s.pageSize, false
+	return limits.pageSize, false
 }
 
 // rowHook, when set by a test, is called after each row of a collection is scanned.
@@ -266,7 +267,7 @@ func (s *Service) readEntities(req *request) error {
 // readCollection answers one page of a collection. Without expansions each row is written as it is scanned;
 // with them the page is read whole first, since their queries need the link values of every row.
 func (s *Service) readCollection(req *request, read *plan.Read, shape *readShape) error {
-	size, preferred := s.pageSizeFor(req.r)
+	size, preferred := s.pageSizeFor(req.r, req.target)
 	ctx := req.r.Context()
 	count, err := s.countIfAsked(ctx, read, req.query)
 	if err != nil {
@@ -549,7 +550,7 @@ func (s *Service) checkParent(ctx context.Context, t *target) error {
 	if !ok {
 		return nil
 	}
-	read, err := s.planRead(ctx, parent, "")
+	read, err := s.planRead(ctx, parent, "", &s.limits)
 	if err != nil {
 		return queryError(err)
 	}
@@ -705,7 +706,7 @@ func (s *Service) readSelected(req *request, props ...*edm.Property) (*rowWriter
 		names[i] = p.Name
 	}
 	ctx := req.r.Context()
-	read, err := s.planRead(ctx, req.target.scope, "$select="+strings.Join(names, ","))
+	read, err := s.planRead(ctx, req.target.scope, "$select="+strings.Join(names, ","), &s.limits)
 	if err != nil {
 		return nil, queryError(err)
 	}
@@ -845,7 +846,7 @@ func (s *Service) readMedia(req *request) error {
 func (s *Service) readKey(ctx context.Context, q interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }, t *target) ([]any, error) {
-	read, err := s.planRead(ctx, t.scope, "")
+	read, err := s.planRead(ctx, t.scope, "", &s.limits)
 	if err != nil {
 		return nil, queryError(err)
 	}

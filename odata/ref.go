@@ -159,7 +159,7 @@ func (s *Service) deleteRefByID(req *request, link *refLink) error {
 // refBody reads the body of a POST or PUT of a reference, {"@odata.id": "Set(key)"}, and returns the target of
 // the entity it names.
 func (s *Service) refBody(req *request, want *edm.EntityType) (*target, error) {
-	members, err := readJSONBody(req.r, true)
+	members, err := readJSONBody(req.r, true, s.limitsOf(req.target).bodyBytes)
 	if err != nil {
 		return nil, err
 	}

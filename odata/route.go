@@ -381,7 +381,7 @@ func (s *Service) applySegmentKey(t *target, text string) error {
 	if len(props) != 1 {
 		return BadRequest(CodeBadRequest, "path", fmt.Sprintf("%s has a composite key: write it in parentheses.", t.typ.Name))
 	}
-	lit, err := syntax.ParseExpr(keySegmentLiteral(props[0], text))
+	lit, err := s.limits.read.Query.ParseExpr(keySegmentLiteral(props[0], text))
 	if err != nil {
 		return BadRequest(CodeBadRequest, "path", fmt.Sprintf("%q is not a key of %s.", text, t.typ.Name))
 	}

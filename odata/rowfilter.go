@@ -32,13 +32,13 @@ func (s *Service) rowFilters(ctx context.Context) (*plan.RowFilters, error) {
 	return plan.NewRowFilters(texts), nil
 }
 
-// planRead plans a read of scope with the request's row filters.
-func (s *Service) planRead(ctx context.Context, scope plan.Scope, rawQuery string) (*plan.Read, error) {
+// planRead plans a read of scope with the request's row filters, under limits.
+func (s *Service) planRead(ctx context.Context, scope plan.Scope, rawQuery string, limits *requestLimits) (*plan.Read, error) {
 	filters, err := s.rowFilters(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return s.planner.ReadFiltered(scope, rawQuery, filters)
+	return s.planner.ReadWith(scope, rawQuery, plan.ReadOptions{Filters: filters, Limits: limits.read})
 }
 
 // visibleWhere returns where (a condition on the table's own name, for getWhere) with the request's row filter

@@ -47,10 +47,10 @@ type Config struct {
 	// for development, since a client chooses its Host header. X-Forwarded-* headers are never read by the
 	// engine; a middleware that trusts the proxy sending them may rewrite r.Host and r.URL.Scheme.
 	PublicURL string
-	// PageSize is the number of entities in one page of a collection (default 100); a client may ask for more
-	// or fewer with Prefer: odata.maxpagesize=N, up to MaxPageSize (default 1000).
-	PageSize    int
-	MaxPageSize int
+	// Limits bound what one request may ask: page sizes, $top, $expand, the size of expressions, bodies and
+	// batches (see Limits; the zero value has the defaults of SPEC part 9). A set may have its own
+	// (SetOptions.Limits).
+	Limits Limits
 	// TimeBudget is how long one request may run (default DefaultTimeBudget, 10 s; negative for none). Past it
 	// the request's context is cancelled, which cancels its running SQL statement, and it answers 503
 	// TimeBudgetExceeded with Retry-After (see WithTimeBudget, whose budget, when it wraps the service, is the
@@ -160,6 +160,9 @@ type SetOptions struct {
 	// themselves. Actions bound to the collection, hooks and Tx reads are not filtered. A set with a ReadFilter
 	// must be the only set of its entity type.
 	ReadFilter func(ctx context.Context) (string, error)
+	// Limits are the set's own limits where they differ from the service's (Config.Limits): page sizes, $top,
+	// $expand depth and body size.
+	Limits SetLimits
 }
 
 // Op is the kind of a save.
@@ -280,9 +283,10 @@ type Service struct {
 	dialect       sqldb.Dialect
 	logger        *slog.Logger
 	mount         string
-	publicRoot    string // PublicURL and mount, or "" to take the scheme and host from the request
-	pageSize      int
-	maxPageSize   int
+	publicRoot    string        // PublicURL and mount, or "" to take the scheme and host from the request
+	limits        requestLimits // Config.Limits resolved, for requests to no set with limits of its own
+	batchRequests int           // Limits.BatchRequests resolved
+	batchBytes    int64         // Limits.BatchBytes resolved
 	deleteStatus  int
 	budget        time.Duration // Config.TimeBudget with its default; 0 for none
 	sets          map[*edm.EntitySet]*setConfig
@@ -326,6 +330,7 @@ func publicRoot(publicURL, mount string, fail func(format string, args ...any)) 
 type setConfig struct {
 	SetOptions
 	upsert *edm.Property // the UpsertBy property, or nil
+	limits requestLimits // the limits of requests to the set: the service's with SetOptions.Limits
 	// generated is the property the engine gives a new value (NewKey, NewID, a random Guid) when the body of a
 	// create gives none: the UpsertBy property, else the single key property (unless ClientKey) that is
 	// read-only, has NewKey or is a String or Guid. nil when there is none, and for a key the database generates
@@ -378,27 +383,19 @@ func NewService(cfg Config) (*Service, error) {
 
 // newService returns the service of cfg with the defaults of its zero fields, its paging and URLs checked.
 func newService(cfg Config, fail func(format string, args ...any)) *Service {
-	s := &Service{model: cfg.Model, db: cfg.DB, dialect: cfg.Dialect, logger: cfg.Logger, pageSize: cfg.PageSize,
-		maxPageSize: cfg.MaxPageSize, sets: map[*edm.EntitySet]*setConfig{}, actions: map[*edm.Action]ActionFunc{},
+	s := &Service{model: cfg.Model, db: cfg.DB, dialect: cfg.Dialect, logger: cfg.Logger,
+		sets: map[*edm.EntitySet]*setConfig{}, actions: map[*edm.Action]ActionFunc{},
 		functions: map[*edm.Function]FunctionFunc{}, singletons: map[*edm.Singleton]*setConfig{},
 		layouts: map[*edm.EntityType]*layout{}}
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
-	if s.pageSize == 0 {
-		s.pageSize = 100
-	}
-	if s.maxPageSize == 0 {
-		s.maxPageSize = 1000
-	}
+	s.limits, s.batchRequests, s.batchBytes = serviceLimits(cfg.Limits, fail)
 	switch s.budget = cfg.TimeBudget; {
 	case s.budget == 0:
 		s.budget = DefaultTimeBudget
 	case s.budget < 0:
 		s.budget = 0
-	}
-	if s.pageSize < 1 || s.maxPageSize < s.pageSize {
-		fail("PageSize %d and MaxPageSize %d: want 1 <= PageSize <= MaxPageSize", s.pageSize, s.maxPageSize)
 	}
 	s.deleteStatus = deleteStatus(cfg.DeleteStatus, fail)
 	s.mount = strings.TrimRight(cfg.Mount, "/")
@@ -440,6 +437,7 @@ func checkModel(m *edm.Model, fail func(format string, args ...any)) bool {
 func (s *Service) configureSets(options map[string]SetOptions, fail func(format string, args ...any)) {
 	for _, es := range s.model.EntitySets {
 		s.sets[es] = newSetConfig(es, SetOptions{})
+		s.sets[es].limits = s.limits
 	}
 	for _, name := range slices.Sorted(maps.Keys(options)) {
 		es := s.model.EntitySet(name)
@@ -450,9 +448,11 @@ func (s *Service) configureSets(options map[string]SetOptions, fail func(format 
 			fail("Sets[%q]: the entity set is called %q", name, es.Name)
 		default:
 			config := newSetConfig(es, options[name])
-			config.check(es.EntityType(), func(format string, args ...any) {
+			failSet := func(format string, args ...any) {
 				fail("Sets[%q]: "+format, append([]any{name}, args...)...)
-			})
+			}
+			config.check(es.EntityType(), failSet)
+			config.limits = s.limits.forSet(config.Limits, failSet)
 			s.sets[es] = config
 		}
 	}

@@ -175,7 +175,12 @@ func TestNewService_Errors(t *testing.T) {
 		{"handler with the wrong binding", func(c *odata.Config) { c.Actions["Author/Rate"] = noop }, `no overload of "Rate" bound to Author`},
 		{"handler on an unknown type", func(c *odata.Config) { c.Actions["Shelf/Rate"] = noop }, `no entity type "Shelf"`},
 		{"nil handler", func(c *odata.Config) { c.Actions["Ping"] = nil }, `Actions["Ping"]: the handler is nil`},
-		{"page sizes", func(c *odata.Config) { c.PageSize, c.MaxPageSize = 50, 10 }, "PageSize 50 and MaxPageSize 10"},
+		{"page sizes", func(c *odata.Config) { c.Limits.PageSize, c.Limits.MaxPageSize = 50, 10 }, "Limits.PageSize 50 and MaxPageSize 10"},
+		{"page sizes of a set", func(c *odata.Config) {
+			book := c.Sets["Book"]
+			book.Limits = odata.SetLimits{PageSize: 2000}
+			c.Sets["Book"] = book
+		}, `Sets["Book"]: Limits.PageSize 2000 and MaxPageSize 1000`},
 		{"mount", func(c *odata.Config) { c.Mount = "odata" }, `Mount "odata" must start with /`},
 		{"delete status", func(c *odata.Config) { c.DeleteStatus = 201 }, "DeleteStatus 201: want http.StatusNoContent (204) or http.StatusOK (200)"},
 		{"public URL without scheme", func(c *odata.Config) { c.PublicURL = "shop.example.org" }, `PublicURL "shop.example.org": want an http:// or https:// URL`},
@@ -236,7 +241,7 @@ func TestNewService_AllErrors(t *testing.T) {
 	sets, actions := libraryConfig(m)
 	sets["Nope"] = odata.SetOptions{}
 	delete(actions, "Book/Rate")
-	_, err := odata.NewService(odata.Config{Model: m, Sets: sets, Actions: actions, Mount: "odata", PageSize: -1})
+	_, err := odata.NewService(odata.Config{Model: m, Sets: sets, Actions: actions, Mount: "odata", Limits: odata.Limits{PageSize: -1}})
 	want := []string{"Config.DB is nil", "Config.Dialect is nil", "PageSize -1", `Mount "odata"`, `Sets["Nope"]`,
 		`action "Rate" has no handler`}
 	for _, w := range want {

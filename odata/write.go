@@ -310,7 +310,7 @@ func (s *Service) post(req *request) error {
 	}
 	config := s.sets[t.set]
 	et := t.typ
-	members, err := readJSONBody(req.r, false)
+	members, err := readJSONBody(req.r, false, s.limitsOf(t).bodyBytes)
 	if err != nil {
 		return err
 	}
@@ -447,7 +447,7 @@ func (s *Service) afterSave(ctx context.Context, tx *Tx, config *setConfig, c *C
 // put answers PUT (op Update) and PATCH (op Patch) on Set(key) or on a singleton.
 func (s *Service) put(req *request, op Op) error {
 	t := req.target
-	members, err := readJSONBody(req.r, false)
+	members, err := readJSONBody(req.r, false, s.limitsOf(t).bodyBytes)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/storekit/store/entities"
 	"github.com/storekit/store/odata"
 )
 
@@ -27,8 +28,8 @@ const (
 	// maxBodyBytes is the largest request body.
 	maxBodyBytes = 1 << 20
 	// maxPictureBodyBytes is the largest request body on /odata/Picture paths (pictures are up to 10 MiB decoded,
-	// so a little over 13 MiB in base64).
-	maxPictureBodyBytes = 16 << 20
+	// so a little over 13 MiB in base64), the limit the Picture set of the OData service has too.
+	maxPictureBodyBytes = entities.PictureBodyBytes
 )
 
 // requestIDHeader carries the request id on requests and answers.

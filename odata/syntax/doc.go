@@ -18,9 +18,12 @@
 //     into its options and decode text ('+' as a space, %XX) the way ParseQuery does, for callers that look
 //     at a query before parsing it (the planner's cache key).
 //   - Errors are *Error values: "$filter:1:14: expected expression, found ")"", with Code SyntaxError or
-//     LimitExceeded (nesting over 64 levels, lambdas nested over 4 or more than 32 in one expression, a literal
-//     over 1,000 characters, a matchesPattern pattern over 1,000 compiled instructions, $expand over 3), or
-//     NotSupported for $apply (data aggregation), which it recognizes but the engine does not implement.
+//     LimitExceeded (nesting over 64 levels, and by default lambdas nested over 4 or more than 32 in one
+//     expression, a literal over 1,000 characters, a matchesPattern pattern over 1,000 compiled instructions,
+//     $expand over 3, an in list over 1,000 items, an expression over 3,000 nodes or 16 KiB), or NotSupported
+//     for $apply (data aggregation), which it recognizes but the engine does not implement.
+//   - Limits holds those limits; its methods ParseQuery, ParsePath, ParseFilter and ParseExpr parse under other
+//     values (a zero field is the default, a negative one no limit).
 //
 // Expressions follow OData's precedence: primary (member access, calls, lambdas) > not, - > mul div divby mod >
 // add sub > gt ge lt le has in > eq ne > and > or. Operator keywords, function names and option names are

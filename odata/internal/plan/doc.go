@@ -13,7 +13,9 @@
 // total order; paging.go $top, $skiptoken, next links and resuming after a token; read.go the Read of one
 // request; boundtree.go and types.go the bound tree and its types, which bind.go, funcs.go and search.go build
 // and translate.go turns into SQL; cache.go the plan cache; errors.go the Error type; rowfilter.go the
-// row filters of a request (RowFilters, ReadFiltered), added wherever a read reaches a filtered type's rows.
+// row filters of a request (RowFilters, ReadFiltered), added wherever a read reaches a filtered type's rows;
+// limits.go the limits of a read (Limits, ReadOptions, ReadWith: the parser's, the largest $top, the number of
+// expansions), part of the plan cache key.
 //
 // # Planning a read
 //
