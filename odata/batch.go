@@ -8,9 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
-	"math"
 	"mime"
 	"net/http"
 	"net/url"
@@ -109,7 +107,8 @@ func (s *Service) batch(req *request) error {
 		return &Error{Code: CodeUnsupportedMediaType,
 			Message: "A batch body must be sent with Content-Type: application/json or multipart/mixed;boundary=..."}
 	}
-	data, err := readBatchBody(r, s.batchBytes)
+	// A body past the limit, or past the limit of the server (http.MaxBytesReader), is a 413.
+	data, err := readBody(r, s.batchBytes, "batch body", CodeBadRequest)
 	if err != nil {
 		return err
 	}
@@ -145,26 +144,6 @@ func newBatchRun(s *Service, r *http.Request) *batchRun {
 		}
 	}
 	return run
-}
-
-// readBatchBody reads the batch body, at most limit bytes (Limits.BatchBytes); a body past that limit, or past
-// the limit of the server (http.MaxBytesReader), is a 413.
-func readBatchBody(r *http.Request, limit int64) ([]byte, error) {
-	if r.ContentLength > limit {
-		return nil, bodyTooLarge("batch body", limit, nil)
-	}
-	reader := r.Body
-	if limit < math.MaxInt64 {
-		reader = io.NopCloser(io.LimitReader(r.Body, limit+1))
-	}
-	data, err := io.ReadAll(reader)
-	if err != nil {
-		return nil, bodyReadError(err, CodeBadRequest, "The batch body could not be read.")
-	}
-	if int64(len(data)) > limit {
-		return nil, bodyTooLarge("batch body", limit, nil)
-	}
-	return data, nil
 }
 
 // tooManyRequests is the error of a batch with more than limit requests (Limits.BatchRequests).

@@ -45,7 +45,7 @@ func bodyReadError(err error, code, message string) error {
 // body is an empty object when emptyOK (action parameters); otherwise it is an error. The Content-Type must be
 // application/json (with any parameters) whenever there is a body.
 func readJSONBody(r *http.Request, emptyOK bool, limit int64) ([]member, error) {
-	body, err := readBody(r, limit)
+	body, err := readBody(r, limit, "request body", CodeInvalidJSON)
 	if err != nil {
 		return nil, err
 	}
@@ -65,10 +65,11 @@ func readJSONBody(r *http.Request, emptyOK bool, limit int64) ([]member, error) 
 }
 
 // readBody reads the body of r, at most limit bytes: a body whose Content-Length is past the limit is refused
-// before it is read, one that turns out longer when read is refused then (413 either way).
-func readBody(r *http.Request, limit int64) ([]byte, error) {
+// before it is read, one that turns out longer when read is refused then (413 either way). what names the body
+// in messages ("request body"); a body that cannot be read is a 400 of the given code.
+func readBody(r *http.Request, limit int64, what, code string) ([]byte, error) {
 	if r.ContentLength > limit {
-		return nil, bodyTooLarge("request body", limit, nil)
+		return nil, bodyTooLarge(what, limit, nil)
 	}
 	reader := r.Body
 	if limit < math.MaxInt64 {
@@ -76,10 +77,10 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 	}
 	body, err := io.ReadAll(reader)
 	if err != nil {
-		return nil, bodyReadError(err, CodeInvalidJSON, "The request body could not be read.")
+		return nil, bodyReadError(err, code, "The "+what+" could not be read.")
 	}
 	if int64(len(body)) > limit {
-		return nil, bodyTooLarge("request body", limit, nil)
+		return nil, bodyTooLarge(what, limit, nil)
 	}
 	return body, nil
 }

@@ -171,14 +171,5 @@ func checkLimitAnswer(t *testing.T, tc limitCase, resp response) {
 				tc.method, tc.path, e, tc.code, tc.target, tc.message, diff)
 		}
 	}
-	for _, s := range tc.has {
-		if !strings.Contains(resp.Body, s) {
-			t.Errorf("%s %.80s: the answer lacks %s\n%.600s", tc.method, tc.path, s, resp.Body)
-		}
-	}
-	for _, s := range tc.not {
-		if strings.Contains(resp.Body, s) {
-			t.Errorf("%s %.80s: the answer holds %s\n%.600s", tc.method, tc.path, s, resp.Body)
-		}
-	}
+	checkBody(t, tc.method+" "+tc.path, resp.Body, tc.has, tc.not)
 }

@@ -48,6 +48,22 @@ func newRowFilterFixture(t *testing.T, db *dbtest.DB) *fixture {
 	return f
 }
 
+// checkBody reports the texts of has that the answer body of the request named by label lacks, and those of
+// hasNot that it holds.
+func checkBody(t *testing.T, label, body string, has, hasNot []string) {
+	t.Helper()
+	for _, s := range has {
+		if !strings.Contains(body, s) {
+			t.Errorf("%.100s: the answer lacks %s\n%.800s", label, s, body)
+		}
+	}
+	for _, s := range hasNot {
+		if strings.Contains(body, s) {
+			t.Errorf("%.100s: the answer holds %s\n%.800s", label, s, body)
+		}
+	}
+}
+
 // doAs sends a request with principal in its context.
 func (f *fixture) doAs(principal, method, path, body string) response {
 	f.t.Helper()
@@ -124,16 +140,7 @@ func TestRowFilterBypass(t *testing.T) {
 				if resp.Status != tc.status {
 					t.Fatalf("%s %s = %d, want %d\n%s", tc.method, tc.path, resp.Status, tc.status, resp.Body)
 				}
-				for _, s := range tc.has {
-					if !strings.Contains(resp.Body, s) {
-						t.Errorf("%s %s: the answer lacks %s\n%s", tc.method, tc.path, s, resp.Body)
-					}
-				}
-				for _, s := range tc.hasNot {
-					if strings.Contains(resp.Body, s) {
-						t.Errorf("%s %s: the answer reveals %s\n%s", tc.method, tc.path, s, resp.Body)
-					}
-				}
+				checkBody(t, tc.method+" "+tc.path, resp.Body, tc.has, tc.hasNot)
 			})
 		}
 		f.t = t

@@ -134,10 +134,10 @@ func checkNodes(pos int, lim *Limits, exprs ...Expr) *Error {
 // calls, lambdas, $count, list items. The nested options of a $count are counted on their own when they are
 // parsed.
 func countNodes(e Expr, budget int) int {
-	if p, ok := e.(*Path); ok {
+	if p, ok := e.(*Path); ok || e == nil {
 		return countPathNodes(p, budget)
 	}
-	if budget--; budget < 0 || e == nil {
+	if budget--; budget < 0 {
 		return budget
 	}
 	switch n := e.(type) {

@@ -641,12 +641,7 @@ func (q *Query) String() string {
 func ParseFilter(raw string) (Expr, error) { return parseFilter(raw, defaultBounds) }
 
 func parseFilter(raw string, lim *Limits) (Expr, error) {
-	source := formSpaces(raw)
-	err := checkLength(source, 0, lim)
-	var e Expr
-	if err == nil {
-		e, err = parseExprValue(source, 0, lim)
-	}
+	e, err := parseExprText(raw, lim)
 	if err != nil {
 		err.Option = "$filter"
 		return nil, err
@@ -654,16 +649,20 @@ func parseFilter(raw string, lim *Limits) (Expr, error) {
 	return e, nil
 }
 
+// parseExprText parses a raw expression of at most the limit's length.
+func parseExprText(raw string, lim *Limits) (Expr, *Error) {
+	source := formSpaces(raw)
+	if err := checkLength(source, 0, lim); err != nil {
+		return nil, err
+	}
+	return parseExprValue(source, 0, lim)
+}
+
 // ParseExpr parses a raw expression, such as the value of a parameter alias; errors name no option.
 func ParseExpr(raw string) (Expr, error) { return parseExpr(raw, defaultBounds) }
 
 func parseExpr(raw string, lim *Limits) (Expr, error) {
-	source := formSpaces(raw)
-	err := checkLength(source, 0, lim)
-	var e Expr
-	if err == nil {
-		e, err = parseExprValue(source, 0, lim)
-	}
+	e, err := parseExprText(raw, lim)
 	if err != nil {
 		return nil, err
 	}
