@@ -225,6 +225,7 @@ var invalidData = []string{
 	"Expression tree is too large",
 	"too many SQL variables",
 	"parser stack overflow",
+	"Recursion limit", // the parser stack overflow of SQLite 3.46 and later
 }
 
 // regexpError begins the message of an invalid pattern given to REGEXP.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mattn/go-sqlite3"
@@ -83,6 +84,7 @@ func TestClassifyError(t *testing.T) {
 		{"INSERT INTO t VALUES ('a')", sqldb.ErrUniqueViolation},
 		{"SELECT 'x' REGEXP '('", sqldb.ErrInvalidData},
 		{"SELECT abs(-9223372036854775808)", sqldb.ErrInvalidData},
+		{"SELECT " + strings.Repeat("(", 5000) + "1" + strings.Repeat(")", 5000), sqldb.ErrInvalidData}, // Recursion limit
 		{"SELECT nope FROM t", sqldb.ErrOther},
 	} {
 		_, err := db.Exec(c.query)
