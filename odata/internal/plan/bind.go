@@ -211,6 +211,20 @@ type pathWalk struct {
 	segments []syntax.Segment
 	at       *tableRange
 	complex  *edm.Property
+	// complexStart is the segment of the entity's complex property the path is in.
+	complexStart int
+}
+
+// memberPath returns the names of the path's segments from the complex property it is in to segment i, a
+// member of it: "Address/City".
+func (w *pathWalk) memberPath(i int) string {
+	var names []string
+	for _, s := range w.segments[w.complexStart : i+1] {
+		if !s.IsQualified() {
+			names = append(names, s.Name)
+		}
+	}
+	return strings.Join(names, "/")
 }
 
 // last reports whether segment i ends the path.
@@ -279,6 +293,9 @@ func (b *binder) complexMember(w *pathWalk, i int) (boundExpr, error) {
 	if member == nil {
 		return nil, b.fail(CodeUnknownProperty, segmentAt(s), "%s has no property %s", w.complex.Complex.Name, s.Name)
 	}
+	if b.c.hidden(w.at.typ, member) {
+		return nil, notReadable(b.option, s.Pos+1, w.at.typ, w.memberPath(i))
+	}
 	if member.Complex != nil {
 		return nil, b.enterComplex(w, i, member, w.complex.Nullable)
 	}
@@ -293,6 +310,9 @@ func (b *binder) complexMember(w *pathWalk, i int) (boundExpr, error) {
 // complex property.
 func (b *binder) propertySegment(w *pathWalk, i int, prop *edm.Property) (boundExpr, error) {
 	s := w.segments[i]
+	if b.c.hidden(w.at.typ, prop) {
+		return nil, notReadable(b.option, s.Pos+1, w.at.typ, prop.Name)
+	}
 	switch {
 	case prop.Collection:
 		if err := b.collectionEnds(w, i); err != nil {
@@ -342,6 +362,9 @@ func (b *binder) enterComplex(w *pathWalk, i int, p *edm.Property, parentNullabl
 	if w.last(i) {
 		s := w.segments[i]
 		return b.fail(CodeNotSupported, segmentAt(s), complexOperand+"%s", s.Name)
+	}
+	if w.complex == nil {
+		w.complexStart = i
 	}
 	stepped := *p
 	stepped.Nullable = stepped.Nullable || parentNullable

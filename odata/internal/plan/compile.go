@@ -57,7 +57,7 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string, opts ReadOption
 		return nil, err
 	}
 	c := &compiler{p: p, d: p.dialect, m: p.model, aliases: q.Aliases, options: q.Options, rowFilters: rowFilters,
-		reading: newReading(opts.Limits)}
+		reading: newReading(opts)}
 	pageless := *q
 	pageless.Top, pageless.SkipToken = nil, ""
 	pl := &compiledRead{c: c, query: &pageless, rest: rest}

@@ -17,6 +17,7 @@ const (
 	CodeLimitExceeded   = "LimitExceeded"
 	CodeSyntax          = "SyntaxError"
 	CodeInvalidValue    = "InvalidValue"
+	CodeNotReadable     = "NotReadable" // a query uses a property the request may not read (Redactions)
 )
 
 // Error is a query option (or key predicate) that cannot be bound or translated: an unknown name, a type error,

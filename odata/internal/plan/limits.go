@@ -21,22 +21,25 @@ type Limits struct {
 }
 
 // ReadOptions holds what a read depends on besides its scope and query text, all of it part of the plan cache
-// key: the request's row filters and the limits of its query.
+// key: the request's row filters, the properties it may not read and the limits of its query.
 type ReadOptions struct {
-	Filters *RowFilters
-	Limits  Limits
+	Filters  *RowFilters
+	Redacted *Redactions
+	Limits   Limits
 }
 
-// reading is what a compiler knows of the read it compiles beyond the query: its limits, resolved.
+// reading is what a compiler knows of the read it compiles beyond the query: the properties the request may not
+// read, its limits, resolved.
 type reading struct {
+	redacted    *Redactions
 	limits      Limits
 	query       syntax.Limits // limits.Query with its defaults
 	expandCount int           // navigations expanded so far
 }
 
-// newReading returns the reading of a read under limits.
-func newReading(limits Limits) reading {
-	return reading{limits: limits, query: limits.Query.WithDefaults()}
+// newReading returns the reading of a read with opts.
+func newReading(opts ReadOptions) reading {
+	return reading{redacted: opts.Redacted, limits: opts.Limits, query: opts.Limits.Query.WithDefaults()}
 }
 
 // exceeds reports whether n is past limit, where a limit of zero or less is none.

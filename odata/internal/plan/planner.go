@@ -100,6 +100,7 @@ type cacheKey struct {
 	shape     string
 	query     string
 	filters   string // RowFilters.cacheKey
+	redacted  string // Redactions.cacheKey
 	limits    Limits
 }
 
@@ -117,7 +118,8 @@ func (p *Planner) ReadFiltered(s Scope, rawQuery string, filters *RowFilters) (*
 	return p.ReadWith(s, rawQuery, ReadOptions{Filters: filters})
 }
 
-// ReadWith is Read with the request's row filters (as ReadFiltered) and under its limits (Limits).
+// ReadWith is Read with the request's row filters (as ReadFiltered), without the properties it may not read
+// (Redactions) and under its limits (Limits).
 func (p *Planner) ReadWith(s Scope, rawQuery string, opts ReadOptions) (*Read, error) {
 	if s.Set == nil && (s.Singleton == nil || s.Key != nil) {
 		return nil, &Error{Code: CodeSyntax, Option: "path", Msg: "no entity set"}
@@ -127,7 +129,7 @@ func (p *Planner) ReadWith(s Scope, rawQuery string, opts ReadOptions) (*Read, e
 		return nil, err
 	}
 	key := cacheKey{set: s.Set, singleton: s.Singleton, shape: s.shape(), query: page.query,
-		filters: opts.Filters.cacheKey(), limits: opts.Limits}
+		filters: opts.Filters.cacheKey(), redacted: opts.Redacted.cacheKey(), limits: opts.Limits}
 	var pl *compiledRead
 	if p.cache != nil {
 		pl = p.cache.get(key)

@@ -144,7 +144,7 @@ func (s *selection) member(p *edm.Property) *selection {
 
 // project computes the columns, collections and expansions of the level from its $select and $expand.
 func (lv *level) project(q *syntax.Query, selectOption, expandOption string, depth int) error {
-	if shared := lv.c.p.defaults[lv.r.typ]; shared != nil && q.Select == nil && lv.r.alias == "t0" {
+	if shared := lv.c.p.defaults[lv.r.typ]; shared != nil && q.Select == nil && lv.r.alias == "t0" && lv.hidden() == nil {
 		lv.useDefault(shared)
 	} else if err := lv.projectSelection(q.Select, selectOption); err != nil {
 		return err
@@ -166,8 +166,12 @@ func (lv *level) useDefault(shared *defaultProjection) {
 	lv.selectList = shared.selectList[:len(shared.selectList):len(shared.selectList)]
 }
 
+// hidden returns the properties of the level's type its request may not read, nil when none.
+func (lv *level) hidden() map[*edm.Property]bool { return lv.c.redacted.Hidden(lv.r.typ) }
+
 // projectSelection computes the columns and collections of the level from its $select (nil for the default:
-// every property that is not Lazy or a stream). Key and ETag properties always have a column.
+// every property that is not Lazy or a stream). Key and ETag properties always have a column; the properties
+// the request may not read have none.
 func (lv *level) projectSelection(items []syntax.SelectItem, option string) error {
 	t := lv.r.typ
 	lv.projection = &Projection{Type: t}
@@ -208,6 +212,9 @@ func (lv *level) projectSelection(items []syntax.SelectItem, option string) erro
 // property. A column is added when s selects it or always (a key or ETag property read though not selected);
 // columnOf records it.
 func (lv *level) addProperty(columnOf map[*edm.Property]int, path []*edm.Property, p *edm.Property, s *selection, always bool) {
+	if lv.hidden()[p] {
+		return
+	}
 	path = append(path[:len(path):len(path)], p)
 	if p.Complex != nil {
 		for _, member := range p.Properties() {
@@ -228,6 +235,7 @@ func (lv *level) addProperty(columnOf map[*edm.Property]int, path []*edm.Propert
 func (lv *level) addCollection(columnOf map[*edm.Property]int, p *edm.Property, s *selection, inETag bool) {
 	c := lv.c
 	switch {
+	case lv.hidden()[p]:
 	case !c.p.inline:
 		if s != nil {
 			lv.projection.Collections = append(lv.projection.Collections, &Collection{Property: p})
@@ -240,10 +248,12 @@ func (lv *level) addCollection(columnOf map[*edm.Property]int, p *edm.Property, 
 }
 
 // etagColumns lists the columns of the ETag properties: scalar properties, the members of complex ones, and with
-// inline collections the collections of primitives.
+// inline collections the collections of primitives; not those the request may not read, whose values its ETags
+// must not tell.
 func (lv *level) etagColumns(columnOf map[*edm.Property]int) {
 	for _, p := range lv.r.typ.ETagProperties() {
 		switch {
+		case lv.hidden()[p]:
 		case p.Collection:
 			if lv.c.p.inline {
 				lv.projection.ETag = append(lv.projection.ETag, columnOf[p])
@@ -259,9 +269,11 @@ func (lv *level) etagColumns(columnOf map[*edm.Property]int) {
 // etagMembers lists the columns of the members of the complex ETag property p, nested ones included.
 func (lv *level) etagMembers(columnOf map[*edm.Property]int, p *edm.Property) {
 	for _, member := range p.Properties() {
-		if member.Complex != nil {
+		switch {
+		case lv.hidden()[member]:
+		case member.Complex != nil:
 			lv.etagMembers(columnOf, member)
-		} else {
+		default:
 			lv.projection.ETag = append(lv.projection.ETag, columnOf[member])
 		}
 	}
@@ -286,7 +298,7 @@ func (lv *level) selection(items []syntax.SelectItem, option string) (map[*edm.P
 	}
 	if star {
 		for _, p := range lv.r.typ.Properties {
-			if p.Lazy || p.Type == edm.KindStream {
+			if p.Lazy || p.Type == edm.KindStream || lv.hidden()[p] {
 				continue
 			}
 			if out[p] == nil {
@@ -328,6 +340,9 @@ func (lv *level) selectPath(it syntax.SelectItem, option string) (path []*edm.Pr
 		}
 		return nil, false, &Error{Code: CodeUnknownProperty, Option: option, Pos: first.Pos + 1, Msg: t.Name + " has no property " + first.Name}
 	}
+	if lv.hidden()[p] {
+		return nil, false, notReadable(option, first.Pos+1, t, p.Name)
+	}
 	path, err = lv.selectMembers(p, segments[1:], option)
 	return path, false, err
 }
@@ -347,6 +362,9 @@ func (lv *level) selectMembers(p *edm.Property, segments []syntax.Segment, optio
 		member := current.Property(segment.Name)
 		if member == nil {
 			return nil, &Error{Code: CodeUnknownProperty, Option: option, Pos: segment.Pos + 1, Msg: current.Complex.Name + " has no property " + segment.Name}
+		}
+		if lv.hidden()[member] {
+			return nil, notReadable(option, segment.Pos+1, lv.r.typ, pathName(append(path, member)))
 		}
 		path = append(path, member)
 		current = member

@@ -7,18 +7,28 @@ import (
 	"github.com/storekit/store/odata/syntax"
 )
 
-// bindSearch binds a $search expression over the Searchable properties of r's entity type. A term matches an
+// bindSearch binds a $search expression over the Searchable properties of r's entity type that the request may
+// read (see Redactions). A term matches an
 // entity when one of those properties contains it, ignoring the case of ASCII letters (what users expect of a
 // search box; lower() folds ASCII only on SQLite, and on PostgreSQL under COLLATE "C"). Phrases match as one
 // string; AND, OR and NOT combine terms, and a null property contains nothing.
 func (c *compiler) bindSearch(option string, r *tableRange, s syntax.SearchExpr) (boundExpr, error) {
 	var props []*edm.Property
+	hidden := false
 	for _, p := range r.typ.Properties {
-		if p.Searchable {
+		switch {
+		case !p.Searchable:
+		case c.hidden(r.typ, p):
+			hidden = true
+		default:
 			props = append(props, p)
 		}
 	}
-	if len(props) == 0 {
+	switch {
+	case len(props) == 0 && hidden:
+		return nil, &Error{Code: CodeNotReadable, Option: option, Pos: s.Position() + 1,
+			Msg: "$search is not available on " + r.typ.Name + ": no searchable property is readable by this request"}
+	case len(props) == 0:
 		return nil, &Error{Code: CodeNotSupported, Option: option, Pos: s.Position() + 1,
 			Msg: "$search is not supported on " + r.typ.Name + ": it has no searchable properties"}
 	}
