@@ -163,7 +163,11 @@ func (s *Service) renderEntity(req *request, name string, et *edm.EntityType, re
 	if set := onlySet(s.model, et); set != nil {
 		fragment = set.Name + "/$entity"
 	}
-	writer := entityWriter{layout: s.defaultLayout(et)}
+	l, err := s.answerLayout(req.r.Context(), et)
+	if err != nil {
+		return nil, "", err
+	}
+	writer := entityWriter{layout: l}
 	b, err := writer.appendEntity(nil, e, req.contextMember(fragment), req.answer(), s.entityPath(et, e))
 	if err != nil {
 		return nil, "", err
@@ -199,7 +203,11 @@ func (s *Service) renderEntities(req *request, name string, et *edm.EntityType, 
 	if set := onlySet(s.model, et); set != nil {
 		fragment = set.Name
 	}
-	writer := entityWriter{layout: s.defaultLayout(et)}
+	l, err := s.answerLayout(req.r.Context(), et)
+	if err != nil {
+		return nil, err
+	}
+	writer := entityWriter{layout: l}
 	format := req.answer()
 	b := valuePrefix(req.contextMember(fragment))
 	b = append(b, '[')

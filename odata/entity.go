@@ -83,7 +83,9 @@ func appendGoField(b []byte, f *field, v any, format *answerFormat) ([]byte, err
 		return appendValueQuoted(b, f.prop, v, quote)
 	}
 	if v == nil {
-		if f.prop.Nullable {
+		// A complex value some of whose members are left out is written with the members shown, all null, as
+		// rowWriter writes it: whether it is null must not tell what the members left out hold.
+		if f.prop.Nullable && f.whole {
 			return append(b, "null"...), nil
 		}
 		v = map[string]any{}

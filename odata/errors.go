@@ -24,6 +24,7 @@ const (
 	CodeUnknownField       = "UnknownField"       // a body names a property or parameter that does not exist
 	CodeTypeMismatch       = "TypeMismatch"       // a value of the wrong type, in a body or a query option
 	CodeUnknownProperty    = "UnknownProperty"    // a query option names a property that does not exist
+	CodeNotReadable        = "NotReadable"        // a query option or body uses a property the request may not read
 	CodeSyntaxError        = "SyntaxError"        // a resource path or query option that does not parse
 	CodeLimitExceeded      = "LimitExceeded"      // a request past one of the service's limits
 	CodeInvalidCredentials = "InvalidCredentials" // a sign-in with a wrong e-mail or password
@@ -63,6 +64,7 @@ var codeStatus = map[string]int{
 	CodeUnknownField:       http.StatusBadRequest,
 	CodeTypeMismatch:       http.StatusBadRequest,
 	CodeUnknownProperty:    http.StatusBadRequest,
+	CodeNotReadable:        http.StatusBadRequest,
 	CodeSyntaxError:        http.StatusBadRequest,
 	CodeLimitExceeded:      http.StatusBadRequest,
 	CodeInvalidCredentials: http.StatusBadRequest,

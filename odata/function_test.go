@@ -18,7 +18,10 @@ import (
 // functionsFixture serves the library with functions of every kind: unbound with overloads (Bestsellers() and
 // Bestsellers(Top)), unbound returning a primitive (PriceOf), bound to a book (Similar, Dimensions, Nothing),
 // bound to the Book collection (AveragePages), and one that tries to write (Sneaky).
-func functionsFixture(t *testing.T, db *dbtest.DB) *fixture {
+func functionsFixture(t *testing.T, db *dbtest.DB) *fixture { return functionsFixtureWith(t, db, nil) }
+
+// functionsFixtureWith is functionsFixture with the configuration then changed by change (when not nil).
+func functionsFixtureWith(t *testing.T, db *dbtest.DB, change func(cfg *odata.Config)) *fixture {
 	t.Helper()
 	f := newFixtureWith(t, db, func(cfg *odata.Config) {
 		m := libraryModel()
@@ -84,6 +87,9 @@ func functionsFixture(t *testing.T, db *dbtest.DB) *fixture {
 				_, err := call.Tx.Builder().Delete("book").ExecContext(ctx)
 				return err == nil, err
 			},
+		}
+		if change != nil {
+			change(cfg)
 		}
 	})
 	f.seed()

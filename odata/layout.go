@@ -22,11 +22,12 @@ type field struct {
 // database, or (nil) a value the planner reads for itself (join and order-by values), which is not written.
 type layout struct {
 	typ      *edm.EntityType
-	cols     []*edm.Property // the property of each column, see below
-	fields   []*field        // top-level properties in declaration order
-	keys     []int           // columns of the key properties, in key order
-	etag     []*field        // ETag properties in declaration order (for Go values; newLayout only)
-	etagCols []int           // the columns the ETag hashes, in order
+	cols     []*edm.Property        // the property of each column, see below
+	fields   []*field               // top-level properties in declaration order
+	keys     []int                  // columns of the key properties, in key order
+	etag     []*field               // ETag properties in declaration order (for Go values; newLayout only)
+	etagCols []int                  // the columns the ETag hashes, in order
+	hidden   map[*edm.Property]bool // properties and members left out (newHiddenLayout only)
 	// keysShown is true when the answer shows every key property: without them an entity needs its @odata.id
 	// to be identified.
 	keysShown bool
@@ -35,7 +36,13 @@ type layout struct {
 // newLayout returns the layout of et that shows the properties in show (nil: every property that is not lazy).
 // Key and ETag properties are always read: the key for links and paging, the ETag properties for the ETag.
 func newLayout(et *edm.EntityType, show map[*edm.Property]bool) *layout {
-	l := &layout{typ: et}
+	return newHiddenLayout(et, show, nil)
+}
+
+// newHiddenLayout is newLayout without the properties and complex members in hidden (those a request may not
+// read, see SetOptions.Redact): they are neither shown nor part of the ETag.
+func newHiddenLayout(et *edm.EntityType, show, hidden map[*edm.Property]bool) *layout {
+	l := &layout{typ: et, hidden: hidden}
 	etag := map[*edm.Property]bool{}
 	for _, p := range et.ETagProperties() {
 		etag[p] = true
@@ -45,7 +52,7 @@ func newLayout(et *edm.EntityType, show map[*edm.Property]bool) *layout {
 		if show != nil {
 			out = show[p]
 		}
-		if !out && !p.IsKey() && !etag[p] {
+		if !out && !p.IsKey() && !etag[p] || hidden[p] {
 			continue
 		}
 		f := l.addField(p, out)
@@ -149,9 +156,7 @@ func markWhole(f *field) bool {
 func (l *layout) addField(p *edm.Property, out bool) *field {
 	f := &field{prop: p, name: fieldName(p.Name), col: -1, out: out, whole: true}
 	if p.Complex != nil && !p.Collection {
-		for _, m := range p.Properties() {
-			f.members = append(f.members, l.member(m))
-		}
+		l.addMembers(f)
 	} else {
 		f.col = len(l.cols)
 		l.cols = append(l.cols, p)
@@ -160,12 +165,23 @@ func (l *layout) addField(p *edm.Property, out bool) *field {
 	return f
 }
 
+// addMembers adds the members of the complex field f but the hidden ones; f is whole when none is.
+func (l *layout) addMembers(f *field) {
+	for _, m := range f.prop.Properties() {
+		if l.hidden[m] {
+			f.whole = false
+			continue
+		}
+		mf := l.member(m)
+		f.whole = f.whole && mf.whole
+		f.members = append(f.members, mf)
+	}
+}
+
 func (l *layout) member(p *edm.Property) *field {
 	f := &field{prop: p, name: fieldName(p.Name), col: -1, out: true, whole: true}
 	if p.Complex != nil {
-		for _, m := range p.Properties() {
-			f.members = append(f.members, l.member(m))
-		}
+		l.addMembers(f)
 		return f
 	}
 	f.col = len(l.cols)

@@ -26,6 +26,9 @@ import (
 
 // read answers a GET.
 func (s *Service) read(req *request) error {
+	if err := s.checkReadable(req.r.Context(), req.target); err != nil {
+		return err
+	}
 	switch req.target.kind {
 	case tCount:
 		return s.readCount(req)
@@ -749,7 +752,11 @@ func (s *Service) readProperty(req *request) error {
 		ctx = req.appendContext(nil, t.entityPath+"/"+propPath(t.props))
 	}
 	var b []byte
-	f := plainField(p)
+	hidden, err := s.hiddenOf(req.r.Context(), t.typ)
+	if err != nil {
+		return err
+	}
+	f := visibleField(p, hidden)
 	if p.Complex != nil && !p.Collection {
 		b, err = appendGoField(nil, f, v, req.answer())
 		if err != nil {

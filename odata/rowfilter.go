@@ -32,13 +32,18 @@ func (s *Service) rowFilters(ctx context.Context) (*plan.RowFilters, error) {
 	return plan.NewRowFilters(texts), nil
 }
 
-// planRead plans a read of scope with the request's row filters, under limits.
+// planRead plans a read of scope with the request's row filters, without the properties it may not read, under
+// limits.
 func (s *Service) planRead(ctx context.Context, scope plan.Scope, rawQuery string, limits *requestLimits) (*plan.Read, error) {
 	filters, err := s.rowFilters(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return s.planner.ReadWith(scope, rawQuery, plan.ReadOptions{Filters: filters, Limits: limits.read})
+	redacted, err := s.redactions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.planner.ReadWith(scope, rawQuery, plan.ReadOptions{Filters: filters, Redacted: redacted, Limits: limits.read})
 }
 
 // visibleWhere returns where (a condition on the table's own name, for getWhere) with the request's row filter

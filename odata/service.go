@@ -160,6 +160,20 @@ type SetOptions struct {
 	// themselves. Actions bound to the collection, hooks and Tx reads are not filtered. A set with a ReadFilter
 	// must be the only set of its entity type.
 	ReadFilter func(ctx context.Context) (string, error)
+	// Redact, when not nil, returns the properties of the set a request may not read: names of properties of
+	// the set's entity type, or member paths of complex properties ("Address/City"), computed from the principal
+	// the embedding service put in the context; none when nil or empty. A redacted property is left out of every
+	// answer (collections, entities by key, navigations to the set, $expand into it, the results of writes,
+	// actions and functions, $batch parts) and out of the ETags the request sees, so that no answer tells its
+	// value; a query that uses it ($select, $filter, $orderby, lambdas, to-one paths from other sets, parameter
+	// aliases) is a 400 NotReadable naming the property, $search matches the searchable properties the request
+	// may read, a property path or /$value addressing it is a 403 Forbidden, and a body that sends it is a 400
+	// NotReadable: a client writes only what it reads, and a full update keeps the stored values of what it
+	// cannot send. A key property cannot be redacted. It is called whenever a request plans a read or writes an
+	// entity of the set's type; an error it returns is answered as it is when it is an *Error, else as a 500, as
+	// is a name the type does not have. Hooks, actions and Tx see every property; ReadFilter texts may use them.
+	// A set with Redact must be the only set of its entity type.
+	Redact func(ctx context.Context) ([]string, error)
 	// Limits are the set's own limits where they differ from the service's (Config.Limits): page sizes, $top,
 	// $expand depth and body size.
 	Limits SetLimits
@@ -291,6 +305,7 @@ type Service struct {
 	budget        time.Duration // Config.TimeBudget with its default; 0 for none
 	sets          map[*edm.EntitySet]*setConfig
 	rowFilterSets map[*edm.EntityType]*setConfig // the sets with a ReadFilter, by their (only) entity type
+	redactSets    map[*edm.EntityType]*setConfig // the sets with a Redact, by their (only) entity type
 	actions       map[*edm.Action]ActionFunc
 	functions     map[*edm.Function]FunctionFunc
 	singletons    map[*edm.Singleton]*setConfig
@@ -459,27 +474,33 @@ func (s *Service) configureSets(options map[string]SetOptions, fail func(format 
 	s.configureRowFilters(fail)
 }
 
-// configureRowFilters collects the sets with a ReadFilter by entity type: the planner filters rows by type, so
-// such a set must be the only set of its type.
+// configureRowFilters collects the sets with a ReadFilter, and those with a Redact, by entity type: the planner
+// filters rows and leaves out properties by type, so such a set must be the only set of its type.
 func (s *Service) configureRowFilters(fail func(format string, args ...any)) {
 	setsOfType := map[*edm.EntityType]int{}
 	for _, es := range s.model.EntitySets {
 		setsOfType[es.EntityType()]++
 	}
-	for _, es := range s.model.EntitySets {
-		config := s.sets[es]
-		if config.ReadFilter == nil {
-			continue
+	byType := func(option string, has func(*setConfig) bool) map[*edm.EntityType]*setConfig {
+		var out map[*edm.EntityType]*setConfig
+		for _, es := range s.model.EntitySets {
+			config := s.sets[es]
+			if !has(config) {
+				continue
+			}
+			if setsOfType[es.EntityType()] > 1 {
+				fail("Sets[%q]: %s needs the only entity set of type %s", es.Name, option, es.EntityType().Name)
+				continue
+			}
+			if out == nil {
+				out = map[*edm.EntityType]*setConfig{}
+			}
+			out[es.EntityType()] = config
 		}
-		if setsOfType[es.EntityType()] > 1 {
-			fail("Sets[%q]: ReadFilter needs the only entity set of type %s", es.Name, es.EntityType().Name)
-			continue
-		}
-		if s.rowFilterSets == nil {
-			s.rowFilterSets = map[*edm.EntityType]*setConfig{}
-		}
-		s.rowFilterSets[es.EntityType()] = config
+		return out
 	}
+	s.rowFilterSets = byType("ReadFilter", func(c *setConfig) bool { return c.ReadFilter != nil })
+	s.redactSets = byType("Redact", func(c *setConfig) bool { return c.Redact != nil })
 }
 
 // check reports the options of the set, of type et, that the type refutes or that contradict each other.

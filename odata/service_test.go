@@ -190,6 +190,10 @@ func TestNewService_Errors(t *testing.T) {
 			`Sets["Publisher"]: the key "Id" is of type Edm.Int64: NewKey is required (or edm.Property.Generated, for a key the database generates)`},
 		{"ClientKey on a generated key", func(c *odata.Config) { readOnlyInt64Key(c, true) },
 			`Sets["Publisher"]: ClientKey is set but the database generates the key "Id"`},
+		{"Redact on a type of two sets", func(c *odata.Config) { twoBookSets(c, odata.SetOptions{Redact: redactor("Book")}) },
+			`Sets["Book"]: Redact needs the only entity set of type Book`},
+		{"ReadFilter on a type of two sets", func(c *odata.Config) { twoBookSets(c, odata.SetOptions{ReadFilter: bookReadFilter}) },
+			`Sets["Book"]: ReadFilter needs the only entity set of type Book`},
 	} {
 		m := libraryModel()
 		if err := m.Build(); err != nil {
@@ -229,6 +233,19 @@ func readOnlyInt64Key(c *odata.Config, generated bool) {
 	c.Model, c.SkipSchemaCheck = m, true
 	c.Sets, c.Actions = libraryConfig(m)
 	c.Sets["Publisher"] = odata.SetOptions{Writes: odata.WritePost, ClientKey: generated}
+}
+
+// twoBookSets gives c a library model with a second entity set of type Book, and book as the options of the set
+// Book; the schema check is skipped.
+func twoBookSets(c *odata.Config, book odata.SetOptions) {
+	m := libraryModel()
+	m.EntitySets = append(m.EntitySets, &edm.EntitySet{Name: "Archive", Type: "Book"})
+	if err := m.Build(); err != nil {
+		panic(err)
+	}
+	c.Model, c.SkipSchemaCheck = m, true
+	c.Sets, c.Actions = libraryConfig(m)
+	c.Sets["Book"] = book
 }
 
 // TestNewService_AllErrors checks that NewService reports every mistake of a configuration at once, not only the

@@ -257,9 +257,18 @@ func sameValue(p *edm.Property, a, b any, fold bool) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
 }
 
+// visibleField is plainField without the members of a complex property that hidden holds (those a request may
+// not read).
+func visibleField(p *edm.Property, hidden map[*edm.Property]bool) *field {
+	if hidden == nil || p.Complex == nil || p.Collection {
+		return plainField(p)
+	}
+	return (&layout{hidden: hidden}).addField(p, true)
+}
+
 // plainField builds the field of a property outside any layout (for comparing and writing Go values).
 func plainField(p *edm.Property) *field {
-	f := &field{prop: p, name: fieldName(p.Name), col: 0, out: true}
+	f := &field{prop: p, name: fieldName(p.Name), col: 0, out: true, whole: true}
 	if p.Complex != nil && !p.Collection {
 		f.col = -1
 		for _, m := range p.Complex.Properties {
@@ -314,10 +323,13 @@ func (s *Service) post(req *request) error {
 	if err != nil {
 		return err
 	}
+	ctx := req.r.Context()
+	if err := s.checkWritable(ctx, et, members); err != nil {
+		return err
+	}
 	b := decodeEntity(et, members, config, Create)
 	s.resolveBinds(req, b)
 	vals := b.vals
-	ctx := req.r.Context()
 	if u := config.upsert; u != nil && vals[u.Name] != nil && vals[u.Name] != "" {
 		fold := config.CaseInsensitiveKey && u.IsKey()
 		where, err := propWhere(s.dialect, s.names, et, u, vals[u.Name], fold)
@@ -451,6 +463,9 @@ func (s *Service) put(req *request, op Op) error {
 	if err != nil {
 		return err
 	}
+	if err := s.checkWritable(req.r.Context(), t.typ, members); err != nil {
+		return err
+	}
 	b := decodeEntity(t.typ, members, s.writeConfig(t), op)
 	s.resolveBinds(req, b)
 	var where sq.Sqlizer
@@ -565,6 +580,11 @@ func (s *Service) update(ctx context.Context, tx *Tx, c *Change, config *setConf
 	if err := s.bindProperties(ctx, tx, e, b); err != nil {
 		return nil, err
 	}
+	hidden, err := s.hiddenOf(ctx, et)
+	if err != nil {
+		return nil, err
+	}
+	keepHidden(et, e, old, hidden)
 	// Lazy properties are not read with the entity: a full update keeps them unless they are sent.
 	notLoaded := func(p *edm.Property) bool {
 		_, loaded := old[p.Name]
@@ -697,7 +717,11 @@ func (s *Service) checkIfMatch(r *http.Request, tx *Tx, et *edm.EntityType, old 
 	if err := checkETagList("If-Match", h); err != nil {
 		return err
 	}
-	writer := entityWriter{layout: s.defaultLayout(et)}
+	l, err := s.answerLayout(r.Context(), et)
+	if err != nil {
+		return err
+	}
+	writer := entityWriter{layout: l}
 	sum, err := writer.etag(old)
 	if err != nil {
 		return err
@@ -742,7 +766,11 @@ func (s *Service) writeEntity(req *request, status int, es *edm.EntitySet, e Ent
 // context URL's fragment fragment.
 func (s *Service) writeStored(req *request, status int, et *edm.EntityType, path, fragment string, e Entity) error {
 	url := req.base() + "/" + path
-	writer := entityWriter{layout: s.defaultLayout(et)}
+	l, err := s.answerLayout(req.r.Context(), et)
+	if err != nil {
+		return err
+	}
+	writer := entityWriter{layout: l}
 	sum, err := writer.etag(e)
 	if err != nil {
 		return err

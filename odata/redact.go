@@ -1,0 +1,154 @@
+package odata
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/internal/plan"
+)
+
+// redactions returns the properties the request of ctx may not read (SetOptions.Redact), nil when no set has a
+// Redact or none names any.
+func (s *Service) redactions(ctx context.Context) (*plan.Redactions, error) {
+	if len(s.redactSets) == 0 {
+		return nil, nil
+	}
+	names := make(map[*edm.EntityType][]string, len(s.redactSets))
+	for t, config := range s.redactSets {
+		list, err := config.Redact(ctx)
+		if err != nil {
+			var answer *Error
+			if errors.As(err, &answer) {
+				return nil, answer
+			}
+			return nil, fmt.Errorf("Redact of %s: %w", t.Name, err)
+		}
+		names[t] = list
+	}
+	return plan.NewRedactions(names)
+}
+
+// hiddenOf returns the properties of et the request of ctx may not read, nil when none.
+func (s *Service) hiddenOf(ctx context.Context, et *edm.EntityType) (map[*edm.Property]bool, error) {
+	if s.redactSets[et] == nil {
+		return nil, nil
+	}
+	r, err := s.redactions(ctx)
+	return r.Hidden(et), err
+}
+
+// answerLayout returns the layout entities of et are written with to the request of ctx: every property that
+// is not lazy, but those it may not read, which are neither written nor part of their ETag.
+func (s *Service) answerLayout(ctx context.Context, et *edm.EntityType) (*layout, error) {
+	hidden, err := s.hiddenOf(ctx, et)
+	if err != nil || hidden == nil {
+		return s.defaultLayout(et), err
+	}
+	return newHiddenLayout(et, nil, hidden), nil
+}
+
+// checkReadable answers 403 when the request may not read the property (or a member of a complex property) that
+// t, a property path or a media entity's $value, addresses: the value is not shown, whatever the entity.
+func (s *Service) checkReadable(ctx context.Context, t *target) error {
+	var props []*edm.Property
+	switch t.kind {
+	case tProperty, tPropertyValue:
+		props = t.props
+	case tMediaValue:
+		data, contentType := t.typ.Stream()
+		props = []*edm.Property{data, contentType}
+	default:
+		return nil
+	}
+	hidden, err := s.hiddenOf(ctx, t.typ)
+	if err != nil || hidden == nil {
+		return err
+	}
+	for _, p := range props {
+		if hidden[p] {
+			return Forbidden(fmt.Sprintf("The property %s of %s is not readable by this request.", propPath(t.props), t.typ.Name))
+		}
+	}
+	return nil
+}
+
+// checkWritable refuses a body that sends a property, or a member of a complex property, the request of ctx may
+// not read (400 NotReadable, naming it): a client writes only what it can read.
+func (s *Service) checkWritable(ctx context.Context, et *edm.EntityType, members []member) error {
+	hidden, err := s.hiddenOf(ctx, et)
+	if err != nil || hidden == nil {
+		return err
+	}
+	for _, m := range members {
+		p := et.Property(m.name)
+		if p == nil {
+			continue // decodeEntity reports it, or it is an annotation
+		}
+		if name := hiddenSent(p, m.raw, hidden, p.Name); name != "" {
+			return &Error{Code: CodeNotReadable, Target: name,
+				Message: fmt.Sprintf("The property %s of %s is not readable by this request, so it cannot be written.", name, et.Name)}
+		}
+	}
+	return nil
+}
+
+// hiddenSent returns the path (named path) of the property p, or of the first member of a complex value of p,
+// that raw sends and hidden holds; "" when there is none.
+func hiddenSent(p *edm.Property, raw json.RawMessage, hidden map[*edm.Property]bool, path string) string {
+	if hidden[p] {
+		return path
+	}
+	if p.Complex == nil || p.Collection || !plan.PartlyHidden(hidden, p) {
+		return ""
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(raw, &members) != nil {
+		return "" // not an object: decodeEntity reports it
+	}
+	for name, v := range members {
+		if m := p.Property(name); m != nil {
+			if sent := hiddenSent(m, v, hidden, path+"/"+m.Name); sent != "" {
+				return sent
+			}
+		}
+	}
+	return ""
+}
+
+// keepHidden sets on e, a full update of old, the stored values of the properties and members the request may
+// not read (hidden), which it could not send: they keep their values. Lazy properties that old lacks are kept by
+// the update already.
+func keepHidden(et *edm.EntityType, e, old Entity, hidden map[*edm.Property]bool) {
+	for _, p := range et.Properties {
+		stored, loaded := old[p.Name]
+		switch {
+		case !loaded:
+		case hidden[p]:
+			e[p.Name] = stored
+		case p.Complex != nil && !p.Collection && plan.PartlyHidden(hidden, p):
+			e[p.Name] = keepHiddenMembers(p, e[p.Name], stored, hidden)
+		}
+	}
+}
+
+// keepHiddenMembers returns the complex value v of p with the stored values (from stored) of the members hidden
+// holds.
+func keepHiddenMembers(p *edm.Property, v, stored any, hidden map[*edm.Property]bool) any {
+	sm, _ := asMap(stored)
+	m, _ := asMap(v)
+	out := make(map[string]any, len(p.Properties()))
+	for _, member := range p.Properties() {
+		switch {
+		case hidden[member]:
+			out[member.Name] = sm[member.Name]
+		case member.Complex != nil && plan.PartlyHidden(hidden, member):
+			out[member.Name] = keepHiddenMembers(member, m[member.Name], sm[member.Name], hidden)
+		default:
+			out[member.Name] = m[member.Name]
+		}
+	}
+	return out
+}
