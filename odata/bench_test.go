@@ -105,3 +105,44 @@ func BenchmarkService_Telemetry(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkService_Redact measures a read by key, a page of 100 and a PATCH without and with a Redact on Book
+// (two properties, the same for every request), in the same run: the cost of redaction is a call of Redact and
+// the resolution of its names per planned read and per step of a write, and a plan per list of names.
+//
+//	go test ./odata -run '^$' -bench 'Service_Redact' -benchmem -count 5
+func BenchmarkService_Redact(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		var redact func(cfg *odata.Config)
+		if on {
+			redact = func(cfg *odata.Config) {
+				book := cfg.Sets["Book"]
+				book.Redact = func(context.Context) ([]string, error) { return []string{"Isbn", "Price"}, nil }
+				cfg.Sets["Book"] = book
+			}
+		}
+		f := newFixtureWith(b, dbtest.SQLite(b), redact)
+		insertBooks(b, f, 100)
+		state := map[bool]string{false: "off", true: "on"}[on]
+		for _, c := range []struct{ name, method, path, body string }{
+			{"ByKey", "GET", "/odata/Book('k0042')", ""},
+			{"Page100", "GET", "/odata/Book", ""},
+			{"Patch", "PATCH", "/odata/Book('k0001')", `{"Pages":7}`},
+		} {
+			b.Run(c.name+"/"+state, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					req := httptest.NewRequest(c.method, "http://example.com"+c.path, strings.NewReader(c.body))
+					if c.body != "" {
+						req.Header.Set("Content-Type", "application/json")
+					}
+					w := httptest.NewRecorder()
+					f.svc.ServeHTTP(w, req)
+					if w.Code != 200 {
+						b.Fatalf("%s %s = %d %s", c.method, c.path, w.Code, w.Body)
+					}
+				}
+			})
+		}
+	}
+}

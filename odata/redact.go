@@ -3,7 +3,6 @@ package odata
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/storekit/store/odata/edm"
@@ -16,17 +15,9 @@ func (s *Service) redactions(ctx context.Context) (*plan.Redactions, error) {
 	if len(s.redactSets) == 0 {
 		return nil, nil
 	}
-	names := make(map[*edm.EntityType][]string, len(s.redactSets))
-	for t, config := range s.redactSets {
-		list, err := config.Redact(ctx)
-		if err != nil {
-			var answer *Error
-			if errors.As(err, &answer) {
-				return nil, answer
-			}
-			return nil, fmt.Errorf("Redact of %s: %w", t.Name, err)
-		}
-		names[t] = list
+	names, err := perType(ctx, s.redactSets, "Redact", func(c *setConfig) func(context.Context) ([]string, error) { return c.Redact })
+	if err != nil {
+		return nil, err
 	}
 	return plan.NewRedactions(names)
 }

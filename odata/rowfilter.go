@@ -17,19 +17,31 @@ func (s *Service) rowFilters(ctx context.Context) (*plan.RowFilters, error) {
 	if len(s.rowFilterSets) == 0 {
 		return nil, nil
 	}
-	texts := make(map[*edm.EntityType]string, len(s.rowFilterSets))
-	for t, config := range s.rowFilterSets {
-		text, err := config.ReadFilter(ctx)
+	texts, err := perType(ctx, s.rowFilterSets, "ReadFilter", func(c *setConfig) func(context.Context) (string, error) { return c.ReadFilter })
+	if err != nil {
+		return nil, err
+	}
+	return plan.NewRowFilters(texts), nil
+}
+
+// perType calls the function option of each set of sets (SetOptions.ReadFilter, Redact) for the request of ctx
+// and returns the results by entity type. An error a function returns is answered as it is when it is an
+// *Error (say, Forbidden without a principal), else it is the service's failure.
+func perType[V any](ctx context.Context, sets map[*edm.EntityType]*setConfig, option string,
+	function func(*setConfig) func(context.Context) (V, error)) (map[*edm.EntityType]V, error) {
+	out := make(map[*edm.EntityType]V, len(sets))
+	for t, config := range sets {
+		v, err := function(config)(ctx)
 		if err != nil {
 			var answer *Error
 			if errors.As(err, &answer) {
 				return nil, answer
 			}
-			return nil, fmt.Errorf("ReadFilter of %s: %w", t.Name, err)
+			return nil, fmt.Errorf("%s of %s: %w", option, t.Name, err)
 		}
-		texts[t] = text
+		out[t] = v
 	}
-	return plan.NewRowFilters(texts), nil
+	return out, nil
 }
 
 // planRead plans a read of scope with the request's row filters, without the properties it may not read, under
