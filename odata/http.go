@@ -111,6 +111,9 @@ func (s *Service) route(r *http.Request) (*target, *syntax.Query, error) {
 // dispatch answers a routed request by its target and method.
 func (s *Service) dispatch(req *request) error {
 	t := req.target
+	if err := s.checkReadable(req.r.Context(), t); err != nil {
+		return err
+	}
 	method := req.r.Method
 	if method == http.MethodHead {
 		method = http.MethodGet

@@ -41,9 +41,16 @@ func (s *Service) answerLayout(ctx context.Context, et *edm.EntityType) (*layout
 	return newHiddenLayout(et, nil, hidden), nil
 }
 
-// checkReadable answers 403 when the request may not read the property (or a member of a complex property) that
-// t, a property path or a media entity's $value, addresses: the value is not shown, whatever the entity.
+// checkReadable answers 403 when the path of t follows a navigation property the request may not follow, or
+// addresses a property (or a member of a complex property) it may not read: a property path or a media entity's
+// $value. Nothing is shown, whatever the entity.
 func (s *Service) checkReadable(ctx context.Context, t *target) error {
+	if len(s.redactSets) == 0 {
+		return nil
+	}
+	if err := s.checkNavigations(ctx, t.scope); err != nil {
+		return err
+	}
 	var props []*edm.Property
 	switch t.kind {
 	case tProperty, tPropertyValue:
@@ -62,6 +69,31 @@ func (s *Service) checkReadable(ctx context.Context, t *target) error {
 		if hidden[p] {
 			return Forbidden(fmt.Sprintf("The property %s of %s is not readable by this request.", propPath(t.props), t.typ.Name))
 		}
+	}
+	return nil
+}
+
+// checkNavigations answers 403 when scope follows a navigation property the request of ctx may not follow.
+func (s *Service) checkNavigations(ctx context.Context, scope plan.Scope) error {
+	if len(scope.Path) == 0 {
+		return nil
+	}
+	var from *edm.EntityType
+	switch {
+	case scope.Set != nil:
+		from = scope.Set.EntityType()
+	case scope.Singleton != nil:
+		from = scope.Singleton.EntityType()
+	}
+	r, err := s.redactions(ctx)
+	if err != nil || r == nil {
+		return err
+	}
+	for _, step := range scope.Path {
+		if r.HiddenNavigation(from, step.Nav) {
+			return Forbidden(fmt.Sprintf("The navigation property %s of %s is not readable by this request.", step.Nav.Name, from.Name))
+		}
+		from = step.Nav.TargetType()
 	}
 	return nil
 }

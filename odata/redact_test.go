@@ -17,11 +17,13 @@ import (
 // redactedOf are the properties each principal of the redaction tests may not read, by entity set: "r1" may not
 // read a book's Isbn, Price, Tags and the height of its Size, a publisher's city, an author's e-mail or a cover's
 // media type; "admin" reads everything; "titleless" may not read a book's Title, its only searchable property;
-// "bad" names a property Book does not have, "key" its key.
+// "unlinked" may not read which publisher a book has, by its foreign key or by either navigation; "bad" names a
+// property Book does not have, "key" its key.
 var redactedOf = map[string]map[string][]string{
 	"r1": {"Book": {"Isbn", "Price", "Tags", "Size/Height"}, "Publisher": {"Address/City"}, "Author": {"Email"},
 		"Cover": {"MimeType"}},
 	"titleless": {"Book": {"Title"}},
+	"unlinked":  {"Book": {"PublisherId", "Publisher"}, "Publisher": {"Books"}},
 	"bad":       {"Book": {"Nope"}},
 	"key":       {"Book": {"Id"}},
 }
@@ -178,6 +180,47 @@ func TestRedactionBypass(t *testing.T) {
 			if resp := f.doAs("admin", "GET", path, ""); resp.Status != 200 || !strings.Contains(resp.Body, want) {
 				t.Errorf("GET %s as admin = %d %s, want %s", path, resp.Status, resp.Body, want)
 			}
+		}
+	})
+}
+
+// TestRedactedNavigation follows the link between a book and its publisher as "unlinked", who may read neither
+// the foreign key nor the navigations on both sides: no answer tells which publisher a book has.
+func TestRedactedNavigation(t *testing.T) {
+	cases := []struct {
+		name, method, path string
+		status             int
+		has, hasNot        []string
+	}{
+		{"the entity", "GET", "/odata/Book('b1')", 200, []string{`"Title":"Alpha"`}, []string{"p1", "PublisherId"}},
+		{"$expand=*", "GET", "/odata/Book('b1')?$expand=*", 200, []string{`"Name":"Ada"`}, []string{"p1", "Penguin"}},
+		{"$expand=* from the other side", "GET", "/odata/Publisher?$expand=*", 200, []string{"Penguin"}, []string{"Alpha"}},
+		{"$expand", "GET", "/odata/Book?$expand=Publisher", 400, []string{`"NotReadable"`, "Publisher of Book"}, nil},
+		{"the foreign key in $filter", "GET", "/odata/Book?$filter=PublisherId eq 'p1'", 400, []string{"PublisherId of Book"}, nil},
+		{"a path through the navigation", "GET", "/odata/Book?$filter=Publisher/Name eq 'Penguin'", 400, []string{"Publisher of Book"}, nil},
+		{"the navigation compared with null", "GET", "/odata/Book?$filter=Publisher eq null", 400, []string{"Publisher of Book"}, nil},
+		{"a lambda over the partner", "GET", "/odata/Publisher?$filter=Books/any()", 400, []string{"Books of Publisher"}, nil},
+		{"the navigation as a path", "GET", "/odata/Book('b1')/Publisher", 403, []string{`"Forbidden"`, "Publisher of Book"}, []string{"Penguin"}},
+		{"a path through the navigation's target", "GET", "/odata/Book('b1')/Publisher/Name", 403, nil, []string{"Penguin"}},
+		{"the partner as a path", "GET", "/odata/Publisher('p1')/Books", 403, nil, []string{"Alpha"}},
+		{"an action through the navigation", "POST", "/odata/Book('b1')/Publisher/Relocate", 403, nil, nil},
+		{"another navigation", "GET", "/odata/Book('b1')/Authors", 200, []string{`"Name":"Ada"`}, nil},
+	}
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := newRedactionFixture(t, db)
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				f.t = t
+				body := ""
+				if tc.method == "POST" {
+					body = `{"Address":{"Street":"x"}}`
+				}
+				resp := f.doAs("unlinked", tc.method, encodeURL(tc.path), body)
+				if resp.Status != tc.status {
+					t.Fatalf("%s %s = %d, want %d\n%s", tc.method, tc.path, resp.Status, tc.status, resp.Body)
+				}
+				checkBody(t, tc.method+" "+tc.path, resp.Body, tc.has, tc.hasNot)
+			})
 		}
 	})
 }

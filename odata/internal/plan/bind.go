@@ -338,6 +338,9 @@ func (b *binder) navigationSegment(w *pathWalk, i int) (boundExpr, error) {
 	if nav == nil {
 		return nil, b.fail(CodeUnknownProperty, segmentAt(s), "%s has no property %s", w.at.typ.Name, s.Name)
 	}
+	if b.c.hiddenNavigation(w.at.typ, nav) {
+		return nil, notReadable(b.option, s.Pos+1, w.at.typ, nav.Name)
+	}
 	if nav.Collection {
 		if err := b.collectionEnds(w, i); err != nil {
 			return nil, err

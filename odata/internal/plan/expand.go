@@ -69,7 +69,11 @@ func (lv *level) expand(it syntax.ExpandItem, option string, depth int) error {
 	var navs []*edm.NavigationProperty
 	switch {
 	case len(segments) == 1 && segments[0].Name == "*":
-		navs = t.Navigations
+		for _, nav := range t.Navigations {
+			if !lv.c.hiddenNavigation(t, nav) {
+				navs = append(navs, nav)
+			}
+		}
 	default:
 		for len(segments) > 0 && segments[0].IsQualified() && lv.isType(segments[0].Name, t.Name) {
 			segments = segments[1:]
@@ -83,6 +87,9 @@ func (lv *level) expand(it syntax.ExpandItem, option string, depth int) error {
 				return &Error{Code: CodeNotSupported, Option: option, Pos: segments[0].Pos + 1, Msg: segments[0].Name + " is not a navigation property; expanding through complex properties is not supported"}
 			}
 			return &Error{Code: CodeUnknownProperty, Option: option, Pos: segments[0].Pos + 1, Msg: t.Name + " has no navigation property " + segments[0].Name}
+		}
+		if lv.c.hiddenNavigation(t, nav) {
+			return notReadable(option, segments[0].Pos+1, t, nav.Name)
 		}
 		for _, s := range segments[1:] {
 			if s.IsQualified() && lv.isType(s.Name, nav.TargetType().Name) {

@@ -12,27 +12,35 @@ import (
 // projection (a default one, $select=*, $select of the complex property around a redacted member, $expand into
 // the type) and out of the ETag, and a query that uses one ($select, $filter, $orderby, a lambda, a to-one path,
 // a parameter alias) is a NotReadable *Error that names the property, never its value. $search matches the
-// searchable properties the request may read. A row filter may use them: it is the service's. The redacted
-// properties are part of the plan cache key. A nil *Redactions redacts nothing.
+// searchable properties the request may read. A redacted navigation property cannot be expanded ($expand=*
+// leaves it out) or followed in an expression (a path, a lambda, $count, a comparison with null), so it tells
+// nothing of the foreign key it joins on. A row filter may use them all: it is the service's. The redactions are
+// part of the plan cache key. A nil *Redactions redacts nothing.
 type Redactions struct {
 	byType map[*edm.EntityType]map[*edm.Property]bool // the redacted properties and members, with every member of a redacted complex property
+	navs   map[*edm.EntityType]map[*edm.NavigationProperty]bool
 	key    string
 }
 
-// NewRedactions returns the redactions of the given property paths by entity type: a name of a property of the
-// type, or a member path of a complex property ("Address/City"), names matched as the model matches them. A
-// key property, a navigation property or a name the type does not have is an error (the service's mistake, not
-// the client's). It returns nil when no type has a path.
+// NewRedactions returns the redactions of the given names by entity type: a property of the type, a member path
+// of a complex property ("Address/City") or a navigation property, names matched as the model matches them. A
+// key property or a name the type does not have is an error (the service's mistake, not the client's). It
+// returns nil when no type has a name.
 func NewRedactions(byType map[*edm.EntityType][]string) (*Redactions, error) {
-	r := &Redactions{byType: map[*edm.EntityType]map[*edm.Property]bool{}}
+	r := &Redactions{byType: map[*edm.EntityType]map[*edm.Property]bool{}, navs: map[*edm.EntityType]map[*edm.NavigationProperty]bool{}}
 	var parts []string
 	for t, names := range byType {
 		if len(names) == 0 {
 			continue
 		}
-		hidden := map[*edm.Property]bool{}
+		hidden, navs := map[*edm.Property]bool{}, map[*edm.NavigationProperty]bool{}
 		canonical := make([]string, 0, len(names))
 		for _, name := range names {
+			if n := t.Navigation(name); n != nil && t.Property(name) == nil {
+				navs[n] = true
+				canonical = append(canonical, n.Name)
+				continue
+			}
 			path, err := redactedPath(t, name)
 			if err != nil {
 				return nil, err
@@ -41,7 +49,12 @@ func NewRedactions(byType map[*edm.EntityType][]string) (*Redactions, error) {
 			canonical = append(canonical, pathName(path))
 		}
 		sort.Strings(canonical)
-		r.byType[t] = hidden
+		if len(hidden) > 0 {
+			r.byType[t] = hidden
+		}
+		if len(navs) > 0 {
+			r.navs[t] = navs
+		}
 		parts = append(parts, t.Name+"\x00"+strings.Join(canonical, "\x00"))
 	}
 	if len(parts) == 0 {
@@ -58,7 +71,7 @@ func redactedPath(t *edm.EntityType, name string) ([]*edm.Property, error) {
 	p := t.Property(segments[0])
 	switch {
 	case p == nil && t.Navigation(segments[0]) != nil:
-		return nil, fmt.Errorf("redaction of %s: %s is a navigation property; only properties can be redacted", t.Name, segments[0])
+		return nil, fmt.Errorf("redaction of %s: %s is a navigation property, which has no members", t.Name, segments[0])
 	case p == nil:
 		return nil, fmt.Errorf("redaction of %s: %s has no property %s", t.Name, t.Name, segments[0])
 	case p.IsKey():
@@ -101,6 +114,11 @@ func (r *Redactions) Hidden(t *edm.EntityType) map[*edm.Property]bool {
 	return r.byType[t]
 }
 
+// HiddenNavigation reports whether the request may not follow the navigation property n of t.
+func (r *Redactions) HiddenNavigation(t *edm.EntityType, n *edm.NavigationProperty) bool {
+	return r != nil && r.navs[t][n]
+}
+
 // cacheKey is the part of the plan cache key that the redactions make.
 func (r *Redactions) cacheKey() string {
 	if r == nil {
@@ -123,6 +141,11 @@ func PartlyHidden(hidden map[*edm.Property]bool, p *edm.Property) bool {
 // (the service's text) nothing is hidden.
 func (c *compiler) hidden(t *edm.EntityType, p *edm.Property) bool {
 	return !c.inRowFilter && c.redacted.Hidden(t)[p]
+}
+
+// hiddenNavigation reports whether the compiler's request may not follow n from t; inside a row filter it may.
+func (c *compiler) hiddenNavigation(t *edm.EntityType, n *edm.NavigationProperty) bool {
+	return !c.inRowFilter && c.redacted.HiddenNavigation(t, n)
 }
 
 // notReadable is the error of a query that uses the redacted property p (named by name) of t.

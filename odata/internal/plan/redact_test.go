@@ -14,13 +14,14 @@ import (
 )
 
 // testRedactions redacts Product's Sku and Tags and the width of its Dimensions, Category's Name, Customer's
-// BillingAddress/Location and LastName.
+// BillingAddress/Location and LastName, and the navigation from an order line to its product.
 func testRedactions(t *testing.T, m *edm.Model) *plan.Redactions {
 	t.Helper()
 	r, err := plan.NewRedactions(map[*edm.EntityType][]string{
-		m.EntityType("Product"):  {"Sku", "Tags", "Dimensions/Width"},
-		m.EntityType("Category"): {"Name"},
-		m.EntityType("Customer"): {"BillingAddress/Location", "LastName"},
+		m.EntityType("Product"):   {"Sku", "Tags", "Dimensions/Width"},
+		m.EntityType("Category"):  {"Name"},
+		m.EntityType("Customer"):  {"BillingAddress/Location", "LastName"},
+		m.EntityType("OrderItem"): {"Product"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -67,6 +68,13 @@ func TestRedactedQueries(t *testing.T) {
 		{"Customer", "$filter=BillingAddress eq null", notReadable("$filter", 1, "BillingAddress/Location of Customer")},
 		{"Customer", "$filter=BillingAddress/City eq 'x'", nil},
 		{"Customer", "$search=ann", nil},
+		{"OrderItem", "$expand=Product", notReadable("$expand", 1, "Product of OrderItem")},
+		{"OrderItem", "$expand=Order", nil},
+		{"OrderItem", "$filter=Product/Name eq 'x'", notReadable("$filter", 1, "Product of OrderItem")},
+		{"OrderItem", "$filter=Product eq null", notReadable("$filter", 1, "Product of OrderItem")},
+		{"OrderItem", "$orderby=Product/Name", notReadable("$orderby", 1, "Product of OrderItem")},
+		{"Order", "$filter=Items/any(i:i/Product/Published)", notReadable("$filter", 15, "Product of OrderItem")},
+		{"Order", "$expand=Items($expand=Product)", notReadable("$expand", 15, "Product of OrderItem")},
 		{"Category", "$search=phones", &plan.Error{Code: plan.CodeNotReadable, Option: "$search", Pos: 1,
 			Msg: "$search is not available on Category: no searchable property is readable by this request"}},
 	} {
@@ -132,6 +140,18 @@ func TestRedactedProjections(t *testing.T) {
 	if sql, _ := r.Select(10); !strings.Contains(sql, `"name"`) || strings.Contains(sql, `"sku"`) {
 		t.Errorf("$search SQL = %s, want name and not sku", sql)
 	}
+	// $expand=* leaves out a redacted navigation.
+	r, err = p.ReadWith(plan.Scope{Set: m.EntitySet("OrderItem")}, "$expand=*", plan.ReadOptions{Redacted: redacted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var expanded []string
+	for _, e := range r.Expands {
+		expanded = append(expanded, e.Nav.Name)
+	}
+	if diff := cmp.Diff([]string{"Order"}, expanded); diff != "" {
+		t.Errorf("OrderItem?$expand=* expands (-want +got):\n%s", diff)
+	}
 	// A row filter is the service's: it may use a redacted property.
 	filters := plan.NewRowFilters(map[*edm.EntityType]string{m.EntityType("Product"): "Sku ne 'hidden'"})
 	if _, err := p.ReadWith(plan.Scope{Set: m.EntitySet("Product")}, "", plan.ReadOptions{Filters: filters, Redacted: redacted}); err != nil {
@@ -149,7 +169,7 @@ func TestNewRedactions(t *testing.T) {
 	}{
 		{[]string{"Nope"}, "redaction of Product: Product has no property Nope"},
 		{[]string{"Id"}, "redaction of Product: Id is a key property, which cannot be redacted"},
-		{[]string{"Manufacturer"}, "redaction of Product: Manufacturer is a navigation property; only properties can be redacted"},
+		{[]string{"Manufacturer/Name"}, "redaction of Product: Manufacturer is a navigation property, which has no members"},
 		{[]string{"Dimensions/Depth"}, "redaction of Product: Dimensions/Depth is no member path of Product"},
 		{[]string{"Name/Length"}, "redaction of Product: Name/Length is no member path of Product"},
 	} {
