@@ -80,6 +80,13 @@
 // POST to its set with a body that is not JSON creates an entity of them, the request's Content-Type becoming its
 // media type (at most MaxMediaBytes).
 //
+// # Row filters and redaction
+//
+// SetOptions.ReadFilter adds a per-request condition to every way a request reaches a set's rows, and
+// SetOptions.Redact a per-request list of its properties (member paths, navigations) a request may not read:
+// they are left out of every answer and ETag, a query that uses one is a 400 NotReadable naming it, a path to
+// one a 403, and a body that sends one a 400; a full update keeps their stored values.
+//
 // # Limits
 //
 // Config.Limits bounds what one request may ask, SPEC part 9's values by default (a zero field is the default,

@@ -161,18 +161,21 @@ type SetOptions struct {
 	// must be the only set of its entity type.
 	ReadFilter func(ctx context.Context) (string, error)
 	// Redact, when not nil, returns the properties of the set a request may not read: names of properties of
-	// the set's entity type, or member paths of complex properties ("Address/City"), computed from the principal
-	// the embedding service put in the context; none when nil or empty. A redacted property is left out of every
-	// answer (collections, entities by key, navigations to the set, $expand into it, the results of writes,
-	// actions and functions, $batch parts) and out of the ETags the request sees, so that no answer tells its
-	// value; a query that uses it ($select, $filter, $orderby, lambdas, to-one paths from other sets, parameter
-	// aliases) is a 400 NotReadable naming the property, $search matches the searchable properties the request
-	// may read, a property path or /$value addressing it is a 403 Forbidden, and a body that sends it is a 400
-	// NotReadable: a client writes only what it reads, and a full update keeps the stored values of what it
-	// cannot send. A key property cannot be redacted. It is called whenever a request plans a read or writes an
-	// entity of the set's type; an error it returns is answered as it is when it is an *Error, else as a 500, as
-	// is a name the type does not have. Hooks, actions and Tx see every property; ReadFilter texts may use them.
-	// A set with Redact must be the only set of its entity type.
+	// the set's entity type, member paths of complex properties ("Address/City") or navigation properties,
+	// computed from the principal the embedding service put in the context; none when nil or empty. A redacted
+	// property is left out of every answer (collections, entities by key, navigations to the set, $expand into
+	// it, the entities writes, actions and functions answer with, $batch parts) and out of the ETags the request
+	// sees, so that no answer tells its value; a query that uses it ($select, $filter, $orderby, lambdas, to-one
+	// paths from other sets, parameter aliases) is a 400 NotReadable naming the property, $search matches the
+	// searchable properties the request may read, a property path or /$value addressing it is a 403 Forbidden,
+	// and a body that sends it is a 400 NotReadable: a client writes only what it reads, and a full update keeps
+	// the stored values of what it cannot send. A redacted navigation property cannot be expanded, followed in a
+	// path (403) or used in an expression (400), so a redacted foreign key does not show through it (redact the
+	// partner navigation of the other set too). A key property cannot be redacted. Redact is called whenever a
+	// request plans a read or writes an entity of the set's type; an error it returns is answered as it is when
+	// it is an *Error, else as a 500, as is a name the type does not have. Hooks, actions, functions and Tx see
+	// every property, and what an operation returns that is not an entity is written as it is; ReadFilter texts
+	// may use redacted properties. A set with Redact must be the only set of its entity type.
 	Redact func(ctx context.Context) ([]string, error)
 	// Limits are the set's own limits where they differ from the service's (Config.Limits): page sizes, $top,
 	// $expand depth and body size.
