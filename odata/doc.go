@@ -78,7 +78,7 @@
 //
 // A media entity (edm.EntityType.HasStream) takes its bytes as they are: PUT Set('k')/$value replaces them and
 // POST to its set with a body that is not JSON creates an entity of them, the request's Content-Type becoming its
-// media type (at most MaxMediaBytes).
+// media type (at most Limits.MediaBytes).
 //
 // # Row filters and redaction
 //
@@ -93,9 +93,10 @@
 // a negative one no limit): PageSize 100 and MaxPageSize 1,000 (Prefer: odata.maxpagesize), MaxTop none,
 // ExpandDepth 3, Expands 32 navigations in all, ExpressionNodes 3,000 and ExpressionLength 16 KiB per $filter,
 // $orderby or alias, InListItems 1,000, LambdaDepth 4, Lambdas 32, LiteralLength 1,000 characters, PatternSize
-// 1,000 compiled instructions, BodyBytes 1 MiB, BatchRequests 100 and BatchBytes 16 MiB; Config.TimeBudget (10
-// s) bounds its time. SetOptions.Limits gives a set its own page sizes, MaxTop, ExpandDepth and BodyBytes. Past
-// a limit the answer is 400 LimitExceeded (413 PayloadTooLarge for a body) with a message naming the limit.
+// 1,000 compiled instructions, BodyBytes 1 MiB, MediaBytes 16 MiB, BatchRequests 100 and BatchBytes 16 MiB;
+// Config.TimeBudget (10 s) bounds its time. SetOptions.Limits gives a set its own page sizes, MaxTop,
+// ExpandDepth, BodyBytes and MediaBytes. Past a limit the answer is 400 LimitExceeded (413 PayloadTooLarge for a
+// body) with a message naming the limit.
 //
 // # Batches
 //

@@ -51,6 +51,9 @@ type Limits struct {
 	// before it is read when its Content-Length says so. (A server may set a lower limit of its own, with
 	// http.MaxBytesReader; past that one it is a 413 too.)
 	BodyBytes int64
+	// MediaBytes is the largest body of a media entity's bytes (PUT Set(key)/$value, or a POST to its set that
+	// is not JSON): MaxMediaBytes (16 MiB) by default.
+	MediaBytes int64
 	// BatchRequests is the number of requests in one $batch, counting those in change sets and atomicity
 	// groups: MaxBatchRequests (100) by default.
 	BatchRequests int
@@ -61,8 +64,8 @@ type Limits struct {
 
 // SetLimits are the limits of requests to one entity set that differ from the service's (Limits): those of
 // reads whose entities belong to the set (Set, Set(key), and navigations to it), and of writes and actions
-// addressed to it. A zero field takes the service's value; a negative MaxTop, ExpandDepth or BodyBytes means no
-// limit.
+// addressed to it. A zero field takes the service's value; a negative MaxTop, ExpandDepth, BodyBytes or
+// MediaBytes means no limit.
 type SetLimits struct {
 	// PageSize is the number of entities in one page of the set's collections.
 	PageSize int
@@ -74,6 +77,8 @@ type SetLimits struct {
 	ExpandDepth int
 	// BodyBytes is the largest body of a write or action, such as more for a set of pictures.
 	BodyBytes int64
+	// MediaBytes is the largest body of a media entity's bytes.
+	MediaBytes int64
 }
 
 // Defaults of the Limits of the engine's own (the limits of the parser are those of odata/syntax: ExpandDepth
@@ -91,7 +96,7 @@ const (
 type requestLimits struct {
 	pageSize, maxPageSize int
 	read                  plan.Limits // the limits of the planner (and its parser)
-	bodyBytes             int64
+	bodyBytes, mediaBytes int64
 }
 
 // serviceLimits resolves the limits of cfg.Limits; fail reports those that contradict each other.
@@ -108,6 +113,7 @@ func serviceLimits(l Limits, fail func(format string, args ...any)) (requestLimi
 		Expands: max(orDefault(l.Expands, DefaultExpands), 0),
 	}
 	out.bodyBytes = bytesLimit(l.BodyBytes, DefaultBodyBytes)
+	out.mediaBytes = bytesLimit(l.MediaBytes, MaxMediaBytes)
 	batchRequests := orDefault(l.BatchRequests, MaxBatchRequests)
 	if batchRequests < 0 {
 		batchRequests = math.MaxInt
@@ -130,6 +136,9 @@ func (r requestLimits) forSet(l SetLimits, fail func(format string, args ...any)
 	r.read.Query.ExpandDepth = orDefault(l.ExpandDepth, r.read.Query.ExpandDepth)
 	if l.BodyBytes != 0 {
 		r.bodyBytes = bytesLimit(l.BodyBytes, 0)
+	}
+	if l.MediaBytes != 0 {
+		r.mediaBytes = bytesLimit(l.MediaBytes, 0)
 	}
 	return r
 }

@@ -1,8 +1,6 @@
 package odata
 
 import (
-	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"strings"
@@ -16,21 +14,19 @@ import (
 // with the entity). The media type is the request's Content-Type. Both go through the ordinary update and create
 // paths (hooks, If-Match, row filters), the bytes and media type as the values sent.
 
-// MaxMediaBytes is the largest media body the engine reads (16 MiB, as for a batch); a larger one is a 413.
+// MaxMediaBytes is the default largest media body the engine reads (16 MiB, as for a batch; Limits.MediaBytes);
+// a larger one is a 413.
 const MaxMediaBytes = 16 << 20
 
-// readMediaBody reads the bytes and the media type of a media write.
-func readMediaBody(r *http.Request) ([]byte, string, error) {
+// readMediaBody reads the bytes and the media type of a media write, at most limit bytes.
+func readMediaBody(r *http.Request, limit int64) ([]byte, string, error) {
 	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType == "" {
 		return nil, "", &Error{Code: CodeUnsupportedMediaType, Message: "Send the media's type in Content-Type."}
 	}
-	data, err := io.ReadAll(io.LimitReader(r.Body, MaxMediaBytes+1))
+	data, err := readBody(r, limit, "media", CodeBadRequest)
 	if err != nil {
-		return nil, "", bodyReadError(err, CodeBadRequest, "The request body could not be read.")
-	}
-	if len(data) > MaxMediaBytes {
-		return nil, "", &Error{Code: CodePayloadTooLarge, Message: fmt.Sprintf("The media exceeds the limit of %d bytes (16 MiB).", MaxMediaBytes)}
+		return nil, "", err
 	}
 	return data, mediaType, nil
 }
@@ -58,11 +54,19 @@ func isMediaPost(t *target, r *http.Request) bool {
 // postMedia answers a POST of a media entity's bytes: a new entity.
 func (s *Service) postMedia(req *request) error {
 	t := req.target
-	data, mediaType, err := readMediaBody(req.r)
+	ctx := req.r.Context()
+	stream, contentType := t.typ.Stream()
+	sent := []member{{name: stream.Name}}
+	if contentType != nil {
+		sent = append(sent, member{name: contentType.Name})
+	}
+	if err := s.checkWritable(ctx, t.typ, sent); err != nil {
+		return err
+	}
+	data, mediaType, err := readMediaBody(req.r, s.limitsOf(t).mediaBytes)
 	if err != nil {
 		return err
 	}
-	ctx := req.r.Context()
 	var stored Entity
 	err = s.inTx(ctx, func(tx *Tx) error {
 		var err error
@@ -78,7 +82,7 @@ func (s *Service) postMedia(req *request) error {
 // putMedia answers PUT Set(key)/$value: the media entity's new bytes.
 func (s *Service) putMedia(req *request) error {
 	t := req.target
-	data, mediaType, err := readMediaBody(req.r)
+	data, mediaType, err := readMediaBody(req.r, s.limitsOf(t).mediaBytes)
 	if err != nil {
 		return err
 	}

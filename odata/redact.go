@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/internal/plan"
@@ -98,24 +100,72 @@ func (s *Service) checkNavigations(ctx context.Context, scope plan.Scope) error 
 	return nil
 }
 
-// checkWritable refuses a body that sends a property, or a member of a complex property, the request of ctx may
-// not read (400 NotReadable, naming it): a client writes only what it can read.
+// checkWritable refuses a body that sends a property, a member of a complex property or a navigation (bound, or
+// with entities inline) the request of ctx may not read, in the entity of type et or in the entities inline in it
+// (400 NotReadable, naming it): a client writes only what it can read.
 func (s *Service) checkWritable(ctx context.Context, et *edm.EntityType, members []member) error {
-	hidden, err := s.hiddenOf(ctx, et)
-	if err != nil || hidden == nil {
+	if len(s.redactSets) == 0 {
+		return nil
+	}
+	r, err := s.redactions(ctx)
+	if err != nil || r == nil {
 		return err
 	}
-	for _, m := range members {
-		p := et.Property(m.name)
-		if p == nil {
-			continue // decodeEntity reports it, or it is an annotation
-		}
-		if name := hiddenSent(p, m.raw, hidden, p.Name); name != "" {
-			return &Error{Code: CodeNotReadable, Target: name,
-				Message: fmt.Sprintf("The property %s of %s is not readable by this request, so it cannot be written.", name, et.Name)}
-		}
+	if name, of := hiddenMember(r, et, members, ""); name != "" {
+		return &Error{Code: CodeNotReadable, Target: name,
+			Message: fmt.Sprintf("The property %s of %s is not readable by this request, so it cannot be written.", name, of.Name)}
 	}
 	return nil
+}
+
+// hiddenMember returns the path (after prefix) of the first member of an entity of type et, or of an entity inline
+// in it, that r redacts, and the entity type it belongs to; "" when there is none.
+func hiddenMember(r *plan.Redactions, et *edm.EntityType, members []member, prefix string) (string, *edm.EntityType) {
+	hidden := r.Hidden(et)
+	for _, m := range members {
+		name, _, _ := strings.Cut(m.name, "@")
+		if p := et.Property(name); p != nil && name == m.name {
+			if sent := hiddenSent(p, m.raw, hidden, p.Name); sent != "" {
+				return prefix + sent, et
+			}
+			continue
+		}
+		n := et.Navigation(name)
+		switch {
+		case n == nil:
+			continue // decodeEntity reports it, or it is an annotation
+		case r.HiddenNavigation(et, n):
+			return prefix + n.Name, et
+		case name == m.name:
+			if sent, of := hiddenInline(r, n, m.raw, prefix+n.Name); sent != "" {
+				return sent, of
+			}
+		}
+	}
+	return "", nil
+}
+
+// hiddenInline is hiddenMember for the entities given inline (an object, or an array of them) for the
+// navigation n.
+func hiddenInline(r *plan.Redactions, n *edm.NavigationProperty, raw json.RawMessage, path string) (string, *edm.EntityType) {
+	objects := []json.RawMessage{raw}
+	if n.Collection && json.Unmarshal(raw, &objects) != nil {
+		return "", nil // decodeEntity reports it
+	}
+	for i, o := range objects {
+		members, err := parseObject(o)
+		if err != nil {
+			continue
+		}
+		where := path + "/"
+		if n.Collection {
+			where = path + "[" + strconv.Itoa(i) + "]/"
+		}
+		if sent, of := hiddenMember(r, n.TargetType(), members, where); sent != "" {
+			return sent, of
+		}
+	}
+	return "", nil
 }
 
 // hiddenSent returns the path (named path) of the property p, or of the first member of a complex value of p,

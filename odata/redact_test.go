@@ -43,13 +43,16 @@ func redactor(set string) func(ctx context.Context) ([]string, error) {
 	}
 }
 
-// withRedactions gives the sets of the library the Redact of redactedOf.
+// withRedactions gives the sets of the library the Redact of redactedOf, and Cover PUT (of its bytes).
 func withRedactions(cfg *odata.Config) {
 	for _, set := range []string{"Book", "Publisher", "Author", "Cover"} {
 		opts := cfg.Sets[set]
 		opts.Redact = redactor(set)
 		cfg.Sets[set] = opts
 	}
+	cover := cfg.Sets["Cover"]
+	cover.Writes |= odata.WritePut
+	cfg.Sets["Cover"] = cover
 }
 
 // secrets are what the redacted values hold (see newRedactionFixture), lower-cased: no answer to r1 may hold one.
@@ -149,6 +152,10 @@ func TestRedactionBypass(t *testing.T) {
 		{"PATCH sending a redacted property", "PATCH", "/odata/Book('b1')", `{"Price":1}`, 400, notReadable("Price", "Price of Book"), nil},
 		{"PUT sending a redacted member", "PUT", "/odata/Publisher('p1')", `{"Name":"Penguin","Address":{"City":"Oxford"}}`, 400, notReadable("Address/City", "Address/City of Publisher"), nil},
 		{"a read-only redacted property is refused too", "PATCH", "/odata/Book('b1')", `{"Title":"Alpha","Isbn":null}`, 400, notReadable("Isbn", "Isbn of Book"), nil},
+		{"deep insert of an entity with a redacted property", "POST", "/odata/Publisher", `{"Name":"New","Books":[{"Title":"X"},{"Title":"Y","Price":1}]}`,
+			400, notReadable("Books[1]/Price", "Price of Book"), nil},
+		{"deep insert of an entity with a redacted member", "POST", "/odata/Book", `{"Title":"X","Publisher":{"Name":"New","Address":{"City":"x"}}}`,
+			400, notReadable("Publisher/Address/City", "Address/City of Publisher"), nil},
 	}
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		f := newRedactionFixture(t, db)
@@ -205,22 +212,55 @@ func TestRedactedNavigation(t *testing.T) {
 		{"the partner as a path", "GET", "/odata/Publisher('p1')/Books", 403, nil, []string{"Alpha"}},
 		{"an action through the navigation", "POST", "/odata/Book('b1')/Publisher/Relocate", 403, nil, nil},
 		{"another navigation", "GET", "/odata/Book('b1')/Authors", 200, []string{`"Name":"Ada"`}, nil},
+		{"the navigation's references", "GET", "/odata/Book('b1')/Publisher/$ref", 403, nil, []string{"p1"}},
+		{"the partner's references", "GET", "/odata/Publisher('p1')/Books/$ref", 403, nil, []string{"b1"}},
+		{"a reference set through the navigation", "PUT", "/odata/Book('b1')/Publisher/$ref", 403, nil, nil},
+		{"a bind of the navigation", "PATCH", "/odata/Book('b1')", 400, []string{`"NotReadable"`, `"target":"Publisher"`}, nil},
+		{"an entity inline in the navigation", "POST", "/odata/Book", 400, []string{`"NotReadable"`, `"target":"Publisher"`}, nil},
 	}
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		f := newRedactionFixture(t, db)
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				f.t = t
-				body := ""
-				if tc.method == "POST" {
-					body = `{"Address":{"Street":"x"}}`
-				}
+				body := map[string]string{
+					"POST /odata/Book('b1')/Publisher/Relocate": `{"Address":{"Street":"x"}}`,
+					"PUT /odata/Book('b1')/Publisher/$ref":      `{"@odata.id":"Publisher('p1')"}`,
+					"PATCH /odata/Book('b1')":                   `{"Publisher@odata.bind":"Publisher('p1')"}`,
+					"POST /odata/Book":                          `{"Title":"X","Publisher":{"Name":"New"}}`,
+				}[tc.method+" "+tc.path]
 				resp := f.doAs("unlinked", tc.method, encodeURL(tc.path), body)
 				if resp.Status != tc.status {
 					t.Fatalf("%s %s = %d, want %d\n%s", tc.method, tc.path, resp.Status, tc.status, resp.Body)
 				}
 				checkBody(t, tc.method+" "+tc.path, resp.Body, tc.has, tc.hasNot)
 			})
+		}
+	})
+}
+
+// TestRedactedMedia creates a media entity as r1, who may not read its media type: the bytes would write it.
+func TestRedactedMedia(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := newRedactionFixture(t, db)
+		for _, c := range []struct {
+			method, path string
+			status       int
+		}{
+			{"POST", "/odata/Cover", http.StatusBadRequest},
+			{"PUT", "/odata/Cover('v1')/$value", http.StatusForbidden},
+		} {
+			req := httptest.NewRequest(c.method, "http://example.com"+c.path, strings.NewReader("\x89PNG"))
+			req.Header.Set("Content-Type", "image/png")
+			req = req.WithContext(context.WithValue(req.Context(), principalKey{}, "r1"))
+			w := httptest.NewRecorder()
+			f.svc.ServeHTTP(w, req)
+			if w.Code != c.status || revealed(w.Body.String()) != nil {
+				t.Errorf("%s %s as r1 = %d %s, want %d", c.method, c.path, w.Code, w.Body, c.status)
+			}
+		}
+		if got := f.doAs("admin", "GET", "/odata/Cover/$count", ""); got.Body != "1" {
+			t.Errorf("covers after the refused writes: %s, want 1", got.Body)
 		}
 	})
 }
