@@ -6,6 +6,10 @@
 // stops the start with its name). The engine describes the API as an OpenAPI document at /odata/$openapi, with
 // the program's own /healthz in it; /docs shows it with Swagger UI (assets embedded in the binary).
 //
+// Who asks changes what they see, as a service with tenants would have it: the X-Tenant header names a reading
+// club, and a book on a club's shelf is seen only by that club (a row filter: a 404 for others, absent from every
+// list, count and expansion); an author's e-mail is read only with X-Role: librarian (a redacted property).
+//
 //	go run ./examples/embed -addr 127.0.0.1:8080 -db books.db
 //	curl 'http://127.0.0.1:8080/odata/Books?$filter=Year%20lt%201950&$expand=Author'
 //	open http://127.0.0.1:8080/docs
@@ -21,6 +25,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 
 	"github.com/storekit/store/odata"
@@ -49,14 +54,16 @@ func model() *edm.Model {
 		EntityTypes: []*edm.EntityType{
 			{Name: "Author", Key: []string{"Id"},
 				Properties: []*edm.Property{{Name: "Id", Type: edm.KindString, ReadOnly: true},
-					{Name: "Name", Type: edm.KindString, MaxLength: 100, Required: true, Searchable: true}},
+					{Name: "Name", Type: edm.KindString, MaxLength: 100, Required: true, Searchable: true},
+					{Name: "Email", Type: edm.KindString, MaxLength: 100, Nullable: true}},
 				Navigations: []*edm.NavigationProperty{{Name: "Books", Target: "Book", Collection: true, Partner: "Author",
 					Join: edm.Join{TargetColumns: []string{"author_id"}}}}},
 			{Name: "Book", Key: []string{"Id"},
 				Properties: []*edm.Property{{Name: "Id", Type: edm.KindInt64, Generated: true},
 					{Name: "Title", Type: edm.KindString, MaxLength: 200, Required: true, Searchable: true},
 					{Name: "Year", Type: edm.KindInt32},
-					{Name: "AuthorId", Type: edm.KindString, Required: true}},
+					{Name: "AuthorId", Type: edm.KindString, Required: true},
+					{Name: "Shelf", Type: edm.KindString, MaxLength: 40, Default: "public"}},
 				Navigations: []*edm.NavigationProperty{{Name: "Author", Target: "Author", Partner: "Books",
 					Join: edm.Join{SourceColumns: []string{"author_id"}}}}},
 		},
@@ -66,9 +73,41 @@ func model() *edm.Model {
 
 // seed is the first books, for a new file.
 const seed = `
-INSERT OR IGNORE INTO author (id, name) VALUES ('tolkien', 'J. R. R. Tolkien'), ('le-guin', 'Ursula K. Le Guin');
-INSERT OR IGNORE INTO book (id, title, year, author_id) VALUES (1, 'The Hobbit', 1937, 'tolkien'),
-	(2, 'The Lord of the Rings', 1954, 'tolkien'), (3, 'A Wizard of Earthsea', 1968, 'le-guin');`
+INSERT OR IGNORE INTO author (id, name, email) VALUES ('tolkien', 'J. R. R. Tolkien', 'jrrt@example.org'),
+	('le-guin', 'Ursula K. Le Guin', 'ukl@example.org');
+INSERT OR IGNORE INTO book (id, title, year, author_id, shelf) VALUES (1, 'The Hobbit', 1937, 'tolkien', 'public'),
+	(2, 'The Lord of the Rings', 1954, 'tolkien', 'public'), (3, 'A Wizard of Earthsea', 1968, 'le-guin', 'earthsea-club');`
+
+// reader is who asks, from the request's headers: a reading club (X-Tenant) and a role (X-Role).
+type reader struct{ club, role string }
+
+type readerKey struct{}
+
+// withReader puts the reader of each request in its context, for the row filter and the redaction.
+func withReader(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		who := reader{club: r.Header.Get("X-Tenant"), role: r.Header.Get("X-Role")}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), readerKey{}, who)))
+	})
+}
+
+// visibleBooks is the row filter of Books: the public shelf, and the reader's club's shelf. The club's name is
+// an OData string literal (quotes doubled), never SQL.
+func visibleBooks(ctx context.Context) (string, error) {
+	who, _ := ctx.Value(readerKey{}).(reader)
+	if who.club == "" {
+		return "Shelf eq 'public'", nil
+	}
+	return "Shelf eq 'public' or Shelf eq '" + strings.ReplaceAll(who.club, "'", "''") + "'", nil
+}
+
+// hiddenFromReaders is the redaction of Authors: their e-mail is for librarians.
+func hiddenFromReaders(ctx context.Context) ([]string, error) {
+	if who, _ := ctx.Value(readerKey{}).(reader); who.role == "librarian" {
+		return nil, nil
+	}
+	return []string{"Email"}, nil
+}
 
 // run serves until ctx is cancelled.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -100,8 +139,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// NewService checks the tables against the model: a missing table or column stops the start here.
 	svc, err := odata.NewService(odata.Config{Model: m, DB: db, Dialect: sqlite.Dialect{}, Mount: "/odata",
 		Sets: map[string]odata.SetOptions{
-			"Authors": {Writes: odata.WritePost | odata.WritePatch},
-			"Books":   {Writes: odata.WriteAll},
+			"Authors": {Writes: odata.WritePost | odata.WritePatch, Redact: hiddenFromReaders},
+			"Books":   {Writes: odata.WriteAll, ReadFilter: visibleBooks},
 		},
 		// The OpenAPI document at /odata/$openapi: the OData paths, and the program's own endpoint.
 		OpenAPI: odata.OpenAPI{Title: "Library", Version: "1", Operations: []odata.OpenAPIOperation{{
@@ -116,7 +155,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/odata/", svc)
+	mux.Handle("/odata/", withReader(svc))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
 	// The API reference page: Swagger UI on the document, its assets served from the binary below /docs/.
 	docs := openapiui.Handler("Library", "/odata/$openapi", "/docs")

@@ -85,6 +85,57 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// TestRun_Readers reads as different readers: a club's book is seen only by that club (absent elsewhere, 404 by
+// key, not counted), and an author's e-mail only by a librarian (not selectable by others, nor usable in $filter).
+func TestRun_Readers(t *testing.T) {
+	base, stop := start(t, filepath.Join(t.TempDir(), "books.db"))
+	ask := func(path string, headers ...string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodGet, base+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i+1 < len(headers); i += 2 {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	club := []string{"X-Tenant", "earthsea-club"}
+	librarian := []string{"X-Role", "librarian"}
+	for _, tc := range []struct {
+		name    string
+		path    string
+		headers []string
+		status  int
+		has     string
+		hasNot  string
+	}{
+		{"the public shelf", "/odata/Books/$count", nil, 200, "2", ""},
+		{"the club's shelf too", "/odata/Books/$count", club, 200, "3", ""},
+		{"another club's book by key", "/odata/Books(3)", nil, 404, "NotFound", "Earthsea"},
+		{"the club's book by key", "/odata/Books(3)", club, 200, "Earthsea", ""},
+		{"through the author", "/odata/Authors('le-guin')?$expand=Books", nil, 200, `"Books":[]`, "Earthsea"},
+		{"an author without e-mail", "/odata/Authors('tolkien')", nil, 200, "Tolkien", "jrrt@"},
+		{"an author for a librarian", "/odata/Authors('tolkien')", librarian, 200, "jrrt@example.org", ""},
+		{"selecting the e-mail", "/odata/Authors?$select=Email", nil, 400, "NotReadable", "@example.org"},
+		{"guessing the e-mail", "/odata/Authors?$filter=startswith(Email,'j')", nil, 400, "NotReadable", "jrrt"},
+	} {
+		status, body := ask(tc.path, tc.headers...)
+		if status != tc.status || !strings.Contains(body, tc.has) || tc.hasNot != "" && strings.Contains(body, tc.hasNot) {
+			t.Errorf("%s: GET %s = %d %s, want %d with %q and without %q", tc.name, tc.path, status, body, tc.status, tc.has, tc.hasNot)
+		}
+	}
+	if err := stop(); err != nil {
+		t.Errorf("run = %v", err)
+	}
+}
+
 // TestRun_MissingColumn starts the program on a file whose book table was made without the year column:
 // without -migrate the start stops with an error that names the column; with it the column is added (0 for the
 // books stored before) and the books are served.
