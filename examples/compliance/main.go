@@ -162,7 +162,7 @@ func newService(m *edm.Model, db *sql.DB, dialect sqldb.Dialect, logger *slog.Lo
 	return odata.NewService(odata.Config{
 		Model: m, DB: db, Dialect: dialect, Logger: logger,
 		Sets: map[string]odata.SetOptions{
-			"Products": {Writes: odata.WriteAll, NewKey: guid, RejectKeyChange: true,
+			"Products": {Writes: odata.WriteAll, NewKey: guid,
 				Hooks: odata.Hooks{BeforeSave: productBeforeSave}},
 			"Categories":          {Writes: odata.WriteAll, NewKey: guid},
 			"ProductDescriptions": {Writes: odata.WriteAll},
