@@ -86,18 +86,9 @@ func TestService_SingletonWrites(t *testing.T) {
 		if got := f.must(200, "GET", "/Notice/Name", "").Body; !strings.Contains(got, `"value":"Corner Shop"`) {
 			t.Errorf("GET /Notice/Name = %s, want the stored name", got)
 		}
-		doc := f.svc.OpenAPIDocument()
-		if err := openapitest.Validate(doc); err != nil {
-			t.Fatal(err)
-		}
-		var d struct {
-			Paths map[string]map[string]any `json:"paths"`
-		}
-		if err := json.Unmarshal(doc, &d); err != nil {
-			t.Fatal(err)
-		}
-		if d.Paths["/Shop"]["patch"] == nil || d.Paths["/Shop"]["put"] == nil || d.Paths["/Notice"]["patch"] != nil {
-			t.Errorf("OpenAPI paths /Shop and /Notice = %v and %v, want PUT and PATCH on Shop only", d.Paths["/Shop"], d.Paths["/Notice"])
+		_, paths := validOpenAPI(t, f)
+		if paths["/Shop"]["patch"] == nil || paths["/Shop"]["put"] == nil || paths["/Notice"]["patch"] != nil {
+			t.Errorf("OpenAPI paths /Shop and /Notice = %v and %v, want PUT and PATCH on Shop only", paths["/Shop"], paths["/Notice"])
 		}
 	})
 }
@@ -124,4 +115,21 @@ func TestNewService_SingletonOptions(t *testing.T) {
 			t.Errorf("NewService = %v, want an error with %s", err, want)
 		}
 	}
+}
+
+// validOpenAPI returns the service's OpenAPI document, valid by the OpenAPI 3.1 schema, and its paths with their
+// operations by method.
+func validOpenAPI(t *testing.T, f *fixture) ([]byte, map[string]map[string]any) {
+	t.Helper()
+	doc := f.svc.OpenAPIDocument()
+	if err := openapitest.Validate(doc); err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Paths map[string]map[string]any `json:"paths"`
+	}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		t.Fatal(err)
+	}
+	return doc, d.Paths
 }
