@@ -47,6 +47,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -70,6 +71,7 @@ func main() {
 const usage = `Usage:
   loadbench seed -db FILE|URL [-products 100000] [-categories 200] ...
   loadbench run  -db FILE|URL [-clients 8] [-duration 10s] [-rounds 3] [-json FILE] [-svg FILE] ...
+  loadbench report -json FILE [-svg FILE]   (the tables and the picture of the JSON of an earlier run)
 
 Run "loadbench seed -help" or "loadbench run -help" for the flags of each.
 `
@@ -85,6 +87,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runSeed(ctx, args[2:], stderr)
 	case "run":
 		return runBench(ctx, args[2:], stdout, stderr)
+	case "report":
+		return runReport(args[2:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -148,4 +152,28 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	return writeReport(rep, cfg, stdout)
+}
+
+// runReport prints the tables of the JSON an earlier run wrote, and draws its picture.
+func runReport(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("loadbench report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	in := fs.String("json", "", "the JSON a run wrote (required)")
+	svg := fs.String("svg", "", "draw the ratios as an SVG picture in this file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *in == "" || fs.NArg() > 0 {
+		return errors.New("report: -json FILE is required, and nothing else")
+	}
+	b, err := os.ReadFile(*in)
+	if err != nil {
+		return err
+	}
+	var r report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return fmt.Errorf("report: %s: %w", *in, err)
+	}
+	r.finish()
+	return writeReport(&r, benchConfig{SVGPath: *svg}, stdout)
 }

@@ -27,6 +27,8 @@ type scenario struct {
 	kind        kind
 	// clients is the number of clients; 0: the run's -clients.
 	clients int
+	// path is the path and query under /odata/ of a read of a fixed URL, "" for the others.
+	path string
 	// ops returns the operation of each of n clients against t.
 	ops func(ctx context.Context, e *env, t *target, n int) ([]op, error)
 }
@@ -44,7 +46,7 @@ func (s *scenario) runsOn(target string) bool {
 
 // readScenario is a GET of one fixed path under /odata/.
 func readScenario(id, path string) *scenario {
-	return &scenario{id: id, request: "GET /odata/" + path, kind: kindRead,
+	return &scenario{id: id, request: "GET /odata/" + path, kind: kindRead, path: path,
 		ops: func(_ context.Context, e *env, t *target, n int) ([]op, error) {
 			url := t.url + "/odata/" + encodeQuery(path)
 			return repeat(n, func(int) op {

@@ -1,0 +1,384 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/storekit/store/odata/dbtest"
+)
+
+// TestLoadbench seeds a small store, checks that the three targets answer every read scenario alike, and runs
+// every scenario briefly on each target it applies to: no errors, no timing asserted.
+func TestLoadbench(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		ctx := t.Context()
+		opts := defaultSeedOptions()
+		opts.DB, opts.Products, opts.Categories = db.URL, 1000, 20
+		seeded, err := seedStore(ctx, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := defaultBenchConfig()
+		cfg.DB, cfg.Duration, cfg.Warmup, cfg.Rounds = db.URL, 200*time.Millisecond, 0, 1
+		cfg.Clients, cfg.WriteClients, cfg.Page, cfg.MaxOpen = 2, 2, 5, 4
+
+		t.Run("Seed", func(t *testing.T) { testSeed(t, db, opts, seeded) })
+		t.Run("SameAnswers", func(t *testing.T) { testSameAnswers(t, cfg) })
+		t.Run("Run", func(t *testing.T) { testRun(t, cfg) })
+	})
+}
+
+func testSeed(t *testing.T, db *dbtest.DB, opts seedOptions, seeded seedResult) {
+	for _, c := range []struct {
+		query string
+		want  int
+	}{
+		{"SELECT count(*) FROM product", opts.Products},
+		{"SELECT count(*) FROM category", opts.Categories},
+		{"SELECT count(*) FROM product_category", seeded.Links},
+		{"SELECT count(DISTINCT product_id) FROM product_category", opts.Products},
+		{"SELECT count(*) FROM category WHERE parent_category_id IS NULL", opts.Categories / 5},
+		// Every product has a price, a slug, a SKU and its times; one in twenty is a lamp.
+		{"SELECT count(*) FROM product WHERE price > 0 AND se_name IS NOT NULL AND sku IS NOT NULL AND full_description IS NOT NULL", opts.Products},
+		{"SELECT count(*) FROM customer_role", 3}, // the store's own first-start seed ran
+	} {
+		var got int
+		if err := db.QueryRowContext(t.Context(), c.query).Scan(&got); err != nil {
+			t.Fatalf("%s: %v", c.query, err)
+		}
+		if got != c.want {
+			t.Errorf("%s = %d, want %d", c.query, got, c.want)
+		}
+	}
+	// 1 to 3 links a product, 2 on average.
+	if avg := float64(seeded.Links) / float64(opts.Products); avg < 1.8 || avg > 2.2 {
+		t.Errorf("links per product = %.2f, want about %.0f", avg, opts.LinksPerProduct)
+	}
+	if _, err := seedStore(t.Context(), opts); err == nil || !strings.Contains(err.Error(), "already holds") {
+		t.Errorf("seeding a seeded store: err = %v, want it refused", err)
+	}
+}
+
+// testSameAnswers compares the answers of the targets to each read scenario: the baseline and the store server
+// answer what the engine answers (the same members, values and ETags, in the same order), but for the host in
+// absolute URLs and the $skiptoken of next links, which each makes its own way.
+func testSameAnswers(t *testing.T, cfg benchConfig) {
+	ctx := t.Context()
+	e, err := newEnv(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets, err := startTargets(ctx, cfg, []string{targetStore, targetEngine, targetBaseline})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stopTargets(targets) })
+	for _, s := range newScenarios(e.products, cfg.Page, cfg.WriteClients) {
+		if s.kind != kindRead {
+			continue
+		}
+		t.Run(s.id, func(t *testing.T) {
+			answers := map[string]any{}
+			for _, tg := range targets {
+				url := tg.url + "/odata/" + encodeQuery(s.path)
+				switch s.id {
+				case "key":
+					url = tg.url + "/odata/Product('" + e.ids[len(e.ids)/2] + "')"
+				case "page-N":
+					link, err := e.pageLink(ctx, tg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if link.Page != cfg.Page {
+						t.Errorf("%s: the walk reached page %d, want %d", tg.name, link.Page, cfg.Page)
+					}
+					url = link.URL
+				}
+				body, err := e.c.get(ctx, url, tg.auth, true)
+				if err != nil {
+					t.Fatalf("%s: %v", tg.name, err)
+				}
+				answers[tg.name] = normalize(t, body, tg.url)
+			}
+			want := answers[targetEngine]
+			if ids := keys(want); s.id != "count" && len(ids) == 0 {
+				t.Errorf("the engine's answer holds no entity: %v", want)
+			}
+			for _, other := range []string{targetBaseline, targetStore} {
+				if diff := cmp.Diff(keys(want), keys(answers[other])); diff != "" {
+					t.Errorf("%s: keys differ from the engine's (-engine +%s):\n%s", s.request, other, diff)
+				}
+				if diff := cmp.Diff(want, answers[other]); diff != "" {
+					t.Errorf("%s: answer differs from the engine's (-engine +%s):\n%s", s.request, other, diff)
+				}
+			}
+		})
+	}
+}
+
+var skiptoken = regexp.MustCompile(`\$skiptoken=[^"&]*`)
+
+// normalize returns an answer with root replaced by ROOT and the $skiptoken of next links by TOKEN, decoded
+// when it is JSON.
+func normalize(t *testing.T, body []byte, root string) any {
+	s := strings.ReplaceAll(string(body), root, "ROOT")
+	s = skiptoken.ReplaceAllString(s, "$$skiptoken=TOKEN")
+	if !strings.HasPrefix(s, "{") {
+		return s
+	}
+	var v any
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		t.Fatalf("answer %.200s: %v", s, err)
+	}
+	return v
+}
+
+// keys returns the Ids of the entities of an answer (a collection's, or one entity's).
+func keys(answer any) []string {
+	m, _ := answer.(map[string]any)
+	if id, ok := m["Id"].(string); ok {
+		return []string{id}
+	}
+	var ids []string
+	values, _ := m["value"].([]any)
+	for _, v := range values {
+		e, _ := v.(map[string]any)
+		id, _ := e["Id"].(string)
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+func testRun(t *testing.T, cfg benchConfig) {
+	dir := t.TempDir()
+	cfg.JSONPath, cfg.SVGPath = filepath.Join(dir, "bench.json"), filepath.Join(dir, "bench.svg")
+	var log bytes.Buffer
+	cfg.Log = &log
+	rep, err := runBenchmark(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ran []string
+	for _, s := range rep.Scenarios {
+		ran = append(ran, s.ID)
+		sc := findScenario(t, s.ID, cfg)
+		for _, tg := range []string{targetStore, targetEngine, targetBaseline} {
+			res, ok := s.Results[tg]
+			if ok != sc.runsOn(tg) {
+				t.Errorf("%s on %s: measured %v, want %v", s.ID, tg, ok, sc.runsOn(tg))
+				continue
+			}
+			if ok && (res.Requests == 0 || res.Errors > 0) {
+				t.Errorf("%s on %s: %d requests, %d errors (first: %s), want some and none", s.ID, tg, res.Requests, res.Errors, res.FirstError)
+			}
+		}
+	}
+	var want []string
+	for _, s := range newScenarios(1000, cfg.Page, cfg.WriteClients) {
+		want = append(want, s.id)
+	}
+	if diff := cmp.Diff(want, ran); diff != "" {
+		t.Errorf("scenarios run (-want +got):\n%s", diff)
+	}
+
+	var out bytes.Buffer
+	if err := writeReport(rep, cfg, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range want {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("the printed report does not name scenario %s:\n%s", s, out.String())
+		}
+	}
+	raw, err := os.ReadFile(cfg.JSONPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back report
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(rep.Checks, back.Checks); diff != "" {
+		t.Errorf("the checks of the JSON (-run +json):\n%s", diff)
+	}
+	if i := slices.IndexFunc(rep.Checks, func(c check) bool { return c.Name == "errors" }); i < 0 || !rep.Checks[i].Pass {
+		t.Errorf("checks = %+v, want an errors check that passed", rep.Checks)
+	}
+	svg, err := os.ReadFile(cfg.SVGPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSVG(t, svg, want)
+}
+
+func findScenario(t *testing.T, id string, cfg benchConfig) *scenario {
+	for _, s := range newScenarios(1000, cfg.Page, cfg.WriteClients) {
+		if s.id == id {
+			return s
+		}
+	}
+	t.Fatalf("no scenario %s", id)
+	return nil
+}
+
+// checkSVG checks that the picture is well-formed XML whose texts name every scenario.
+func checkSVG(t *testing.T, svg []byte, scenarios []string) {
+	t.Helper()
+	d := xml.NewDecoder(bytes.NewReader(svg))
+	var texts []string
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("SVG: %v", err)
+		}
+		if c, ok := tok.(xml.CharData); ok {
+			texts = append(texts, string(c))
+		}
+	}
+	for _, s := range scenarios {
+		if !slices.Contains(texts, s) {
+			t.Errorf("the SVG has no label %s", s)
+		}
+	}
+}
+
+func TestBulkTablePlan(t *testing.T) {
+	cols := []tableColumn{{name: "id", notNull: true}, {name: "name", notNull: true}, {name: "flag"},
+		{name: "published", notNull: true, hasDflt: true}}
+	value := func(int) any { return nil }
+	for _, c := range []struct {
+		name    string
+		values  []string
+		want    []string
+		wantErr string
+	}{
+		{name: "OK", values: []string{"published", "name", "id"}, want: []string{"id", "name", "published"}},
+		{name: "DefaultsAndNulls", values: []string{"id", "name"}, want: []string{"id", "name"}},
+		{name: "MissingNotNull", values: []string{"id", "flag"},
+			wantErr: "table t: column name is NOT NULL without a default and loadbench has no value for it"},
+		{name: "UnknownColumn", values: []string{"id", "name", "colour"},
+			wantErr: "table t: loadbench writes column colour, which the table does not have"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bt := &bulkTable{table: "t", values: map[string]func(int) any{}}
+			for _, v := range c.values {
+				bt.values[v] = value
+			}
+			got, err := bt.plan(cols)
+			if c.wantErr != "" {
+				if err == nil || err.Error() != c.wantErr {
+					t.Fatalf("plan() err = %v, want %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, ic := range got {
+				names = append(names, ic.name)
+			}
+			if diff := cmp.Diff(c.want, names); diff != "" {
+				t.Errorf("plan() columns (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestAppendValues(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		got  []byte
+		want string
+	}{
+		{"ScaledInteger", appendDecimal(nil, int64(14500)), "1.45"},
+		{"ScaledWhole", appendDecimal(nil, int64(12990000)), "1299"},
+		{"ScaledSmall", appendDecimal(nil, int64(1)), "0.0001"},
+		{"ScaledNegative", appendDecimal(nil, int64(-5000)), "-0.5"},
+		{"ScaledZero", appendDecimal(nil, int64(0)), "0"},
+		{"NumericText", appendDecimal(nil, "893.0700"), "893.07"},
+		{"NumericWhole", appendDecimal(nil, []byte("1299.0000")), "1299"},
+		{"NumericZero", appendDecimal(nil, "0.0000"), "0"},
+		{"Null", appendDecimal(nil, nil), "null"},
+		{"TimeText", appendTime(nil, "2025-01-01T00:00:00.256000Z"), `"2025-01-01T00:00:00.256Z"`},
+		{"TimeTextWhole", appendTime(nil, "2025-01-01T00:00:00.000000Z"), `"2025-01-01T00:00:00Z"`},
+		{"Time", appendTime(nil, time.Date(2025, 1, 1, 1, 0, 0, 120000000, time.FixedZone("", 3600))), `"2025-01-01T00:00:00.12Z"`},
+		{"TimeNull", appendTime(nil, nil), "null"},
+		{"String", appendJSONString(nil, "a\"b\\c\n\x01é\u2028"), `"a\"b\\c\n\u0001é\u2028"`},
+	} {
+		if string(c.got) != c.want {
+			t.Errorf("%s: got %s, want %s", c.name, c.got, c.want)
+		}
+	}
+}
+
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		rounds []result
+		want   result
+	}{
+		{"Odd", []result{{Requests: 10, RPS: 3, P50ms: 9}, {Requests: 20, RPS: 1, P50ms: 1, Errors: 1, FirstError: "x"}, {Requests: 30, RPS: 2, P50ms: 5}},
+			result{Requests: 60, Errors: 1, RPS: 2, P50ms: 5, FirstError: "x"}},
+		{"Even", []result{{RPS: 1, P99ms: 4}, {RPS: 3, P99ms: 2}}, result{RPS: 2, P99ms: 3}},
+		{"None", nil, result{}},
+	} {
+		if diff := cmp.Diff(c.want, median(c.rounds)); diff != "" {
+			t.Errorf("%s: median (-want +got):\n%s", c.name, diff)
+		}
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	lat := make([]time.Duration, 100)
+	for i := range lat {
+		lat[i] = time.Duration(i+1) * time.Millisecond
+	}
+	for _, c := range []struct {
+		p    float64
+		want time.Duration
+	}{{0.5, 50 * time.Millisecond}, {0.99, 99 * time.Millisecond}, {1, 100 * time.Millisecond}, {0, time.Millisecond}} {
+		if got := percentile(lat, c.p); got != c.want {
+			t.Errorf("percentile(1..100 ms, %v) = %v, want %v", c.p, got, c.want)
+		}
+	}
+}
+
+// TestRun_Usage checks the command line: unknown commands and flags are errors, help is not.
+func TestRun_Usage(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		args    []string
+		wantErr bool
+	}{
+		{[]string{"loadbench", "help"}, false},
+		{[]string{"loadbench", "bench"}, true},
+		{[]string{"loadbench", "run", "-clients", "0"}, true},
+		{[]string{"loadbench", "run", "-targets", "store,nginx"}, true},
+		{[]string{"loadbench", "seed", "-products", "0"}, true},
+		{[]string{"loadbench", "report"}, true},
+	} {
+		err := run(ctx, c.args, io.Discard, io.Discard)
+		if (err != nil) != c.wantErr {
+			t.Errorf("run(%q) = %v, want error %v", c.args, err, c.wantErr)
+		}
+	}
+}
