@@ -109,6 +109,17 @@ type listQuery struct {
 	link []string
 }
 
+// fixedOptions are the query options the baseline takes with one value only, what each sets and how a next
+// link repeats it.
+var fixedOptions = []struct {
+	name, value, link string
+	set               func(q *listQuery)
+}{
+	{"$orderby", "Price desc", "$orderby=Price%20desc", func(q *listQuery) { q.byPrice = true }},
+	{"$select", "Id,Name,Price", "$select=Id,Name,Price", func(q *listQuery) { q.selectFew = true }},
+	{"$expand", "Categories", "$expand=Categories", func(q *listQuery) { q.expand = true }},
+}
+
 // parseList reads the query options of a collection request.
 func (b *baseline) parseList(raw string) (*listQuery, error) {
 	q := &listQuery{top: -1, skip: -1}
@@ -122,29 +133,15 @@ func (b *baseline) parseList(raw string) (*listQuery, error) {
 		}
 		q.link = append(q.link, "$filter="+strings.ReplaceAll(url.PathEscape(f), "'", "%27"))
 	}
-	switch o := vals.Get("$orderby"); o {
-	case "":
-	case "Price desc":
-		q.byPrice = true
-		q.link = append(q.link, "$orderby=Price%20desc")
-	default:
-		return nil, fmt.Errorf("%w: $orderby=%s", errBadOption, o)
-	}
-	switch s := vals.Get("$select"); s {
-	case "":
-	case "Id,Name,Price":
-		q.selectFew = true
-		q.link = append(q.link, "$select=Id,Name,Price")
-	default:
-		return nil, fmt.Errorf("%w: $select=%s", errBadOption, s)
-	}
-	switch e := vals.Get("$expand"); e {
-	case "":
-	case "Categories":
-		q.expand = true
-		q.link = append(q.link, "$expand=Categories")
-	default:
-		return nil, fmt.Errorf("%w: $expand=%s", errBadOption, e)
+	for _, o := range fixedOptions {
+		switch v := vals.Get(o.name); v {
+		case "":
+		case o.value:
+			o.set(q)
+			q.link = append(q.link, o.link)
+		default:
+			return nil, fmt.Errorf("%w: %s=%s", errBadOption, o.name, v)
+		}
 	}
 	if q.top, err = intOption(vals, "$top"); err != nil {
 		return nil, err

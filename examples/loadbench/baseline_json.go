@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"database/sql"
+	"encoding/json"
+	"hash"
+	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
@@ -132,11 +136,12 @@ type pageBuffer struct {
 	more       bool
 	categories map[string][]byte // the JSON of each product's category links, by product key
 	out        []byte
+	hash       hash.Hash64 // FNV-1a 64, of the ETags
 }
 
 func newPageBuffer() *pageBuffer {
 	pb := &pageBuffer{holders: make([]holder, len(productColumns)), dest: make([]any, len(productColumns)),
-		offsets: make([]int, len(productColumns)+1), categories: map[string][]byte{}}
+		offsets: make([]int, len(productColumns)+1), categories: map[string][]byte{}, hash: fnv.New64a()}
 	for i, c := range productColumns {
 		h := &pb.holders[i]
 		switch c.kind {
@@ -168,12 +173,12 @@ func (pb *pageBuffer) addRow() error {
 		pb.values = appendColumn(pb.values, c, &pb.holders[i])
 	}
 	pb.offsets[len(productColumns)] = len(pb.values)
-	h := fnvOffset
+	pb.hash.Reset()
 	for i := range productColumns {
-		h = fnvAdd(h, pb.values[pb.offsets[i]:pb.offsets[i+1]])
-		h = fnvAdd(h, zero)
+		pb.hash.Write(pb.values[pb.offsets[i]:pb.offsets[i+1]])
+		pb.hash.Write(zero)
 	}
-	pb.rows = appendETagMember(append(pb.rows, '{'), h)
+	pb.rows = appendETagMember(append(pb.rows, '{'), pb.hash.Sum64())
 	for i, c := range productColumns {
 		if pb.selectFew && !c.few {
 			continue
@@ -210,15 +215,16 @@ func (pb *pageBuffer) addCategory(product, category string, featured bool, order
 	v[0] = appendJSONString(nil, category)
 	v[1] = strconv.AppendBool(nil, featured)
 	v[2] = strconv.AppendInt(nil, order, 10)
-	h := fnvOffset
+	pb.hash.Reset()
 	for _, x := range v {
-		h = fnvAdd(fnvAdd(h, x), zero)
+		pb.hash.Write(x)
+		pb.hash.Write(zero)
 	}
 	b := pb.categories[product]
 	if len(b) > 0 {
 		b = append(b, ',')
 	}
-	b = appendETagMember(append(b, '{'), h)
+	b = appendETagMember(append(b, '{'), pb.hash.Sum64())
 	b = append(append(b, `,"CategoryId":`...), v[0]...)
 	b = append(append(b, `,"IsFeaturedProduct":`...), v[1]...)
 	b = append(append(b, `,"DisplayOrder":`...), v[2]...)
@@ -303,22 +309,9 @@ func appendTimeText(b []byte, s string) []byte {
 	return append(append(append(b, '"'), s...), 'Z', '"')
 }
 
-// FNV-1a 64, the hash of the engine's ETags.
-const (
-	fnvOffset uint64 = 14695981039346656037
-	fnvPrime  uint64 = 1099511628211
-)
-
-// zero separates the values an ETag hashes.
+// An ETag is an FNV-1a 64 hash of the JSON of each property, each followed by a zero byte, as the engine
+// computes it.
 var zero = []byte{0}
-
-func fnvAdd(h uint64, b []byte) uint64 {
-	for _, c := range b {
-		h ^= uint64(c)
-		h *= fnvPrime
-	}
-	return h
-}
 
 const hexDigits = "0123456789abcdef"
 
@@ -331,45 +324,22 @@ func appendETagMember(b []byte, h uint64) []byte {
 	return append(b, `\""`...)
 }
 
-// appendJSONString appends s as a JSON string, escaped as encoding/json does without HTML escaping.
+// appendJSONString appends s as a JSON string, as encoding/json writes it without HTML escaping: most text
+// needs no escape and is copied; the rest goes through encoding/json.
 func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return appendEncodedString(b, s)
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			if r == utf8.RuneError {
-				b = append(b, `\ufffd`...)
-			} else {
-				b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			}
-			start = i + size
-		}
-		i += size
 	}
-	return append(append(b, s[start:]...), '"')
+	return append(append(append(b, '"'), s...), '"')
+}
+
+// appendEncodedString appends s as encoding/json encodes it, HTML characters left as they are.
+func appendEncodedString(b []byte, s string) []byte {
+	buf := bytes.NewBuffer(b)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }

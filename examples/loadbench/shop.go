@@ -42,17 +42,27 @@ func registerCustomers(ctx context.Context, c *client, t *target, runID string, 
 
 // addToCartScenario adds one of a few products to the customer's cart, as the catalog page's button does.
 func addToCartScenario() *scenario {
-	return &scenario{id: "add-to-cart", request: "POST /addproducttocart/catalog/<id>/1?quantity=1", kind: kindShop,
+	return shopScenario("add-to-cart", "POST /addproducttocart/catalog/<id>/1?quantity=1", 2, (*env).addToCart)
+}
+
+// checkoutScenario is a whole checkout, one operation: add a product to the cart, the shipping address, the
+// shipping method, the payment method, the payment information and the confirmation of the order.
+func checkoutScenario() *scenario {
+	return shopScenario("checkout", "add to cart + 5 checkout steps + ConfirmOrder", 3, (*env).checkout)
+}
+
+// shopScenario is a scenario of the storefront: each client acts as a customer of its own, with a random
+// sequence of its own (from seed).
+func shopScenario(id, request string, seed uint64, f func(e *env, ctx context.Context, t *target, auth string, rnd *rand.Rand) error) *scenario {
+	return &scenario{id: id, request: request, kind: kindShop,
 		ops: func(ctx context.Context, e *env, t *target, n int) ([]op, error) {
 			auths, err := e.customerAuths(ctx, t, n)
 			if err != nil {
 				return nil, err
 			}
 			return repeat(n, func(i int) op {
-				rnd := rand.New(rand.NewPCG(uint64(i), 2))
-				return func(ctx context.Context) error {
-					return e.addToCart(ctx, t, auths[i], rnd)
-				}
+				rnd := rand.New(rand.NewPCG(uint64(i), seed))
+				return func(ctx context.Context) error { return f(e, ctx, t, auths[i], rnd) }
 			}), nil
 		}}
 }
@@ -61,24 +71,6 @@ func (e *env) addToCart(ctx context.Context, t *target, auth string, rnd *rand.R
 	id := e.ids[rnd.IntN(min(cartProducts, len(e.ids)))]
 	_, err := e.c.post(ctx, t.url+"/addproducttocart/catalog/"+id+"/1?quantity=1", auth, "", "")
 	return err
-}
-
-// checkoutScenario is a whole checkout, one operation: add a product to the cart, the shipping address, the
-// shipping method, the payment method, the payment information and the confirmation of the order.
-func checkoutScenario() *scenario {
-	return &scenario{id: "checkout", request: "add to cart + 5 checkout steps + ConfirmOrder", kind: kindShop,
-		ops: func(ctx context.Context, e *env, t *target, n int) ([]op, error) {
-			auths, err := e.customerAuths(ctx, t, n)
-			if err != nil {
-				return nil, err
-			}
-			return repeat(n, func(i int) op {
-				rnd := rand.New(rand.NewPCG(uint64(i), 3))
-				return func(ctx context.Context) error {
-					return e.checkout(ctx, t, auths[i], rnd)
-				}
-			}), nil
-		}}
 }
 
 // shippingAddress is the address of every checkout, new on the first and the same one after.
