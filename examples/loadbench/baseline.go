@@ -104,7 +104,6 @@ type listQuery struct {
 	top, skip int  // -1: not given
 	selectFew bool // $select=Id,Name,Price
 	expand    bool // $expand=Categories
-	after     []any
 	// link holds the options a next link repeats, as the engine writes them.
 	link []string
 }
@@ -126,6 +125,13 @@ func (b *baseline) parseList(raw string) (*listQuery, error) {
 	vals, err := url.ParseQuery(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errBadOption, err)
+	}
+	for name := range vals {
+		switch name {
+		case "$filter", "$orderby", "$select", "$expand", "$top", "$skip", "$skiptoken":
+		default:
+			return nil, fmt.Errorf("%w: %s", errBadOption, name)
+		}
 	}
 	if f := vals.Get("$filter"); f != "" {
 		if err := b.parseFilter(q, f); err != nil {

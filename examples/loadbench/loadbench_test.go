@@ -7,6 +7,8 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/storekit/store/odata/dbtest"
+	"github.com/storekit/store/odata/sqlite"
 )
 
 // TestLoadbench seeds a small store, checks that the three targets answer every read scenario alike, and runs
@@ -379,6 +382,32 @@ func TestRun_Usage(t *testing.T) {
 		err := run(ctx, c.args, io.Discard, io.Discard)
 		if (err != nil) != c.wantErr {
 			t.Errorf("run(%q) = %v, want error %v", c.args, err, c.wantErr)
+		}
+	}
+}
+
+// TestBaseline_Refuses checks that the baseline answers only what it serves: other options, values, paths and
+// methods are errors, never a different answer.
+func TestBaseline_Refuses(t *testing.T) {
+	b := newBaseline(nil, sqlite.Dialect{}) // every request here is refused before any SQL
+	for _, c := range []struct {
+		method, target string
+		want           int
+	}{
+		{"GET", "/odata/Product?$count=true", http.StatusBadRequest},
+		{"GET", "/odata/Product?$orderby=Name", http.StatusBadRequest},
+		{"GET", "/odata/Product?$filter=Price%20lt%205", http.StatusBadRequest},
+		{"GET", "/odata/Product?$select=Id", http.StatusBadRequest},
+		{"GET", "/odata/Product?$top=101", http.StatusBadRequest},
+		{"GET", "/odata/Product?$skip=-1", http.StatusBadRequest},
+		{"GET", "/odata/Product('x')?$select=Id", http.StatusBadRequest},
+		{"GET", "/odata/Category", http.StatusNotFound},
+		{"POST", "/odata/Product", http.StatusMethodNotAllowed},
+	} {
+		w := httptest.NewRecorder()
+		b.ServeHTTP(w, httptest.NewRequest(c.method, c.target, nil))
+		if w.Code != c.want {
+			t.Errorf("%s %s = %d %s, want %d", c.method, c.target, w.Code, w.Body, c.want)
 		}
 	}
 }
