@@ -112,19 +112,13 @@ func foreignKeyProperties(n *edm.NavigationProperty) []*edm.Property {
 	if n.Join.Through != nil {
 		return nil
 	}
-	source := n.SourceType()
 	var props []*edm.Property
 	for _, c := range n.Join.SourceColumns {
-		var found *edm.Property
-		for _, p := range source.Properties {
-			if p.Column == c && p.Type != edm.KindNone && !p.Collection {
-				found = p
-			}
-		}
-		if found == nil {
+		p := columnProperty(n.SourceType(), c)
+		if p == nil {
 			return nil
 		}
-		props = append(props, found)
+		props = append(props, p)
 	}
 	return props
 }

@@ -289,10 +289,8 @@ func (s *Service) unlink(ctx context.Context, tx *Tx, link *refLink, id *target)
 // columns without a property, the partner navigation is.
 func columnsNullable(et *edm.EntityType, columns []string, partner string) bool {
 	for _, c := range columns {
-		for _, p := range et.Properties {
-			if p.Column == c && !p.Nullable {
-				return false
-			}
+		if p := columnProperty(et, c); p != nil && !p.Nullable {
+			return false
 		}
 	}
 	if n := et.Navigation(partner); n != nil && partner != "" {
