@@ -57,12 +57,15 @@ const maxEmailBytes = 320
 // use, and every piece of state (tokens, sign-in attempts) lives in the database, so several server nodes may
 // share it. Use it by pointer; do not copy it after first use.
 //
-// Revocation bound: zero. Authenticate reads the token, its customer (active or not) and the customer's roles
-// from the database on every call and caches none of them (its prepared statement is SQL text, no data). So once
-// a revocation commits on any node (Revoke, a new password, deactivation or deletion of the customer, each of
-// which removes the token rows in its own transaction), every Authenticate that starts after that commit, on any node,
-// refuses the token; only a request whose check had already run when the revocation committed still finishes.
-// The same holds for a customer who loses or gains the Administrators role.
+// Revocation bound: zero on the node that revokes, CacheTTL on the others. Authenticate reads the token, its
+// customer (active or not) and the customer's roles from the database, and with a CacheTTL keeps the principal
+// it found for at most that long (never past the token's expiry). Revoke, and Forget (which the server calls
+// after every request that may write: anything but GET, HEAD and OPTIONS), drop every cached principal, and a
+// check that ran concurrently with them is not cached; so once a revocation commits (Revoke, a new password,
+// deactivation or deletion of the customer, each of which removes the token rows in its own transaction, or the
+// customer losing the Administrators role), every Authenticate that starts after it on the same node refuses the
+// token, and on another node at most CacheTTL later. With CacheTTL zero nothing is cached and the bound is zero
+// on every node. Only a request whose check had already run when the revocation committed still finishes.
 //
 // Sign-in throttling (SPEC 2 and 9) is per e-mail and client address and per client address; see Login.
 type Auth struct {
@@ -80,12 +83,17 @@ type Auth struct {
 	// CheckWait is how long a sign-in waits for a password check to become free before it is refused with 503
 	// ServiceUnavailable and Retry-After; zero means DefaultCheckWait.
 	CheckWait time.Duration
+	// CacheTTL is how long Authenticate may answer a token it checked again without reading the database: the
+	// bound on revocations made by another node (see above). Zero means it reads the database on every call.
+	CacheTTL time.Duration
 
 	// authenticate is the prepared statement of Authenticate (the per-request query), made on first use.
 	authenticate atomic.Pointer[sql.Stmt]
 	// checks holds a token per password check running; made on first use.
 	checksOnce sync.Once
 	checks     chan struct{}
+	// cache holds the principals of checked tokens while CacheTTL allows.
+	cache tokenCache
 }
 
 // Credentials are what a sign-in presents.
@@ -443,6 +451,15 @@ func (a *Auth) Authenticate(ctx context.Context, accessToken string) (Principal,
 	if !wellFormedToken(accessToken) {
 		return Principal{}, errUnauthorized("The access token is not valid.", true)
 	}
+	hash := hashToken(accessToken)
+	now := a.now()
+	var epoch uint64
+	if a.CacheTTL > 0 {
+		if p, ok := a.cache.get(hash, now); ok {
+			return p, nil
+		}
+		epoch = a.cache.currentEpoch()
+	}
 	var (
 		p       Principal
 		active  bool
@@ -452,7 +469,7 @@ func (a *Auth) Authenticate(ctx context.Context, accessToken string) (Principal,
 	if err != nil {
 		return Principal{}, err
 	}
-	err = stmt.QueryRowContext(ctx, RoleAdministrators, hashToken(accessToken)).
+	err = stmt.QueryRowContext(ctx, RoleAdministrators, hash).
 		Scan(&p.CustomerID, &p.Email, &active, &expires, &p.Admin)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Principal{}, errUnauthorized("The access token is not valid.", true)
@@ -464,14 +481,25 @@ func (a *Auth) Authenticate(ctx context.Context, accessToken string) (Principal,
 	if err != nil {
 		return Principal{}, err
 	}
-	if !a.now().Before(exp) {
+	if !now.Before(exp) {
 		return Principal{}, errUnauthorized("The access token has expired.", true)
 	}
 	if !active {
 		return Principal{}, errUnauthorized("The access token is not valid.", true)
 	}
+	if a.CacheTTL > 0 {
+		until := now.Add(a.CacheTTL)
+		if exp.Before(until) {
+			until = exp
+		}
+		a.cache.put(hash, p, until, epoch)
+	}
 	return p, nil
 }
+
+// Forget drops every principal Authenticate cached, and the result of every check running meanwhile: call it
+// after any write that may revoke a token or change a principal, once it committed.
+func (a *Auth) Forget() { a.cache.forget() }
 
 // authenticateStmt returns the prepared query of Authenticate, preparing it on first use. database/sql prepares it
 // again on each pooled connection as needed and closes it with the DB.
@@ -499,6 +527,7 @@ func (a *Auth) Revoke(ctx context.Context, accessToken string) error {
 	if _, err := a.DB.ExecContext(ctx, stmtDeleteToken.For(a.Dialect), hashToken(accessToken)); err != nil {
 		return fmt.Errorf("entities: revoke token: %w", err)
 	}
+	a.Forget()
 	return nil
 }
 

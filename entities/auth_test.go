@@ -716,3 +716,59 @@ func TestAuth_Login_CheckConcurrency(t *testing.T) {
 		})
 	})
 }
+
+// TestAuth_Cache checks the bound CacheTTL puts on revocations the Auth does not see (made through another node,
+// here straight in the database), and that Revoke, Forget and the token's expiry end a cached check at once.
+func TestAuth_Cache(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := newAuthFixture(t, db)
+		f.auth.CacheTTL = 10 * time.Second
+		ctx := context.Background()
+		deleteTokens := func() { exec(t, db, `DELETE FROM access_token`) }
+		ok := func(t *testing.T, what, tok string) {
+			t.Helper()
+			if p, err := f.auth.Authenticate(ctx, tok); err != nil || p.CustomerID != f.ids[userEmail] {
+				t.Fatalf("Authenticate(%s) = %+v, %v, want the user", what, p, err)
+			}
+		}
+		refused := func(t *testing.T, what, tok string) {
+			t.Helper()
+			_, err := f.auth.Authenticate(ctx, tok)
+			wantError(t, "Authenticate("+what+")", err, http.StatusUnauthorized, "Unauthorized")
+		}
+		t.Run("OKWithinBound", func(t *testing.T) {
+			tok := f.login(t, userEmail, userPassword).AccessToken
+			ok(t, "a new token", tok)
+			deleteTokens()
+			ok(t, "a token revoked elsewhere, within CacheTTL", tok)
+			f.clock.Add(10 * time.Second)
+			refused(t, "a token revoked elsewhere, CacheTTL later", tok)
+		})
+		t.Run("ErrForget", func(t *testing.T) {
+			tok := f.login(t, userEmail, userPassword).AccessToken
+			ok(t, "a new token", tok)
+			deleteTokens()
+			f.auth.Forget()
+			refused(t, "a token revoked, after Forget", tok)
+		})
+		t.Run("ErrRevoke", func(t *testing.T) {
+			tok := f.login(t, userEmail, userPassword).AccessToken
+			ok(t, "a new token", tok)
+			if err := f.auth.Revoke(ctx, tok); err != nil {
+				t.Fatal(err)
+			}
+			refused(t, "a token revoked through the Auth", tok)
+		})
+		t.Run("ErrExpiredWhileCached", func(t *testing.T) {
+			tok := f.login(t, userEmail, userPassword).AccessToken
+			f.clock.Add(time.Hour - 5*time.Second)
+			ok(t, "a token 5s before it expires", tok)
+			f.clock.Add(5 * time.Second)
+			_, err := f.auth.Authenticate(ctx, tok)
+			e := wantError(t, "Authenticate(an expired token checked 5s before)", err, http.StatusUnauthorized, "Unauthorized")
+			if e.Message != "The access token has expired." {
+				t.Errorf("message = %q, want the expiry (the database's answer, not the cache's)", e.Message)
+			}
+		})
+	})
+}

@@ -29,6 +29,12 @@ type Authenticator interface {
 	Revoke(ctx context.Context, accessToken string) error
 }
 
+// forgetter is an Authenticator that caches checks (entities.Auth with a CacheTTL): requireToken calls Forget
+// after every request that may write, so a revocation it made is seen by the next check on this node.
+type forgetter interface {
+	Forget()
+}
+
 // Token is an issued bearer token: AccessToken, the opaque token the client sends as "Authorization: Bearer
 // <token>", and ExpiresIn, the time left until it expires.
 type Token = entities.Token
@@ -117,9 +123,54 @@ func requireToken(auth Authenticator, logger *slog.Logger) func(http.Handler) ht
 				odata.WriteError(w, r, logger, withChallenge(err))
 				return
 			}
+			if f, ok := auth.(forgetter); ok && !safeMethod(r.Method) {
+				fw := &forgetOnAnswer{ResponseWriter: w, forget: f.Forget}
+				defer fw.forgetOnce()
+				w = fw
+			}
 			next.ServeHTTP(w, r.WithContext(withPrincipal(r.Context(), p)))
 		})
 	}
+}
+
+// forgetOnAnswer calls forget once, before the first byte of the answer goes out (a handler writes its answer
+// after its transaction committed, so a client that has the answer never meets a check made before the commit),
+// and at the latest when the handler returns.
+type forgetOnAnswer struct {
+	http.ResponseWriter
+	forget func()
+	done   bool
+}
+
+func (f *forgetOnAnswer) forgetOnce() {
+	if !f.done {
+		f.done = true
+		f.forget()
+	}
+}
+
+func (f *forgetOnAnswer) WriteHeader(code int) {
+	f.forgetOnce()
+	f.ResponseWriter.WriteHeader(code)
+}
+
+func (f *forgetOnAnswer) Write(b []byte) (int, error) {
+	f.forgetOnce()
+	return f.ResponseWriter.Write(b)
+}
+
+// Flush sends buffered data to the client (for streaming answers).
+func (f *forgetOnAnswer) Flush() {
+	f.forgetOnce()
+	_ = http.NewResponseController(f.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (f *forgetOnAnswer) Unwrap() http.ResponseWriter { return f.ResponseWriter }
+
+// safeMethod reports whether a request of this method only reads (RFC 9110 section 9.2.1).
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
 }
 
 // withChallenge adds "WWW-Authenticate: Bearer" to a 401 error that lacks it, without changing err itself (it

@@ -33,6 +33,9 @@ type Config struct {
 	Demo bool
 	// TokenTTL is the lifetime of bearer tokens.
 	TokenTTL time.Duration
+	// TokenCacheTTL is how long a node reuses a token check without reading the database again: the bound on a
+	// revocation made through another node (the node that revokes forgets at once). Zero checks every request.
+	TokenCacheTTL time.Duration
 	// CountriesEnabled makes addresses name a country (and a state where the country has states).
 	CountriesEnabled bool
 	// Pool holds the PostgreSQL connection pool settings (unused with SQLite).
@@ -79,6 +82,7 @@ var options = []option{
 	{"admin-password", "STORE_ADMIN_PASSWORD"},
 	{"demo", "STORE_DEMO"},
 	{"token-ttl", "STORE_TOKEN_TTL"},
+	{"token-cache-ttl", "STORE_TOKEN_CACHE_TTL"},
 	{"countries", "STORE_COUNTRIES_ENABLED"},
 	{"db-max-open", "STORE_DB_MAX_OPEN"},
 	{"db-max-idle", "STORE_DB_MAX_IDLE"},
@@ -106,6 +110,7 @@ func parseConfig(args []string, getenv func(string) string, help io.Writer) (Con
 		AdminEmail:       "admin@example.com",
 		Demo:             true,
 		TokenTTL:         24 * time.Hour,
+		TokenCacheTTL:    time.Second,
 		CountriesEnabled: true,
 		Pool:             postgres.Pool{MaxOpen: 20, MaxLifetime: 30 * time.Minute},
 		ShutdownTimeout:  30 * time.Second,
@@ -121,6 +126,7 @@ func parseConfig(args []string, getenv func(string) string, help io.Writer) (Con
 	fs.StringVar(&c.AdminPassword, "admin-password", "", "`password` of the admin created on first start, at least 8 characters\n(default: random, printed once to the log; prefer the environment variable to the flag)")
 	fs.Var((*boolValue)(&c.Demo), "demo", "on first start, fill an empty catalog with a small demo catalog")
 	fs.Var((*durationValue)(&c.TokenTTL), "token-ttl", "bearer token `lifetime`, at least 1s")
+	fs.Var((*durationValue)(&c.TokenCacheTTL), "token-cache-ttl", "how long a node reuses a token check (`duration`, 0 to 1m): the most a revocation\nmade through another node takes to reach this one; 0 reads the database on every request")
 	fs.Var((*boolValue)(&c.CountriesEnabled), "countries", "addresses must name a country (and a state where the country has states)")
 	fs.Var((*intValue)(&c.Pool.MaxOpen), "db-max-open", "most open database connections of this process (`n` >= 1); on PostgreSQL with\nseveral server nodes the database sees up to nodes x n connections")
 	fs.Var((*intValue)(&c.Pool.MaxIdle), "db-max-idle", "idle connections kept (`n`; 0: as many as -db-max-open, so a busy pool does not\nclose and reopen connections between requests)")
@@ -196,6 +202,9 @@ func (c Config) validate() []error {
 	}
 	if c.TokenTTL < time.Second {
 		bad("token-ttl", "%v is shorter than 1s", c.TokenTTL)
+	}
+	if c.TokenCacheTTL < 0 || c.TokenCacheTTL > time.Minute {
+		bad("token-cache-ttl", "%v is not between 0 and 1m", c.TokenCacheTTL)
 	}
 	checkPool(c.Pool, bad)
 	if c.ShutdownTimeout <= 0 {

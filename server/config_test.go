@@ -37,23 +37,24 @@ func TestParseConfig(t *testing.T) {
 	}{
 		{"Defaults", nil, nil, def},
 		{"Flags", []string{"-addr", ":0", "-db", "/tmp/x.db", "-admin-email", "root@shop.test", "-admin-password",
-			"correct horse", "-demo=false", "-token-ttl", "90m", "-countries=false", "-db-max-open", "5",
+			"correct horse", "-demo=false", "-token-ttl", "90m", "-token-cache-ttl", "0", "-countries=false", "-db-max-open", "5",
 			"-db-max-idle", "2", "-db-max-lifetime", "1m", "-shutdown-timeout", "5s", "-request-budget", "3s",
 			"-log-format", "text", "-metrics=false"}, nil,
 			Config{Addr: ":0", DB: "/tmp/x.db", AdminEmail: "root@shop.test", AdminPassword: "correct horse",
-				Demo: false, TokenTTL: 90 * time.Minute, CountriesEnabled: false,
+				Demo: false, TokenTTL: 90 * time.Minute, TokenCacheTTL: 0, CountriesEnabled: false,
 				Pool: poolOf(5, 2, time.Minute), ShutdownTimeout: 5 * time.Second, RequestBudget: 3 * time.Second,
 				LogFormat: "text"}},
 		{"Env", nil, map[string]string{"STORE_ADDR": ":0", "STORE_DB": "postgres://u:p@db.test/store",
 			"STORE_ADMIN_EMAIL": "root@shop.test", "STORE_ADMIN_PASSWORD": "correct horse", "STORE_DEMO": "false",
-			"STORE_TOKEN_TTL": "1h", "STORE_COUNTRIES_ENABLED": "0", "STORE_DB_MAX_OPEN": "7",
+			"STORE_TOKEN_TTL": "1h", "STORE_TOKEN_CACHE_TTL": "250ms", "STORE_COUNTRIES_ENABLED": "0", "STORE_DB_MAX_OPEN": "7",
 			"STORE_DB_MAX_IDLE": "7", "STORE_DB_MAX_LIFETIME": "2h", "STORE_SHUTDOWN_TIMEOUT": "1m",
 			"STORE_REQUEST_BUDGET": "45s", "STORE_LOG_FORMAT": "text", "STORE_METRICS": "false",
 			"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector.test:4318", "OTEL_METRICS_EXPORTER": "none",
 			"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf"},
 			Config{Addr: ":0", DB: "postgres://u:p@db.test/store", AdminEmail: "root@shop.test",
-				AdminPassword: "correct horse", Demo: false, TokenTTL: time.Hour, CountriesEnabled: false,
-				Pool: poolOf(7, 7, 2*time.Hour), ShutdownTimeout: time.Minute, RequestBudget: 45 * time.Second,
+				AdminPassword: "correct horse", Demo: false, TokenTTL: time.Hour, TokenCacheTTL: 250 * time.Millisecond,
+				CountriesEnabled: false,
+				Pool:             poolOf(7, 7, 2*time.Hour), ShutdownTimeout: time.Minute, RequestBudget: 45 * time.Second,
 				LogFormat: "text", OTLP: OTLP{Traces: true}}},
 		{"OTLPSignalEndpoints", nil, map[string]string{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "http://collector.test:4318/v1/metrics"},
 			func() Config { c := defaultConfig(); c.OTLP = OTLP{Metrics: true}; return c }()},
@@ -95,7 +96,7 @@ func TestParseConfig(t *testing.T) {
 func TestParseConfig_Defaults(t *testing.T) {
 	c := defaultConfig()
 	want := Config{Addr: "127.0.0.1:8080", DB: "store.db", AdminEmail: "admin@example.com", Demo: true,
-		TokenTTL: 24 * time.Hour, CountriesEnabled: true, Pool: poolOf(20, 0, 30*time.Minute),
+		TokenTTL: 24 * time.Hour, TokenCacheTTL: time.Second, CountriesEnabled: true, Pool: poolOf(20, 0, 30*time.Minute),
 		ShutdownTimeout: 30 * time.Second, RequestBudget: 10 * time.Second, LogFormat: "json", Metrics: true}
 	if diff := cmp.Diff(want, c, equatePrefixes); diff != "" {
 		t.Errorf("defaults mismatch (-want +got):\n%s", diff)
@@ -135,6 +136,8 @@ func TestParseConfig_Errors(t *testing.T) {
 		{"AdminPasswordShort", nil, map[string]string{"STORE_ADMIN_PASSWORD": "short"}, []string{"-admin-password (STORE_ADMIN_PASSWORD)", "at least 8"}},
 		{"TokenTTLZero", []string{"-token-ttl", "0s"}, nil, []string{"-token-ttl", "shorter than 1s"}},
 		{"TokenTTLNegative", nil, map[string]string{"STORE_TOKEN_TTL": "-1h"}, []string{"-token-ttl", "shorter than 1s"}},
+		{"TokenCacheTTLNegative", []string{"-token-cache-ttl", "-1s"}, nil, []string{"-token-cache-ttl", "between 0 and 1m"}},
+		{"TokenCacheTTLLong", nil, map[string]string{"STORE_TOKEN_CACHE_TTL": "2m"}, []string{"-token-cache-ttl (STORE_TOKEN_CACHE_TTL)", "between 0 and 1m"}},
 		{"MaxOpenZero", []string{"-db-max-open", "0"}, nil, []string{"-db-max-open", "at least 1"}},
 		{"MaxIdleAboveMaxOpen", []string{"-db-max-open", "4", "-db-max-idle", "5"}, nil, []string{"-db-max-idle", "between 0 and -db-max-open (4)"}},
 		{"MaxIdleNegative", []string{"-db-max-idle", "-1"}, nil, []string{"-db-max-idle"}},

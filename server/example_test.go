@@ -43,6 +43,10 @@ func ExampleRun() {
 	//   -token-ttl lifetime
 	//     	bearer token lifetime, at least 1s
 	//     	env STORE_TOKEN_TTL, default 24h
+	//   -token-cache-ttl duration
+	//     	how long a node reuses a token check (duration, 0 to 1m): the most a revocation
+	//     	made through another node takes to reach this one; 0 reads the database on every request
+	//     	env STORE_TOKEN_CACHE_TTL, default 1s
 	//   -countries
 	//     	addresses must name a country (and a state where the country has states)
 	//     	env STORE_COUNTRIES_ENABLED, default true

@@ -13,7 +13,7 @@ import (
 // place that names the store's packages.
 func storeComponents(ctx context.Context, deps Deps) (*Components, error) {
 	cfg := deps.Config
-	auth := &entities.Auth{DB: deps.DB, Dialect: deps.Dialect, TokenTTL: cfg.TokenTTL}
+	auth := &entities.Auth{DB: deps.DB, Dialect: deps.Dialect, TokenTTL: cfg.TokenTTL, CacheTTL: cfg.TokenCacheTTL}
 	od, err := entities.NewService(entities.Config{DB: deps.DB, Dialect: deps.Dialect, Logger: deps.Logger,
 		Mount: "/odata", PublicURL: cfg.PublicURL, CountriesEnabled: cfg.CountriesEnabled, OpenAPI: storeOpenAPI(),
 		TimeBudget: cfg.RequestBudget, SkipSchemaCheck: true, // checked after the migrations: CheckSchema
