@@ -55,6 +55,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 )
 
@@ -141,11 +142,23 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&cfg.AdminPassword, "admin-password", cfg.AdminPassword, "administrator password (as seeded)")
 	fs.StringVar(&cfg.JSONPath, "json", "", "write the results as JSON to this file")
 	fs.StringVar(&cfg.SVGPath, "svg", "", "draw the ratios as an SVG picture in this file")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (targets and clients) to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("run: unexpected arguments %q", fs.Args())
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	cfg.Log = stderr
 	rep, err := runBenchmark(ctx, cfg)
