@@ -41,12 +41,19 @@ func Instrument(c driver.Connector, system string, d Dialect) driver.Connector {
 }
 
 // DriverConn returns the driver's own connection of a connection an Instrument connector made, as
-// sql.Conn.Raw hands it over; any other value is returned as it is.
+// sql.Conn.Raw hands it over, unwrapping as well any wrapper with a method Unwrap() driver.Conn (an adapter's
+// own, such as odata/sqlite's); any other value is returned as it is.
 func DriverConn(c any) any {
-	if w, ok := c.(*conn); ok {
-		return w.inner
+	for {
+		switch w := c.(type) {
+		case *conn:
+			c = w.inner
+		case interface{ Unwrap() driver.Conn }:
+			c = w.Unwrap()
+		default:
+			return c
+		}
 	}
-	return c
 }
 
 // StatementCounter counts the statements that instrumented connections run under a context that holds it
