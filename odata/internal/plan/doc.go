@@ -81,7 +81,10 @@
 // $orderby, then the last row's order-by values and key values. Decoding checks the fingerprint and every
 // value's type (a tampered token is an InvalidValue *Error, a 400); the next page's WHERE resumes strictly
 // after that row, with nulls and descending items handled. $skip applies to the first page only (next links
-// drop it); $top beyond the page size is served across pages (next links carry the rest of it).
+// drop it); $top beyond the page size is served across pages (next links carry the rest of it). From a $skip
+// of 1,000 the first page is read in two steps: a subquery with the conditions, order, LIMIT and OFFSET picks
+// the keys, and the outer query reads only those rows, so the rows skipped are stepped over in an index of the
+// order and the key and never read from the table.
 //
 // # Not supported
 //
