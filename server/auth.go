@@ -30,7 +30,8 @@ type Authenticator interface {
 }
 
 // forgetter is an Authenticator that caches checks (entities.Auth with a CacheTTL): requireToken calls Forget
-// after every request that may write, so a revocation it made is seen by the next check on this node.
+// after every request that may revoke a token (mayRevoke), so a revocation it made is seen by the next check on
+// this node.
 type forgetter interface {
 	Forget()
 }
@@ -123,7 +124,7 @@ func requireToken(auth Authenticator, logger *slog.Logger) func(http.Handler) ht
 				odata.WriteError(w, r, logger, withChallenge(err))
 				return
 			}
-			if f, ok := auth.(forgetter); ok && !safeMethod(r.Method) {
+			if f, ok := auth.(forgetter); ok && mayRevoke(r) {
 				fw := &forgetOnAnswer{ResponseWriter: w, forget: f.Forget}
 				defer fw.forgetOnce()
 				w = fw
@@ -168,9 +169,18 @@ func (f *forgetOnAnswer) Flush() {
 // Unwrap lets http.ResponseController reach the connection's writer.
 func (f *forgetOnAnswer) Unwrap() http.ResponseWriter { return f.ResponseWriter }
 
-// safeMethod reports whether a request of this method only reads (RFC 9110 section 9.2.1).
-func safeMethod(m string) bool {
-	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+// mayRevoke reports whether a request may revoke a token or take a right from a customer: any request that may
+// write (every method but GET, HEAD and OPTIONS), but for OData writes into the entity sets the store knows
+// cannot (entities.WriteMayRevoke).
+func mayRevoke(r *http.Request) bool {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return false
+	}
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/odata/"); ok {
+		return entities.WriteMayRevoke(rest)
+	}
+	return true
 }
 
 // withChallenge adds "WWW-Authenticate: Bearer" to a 401 error that lacks it, without changing err itself (it

@@ -35,6 +35,8 @@ func TestRun_RevocationsImmediate(t *testing.T) {
 				{"Deactivate", "PATCH", "/odata/Customer('%s')", `{"Active": false}`},
 				{"Delete", "DELETE", "/odata/Customer('%s')", ``},
 				{"Logout", "POST", "/api/token/revoke", ``},
+				{"InBatch", "POST", "/odata/$batch", `{"requests": [{"id": "1", "method": "PATCH", "url": "Customer('%s')",
+					"headers": {"content-type": "application/json"}, "body": {"Active": false}}]}`},
 			}
 			for _, rv := range revocations {
 				t.Run(rv.name, func(t *testing.T) {
@@ -47,11 +49,7 @@ func TestRun_RevocationsImmediate(t *testing.T) {
 					if rv.name == "Logout" {
 						by = tok
 					}
-					path := rv.path
-					if strings.Contains(path, "%s") {
-						path = strings.Replace(path, "%s", email, 1)
-					}
-					call(t, url, rv.method, path, by, rv.body, 0)
+					call(t, url, rv.method, strings.Replace(rv.path, "%s", email, 1), by, strings.Replace(rv.body, "%s", email, 1), 0)
 					call(t, url, "GET", "/cart", tok, "", http.StatusUnauthorized)
 				})
 			}
