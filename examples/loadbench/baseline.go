@@ -243,7 +243,11 @@ func (b *baseline) collection(w http.ResponseWriter, r *http.Request) error {
 	if q.byPrice {
 		order = " ORDER BY price DESC, id DESC"
 	}
-	stmt := "SELECT " + productColumnList + " FROM product" + whereSQL(q.where) + order + " LIMIT ? OFFSET ?"
+	columns := allColumns
+	if q.selectFew {
+		columns = fewColumns
+	}
+	stmt := "SELECT " + columns.list + " FROM product" + whereSQL(q.where) + order + " LIMIT ? OFFSET ?"
 	args := append(q.args, limit, max(q.skip, 0))
 	pb := b.pool.Get().(*pageBuffer)
 	defer b.pool.Put(pb)
@@ -304,7 +308,7 @@ func (b *baseline) entity(w http.ResponseWriter, r *http.Request, key string) er
 	}
 	pb := b.pool.Get().(*pageBuffer)
 	defer b.pool.Put(pb)
-	stmt := b.sql("SELECT " + productColumnList + " FROM product WHERE id = ?")
+	stmt := b.sql("SELECT " + allColumns.list + " FROM product WHERE id = ?")
 	if err := b.readPage(r.Context(), pb, stmt, []any{strings.ReplaceAll(key, "''", "'")}, false, false); err != nil {
 		return err
 	}
@@ -345,7 +349,7 @@ func (b *baseline) readPage(ctx context.Context, pb *pageBuffer, stmt string, ar
 			pb.more = true
 			break
 		}
-		if err := rows.Scan(pb.dest...); err != nil {
+		if err := rows.Scan(pb.dest()...); err != nil {
 			return err
 		}
 		if err := pb.addRow(); err != nil {

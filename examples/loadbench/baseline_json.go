@@ -42,8 +42,8 @@ var (
 	backorderModes   = map[int64]string{0: "NoBackorders", 1: "AllowQtyBelow0"}
 )
 
-// productColumns are the properties of Product in the order of the model, which is the order of the members
-// and of the values its ETag hashes.
+// productColumns are the properties of Product in the order of the model, which is the order of the members.
+// The ETag hashes UpdatedOnUtc alone (the store's model declares it as Product's ETag).
 var productColumns = []productColumn{
 	{member: "Id", column: "id", kind: kString, few: true},
 	{member: "ProductType", column: "product_type", kind: kEnum, enum: productTypes},
@@ -100,17 +100,39 @@ var productColumns = []productColumn{
 	{member: "UpdatedOnUtc", column: "updated_on_utc", kind: kTime},
 }
 
-// productColumnList is the SELECT list of productColumns; priceColumn the index of Price.
-var productColumnList, priceColumn = func() (string, int) {
-	names := make([]string, len(productColumns))
-	price := 0
+// columnSet is the columns of productColumns one kind of read selects: their indexes, in order, and their
+// SELECT list.
+type columnSet struct {
+	indexes []int
+	list    string
+}
+
+// allColumns are every column of productColumns; fewColumns those of $select=Id,Name,Price and the ETag's.
+var allColumns, fewColumns = func() (all, few columnSet) {
+	var allNames, fewNames []string
 	for i, c := range productColumns {
-		names[i] = c.column
-		if c.member == "Price" {
-			price = i
+		all.indexes, allNames = append(all.indexes, i), append(allNames, c.column)
+		if c.few || c.member == etagMember {
+			few.indexes, fewNames = append(few.indexes, i), append(fewNames, c.column)
 		}
 	}
-	return strings.Join(names, ", "), price
+	all.list, few.list = strings.Join(allNames, ", "), strings.Join(fewNames, ", ")
+	return all, few
+}()
+
+// etagMember is the property the ETag hashes; priceColumn is the index of Price, etagColumn of etagMember.
+const etagMember = "UpdatedOnUtc"
+
+var priceColumn, etagColumn = func() (price, etag int) {
+	for i, c := range productColumns {
+		switch c.member {
+		case "Price":
+			price = i
+		case etagMember:
+			etag = i
+		}
+	}
+	return price, etag
 }()
 
 // holder receives one scanned column.
@@ -124,10 +146,12 @@ type holder struct {
 // pageBuffer holds the scanned rows of one answer as JSON, reused across requests.
 type pageBuffer struct {
 	holders   []holder
-	dest      []any
+	destAll   []any  // where each column of allColumns scans to
+	destFew   []any  // the same for fewColumns
 	values    []byte // the JSON of each column of the current row, back to back
 	offsets   []int
 	selectFew bool
+	columns   columnSet // the columns read
 
 	rows       []byte // the page's rows as JSON objects without their closing brace
 	rowEnds    []int
@@ -140,54 +164,78 @@ type pageBuffer struct {
 }
 
 func newPageBuffer() *pageBuffer {
-	pb := &pageBuffer{holders: make([]holder, len(productColumns)), dest: make([]any, len(productColumns)),
-		offsets: make([]int, len(productColumns)+1), categories: map[string][]byte{}, hash: fnv.New64a()}
+	pb := &pageBuffer{holders: make([]holder, len(productColumns)), offsets: make([]int, len(productColumns)+1),
+		categories: map[string][]byte{}, hash: fnv.New64a()}
+	dest := make([]any, len(productColumns))
 	for i, c := range productColumns {
 		h := &pb.holders[i]
 		switch c.kind {
 		case kString:
-			pb.dest[i] = &h.s
+			dest[i] = &h.s
 		case kBool:
-			pb.dest[i] = &h.b
+			dest[i] = &h.b
 		case kInt, kEnum:
-			pb.dest[i] = &h.i
+			dest[i] = &h.i
 		default:
-			pb.dest[i] = &h.v
+			dest[i] = &h.v
 		}
+	}
+	pb.destAll = dest
+	for _, i := range fewColumns.indexes {
+		pb.destFew = append(pb.destFew, dest[i])
 	}
 	return pb
 }
 
+// dest is where the columns of the current read scan to.
+func (pb *pageBuffer) dest() []any {
+	if pb.selectFew {
+		return pb.destFew
+	}
+	return pb.destAll
+}
+
 func (pb *pageBuffer) reset(selectFew bool) {
-	pb.selectFew = selectFew
+	pb.selectFew, pb.columns = selectFew, allColumns
+	if selectFew {
+		pb.columns = fewColumns
+	}
 	pb.rows, pb.rowEnds, pb.ids, pb.lastPrice, pb.more = pb.rows[:0], pb.rowEnds[:0], pb.ids[:0], pb.lastPrice[:0], false
 	clear(pb.categories)
 }
 
-// addRow writes the scanned row as a JSON object with its ETag: an FNV-1a hash of each property's JSON
+// addRow writes the scanned row as a JSON object with its ETag: an FNV-1a hash of the JSON of UpdatedOnUtc
 // followed by a zero byte, as the engine computes it.
 func (pb *pageBuffer) addRow() error {
 	pb.values = pb.values[:0]
-	for i, c := range productColumns {
-		pb.offsets[i] = len(pb.values)
-		pb.values = appendColumn(pb.values, c, &pb.holders[i])
+	cols := pb.columns.indexes
+	for k, i := range cols {
+		pb.offsets[k] = len(pb.values)
+		pb.values = appendColumn(pb.values, productColumns[i], &pb.holders[i])
 	}
-	pb.offsets[len(productColumns)] = len(pb.values)
+	pb.offsets[len(cols)] = len(pb.values)
+	value := func(i int) []byte {
+		for k, j := range cols {
+			if j == i {
+				return pb.values[pb.offsets[k]:pb.offsets[k+1]]
+			}
+		}
+		return nil
+	}
 	pb.hash.Reset()
-	for i := range productColumns {
-		pb.hash.Write(pb.values[pb.offsets[i]:pb.offsets[i+1]])
-		pb.hash.Write(zero)
-	}
+	pb.hash.Write(value(etagColumn))
+	pb.hash.Write(zero)
 	pb.rows = appendETagMember(append(pb.rows, '{'), pb.hash.Sum64())
-	for i, c := range productColumns {
+	for k, i := range cols {
+		c := productColumns[i]
 		if pb.selectFew && !c.few {
 			continue
 		}
-		pb.rows = append(append(append(append(pb.rows, ',', '"'), c.member...), '"', ':'), pb.values[pb.offsets[i]:pb.offsets[i+1]]...)
+		pb.rows = append(append(append(append(pb.rows, ',', '"'), c.member...), '"', ':'), pb.values[pb.offsets[k]:pb.offsets[k+1]]...)
 	}
 	pb.rowEnds = append(pb.rowEnds, len(pb.rows))
 	pb.ids = append(pb.ids, pb.holders[0].s.String)
-	pb.lastPrice = append(pb.lastPrice[:0], pb.values[pb.offsets[priceColumn]:pb.offsets[priceColumn+1]]...)
+	pb.lastPrice = append(pb.lastPrice[:0], value(priceColumn)...)
 	return nil
 }
 
