@@ -16,11 +16,13 @@ import (
 
 // benchConfig are the settings of the run command.
 type benchConfig struct {
-	DB, StoreURL              string
-	Targets, Scenarios        string
-	Clients, WriteClients     int
-	Duration, Warmup          time.Duration
-	Rounds, Page, MaxOpen     int
+	DB, StoreURL          string
+	Targets, Scenarios    string
+	Clients, WriteClients int
+	Duration, Warmup      time.Duration
+	Rounds, Page, MaxOpen int
+	// StoreNodes is the number of store servers started in-process on the database when StoreURL is empty.
+	StoreNodes                int
 	AdminEmail, AdminPassword string
 	JSONPath, SVGPath         string
 	// Log receives a line per measurement while the run goes on.
@@ -30,13 +32,13 @@ type benchConfig struct {
 func defaultBenchConfig() benchConfig {
 	s := defaultSeedOptions()
 	return benchConfig{Targets: "store,engine,baseline", Clients: 8, WriteClients: 4, Duration: 10 * time.Second,
-		Warmup: 2 * time.Second, Rounds: 3, Page: 500, MaxOpen: 20, AdminEmail: s.AdminEmail, AdminPassword: s.AdminPassword}
+		Warmup: 2 * time.Second, Rounds: 3, Page: 500, MaxOpen: 20, StoreNodes: 1, AdminEmail: s.AdminEmail, AdminPassword: s.AdminPassword}
 }
 
 // check reports the first mistake in the settings.
 func (c benchConfig) check() ([]string, *regexp.Regexp, error) {
-	if c.Clients < 1 || c.WriteClients < 1 || c.Rounds < 1 || c.Page < 2 || c.MaxOpen < 1 {
-		return nil, nil, errors.New("-clients, -write-clients, -rounds and -db-max-open must be at least 1, -page at least 2")
+	if c.Clients < 1 || c.WriteClients < 1 || c.Rounds < 1 || c.Page < 2 || c.MaxOpen < 1 || c.StoreNodes < 1 {
+		return nil, nil, errors.New("-clients, -write-clients, -rounds, -db-max-open and -store-nodes must be at least 1, -page at least 2")
 	}
 	if c.Duration <= 0 || c.Warmup < 0 {
 		return nil, nil, errors.New("-duration must be positive and -warmup not negative")
@@ -213,7 +215,7 @@ func runScenario(ctx context.Context, e *env, s *scenario, targets []*target) (*
 		}
 	}
 	sr := &scenarioReport{ID: s.id, Request: s.request, Kind: s.kind, Clients: n, Results: map[string]result{},
-		Rounds: rounds}
+		Rounds: rounds, RequestsPerOp: s.requests}
 	for name, rs := range rounds {
 		sr.Results[name] = median(rs)
 	}

@@ -40,7 +40,11 @@ func TestLoadbench(t *testing.T) {
 
 		t.Run("Seed", func(t *testing.T) { testSeed(t, db, opts, seeded) })
 		t.Run("SameAnswers", func(t *testing.T) { testSameAnswers(t, cfg) })
-		t.Run("Run", func(t *testing.T) { testRun(t, cfg) })
+		t.Run("Run", func(t *testing.T) {
+			cfg := cfg
+			cfg.StoreNodes = 2 // each of the 2 clients on a node of its own
+			testRun(t, cfg)
+		})
 	})
 }
 
@@ -218,6 +222,9 @@ func testRun(t *testing.T, cfg benchConfig) {
 	}
 	if diff := cmp.Diff(rep.Checks, back.Checks); diff != "" {
 		t.Errorf("the checks of the JSON (-run +json):\n%s", diff)
+	}
+	if !slices.ContainsFunc(rep.Checks, func(c check) bool { return c.Name == "store req/s, checkout (6 requests each)" }) {
+		t.Errorf("checks = %+v, want the checkout's req/s counted as its 6 requests", rep.Checks)
 	}
 	if i := slices.IndexFunc(rep.Checks, func(c check) bool { return c.Name == "errors" }); i < 0 || !rep.Checks[i].Pass {
 		t.Errorf("checks = %+v, want an errors check that passed", rep.Checks)

@@ -29,6 +29,8 @@ type scenario struct {
 	clients int
 	// path is the path and query under /odata/ of a read of a fixed URL, "" for the others.
 	path string
+	// requests is the number of HTTP requests of one operation when it is more than one.
+	requests int
 	// ops returns the operation of each of n clients against t.
 	ops func(ctx context.Context, e *env, t *target, n int) ([]op, error)
 }
@@ -48,8 +50,8 @@ func (s *scenario) runsOn(target string) bool {
 func readScenario(id, path string) *scenario {
 	return &scenario{id: id, request: "GET /odata/" + path, kind: kindRead, path: path,
 		ops: func(_ context.Context, e *env, t *target, n int) ([]op, error) {
-			url := t.url + "/odata/" + encodeQuery(path)
-			return repeat(n, func(int) op {
+			return repeat(n, func(i int) op {
+				url := t.node(i) + "/odata/" + encodeQuery(path)
 				return func(ctx context.Context) error {
 					_, err := e.c.get(ctx, url, t.auth, false)
 					return err
@@ -104,7 +106,7 @@ func keyScenario() *scenario {
 			return repeat(n, func(i int) op {
 				rnd := rand.New(rand.NewPCG(uint64(i), 1))
 				return func(ctx context.Context) error {
-					url := t.url + "/odata/Product('" + e.ids[rnd.IntN(len(e.ids))] + "')"
+					url := t.node(i) + "/odata/Product('" + e.ids[rnd.IntN(len(e.ids))] + "')"
 					_, err := e.c.get(ctx, url, t.auth, false)
 					return err
 				}
@@ -121,9 +123,10 @@ func pageScenario(n int) *scenario {
 			if err != nil {
 				return nil, err
 			}
-			return repeat(clients, func(int) op {
+			return repeat(clients, func(i int) op {
+				url := t.node(i) + strings.TrimPrefix(link.URL, t.url) // the same link on the client's node
 				return func(ctx context.Context) error {
-					_, err := e.c.get(ctx, link.URL, t.auth, false)
+					_, err := e.c.get(ctx, url, t.auth, false)
 					return err
 				}
 			}), nil
@@ -132,8 +135,8 @@ func pageScenario(n int) *scenario {
 
 func metadataOps(path string) func(context.Context, *env, *target, int) ([]op, error) {
 	return func(_ context.Context, e *env, t *target, n int) ([]op, error) {
-		url := t.url + "/odata/" + path
-		return repeat(n, func(int) op {
+		return repeat(n, func(i int) op {
+			url := t.node(i) + "/odata/" + path
 			return func(ctx context.Context) error {
 				_, err := e.c.get(ctx, url, t.auth, false)
 				return err
@@ -147,8 +150,8 @@ func metadataOps(path string) func(context.Context, *env, *target, int) ([]op, e
 func postProductScenario(clients int) *scenario {
 	return &scenario{id: "post-product", request: "POST /odata/Product", kind: kindWrite, clients: clients,
 		ops: func(_ context.Context, e *env, t *target, n int) ([]op, error) {
-			url := t.url + "/odata/Product"
 			return repeat(n, func(i int) op {
+				url := t.node(i) + "/odata/Product"
 				var count atomic.Int64
 				return func(ctx context.Context) error {
 					body := fmt.Sprintf(`{"Name":"Loadbench item %s %d %d","Price":1.00,"Published":false}`, e.runID, i, count.Add(1))

@@ -48,7 +48,9 @@ func addToCartScenario() *scenario {
 // checkoutScenario is a whole checkout, one operation: add a product to the cart, the shipping address, the
 // shipping method, the payment method, the payment information and the confirmation of the order.
 func checkoutScenario() *scenario {
-	return shopScenario("checkout", "add to cart + 5 checkout steps + ConfirmOrder", 3, (*env).checkout)
+	s := shopScenario("checkout", "add to cart + 5 checkout steps + ConfirmOrder", 3, (*env).checkout)
+	s.requests = 6
+	return s
 }
 
 // shopScenario is a scenario of the storefront: each client acts as a customer of its own, with a random
@@ -62,7 +64,8 @@ func shopScenario(id, request string, seed uint64, f func(e *env, ctx context.Co
 			}
 			return repeat(n, func(i int) op {
 				rnd := rand.New(rand.NewPCG(uint64(i), seed))
-				return func(ctx context.Context) error { return f(e, ctx, t, auths[i], rnd) }
+				node := &target{name: t.name, url: t.node(i), auth: t.auth}
+				return func(ctx context.Context) error { return f(e, ctx, node, auths[i], rnd) }
 			}), nil
 		}}
 }

@@ -31,6 +31,9 @@ type target struct {
 	name string
 	// url is the server's root URL, "http://127.0.0.1:PORT"; the OData service is under url + "/odata".
 	url string
+	// nodes are the root URLs of every node of the target (url is the first): client i of a scenario sends
+	// its requests to nodes[i % len(nodes)].
+	nodes []string
 	// auth is the Authorization header of the OData requests, "" for none.
 	auth string
 	stop func() error
@@ -81,17 +84,43 @@ func startTarget(ctx context.Context, cfg benchConfig, name string) (*target, er
 	return nil, fmt.Errorf("unknown target %q (want store, engine or baseline)", name)
 }
 
-// startStoreTarget starts the store server in this process, or uses the one at cfg.StoreURL, and signs in as
-// the administrator.
-func startStoreTarget(ctx context.Context, cfg benchConfig) (*target, error) {
-	t := &target{name: targetStore, url: strings.TrimSuffix(cfg.StoreURL, "/"), stop: func() error { return nil }}
-	if t.url == "" {
-		srv, err := startStore(ctx, cfg.DB, cfg.AdminEmail, cfg.AdminPassword, cfg.MaxOpen, io.Discard)
-		if err != nil {
-			return nil, err
-		}
-		t.url, t.stop = srv.URL, srv.stop
+// node returns the root URL client i of a scenario sends its requests to.
+func (t *target) node(i int) string {
+	if len(t.nodes) == 0 {
+		return t.url
 	}
+	return t.nodes[i%len(t.nodes)]
+}
+
+// startStoreTarget starts cfg.StoreNodes store servers in this process on the same database (each with its own
+// pool, as separate machines would run them), or uses the servers at cfg.StoreURL (comma-separated), and signs
+// in as the administrator.
+func startStoreTarget(ctx context.Context, cfg benchConfig) (*target, error) {
+	t := &target{name: targetStore, stop: func() error { return nil }}
+	for _, u := range strings.Split(cfg.StoreURL, ",") {
+		if u = strings.TrimSuffix(strings.TrimSpace(u), "/"); u != "" {
+			t.nodes = append(t.nodes, u)
+		}
+	}
+	if len(t.nodes) == 0 {
+		var stops []func() error
+		t.stop = func() error {
+			var errs []error
+			for _, stop := range stops {
+				errs = append(errs, stop())
+			}
+			return errors.Join(errs...)
+		}
+		for range max(cfg.StoreNodes, 1) {
+			srv, err := startStore(ctx, cfg.DB, cfg.AdminEmail, cfg.AdminPassword, cfg.MaxOpen, io.Discard)
+			if err != nil {
+				_ = t.stop()
+				return nil, err
+			}
+			t.nodes, stops = append(t.nodes, srv.URL), append(stops, srv.stop)
+		}
+	}
+	t.url = t.nodes[0]
 	token, err := signIn(ctx, http.DefaultClient, t.url, cfg.AdminEmail, cfg.AdminPassword)
 	if err != nil {
 		_ = t.stop()
