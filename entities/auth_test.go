@@ -475,19 +475,28 @@ func TestHashPassword(t *testing.T) {
 	}
 }
 
-// BenchmarkAuth_Authenticate measures the per-request token check. SQLite only: a benchmark measures the code
-// path, and SQLite in a temporary file has no network or server in it; TestAuth_* run on both databases.
+// BenchmarkAuth_Authenticate measures the per-request token check, reading the database every time (CacheTTL 0)
+// and with the store's default cache (1s, so every check but the first of each second is a cache hit). SQLite
+// only: a benchmark measures the code path, and SQLite in a temporary file has no network or server in it;
+// TestAuth_* run on both databases.
 func BenchmarkAuth_Authenticate(b *testing.B) {
 	db := dbtest.SQLite(b)
 	f := newAuthFixture(b, db)
 	tok := f.login(b, userEmail, userPassword)
 	ctx := context.Background()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := f.auth.Authenticate(ctx, tok.AccessToken); err != nil {
-			b.Fatal(err)
-		}
+	for _, c := range []struct {
+		name string
+		ttl  time.Duration
+	}{{"Query", 0}, {"Cached", time.Second}} {
+		b.Run(c.name, func(b *testing.B) {
+			f.auth.CacheTTL = c.ttl
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := f.auth.Authenticate(ctx, tok.AccessToken); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

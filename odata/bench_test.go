@@ -30,6 +30,37 @@ func BenchmarkService_Get100(b *testing.B) {
 	}
 }
 
+// BenchmarkService_Select100 measures a whole GET of 100 books with three of their properties through the
+// handler on SQLite.
+func BenchmarkService_Select100(b *testing.B) {
+	f := newBenchFixture(b)
+	insertBooks(b, f, 100)
+	benchGet(b, f, "http://example.com/odata/Book?$select=Id,Title,Price")
+}
+
+// BenchmarkService_Expand50 measures a whole GET of 50 books, each with its two authors, through the handler on
+// SQLite.
+func BenchmarkService_Expand50(b *testing.B) {
+	f := newBenchFixture(b)
+	insertBooks(b, f, 100)
+	f.exec(`INSERT INTO author (id, name, email) VALUES ('a1', 'Ada', 'ada@example.com'), ('a2', 'Brian', NULL)`)
+	f.exec(`INSERT INTO book_author (book_id, author_id) SELECT id, 'a1' FROM book UNION ALL SELECT id, 'a2' FROM book`)
+	benchGet(b, f, "http://example.com/odata/Book?$top=50&$expand=Authors")
+}
+
+// benchGet measures GET url through the handler.
+func benchGet(b *testing.B, f *fixture, url string) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w := httptest.NewRecorder()
+		f.svc.ServeHTTP(w, httptest.NewRequest("GET", url, nil))
+		if w.Code != 200 {
+			b.Fatalf("GET %s = %d %s", url, w.Code, w.Body)
+		}
+	}
+}
+
 // BenchmarkService_Patch measures a PATCH of one field through the handler on SQLite: the transaction, the
 // locked read, hooks, the update and the re-read.
 func BenchmarkService_Patch(b *testing.B) {
