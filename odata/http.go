@@ -100,7 +100,7 @@ func (s *Service) route(r *http.Request) (*target, *syntax.Query, error) {
 		}
 	}
 	allow := s.allowed(t)
-	if !strings.Contains(", "+allow+", ", ", "+method+", ") {
+	if !inList(allow, method) {
 		return t, nil, &Error{Code: CodeMethodNotAllowed,
 			Message: "The method " + r.Method + " is not allowed on this resource; allowed: " + allow + ".",
 			Header:  http.Header{"Allow": {allow}}}
@@ -184,17 +184,40 @@ func (s *Service) allowed(t *target) string {
 
 // methodList is the Allow header of an entity offering the writes w.
 func methodList(w Writes) string {
-	list := []string{"GET"}
-	if w&WritePut != 0 {
-		list = append(list, "PUT")
+	i := 0
+	for bit, m := range []Writes{WritePut, WritePatch, WriteDelete} {
+		if w&m != 0 {
+			i |= 1 << bit
+		}
 	}
-	if w&WritePatch != 0 {
-		list = append(list, "PATCH")
+	return methodLists[i]
+}
+
+// methodLists are the Allow headers of entities, indexed by the bits PUT 1, PATCH 2 and DELETE 4, made once so
+// that no request builds one.
+var methodLists = func() (lists [8]string) {
+	for i := range lists {
+		list := []string{"GET"}
+		for bit, m := range []string{"PUT", "PATCH", "DELETE"} {
+			if i&(1<<bit) != 0 {
+				list = append(list, m)
+			}
+		}
+		lists[i] = strings.Join(list, ", ")
 	}
-	if w&WriteDelete != 0 {
-		list = append(list, "DELETE")
+	return lists
+}()
+
+// inList reports whether the comma-separated list (an Allow header) names method.
+func inList(list, method string) bool {
+	for list != "" {
+		var item string
+		item, list, _ = strings.Cut(list, ",")
+		if strings.TrimSpace(item) == method {
+			return true
+		}
 	}
-	return strings.Join(list, ", ")
+	return false
 }
 
 // syntaxError turns a parse error of the path or a query option into a 400 naming the option, or a 501 for an
