@@ -15,7 +15,7 @@
 // every column of the product table, and the links between them (1 to 3 categories a product, 2 on average).
 // It writes exactly the columns the migrated tables have, read from the database's catalog, so a column a
 // later migration adds is either given its default or named in an error. A progress bar goes to stderr. Then it
-// runs ANALYZE on the three tables, as after any bulk load. A database that already holds products is refused:
+// runs ANALYZE on the three tables (VACUUM ANALYZE on PostgreSQL), as after any bulk load. A database that already holds products is refused:
 // seed a new one.
 //
 // # Targets
