@@ -120,15 +120,28 @@ func freeSeName(base string, taken map[string]bool) string {
 	}
 }
 
-// seNameLikePrefix is the length of the prefix every candidate slug of a base shares: a suffix of up to 20
+// seNamePrefix is the length of the prefix every candidate slug of a base shares: a suffix of up to 20
 // characters ("-" and the number) leaves at least this much of a base of maxSeNameLength characters.
-const seNameLikePrefix = maxSeNameLength - 20
+const seNamePrefix = maxSeNameLength - 20
+
+// seNameRange returns the range [lo, hi) of the slugs that freeSeName may have to step over for base: base and
+// base-2, base-3, ... ("-" sorts just below ".", and slugs hold only a-z, 0-9 and "-"); for a base so long that
+// a suffix shortens it, every slug that starts with its first seNamePrefix bytes. A range of plain comparisons
+// rather than LIKE, so that a prepared statement (a generic plan on PostgreSQL) still searches the index of
+// se_name (byte order on both databases: COLLATE "C" on PostgreSQL) instead of reading every row.
+func seNameRange(base string) (lo, hi string) {
+	if len(base) <= seNamePrefix {
+		return base, base + "."
+	}
+	p := base[:seNamePrefix]
+	return p, p[:len(p)-1] + string(p[len(p)-1]+1)
+}
 
 var (
 	seNameTaken = func() sqldb.Statement {
 		var parts []string
 		for _, t := range seNameTables {
-			parts = append(parts, "SELECT se_name FROM "+t+" WHERE se_name LIKE ? AND id <> ?")
+			parts = append(parts, "SELECT se_name FROM "+t+" WHERE se_name >= ? AND se_name < ? AND id <> ?")
 		}
 		return sqldb.NewStatement(strings.Join(parts, " UNION ALL "))
 	}()
@@ -144,14 +157,14 @@ func uniqueSeName(ctx context.Context, q Querier, d sqldb.Dialect, table, id, se
 			return "", fmt.Errorf("entities: SeName lock: %w", err)
 		}
 	}
-	pattern := base[:min(len(base), seNameLikePrefix)] + "%" // slugs hold no LIKE wildcard
+	lo, hi := seNameRange(base)
 	var args []any
 	for _, t := range seNameTables {
 		exclude := ""
 		if t == table {
 			exclude = id
 		}
-		args = append(args, pattern, exclude)
+		args = append(args, lo, hi, exclude)
 	}
 	rows, err := q.QueryContext(ctx, seNameTaken.For(d), args...)
 	if err != nil {

@@ -111,6 +111,9 @@ func TestUniqueSeName(t *testing.T) {
 		exec(`INSERT INTO category (id, name, se_name) VALUES (?, 'Shoes', 'shoes'), (?, 'Shoes', 'shoes-2')`,
 			odata.NewID(), odata.NewID())
 		exec(`INSERT INTO product (id, name, se_name) VALUES (?, 'X', ?)`, odata.NewID(), strings.Repeat("x", maxSeNameLength))
+		for _, slug := range []string{"lamp-1", "lamp-10", "lamp-1-2", "lamp-1a", "bulb-10"} {
+			exec(`INSERT INTO product (id, name, se_name) VALUES (?, 'X', ?)`, odata.NewID(), slug)
+		}
 		tests := []struct {
 			name                      string
 			table, id, seName, entity string
@@ -125,6 +128,8 @@ func TestUniqueSeName(t *testing.T) {
 			{"OKGivenNormalized", "product", "", "Books!", "Anything", "books-2"},
 			{"OKFallback", "manufacturer", "", "", "???", "manufacturer"},
 			{"OKLong", "category", "", "", long, strings.Repeat("x", maxSeNameLength-2) + "-2"},
+			{"OKSuffixedNotPrefixed", "product", "", "", "Lamp 1", "lamp-1-3"}, // lamp-10 and lamp-1a are not its
+			{"OKOnlyLongerTaken", "product", "", "", "Bulb 1", "bulb-1"},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -198,4 +203,22 @@ func TestUniqueSeName_Concurrent(t *testing.T) {
 			t.Errorf("uniqueSeName in two transactions = %q, then %q, %v; want tent, then tent-2", first, second.s, second.err)
 		}
 	})
+}
+
+func TestSeNameRange(t *testing.T) {
+	long := strings.Repeat("ab", maxSeNameLength)[:maxSeNameLength]
+	for _, tt := range []struct{ base, lo, hi string }{
+		{"lamp-1", "lamp-1", "lamp-1."},
+		{long, long[:seNamePrefix], long[:seNamePrefix-1] + string(long[seNamePrefix-1]+1)},
+	} {
+		lo, hi := seNameRange(tt.base)
+		if lo != tt.lo || hi != tt.hi {
+			t.Errorf("seNameRange(%q) = %q, %q, want %q, %q", tt.base, lo, hi, tt.lo, tt.hi)
+		}
+		for _, in := range []string{tt.base, withSuffix(tt.base, 2), withSuffix(tt.base, 123456)} {
+			if in < lo || in >= hi {
+				t.Errorf("seNameRange(%q) = [%q, %q) leaves out the candidate %q", tt.base, lo, hi, in)
+			}
+		}
+	}
 }
