@@ -36,19 +36,32 @@ func init() {
 // dsnConnector opens connections of the driver to one data source, as sql.Open does for a driver without a
 // connector of its own.
 type dsnConnector struct {
-	dsn  string
-	gate *writeGate
+	dsn        string
+	gate       *writeGate
+	checkpoint *checkpointer
 }
 
-func (c dsnConnector) Connect(context.Context) (driver.Conn, error) {
+func (c *dsnConnector) Connect(context.Context) (driver.Conn, error) {
 	conn, err := sqliteDriver.Open(c.dsn)
 	if err != nil {
 		return nil, err
 	}
-	return &gatedConn{SQLiteConn: conn.(*sqlite3.SQLiteConn), gate: c.gate}, nil
+	sc := conn.(*sqlite3.SQLiteConn)
+	if _, err := sc.Exec("PRAGMA wal_autocheckpoint=0", nil); err != nil {
+		sc.Close()
+		return nil, err
+	}
+	c.checkpoint.start()
+	return &gatedConn{SQLiteConn: sc, gate: c.gate}, nil
 }
 
-func (c dsnConnector) Driver() driver.Driver { return sqliteDriver }
+func (c *dsnConnector) Driver() driver.Driver { return sqliteDriver }
+
+// Close stops the background checkpoints (database/sql calls it on DB.Close).
+func (c *dsnConnector) Close() error {
+	c.checkpoint.close()
+	return nil
+}
 
 // regexpMatch implements "s REGEXP pattern" (SQLite calls regexp(pattern, s)) with Go's regexp syntax. A NULL
 // operand gives NULL.
@@ -113,7 +126,8 @@ func compiled(p string) (*regexp.Regexp, error) {
 // SetMaxIdleConns): database/sql's default of 2 idle closed and reopened a connection, with its settings and
 // statement cache, on up to a quarter of the requests of 16 concurrent clients. The transactions of every pool
 // this process opens on one file queue in Go for SQLite's single write lock (writegate.go), so the next one
-// begins the moment the last one ends rather than when its busy handler wakes up. The connections are
+// begins the moment the last one ends rather than when its busy handler wakes up, and the WAL is checkpointed
+// by a goroutine of the pool (checkpoint.go) rather than inside the commit that fills it. The connections are
 // instrumented (sqldb.Instrument, system "sqlite"): a statement run under a context with a recording
 // OpenTelemetry span is a child span of it.
 func Open(path string) (*sql.DB, error) {
@@ -128,7 +142,9 @@ func Open(path string) (*sql.DB, error) {
 	q.Set("_cslike", "1")
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_stmt_cache_size", "128")
-	db := sql.OpenDB(sqldb.Instrument(dsnConnector{dsn: "file:" + path + "?" + q.Encode(), gate: gateOf(path)}, "sqlite", Dialect{}))
+	dsn := "file:" + path + "?" + q.Encode()
+	db := sql.OpenDB(sqldb.Instrument(&dsnConnector{dsn: dsn, gate: gateOf(path), checkpoint: newCheckpointer(dsn)},
+		"sqlite", Dialect{}))
 	db.SetMaxOpenConns(DefaultPoolSize)
 	db.SetMaxIdleConns(DefaultPoolSize)
 	if err := db.Ping(); err != nil {
