@@ -3,6 +3,7 @@ package entities
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"strings"
 	"unicode"
@@ -29,9 +30,9 @@ const maxSeNameLength = maxSeName
 // seNameTables are the tables whose se_name values share one namespace.
 var seNameTables = []string{"product", "category", "manufacturer"}
 
-// seNameLockKey is the PostgreSQL advisory lock that serializes slug allocation (the ASCII of "sename"): without it,
-// two transactions could pick the same free slug, since no index spans the three tables. SQLite runs one write
-// transaction at a time.
+// seNameLockKey is the PostgreSQL advisory lock that serializes the slug allocation of long bases (the ASCII of
+// "sename"; other bases lock their root, seNameLockKeys): without the locks two transactions could pick the same
+// free slug, since no index spans the three tables. SQLite runs one write transaction at a time.
 const seNameLockKey = 0x73656e616d65
 
 // latin spells accented Latin letters (lower case) in ASCII.
@@ -120,6 +121,36 @@ func freeSeName(base string, taken map[string]bool) string {
 	}
 }
 
+// seNameLockKeys are the advisory locks a slug for base is chosen under. Two transactions could choose the same
+// slug only if their bases share a root (the base without trailing "-<digits>" groups: every candidate base-n
+// has the root of base), so each takes the lock of its root, and names of different roots are chosen at the
+// same time. A base long enough that its candidates may be shortened (see withSuffix) takes the one lock of
+// all long bases too: a shortened candidate is at least 248 bytes long, so only another long base can meet it.
+func seNameLockKeys(base string) []int64 {
+	h := fnv.New64a()
+	h.Write([]byte("sename root:" + seNameRoot(base)))
+	keys := []int64{int64(h.Sum64())}
+	if len(base) > seNameLongBase {
+		keys = append(keys, seNameLockKey)
+	}
+	return keys
+}
+
+// seNameLongBase is the length past which a base takes the lock of long bases too: its candidates base-n
+// (at most 21 bytes longer) may reach a shortened candidate of another base.
+const seNameLongBase = maxSeNameLength - 44
+
+// seNameRoot returns base without its trailing "-<digits>" groups ("lamp-2-3" -> "lamp").
+func seNameRoot(base string) string {
+	for {
+		i := strings.LastIndexByte(base, '-')
+		if i <= 0 || i == len(base)-1 || strings.Trim(base[i+1:], "0123456789") != "" {
+			return base
+		}
+		base = base[:i]
+	}
+}
+
 // seNamePrefix is the length of the prefix every candidate slug of a base shares: a suffix of up to 20
 // characters ("-" and the number) leaves at least this much of a base of maxSeNameLength characters.
 const seNamePrefix = maxSeNameLength - 20
@@ -153,8 +184,10 @@ var (
 func uniqueSeName(ctx context.Context, q Querier, d sqldb.Dialect, table, id, seName, name string) (string, error) {
 	base := seNameBase(seName, name, table)
 	if lock := d.TransactionLock(); lock != "" {
-		if _, err := q.ExecContext(ctx, lock, int64(seNameLockKey)); err != nil {
-			return "", fmt.Errorf("entities: SeName lock: %w", err)
+		for _, key := range seNameLockKeys(base) {
+			if _, err := q.ExecContext(ctx, lock, key); err != nil {
+				return "", fmt.Errorf("entities: SeName lock: %w", err)
+			}
 		}
 	}
 	lo, hi := seNameRange(base)

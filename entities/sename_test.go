@@ -222,3 +222,29 @@ func TestSeNameRange(t *testing.T) {
 		}
 	}
 }
+
+func TestSeNameLockKeys(t *testing.T) {
+	long := strings.Repeat("x", seNameLongBase+1)
+	same := [][]string{{"lamp", "lamp-2", "lamp-2-3", "lamp-10"}, {"2024-model", "2024-model-7"}, {long, long + "-2"}}
+	for _, group := range same {
+		for _, b := range group[1:] {
+			if seNameLockKeys(group[0])[0] != seNameLockKeys(b)[0] {
+				t.Errorf("root locks of %q and %q differ; candidates of both meet", group[0], b)
+			}
+		}
+	}
+	if seNameLockKeys("lamp")[0] == seNameLockKeys("lamps")[0] {
+		t.Errorf("lamp and lamps share a lock; their candidates never meet")
+	}
+	if got := len(seNameLockKeys("lamp")); got != 1 {
+		t.Errorf("short base: %d locks, want its root's only", got)
+	}
+	if got := seNameLockKeys(long); len(got) != 2 || got[1] != seNameLockKey {
+		t.Errorf("long base: locks %v, want its root's and the long bases' one", got)
+	}
+	for base, root := range map[string]string{"lamp-2-3": "lamp", "2024": "2024", "a-b": "a-b", "-2": "-2", "x-": "x-"} {
+		if got := seNameRoot(base); got != root {
+			t.Errorf("seNameRoot(%q) = %q, want %q", base, got, root)
+		}
+	}
+}
