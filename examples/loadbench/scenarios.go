@@ -145,8 +145,9 @@ func metadataOps(path string) func(context.Context, *env, *target, int) ([]op, e
 	}
 }
 
-// postProductScenario creates products, each named by the run, the client and a counter; at price 1.00 they
-// stay out of the pages the read scenarios compare.
+// postProductScenario creates products, each named by the client, a counter and the run (names of distinct
+// products, as a shop has: no two share a slug root, so the store chooses their slugs concurrently); at price
+// 1.00 they stay out of the pages the read scenarios compare.
 func postProductScenario(clients int) *scenario {
 	return &scenario{id: "post-product", request: "POST /odata/Product", kind: kindWrite, clients: clients,
 		ops: func(_ context.Context, e *env, t *target, n int) ([]op, error) {
@@ -154,7 +155,7 @@ func postProductScenario(clients int) *scenario {
 				url := t.node(i) + "/odata/Product"
 				var count atomic.Int64
 				return func(ctx context.Context) error {
-					body := fmt.Sprintf(`{"Name":"Loadbench item %s %d %d","Price":1.00,"Published":false}`, e.runID, i, count.Add(1))
+					body := fmt.Sprintf(`{"Name":"Loadbench item %d %d %s","Price":1.00,"Published":false}`, i, count.Add(1), e.runID)
 					_, err := e.c.post(ctx, url, t.auth, "application/json", body)
 					return err
 				}
