@@ -2,6 +2,7 @@ package syntax
 
 import (
 	"fmt"
+	"regexp"
 	regexpsyntax "regexp/syntax"
 	"strings"
 
@@ -634,6 +635,10 @@ func checkPatternSize(pattern Expr, limit int) *Error {
 // exprStart returns the offset where a grammar expression starts.
 func exprStart(g *grammarExpr) int { return g.start() }
 
+// quotedTypeName is what a quoted type argument of cast or isof may spell: a (qualified) name or
+// Collection(name).
+var quotedTypeName = regexp.MustCompile(`^(?:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*|Collection\([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\))$`)
+
 // typeName reads the type argument of cast or isof: a (qualified) name or Collection(name).
 func typeName(g *grammarExpr) (*TypeName, bool) {
 	if len(g.Right) > 0 || len(g.grammarAnd.Right) > 0 || len(g.grammarEquality.Right) > 0 ||
@@ -641,6 +646,15 @@ func typeName(g *grammarExpr) (*TypeName, bool) {
 		return nil, false
 	}
 	u := &g.grammarUnary
+	if quoted, ok := strings.CutPrefix(u.Literal.Value, "'"); ok && strings.HasSuffix(quoted, "'") {
+		// A type name in quotes, cast(CreatedAt, 'Edm.Date'): not in the ABNF (the name is bare), but written
+		// by clients of OData 2 and 3, where it was a string; accepted as the name it spells.
+		name := quoted[:len(quoted)-1]
+		if !quotedTypeName.MatchString(name) {
+			return nil, false
+		}
+		return &TypeName{Pos: u.Literal.Pos.Offset + 1, Name: name}, true
+	}
 	if u.Path == nil || len(u.Path.Rest) > 0 {
 		return nil, false
 	}
