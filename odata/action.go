@@ -67,7 +67,7 @@ func (s *Service) invoke(req *request) error {
 // writeOperationResult answers an action or function call with its rendered result: 204 without one.
 func writeOperationResult(req *request, body []byte, etag string) error {
 	h := req.w.Header()
-	h.Set("OData-Version", "4.0")
+	h["Odata-Version"] = req.version.header()
 	if body == nil {
 		req.w.WriteHeader(http.StatusNoContent)
 		return nil

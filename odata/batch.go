@@ -115,6 +115,10 @@ func (s *Service) batch(req *request) error {
 	run := newBatchRun(s, r)
 	ctx := context.WithValue(r.Context(), batchKey{}, run)
 	if mediaType == "application/json" {
+		if !readsVersion401(r.Header) {
+			return notAcceptable("A JSON batch is answered in OData 4.01, above the request's OData-MaxVersion " +
+				r.Header.Get("OData-MaxVersion") + "; send a multipart/mixed batch instead.")
+		}
 		items, err := parseJSONBatch(data, s.batchRequests)
 		if err != nil {
 			return err

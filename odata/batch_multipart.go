@@ -169,7 +169,7 @@ func (b *batchRun) writeMultipart(req *request, results []*batchResult) error {
 	if err := writer.Close(); err != nil {
 		return err
 	}
-	return b.writeAnswer(req, "multipart/mixed;boundary="+writer.Boundary(), "4.0", buf.Bytes())
+	return b.writeAnswer(req, "multipart/mixed;boundary="+writer.Boundary(), req.version.String(), buf.Bytes())
 }
 
 // writeMultipartEntry writes the part of one request, or of one change set.

@@ -32,6 +32,14 @@
 // @odata.etag and an ETag header, @odata.count, @odata.nextLink with a keyset $skiptoken, @odata.id for an entity
 // whose key is not selected; collections are streamed row by row, so memory does not grow with the page size.
 //
+// Versions: requests are read with OData 4.01 syntax and answered in 4.0, or, with Config.MaxVersion
+// Version401, in 4.01 when their OData-MaxVersion is 4.01 or above (OData-Version 4.01, CSDL XML of Version
+// 4.01; the JSON payloads are the same, with the odata. prefix 4.01 allows to leave out). An OData-MaxVersion
+// below 4.0 is a 406. Preferences the engine honours: odata.maxpagesize, return=minimal|representation,
+// omit-values=nulls (null properties left out of entities), odata.include-annotations (met: the answers carry no
+// instance annotations but control information), odata.continue-on-error (batches); each one applied is named
+// in Preference-Applied.
+//
 // # Queries
 //
 // Reads take $filter (the OData expression language with paths through to-one navigations, any/all, the

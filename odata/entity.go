@@ -60,6 +60,9 @@ func (ew *entityWriter) appendEntity(b []byte, e Entity, ctx []byte, format *ans
 // metadata.
 func appendGoMember(b []byte, f *field, v any, format *answerFormat) ([]byte, error) {
 	if format != nil {
+		if v == nil && format.omitNulls && (f.col >= 0 && !f.prop.Collection || f.prop.Nullable && f.whole) {
+			return b, nil // a null the answer leaves out (Prefer: omit-values=nulls)
+		}
 		b = format.appendPropertyType(b, f.prop, v == nil)
 	}
 	return appendGoField(appendName(b, f.name), f, v, format)

@@ -276,7 +276,9 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 	}
 	h.Set("Content-Type", ContentTypeJSON)
 	h.Set("Content-Language", "en") // the language of message (OData JSON Format, error response)
-	h.Set("OData-Version", "4.0")
+	if h["Odata-Version"] == nil {  // set by the service to the version the request negotiated
+		h["Odata-Version"] = Version40.header()
+	}
 	h.Del("Content-Length")
 	h.Del("ETag")
 	w.WriteHeader(status)

@@ -33,6 +33,9 @@ type jsonFormat struct {
 	// ieee754 writes Int64 and Decimal values as JSON strings (IEEE754Compatible=true), for clients whose
 	// numbers are IEEE 754 doubles.
 	ieee754 bool
+	// omitNulls leaves properties whose value is null out of entities (Prefer: omit-values=nulls, OData 4.01
+	// part 1, 8.2.8.6; also honoured in 4.0 answers): a property the answer selects and does not show is null.
+	omitNulls bool
 }
 
 // parseJSONFormat reads the parameters of an application/json media type: odata.metadata (or metadata, as

@@ -3,7 +3,6 @@ package odata
 import (
 	"context"
 	"errors"
-	"fmt"
 	"mime"
 	"net/http"
 	"sort"
@@ -40,9 +39,14 @@ func (s *Service) handle(w http.ResponseWriter, r *http.Request, part bool) {
 // a batch (under the batch's). It returns the target the path resolved to (nil when it did not) and the error
 // it answered with.
 func (s *Service) answer(w http.ResponseWriter, r *http.Request) (*target, error) {
-	t, err := s.serve(w, r)
+	version, err := negotiateVersion(r.Header, s.maxVersion)
+	// Every answer, errors included, says the version it is written in; a batch's answer says its own.
+	w.Header()["Odata-Version"] = version.header()
+	var t *target
+	if err == nil {
+		t, err = s.serve(w, r, version)
+	}
 	if err == errNoContent {
-		w.Header().Set("OData-Version", "4.0")
 		w.WriteHeader(http.StatusNoContent)
 		return t, nil
 	}
@@ -53,22 +57,19 @@ func (s *Service) answer(w http.ResponseWriter, r *http.Request) (*target, error
 	return t, err
 }
 
-// serve answers the request; it returns the target the path resolved to (nil when it did not) and the error
-// to answer with.
-func (s *Service) serve(w http.ResponseWriter, r *http.Request) (*target, error) {
+// serve answers the request in version; it returns the target the path resolved to (nil when it did not) and
+// the error to answer with.
+func (s *Service) serve(w http.ResponseWriter, r *http.Request, version Version) (*target, error) {
 	t, query, err := s.route(r)
 	if err != nil {
 		return t, err
 	}
-	return t, s.dispatch(&request{w: w, r: r, target: t, query: query, service: s})
+	return t, s.dispatch(&request{w: w, r: r, target: t, query: query, service: s, version: version})
 }
 
 // route parses and resolves the request's path, parses its query when the planner does not (anything but reads
 // of entities), and checks the method against what the target allows.
 func (s *Service) route(r *http.Request) (*target, *syntax.Query, error) {
-	if err := checkVersions(r.Header); err != nil {
-		return nil, nil, err
-	}
 	raw := r.URL.EscapedPath()
 	if s.mount != "" && (raw == s.mount || strings.HasPrefix(raw, s.mount+"/")) {
 		raw = raw[len(s.mount):]
@@ -241,8 +242,10 @@ type request struct {
 	target  *target
 	query   *syntax.Query
 	service *Service
-	format  jsonFormat    // what negotiateJSON read from $format or Accept
+	format  jsonFormat    // what negotiateJSON read from $format or Accept, and Prefer: omit-values
 	answers *answerFormat // made by answer
+	version Version       // the version the answer is written in (negotiateVersion)
+	applied string        // the preferences a JSON answer applies (prefs.applied), noted by negotiateJSON
 }
 
 // noMetadata reports whether the answer carries no control information but counts and next links
@@ -313,21 +316,34 @@ func appendJSONText(b []byte, s string) []byte {
 
 // Header values shared by every answer (net/http only reads them).
 var (
-	hdrText    = []string{"text/plain;charset=utf-8"}
-	hdrVersion = []string{"4.0"}
+	hdrText = []string{"text/plain;charset=utf-8"}
 )
 
 // jsonHeaders sets the headers of a JSON answer.
 func (req *request) jsonHeaders() {
 	h := req.w.Header()
 	h["Content-Type"] = req.format.contentType()
-	h["Odata-Version"] = hdrVersion
+	h["Odata-Version"] = req.version.header()
+	if req.applied != "" {
+		addPreferenceApplied(h, req.applied)
+	}
 }
 
 // negotiateJSON checks that the client accepts JSON ($format, else Accept) and notes the format it asks for:
 // odata.metadata (minimal, full or none) and IEEE754Compatible. A value of those the service does not know is
 // not acceptable (406), as a media type other than JSON is.
 func (req *request) negotiateJSON() error {
+	err := req.negotiateMedia()
+	if len(req.r.Header["Prefer"]) > 0 {
+		p := parsePrefer(req.r.Header)
+		req.format.omitNulls = p.omitNulls != ""
+		req.applied = p.applied()
+	}
+	return err
+}
+
+// negotiateMedia is negotiateJSON's reading of $format or Accept.
+func (req *request) negotiateMedia() error {
 	if f := req.query.Format; f != "" {
 		if strings.EqualFold(f, "json") {
 			return nil
@@ -403,15 +419,25 @@ func parseAccept(h string) []mediaRange {
 type prefs struct {
 	maxPageSize int
 	minimal     bool
+	// omitNulls is the omit-values=nulls preference as the client wrote its name (omit-values or, as 4.0
+	// clients write it, odata.omit-values); "" when not asked.
+	omitNulls string
+	// includeAnnotations is the odata.include-annotations preference (or include-annotations) as sent, name
+	// and value; "" when not asked. The engine writes no instance annotations but control information, so it
+	// is always met: the answer's annotations are those the client may ask to include or exclude.
+	includeAnnotations string
+	// respondAsync is Prefer: respond-async.
+	respondAsync bool
 }
 
 func parsePrefer(h http.Header) prefs {
 	var p prefs
 	for _, v := range h.Values("Prefer") {
-		for _, part := range strings.Split(v, ",") {
-			name, val, _ := strings.Cut(strings.TrimSpace(part), "=")
+		for _, part := range splitPreferences(v) {
+			name, val, _ := strings.Cut(part, "=")
 			name = strings.ToLower(strings.TrimSpace(name))
-			val = strings.Trim(strings.TrimSpace(val), `"`)
+			raw := strings.TrimSpace(val)
+			val = strings.Trim(raw, `"`)
 			switch name {
 			case "odata.maxpagesize", "maxpagesize":
 				if n, err := strconv.Atoi(val); err == nil && n > 0 {
@@ -419,10 +445,58 @@ func parsePrefer(h http.Header) prefs {
 				}
 			case "return":
 				p.minimal = strings.EqualFold(val, "minimal")
+			case "omit-values", "odata.omit-values":
+				if strings.EqualFold(val, "nulls") {
+					p.omitNulls = name + "=nulls"
+				}
+			case "include-annotations", "odata.include-annotations":
+				p.includeAnnotations = name + "=" + raw
+			case "respond-async":
+				p.respondAsync = true
 			}
 		}
 	}
 	return p
+}
+
+// splitPreferences splits a Prefer header value at its commas, but not at those inside a quoted value
+// (odata.include-annotations="*,-Core.Description"), trimming each preference.
+func splitPreferences(v string) []string {
+	var out []string
+	start, quoted := 0, false
+	for i := 0; i < len(v); i++ {
+		switch v[i] {
+		case '"':
+			quoted = !quoted
+		case ',':
+			if !quoted {
+				out = append(out, strings.TrimSpace(v[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	return append(out, strings.TrimSpace(v[start:]))
+}
+
+// applied returns the preferences among p an answer of entities applies, for Preference-Applied (omit-values
+// and include-annotations; maxpagesize and return are reported where they apply), "" when none.
+func (p prefs) applied() string {
+	switch {
+	case p.omitNulls == "":
+		return p.includeAnnotations
+	case p.includeAnnotations == "":
+		return p.omitNulls
+	}
+	return p.omitNulls + ", " + p.includeAnnotations
+}
+
+// addPreferenceApplied adds the applied preference v to the Preference-Applied header of h, one comma-separated
+// list.
+func addPreferenceApplied(h http.Header, v string) {
+	if old := h["Preference-Applied"]; len(old) > 0 && old[0] != "" {
+		v = old[0] + ", " + v
+	}
+	h["Preference-Applied"] = []string{v}
 }
 
 // serviceDocument answers the service root: the entity sets, singletons and function imports.
@@ -503,50 +577,17 @@ func (s *Service) metadata(req *request) error {
 		return notAcceptable("The requested format ($format=" + req.query.Format + ") cannot be served; $metadata is available as xml and json.")
 	}
 	h := req.w.Header()
-	h.Set("OData-Version", "4.0")
+	h["Odata-Version"] = req.version.header()
 	if asJSON {
 		h.Set("Content-Type", "application/json")
 		_, err := req.w.Write(s.metadataJS)
 		return err
 	}
 	h.Set("Content-Type", "application/xml")
-	_, err := req.w.Write(s.metadataXML)
+	document := s.metadataXML
+	if req.version == Version401 {
+		document = s.metadataXML401
+	}
+	_, err := req.w.Write(document)
 	return err
-}
-
-// checkVersions refuses a request the service cannot answer in the version it asks for. Both headers are
-// optional. OData-MaxVersion below 4.0 is 406: the service answers in 4.0 (and reads 4.01 syntax), never in an
-// older version; an OData-MaxVersion that is not a version is ignored. An OData-Version the request is written
-// in other than 4.0 or 4.01 is 400; so is an OData-Version that is not a version.
-func checkVersions(h http.Header) error {
-	if v := h.Get("OData-MaxVersion"); v != "" {
-		// A value that is not a version does not limit the answer: it is ignored, as a missing header is.
-		if major, _, ok := parseODataVersion(v); ok && major < 4 {
-			return &Error{Code: CodeNotAcceptable, Target: "OData-MaxVersion",
-				Message: fmt.Sprintf("The service answers in OData 4.0, above OData-MaxVersion %s.", v)}
-		}
-	}
-	if v := h.Get("OData-Version"); v != "" {
-		major, minor, ok := parseODataVersion(v)
-		if !ok || major != 4 || minor > 1 {
-			return &Error{Code: CodeBadRequest, Target: "OData-Version",
-				Message: fmt.Sprintf("OData-Version %q is not supported: requests are read as OData 4.0 or 4.01.", v)}
-		}
-	}
-	return nil
-}
-
-// parseODataVersion reads a version header value "major.minor" (or "major").
-func parseODataVersion(v string) (major, minor int, ok bool) {
-	m, n, hasMinor := strings.Cut(strings.TrimSpace(v), ".")
-	major, err := strconv.Atoi(m)
-	if err != nil || major < 0 {
-		return 0, 0, false
-	}
-	if hasMinor {
-		if minor, err = strconv.Atoi(n); err != nil || minor < 0 {
-			return 0, 0, false
-		}
-	}
-	return major, minor, true
 }

@@ -101,7 +101,7 @@ func (s *Service) putMedia(req *request) error {
 	}
 	h := req.w.Header()
 	h.Set("ETag", formatETag(sum))
-	h.Set("OData-Version", "4.0")
+	h["Odata-Version"] = req.version.header()
 	req.w.WriteHeader(http.StatusNoContent)
 	return nil
 }

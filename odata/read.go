@@ -417,7 +417,7 @@ func (w *pageWriter) start(req *request, fragment string, count int64, size int,
 	h := req.w.Header()
 	req.jsonHeaders()
 	if preferred {
-		h["Preference-Applied"] = []string{"odata.maxpagesize=" + strconv.Itoa(size)}
+		addPreferenceApplied(h, "odata.maxpagesize="+strconv.Itoa(size))
 	}
 	w.head = lazyHeader{w: req.w}
 	w.out = writers.Get().(*bufio.Writer)
@@ -694,7 +694,7 @@ func (s *Service) readCount(req *request) error {
 	}
 	h := req.w.Header()
 	h["Content-Type"] = hdrText
-	h["Odata-Version"] = hdrVersion
+	h["Odata-Version"] = req.version.header()
 	_, err = req.w.Write(strconv.AppendInt(nil, n, 10))
 	return err
 }
@@ -791,7 +791,7 @@ func propPath(props []*edm.Property) string {
 // writeRaw writes a primitive value as its raw text (binary as bytes).
 func writeRaw(req *request, p *edm.Property, v any) error {
 	h := req.w.Header()
-	h["Odata-Version"] = hdrVersion
+	h["Odata-Version"] = req.version.header()
 	if b, ok := v.([]byte); ok {
 		h.Set("Content-Type", "application/octet-stream")
 		_, err := req.w.Write(b)
@@ -829,7 +829,7 @@ func (s *Service) readMedia(req *request) error {
 		return err
 	}
 	h := req.w.Header()
-	h["Odata-Version"] = hdrVersion
+	h["Odata-Version"] = req.version.header()
 	mt, _ := e[ct.Name].(string)
 	if mt == "" {
 		mt = "application/octet-stream"

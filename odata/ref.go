@@ -134,7 +134,7 @@ func (s *Service) refRequest(req *request, method string) error {
 	if err != nil {
 		return s.dbError(err, false)
 	}
-	req.w.Header().Set("OData-Version", "4.0")
+	req.w.Header()["Odata-Version"] = req.version.header()
 	req.w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -27,9 +27,9 @@ type rowWriter struct {
 	// expanded lists the navigation properties whose expansions follow the members (their writer adds their
 	// navigation links).
 	expanded []*edm.NavigationProperty
-	// types and quote are what format asks of each value, noted by appendMembers: its type (full metadata), and
-	// Int64 and Decimal values as strings (IEEE754Compatible).
-	types, quote bool
+	// types, quote and omitNulls are what format asks of each value, noted by appendMembers: its type (full
+	// metadata), Int64 and Decimal values as strings (IEEE754Compatible), nulls left out (omit-values=nulls).
+	types, quote, omitNulls bool
 }
 
 func newRowWriter(l *layout) *rowWriter {
@@ -127,10 +127,10 @@ func (w *rowWriter) needsOwnID() bool {
 func (w *rowWriter) appendMembers(b []byte, path string) []byte {
 	b = append(append(b, '{'), w.ctx...)
 	if w.format == nil {
-		w.types, w.quote = false, false
+		w.types, w.quote, w.omitNulls = false, false, false
 		return w.appendProperties(b)
 	}
-	w.types, w.quote = w.format.full(), w.format.ieee754
+	w.types, w.quote, w.omitNulls = w.format.full(), w.format.ieee754, w.format.omitNulls
 	b = w.format.appendEntityControls(b, w.layout, path, w.etag)
 	b = w.appendProperties(b)
 	return w.format.appendNavigationLinks(b, w.layout, path, w.expanded)
@@ -148,17 +148,30 @@ func (w *rowWriter) appendProperties(b []byte) []byte {
 
 // appendField appends the member of the field f, its type before it with full metadata.
 func (w *rowWriter) appendField(b []byte, f *field) []byte {
+	if f.col >= 0 {
+		value := w.columnJSON(f.col)
+		null := string(value) == "null"
+		if null && w.omitNulls {
+			return b
+		}
+		if w.types {
+			b = w.format.appendPropertyType(b, f.prop, null)
+		}
+		b = appendName(b, f.name)
+		if w.quote && quotesNumbers(f.prop) {
+			return appendQuotedNumbers(b, value)
+		}
+		return append(b, value...)
+	}
+	null := f.prop.Nullable && f.whole && w.allNull(f)
+	if null && w.omitNulls {
+		return b
+	}
 	if w.types {
-		b = w.format.appendPropertyType(b, f.prop, f.col >= 0 && string(w.columnJSON(f.col)) == "null")
+		b = w.format.appendPropertyType(b, f.prop, false)
 	}
 	b = appendName(b, f.name)
-	if f.col >= 0 {
-		if w.quote && quotesNumbers(f.prop) {
-			return appendQuotedNumbers(b, w.columnJSON(f.col))
-		}
-		return append(b, w.columnJSON(f.col)...)
-	}
-	if f.prop.Nullable && f.whole && w.allNull(f) {
+	if null {
 		return append(b, "null"...)
 	}
 	b = append(b, '{')

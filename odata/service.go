@@ -47,6 +47,11 @@ type Config struct {
 	// for development, since a client chooses its Host header. X-Forwarded-* headers are never read by the
 	// engine; a middleware that trusts the proxy sending them may rewrite r.Host and r.URL.Scheme.
 	PublicURL string
+	// MaxVersion is the highest OData version the service answers in: Version40 (the default) answers every
+	// request in 4.0; Version401 answers in 4.01 the requests whose OData-MaxVersion allows it (see Version).
+	// Requests are read with 4.01 syntax either way, and a JSON batch, which exists only in 4.01, is answered in
+	// 4.01 unless its OData-MaxVersion is below.
+	MaxVersion Version
 	// Limits bound what one request may ask: page sizes, $top, $expand, the size of expressions, bodies and
 	// batches (see Limits; the zero value has the defaults of SPEC part 9). A set may have its own
 	// (SetOptions.Limits).
@@ -295,32 +300,34 @@ type ActionCall struct {
 // (service document, $metadata, reads, writes, actions) for the model's entity sets. It is safe for concurrent
 // use.
 type Service struct {
-	model         *edm.Model
-	db            *sql.DB
-	dialect       sqldb.Dialect
-	logger        *slog.Logger
-	mount         string
-	publicRoot    string        // PublicURL and mount, or "" to take the scheme and host from the request
-	limits        requestLimits // Config.Limits resolved, for requests to no set with limits of its own
-	batchRequests int           // Limits.BatchRequests resolved
-	batchBytes    int64         // Limits.BatchBytes resolved
-	deleteStatus  int
-	budget        time.Duration // Config.TimeBudget with its default; 0 for none
-	sets          map[*edm.EntitySet]*setConfig
-	rowFilterSets map[*edm.EntityType]*setConfig // the sets with a ReadFilter, by their (only) entity type
-	redactSets    map[*edm.EntityType]*setConfig // the sets with a Redact, by their (only) entity type
-	actions       map[*edm.Action]ActionFunc
-	functions     map[*edm.Function]FunctionFunc
-	singletons    map[*edm.Singleton]*setConfig
-	planner       *plan.Planner
-	names         *modelsql.Names          // the model's identifiers quoted once (the planner's), for the Tx helpers
-	shapeFn       func(*plan.Read) any     // buildShape, the Memo function of reads
-	fold          map[*edm.EntityType]bool // types whose keys match without regard to case
-	layouts       map[*edm.EntityType]*layout
-	metadataXML   []byte
-	metadataJS    []byte
-	openapi       []byte // the OpenAPI document, see openapi.go
-	telemetry     *telemetry
+	model          *edm.Model
+	db             *sql.DB
+	dialect        sqldb.Dialect
+	logger         *slog.Logger
+	mount          string
+	publicRoot     string        // PublicURL and mount, or "" to take the scheme and host from the request
+	limits         requestLimits // Config.Limits resolved, for requests to no set with limits of its own
+	batchRequests  int           // Limits.BatchRequests resolved
+	batchBytes     int64         // Limits.BatchBytes resolved
+	deleteStatus   int
+	budget         time.Duration // Config.TimeBudget with its default; 0 for none
+	sets           map[*edm.EntitySet]*setConfig
+	rowFilterSets  map[*edm.EntityType]*setConfig // the sets with a ReadFilter, by their (only) entity type
+	redactSets     map[*edm.EntityType]*setConfig // the sets with a Redact, by their (only) entity type
+	actions        map[*edm.Action]ActionFunc
+	functions      map[*edm.Function]FunctionFunc
+	singletons     map[*edm.Singleton]*setConfig
+	planner        *plan.Planner
+	names          *modelsql.Names          // the model's identifiers quoted once (the planner's), for the Tx helpers
+	shapeFn        func(*plan.Read) any     // buildShape, the Memo function of reads
+	fold           map[*edm.EntityType]bool // types whose keys match without regard to case
+	layouts        map[*edm.EntityType]*layout
+	metadataXML    []byte
+	metadataXML401 []byte  // metadataXML as a 4.01 document, when maxVersion is Version401
+	maxVersion     Version // Config.MaxVersion
+	metadataJS     []byte
+	openapi        []byte // the OpenAPI document, see openapi.go
+	telemetry      *telemetry
 }
 
 // publicRoot returns the service root under Config.PublicURL (publicURL and mount), or "" without a public URL.
@@ -421,6 +428,9 @@ func newService(cfg Config, fail func(format string, args ...any)) *Service {
 		fail("Mount %q must start with /", cfg.Mount)
 	}
 	s.publicRoot = publicRoot(cfg.PublicURL, s.mount, fail)
+	if s.maxVersion = cfg.MaxVersion; s.maxVersion > Version401 {
+		fail("MaxVersion %d is not a version the engine answers in (Version40 or Version401)", cfg.MaxVersion)
+	}
 	return s
 }
 
@@ -560,6 +570,9 @@ func (s *Service) writeDocuments(openAPI OpenAPI, fail func(format string, args 
 		fail("writing $metadata: %v", err)
 	}
 	s.metadataXML = bytes.Clone(buf.Bytes())
+	if s.maxVersion == Version401 {
+		s.metadataXML401 = xmlVersion401(s.metadataXML)
+	}
 	buf.Reset()
 	if err := s.model.WriteJSON(&buf, capabilities...); err != nil {
 		fail("writing $metadata: %v", err)

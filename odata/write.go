@@ -699,7 +699,7 @@ func (s *Service) delete(req *request) error {
 		return s.dbError(err, true)
 	}
 	h := req.w.Header()
-	h.Set("OData-Version", "4.0")
+	h["Odata-Version"] = req.version.header()
 	if s.deleteStatus == http.StatusOK {
 		h.Set("Content-Length", "0")
 	}
@@ -777,7 +777,7 @@ func (s *Service) writeStored(req *request, status int, et *edm.EntityType, path
 	}
 	h := req.w.Header()
 	h.Set("ETag", formatETag(sum))
-	h.Set("OData-Version", "4.0")
+	h["Odata-Version"] = req.version.header()
 	if status == http.StatusCreated {
 		h.Set("Location", url)
 		h.Set("OData-EntityId", url)

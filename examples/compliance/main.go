@@ -27,6 +27,9 @@
 // the reference server. $metadata carries the Capabilities the engine derives from the sets' writes, so
 // ReadOnlyItems is read-only there too.
 //
+// The service answers in OData 4.01 when a request's OData-MaxVersion allows it (odata.Config.MaxVersion), in 4.0
+// otherwise.
+//
 // # What is left out, and the engine feature it waits for
 //
 //   - Query options and further segments after a function call (composable functions): the engine answers 501.
@@ -160,7 +163,7 @@ func open(dsn string) (*sql.DB, sqldb.Dialect, error) {
 func newService(m *edm.Model, db *sql.DB, dialect sqldb.Dialect, logger *slog.Logger) (*odata.Service, error) {
 	guid := func() any { return edm.NewGuid() }
 	return odata.NewService(odata.Config{
-		Model: m, DB: db, Dialect: dialect, Logger: logger,
+		Model: m, DB: db, Dialect: dialect, Logger: logger, MaxVersion: odata.Version401,
 		Sets: map[string]odata.SetOptions{
 			"Products": {Writes: odata.WriteAll, NewKey: guid,
 				Hooks: odata.Hooks{BeforeSave: productBeforeSave}},
