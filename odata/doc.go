@@ -114,6 +114,15 @@
 // otherwise. Requests refer to entities created earlier in the batch as $id (JSON id or Content-ID), and JSON
 // requests name what they wait for with dependsOn; a request whose dependency failed answers 424.
 //
+// # Asynchronous requests
+//
+// With Config.Async, a request that prefers respond-async (a batch included, as a whole) is answered 202 Accepted
+// with a status monitor URL ({root}/$async/{128 random bits}) in Location and runs in the background under
+// AsyncOptions.TimeBudget; GET on the monitor answers 202 while it runs and then 200 with the request's answer as
+// application/http (AsyncResult with its status in 4.01), and DELETE cancels it (its transaction rolls back).
+// The state lives in a table of the service's database, so every node of a deployment serves every monitor and
+// cancels what another runs; Service.Shutdown waits for the requests still running.
+//
 // # Plug-ins
 //
 // Hooks and actions get a *Tx: the request's transaction with helpers (Get, Query, Insert, Update, Delete,

@@ -15,6 +15,17 @@ import (
 // ServeHTTP answers one OData request. The path is read still percent-encoded (r.URL.EscapedPath), with or
 // without the Mount prefix. A request that WithTimeBudget already gave a budget keeps that one.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.async != nil {
+		path := s.servicePath(r)
+		if id, ok := strings.CutPrefix(path, asyncPath); ok {
+			s.async.monitor(w, r, id)
+			return
+		}
+		if s.async.wants(r, path) {
+			s.async.start(w, r)
+			return
+		}
+	}
 	if s.budget > 0 && !hasBudget(r) {
 		var cancel context.CancelFunc
 		r, cancel = budgeted(r, s.budget)
@@ -70,10 +81,7 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request, version Version)
 // route parses and resolves the request's path, parses its query when the planner does not (anything but reads
 // of entities), and checks the method against what the target allows.
 func (s *Service) route(r *http.Request) (*target, *syntax.Query, error) {
-	raw := r.URL.EscapedPath()
-	if s.mount != "" && (raw == s.mount || strings.HasPrefix(raw, s.mount+"/")) {
-		raw = raw[len(s.mount):]
-	}
+	raw := s.servicePath(r)
 	path := openAPIPath // a segment the URL grammar does not know
 	if !isOpenAPIPath(raw) {
 		var err error
@@ -107,6 +115,15 @@ func (s *Service) route(r *http.Request) (*target, *syntax.Query, error) {
 			Header:  http.Header{"Allow": {allow}}}
 	}
 	return t, query, nil
+}
+
+// servicePath returns the path of r below the service root, still percent-encoded, Mount cut off when r has it.
+func (s *Service) servicePath(r *http.Request) string {
+	raw := r.URL.EscapedPath()
+	if s.mount != "" && (raw == s.mount || strings.HasPrefix(raw, s.mount+"/")) {
+		raw = raw[len(s.mount):]
+	}
+	return raw
 }
 
 // dispatch answers a routed request by its target and method.

@@ -52,6 +52,9 @@ type Config struct {
 	// Requests are read with 4.01 syntax either way, and a JSON batch, which exists only in 4.01, is answered in
 	// 4.01 unless its OData-MaxVersion is below.
 	MaxVersion Version
+	// Async turns asynchronous requests (Prefer: respond-async) on; see AsyncOptions. A service that runs them
+	// should be shut down with Service.Shutdown, which waits for them.
+	Async AsyncOptions
 	// Limits bound what one request may ask: page sizes, $top, $expand, the size of expressions, bodies and
 	// batches (see Limits; the zero value has the defaults of SPEC part 9). A set may have its own
 	// (SetOptions.Limits).
@@ -328,6 +331,7 @@ type Service struct {
 	metadataJS     []byte
 	openapi        []byte // the OpenAPI document, see openapi.go
 	telemetry      *telemetry
+	async          *asyncJobs // nil unless Config.Async.Enabled
 }
 
 // publicRoot returns the service root under Config.PublicURL (publicURL and mount), or "" without a public URL.
@@ -397,6 +401,11 @@ func NewService(cfg Config) (*Service, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	async, err := newAsyncJobs(s, cfg.Async)
+	if err != nil {
+		return nil, err
+	}
+	s.async = async
 	tel, err := newTelemetry(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("odata: telemetry: %w", err)

@@ -28,7 +28,8 @@
 // ReadOnlyItems is read-only there too.
 //
 // The service answers in OData 4.01 when a request's OData-MaxVersion allows it (odata.Config.MaxVersion), in 4.0
-// otherwise.
+// otherwise, and runs a request that prefers respond-async in the background (odata.Config.Async: 202 with a
+// status monitor under /$async/, its state in the table odata_async).
 //
 // # What is left out, and the engine feature it waits for
 //
@@ -40,7 +41,7 @@
 //     (GeographyPolygon): the engine has no geography types.
 //   - The overloads of the unbound action Process: CSDL overloads bound operations only, so Process is one action
 //     whose second parameter, minPrice, is optional.
-//   - Change tracking (delta links) on Products and asynchronous requests (respond-async): not in the engine.
+//   - Change tracking (delta links) on Products: not in the engine.
 //   - The precision and scale (10, 2) of Price and of the Dimensions members: the engine gives Precision and Scale
 //     to Decimal properties only, and these are Double as the contract says.
 //   - The seed row of DecimalSamples (Amount 123.450000000000000000, Edm.Decimal precision 38 scale 18): the
@@ -145,7 +146,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	return nil
+	return svc.Shutdown(shutdown) // the asynchronous requests still running
 }
 
 // open opens the database dsn names: PostgreSQL for a postgres:// or postgresql:// URL, else a SQLite file.
@@ -164,6 +165,7 @@ func newService(m *edm.Model, db *sql.DB, dialect sqldb.Dialect, logger *slog.Lo
 	guid := func() any { return edm.NewGuid() }
 	return odata.NewService(odata.Config{
 		Model: m, DB: db, Dialect: dialect, Logger: logger, MaxVersion: odata.Version401,
+		Async: odata.AsyncOptions{Enabled: true},
 		Sets: map[string]odata.SetOptions{
 			"Products": {Writes: odata.WriteAll, NewKey: guid,
 				Hooks: odata.Hooks{BeforeSave: productBeforeSave}},
