@@ -707,15 +707,23 @@ func (s *Service) delete(req *request) error {
 	return nil
 }
 
-// checkIfMatch answers 412 when the request has an If-Match header that matches neither "*" nor the ETag of the
-// stored entity.
+// checkIfMatch checks the preconditions of a change of the stored entity old: 412 when the request has an
+// If-Match header that matches neither "*" nor the entity's ETag, or an If-None-Match header that matches "*"
+// (the entity exists) or its ETag (RFC 9110, 13.1.2: a write with If-None-Match applies only when no tag
+// matches).
 func (s *Service) checkIfMatch(r *http.Request, tx *Tx, et *edm.EntityType, old Entity) error {
-	h := strings.Join(r.Header.Values("If-Match"), ",")
-	if strings.TrimSpace(h) == "" {
+	ifMatch := strings.Join(r.Header.Values("If-Match"), ",")
+	ifNoneMatch := strings.Join(r.Header.Values("If-None-Match"), ",")
+	if strings.TrimSpace(ifMatch) == "" && strings.TrimSpace(ifNoneMatch) == "" {
 		return nil
 	}
-	if err := checkETagList("If-Match", h); err != nil {
-		return err
+	for _, c := range [...]struct{ name, list string }{{"If-Match", ifMatch}, {"If-None-Match", ifNoneMatch}} {
+		if strings.TrimSpace(c.list) == "" {
+			continue
+		}
+		if err := checkETagList(c.name, c.list); err != nil {
+			return err
+		}
 	}
 	l, err := s.answerLayout(r.Context(), et)
 	if err != nil {
@@ -726,11 +734,15 @@ func (s *Service) checkIfMatch(r *http.Request, tx *Tx, et *edm.EntityType, old 
 	if err != nil {
 		return err
 	}
-	if etagMatches(h, sum) {
-		return nil
+	if strings.TrimSpace(ifMatch) != "" && !etagMatches(ifMatch, sum) {
+		return &Error{Code: CodePreconditionFailed,
+			Message: fmt.Sprintf("The %s has changed since it was read (its ETag is %s): read it again.", et.Name, formatETag(sum))}
 	}
-	return &Error{Code: CodePreconditionFailed,
-		Message: fmt.Sprintf("The %s has changed since it was read (its ETag is %s): read it again.", et.Name, formatETag(sum))}
+	if strings.TrimSpace(ifNoneMatch) != "" && etagMatches(ifNoneMatch, sum) {
+		return &Error{Code: CodePreconditionFailed, Target: "If-None-Match",
+			Message: fmt.Sprintf("The %s exists with an ETag the If-None-Match header names (%s): it is not changed.", et.Name, formatETag(sum))}
+	}
+	return nil
 }
 
 // etagMatches reports whether a list of entity tags (If-Match, If-None-Match) holds "*" or the ETag of sum. The

@@ -416,6 +416,20 @@ func TestService_IfMatch(t *testing.T) {
 		f.must(412, "POST", "/odata/Book('b1')/Rate", `{"Stars":1}`, "If-Match", next)
 		cur := f.must(200, "GET", "/odata/Book('b1')", "").Header.Get("ETag")
 		f.must(304, "GET", "/odata/Book('b1')", "", "If-None-Match", cur)
+		// If-None-Match on a write: "*" (the entity exists) or its current ETag is a 412 that changes nothing.
+		for _, inm := range []string{"*", cur, `"x", ` + cur} {
+			e := decodeError(t, f.must(412, "PATCH", "/odata/Book('b1')", `{"Pages":9}`, "If-None-Match", inm).Body)
+			if e.Target != "If-None-Match" {
+				t.Errorf("PATCH with If-None-Match %s: target %q, want If-None-Match", inm, e.Target)
+			}
+			f.must(412, "PUT", "/odata/Book('b1')", `{"Title":"y"}`, "If-None-Match", inm)
+		}
+		f.must(412, "DELETE", "/odata/Book('b1')", "", "If-None-Match", "*")
+		if got := f.must(200, "GET", "/odata/Book('b1')", "").Header.Get("ETag"); got != cur {
+			t.Errorf("ETag after refused writes %s, want %s unchanged", got, cur)
+		}
+		f.must(200, "PATCH", "/odata/Book('b1')", `{"Pages":3}`, "If-None-Match", `W/"0000000000000000"`)
+		cur = f.must(200, "GET", "/odata/Book('b1')", "").Header.Get("ETag")
 		f.must(204, "DELETE", "/odata/Book('b1')", "", "If-Match", `"x", `+strings.TrimPrefix(cur, "W/"))
 	})
 }
