@@ -48,11 +48,14 @@ var errRolledBack = errors.New("odata: the function's transaction is rolled back
 // rolled back; its result is written by the function's return type.
 func (s *Service) callFunction(req *request) error {
 	t := req.target
-	if err := functionOptions(req.query); err != nil {
-		return err
-	}
 	args := append(slices.Clip(t.funcArgs), queryParams(t.funcOptions)...)
 	f := chooseOverload(t.functions, args)
+	composed := t.countAfter || hasSystemOptions(req.query)
+	if composed {
+		if _, err := s.composedSet(t, f); err != nil {
+			return err
+		}
+	}
 	params, err := s.functionParams(f, args, req.query.Aliases)
 	if err != nil {
 		return err
@@ -63,6 +66,7 @@ func (s *Service) callFunction(req *request) error {
 	ctx := req.r.Context()
 	var body []byte
 	var etag string
+	var keys [][]any // the keys of the entities a composed call returned
 	err = s.inReadTx(ctx, func(tx *Tx) error {
 		call := &FunctionCall{Tx: tx, Function: f, Params: params, Request: req.r}
 		if f.Bound && !f.BindingCollection {
@@ -77,11 +81,18 @@ func (s *Service) callFunction(req *request) error {
 		if err != nil {
 			return err
 		}
+		if composed {
+			keys, err = resultKeys(f, result)
+			return err
+		}
 		body, etag, err = s.renderResult(req, f.Name, f.ReturnType, result)
 		return err
 	})
 	if err != nil {
 		return s.readError(err)
+	}
+	if composed {
+		return s.readComposed(req, f, keys)
 	}
 	return writeOperationResult(req, body, etag)
 }
@@ -152,18 +163,6 @@ func (s *Service) inReadTx(ctx context.Context, fn func(tx *Tx) error) error {
 	return err
 }
 
-// functionOptions refuses the system query options a function's result does not take yet: only $format (and
-// parameter aliases) apply.
-func functionOptions(q *syntax.Query) error {
-	for _, o := range q.Options {
-		if strings.HasPrefix(o.Name, "$") && o.Name != "$format" {
-			return &Error{Code: CodeNotImplemented, Target: o.Spelt,
-				Message: "The query option " + o.Spelt + " does not apply to a function's result yet."}
-		}
-	}
-	return nil
-}
-
 // functionParams converts the parameters of a function call's URL to their Go values. An unknown or repeated
 // parameter, a value of the wrong type and a missing required parameter are 400s, every one a detail.
 func (s *Service) functionParams(f *edm.Function, args []syntax.Arg, aliases map[string]syntax.Expr) (map[string]any, error) {
@@ -219,7 +218,11 @@ func (r *pathResolver) function(i int, overloads []*edm.Function) error {
 		return NotFound(fmt.Sprintf("No overload of the function %s is bound here.", seg.Name))
 	}
 	f := overloads[0]
+	countAfter := i+2 == len(r.segments) && r.segments[i+1].Name == "$count" && !r.segments[i+1].Literal &&
+		len(r.segments[i+1].Args) == 0 && f.IsComposable && f.ReturnType != nil && f.ReturnType.Collection
 	switch {
+	case countAfter && len(seg.Args) <= 1:
+		t.countAfter = true
 	case len(seg.Args) > 1 || i+1 < len(r.segments):
 		if f.IsComposable {
 			return Errorf(CodeNotImplemented, "Composing the result of the function %s is not supported yet.", f.Name)

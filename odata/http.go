@@ -259,10 +259,11 @@ type request struct {
 	target  *target
 	query   *syntax.Query
 	service *Service
-	format  jsonFormat    // what negotiateJSON read from $format or Accept, and Prefer: omit-values
-	answers *answerFormat // made by answer
-	version Version       // the version the answer is written in (negotiateVersion)
-	applied string        // the preferences a JSON answer applies (prefs.applied), noted by negotiateJSON
+	format  jsonFormat     // what negotiateJSON read from $format or Accept, and Prefer: omit-values
+	answers *answerFormat  // made by answer
+	version Version        // the version the answer is written in (negotiateVersion)
+	applied string         // the preferences a JSON answer applies (prefs.applied), noted by negotiateJSON
+	limits  *requestLimits // the limits of a composed read (readComposed); nil for the target's
 }
 
 // noMetadata reports whether the answer carries no control information but counts and next links

@@ -141,7 +141,11 @@ func (sh *levelShape) expandedNavigations() []*edm.NavigationProperty {
 // plan plans the read of the request's target with its query string.
 func (s *Service) plan(req *request, scope plan.Scope) (*plan.Read, *readShape, error) {
 	ctx := req.r.Context()
-	read, err := s.planRead(ctx, scope, req.r.URL.RawQuery, s.limitsOf(req.target))
+	limits := req.limits
+	if limits == nil {
+		limits = s.limitsOf(req.target)
+	}
+	read, err := s.planRead(ctx, scope, req.r.URL.RawQuery, limits)
 	if err != nil {
 		return nil, nil, queryError(err)
 	}

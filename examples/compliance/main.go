@@ -33,7 +33,8 @@
 //
 // # What is left out, and the engine feature it waits for
 //
-//   - Query options and further segments after a function call (composable functions): the engine answers 501.
+//   - Query options after a function call: the contract declares no function composable, so they are a 400 (the
+//     engine composes the entity results of composable functions, odata.FunctionFunc).
 //   - The derived type SpecialProduct: the engine has no type inheritance (an entity type has no base type), so
 //     there is no /Products/ComplianceService.SpecialProduct cast. Its properties ProductType, SpecialProperty
 //     and SpecialFeature are properties of Product, as the reference server stores them.
