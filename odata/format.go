@@ -114,18 +114,28 @@ func (a *answerFormat) needsID(l *layout) bool {
 	return a.metadata == metadataFull || a.metadata == metadataMinimal && !l.keysShown
 }
 
+// needsPath reports whether an entity of layout l needs its path in the answer: for its id (needsID), its links
+// (full metadata), or its media links (a media entity, unless odata.metadata=none).
+func (a *answerFormat) needsPath(l *layout) bool {
+	return a.full() || a.needsID(l) || a.controls() && l.typ.HasStream
+}
+
 // appendEntityControls appends the control information that precedes an entity's properties, after its
 // context URL: the type (full), the id (absolute, when needsID; path is relative to the service root), the ETag
-// (unless none) and the edit link and media read link (full).
+// (unless none), the edit link (full), and a media entity's media read link (unless none) and media edit link
+// (full): its $value, which GET reads and PUT replaces.
 func (a *answerFormat) appendEntityControls(b []byte, l *layout, path string, etag func() uint64) []byte {
 	full := a.full()
 	if full {
 		b = appendName(b, typeName)
 		b = a.appendTypeName(b, l.typ.Name)
 	}
+	media := l.typ.HasStream && a.controls() && path != ""
 	var url []byte
-	if a.needsID(l) && path != "" {
+	if (a.needsID(l) || full || media) && path != "" {
 		url = appendString(nil, a.base()+"/"+path)
+	}
+	if a.needsID(l) && url != nil {
 		b = append(appendName(b, idName), url...)
 	}
 	if a.controls() && etag != nil {
@@ -133,9 +143,12 @@ func (a *answerFormat) appendEntityControls(b []byte, l *layout, path string, et
 	}
 	if full && url != nil {
 		b = append(appendName(b, editLinkName), url...)
-		if l.typ.HasStream {
-			b = appendName(b, mediaReadLinkName)
-			b = appendString(b, a.base()+"/"+path+"/$value")
+	}
+	if media {
+		value := appendString(nil, a.base()+"/"+path+"/$value")
+		b = append(appendName(b, mediaReadLinkName), value...)
+		if full {
+			b = append(appendName(b, mediaEditLinkName), value...)
 		}
 	}
 	return b
@@ -228,6 +241,7 @@ var (
 	idName            = []byte(`"@odata.id":`)
 	editLinkName      = []byte(`"@odata.editLink":`)
 	mediaReadLinkName = []byte(`"@odata.mediaReadLink":`)
+	mediaEditLinkName = []byte(`"@odata.mediaEditLink":`)
 )
 
 // quotesNumbers reports whether IEEE754Compatible writes the values of p as strings: Int64 and Decimal.

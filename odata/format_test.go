@@ -135,7 +135,11 @@ func TestService_JSONFormat(t *testing.T) {
 		{"full for a media entity", "GET", "/odata/Cover('v1')", "", full,
 			`{"@odata.context":"` + base + `$metadata#Cover/$entity","@odata.type":"#Lib.Cover","@odata.id":"` + base + `Cover('v1')",` +
 				`"@odata.etag":"*","@odata.editLink":"` + base + `Cover('v1')","@odata.mediaReadLink":"` + base + `Cover('v1')/$value",` +
-				`"Id":"v1","BookId":"b1","MimeType":"image/png"}`},
+				`"@odata.mediaEditLink":"` + base + `Cover('v1')/$value","Id":"v1","BookId":"b1","MimeType":"image/png"}`},
+		{"minimal for a media entity: its media read link", "GET", "/odata/Cover?$select=MimeType", "", "",
+			`"value":[{"@odata.id":"` + base + `Cover('v1')","@odata.etag":"*","@odata.mediaReadLink":"` + base + `Cover('v1')/$value","MimeType":"image/png"}`},
+		{"none for a media entity: no media link", "GET", "/odata/Cover('v1')", "", none,
+			`{"Id":"v1","BookId":"b1","MimeType":"image/png"}`},
 		{"IEEE754Compatible for a property", "GET", "/odata/Book('b1')/Sold", "", ieee,
 			`{"@odata.context":"` + base + `$metadata#Book('b1')/Sold","value":"0"}`},
 		{"IEEE754Compatible: strings for Int64 and Decimal only", "PATCH", "/odata/Book('b2')?$select=Price", `{"Price":"13.25","Pages":"7"}`, ieee,

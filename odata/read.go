@@ -121,7 +121,7 @@ func (s *Service) newShape(p *plan.Projection) *levelShape {
 func (sh *levelShape) needsIDs(format *answerFormat) bool {
 	for _, navigation := range sh.expands {
 		child := navigation.child
-		ownID := navigation.expand.Ref || format != nil && (format.needsID(child.layout) || format.full())
+		ownID := navigation.expand.Ref || format != nil && format.needsPath(child.layout)
 		if ownID && navigation.set == nil || child.needsIDs(format) {
 			return true
 		}

@@ -119,7 +119,7 @@ func (w *rowWriter) needsPath() bool { return w.target != nil && w.needsOwnID() 
 // needsOwnID reports whether the row's object shows its id or links: full metadata, or a layout that does not
 // show the whole key.
 func (w *rowWriter) needsOwnID() bool {
-	return w.format != nil && (w.format.needsID(w.layout) || w.format.full())
+	return w.format != nil && w.format.needsPath(w.layout)
 }
 
 // appendMembers appends the converted row as a JSON object without its closing brace (expansions follow); path
