@@ -26,8 +26,9 @@
 //
 // The service document, $metadata (CSDL XML, or CSDL JSON with $format=json or Accept: application/json),
 // entity sets, entities by key (('k'), (k), (Id='k'), composite (A='x',B=1), or a key segment), navigation
-// (to-one, to-many, many-to-many, contained), /$count, property paths, a property's /$value and a media
-// entity's /$value. Answers are OData 4.0 JSON with odata.metadata=minimal (or none, or full, as the client's
+// (to-one, to-many, many-to-many, contained), /$count, property paths, a property's /$value, a media
+// entity's /$value, and /$entity?$id=Set(key) (the entity an id names, relative or absolute, with the other
+// query options). Answers are OData 4.0 JSON with odata.metadata=minimal (or none, or full, as the client's
 // Accept or $format asks; IEEE754Compatible=true writes Int64 and Decimal values as strings): @odata.context,
 // @odata.etag and an ETag header, @odata.count, @odata.nextLink with a keyset $skiptoken, @odata.id for an entity
 // whose key is not selected; collections are streamed row by row, so memory does not grow with the page size.

@@ -71,9 +71,19 @@ func (s *Service) answer(w http.ResponseWriter, r *http.Request) (*target, error
 // serve answers the request in version; it returns the target the path resolved to (nil when it did not) and
 // the error to answer with.
 func (s *Service) serve(w http.ResponseWriter, r *http.Request, version Version) (*target, error) {
+	byID := isEntityPath(s.servicePath(r))
+	if byID {
+		var err error
+		if r, err = s.entityRequest(r); err != nil {
+			return nil, err
+		}
+	}
 	t, query, err := s.route(r)
 	if err != nil {
 		return t, err
+	}
+	if byID && (t.kind != tEntity || !t.direct) {
+		return t, BadRequest(CodeInvalidValue, "$id", "$id must name an entity of an entity set: Set(key).")
 	}
 	return t, s.dispatch(&request{w: w, r: r, target: t, query: query, service: s, version: version})
 }
