@@ -116,9 +116,10 @@ type (
 // NewsletterSubscription, Order) are read-only.
 func (s *service) sets() map[string]odata.SetOptions {
 	// SPEC part 3: a POST with the Id of an existing entity replaces it; a body Id (Customer: Id or Email) that
-	// differs from the entity addressed is a 400.
+	// differs from the entity addressed is a 400. SPEC part 4: navigations change only through the actions of
+	// part 5, so related entities sent inline (an entity read with $expand, sent back) are ignored.
 	writable := func(prepare prepareFunc, validate validateFunc) odata.SetOptions {
-		return odata.SetOptions{Writes: odata.WriteAll, UpsertBy: "Id", RejectKeyChange: true,
+		return odata.SetOptions{Writes: odata.WriteAll, UpsertBy: "Id", RejectKeyChange: true, IgnoreInline: true,
 			Hooks: odata.Hooks{BeforeSave: s.beforeSave(prepare, validate)}}
 	}
 	role := writable(prepareCustomerRole, validateCustomerRole)

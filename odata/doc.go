@@ -86,7 +86,11 @@
 // "Nav@odata.bind": an id (null to empty a nullable navigation) or, for a collection, an array of ids added to it.
 // A POST body may also hold related entities inline (deep insert): they are created in the same transaction, with
 // the hooks of their sets (which must offer POST), before the entity for a single-valued navigation and after it
-// for a collection; the answer is the entity created, its related entities read with $expand.
+// for a collection; the answer is the entity created, its related entities read with $expand. A PATCH or PUT
+// body may hold them too (deep update): an object with the key of an existing entity updates it, one without
+// creates one, and a collection's array replaces the related entities (those it leaves out are unlinked, or
+// deleted when they cannot be without the entity); null empties a nullable single-valued navigation. A set with
+// SetOptions.IgnoreInline ignores entities sent inline, as it ignores read-only values.
 //
 // A media entity (edm.EntityType.HasStream) takes its bytes as they are: PUT Set('k')/$value replaces them and
 // POST to its set with a body that is not JSON creates an entity of them, the request's Content-Type becoming its

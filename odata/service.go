@@ -145,6 +145,11 @@ type SetOptions struct {
 	// differs from the value the entity holds. Without it such values are ignored, as OData 4.01 (part 1,
 	// 11.4.3) has it for every value a client cannot change; the same value is accepted either way.
 	RejectKeyChange bool
+	// IgnoreInline makes the writes of the set ignore related entities a body gives inline in its navigation
+	// properties (deep insert and deep update, deep.go), as they ignore the values of read-only properties:
+	// for a set whose relationships change only otherwise (its actions, $ref, @odata.bind), so that a client
+	// may send back an entity it read with $expand.
+	IgnoreInline bool
 	// CaseInsensitiveKey matches a string key without regard to case, lower(column) = lower(value) on every
 	// database, as for e-mail addresses.
 	CaseInsensitiveKey bool

@@ -92,10 +92,10 @@ func decodeEntity(et *edm.EntityType, members []member, config *setConfig, op Op
 		}
 		p := et.Property(m.name)
 		if p == nil {
-			if n := et.Navigation(m.name); n != nil && op == Create {
-				nestedList = d.nested(nestedList, n, m.raw)
-			} else if n != nil {
-				d.fail(CodeInvalidValue, n.Name, "The navigation property %s cannot be set in an update: change its references with $ref or %s@odata.bind.", n.Name, n.Name)
+			if n := et.Navigation(m.name); n != nil {
+				if !config.IgnoreInline {
+					nestedList = d.nested(nestedList, n, m.raw)
+				}
 			} else {
 				d.fail(CodeUnknownField, m.name, "%s is not a property of %s.", m.name, et.Name)
 			}
@@ -561,9 +561,18 @@ func (s *Service) replaceIn(ctx context.Context, req *request, op Op, where sq.S
 		if err := s.checkIfMatch(req.r, tx, t.typ, old); err != nil {
 			return err
 		}
+		config := s.writeConfig(t)
+		if len(b.nested) > 0 && t.set == nil {
+			return BadRequest(CodeInvalidValue, b.nested[0].nav.Name, "Related entities are updated inline with the entities of an entity set only.")
+		}
+		if err := s.updateNestedBefore(ctx, tx, req, b, config, t.set); err != nil {
+			return err
+		}
 		c := &Change{Op: op, Set: t.set, Singleton: writtenSingleton(t), Old: old, Sent: b.sent}
-		stored, err = s.update(ctx, tx, c, s.writeConfig(t), b)
-		return err
+		if stored, err = s.update(ctx, tx, c, config, b); err != nil {
+			return err
+		}
+		return s.updateNestedAfter(ctx, tx, req, t.typ, stored, b, config, t.set)
 	})
 	if err != nil {
 		return nil, s.dbError(err, false)

@@ -311,6 +311,23 @@ func walkSet(t *testing.T, s *storeServer, admin *client, c setCase) {
 		}
 	}
 
+	// An entity read with its navigations expanded and sent back whole is accepted: the navigations change only
+	// through the actions of SPEC part 5, so the related entities sent inline are ignored like read-only fields.
+	expanded := admin.must(t, http.StatusOK, "GET", setURL+key+"?$expand=*", nil).json(t)
+	sentBack := map[string]any{}
+	for name, v := range expanded {
+		if !strings.Contains(name, "@") {
+			sentBack[name] = v
+		}
+	}
+	admin.must(t, http.StatusOK, "PATCH", setURL+key, sentBack)
+	again := admin.must(t, http.StatusOK, "GET", setURL+key+"?$expand=*", nil).json(t)
+	for name, v := range expanded {
+		if _, isArray := v.([]any); isArray && !cmp.Equal(v, again[name]) {
+			t.Errorf("PATCH %s%s sent back with $expand=*: %s changed from %v to %v", c.set, key, name, v, again[name])
+		}
+	}
+
 	// Validation: one detail per failed rule, in one answer; nothing is stored.
 	before := s.count(t, `SELECT 1 FROM `+tableOf(c.set))
 	e = admin.fails(t, http.StatusBadRequest, "ValidationFailed", "POST", setURL, c.invalid)
