@@ -168,13 +168,14 @@ func newService(m *edm.Model, db *sql.DB, dialect sqldb.Dialect, logger *slog.Lo
 		Model: m, DB: db, Dialect: dialect, Logger: logger, MaxVersion: odata.Version401,
 		Async: odata.AsyncOptions{Enabled: true},
 		Sets: map[string]odata.SetOptions{
-			"Products": {Writes: odata.WriteAll, NewKey: guid,
+			// A key (or Immutable value) a body sends that differs from the entity's is a 400, not ignored.
+			"Products": {Writes: odata.WriteAll, NewKey: guid, RejectKeyChange: true,
 				Hooks: odata.Hooks{BeforeSave: productBeforeSave}},
-			"Categories":          {Writes: odata.WriteAll, NewKey: guid},
-			"ProductDescriptions": {Writes: odata.WriteAll},
-			"MediaItems": {Writes: odata.WriteAll, NewKey: guid,
+			"Categories":          {Writes: odata.WriteAll, NewKey: guid, RejectKeyChange: true},
+			"ProductDescriptions": {Writes: odata.WriteAll, RejectKeyChange: true},
+			"MediaItems": {Writes: odata.WriteAll, NewKey: guid, RejectKeyChange: true,
 				Hooks: odata.Hooks{BeforeSave: mediaItemBeforeSave}},
-			"DecimalSamples": {Writes: odata.WriteAll, NewKey: guid},
+			"DecimalSamples": {Writes: odata.WriteAll, NewKey: guid, RejectKeyChange: true},
 		},
 		Singletons: map[string]odata.SingletonOptions{
 			"Company": {Writes: odata.WritePut | odata.WritePatch, Hooks: odata.Hooks{BeforeSave: companyBeforeSave}},
