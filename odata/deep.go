@@ -387,7 +387,7 @@ func (s *Service) removeRelated(ctx context.Context, tx *Tx, n *edm.NavigationPr
 // values set), or creates one from them when they give no key or one no entity has. It returns the entity as
 // stored and whether it was created.
 func (s *Service) upsertNested(ctx context.Context, tx *Tx, req *request, et *edm.EntityType, set *edm.EntitySet, config *setConfig, members []member, where string, fixed map[string]any) (Entity, bool, error) {
-	key, ok := membersKey(et, members)
+	key, ok := membersKey(et, members, fixed)
 	if ok {
 		old, err := tx.Get(ctx, et, key...)
 		switch {
@@ -417,12 +417,18 @@ func (s *Service) upsertNested(ctx context.Context, tx *Tx, req *request, et *ed
 	return created, true, err
 }
 
-// membersKey returns the key of et that the members of a body give, false when they do not give all of it.
-func membersKey(et *edm.EntityType, members []member) ([]any, bool) {
+// membersKey returns the key of et that the members of a body give, with the fixed values (the reference to
+// the entity it is related to, part of a composite key such as (ProductID, LanguageKey)); false when they do
+// not give all of it.
+func membersKey(et *edm.EntityType, members []member, fixed map[string]any) ([]any, bool) {
 	props := et.KeyProperties()
 	key := make([]any, len(props))
 	var d decoder
 	for i, p := range props {
+		if v, ok := fixed[p.Name]; ok && v != nil {
+			key[i] = v
+			continue
+		}
 		found := false
 		for _, m := range members {
 			if m.name == p.Name {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -107,6 +108,14 @@ func checkService(t *testing.T, base string) {
 	answer := send(t, http.MethodPatch, base+"/Company", `{"CEO": "Ada"}`)
 	if !strings.Contains(string(answer), `"CEO":"Ada"`) || !strings.Contains(string(answer), `"Version":2`) {
 		t.Errorf("PATCH /Company = %s, want CEO Ada and Version 2", answer)
+	}
+	// Deep update: the EN description (composite key ProductID, LanguageKey: the ProductID comes from the
+	// product) is updated, the others are deleted (they cannot be without their product).
+	send(t, http.MethodPatch, base+"/Products("+laptopID+")", `{"Descriptions":[{"LanguageKey":"EN","Description":"Updated inline"}]}`)
+	var descriptions struct{ Value []struct{ LanguageKey, Description string } }
+	get(t, base+"/Products("+laptopID+")/Descriptions", &descriptions)
+	if want := `[{EN Updated inline}]`; fmt.Sprint(descriptions.Value) != want {
+		t.Errorf("descriptions after a deep update = %v, want %s", descriptions.Value, want)
 	}
 	checkReseed(t, base)
 }
