@@ -112,7 +112,9 @@ func checkService(t *testing.T, base string) {
 	// Deep update: the EN description (composite key ProductID, LanguageKey: the ProductID comes from the
 	// product) is updated, the others are deleted (they cannot be without their product).
 	send(t, http.MethodPatch, base+"/Products("+laptopID+")", `{"Descriptions":[{"LanguageKey":"EN","Description":"Updated inline"}]}`)
-	var descriptions struct{ Value []struct{ LanguageKey, Description string } }
+	var descriptions struct {
+		Value []struct{ LanguageKey, Description string }
+	}
 	get(t, base+"/Products("+laptopID+")/Descriptions", &descriptions)
 	if want := `[{EN Updated inline}]`; fmt.Sprint(descriptions.Value) != want {
 		t.Errorf("descriptions after a deep update = %v, want %s", descriptions.Value, want)
