@@ -56,7 +56,6 @@ func TestReadErrors(t *testing.T) {
 		{"Product", "$compute=Price mul 2 as P", plan.Error{Code: "NotSupported", Option: "$compute", Pos: 1, Msg: "$compute is not supported"}},
 		{"Product", "$apply=groupby((Name))", plan.Error{Code: "NotSupported", Option: "$apply", Pos: 1, Msg: "$apply is not supported"}},
 		{"Product", "$index=1", plan.Error{Code: "NotSupported", Option: "$index", Pos: 1, Msg: "$index is not supported"}},
-		{"Product", "$expand=Categories($levels=2)", plan.Error{Code: "NotSupported", Option: "$expand", Pos: 1, Msg: "$levels is not supported"}},
 		{"Product", "$expand=Categories($compute=Name as N)", plan.Error{Code: "NotSupported", Option: "$expand", Pos: 1, Msg: "$compute is not supported"}},
 		{"Product", "$filter=lenght(Name) eq 1", plan.Error{Code: "SyntaxError", Option: "$filter", Pos: 1, Msg: "unknown function lenght"}},
 		{"Product", "$filter=geo.foo(Name) eq 1", plan.Error{Code: "SyntaxError", Option: "$filter", Pos: 1, Msg: "unknown function geo.foo"}},

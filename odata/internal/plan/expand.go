@@ -124,6 +124,10 @@ func (lv *level) expandNav(nav *edm.NavigationProperty, it syntax.ExpandItem, op
 	if q == nil {
 		q = &syntax.Query{}
 	}
+	if q.Levels != nil {
+		q = withLevels(nav, it, q, depth, c.query.ExpandDepth)
+		it.Options = q
+	}
 	if err := unsupported(q, c, option); err != nil {
 		return nil, err
 	}
@@ -325,4 +329,43 @@ func (e *Expand) compileNumberedRows(c *compiler, q expansionQuery, selectList, 
 	post += " ORDER BY " + strings.Join(linkAliases, ", ") + ", " + rowNumber
 	e.pre, e.preArgs = c.finishQuestionMarks(s)
 	e.post, e.postArgs = c.finishQuestionMarks(post)
+}
+
+// maxLevels is how many levels $levels=max expands when no ExpandDepth limits the nesting.
+const maxLevels = 8
+
+// withLevels returns the options q of the $expand item it of nav, which hold $levels, as the nested expansions
+// they stand for: the same options without $levels, and, when nav is recursive (its target type has a
+// navigation property of the same name), the same item nested inside with one level less. $levels=max expands
+// as deep as the ExpandDepth limit allows (maxLevels without one); a number beyond the limit meets it as a
+// nested $expand would. depth is the nesting of it's level.
+func withLevels(nav *edm.NavigationProperty, it syntax.ExpandItem, q *syntax.Query, depth, limit int) *syntax.Query {
+	levels := q.Levels.N
+	if q.Levels.Max {
+		levels = maxLevels
+		if limit > 0 {
+			levels = int64(max(limit-depth, 1))
+		}
+	}
+	out := *q
+	out.Levels = nil
+	out.Options = nil
+	for _, o := range q.Options {
+		if o.Name != "$levels" {
+			out.Options = append(out.Options, o)
+		}
+	}
+	if levels <= 1 || nav.TargetType().Navigation(nav.Name) == nil {
+		return &out
+	}
+	for _, e := range q.Expand {
+		if len(e.Path) > 0 && e.Path[len(e.Path)-1].Name == nav.Name {
+			return &out // the options expand the navigation themselves
+		}
+	}
+	inner := *q
+	inner.Levels = &syntax.Levels{N: levels - 1}
+	next := syntax.ExpandItem{Pos: it.Pos, Path: it.Path[len(it.Path)-1:], Ref: it.Ref, Count: it.Count, Options: &inner}
+	out.Expand = append(append([]syntax.ExpandItem(nil), q.Expand...), next)
+	return &out
 }
