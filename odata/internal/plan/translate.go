@@ -622,10 +622,24 @@ func (c *compiler) in(x *boundIn, neg bool) string {
 		allLiterals = allLiterals && isLiteral(item)
 	}
 	valueSQL, scale := c.value(x.x)
+	if scale == textScale && allLiterals && exactNumbersOrNull(x.items) {
+		// Decimal text IN the literals' exact texts, under the decimal collation.
+		return c.inList(x, c.d.CollateDecimal(valueSQL), scale, neg)
+	}
 	if !allLiterals || (c.d.ScaledDecimals() && x.x.typeOf().isNumeric() && scale < 0) {
 		return c.inComparisons(x, neg)
 	}
 	return c.inList(x, valueSQL, scale, neg)
+}
+
+// exactNumbersOrNull reports whether every item is an integer or decimal literal, or null.
+func exactNumbersOrNull(items []boundExpr) bool {
+	for _, item := range items {
+		if v := item.(*boundLiteral).v; v != nil && !isExactNumber(v) {
+			return false
+		}
+	}
+	return true
 }
 
 // inCollection is x in a collection of primitives: EXISTS an equal item.
@@ -652,8 +666,9 @@ func (c *compiler) inComparisons(x *boundIn, neg bool) string {
 	return c.condition(e, neg)
 }
 
-// inList is x IN a list of literals (valueSQL is x with its representation scale): null in the list matches a
-// null x, and a value with more digits than x's scale matches nothing.
+// inList is x IN a list of literals (valueSQL is x with its representation scale; decimal text under the decimal
+// collation, with the literals' exact texts): null in the list matches a null x, and a value with more digits
+// than x's scale matches nothing.
 func (c *compiler) inList(x *boundIn, valueSQL string, scale int, neg bool) string {
 	var params []string
 	hasNull := false
@@ -664,6 +679,9 @@ func (c *compiler) inList(x *boundIn, valueSQL string, scale int, neg bool) stri
 			hasNull = true
 		case isNaN(literal):
 			// Equal to nothing.
+		case scale == textScale:
+			d, _ := asDecimal(literal.v)
+			params = append(params, c.param(typeString, d.String()))
 		case c.d.ScaledDecimals() && scale >= 0 && isExactNumber(literal.v):
 			if v, _, exact := scaleLiteral(literal.v, scale, syntax.OpEq); exact {
 				params = append(params, c.param(typeInt64, v))
