@@ -94,7 +94,7 @@ func TestDecimalArg(t *testing.T) {
 		{"-1.5", int64(-15000), "-1.5000"},
 		{"922337203685477.5807", int64(9223372036854775807), "922337203685477.5807"},
 		{"1000000000000000", nil, "1000000000000000.0000"}, // beyond int64 scaled, within NUMERIC(38,4)
-		{"1e34", nil, nil},                                 // beyond NUMERIC(38,4)
+		{"1e34", nil, nil}, // beyond NUMERIC(38,4)
 	} {
 		m := decimal.RequireFromString(tc.in)
 		for _, d := range []struct {
