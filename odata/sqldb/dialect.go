@@ -109,8 +109,9 @@ type Dialect interface {
 	// ScaledDecimals.
 	Unscale(expr string, scale int) string
 	// DecimalValue is the value of expr, a Decimal column of the given scale that stores its values as storage
-	// (edm.DecimalScaled, DecimalExact or DecimalFloat, one the dialect does not use itself), in the dialect's
-	// own form of decimals: the exact integer value x 10^scale where ScaledDecimals (SQLite), else NUMERIC.
+	// (edm.DecimalScaled, DecimalExact or DecimalFloat, one the dialect does not use itself; never decimal text
+	// where TextDecimals, which the planner uses as it is), in the dialect's own form of decimals: the exact
+	// integer value x 10^scale where ScaledDecimals (SQLite), else NUMERIC.
 	DecimalValue(expr string, storage edm.DecimalStorage, scale int) string
 	// CollateDecimal makes decimal text compare and sort as the exact decimals it spells: expr followed by the
 	// COLLATE clause of the decimal collation (odata/sqlite.DecimalCollation). Applied to a column type, it is
