@@ -464,3 +464,40 @@ func autoPrice(db *dbtest.DB) any {
 	}
 	return "0"
 }
+
+// TestService_WideDecimalOpenAPI checks the range the OpenAPI document gives a Decimal(38,18), which is not
+// limited to 64 bits, beside the scaled Decimal(19,4).
+func TestService_WideDecimalOpenAPI(t *testing.T) {
+	db := dbtest.SQLite(t)
+	m := createSchema(t, db, wideDecimalsModel())
+	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					MultipleOf json.Number `json:"multipleOf"`
+					Minimum    json.Number `json:"minimum"`
+					Maximum    json.Number `json:"maximum"`
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(svc.OpenAPIDocument(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	entry := doc.Components.Schemas["Ledger.Entry"].Properties
+	for _, tc := range []struct {
+		property, multipleOf, minimum, maximum string
+	}{
+		{"Amount", "0.000000000000000001", "-99999999999999999999.999999999999999999", "99999999999999999999.999999999999999999"},
+		{"Price", "0.0001", "-922337203685477.5808", "922337203685477.5807"},
+	} {
+		p := entry[tc.property]
+		if got := []string{string(p.MultipleOf), string(p.Minimum), string(p.Maximum)}; !cmp.Equal(got, []string{tc.multipleOf, tc.minimum, tc.maximum}) {
+			t.Errorf("OpenAPI %s: multipleOf, minimum, maximum = %q, want %q", tc.property, got, []string{tc.multipleOf, tc.minimum, tc.maximum})
+		}
+	}
+}
