@@ -411,6 +411,14 @@ func TestService_WideDecimal(t *testing.T) {
 			{"Amount mul Amount eq 0.000000000000000000000000000000000001", []int{3}},
 			{"Amount mul Amount gt 10000", []int{1, 2, 8, 9}},
 			{"Amount div 0 eq null", []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
+			// A quotient keeps PostgreSQL's NUMERIC scale, here the operand's 18 digits, on both databases:
+			// 123.450000000000000001 div 4 is 30.862500000000000000.
+			{"Amount div 4 eq 30.8625", []int{1, 8}},
+			{"Amount div 3 gt 41.15", []int{2}},
+			{"Amount div 3 eq 0.1", []int{6}},
+			{"Amount divby 2 eq 0.05", []int{4}},
+			{"Amount add Rate gt 246.8", []int{1, 2, 8}}, // Double: floating point, as OData promotes
+			{"Amount mul Qty eq Amount", []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
 			{"Amount mod 0.2 eq 0.1", []int{4, 6}},
 			{"-Amount eq 0.000000000000000001", []int{3}},
 			{"Amount eq Price", []int{1, 10}},

@@ -26,9 +26,10 @@ type DecimalFunction uint8
 
 // The exact decimal functions. DecimalOfNumber(x, scale) is the decimal text of x x 10^-scale, x an integer
 // (scale the SQL integer literal of a scale), a REAL (scale "0": the shortest decimal that reads back as it) or
-// decimal text; the others take decimal text: DecimalAdd, DecimalSub, DecimalMul, DecimalDiv (rounded to at least
-// 20 fraction digits and 16 significant ones) and DecimalMod (with the sign of the dividend) two operands,
-// DecimalNeg, DecimalRound (half away from zero), DecimalFloor and DecimalCeiling one.
+// decimal text; the others take decimal text: DecimalAdd, DecimalSub, DecimalMul, DecimalDiv (rounded half away
+// from zero to the scale PostgreSQL's NUMERIC division gives the quotient) and DecimalMod (with the sign of the
+// dividend) two operands, DecimalNeg, DecimalRound (half away from zero), DecimalFloor and DecimalCeiling one;
+// their results are PostgreSQL's NUMERIC results, scale included.
 const (
 	DecimalOfNumber DecimalFunction = iota
 	DecimalAdd

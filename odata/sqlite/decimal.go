@@ -20,14 +20,13 @@ import (
 // the digits as bytes.
 const DecimalCollation = "odata_decimal"
 
-// decimalDivisionScale is the least number of fraction digits of a quotient computed by odata_decimal_div:
-// more than the largest Scale of a Decimal the engine serves (18), as PostgreSQL's NUMERIC division keeps at
-// least 16 significant digits and 20 fraction digits for small operands.
-const decimalDivisionScale = 20
-
 // decimalFunctions are the SQL functions over exact decimals that Open registers, each deterministic. Their
 // operands are decimal text, integers or REAL numbers; NULL gives NULL, and so does division by zero; they
-// return the decimal text of the exact result (no trailing fraction zeros), which DecimalCollation compares.
+// return the decimal text of the result, which DecimalCollation compares. The results are PostgreSQL's NUMERIC
+// results, digit for digit, so that a $filter answers the same on both databases: the text keeps the scale
+// PostgreSQL gives the result (its display scale: the larger scale of a sum or difference, the sum of the
+// scales of a product, 0 after rounding), and a quotient is rounded to the scale PostgreSQL chooses
+// (divisionScale), which depends on the operands' scales.
 var decimalFunctions = map[string]any{
 	// odata_decimal(x, scale) is the decimal text of x x 10^-scale: a scaled integer (19.99 kept as 1999 at
 	// scale 2), a REAL (the shortest decimal that reads back as it), or decimal text (scale 0).
@@ -97,7 +96,12 @@ func decimalText(x any, scale int64) (any, error) {
 	if !ok {
 		return nil, err
 	}
-	return d.Shift(int32(-scale)).String(), nil
+	return decimalString(d.Shift(int32(-scale))), nil
+}
+
+// decimalString is the text of d with as many fraction digits as its exponent says (19.90 stays 19.90).
+func decimalString(d decimal.Decimal) string {
+	return d.StringFixed(max(-d.Exponent(), 0))
 }
 
 // decimalOp makes a two-operand decimal function of op, which returns false where the result is NULL.
@@ -115,7 +119,7 @@ func decimalOp(op func(a, b decimal.Decimal) (decimal.Decimal, bool)) func(a, b 
 		if !ok {
 			return nil, nil
 		}
-		return r.String(), nil
+		return decimalString(r), nil
 	}
 }
 
@@ -126,20 +130,45 @@ func decimalFunc(f func(decimal.Decimal) decimal.Decimal) func(a any) (any, erro
 		if !ok {
 			return nil, err
 		}
-		return f(x).String(), nil
+		return decimalString(f(x)), nil
 	}
 }
 
-// divide is a / b rounded half away from zero to decimalDivisionScale fraction digits (more when an operand
-// has more, and at least 16 significant digits), NULL when b is zero.
+// divide is a / b rounded half away from zero to divisionScale(a, b) fraction digits, NULL when b is zero.
 func divide(a, b decimal.Decimal) (decimal.Decimal, bool) {
 	if b.IsZero() {
 		return decimal.Decimal{}, false
 	}
-	// The quotient is about 10^magnitude; keep at least 16 significant digits of it.
-	magnitude := (int32(a.NumDigits()) + a.Exponent()) - (int32(b.NumDigits()) + b.Exponent())
-	scale := max(int32(decimalDivisionScale), -a.Exponent(), -b.Exponent(), 16-magnitude)
-	return a.DivRound(b, scale), true
+	return a.DivRound(b, divisionScale(a, b)), true
+}
+
+// divisionScale is the number of fraction digits of the quotient a / b as PostgreSQL's NUMERIC division chooses
+// them (select_div_scale in its numeric.c): at least 16 significant digits, estimated from the weights and
+// first digits of the operands in base 10000, and at least the scale of either operand.
+func divisionScale(a, b decimal.Decimal) int32 {
+	weightA, firstA := base10000Lead(a)
+	weightB, firstB := base10000Lead(b)
+	quotientWeight := weightA - weightB
+	if firstA <= firstB {
+		quotientWeight--
+	}
+	return min(max(16-quotientWeight*4, -a.Exponent(), -b.Exponent(), 0), 1000)
+}
+
+// base10000Lead returns the weight of the first non-zero digit of |d| written in base 10000 with the groups
+// aligned on the decimal point (d = first x 10000^weight + ...), and that digit; 0, 0 for zero.
+func base10000Lead(d decimal.Decimal) (weight int32, first int64) {
+	if d.IsZero() {
+		return 0, 0
+	}
+	d = d.Abs()
+	// The position of the leading decimal digit: |d| is in [10^e, 10^(e+1)).
+	e := int32(d.NumDigits()) + d.Exponent() - 1
+	weight = e / 4
+	if e < 0 && e%4 != 0 {
+		weight-- // floor division
+	}
+	return weight, d.Shift(-4 * weight).IntPart()
 }
 
 // remainder is a mod b with the sign of a (truncated division, as SQL's % and PostgreSQL's NUMERIC mod), NULL
