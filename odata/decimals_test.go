@@ -193,10 +193,11 @@ func pagedIDs(t *testing.T, f *fixture, path string) []int {
 
 // TestSchema_DecimalStorage checks the columns odata/schema declares for each decimal storage kind, and that
 // the start-up check refuses a column or a declaration that would give wrong answers: the issue's case of a
-// SQLite DECIMAL(10,2) column holding 19.99 read as a scaled integer, among others.
+// SQLite DECIMAL(10,2) column holding 19.99 read as a scaled integer, among others; exact decimal text of any
+// precision is accepted, with or without the decimal collation (the engine spells it in its SQL).
 func TestSchema_DecimalStorage(t *testing.T) {
 	declared := map[string]map[string]string{
-		"sqlite":   {"auto": `"auto" INTEGER`, "scaled": `"scaled" INTEGER`, "exact": `"exact" TEXT`, "float": `"float" REAL`},
+		"sqlite":   {"auto": `"auto" INTEGER`, "scaled": `"scaled" INTEGER`, "exact": `"exact" TEXT COLLATE odata_decimal`, "float": `"float" REAL`},
 		"postgres": {"auto": `"auto" NUMERIC(12,2)`, "scaled": `"scaled" BIGINT`, "exact": `"exact" NUMERIC(12,2)`, "float": `"float" DOUBLE PRECISION`},
 	}
 	cases := []struct {
@@ -213,7 +214,10 @@ func TestSchema_DecimalStorage(t *testing.T) {
 		{"float in a REAL of 6 digits", edm.DecimalFloat, map[string]string{"postgres": "REAL"}, 6, ""},
 		{"exact in TEXT", edm.DecimalExact, map[string]string{"sqlite": "TEXT", "postgres": "NUMERIC"}, 0, ""},
 		{"exact in NUMERIC affinity", edm.DecimalExact, map[string]string{"sqlite": "NUMERIC"}, 0, "cannot hold"},
-		{"exact text of 18 digits", edm.DecimalExact, map[string]string{"sqlite": "TEXT"}, 18, "exact to 15 digits"},
+		{"exact text of 38 digits", edm.DecimalExact, map[string]string{"sqlite": "TEXT", "postgres": "NUMERIC(38,2)"}, 38, ""},
+		{"exact text under the decimal collation", edm.DecimalExact, map[string]string{"sqlite": "TEXT COLLATE odata_decimal"}, 38, ""},
+		{"wide auto in TEXT", edm.DecimalAuto, map[string]string{"sqlite": "TEXT COLLATE odata_decimal", "postgres": "NUMERIC(38,2)"}, 38, ""},
+		{"wide auto in INTEGER", edm.DecimalAuto, map[string]string{"sqlite": "INTEGER", "postgres": "BIGINT"}, 38, "cannot hold"},
 		{"exact in a narrower NUMERIC", edm.DecimalExact, map[string]string{"postgres": "NUMERIC(12,1)"}, 0, "cannot hold"},
 		{"scaled in INTEGER", edm.DecimalScaled, map[string]string{"sqlite": "INTEGER", "postgres": "BIGINT"}, 0, ""},
 		{"scaled in a narrow INTEGER", edm.DecimalScaled, map[string]string{"postgres": "INTEGER"}, 0, "cannot hold"},
@@ -304,4 +308,204 @@ func TestService_DecimalFloatColumn(t *testing.T) {
 			t.Errorf("GET /Products = %s, want %s", body, want)
 		}
 	})
+}
+
+// wideDecimalsModel has a Decimal(38,18) Amount (DecimalAuto: exact text on SQLite, NUMERIC(38,18) on
+// PostgreSQL) beside the scaled Price of the store's money, an Int32 and a Double, for mixed arithmetic.
+func wideDecimalsModel() *edm.Model {
+	return &edm.Model{Namespace: "Ledger", EntityTypes: []*edm.EntityType{{Name: "Entry", Key: []string{"Id"},
+		Properties: []*edm.Property{
+			{Name: "Id", Type: edm.KindInt32},
+			{Name: "Amount", Type: edm.KindDecimal, Precision: 38, Scale: 18, Nullable: true},
+			{Name: "Price", Type: edm.KindDecimal, Precision: 19, Scale: 4},
+			{Name: "Qty", Type: edm.KindInt32},
+			{Name: "Rate", Type: edm.KindDouble},
+		}}},
+		EntitySets: []*edm.EntitySet{{Name: "Entries", Type: "Entry"}}}
+}
+
+// wideDecimalValues are the Amounts the test stores, by Id: the widest Decimal(38,18) values, values that
+// differ only at the 18th decimal, the ones floating point cannot represent, zero and null.
+var wideDecimalValues = []struct {
+	id     int
+	amount string // as sent
+	want   string // as read back
+}{
+	{1, "123.450000000000000000", "123.45"},
+	{2, "99999999999999999999.999999999999999999", "99999999999999999999.999999999999999999"},
+	{3, "-0.000000000000000001", "-0.000000000000000001"},
+	{4, "0.1", "0.1"},
+	{5, "0.2", "0.2"},
+	{6, "0.3", "0.3"},
+	{7, "null", "<nil>"},
+	{8, "123.450000000000000001", "123.450000000000000001"},
+	{9, "-99999999999999999999.999999999999999999", "-99999999999999999999.999999999999999999"},
+	{10, "0", "0"},
+}
+
+// TestService_WideDecimal stores Decimal(38,18) values and reads them back exactly, filters with exact
+// comparisons, arithmetic (also mixed with scaled decimals, integers and doubles), rounding and null, and
+// orders exactly with keyset paging, on both databases; values beyond the precision or scale are refused.
+func TestService_WideDecimal(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		m := createSchema(t, db, wideDecimalsModel())
+		svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/odata",
+			Sets: map[string]odata.SetOptions{"Entries": {Writes: odata.WriteAll}}, Logger: discardLogger()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := &fixture{t: t, db: db, svc: svc}
+		for _, v := range wideDecimalValues {
+			price := "0"
+			if v.id == 1 {
+				price = "123.45"
+			}
+			f.must(201, "POST", "/odata/Entries", fmt.Sprintf(`{"Id":%d,"Amount":%s,"Price":%s,"Qty":1,"Rate":123.4}`, v.id, v.amount, price))
+		}
+		for _, v := range wideDecimalValues {
+			body := decodeJSON(t, f.must(200, "GET", fmt.Sprintf("/odata/Entries(%d)", v.id), "").Body)
+			if got := fmt.Sprint(body["Amount"]); got != v.want {
+				t.Errorf("Entries(%d).Amount = %s, want %s", v.id, got, v.want)
+			}
+		}
+		// Another program's write, in the form the column keeps.
+		stored := "123.450000000000000000"
+		f.exec(`INSERT INTO entry (id, amount, price, qty, rate) VALUES (?, ?, ?, ?, ?)`, 11, stored, autoPrice(db), 1, 0.5)
+		if got := selectIDs(t, f, "/odata/Entries?$select=Id&$orderby=Id&$filter="+url.QueryEscape("Amount eq 123.45")); !cmp.Equal(got, []int{1, 11}) {
+			t.Errorf("Amount eq 123.45 with another program's row = %v, want [1 11]", got)
+		}
+		f.must(204, "DELETE", "/odata/Entries(11)", "")
+
+		filters := []struct {
+			filter string
+			want   []int
+		}{
+			{"Amount eq 123.45", []int{1}},
+			{"Amount eq 123.450000000000000000", []int{1}},
+			{"Amount eq 123.450000000000000001", []int{8}},
+			{"Amount ne 123.45", []int{2, 3, 4, 5, 6, 7, 8, 9, 10}},
+			{"Amount gt 123.45", []int{2, 8}},
+			{"Amount ge 123.45", []int{1, 2, 8}},
+			{"Amount lt 123.450000000000000001", []int{1, 3, 4, 5, 6, 9, 10}},
+			{"Amount le 123.450000000000000001", []int{1, 3, 4, 5, 6, 8, 9, 10}},
+			{"Amount lt 0", []int{3, 9}},
+			{"Amount gt -0.000000000000000001", []int{1, 2, 4, 5, 6, 8, 10}},
+			{"Amount eq 99999999999999999999.999999999999999999", []int{2}},
+			{"Amount lt 99999999999999999999.999999999999999999", []int{1, 3, 4, 5, 6, 8, 9, 10}},
+			{"Amount gt 99999999999999999999.999999999999999999", nil},
+			{"Amount eq 0.3", []int{6}},
+			{"Amount eq 0.30", []int{6}},
+			{"Amount eq 0.3000000000000000001", nil},
+			{"Amount in (0.1, 0.3, 123.450000000000000001)", []int{4, 6, 8}},
+			{"Amount eq null", []int{7}},
+			{"Amount ne null", []int{1, 2, 3, 4, 5, 6, 8, 9, 10}},
+			{"Amount add 0.000000000000000001 eq 123.450000000000000001", []int{1}},
+			{"Amount add Amount eq 0.2", []int{4}},
+			{"Amount add 0.2 eq 0.3", []int{4}},
+			{"Amount sub 0.1 eq 0.2", []int{6}},
+			{"0.1 add 0.2 eq Amount", []int{6}},
+			{"Amount sub 99999999999999999999.999999999999999999 eq -99999999999999999999.999999999999999999", []int{10}},
+			{"Amount mul 2 eq 246.9", []int{1}},
+			{"Amount mul 2 eq 246.900000000000000002", []int{8}},
+			{"Amount mul 3 eq 0.9", []int{6}},
+			{"Amount mul Amount eq 0.000000000000000000000000000000000001", []int{3}},
+			{"Amount mul Amount gt 10000", []int{1, 2, 8, 9}},
+			{"Amount div 0 eq null", []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
+			// A quotient keeps PostgreSQL's NUMERIC scale, here the operand's 18 digits, on both databases:
+			// 123.450000000000000001 div 4 is 30.862500000000000000.
+			{"Amount div 4 eq 30.8625", []int{1, 8}},
+			{"Amount div 3 gt 41.15", []int{2}},
+			{"Amount div 3 eq 0.1", []int{6}},
+			{"Amount divby 2 eq 0.05", []int{4}},
+			{"Amount add Rate gt 246.8", []int{1, 2, 8}}, // Double: floating point, as OData promotes
+			{"Amount mul Qty eq Amount", []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
+			{"Amount mod 0.2 eq 0.1", []int{4, 6}},
+			{"-Amount eq 0.000000000000000001", []int{3}},
+			{"Amount eq Price", []int{1, 10}},
+			{"Amount gt Price", []int{2, 4, 5, 6, 8}},
+			{"Amount sub Price eq 0", []int{1, 10}},
+			{"Amount sub Price eq 123.450000000000000001", []int{8}},
+			{"Amount add Qty gt 124.45", []int{2, 8}},
+			{"Amount gt Qty", []int{1, 2, 8}},
+			{"Amount gt Rate", []int{1, 2, 8}},
+			{"round(Amount) eq 123", []int{1, 8}},
+			{"floor(Amount) eq -1", []int{3}},
+			{"ceiling(Amount) eq 1", []int{4, 5, 6}},
+			{"cast(Amount, Edm.Decimal) eq 0.2", []int{5}},
+		}
+		for _, tc := range filters {
+			got := selectIDs(t, f, "/odata/Entries?$select=Id&$orderby=Id&$filter="+url.QueryEscape(tc.filter))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("$filter=%s (-want +got):\n%s", tc.filter, diff)
+			}
+		}
+		orders := []struct {
+			orderby string
+			want    []int
+		}{
+			{"Amount", []int{7, 9, 3, 10, 4, 5, 6, 1, 8, 2}},
+			{"Amount desc", []int{2, 8, 1, 6, 5, 4, 10, 3, 9, 7}},
+			{"Amount sub 1 desc", []int{2, 8, 1, 6, 5, 4, 10, 3, 9, 7}},
+			{"Amount mul -1,Id", []int{7, 2, 8, 1, 6, 5, 4, 10, 3, 9}},
+		}
+		for _, tc := range orders {
+			// Three to a page: the keyset token carries the decimal.
+			got := pagedIDs(t, f, "/odata/Entries?$select=Id&$orderby="+url.QueryEscape(tc.orderby))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("$orderby=%s (-want +got):\n%s", tc.orderby, diff)
+			}
+		}
+		for _, amount := range []string{"0.0000000000000000001", "100000000000000000000", "-100000000000000000000"} {
+			f.must(400, "POST", "/odata/Entries", fmt.Sprintf(`{"Id":20,"Amount":%s,"Price":0,"Qty":1,"Rate":0}`, amount))
+		}
+		f.must(200, "PATCH", "/odata/Entries(10)", `{"Amount":"-99999999999999999999.999999999999999998"}`)
+		if got := selectIDs(t, f, "/odata/Entries?$select=Id&$orderby=Amount,Id&$filter="+url.QueryEscape("Amount lt -99999999999999999999")); !cmp.Equal(got, []int{9, 10}) {
+			t.Errorf("after a PATCH: Amount lt -99999999999999999999 = %v, want [9 10]", got)
+		}
+	})
+}
+
+// autoPrice is 0 as a DecimalAuto Decimal(19,4) column keeps it.
+func autoPrice(db *dbtest.DB) any {
+	if db.Dialect.ScaledDecimals() {
+		return 0
+	}
+	return "0"
+}
+
+// TestService_WideDecimalOpenAPI checks the range the OpenAPI document gives a Decimal(38,18), which is not
+// limited to 64 bits, beside the scaled Decimal(19,4).
+func TestService_WideDecimalOpenAPI(t *testing.T) {
+	db := dbtest.SQLite(t)
+	m := createSchema(t, db, wideDecimalsModel())
+	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					MultipleOf json.Number `json:"multipleOf"`
+					Minimum    json.Number `json:"minimum"`
+					Maximum    json.Number `json:"maximum"`
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(svc.OpenAPIDocument(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	entry := doc.Components.Schemas["Ledger.Entry"].Properties
+	for _, tc := range []struct {
+		property, multipleOf, minimum, maximum string
+	}{
+		{"Amount", "0.000000000000000001", "-99999999999999999999.999999999999999999", "99999999999999999999.999999999999999999"},
+		{"Price", "0.0001", "-922337203685477.5808", "922337203685477.5807"},
+	} {
+		p := entry[tc.property]
+		if got := []string{string(p.MultipleOf), string(p.Minimum), string(p.Maximum)}; !cmp.Equal(got, []string{tc.multipleOf, tc.minimum, tc.maximum}) {
+			t.Errorf("OpenAPI %s: multipleOf, minimum, maximum = %q, want %q", tc.property, got, []string{tc.multipleOf, tc.minimum, tc.maximum})
+		}
+	}
 }

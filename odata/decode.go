@@ -151,11 +151,12 @@ type valueType struct {
 	maxLength  int
 	precision  int
 	scale      int
+	storage    edm.DecimalStorage // a Decimal property's (edm.DecimalAuto for a parameter)
 }
 
 func propType(p *edm.Property) valueType {
 	return valueType{name: p.Name, kind: p.Type, enum: p.Enum, complex: p.Complex, collection: p.Collection,
-		nullable: p.Nullable, maxLength: p.MaxLength, precision: p.Precision, scale: p.Scale}
+		nullable: p.Nullable, maxLength: p.MaxLength, precision: p.Precision, scale: p.Scale, storage: p.DecimalStorage}
 }
 
 func paramType(p *edm.Parameter) valueType {
@@ -436,8 +437,9 @@ func decodeDecimal(t valueType, target string, raw json.RawMessage) (any, *Error
 }
 
 // checkDecimal refuses a decimal that has more decimal places than the scale of t, more digits before the
-// decimal point than its precision allows, or that one of the databases cannot hold: SQLite stores it as the
-// integer value x 10^scale, so that integer must fit in 64 bits (NUMERIC(19,4) on PostgreSQL holds more).
+// decimal point than its precision allows, or that one of the databases cannot hold: where SQLite stores it as
+// the integer value x 10^scale (edm.DecimalStorage.Scaled), that integer must fit in 64 bits on both databases
+// (NUMERIC(19,4) on PostgreSQL holds more).
 func checkDecimal(t valueType, target string, m decimal.Decimal) *ErrorDetail {
 	scale := int32(t.scale)
 	if !m.Shift(scale).IsInteger() {
@@ -452,7 +454,7 @@ func checkDecimal(t valueType, target string, m decimal.Decimal) *ErrorDetail {
 			return detailf(CodeInvalidValue, target, "%s is out of range (at most %d digits before the decimal point).", target, t.precision-t.scale)
 		}
 	}
-	if !m.Shift(scale).BigInt().IsInt64() {
+	if t.storage.Scaled(t.precision) && !m.Shift(scale).BigInt().IsInt64() {
 		return detailf(CodeInvalidValue, target, "%s is out of range (from %s to %s).", target,
 			decimal.New(math.MinInt64, -scale).StringFixed(scale), decimal.New(math.MaxInt64, -scale).StringFixed(scale))
 	}

@@ -274,10 +274,17 @@ func primitiveSchema(k edm.Kind, maxLength, precision, scale int) *jsObject {
 }
 
 // decimalFacets writes a Decimal's scale as multipleOf and its range as minimum and maximum: the smaller of what
-// the precision allows and what the service stores (value x 10^scale in 64 bits, see odata/DESIGN.md).
+// the precision allows and what the service stores (value x 10^scale in 64 bits up to
+// edm.MaxScaledDecimalPrecision digits, see odata/DESIGN.md; a wider Decimal is exact). A property declared
+// edm.DecimalScaled beyond that precision accepts less than the range written.
 func decimalFacets(s *jsObject, precision, scale int) {
 	step := decimal.New(1, -int32(scale))
 	s.set("multipleOf", json.Number(step.String()))
+	if precision > edm.MaxScaledDecimalPrecision {
+		p := decimal.New(1, int32(precision-scale)).Sub(step)
+		s.set("minimum", json.Number(p.Neg().String())).set("maximum", json.Number(p.String()))
+		return
+	}
 	hi := decimal.New(math.MaxInt64, -int32(scale))
 	lo := decimal.New(math.MinInt64, -int32(scale))
 	if precision > 0 && precision-scale < 19 {

@@ -45,9 +45,6 @@
 //   - Change tracking (delta links) on Products: not in the engine.
 //   - The precision and scale (10, 2) of Price and of the Dimensions members: the engine gives Precision and Scale
 //     to Decimal properties only, and these are Double as the contract says.
-//   - The seed row of DecimalSamples (Amount 123.450000000000000000, Edm.Decimal precision 38 scale 18): the
-//     engine stores a decimal exactly only when value x 10^scale fits in 64 bits (about 9.22 at scale 18), so
-//     the set starts empty and larger amounts are refused with a 400.
 //
 // Keys are generated (Guid) when a POST to Products, Categories, MediaItems or DecimalSamples leaves the key
 // out; a POST always creates (a key the client sends is used, an existing one is a 409), as OData says, and

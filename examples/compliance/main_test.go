@@ -105,6 +105,7 @@ func checkService(t *testing.T, base string) {
 	}
 
 	checkFunctions(t, base)
+	checkDecimals(t, base)
 	answer := send(t, http.MethodPatch, base+"/Company", `{"CEO": "Ada"}`)
 	if !strings.Contains(string(answer), `"CEO":"Ada"`) || !strings.Contains(string(answer), `"Version":2`) {
 		t.Errorf("PATCH /Company = %s, want CEO Ada and Version 2", answer)
@@ -191,6 +192,37 @@ func checkMetadata(t *testing.T, base string) {
 	if edmx.Schema.Namespace != namespace || len(edmx.Schema.Container.Sets) != 6 {
 		t.Errorf("$metadata: namespace %q with %d entity sets, want %q with 6",
 			edmx.Schema.Namespace, len(edmx.Schema.Container.Sets), namespace)
+	}
+}
+
+// checkDecimals reads the seed row of DecimalSamples, a Decimal(38,18), exactly and finds it by exact
+// comparisons and arithmetic at the 18th decimal.
+func checkDecimals(t *testing.T, base string) {
+	t.Helper()
+	for _, tc := range []struct {
+		filter string
+		want   []string // Name=Amount, the amount as the JSON text of the answer
+	}{
+		{"Amount eq 123.45", []string{"Seed Decimal=123.45"}},
+		{"Amount eq 123.450000000000000001", nil},
+		{"Amount gt 123.449999999999999999 and Amount lt 123.450000000000000001", []string{"Seed Decimal=123.45"}},
+		{"Amount add 0.000000000000000001 eq 123.450000000000000001", []string{"Seed Decimal=123.45"}},
+		{"Amount mul 2 eq 246.9", []string{"Seed Decimal=123.45"}},
+	} {
+		var page struct {
+			Value []struct {
+				Name   string
+				Amount json.RawMessage
+			}
+		}
+		get(t, base+"/DecimalSamples?$select=Name,Amount&$filter="+url.PathEscape(tc.filter), &page)
+		var got []string
+		for _, v := range page.Value {
+			got = append(got, v.Name+"="+string(v.Amount))
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("GET DecimalSamples?$filter=%s (-want +got):\n%s", tc.filter, diff)
+		}
 	}
 }
 

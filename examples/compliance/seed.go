@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/edm"
 )
@@ -21,6 +23,8 @@ const (
 	smartphoneID    = "a1000000-0000-4000-8000-000000000005"
 	premiumLaptopID = "a1000000-0000-4000-8000-000000000006"
 	gamingMouseID   = "a1000000-0000-4000-8000-000000000007"
+
+	decimalSampleID = "f1000000-0000-4000-8000-000000000001"
 )
 
 // seed is the reference data of CONTRACT.md: each entity type (in insertion order: targets of foreign keys
@@ -54,8 +58,10 @@ func seedRows(now time.Time) []seed {
 			{"ID": "b1000000-0000-4000-8000-000000000001", "Name": "Read-only item A"},
 			{"ID": "b1000000-0000-4000-8000-000000000002", "Name": "Read-only item B"},
 		}},
-		// DecimalSamples has no seed row: its Amount 123.450000000000000000 at scale 18 is beyond the exact
-		// decimals the engine stores (value x 10^scale must fit in 64 bits).
+		// Amount is a Decimal(38,18): exact decimal text on SQLite, NUMERIC(38,18) on PostgreSQL.
+		{"DecimalSample", []odata.Entity{
+			{"ID": decimalSampleID, "Name": "Seed Decimal", "Amount": decimal.RequireFromString("123.450000000000000000")},
+		}},
 	}
 }
 

@@ -38,8 +38,9 @@
 // Column types follow the kind, as odata/schema declares and checks them (TEXT, INTEGER, REAL and BLOB on
 // SQLite; TEXT COLLATE "C", BOOLEAN, SMALLINT to BIGINT, NUMERIC(p,s), DOUBLE PRECISION, DATE, TIME, TIMESTAMPTZ,
 // UUID and BYTEA on PostgreSQL; see odata/schema). A Decimal property says how its column keeps values in
-// DecimalStorage: a scaled integer (value x 10^Scale, SQLite's default), an exact decimal (PostgreSQL's
-// NUMERIC, the default there; text on SQLite) or a floating-point number.
+// DecimalStorage: a scaled integer (value x 10^Scale, SQLite's default up to 19 digits), an exact decimal
+// (PostgreSQL's NUMERIC, the default there; on SQLite text under an exact decimal collation, the default beyond 19
+// digits) or a floating-point number.
 //
 // # Entity types from Go structs
 //
@@ -307,12 +308,18 @@ type Property struct {
 // the property's values exactly and compares and orders them as numbers; they differ in what the column holds,
 // so that the engine can serve tables that another program made:
 //
-//	DecimalAuto           the database's own: DecimalScaled on SQLite, DecimalExact on PostgreSQL
+//	DecimalAuto           the database's own: on PostgreSQL DecimalExact; on SQLite DecimalScaled up to
+//	                      MaxScaledDecimalPrecision digits of Precision (the values of such a property must fit
+//	                      the 64-bit integer on every database), DecimalExact beyond, so that a Decimal(38,18)
+//	                      just works
 //	DecimalScaled         an integer column holding value x 10^Scale (19.99 at Scale 2 is 1999): SQLite
-//	                      INTEGER, PostgreSQL SMALLINT, INTEGER or BIGINT as wide as the Precision needs
+//	                      INTEGER, PostgreSQL SMALLINT, INTEGER or BIGINT as wide as the Precision needs; a
+//	                      value is accepted only when that integer fits in 64 bits
 //	DecimalExact          the exact decimal: PostgreSQL NUMERIC(p,s) (or NUMERIC); on SQLite a TEXT column
-//	                      holding the decimal's text, compared in floating point, so at most 15 digits of
-//	                      Precision (the start-up check refuses more)
+//	                      holding the decimal's text at the Scale (123.450 at Scale 3), declared COLLATE
+//	                      odata_decimal, a collation the engine's SQLite driver registers that compares decimal
+//	                      texts exactly, so comparisons, ORDER BY and indexes are exact at any Precision; $filter
+//	                      arithmetic and rounding on it compute exactly through the driver's decimal functions
 //	DecimalFloat          a floating-point column: SQLite REAL (or a NUMERIC or DECIMAL(p,s) column, which SQLite
 //	                      keeps as REAL), PostgreSQL DOUBLE PRECISION (REAL for a Precision up to 6); at most 15
 //	                      digits of Precision, so every value of the property round-trips: the engine rounds what
@@ -320,8 +327,9 @@ type Property struct {
 //	                      more digits is read rounded, and $filter arithmetic on such a column is floating-point
 //	                      arithmetic.
 //
-// A column stored in another way than the database's own is compared through an expression, which an index on
-// the column does not serve.
+// A column stored in another way than the database's own (DecimalScaled and DecimalFloat on PostgreSQL,
+// DecimalFloat on SQLite, DecimalScaled beside a wider DecimalAuto) is compared through an expression, which an
+// index on the column does not serve.
 type DecimalStorage uint8
 
 // The decimal storage kinds.
@@ -335,6 +343,18 @@ const (
 // MaxFloatDecimalPrecision is the largest Precision of a Decimal stored as DecimalFloat: a decimal of at most 15
 // significant digits survives the round trip through a 64-bit floating-point number.
 const MaxFloatDecimalPrecision = 15
+
+// MaxScaledDecimalPrecision is the largest Precision of a DecimalAuto property that SQLite keeps as a scaled
+// 64-bit integer: the money of the store's model is Decimal(19,4), kept that way since its first release. A
+// wider DecimalAuto property is DecimalExact there.
+const MaxScaledDecimalPrecision = 19
+
+// Scaled reports whether a Decimal of the given Precision stored as s keeps value x 10^Scale in a 64-bit integer
+// on some database: DecimalScaled, and DecimalAuto up to MaxScaledDecimalPrecision digits (SQLite's own). The
+// values of such a property are accepted only when that integer fits, on every database alike.
+func (s DecimalStorage) Scaled(precision int) bool {
+	return s == DecimalScaled || s == DecimalAuto && precision <= MaxScaledDecimalPrecision
+}
 
 // String returns "auto", "scaled", "exact" or "float".
 func (s DecimalStorage) String() string {

@@ -51,6 +51,34 @@ func (Dialect) Param(k edm.Kind) string { return "?::" + parameterType(k) }
 // ScaledDecimals returns false: decimals are NUMERIC.
 func (Dialect) ScaledDecimals() bool { return false }
 
+// TextDecimals returns false: exact decimals are NUMERIC.
+func (Dialect) TextDecimals() bool { return false }
+
+// CollateDecimal returns expr: NUMERIC compares as numbers.
+func (Dialect) CollateDecimal(expr string) string { return expr }
+
+// DecimalFunc spells the exact decimal function f in NUMERIC arithmetic (the planner uses NUMERIC directly, as
+// TextDecimals is false).
+func (Dialect) DecimalFunc(f sqldb.DecimalFunction, args ...string) string {
+	operators := [...]string{sqldb.DecimalAdd: " + ", sqldb.DecimalSub: " - ", sqldb.DecimalMul: " * ",
+		sqldb.DecimalDiv: " / ", sqldb.DecimalMod: " % "}
+	switch f {
+	case sqldb.DecimalOfNumber:
+		return "(CAST(" + args[0] + " AS NUMERIC) / (10::NUMERIC ^ " + args[1] + "))"
+	case sqldb.DecimalDiv, sqldb.DecimalMod:
+		return "(" + args[0] + operators[f] + "NULLIF(" + args[1] + ", 0))"
+	case sqldb.DecimalNeg:
+		return "(-" + args[0] + ")"
+	case sqldb.DecimalRound:
+		return "round(" + args[0] + ")"
+	case sqldb.DecimalFloor:
+		return "floor(" + args[0] + ")"
+	case sqldb.DecimalCeiling:
+		return "ceil(" + args[0] + ")"
+	}
+	return "(" + args[0] + operators[f] + args[1] + ")"
+}
+
 // TextTimestamps returns false: DateTimeOffset columns are TIMESTAMPTZ.
 func (Dialect) TextTimestamps() bool { return false }
 

@@ -111,8 +111,6 @@ func compareColumn(d sqldb.Dialect, c *column, found *catalogColumn) string {
 	switch {
 	case found == nil:
 		return "the column does not exist (" + c.describe() + ")"
-	case c.storageProblem(d) != "":
-		return c.storageProblem(d)
 	case !d.ColumnHolds(found.typ, kind, maxLength, c.precision, c.scale):
 		msg := fmt.Sprintf("the column's type %s cannot hold %s (%s wants %s)", found.typ, c.describe(),
 			d.Name(), d.ColumnType(kind, c.precision, c.scale))

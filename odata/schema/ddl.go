@@ -25,7 +25,7 @@ func Create(d sqldb.Dialect, m *edm.Model) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := errors.Join(checkGenerated(d, tables), checkDecimals(d, tables)); err != nil {
+	if err := checkGenerated(d, tables); err != nil {
 		return nil, err
 	}
 	var creates, indexes, foreign []string
@@ -51,28 +51,6 @@ func checkGenerated(d sqldb.Dialect, tables []*table) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// checkDecimals returns the error of a Decimal column whose storage d cannot serve without wrong answers
-// (sqldb.DecimalStorageProblem).
-func checkDecimals(d sqldb.Dialect, tables []*table) error {
-	var errs []error
-	for _, t := range tables {
-		for _, c := range t.columns {
-			if msg := c.storageProblem(d); msg != "" {
-				errs = append(errs, fmt.Errorf("schema: %s: %s", c.of, msg))
-			}
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// storageProblem is sqldb.DecimalStorageProblem of c's property, "" when it has none.
-func (c *column) storageProblem(d sqldb.Dialect) string {
-	if c.property == nil {
-		return ""
-	}
-	return sqldb.DecimalStorageProblem(d, c.property)
 }
 
 // stored is the kind of value c's column holds on d (sqldb.ColumnKind) and its maximum length.
@@ -113,7 +91,12 @@ func createTable(d sqldb.Dialect, t *table) string {
 // it is not "".
 func columnDefinition(d sqldb.Dialect, c *column, def string) string {
 	k, _ := c.stored(d)
-	s := d.QuoteIdent(c.name) + " " + d.ColumnType(k, c.precision, c.scale)
+	typ := d.ColumnType(k, c.precision, c.scale)
+	if c.kind == edm.KindDecimal && k == edm.KindString {
+		// Decimal text (SQLite's DecimalExact) compares and sorts as exact decimals, in indexes too.
+		typ = d.CollateDecimal(typ)
+	}
+	s := d.QuoteIdent(c.name) + " " + typ
 	if !c.nullable {
 		s += " NOT NULL"
 	}

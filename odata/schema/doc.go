@@ -25,9 +25,10 @@
 //	Boolean                   INTEGER 0 or 1                      BOOLEAN
 //	Byte, SByte, Int16        INTEGER                             SMALLINT (or wider)
 //	Int32, Int64              INTEGER                             INTEGER, BIGINT (or wider)
-//	Decimal(p,s)              INTEGER holding value x 10^s        NUMERIC(p,s) (NUMERIC, or wider p and s)
+//	Decimal(p,s), p <= 19     INTEGER holding value x 10^s        NUMERIC(p,s) (NUMERIC, or wider p and s)
+//	Decimal(p,s), p > 19      TEXT COLLATE odata_decimal          NUMERIC(p,s)
 //	  DecimalScaled           INTEGER holding value x 10^s        SMALLINT, INTEGER or BIGINT for p <= 4, 9, 18+
-//	  DecimalExact            TEXT holding the decimal (p <= 15)  NUMERIC(p,s)
+//	  DecimalExact            TEXT COLLATE odata_decimal          NUMERIC(p,s)
 //	  DecimalFloat (p <= 15)  REAL (or NUMERIC affinity)          DOUBLE PRECISION (REAL for p <= 6)
 //	Double, Single            REAL                                DOUBLE PRECISION, REAL
 //	Date, TimeOfDay           TEXT YYYY-MM-DD, HH:MM:SS.ffffff    DATE, TIME
@@ -39,8 +40,10 @@
 //
 // Check refuses a Decimal column that would give wrong answers: a scaled decimal on SQLite needs INTEGER
 // affinity (a NUMERIC or DECIMAL(p,s) column keeps 19.99 as a REAL, which a scaled reading takes for 0.1999:
-// declare edm.DecimalFloat for such a column), and text decimals on SQLite, compared in floating point, need
-// p <= 15.
+// declare edm.DecimalFloat for such a column), and text decimals on SQLite need TEXT affinity. Their collation,
+// odata_decimal, which odata/sqlite registers on its connections, compares decimal texts exactly, so that
+// indexes on such columns serve the planner's comparisons and orders; Check accepts a TEXT column without it,
+// as the planner spells the collation in its SQL.
 //
 // A property computed by SQL has no column; a collection property has its side table; a complex property is a
 // column per member. A navigation's join implies a foreign key on the side whose join columns are not its key.

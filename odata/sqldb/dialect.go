@@ -21,6 +21,28 @@ const (
 	FractionalSeconds
 )
 
+// DecimalFunction names an exact decimal function of a dialect whose TextDecimals is true (Dialect.DecimalFunc).
+type DecimalFunction uint8
+
+// The exact decimal functions. DecimalOfNumber(x, scale) is the decimal text of x x 10^-scale, x an integer
+// (scale the SQL integer literal of a scale), a REAL (scale "0": the shortest decimal that reads back as it) or
+// decimal text; the others take decimal text: DecimalAdd, DecimalSub, DecimalMul, DecimalDiv (rounded half away
+// from zero to the scale PostgreSQL's NUMERIC division gives the quotient) and DecimalMod (with the sign of the
+// dividend) two operands, DecimalNeg, DecimalRound (half away from zero), DecimalFloor and DecimalCeiling one;
+// their results are PostgreSQL's NUMERIC results, scale included.
+const (
+	DecimalOfNumber DecimalFunction = iota
+	DecimalAdd
+	DecimalSub
+	DecimalMul
+	DecimalDiv
+	DecimalMod
+	DecimalNeg
+	DecimalRound
+	DecimalFloor
+	DecimalCeiling
+)
+
 // Dialect holds every difference between the supported databases; the adapters odata/sqlite and odata/postgres
 // implement it (sqlite.Dialect, postgres.Dialect), each with the SQL text of its database and the classification
 // of its driver's errors. Code outside the adapters never asks which database it talks to: it asks its Dialect.
@@ -44,6 +66,10 @@ type Dialect interface {
 	// ScaledDecimals reports whether Edm.Decimal columns hold value x 10^scale as integers (SQLite) rather than
 	// a decimal type (PostgreSQL NUMERIC).
 	ScaledDecimals() bool
+	// TextDecimals reports whether a Decimal column stored as edm.DecimalExact holds the decimal's text, which
+	// the database compares only under CollateDecimal and computes with only through DecimalFunc (SQLite), rather
+	// than a decimal type (PostgreSQL NUMERIC).
+	TextDecimals() bool
 	// TextTimestamps reports whether Edm.DateTimeOffset columns hold text in TimestampTextLayout (SQLite) rather
 	// than a timestamp type (PostgreSQL TIMESTAMPTZ).
 	TextTimestamps() bool
@@ -84,9 +110,17 @@ type Dialect interface {
 	// ScaledDecimals.
 	Unscale(expr string, scale int) string
 	// DecimalValue is the value of expr, a Decimal column of the given scale that stores its values as storage
-	// (edm.DecimalScaled, DecimalExact or DecimalFloat, one the dialect does not use itself), in the dialect's
-	// own form of decimals: the exact integer value x 10^scale where ScaledDecimals (SQLite), else NUMERIC.
+	// (edm.DecimalScaled, DecimalExact or DecimalFloat, one the dialect does not use itself; never decimal text
+	// where TextDecimals, which the planner uses as it is), in the dialect's own form of decimals: the exact
+	// integer value x 10^scale where ScaledDecimals (SQLite), else NUMERIC.
 	DecimalValue(expr string, storage edm.DecimalStorage, scale int) string
+	// CollateDecimal makes decimal text compare and sort as the exact decimals it spells: expr followed by the
+	// COLLATE clause of the decimal collation (odata/sqlite.DecimalCollation). Applied to a column type, it is
+	// the declaration of a column of decimal text. Only called when TextDecimals.
+	CollateDecimal(expr string) string
+	// DecimalFunc is the SQL of an exact decimal function (see DecimalFunction) over decimal text; its value is
+	// decimal text, NULL when an operand is NULL or a divisor zero. Only called when TextDecimals.
+	DecimalFunc(f DecimalFunction, args ...string) string
 	// Cast converts expr to kind k (String, an integer kind, Decimal, Double, Single).
 	Cast(expr string, k edm.Kind) string
 	// BoolValue is the literal true or false.

@@ -15,8 +15,8 @@ import (
 // with always six fraction digits, so that text order is time order.
 const TimestampTextLayout = "2006-01-02T15:04:05.000000Z"
 
-// maxDecimalDigits is the precision of the widest Edm.Decimal column (NUMERIC(19,s)).
-const maxDecimalDigits = 19
+// maxDecimalDigits is the precision of the widest Edm.Decimal the engine serves (NUMERIC(38,s)).
+const maxDecimalDigits = 38
 
 // TimeArg returns t as d stores a DateTimeOffset column, to microseconds: text in TimestampTextLayout when
 // d.TextTimestamps() (SQLite), else a time.Time in UTC (PostgreSQL TIMESTAMPTZ).
@@ -46,7 +46,7 @@ func ScanTime(v any) (time.Time, error) {
 
 // DecimalArg returns m as d stores an Edm.Decimal column of the given scale in its own way: the exact integer
 // m x 10^scale when d.ScaledDecimals() (SQLite), else the decimal text (PostgreSQL NUMERIC). Digits beyond the
-// scale are an error, never rounded away, and so is a value outside NUMERIC(19,scale) (scaled, outside int64).
+// scale are an error, never rounded away, and so is a value outside NUMERIC(38,scale) (scaled, outside int64).
 func DecimalArg(d Dialect, m decimal.Decimal, scale int32) (any, error) {
 	return decimalArg(m, scale, defaultDecimalStorage(d))
 }
@@ -83,12 +83,29 @@ func defaultDecimalStorage(d Dialect) edm.DecimalStorage {
 }
 
 // DecimalStorage returns how the column of the Decimal property p stores its values on d: p.DecimalStorage, or
-// for edm.DecimalAuto the dialect's own (DecimalScaled where d.ScaledDecimals(), else DecimalExact).
+// for edm.DecimalAuto the dialect's own (DecimalScaled where d.ScaledDecimals() and the Precision is at most
+// edm.MaxScaledDecimalPrecision, else DecimalExact).
 func DecimalStorage(d Dialect, p *edm.Property) edm.DecimalStorage {
-	if p.DecimalStorage != edm.DecimalAuto {
-		return p.DecimalStorage
+	return storageOn(d, p.DecimalStorage, p.Precision)
+}
+
+// storageOn is the storage of a Decimal of the given precision declared as storage on d (see DecimalStorage).
+func storageOn(d Dialect, storage edm.DecimalStorage, precision int) edm.DecimalStorage {
+	switch {
+	case storage != edm.DecimalAuto:
+		return storage
+	case d.ScaledDecimals() && precision > edm.MaxScaledDecimalPrecision:
+		return edm.DecimalExact
 	}
 	return defaultDecimalStorage(d)
+}
+
+// TextDecimal reports whether the column of the property p holds decimal text that the planner compares under
+// d.CollateDecimal and computes with through d.DecimalFunc: a stored Decimal kept as edm.DecimalExact where
+// d.TextDecimals() (SQLite).
+func TextDecimal(d Dialect, p *edm.Property) bool {
+	return p.Type == edm.KindDecimal && p.SQL == "" && p.Enum == nil && d.TextDecimals() &&
+		DecimalStorage(d, p) == edm.DecimalExact
 }
 
 // NativeDecimal reports whether the column of the Decimal property p stores its values as d does itself, so
@@ -100,10 +117,13 @@ func NativeDecimal(d Dialect, p *edm.Property) bool {
 // ColumnKind returns the kind of value the column of a property of kind k (precision its Decimal precision)
 // holds on d when it is stored as storage: for a Decimal stored in another way than d's own, the integer kind
 // as wide as the precision needs (DecimalScaled), Double, or Single up to 6 digits (DecimalFloat), or String
-// (DecimalExact on a database without a decimal type); k otherwise. odata/schema declares and checks columns
-// of this kind.
+// (DecimalExact on a database without a decimal type, which declares the column d.CollateDecimal of the
+// String column type); k otherwise. odata/schema declares and checks columns of this kind.
 func ColumnKind(d Dialect, k edm.Kind, storage edm.DecimalStorage, precision int) edm.Kind {
-	if k != edm.KindDecimal || storage == edm.DecimalAuto || storage == defaultDecimalStorage(d) {
+	if k != edm.KindDecimal {
+		return k
+	}
+	if storage = storageOn(d, storage, precision); storage == defaultDecimalStorage(d) {
 		return k
 	}
 	switch storage {
@@ -122,20 +142,6 @@ func ColumnKind(d Dialect, k edm.Kind, storage edm.DecimalStorage, precision int
 		return edm.KindDouble
 	}
 	return edm.KindString
-}
-
-// DecimalStorageProblem returns why d cannot serve the Decimal property p as its DecimalStorage says without
-// giving wrong answers, "" when it can: an exact decimal kept as text on a database that compares such text in
-// floating point (SQLite) needs a Precision of at most edm.MaxFloatDecimalPrecision.
-func DecimalStorageProblem(d Dialect, p *edm.Property) string {
-	if p.Type != edm.KindDecimal || NativeDecimal(d, p) || DecimalStorage(d, p) != edm.DecimalExact {
-		return ""
-	}
-	if p.Precision > edm.MaxFloatDecimalPrecision {
-		return fmt.Sprintf("%s compares decimals kept as text in floating point, exact to %d digits, but %s has Precision %d (use DecimalScaled, or a Precision of at most %d)",
-			d.Name(), edm.MaxFloatDecimalPrecision, p.Name, p.Precision, edm.MaxFloatDecimalPrecision)
-	}
-	return ""
 }
 
 // ScanDecimal reads an Edm.Decimal column value of the given scale as the driver returns it from a column d
@@ -165,11 +171,11 @@ func scanDecimal(v any, scale int32, scaled bool) (decimal.Decimal, error) {
 }
 
 // ScaledColumn reports whether an integer read from the column of the Decimal property p is the value x
-// 10^Scale: the property is stored as DecimalScaled, or as DecimalAuto, which is scaled wherever a decimal
-// column returns integers (SQLite). An integer from a DecimalExact or DecimalFloat column (SQLite keeps 20 in
-// a NUMERIC column as an integer) is the value itself.
+// 10^Scale: the property is stored as DecimalScaled, or as DecimalAuto of at most edm.MaxScaledDecimalPrecision
+// digits, which is scaled wherever a decimal column returns integers (SQLite). An integer from a DecimalExact or
+// DecimalFloat column (SQLite keeps 20 in a NUMERIC column as an integer) is the value itself.
 func ScaledColumn(p *edm.Property) bool {
-	return p.DecimalStorage == edm.DecimalAuto || p.DecimalStorage == edm.DecimalScaled
+	return p.DecimalStorage.Scaled(p.Precision)
 }
 
 // Arg converts the Go value of a scalar property (the types of odata/DESIGN.md's storage table) to the argument

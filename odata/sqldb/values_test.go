@@ -84,35 +84,80 @@ func TestArg_WrongType(t *testing.T) {
 
 func TestDecimalArg(t *testing.T) {
 	for _, tc := range []struct {
-		in      string
-		sqlite  any
-		pg      any
-		wantErr bool
+		in         string
+		sqlite, pg any // nil: an error
 	}{
-		{"19.99", int64(199900), "19.9900", false},
-		{"-0.0001", int64(-1), "-0.0001", false},
-		{"0", int64(0), "0.0000", false},
-		{"1.00001", nil, nil, true},
-		{"-1.5", int64(-15000), "-1.5000", false},
-		{"922337203685477.5807", int64(9223372036854775807), "922337203685477.5807", false},
-		{"1000000000000000", nil, nil, true}, // beyond NUMERIC(19,4)
+		{"19.99", int64(199900), "19.9900"},
+		{"-0.0001", int64(-1), "-0.0001"},
+		{"0", int64(0), "0.0000"},
+		{"1.00001", nil, nil},
+		{"-1.5", int64(-15000), "-1.5000"},
+		{"922337203685477.5807", int64(9223372036854775807), "922337203685477.5807"},
+		{"1000000000000000", nil, "1000000000000000.0000"}, // beyond int64 scaled, within NUMERIC(38,4)
+		{"1e34", nil, nil}, // beyond NUMERIC(38,4)
 	} {
 		m := decimal.RequireFromString(tc.in)
-		got, err := sqldb.DecimalArg(sqlite.Dialect{}, m, 4)
-		if (err != nil) != tc.wantErr || (!tc.wantErr && got != tc.sqlite) {
-			t.Errorf("DecimalArg(SQLite, %q) = %v, %v, want %v", tc.in, got, err, tc.sqlite)
+		for _, d := range []struct {
+			dialect sqldb.Dialect
+			want    any
+		}{{sqlite.Dialect{}, tc.sqlite}, {postgres.Dialect{}, tc.pg}} {
+			got, err := sqldb.DecimalArg(d.dialect, m, 4)
+			if (err != nil) != (d.want == nil) || got != d.want {
+				t.Errorf("DecimalArg(%s, %q) = %v, %v, want %v", d.dialect.Name(), tc.in, got, err, d.want)
+			}
 		}
-		got, err = sqldb.DecimalArg(postgres.Dialect{}, m, 4)
-		if (err != nil) != tc.wantErr || (!tc.wantErr && got != tc.pg) {
-			t.Errorf("DecimalArg(PostgreSQL, %q) = %v, %v, want %v", tc.in, got, err, tc.pg)
-		}
-		if tc.wantErr {
+		if tc.sqlite == nil {
 			continue
 		}
 		back, err := sqldb.ScanDecimal(tc.sqlite, 4)
 		if err != nil || !back.Equal(m) {
 			t.Errorf("ScanDecimal(%v) = %v, %v, want %v", tc.sqlite, back, err, m)
 		}
+	}
+}
+
+// TestDecimalStorage_Wide checks that a DecimalAuto of more than edm.MaxScaledDecimalPrecision digits is exact
+// decimal text on SQLite (a TEXT column) and NUMERIC on PostgreSQL, and that its values are not limited to 64
+// bits.
+func TestDecimalStorage_Wide(t *testing.T) {
+	for _, tc := range []struct {
+		precision  int
+		storage    edm.DecimalStorage
+		sqlite, pg edm.DecimalStorage
+		column     edm.Kind // on SQLite
+	}{
+		{19, edm.DecimalAuto, edm.DecimalScaled, edm.DecimalExact, edm.KindDecimal},
+		{20, edm.DecimalAuto, edm.DecimalExact, edm.DecimalExact, edm.KindString},
+		{38, edm.DecimalAuto, edm.DecimalExact, edm.DecimalExact, edm.KindString},
+		{38, edm.DecimalScaled, edm.DecimalScaled, edm.DecimalScaled, edm.KindDecimal},
+		{12, edm.DecimalExact, edm.DecimalExact, edm.DecimalExact, edm.KindString},
+	} {
+		p := &edm.Property{Name: "Amount", Type: edm.KindDecimal, Precision: tc.precision, Scale: 18, DecimalStorage: tc.storage}
+		if got := sqldb.DecimalStorage(sqlite.Dialect{}, p); got != tc.sqlite {
+			t.Errorf("DecimalStorage(SQLite, Decimal(%d,18) %s) = %s, want %s", tc.precision, tc.storage, got, tc.sqlite)
+		}
+		if got := sqldb.DecimalStorage(postgres.Dialect{}, p); got != tc.pg {
+			t.Errorf("DecimalStorage(PostgreSQL, Decimal(%d,18) %s) = %s, want %s", tc.precision, tc.storage, got, tc.pg)
+		}
+		if got := sqldb.ColumnKind(sqlite.Dialect{}, edm.KindDecimal, tc.storage, tc.precision); got != tc.column {
+			t.Errorf("ColumnKind(SQLite, Decimal(%d,18) %s) = %s, want %s", tc.precision, tc.storage, got, tc.column)
+		}
+		if got, want := sqldb.TextDecimal(sqlite.Dialect{}, p), tc.sqlite == edm.DecimalExact; got != want {
+			t.Errorf("TextDecimal(SQLite, Decimal(%d,18) %s) = %v, want %v", tc.precision, tc.storage, got, want)
+		}
+		if sqldb.TextDecimal(postgres.Dialect{}, p) {
+			t.Errorf("TextDecimal(PostgreSQL, Decimal(%d,18) %s) = true, want false", tc.precision, tc.storage)
+		}
+	}
+	p := &edm.Property{Name: "Amount", Type: edm.KindDecimal, Precision: 38, Scale: 18}
+	m := decimal.RequireFromString("99999999999999999999.999999999999999999")
+	for _, d := range []sqldb.Dialect{sqlite.Dialect{}, postgres.Dialect{}} {
+		if got, err := sqldb.Arg(d, p, m); err != nil || got != m.String() {
+			t.Errorf("Arg(%s, Decimal(38,18), %s) = %v, %v, want the text", d.Name(), m, got, err)
+		}
+	}
+	if got, err := sqldb.Scan(p, "-0.000000000000000001"); err != nil || got.(decimal.Decimal).String() != "-0.000000000000000001" {
+		t.Errorf("Scan(Decimal(38,18), text) = %v, %v", got, err)
 	}
 }
 

@@ -29,6 +29,32 @@ func (Dialect) Param(edm.Kind) string { return "?" }
 // ScaledDecimals returns true: decimal columns hold value x 10^scale.
 func (Dialect) ScaledDecimals() bool { return true }
 
+// TextDecimals returns true: an exact decimal column holds text, compared under DecimalCollation and computed
+// with the odata_decimal functions Open registers.
+func (Dialect) TextDecimals() bool { return true }
+
+// CollateDecimal appends COLLATE odata_decimal (DecimalCollation).
+func (Dialect) CollateDecimal(expr string) string { return expr + " COLLATE " + DecimalCollation }
+
+// decimalFunctionNames are the names of the functions of decimal.go, by sqldb.DecimalFunction.
+var decimalFunctionNames = [...]string{
+	sqldb.DecimalOfNumber: "odata_decimal",
+	sqldb.DecimalAdd:      "odata_decimal_add",
+	sqldb.DecimalSub:      "odata_decimal_sub",
+	sqldb.DecimalMul:      "odata_decimal_mul",
+	sqldb.DecimalDiv:      "odata_decimal_div",
+	sqldb.DecimalMod:      "odata_decimal_mod",
+	sqldb.DecimalNeg:      "odata_decimal_neg",
+	sqldb.DecimalRound:    "odata_decimal_round",
+	sqldb.DecimalFloor:    "odata_decimal_floor",
+	sqldb.DecimalCeiling:  "odata_decimal_ceiling",
+}
+
+// DecimalFunc calls the odata_decimal function of f (decimal.go), which Open registers.
+func (Dialect) DecimalFunc(f sqldb.DecimalFunction, args ...string) string {
+	return decimalFunctionNames[f] + "(" + strings.Join(args, ", ") + ")"
+}
+
 // TextTimestamps returns true: DateTimeOffset columns hold text in sqldb.TimestampTextLayout.
 func (Dialect) TextTimestamps() bool { return true }
 
@@ -46,10 +72,10 @@ func (Dialect) Unscale(expr string, scale int) string {
 	return "(CAST(" + expr + " AS REAL) / 1" + strings.Repeat("0", scale) + ")"
 }
 
-// DecimalValue turns a Decimal column kept as text or REAL (DecimalExact, DecimalFloat) into the exact integer
-// value x 10^scale: the value in REAL, scaled and rounded to the nearest integer, which is exact for the at most
-// 15 digits such columns have (edm.MaxFloatDecimalPrecision), whatever rounding the text-to-REAL conversion
-// did. A scaled column is returned as it is.
+// DecimalValue turns a Decimal column kept as REAL (DecimalFloat) into the exact integer value x 10^scale: the
+// value in REAL, scaled and rounded to the nearest integer, which is exact for the at most 15 digits such columns
+// have (edm.MaxFloatDecimalPrecision). A scaled column is returned as it is. (The planner compares and computes
+// with a DecimalExact column, decimal text, as it is: TextDecimals.)
 func (Dialect) DecimalValue(expr string, storage edm.DecimalStorage, scale int) string {
 	if storage == edm.DecimalScaled {
 		return expr

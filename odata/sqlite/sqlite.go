@@ -20,13 +20,17 @@ import (
 	"github.com/storekit/store/odata/sqldb"
 )
 
-// DriverName is the database/sql driver Open uses: mattn/go-sqlite3 with the SQL functions the engine's SQL
-// needs registered on every connection (REGEXP, for the OData function matchesPattern).
+// DriverName is the database/sql driver Open uses: mattn/go-sqlite3 with the SQL functions and collations the
+// engine's SQL needs registered on every connection: REGEXP, for the OData function matchesPattern, and the
+// exact decimals of decimal.go (DecimalCollation and the odata_decimal functions).
 const DriverName = "sqlite3_storekit"
 
 // sqliteDriver is the driver registered as DriverName.
 var sqliteDriver = &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
-	return c.RegisterFunc("regexp", regexpMatch, true)
+	if err := c.RegisterFunc("regexp", regexpMatch, true); err != nil {
+		return err
+	}
+	return registerDecimals(c)
 }}
 
 func init() {

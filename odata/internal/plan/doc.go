@@ -59,7 +59,10 @@
 //   - Decimals: SQLite stores value x 10^scale; a literal compared with such a column is scaled exactly (when it
 //     has more digits than the scale the operator is adjusted, so Price gt 79.00009 is price > 790000 and
 //     Price eq 19.98999 is false). Addition, subtraction and remainder of decimals stay exact integers; other
-//     arithmetic computes in REAL, inside filters only. DateTimeOffset literals are converted to UTC first.
+//     arithmetic computes in REAL, inside filters only. A Decimal SQLite keeps as text (sqldb.TextDecimal:
+//     precision beyond 19, or DecimalExact) is compared under COLLATE odata_decimal with literals bound as their
+//     exact text, and its arithmetic and rounding are the driver's exact decimal functions, so Decimal(38,18)
+//     compares, orders and computes exactly. DateTimeOffset literals are converted to UTC first.
 //   - Division by zero (div, divby, mod) is null, on both databases.
 //   - Int64 values never go through floating point: a literal beyond the range of Int64 compares exactly (Sold eq
 //     9223372036854775808 is false for every row; Sold lt 9223372036854775808 is true for every value).

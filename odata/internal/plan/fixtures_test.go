@@ -290,12 +290,12 @@ func loadFixtures(tb testing.TB, db *dbtest.DB, m *edm.Model) {
 	}
 	pending, processing, complete, cancelled := int64(10), int64(20), int64(30), int64(40)
 	for _, r := range []row{
-		{"Id": "o1", "OrderNumber": int64(1), "CustomerId": "cu1", "Status": pending, "OrderTotal": dec("1319.98"),
+		{"Id": "o1", "OrderNumber": int64(1), "CustomerId": "cu1", "Status": pending, "OrderTotal": dec("1319.98"), "Tax": dec("123.450000000000000000"),
 			"ShippingAddress/Street": "1 Main St", "ShippingAddress/City": "Springfield",
 			"CreatedOnUtc": ts("2024-03-01T10:00:00Z")},
-		{"Id": "o2", "OrderNumber": int64(2), "CustomerId": "cu1", "Status": complete, "OrderTotal": dec("15"),
+		{"Id": "o2", "OrderNumber": int64(2), "CustomerId": "cu1", "Status": complete, "OrderTotal": dec("15"), "Tax": dec("99999999999999999999.999999999999999999"),
 			"ShippingAddress/City": "Boston", "CreatedOnUtc": ts("2024-03-02T10:00:00Z"), "PaidOn": ts("2024-03-02T11:00:00+01:00")},
-		{"Id": "o3", "OrderNumber": int64(3), "CustomerId": "cu3", "Status": cancelled, "OrderTotal": dec("20"),
+		{"Id": "o3", "OrderNumber": int64(3), "CustomerId": "cu3", "Status": cancelled, "OrderTotal": dec("20"), "Tax": dec("-0.000000000000000001"),
 			"ShippingAddress/City": "Paris", "CreatedOnUtc": ts("2024-04-01T10:00:00Z")},
 		{"Id": "o4", "OrderNumber": int64(4), "CustomerId": "cu2", "Status": processing, "OrderTotal": dec("499.5"),
 			"CreatedOnUtc": ts("2024-05-01T10:00:00Z"), "PaidOn": ts("2024-05-01T10:05:00Z")},

@@ -158,6 +158,8 @@ func testModel() *edm.Model {
 					{Name: "CustomerId", Type: edm.KindString},
 					{Name: "Status", Enum: orderStatus},
 					{Name: "OrderTotal", Type: edm.KindDecimal, Precision: 19, Scale: 4},
+					// Wider than a scaled 64-bit integer: exact decimal text on SQLite, NUMERIC(38,18) on PostgreSQL.
+					{Name: "Tax", Type: edm.KindDecimal, Precision: 38, Scale: 18, Nullable: true},
 					{Name: "ShippingAddress", Complex: address},
 					{Name: "CreatedOnUtc", Type: edm.KindDateTimeOffset},
 					{Name: "PaidOn", Type: edm.KindDateTimeOffset, Nullable: true},

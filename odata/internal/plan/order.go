@@ -101,8 +101,11 @@ func orderSQL(c *compiler, keys []orderKey) []string {
 	out := make([]string, len(keys))
 	for i, k := range keys {
 		s := k.sql
-		if k.e != nil && k.e.typeOf().isString() && !isColumn(k.e) {
+		switch {
+		case k.e != nil && k.e.typeOf().isString() && !isColumn(k.e):
 			s = c.d.CollateBinary(s)
+		case k.scale == textScale:
+			s = c.d.CollateDecimal(s)
 		}
 		if k.descending {
 			s += " DESC"

@@ -256,6 +256,11 @@ func (r *Read) decodeSkipToken(token string) error {
 			continue
 		}
 		t := k.e.typeOf()
+		if k.scale == textScale {
+			d, _ := asDecimal(v)
+			r.token[i] = d.String()
+			continue
+		}
 		if pl.c.d.ScaledDecimals() && k.scale >= 0 && t.isNumeric() {
 			d, _ := asDecimal(v)
 			s := d.Shift(int32(k.scale))

@@ -309,7 +309,13 @@ func (c *compiler) compareValues(l, r boundExpr, op syntax.BinaryOp, neg bool) s
 	left := operand{nullable: nullable(l)}
 	left.sql, left.scale = c.value(l)
 	right := operand{nullable: nullable(r)}
-	if literal, ok := r.(*boundLiteral); ok && c.d.ScaledDecimals() && left.scale >= 0 && isExactNumber(literal.v) {
+	literal, literalRight := r.(*boundLiteral)
+	switch {
+	case literalRight && left.scale == textScale && isExactNumber(literal.v) && promote(l.typeOf().kind, r.typeOf().kind) == edm.KindDecimal:
+		// Decimal text compares with the literal's exact text, under the decimal collation (alignOperands).
+		d, _ := asDecimal(literal.v)
+		right.sql, right.scale = c.param(typeString, d.String()), textScale
+	case literalRight && c.d.ScaledDecimals() && left.scale >= 0 && isExactNumber(literal.v):
 		v, adjusted, exact := scaleLiteral(literal.v, left.scale, op)
 		if !exact && (op == syntax.OpEq || op == syntax.OpNe) {
 			// A value with more digits than the column's scale, or beyond int64: never equal.
@@ -317,7 +323,7 @@ func (c *compiler) compareValues(l, r boundExpr, op syntax.BinaryOp, neg bool) s
 		}
 		op = adjusted
 		right.sql, right.scale = c.param(typeInt64, v), left.scale
-	} else {
+	default:
 		right.sql, right.scale = c.value(r)
 	}
 	c.alignOperands(l, r, &left, &right, op)
@@ -328,11 +334,18 @@ func (c *compiler) compareValues(l, r boundExpr, op syntax.BinaryOp, neg bool) s
 }
 
 // alignOperands brings the SQL of two compared operands to terms the database compares as OData does: numbers
-// to one representation where decimals are scaled, computed strings to the binary collation for ordering.
+// to one representation where decimals are scaled (decimal text, compared under the decimal collation, when one
+// of them is decimal text and they compare as decimals), computed strings to the binary collation for ordering.
 func (c *compiler) alignOperands(l, r boundExpr, left, right *operand, op syntax.BinaryOp) {
 	leftType, rightType := l.typeOf(), r.typeOf()
 	if leftType.isNumeric() && rightType.isNumeric() && c.d.ScaledDecimals() {
-		left.sql, right.sql = c.align(left.sql, left.scale, right.sql, right.scale, promote(leftType.kind, rightType.kind))
+		kind := promote(leftType.kind, rightType.kind)
+		if kind == edm.KindDecimal && (left.scale == textScale || right.scale == textScale) {
+			left.sql = c.d.CollateDecimal(c.textOf(l, left.sql, left.scale))
+			right.sql = c.textOf(r, right.sql, right.scale)
+		} else {
+			left.sql, right.sql = c.align(left.sql, left.scale, right.sql, right.scale, kind)
+		}
 	}
 	if op != syntax.OpEq && op != syntax.OpNe && leftType.isString() && !isColumn(l) && !isColumn(r) {
 		left.sql = c.d.CollateBinary(left.sql)
@@ -367,13 +380,7 @@ func twoValued(left, right operand, op syntax.BinaryOp, neg bool) string {
 // they are, else both unscaled (REAL); kind is the promoted kind of the comparison.
 func (c *compiler) align(leftSQL string, leftScale int, rightSQL string, rightScale int, kind edm.Kind) (string, string) {
 	if kind == edm.KindDouble || kind == edm.KindSingle || leftScale < 0 || rightScale < 0 {
-		if leftScale > 0 {
-			leftSQL = c.d.Unscale(leftSQL, leftScale)
-		}
-		if rightScale > 0 {
-			rightSQL = c.d.Unscale(rightSQL, rightScale)
-		}
-		return leftSQL, rightSQL
+		return c.asReal(leftSQL, leftScale), c.asReal(rightSQL, rightScale)
 	}
 	switch {
 	case leftScale < rightScale:
@@ -615,10 +622,24 @@ func (c *compiler) in(x *boundIn, neg bool) string {
 		allLiterals = allLiterals && isLiteral(item)
 	}
 	valueSQL, scale := c.value(x.x)
+	if scale == textScale && allLiterals && exactNumbersOrNull(x.items) {
+		// Decimal text IN the literals' exact texts, under the decimal collation.
+		return c.inList(x, c.d.CollateDecimal(valueSQL), scale, neg)
+	}
 	if !allLiterals || (c.d.ScaledDecimals() && x.x.typeOf().isNumeric() && scale < 0) {
 		return c.inComparisons(x, neg)
 	}
 	return c.inList(x, valueSQL, scale, neg)
+}
+
+// exactNumbersOrNull reports whether every item is an integer or decimal literal, or null.
+func exactNumbersOrNull(items []boundExpr) bool {
+	for _, item := range items {
+		if v := item.(*boundLiteral).v; v != nil && !isExactNumber(v) {
+			return false
+		}
+	}
+	return true
 }
 
 // inCollection is x in a collection of primitives: EXISTS an equal item.
@@ -645,8 +666,9 @@ func (c *compiler) inComparisons(x *boundIn, neg bool) string {
 	return c.condition(e, neg)
 }
 
-// inList is x IN a list of literals (valueSQL is x with its representation scale): null in the list matches a
-// null x, and a value with more digits than x's scale matches nothing.
+// inList is x IN a list of literals (valueSQL is x with its representation scale; decimal text under the decimal
+// collation, with the literals' exact texts): null in the list matches a null x, and a value with more digits
+// than x's scale matches nothing.
 func (c *compiler) inList(x *boundIn, valueSQL string, scale int, neg bool) string {
 	var params []string
 	hasNull := false
@@ -657,6 +679,9 @@ func (c *compiler) inList(x *boundIn, valueSQL string, scale int, neg bool) stri
 			hasNull = true
 		case isNaN(literal):
 			// Equal to nothing.
+		case scale == textScale:
+			d, _ := asDecimal(literal.v)
+			params = append(params, c.param(typeString, d.String()))
 		case c.d.ScaledDecimals() && scale >= 0 && isExactNumber(literal.v):
 			if v, _, exact := scaleLiteral(literal.v, scale, syntax.OpEq); exact {
 				params = append(params, c.param(typeInt64, v))
@@ -758,18 +783,43 @@ func (c *compiler) stringMatch(x *boundCall) (string, *bool) {
 	return c.d.Regexp(s, a), nil
 }
 
-// natural is the SQL of a value in its natural form (decimals unscaled).
+// natural is the SQL of a value in its natural form (decimals unscaled; decimal text as REAL).
 func (c *compiler) natural(e boundExpr) string {
-	s, scale := c.value(e)
-	if scale > 0 {
+	return c.asReal(c.value(e))
+}
+
+// asReal is the natural form of a value of representation scale (see value): an exact integer unscaled, decimal
+// text converted to REAL.
+func (c *compiler) asReal(s string, scale int) string {
+	switch {
+	case scale > 0:
 		return c.d.Unscale(s, scale)
+	case scale == textScale:
+		return c.d.Cast(s, edm.KindDouble)
 	}
 	return s
 }
 
+// textOf is e, a numeric value whose SQL is s in representation scale, as decimal text: a literal as the
+// parameter of its exact text, an exact integer or a REAL through DecimalOfNumber.
+func (c *compiler) textOf(e boundExpr, s string, scale int) string {
+	if literal, ok := e.(*boundLiteral); ok && isExactNumber(literal.v) {
+		d, _ := asDecimal(literal.v)
+		return c.param(typeString, d.String())
+	}
+	switch {
+	case scale == textScale:
+		return s
+	case scale >= 0:
+		return c.d.DecimalFunc(sqldb.DecimalOfNumber, s, strconv.Itoa(scale))
+	}
+	return c.d.DecimalFunc(sqldb.DecimalOfNumber, s, "0")
+}
+
 // value is the SQL of a value and its representation, scale. On a dialect with scaled decimals, scale >= 0 says
 // the SQL value is an exact integer equal to the value x 10^scale (integer expressions have scale 0, decimal
-// columns their own); scale -1 is the natural value (REAL for decimals on SQLite). On other dialects scale is -1.
+// columns their own); scale -1 is the natural value (REAL for decimals on SQLite); textScale is decimal text (a
+// Decimal column kept as text, sqldb.TextDecimal, and what is computed from it). On other dialects scale is -1.
 func (c *compiler) value(e boundExpr) (string, int) {
 	s, scale := c.translateValue(e)
 	return c.limitSize(s), scale
@@ -781,13 +831,16 @@ func (c *compiler) translateValue(e boundExpr) (string, int) {
 	case *boundSlot:
 		return c.slotValue(x)
 	case *boundColumn:
-		return c.storedValue(c.columnSQL(x.r, x.p), x.p), c.exactScale(x.t, x.p.Scale)
+		return c.storedValue(c.columnSQL(x.r, x.p), x.p), c.columnScale(x.t, x.p)
 	case *boundItem:
-		return c.storedValue(c.qualifiedColumn(x.r.alias, x.r.side.CollectionTable.ValueColumn), x.r.side), c.exactScale(x.t, x.r.side.Scale)
+		return c.storedValue(c.qualifiedColumn(x.r.alias, x.r.side.CollectionTable.ValueColumn), x.r.side), c.columnScale(x.t, x.r.side)
 	case *boundLiteral:
 		return c.literalSQL(x)
 	case *boundNegation:
 		s, scale := c.value(x.x)
+		if scale == textScale {
+			return c.d.DecimalFunc(sqldb.DecimalNeg, s), scale
+		}
 		return "(-" + s + ")", scale
 	case *boundBinary:
 		if isArithmetic(x.op) {
@@ -804,12 +857,26 @@ func (c *compiler) translateValue(e boundExpr) (string, int) {
 }
 
 // storedValue is the value of column, the SQL of p's column, in the dialect's own form: a Decimal column that
-// stores its values in another way (edm.Property.DecimalStorage) is converted.
+// stores its values in another way (edm.Property.DecimalStorage) is converted, but decimal text, which the
+// translator compares and computes with as it is (textScale).
 func (c *compiler) storedValue(column string, p *edm.Property) string {
-	if p.Type != edm.KindDecimal || p.SQL != "" || sqldb.NativeDecimal(c.d, p) {
+	if p.Type != edm.KindDecimal || p.SQL != "" || sqldb.NativeDecimal(c.d, p) || sqldb.TextDecimal(c.d, p) {
 		return column
 	}
 	return c.d.DecimalValue(column, sqldb.DecimalStorage(c.d, p), p.Scale)
+}
+
+// textScale is the representation (see value) of decimal text on a dialect that keeps exact decimals as text
+// (sqldb.Dialect.TextDecimals): compared under Dialect.CollateDecimal, computed with Dialect.DecimalFunc.
+const textScale = -2
+
+// columnScale is the representation of the values of type t of p's column: decimal text for a Decimal kept as
+// text (sqldb.TextDecimal), else exactScale at p's scale.
+func (c *compiler) columnScale(t boundType, p *edm.Property) int {
+	if t.enum == nil && sqldb.TextDecimal(c.d, p) {
+		return textScale
+	}
+	return c.exactScale(t, p.Scale)
 }
 
 // exactScale is the representation of a stored value of type t whose decimals have the given scale: exact for
@@ -830,7 +897,10 @@ func (c *compiler) exactScale(t boundType, scale int) int {
 // slotValue is a $skiptoken value, an exact integer when the order-by value it follows is one.
 func (c *compiler) slotValue(x *boundSlot) (string, int) {
 	t := x.t
-	if x.scale >= 0 && c.d.ScaledDecimals() {
+	switch {
+	case x.scale == textScale:
+		t = typeString
+	case x.scale >= 0 && c.d.ScaledDecimals():
 		t = typeInt64
 	}
 	return c.param(t, slotToken+slot(x.i)), x.scale
@@ -886,16 +956,26 @@ func (c *compiler) caseValue(x *boundCase) (string, int) {
 	return b.String(), c.exactScale(x.t, 0)
 }
 
+// decimalFunctions are the exact decimal functions of OData's arithmetic on decimal text.
+var decimalFunctions = map[syntax.BinaryOp]sqldb.DecimalFunction{syntax.OpAdd: sqldb.DecimalAdd,
+	syntax.OpSub: sqldb.DecimalSub, syntax.OpMul: sqldb.DecimalMul, syntax.OpDiv: sqldb.DecimalDiv,
+	syntax.OpDivBy: sqldb.DecimalDiv, syntax.OpMod: sqldb.DecimalMod}
+
 // arithmeticOperators are the SQL operators of OData's arithmetic.
 var arithmeticOperators = map[syntax.BinaryOp]string{syntax.OpAdd: " + ", syntax.OpSub: " - ", syntax.OpMul: " * ",
 	syntax.OpDiv: " / ", syntax.OpDivBy: " / ", syntax.OpMod: " % "}
 
 // arith is the value of arithmetic. Division by zero is null. Where decimals are scaled, integers and the sum,
-// difference, remainder and (at small scales) product of exact decimals stay exact; the rest computes in REAL.
+// difference, remainder and (at small scales) product of exact decimals stay exact; decimal arithmetic with
+// decimal text is exact decimal text (Dialect.DecimalFunc); the rest computes in REAL.
 func (c *compiler) arith(x *boundBinary) (string, int) {
 	leftSQL, leftScale := c.value(x.l)
 	rightSQL, rightScale := c.value(x.r)
 	kind := x.t.kind
+	if kind == edm.KindDecimal && x.t.enum == nil && (leftScale == textScale || rightScale == textScale) {
+		// Exact decimal arithmetic on decimal text; division by zero is null.
+		return c.d.DecimalFunc(decimalFunctions[x.op], c.textOf(x.l, leftSQL, leftScale), c.textOf(x.r, rightSQL, rightScale)), textScale
+	}
 	operator := arithmeticOperators[x.op]
 	if x.op == syntax.OpDiv || x.op == syntax.OpDivBy || x.op == syntax.OpMod {
 		rightSQL = "NULLIF(" + rightSQL + ", 0)"
@@ -923,12 +1003,7 @@ func (c *compiler) arith(x *boundBinary) (string, int) {
 		}
 	}
 	// Floating point (REAL) arithmetic, within filters only.
-	if leftScale > 0 {
-		leftSQL = c.d.Unscale(leftSQL, leftScale)
-	}
-	if rightScale > 0 {
-		rightSQL = c.d.Unscale(rightSQL, rightScale)
-	}
+	leftSQL, rightSQL = c.asReal(leftSQL, leftScale), c.asReal(rightSQL, rightScale)
 	if (x.op == syntax.OpDiv || x.op == syntax.OpDivBy) && leftScale == 0 {
 		leftSQL = c.d.Cast(leftSQL, edm.KindDouble)
 	}
@@ -1052,7 +1127,12 @@ func roundingValue(c *compiler, x *boundCall) (string, int) {
 	if numericRank(kind) == 1 {
 		return c.value(x.args[0])
 	}
-	a := c.natural(x.args[0])
+	a, scale := c.value(x.args[0])
+	if scale == textScale {
+		f := map[string]sqldb.DecimalFunction{"round": sqldb.DecimalRound, "floor": sqldb.DecimalFloor, "ceiling": sqldb.DecimalCeiling}[x.name]
+		return c.d.DecimalFunc(f, a), textScale
+	}
+	a = c.asReal(a, scale)
 	switch x.name {
 	case "round":
 		return c.d.Round(a, kind), -1
@@ -1063,10 +1143,18 @@ func roundingValue(c *compiler, x *boundCall) (string, int) {
 }
 
 // castValue is a cast to a numeric kind or to String. An integer widened to another integer kind is the same
-// value.
+// value, and so is decimal text cast to Decimal; decimal text cast to String is its text.
 func castValue(c *compiler, x *boundCall) (string, int) {
 	if widensInteger(x.args[0].typeOf().kind, x.to) {
 		return c.value(x.args[0])
+	}
+	if s, scale := c.value(x.args[0]); scale == textScale {
+		switch x.to {
+		case edm.KindDecimal:
+			return s, scale
+		case edm.KindString:
+			return c.d.Cast(s, edm.KindString), -1
+		}
 	}
 	scale := -1
 	if numericRank(x.to) == 1 {
