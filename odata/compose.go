@@ -6,17 +6,19 @@ import (
 	"strings"
 
 	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/internal/plan"
 	"github.com/storekit/store/odata/syntax"
 )
 
 // This file composes the result of a composable function (edm.Function.IsComposable) that returns entities of
 // an entity set with what follows the call: the system query options ($filter, $select, $expand, $orderby,
-// $top, $skip, $count, $search) and a /$count segment. The handler runs as for a plain call, in its read
-// transaction; the keys of the entities it returns then scope a read of their set, planned and run as any read
-// of the set with the request's options: GetTopProducts(n=5)?$filter=Price gt 10&$select=Name is the read of
-// Products whose keys the function returned and whose Price is above 10. What the function returns must be
-// entities of one set (the set it is bound to when it returns that set's type, else the only set of its return
-// type), at most maxComposedKeys of them.
+// $top, $skip, $count, $search) and further path segments (/$count, a key and what may follow an entity: a
+// navigation, a property, $value). The handler runs as for a plain call, in its read transaction; the keys of
+// the entities it returns then scope a read of their set, planned and run as any read of the set with the
+// request's options: GetTopProducts(n=5)?$filter=Price gt 10&$select=Name is the read of Products whose keys the
+// function returned and whose Price is above 10, and GetTopProducts(n=5)('k')/Category the category of product
+// k, a 404 unless the function returned it. What the function returns must be entities of one set (the set it
+// is bound to when it returns that set's type, else the only set of its return type), at most maxComposedKeys.
 
 // maxComposedKeys is the largest number of entities a composed function call may return.
 const maxComposedKeys = 10000
@@ -85,32 +87,39 @@ func resultKeys(f *edm.Function, result any) ([][]any, error) {
 }
 
 // readComposed answers a composed call of f whose handler returned the entities of keys: the read of their set
-// (its /$count) with the request's options, the keys added to its $filter.
+// (or its /$count) with the request's options, the keys added to its $filter, or the read of the path after the
+// call from one of those entities.
 func (s *Service) readComposed(req *request, f *edm.Function, keys [][]any) error {
 	es, err := s.composedSet(req.target, f)
 	if err != nil {
 		return err
 	}
 	path := "/" + es.Name
-	switch {
-	case req.target.countAfter:
-		path += "/$count"
-	case !f.ReturnType.Collection && len(keys) == 0:
-		return errNoContent // a function of one entity that returned none
-	case !f.ReturnType.Collection:
+	if !f.ReturnType.Collection {
+		if len(keys) == 0 {
+			return errNoContent // a function of one entity that returned none
+		}
 		path += formatKey(es.EntityType(), keys[0]) // one entity: read by its key, with the options as sent
 	}
+	path += req.target.composedRest
 	parsed, err := s.limits.read.Query.ParsePath(path)
 	if err != nil {
-		return err
+		return syntaxError(err)
 	}
 	t, err := s.resolve(path, parsed)
 	if err != nil {
 		return err
 	}
 	keyFilter := ""
-	if t.kind != tEntity {
+	switch {
+	case t.scope.Set == es && t.scope.Key == nil && len(t.scope.Path) == 0:
+		// The set itself (or its /$count): its rows are those the function returned.
 		keyFilter = keysFilter(es.EntityType(), keys)
+	case f.ReturnType.Collection:
+		// Set(key) and what follows it: the entity must be one the function returned.
+		if err := s.checkComposedKey(req, es, t, keys); err != nil {
+			return err
+		}
 	}
 	r := req.r.Clone(req.r.Context())
 	u := *r.URL
@@ -124,10 +133,27 @@ func (s *Service) readComposed(req *request, f *edm.Function, keys [][]any) erro
 	q.Length += len(keyFilter)
 	q.LiteralLength = max(q.LiteralLength, longestLiteral(keyFilter))
 	composed := &request{w: req.w, r: r, target: t, service: s, version: req.version, limits: &limits}
-	if t.kind == tCount {
-		return s.readCount(composed)
+	return s.read(composed)
+}
+
+// checkComposedKey answers 404 when the entity of es that t's key predicate names is not among the entities of
+// keys, those a composable function returned.
+func (s *Service) checkComposedKey(req *request, es *edm.EntitySet, t *target, keys [][]any) error {
+	if t.scope.Set != es || t.scope.Key == nil {
+		return NotFound("No resource matches the path after the function.")
 	}
-	return s.readEntities(composed)
+	entity := &target{kind: tEntity, typ: es.EntityType(), scope: plan.Scope{Set: es, Key: t.scope.Key}, set: es, direct: true, single: true}
+	key, err := s.readKey(req.r.Context(), s.db, entity)
+	if err != nil {
+		return err
+	}
+	want := fmt.Sprint(key...)
+	for _, k := range keys {
+		if fmt.Sprint(k...) == want {
+			return nil
+		}
+	}
+	return NotFound(fmt.Sprintf("The %s is not among those the function returned.", es.EntityType().Name))
 }
 
 // keysFilter returns the $filter text that selects the entities of et with the given keys: Id in ('a','b'),

@@ -71,9 +71,9 @@
 // handler (Config.Functions, a FunctionFunc) gets the converted parameters and the bound entity in a transaction
 // that is rolled back when it returns, and its result is written as the return type says. The result of a
 // composable function (edm.Function.IsComposable) that returns entities of an entity set takes the system query
-// options and /$count: the keys of the entities its handler returns (at most 10,000) scope a read of their set
-// with the request's options, Bestsellers()?$filter=Pages gt 150&$select=Title. Other segments after a call
-// (a key, a navigation) are not served (501).
+// options and further segments: the keys of the entities its handler returns (at most 10,000) scope a read of
+// their set with the request's options, Bestsellers()?$filter=Pages gt 150&$select=Title, and a key and what
+// may follow it address one of them, Bestsellers()('b1')/Publisher (404 for an entity it did not return).
 //
 // A singleton listed in Config.Singletons takes PUT and PATCH like an entity (hooks with Change.Singleton,
 // If-Match, 200 with the singleton as stored); it is the first row of its type's table in key order, and it is

@@ -50,7 +50,7 @@ func (s *Service) callFunction(req *request) error {
 	t := req.target
 	args := append(slices.Clip(t.funcArgs), queryParams(t.funcOptions)...)
 	f := chooseOverload(t.functions, args)
-	composed := t.countAfter || hasSystemOptions(req.query)
+	composed := t.composedRest != "" || hasSystemOptions(req.query)
 	if composed {
 		if _, err := s.composedSet(t, f); err != nil {
 			return err
@@ -218,21 +218,25 @@ func (r *pathResolver) function(i int, overloads []*edm.Function) error {
 		return NotFound(fmt.Sprintf("No overload of the function %s is bound here.", seg.Name))
 	}
 	f := overloads[0]
-	countAfter := i+2 == len(r.segments) && r.segments[i+1].Name == "$count" && !r.segments[i+1].Literal &&
-		len(r.segments[i+1].Args) == 0 && f.IsComposable && f.ReturnType != nil && f.ReturnType.Collection
+	rest := ""
 	switch {
-	case countAfter && len(seg.Args) <= 1:
-		t.countAfter = true
-	case len(seg.Args) > 1 || i+1 < len(r.segments):
-		if f.IsComposable {
-			return Errorf(CodeNotImplemented, "Composing the result of the function %s is not supported yet.", f.Name)
-		}
-		return NotFound(fmt.Sprintf("Nothing may follow the function %s: it is not composable.", f.Name))
+	case len(seg.Args) > 1:
+		rest = r.raw[seg.Args[1].Pos-r.offset:]
+	case i+1 < len(r.segments):
+		rest = r.raw[r.segments[i+1].Pos-1-r.offset:]
+	}
+	switch {
 	case f.Bound && f.BindingCollection && !t.direct:
 		return Errorf(CodeNotImplemented, "The function %s is called on an entity set only, not through a navigation.", f.Name)
+	case rest != "" && f.IsComposable && f.ReturnType != nil && f.ReturnType.EntityType() != nil:
+		t.composedRest = rest
+	case rest != "" && f.IsComposable:
+		return Errorf(CodeNotImplemented, "Composing the result of the function %s, which is not entities, is not supported.", f.Name)
+	case rest != "":
+		return NotFound(fmt.Sprintf("Nothing may follow the function %s: it is not composable.", f.Name))
 	}
 	t.kind, t.functions, t.funcArgs = tFunction, overloads, nil
-	if len(seg.Args) == 1 {
+	if len(seg.Args) >= 1 {
 		t.funcArgs = seg.Args[0].Args
 	}
 	return nil

@@ -59,8 +59,9 @@ type target struct {
 	funcArgs  []syntax.Arg
 	// funcOptions are the query options named after a parameter of a function call (OData 4.01).
 	funcOptions []syntax.CustomOption
-	// countAfter marks a call of a composable function followed by /$count.
-	countAfter bool
+	// composedRest is the raw path after the call of a composable function returning entities (a key, /$count,
+	// a navigation, a property: "('k')/Category"), read from the entities the call returns (compose.go).
+	composedRest string
 	// ref marks a path ending in $ref: the references of the collection or entity before it (ref.go).
 	ref  bool
 	path string // the raw path (without a leading "/"), for context URLs and next links
@@ -167,8 +168,8 @@ func callUnbound(t *target, a *edm.Action, more bool) error {
 func (r *pathResolver) segment(i int) error {
 	seg, t := r.segments[i], r.target
 	switch {
-	case t.kind == tFunction && t.countAfter:
-		return nil // the $count after a composable function, noted by function
+	case t.kind == tFunction && t.composedRest != "":
+		return nil // the segments after a composable function, kept by function as composedRest
 	case t.kind == tProperty:
 		return r.member(seg)
 	case t.kind != tCollection && t.kind != tEntity:
