@@ -74,7 +74,7 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string, opts ReadOption
 	pl.typ, pl.single = typ, single
 	root := &tableRange{alias: "t0", typ: typ}
 	if single {
-		for _, name := range []string{"$filter", "$orderby", "$search"} {
+		for _, name := range []string{"$filter", "$orderby", "$search", "$top", "$skip", "$count"} {
 			for _, option := range q.Options {
 				if option.Name == name {
 					return nil, &Error{Code: CodeSyntax, Option: option.Spelt, Msg: name + " does not apply to a single entity"}
