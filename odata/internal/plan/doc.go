@@ -70,7 +70,9 @@
 //     nothing, itself included (only ne is true). SQLite stores neither NaN nor the infinities
 //     (sqldb.Dialect.StoresNaN): the infinities are REAL parameters there, comparisons with NaN are constants on
 //     both databases. (A NaN stored on PostgreSQL still sorts above every number, as PostgreSQL has it.)
-//   - Casts that widen an integer (cast(Rating,Edm.Int32) from a Byte) keep the value.
+//   - Casts that widen an integer (cast(Rating,Edm.Int32) from a Byte) keep the value; casts that narrow one, or
+//     turn an enum into an integer kind, are null where the value does not fit the kind (cast(Sold,Edm.Byte) is
+//     null for 1000).
 //   - Paths through single-valued navigations are LEFT JOINs (one per navigation and range; measured faster than
 //     correlated subqueries on both databases); any/all are correlated EXISTS/NOT EXISTS (through the link table
 //     of a many-to-many navigation, over the side table of a collection of primitives); $count is a correlated
@@ -100,7 +102,8 @@
 // (refused by the parser), $compute, $index, $deltatoken, $schemaversion; $root paths; key predicates and
 // bound functions inside member paths; geography and geometry; hassubset and hassubsequence; arithmetic on dates, times
 // and timestamps (adding a duration to a timestamp); mod on floating-point values; cast of the instance or to types
-// other than numeric kinds, String (from integers and GUIDs) and Date (from a DateTimeOffset), and casts that narrow an
-// integer (Int64 to Int32) or turn a decimal or floating-point value into one; complex values as operands (compare
+// other than numeric kinds, String (from integers and GUIDs), Date and TimeOfDay (from a DateTimeOffset), and casts that
+// turn a decimal or floating-point value into an integer (an integer or an enum cast to a narrower integer kind is
+// null where it does not fit, as OData's failed cast); complex values as operands (compare
 // their members); member access on parameter aliases; $expand through complex properties and nested options in $select.
 package plan

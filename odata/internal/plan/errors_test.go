@@ -64,7 +64,7 @@ func TestReadErrors(t *testing.T) {
 		{"Product", "$filter=geo.distance(Name,Name) lt 1", plan.Error{Code: "NotSupported", Option: "$filter", Pos: 1, Msg: "function geo.distance is not supported"}},
 		{"Product", "$filter=Categories('c1')/Name eq 'x'", plan.Error{Code: "NotSupported", Option: "$filter", Pos: 1, Msg: "key predicates and function calls in member paths are not supported"}},
 		{"Product", "$filter=Name in ()", plan.Error{Code: "SyntaxError", Option: "$filter", Pos: 9, Msg: "in needs a list of one or more values"}},
-		{"Product", "$filter=cast(Sold,Edm.Int32) eq 1", plan.Error{Code: "NotSupported", Option: "$filter", Pos: 1, Msg: "cast from Edm.Int64 to Edm.Int32 is not supported"}},
+		{"Product", "$filter=cast(Price,Edm.Int32) eq 1", plan.Error{Code: "NotSupported", Option: "$filter", Pos: 1, Msg: "cast from Edm.Decimal to Edm.Int32 is not supported"}},
 		{"Product", "$filter=CreatedOnUtc add duration'P1D' gt now()", plan.Error{Code: "NotSupported", Option: "$filter", Pos: 14, Msg: "add on dates and times is not supported"}},
 		{"Product", "$filter=$root/Product('p01')/Name eq 'x'", plan.Error{Code: "NotSupported", Option: "$filter", Pos: 1, Msg: "$root paths are not supported"}},
 		{"Product", "$filter=Weight mod 2 eq 0", plan.Error{Code: "NotSupported", Option: "$filter", Pos: 8, Msg: "mod on floating-point values is not supported"}},

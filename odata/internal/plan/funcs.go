@@ -336,11 +336,17 @@ func castLiteral(literal *boundLiteral, to boundType) (boundExpr, bool) {
 	return nil, false
 }
 
-// castConversion names the function that converts a value of type from to kind to in SQL ("cast" or "date"), ""
-// when the engine does not translate that cast: integers and GUIDs to strings; numbers to Decimal, Single and
-// Double; integers to the integer kinds that hold all their values (Byte to Int32); a DateTimeOffset to its Date.
+// castConversion names the function that converts a value of type from to kind to in SQL ("cast", "narrow",
+// "date" or "time"), "" when the engine does not translate that cast: integers and GUIDs to strings; numbers to
+// Decimal, Single and Double; integers to the integer kinds that hold all their values (Byte to Int32), and to
+// the others, null where a value does not fit (Int64 to Int32, as OData's cast fails to null); an enum to an
+// integer kind (its underlying value, null where it does not fit); a DateTimeOffset to its Date or TimeOfDay.
 func castConversion(from boundType, to edm.Kind) string {
+	_, toInteger := integerRanges[to]
+	_, fromInteger := integerRanges[from.kind]
 	switch {
+	case from.enum != nil && toInteger:
+		return "narrow"
 	case from.enum != nil:
 		return ""
 	case to == edm.KindString && (numericRank(from.kind) == 1 || from.kind == edm.KindGuid):
@@ -349,8 +355,12 @@ func castConversion(from boundType, to edm.Kind) string {
 		return "cast"
 	case widensInteger(from.kind, to):
 		return "cast"
+	case fromInteger && toInteger:
+		return "narrow"
 	case from.kind == edm.KindDateTimeOffset && to == edm.KindDate:
 		return "date"
+	case from.kind == edm.KindDateTimeOffset && to == edm.KindTimeOfDay:
+		return "time"
 	}
 	return ""
 }

@@ -1068,7 +1068,17 @@ func init() {
 		"floor":              roundingValue,
 		"ceiling":            roundingValue,
 		"cast":               castValue,
+		"narrow":             narrowValue,
 	}
+}
+
+// narrowValue converts an integer (or an enum's underlying value) to an integer kind that does not hold all its
+// values: the value where it fits the kind's range, else null.
+func narrowValue(c *compiler, x *boundCall) (string, int) {
+	r := integerRanges[x.to]
+	v := c.natural(x.args[0])
+	return "(CASE WHEN " + v + " BETWEEN " + strconv.FormatInt(r[0], 10) + " AND " + strconv.FormatInt(r[1], 10) +
+		" THEN " + v + " END)", c.integerScale()
 }
 
 // integerScale is the representation of an integer expression: exact at scale 0 where decimals are scaled.
