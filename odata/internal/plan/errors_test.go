@@ -62,6 +62,8 @@ func TestReadErrors(t *testing.T) {
 		{"Product", "$filter=Manufacturer/lenght(Name) eq 1", plan.Error{Code: "SyntaxError", Option: "$filter", Pos: 14, Msg: "unknown function lenght"}},
 		{"Product", "$filter=Store.Nope(x=1) eq 1", plan.Error{Code: "SyntaxError", Option: "$filter", Pos: 1, Msg: "unknown function Store.Nope"}},
 		{"Product", "$filter=geo.distance(Name,Name) lt 1", plan.Error{Code: "NotSupported", Option: "$filter", Pos: 1, Msg: "function geo.distance is not supported"}},
+		{"Product", "$filter=geo.distance(Name) lt 1", plan.Error{Code: "SyntaxError", Option: "$filter", Pos: 1, Msg: "geo.distance takes 2 arguments, not 1"}},
+		{"Product", "$filter=geo.length(Name,Name) lt 1", plan.Error{Code: "SyntaxError", Option: "$filter", Pos: 1, Msg: "geo.length takes 1 argument, not 2"}},
 		{"Product", "$filter=Categories('c1')/Name eq 'x'", plan.Error{Code: "NotSupported", Option: "$filter", Pos: 1, Msg: "key predicates and function calls in member paths are not supported"}},
 		{"Product", "$filter=Name in ()", plan.Error{Code: "SyntaxError", Option: "$filter", Pos: 9, Msg: "in needs a list of one or more values"}},
 		{"Product", "$filter=cast(Price,Edm.Int32) eq 1", plan.Error{Code: "NotSupported", Option: "$filter", Pos: 1, Msg: "cast from Edm.Decimal to Edm.Int32 is not supported"}},

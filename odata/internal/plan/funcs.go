@@ -110,6 +110,17 @@ func (p argumentKind) accepts(t boundType) bool {
 	return false
 }
 
+// geoArity is the number of arguments of each geo function (none is served: geography is not supported).
+var geoArity = map[string]int{"geo.distance": 2, "geo.length": 1, "geo.intersects": 2}
+
+// plural is "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
 // call binds a call of a canonical function: cast and isof, which take a type, or a function of
 // functionSignatures.
 func (b *binder) call(n *syntax.Call) (boundExpr, error) {
@@ -119,7 +130,14 @@ func (b *binder) call(n *syntax.Call) (boundExpr, error) {
 	case "isof":
 		return b.isof(n)
 	case "hassubset", "hassubsequence":
+		if len(n.Args) != 2 {
+			return nil, b.fail(CodeSyntax, n, "%s takes 2 arguments, not %d", n.Name, len(n.Args))
+		}
 		return nil, b.fail(CodeNotSupported, n, "%s is not supported", n.Name)
+	}
+	if arity, geo := geoArity[n.Name]; geo && len(n.Args) != arity {
+		// A call the specification does not allow is the client's mistake even where the function is not served.
+		return nil, b.fail(CodeSyntax, n, "%s takes %d argument%s, not %d", n.Name, arity, plural(arity), len(n.Args))
 	}
 	signature, ok := functionSignatures[n.Name]
 	if !ok {
