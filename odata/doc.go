@@ -43,10 +43,11 @@
 //
 // # Queries
 //
-// Reads take $filter (the OData expression language with paths through to-one navigations, any/all, the
+// Reads take $compute (properties computed by SQL, which $select, $filter and $orderby name like the type's own,
+// in the answer when selected or when nothing is), $filter (the OData expression language with paths through to-one navigations, any/all, the
 // canonical functions), $orderby, $select (member paths of complex properties too), $expand with nested
 // $select, $filter, $orderby, $top, $skip, $count, $expand, $levels (a recursive navigation repeated; max as
-// deep as Limits.ExpandDepth allows), $search and /$ref, /$count forms, $search over the
+// deep as Limits.ExpandDepth allows), $compute, $search and /$ref, /$count forms, $search over the
 // Searchable properties, $top, $skip, $count and $skiptoken, planned into parameterised SQL and cached by query
 // shape. A query the model does not allow is a 400 naming the option and the position; valid OData the engine
 // does not translate is a 501.

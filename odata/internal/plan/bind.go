@@ -149,6 +149,11 @@ func (b *binder) path(p *syntax.Path) (boundExpr, error) {
 	if start.side != nil {
 		return b.sideItem(p, start, segments)
 	}
+	if len(segments) == 1 && len(segments[0].Args) == 0 {
+		if cp := start.computedNamed(segments[0].Name); cp != nil {
+			return cp.expr, nil // a computed property: its expression
+		}
+	}
 	if len(segments) == 0 {
 		return instance(start), nil
 	}

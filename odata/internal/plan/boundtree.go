@@ -26,6 +26,8 @@ type tableRange struct {
 	linkAlias string // the link table's alias when the navigation goes through one
 
 	joins []*tableRange // to-one joins made from this range, in order of first use
+
+	computed []*computed // the $compute items over the range's entities (compute.go)
 }
 
 // join returns the range of the to-one navigation nav from r, adding a LEFT JOIN the first time.

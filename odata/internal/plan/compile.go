@@ -73,6 +73,9 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string, opts ReadOption
 	}
 	pl.typ, pl.single = typ, single
 	root := &tableRange{alias: "t0", typ: typ}
+	if err := c.bindCompute(root, q, c.optionSpelt("$compute")); err != nil {
+		return nil, err
+	}
 	if single {
 		for _, name := range []string{"$filter", "$orderby", "$search", "$top", "$skip", "$count"} {
 			for _, option := range q.Options {
@@ -140,7 +143,7 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string, opts ReadOption
 func unsupported(q *syntax.Query, c *compiler, top string) error {
 	for _, o := range q.Options {
 		switch o.Name {
-		case "$compute", "$index", "$levels", "$deltatoken", "$schemaversion":
+		case "$index", "$levels", "$deltatoken", "$schemaversion":
 			spelt := o.Spelt
 			if top != "" {
 				spelt = top

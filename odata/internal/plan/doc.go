@@ -91,6 +91,10 @@
 // the keys, and the outer query reads only those rows, so the rows skipped are stepped over in an index of the
 // order and the key and never read from the table.
 //
+// $compute (compute.go) binds each item on the range it belongs to (the read's, an expansion's); $filter, $orderby
+// (keyset paging included) and $select name the alias as a property, and the projection adds a column of the
+// expression's value whose Column.Path is a property made for it.
+//
 // $levels in $expand (expand.go, withLevels) plans as the nested expansions it stands for: a recursive navigation
 // (the target type has a navigation of the same name) repeated with the same options, one level less each time;
 // max expands as deep as Limits.Query.ExpandDepth allows (8 levels without a limit); a navigation that is not
@@ -99,7 +103,7 @@
 // # Not supported
 //
 // Valid OData this engine does not translate is a NotSupported *Error (the service answers 501 Not Implemented): $apply
-// (refused by the parser), $compute, $index, $deltatoken, $schemaversion; $root paths; key predicates and
+// (refused by the parser), $index, $deltatoken, $schemaversion; $root paths; key predicates and
 // bound functions inside member paths; geography and geometry; hassubset and hassubsequence; arithmetic on dates, times
 // and timestamps (adding a duration to a timestamp); mod on floating-point values; cast of the instance or to types
 // other than numeric kinds, String (from integers and GUIDs), Date and TimeOfDay (from a DateTimeOffset), and casts that

@@ -143,6 +143,9 @@ func (lv *level) expandNav(nav *edm.NavigationProperty, it syntax.ExpandItem, op
 		e.Link = append(e.Link, lv.column(column))
 	}
 	child := &tableRange{alias: c.newAlias(), typ: nav.TargetType()}
+	if err := c.bindCompute(child, q, option); err != nil {
+		return nil, err
+	}
 	childLevel, err := lv.childLevel(child, it, q, option, depth)
 	if err != nil {
 		return nil, err

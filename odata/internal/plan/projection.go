@@ -144,7 +144,8 @@ func (s *selection) member(p *edm.Property) *selection {
 
 // project computes the columns, collections and expansions of the level from its $select and $expand.
 func (lv *level) project(q *syntax.Query, selectOption, expandOption string, depth int) error {
-	if shared := lv.c.p.defaults[lv.r.typ]; shared != nil && q.Select == nil && lv.r.alias == "t0" && lv.hidden() == nil {
+	if shared := lv.c.p.defaults[lv.r.typ]; shared != nil && q.Select == nil && lv.r.alias == "t0" && lv.hidden() == nil &&
+		len(lv.r.computed) == 0 {
 		lv.useDefault(shared)
 	} else if err := lv.projectSelection(q.Select, selectOption); err != nil {
 		return err
@@ -175,6 +176,21 @@ func (lv *level) hidden() map[*edm.Property]bool { return lv.c.redacted.Hidden(l
 func (lv *level) projectSelection(items []syntax.SelectItem, option string) error {
 	t := lv.r.typ
 	lv.projection = &Projection{Type: t}
+	selectedComputed := map[string]bool{}
+	if len(lv.r.computed) > 0 {
+		var rest []syntax.SelectItem
+		for _, it := range items {
+			if len(it.Path) == 1 && lv.r.computedNamed(it.Path[0].Name) != nil && t.Property(it.Path[0].Name) == nil {
+				selectedComputed[it.Path[0].Name] = true
+				continue
+			}
+			rest = append(rest, it)
+		}
+		if items != nil && rest == nil {
+			rest = []syntax.SelectItem{} // only computed properties: none of the type's
+		}
+		items = rest
+	}
 	selected, err := lv.selection(items, option)
 	if err != nil {
 		return err
@@ -199,6 +215,7 @@ func (lv *level) projectSelection(items []syntax.SelectItem, option string) erro
 		lv.projection.Key = append(lv.projection.Key, columnOf[k])
 	}
 	lv.etagColumns(columnOf)
+	lv.addComputed(selectedComputed, selected == nil || selectsAll(items))
 	for _, collection := range lv.projection.Collections {
 		for _, column := range collection.Property.CollectionTable.SourceColumns {
 			collection.Owner = append(collection.Owner, lv.column(column))
