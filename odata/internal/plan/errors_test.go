@@ -231,3 +231,22 @@ func TestReadLimits(t *testing.T) {
 		t.Errorf("Read($top=11) without limits = %v", err)
 	}
 }
+
+// TestTopOnSingleEntityCached: $top on one entity is a 400 also when the entity's plan (cached without $top)
+// is already in the cache.
+func TestTopOnSingleEntityCached(t *testing.T) {
+	m := builtModel(t)
+	p := newPlanner(m, sqlite.Dialect{})
+	rp, err := syntax.ParsePath("Product('p01')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope := plan.Scope{Set: m.EntitySet("Product"), Key: rp.Segments[0].Args[0].Args}
+	if _, err := p.Read(scope, ""); err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Read(scope, "$top=5")
+	if e, ok := err.(*plan.Error); !ok || e.Msg != "$top does not apply to a single entity" {
+		t.Errorf("Read(Product('p01')?$top=5) after Read(Product('p01')) = %v, want the $top error", err)
+	}
+}

@@ -163,6 +163,10 @@ func (p *Planner) ReadWith(s Scope, rawQuery string, opts ReadOptions) (*Read, e
 			return nil, err
 		}
 	}
+	if pl.single && r.top != nil {
+		// Checked here, not by compile: the plan cache key leaves $top out.
+		return nil, &Error{Code: CodeSyntax, Option: page.topSpelt, Msg: "$top does not apply to a single entity"}
+	}
 	r.plan, r.Projection = pl, pl.projection
 	if err := r.bindKeys(s); err != nil {
 		return nil, err
