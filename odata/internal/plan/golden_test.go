@@ -198,6 +198,20 @@ var filterCases = []struct{ set, filter, extra string }{
 	{"Product", "cast(Price,Edm.Double) gt 1000.5", ""},
 	{"Product", "cast(StockQuantity,Edm.Decimal) lt 1", ""},
 	{"Product", "cast(Sold,Edm.Byte) eq null", ""},
+	// $compute: the filter names the computed property.
+	{"Product", "Doubled gt 2000", "$compute=Price mul 2 as Doubled"},
+	{"Product", "Doubled gt 2000 and Tripled lt 4000", "$compute=Price mul 2 as Doubled,Price mul 3 as Tripled"},
+	{"Product", "Upper eq 'LAPTOP PRO'", "$compute=toupper(Name) as Upper"},
+	{"Product", "contains(Label,'Pro')", "$compute=concat(Name,' (new)') as Label"},
+	{"Product", "Margin gt 0", "$compute=Price sub OldPrice as Margin"},
+	{"Product", "Margin eq null", "$compute=Price sub OldPrice as Margin"},
+	{"Product", "Stock lt 20", "$compute=StockQuantity add MinStockQuantity as Stock"},
+	{"Product", "Year eq 2024", "$compute=year(CreatedOnUtc) as Year"},
+	{"Product", "Maker eq 'Acme'", "$compute=Manufacturer/Name as Maker"},
+	{"Product", "Small", "$compute=Dimensions/Width lt 10 as Small"},
+	{"Product", "Categories/any(c:c/Name eq Name)", "$compute=Name as Label"},
+	{"Order", "Gross gt 1000", "$compute=OrderTotal add Tax as Gross"},
+	{"Order", "Share lt 0.1", "$compute=Tax div OrderTotal as Share"},
 	{"Product", "cast(Sold,Edm.Int16) gt 100", ""},
 	{"Product", "cast(ProductType,Edm.Byte) eq 10", ""},
 	{"Product", "cast(CreatedOnUtc,Edm.TimeOfDay) ge 12:00:00", ""},
@@ -324,38 +338,45 @@ var filterCases = []struct{ set, filter, extra string }{
 }
 
 // orderCases are $orderby values (the rows show the order).
-var orderCases = []struct{ set, orderby string }{
-	{"Product", "Name"},
-	{"Product", "Name desc"},
-	{"Product", "Price desc,Name"},
-	{"Product", "Rating"},
-	{"Product", "Rating desc"},
-	{"Product", "OldPrice desc,Rating"},
-	{"Product", "Manufacturer/Name,Price desc"},
-	{"Product", "Categories/$count desc"},
-	{"Product", "length(Name)"},
-	{"Product", "tolower(Name)"},
-	{"Product", "year(CreatedOnUtc) desc,Id"},
-	{"Product", "Price sub OldPrice"},
-	{"Product", "ProductType desc"},
-	{"Product", "MarkAsNew"},
-	{"Product", "Dimensions/Width desc"},
-	{"Product", "AvailableFrom desc"},
-	{"Product", "DeliveryTime"},
-	{"Product", "IsDiscounted desc"},
-	{"Product", "ExternalGuid"},
-	{"Product", "substring(Name,1)"},
-	{"Product", "Published,Price"},
-	{"Product", "TierPrices/$count desc,Name"},
-	{"Product", "Price mul 2 desc"},
-	{"Customer", "BillingAddress/City,LastName"},
-	{"Customer", "Permissions desc"},
-	{"Order", "Customer/LastName desc,OrderTotal"},
-	{"Order", "Tax"},
-	{"Order", "Tax desc,OrderNumber"},
-	{"Order", "Tax mul -1"},
-	{"OrderItem", "UnitPrice desc"},
-	{"Category", "Parent/Name desc,DisplayOrder"},
+var orderCases = []struct{ set, orderby, extra string }{
+	{"Product", "Name", ""},
+	{"Product", "Name desc", ""},
+	{"Product", "Price desc,Name", ""},
+	{"Product", "Rating", ""},
+	{"Product", "Rating desc", ""},
+	{"Product", "OldPrice desc,Rating", ""},
+	{"Product", "Manufacturer/Name,Price desc", ""},
+	{"Product", "Categories/$count desc", ""},
+	{"Product", "length(Name)", ""},
+	{"Product", "tolower(Name)", ""},
+	{"Product", "year(CreatedOnUtc) desc,Id", ""},
+	{"Product", "Price sub OldPrice", ""},
+	{"Product", "ProductType desc", ""},
+	{"Product", "MarkAsNew", ""},
+	{"Product", "Dimensions/Width desc", ""},
+	{"Product", "AvailableFrom desc", ""},
+	{"Product", "DeliveryTime", ""},
+	{"Product", "IsDiscounted desc", ""},
+	{"Product", "ExternalGuid", ""},
+	{"Product", "substring(Name,1)", ""},
+	{"Product", "Published,Price", ""},
+	{"Product", "TierPrices/$count desc,Name", ""},
+	{"Product", "Price mul 2 desc", ""},
+	{"Customer", "BillingAddress/City,LastName", ""},
+	{"Customer", "Permissions desc", ""},
+	{"Order", "Customer/LastName desc,OrderTotal", ""},
+	{"Order", "Tax", ""},
+	{"Order", "Tax desc,OrderNumber", ""},
+	{"Order", "Tax mul -1", ""},
+	{"OrderItem", "UnitPrice desc", ""},
+	{"Category", "Parent/Name desc,DisplayOrder", ""},
+	// $compute: the computed property ordered by, on its own and beside others.
+	{"Product", "Doubled desc", "$compute=Price mul 2 as Doubled"},
+	{"Product", "Upper,Id", "$compute=toupper(Name) as Upper"},
+	{"Product", "Margin desc,Name", "$compute=Price sub OldPrice as Margin"},
+	{"Product", "Stock", "$compute=StockQuantity add MinStockQuantity as Stock"},
+	{"Order", "Gross desc", "$compute=OrderTotal add Tax as Gross"},
+	{"Product", "Year desc,Name", "$compute=year(CreatedOnUtc) as Year"},
 }
 
 // TestGolden translates every case for both dialects, compares the AST, the SQL and its arguments with the
@@ -457,7 +478,7 @@ func TestGolden(t *testing.T) {
 			}
 			parts = append(parts, s)
 		}
-		run(&ob, c.set, "$orderby", c.orderby, "", strings.Join(parts, ","), true)
+		run(&ob, c.set, "$orderby", c.orderby, c.extra, strings.Join(parts, ","), true)
 	}
 	golden(t, "orderby.golden", ob.String())
 	if n := len(filterCases) + len(orderCases); n < 150 {
