@@ -111,6 +111,7 @@ func TestRedactionBypass(t *testing.T) {
 		{"lambda over a redacted collection", "GET", "/odata/Book?$filter=Tags/any(t:t eq 'secret-tag')", "", 400, notReadable("$filter", "Tags of Book"), nil},
 		{"$count of a redacted collection", "GET", "/odata/Book?$filter=Tags/$count gt 1", "", 400, notReadable("$filter", "Tags of Book"), nil},
 		{"$orderby", "GET", "/odata/Book?$orderby=Price desc", "", 400, notReadable("$orderby", "Price of Book"), nil},
+		{"$compute", "GET", "/odata/Book?$compute=Price mul 1 as P&$select=P", "", 400, notReadable("$compute", "Price of Book"), nil},
 		{"/$count with a $filter", "GET", "/odata/Book/$count?$filter=Price gt 4000", "", 400, notReadable("$filter", "Price of Book"), nil},
 		{"$search over a readable property", "GET", "/odata/Book?$search=alpha", "", 200, []string{`"Title":"Alpha"`}, []string{"Price"}},
 		{"property path", "GET", "/odata/Book('b1')/Price", "", 403, []string{`"code":"Forbidden"`, "Price of Book"}, nil},
