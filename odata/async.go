@@ -20,6 +20,7 @@ import (
 	sq "github.com/Masterminds/squirrel"
 
 	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // AsyncOptions configures asynchronous requests (OData 4.01 part 1, 11.6): with Enabled, a request that
@@ -156,10 +157,13 @@ func (a *asyncJobs) start(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusAccepted)
 }
 
+// builder returns a statement builder of the service's dialect that runs on its database.
+func (a *asyncJobs) builder() sq.StatementBuilderType { return sqldb.Builder(a.s.dialect).RunWith(a.s.db) }
+
 // record inserts the row of a new request, and deletes the rows kept past their time.
 func (a *asyncJobs) record(ctx context.Context, id string) error {
 	now := time.Now()
-	builder := sq.StatementBuilder.PlaceholderFormat(a.s.dialect.Placeholder()).RunWith(a.s.db)
+	builder := a.builder()
 	if _, err := builder.Delete(a.table).Where(sq.Lt{"expires_at": now.UnixMilli()}).ExecContext(ctx); err != nil {
 		return fmt.Errorf("odata: asynchronous requests: %w", err)
 	}
@@ -189,7 +193,7 @@ func (a *asyncJobs) run(job *http.Request, id string, cancel context.CancelFunc)
 	status, text := answer.http()
 	ctx, done := context.WithTimeout(context.WithoutCancel(job.Context()), 30*time.Second)
 	defer done()
-	_, err := sq.StatementBuilder.PlaceholderFormat(a.s.dialect.Placeholder()).RunWith(a.s.db).
+	_, err := a.builder().
 		Update(a.table).Set("status", status).Set("answer", text).
 		Set("expires_at", time.Now().Add(a.keep).UnixMilli()).
 		Where(sq.Eq{"id": id, "status": 0}).ExecContext(ctx)
@@ -211,7 +215,7 @@ func (a *asyncJobs) watch(ctx context.Context, id string, cancel context.CancelF
 			return
 		case <-ticker.C:
 			var one int
-			err := sq.StatementBuilder.PlaceholderFormat(a.s.dialect.Placeholder()).RunWith(a.s.db).
+			err := a.builder().
 				Select("1").From(a.table).Where(sq.Eq{"id": id}).QueryRowContext(ctx).Scan(&one)
 			if errors.Is(err, sql.ErrNoRows) {
 				cancel()
@@ -247,7 +251,7 @@ func (a *asyncJobs) status(w http.ResponseWriter, r *http.Request, id string, ve
 	var status int
 	var expires int64
 	var answer []byte
-	err := sq.StatementBuilder.PlaceholderFormat(a.s.dialect.Placeholder()).RunWith(a.s.db).
+	err := a.builder().
 		Select("status", "expires_at", "answer").From(a.table).Where(sq.Eq{"id": id}).
 		QueryRowContext(r.Context()).Scan(&status, &expires, &answer)
 	switch {
@@ -284,7 +288,7 @@ func (a *asyncJobs) cancel(w http.ResponseWriter, r *http.Request, id string) er
 	if cancel != nil {
 		cancel()
 	}
-	result, err := sq.StatementBuilder.PlaceholderFormat(a.s.dialect.Placeholder()).RunWith(a.s.db).
+	result, err := a.builder().
 		Delete(a.table).Where(sq.Eq{"id": id}).ExecContext(r.Context())
 	if err != nil {
 		return fmt.Errorf("odata: asynchronous requests: %w", err)

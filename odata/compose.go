@@ -147,9 +147,9 @@ func (s *Service) checkComposedKey(req *request, es *edm.EntitySet, t *target, k
 	if err != nil {
 		return err
 	}
-	want := fmt.Sprint(key...)
+	want := plan.LinkKey(key...)
 	for _, k := range keys {
-		if fmt.Sprint(k...) == want {
+		if plan.LinkKey(k...) == want {
 			return nil
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	sq "github.com/Masterminds/squirrel"
 
 	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/internal/modelsql"
+	"github.com/storekit/store/odata/internal/plan"
 )
 
 // Deep insert: a POST body may hold related entities inline in its navigation properties (an object for a
@@ -285,7 +287,7 @@ func (s *Service) replaceRelated(ctx context.Context, tx *Tx, req *request, et *
 		if err != nil {
 			return err
 		}
-		id := fmt.Sprint(key...)
+		id := plan.LinkKey(key...)
 		kept[id] = true
 		if j.Through != nil && (created || related[id] == nil) {
 			if err := s.linkCreated(ctx, tx, nav, et, e, child); err != nil {
@@ -305,7 +307,7 @@ func (s *Service) replaceRelated(ctx context.Context, tx *Tx, req *request, et *
 }
 
 // relatedKeys returns the keys of the entities related through the collection navigation n to the entity whose
-// join columns hold sourceVals, by their text (fmt.Sprint of the key).
+// join columns hold sourceVals, by plan.LinkKey of the key.
 func (s *Service) relatedKeys(ctx context.Context, tx *Tx, n *edm.NavigationProperty, sourceVals []any) (map[string][]any, error) {
 	target, j, names := n.TargetType(), n.Join, tx.names()
 	var where sq.Sqlizer
@@ -316,18 +318,11 @@ func (s *Service) relatedKeys(ctx context.Context, tx *Tx, n *edm.NavigationProp
 		}
 		where = eq
 	} else {
-		if len(j.TargetColumns) != 1 {
-			return nil, Errorf(CodeNotImplemented, "%s cannot be updated inline: its link table joins on several columns.", n.Name)
-		}
-		link := sq.Select(quoteColumns(names, j.Through.TargetColumns)...).From(names.QuoteIdent(j.Through.Table))
+		link := sq.Select(modelsql.Columns(names, "", j.Through.TargetColumns)...).From(names.QuoteIdent(j.Through.Table))
 		for i, c := range j.Through.SourceColumns {
 			link = link.Where(sq.Eq{names.QuoteIdent(c): sourceVals[i]})
 		}
-		query, args, err := link.ToSql()
-		if err != nil {
-			return nil, err
-		}
-		where = sq.Expr(names.QuoteIdent(j.TargetColumns[0])+" IN ("+query+")", args...)
+		where = modelsql.TupleIn(names, "", j.TargetColumns, link)
 	}
 	list, err := tx.Query(ctx, target, where)
 	if err != nil {
@@ -339,18 +334,9 @@ func (s *Service) relatedKeys(ctx context.Context, tx *Tx, n *edm.NavigationProp
 		if err != nil {
 			return nil, err
 		}
-		out[fmt.Sprint(key...)] = key
+		out[plan.LinkKey(key...)] = key
 	}
 	return out, nil
-}
-
-// quoteColumns quotes column names.
-func quoteColumns(names interface{ QuoteIdent(string) string }, columns []string) []string {
-	out := make([]string, len(columns))
-	for i, c := range columns {
-		out[i] = names.QuoteIdent(c)
-	}
-	return out
 }
 
 // removeRelated removes the entity of target key from the relationship n of the entity whose join columns hold

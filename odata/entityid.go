@@ -38,13 +38,10 @@ func (s *Service) entityRequest(r *http.Request) (*http.Request, error) {
 	if id == "" {
 		return nil, BadRequest(CodeBadRequest, "$id", "$entity needs the id of the entity to read in $id: $entity?$id=Set(key).")
 	}
-	path := id
-	if base := (&request{r: r, service: s}).base(); strings.HasPrefix(path, base+"/") {
-		path = path[len(base)+1:]
-	} else if strings.Contains(path, "://") {
+	path, ours := (&request{r: r, service: s}).idPath(id)
+	if !ours {
 		return nil, BadRequest(CodeInvalidValue, "$id", "$id names no entity of this service: "+id)
 	}
-	path = strings.TrimPrefix(strings.TrimPrefix(path, "/"), strings.TrimPrefix(s.mount, "/")+"/")
 	if strings.ContainsAny(path, "?#") {
 		return nil, BadRequest(CodeInvalidValue, "$id", "$id must be an entity's id, without a query: "+id)
 	}

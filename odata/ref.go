@@ -183,13 +183,10 @@ func (s *Service) entityOfID(req *request, id string, want *edm.EntityType, opti
 	bad := func(why string) error {
 		return BadRequest(CodeInvalidValue, option, fmt.Sprintf("%q does not name an entity of %s: %s", id, want.Name, why))
 	}
-	rest := id
-	if base := req.base(); strings.HasPrefix(rest, base+"/") {
-		rest = rest[len(base)+1:]
-	} else if strings.Contains(rest, "://") {
+	rest, ours := req.idPath(id)
+	if !ours {
 		return nil, bad("it is not a URL of this service")
 	}
-	rest = strings.TrimPrefix(strings.TrimPrefix(rest, "/"), strings.TrimPrefix(s.mount, "/")+"/")
 	path, err := syntax.ParsePath(rest)
 	if err != nil {
 		return nil, bad("it is not a resource path")
@@ -202,6 +199,19 @@ func (s *Service) entityOfID(req *request, id string, want *edm.EntityType, opti
 		return nil, bad("it must be Set(key) of a set of " + want.Name)
 	}
 	return t, nil
+}
+
+// idPath returns the path an entity id names below the service root, still percent-encoded: the id relative to
+// the root (Mount and a leading "/" may come first), or absolute under the service's root URL; false for an
+// absolute URL of another service.
+func (req *request) idPath(id string) (string, bool) {
+	rest := id
+	if base := req.base(); strings.HasPrefix(rest, base+"/") {
+		rest = rest[len(base)+1:]
+	} else if strings.Contains(rest, "://") {
+		return "", false
+	}
+	return strings.TrimPrefix(strings.TrimPrefix(rest, "/"), strings.TrimPrefix(req.service.mount, "/")+"/"), true
 }
 
 // link adds the entity of id to the references of link (POST), or makes it the reference (PUT).
