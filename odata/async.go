@@ -158,7 +158,9 @@ func (a *asyncJobs) start(w http.ResponseWriter, r *http.Request) {
 }
 
 // builder returns a statement builder of the service's dialect that runs on its database.
-func (a *asyncJobs) builder() sq.StatementBuilderType { return sqldb.Builder(a.s.dialect).RunWith(a.s.db) }
+func (a *asyncJobs) builder() sq.StatementBuilderType {
+	return sqldb.Builder(a.s.dialect).RunWith(a.s.db)
+}
 
 // record inserts the row of a new request, and deletes the rows kept past their time.
 func (a *asyncJobs) record(ctx context.Context, id string) error {
