@@ -166,6 +166,13 @@ func (s *Service) linkCreated(ctx context.Context, tx *Tx, n *edm.NavigationProp
 func (s *Service) createNested(ctx context.Context, tx *Tx, req *request, et *edm.EntityType, set *edm.EntitySet, config *setConfig, members []member, where string, fixed map[string]any) (Entity, error) {
 	b := decodeEntity(et, members, config, Create)
 	s.resolveBinds(req, b)
+	inline(b, where, fixed)
+	return s.create(ctx, tx, req, et, set, config, b)
+}
+
+// inline makes b the body of an entity given inline at where: the fixed values set (its reference to the entity
+// it is written with), its problems' targets starting with where ("Descriptions[0]/LanguageKey").
+func inline(b *body, where string, fixed map[string]any) {
 	for name, v := range fixed {
 		b.vals[name], b.sent[name] = v, true
 		delete(b.bad, name)
@@ -173,7 +180,6 @@ func (s *Service) createNested(ctx context.Context, tx *Tx, req *request, et *ed
 	for i := range b.details {
 		b.details[i].Target = where + "/" + b.details[i].Target
 	}
-	return s.create(ctx, tx, req, et, set, config, b)
 }
 
 // columnProperty returns the primitive property of et stored in column c, nil if there is none.
@@ -386,13 +392,7 @@ func (s *Service) upsertNested(ctx context.Context, tx *Tx, req *request, et *ed
 			if len(b.nested) > 0 {
 				return nil, false, BadRequest(CodeInvalidValue, where+"/"+b.nested[0].nav.Name, "Related entities are updated inline one level deep.")
 			}
-			for name, v := range fixed {
-				b.vals[name], b.sent[name] = v, true
-				delete(b.bad, name)
-			}
-			for i := range b.details {
-				b.details[i].Target = where + "/" + b.details[i].Target
-			}
+			inline(b, where, fixed)
 			stored, err := s.update(ctx, tx, &Change{Op: Patch, Set: set, Old: old, Sent: b.sent, typ: et}, config, b)
 			return stored, false, err
 		case !errors.Is(err, ErrNotFound):
