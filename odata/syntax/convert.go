@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	regexpsyntax "regexp/syntax"
+	"strconv"
 	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -440,7 +441,22 @@ func (c *converter) filterSegment(s *grammarSegment, depth int) (Segment, *Error
 
 // isSingleExpression reports whether an argument list is one unnamed expression.
 func isSingleExpression(a *grammarArguments) bool {
-	return len(a.Args) == 1 && a.Args[0].Name.Type == 0 && a.Args[0].Then == nil
+	return len(a.Args) == 1 && a.Args[0].Name.Type == 0 && a.Args[0].Then == nil && a.Args[0].Tail == nil
+}
+
+// tailError refuses the tail of an argument ("as Alias", "desc", "with sum") outside $apply.
+func tailError(a *grammarArgument) *Error {
+	if a.Tail == nil {
+		return nil
+	}
+	t := a.Tail
+	switch {
+	case t.Direction.Type != 0:
+		return syntaxErrorAt(t.Direction.Pos.Offset, "unexpected "+describe(t.Direction))
+	case t.As.Type != 0:
+		return syntaxErrorAt(t.As.Pos.Offset, `unexpected alias `+strconv.Quote(t.As.Value))
+	}
+	return syntaxErrorAt(exprStart(a.Value), "unexpected aggregation outside $apply")
 }
 
 // memberSegment converts a property, navigation, type cast or function segment with its argument lists.
@@ -486,6 +502,9 @@ func (c *converter) args(a *grammarArguments, depth int) ([]Arg, *Error) {
 		if argument.Then != nil {
 			return nil, syntaxErrorAt(exprStart(argument.Then)-1, `unexpected ":"`)
 		}
+		if err := tailError(argument); err != nil {
+			return nil, err
+		}
 		e, err := c.expr(argument.Value, depth)
 		if err != nil {
 			return nil, err
@@ -519,6 +538,9 @@ func (c *converter) lambda(p *Path, s *grammarSegment, depth int) (Expr, *Error)
 		return l, nil
 	}
 	a := args[0]
+	if err := tailError(a); err != nil {
+		return nil, err
+	}
 	if len(args) > 1 {
 		return nil, syntaxErrorAt(exprStart(args[1].Value), "expected \")\" after the lambda predicate")
 	}
@@ -568,6 +590,9 @@ func (c *converter) call(s *grammarSegment, name string, depth int) (Expr, *Erro
 			return nil, syntaxErrorAt(arguments.Open.Pos.Offset+1, "case() needs at least one condition:value pair")
 		}
 		for _, a := range arguments.Args {
+			if err := tailError(a); err != nil {
+				return nil, err
+			}
 			if a.Then == nil || a.Name.Type != 0 {
 				return nil, syntaxErrorAt(arguments.Open.Pos.Offset+1, `expected "condition:value" in case()`)
 			}
@@ -587,6 +612,9 @@ func (c *converter) call(s *grammarSegment, name string, depth int) (Expr, *Erro
 	for i, a := range arguments.Args {
 		if a.Then != nil {
 			return nil, syntaxErrorAt(exprStart(a.Then)-1, `unexpected ":"`)
+		}
+		if err := tailError(a); err != nil {
+			return nil, err
 		}
 		if a.Name.Type != 0 {
 			return nil, syntaxErrorAt(a.Name.Pos.Offset, "unexpected parameter name in "+name+"()")
@@ -666,7 +694,8 @@ func typeName(g *grammarExpr) (*TypeName, bool) {
 	case 0:
 		return &TypeName{Pos: s.Name.Pos.Offset, Name: s.Name.Value}, true
 	case 1:
-		if s.Name.Value != "Collection" || len(s.Args[0].Args) != 1 || s.Args[0].Args[0].Name.Type != 0 || s.Args[0].Args[0].Then != nil {
+		if s.Name.Value != "Collection" || len(s.Args[0].Args) != 1 || s.Args[0].Args[0].Name.Type != 0 || s.Args[0].Args[0].Then != nil ||
+			s.Args[0].Args[0].Tail != nil {
 			return nil, false
 		}
 		inner, ok := typeName(s.Args[0].Args[0].Value)

@@ -20,8 +20,11 @@
 //   - Errors are *Error values: "$filter:1:14: expected expression, found ")"", with Code SyntaxError or
 //     LimitExceeded (nesting over 64 levels, and by default lambdas nested over 4 or more than 32 in one
 //     expression, a literal over 1,000 characters, a matchesPattern pattern over 1,000 compiled instructions,
-//     $expand over 3, an in list over 1,000 items, an expression over 3,000 nodes or 16 KiB), or NotSupported
-//     for $apply (data aggregation), which it recognizes but the engine does not implement.
+//     $expand over 3, an in list over 1,000 items, an expression over 3,000 nodes or 16 KiB).
+//   - $apply (OData Data Aggregation) is parsed into Query.Apply, a sequence of Transformation values: the
+//     participle grammar reads a sequence as a member path whose argument lists may end in a tail ("with sum
+//     as Total", "as Alias", "desc"; "with" and "from" are keywords in $apply only), and the converter checks
+//     what each transformation takes. PrintApply prints a sequence back as canonical text.
 //   - Limits holds those limits; its methods ParseQuery, ParsePath, ParseFilter and ParseExpr parse under other
 //     values (a zero field is the default, a negative one no limit).
 //

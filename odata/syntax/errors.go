@@ -13,7 +13,7 @@ import (
 const (
 	CodeSyntax        = "SyntaxError"
 	CodeLimitExceeded = "LimitExceeded"
-	// CodeNotSupported is valid OData that the parser recognizes but the engine does not implement: $apply.
+	// CodeNotSupported is valid OData that the parser recognizes but the engine does not implement.
 	CodeNotSupported = "NotSupported"
 )
 

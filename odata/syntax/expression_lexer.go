@@ -24,11 +24,11 @@ func (s *scanner) nextExpr() (lexer.Token, error) {
 		if strings.IndexByte(word, '%') >= 0 {
 			word = decode(word) // a letter may arrive percent-encoded too
 		}
-		if t, v := keyword(word); t != 0 {
+		if t, v := keyword(word); t != 0 && (s.apply || t != tokenWith && t != tokenFrom) {
 			s.cursor = end
 			s.afterOperand = false
 			token := s.token(t, start, end, v)
-			if t != tokenDirection && t != tokenAs {
+			if t != tokenDirection && t != tokenAs && t != tokenWith && t != tokenFrom {
 				s.unaryRun = 0
 				if s.operators == nil {
 					s.operators = make([]lexer.Token, 0, 8)
@@ -79,7 +79,7 @@ var operatorKeywords = map[string]operatorKeyword{
 	"sub": {tokenAdditiveOperator, "sub"}, "mul": {tokenMultiplicativeOperator, "mul"},
 	"div": {tokenMultiplicativeOperator, "div"}, "divby": {tokenMultiplicativeOperator, "divby"},
 	"mod": {tokenMultiplicativeOperator, "mod"}, "asc": {tokenDirection, "asc"}, "desc": {tokenDirection, "desc"},
-	"as": {tokenAs, "as"},
+	"as": {tokenAs, "as"}, "with": {tokenWith, "with"}, "from": {tokenFrom, "from"},
 }
 
 // keyword classifies a word in operator position, case-insensitively.
@@ -220,6 +220,14 @@ func (s *scanner) scanIdentifier(c byte, start int, operand bool) (lexer.Token, 
 	if operand {
 		if t, ok := s.operandWord(word, start, end); ok {
 			return t, nil
+		}
+	}
+	if s.apply && strings.EqualFold(word, "search") {
+		// search(...) in $apply holds a $search expression, lexed by its own grammar: keep its text whole.
+		if open, w := decodeAt(s.source, end); open == '(' {
+			if err := s.pendBlob(end, w); err != nil {
+				return lexer.Token{}, err
+			}
 		}
 	}
 	return s.token(tokenIdentifier, start, end, word), nil

@@ -104,10 +104,28 @@ type grammarBlob struct {
 }
 
 // grammarArgument is an argument: "name=value", a plain value, or "when:then" (case branches and lambda bodies).
+// In $apply an argument may end in a tail ("with sum as Total", "as Alias", "desc"); elsewhere the converter
+// refuses one.
 type grammarArgument struct {
 	Name  lexer.Token  `parser:"( @Name Equals )?"`
 	Value *grammarExpr `parser:"@@"`
 	Then  *grammarExpr `parser:"( Colon @@ )?"`
+	Tail  *grammarTail `parser:"@@?"`
+}
+
+// grammarTail is the end of an argument of a $apply transformation: the aggregation of an aggregate item
+// ("with sum", "from Time with average", then "as Alias"), an alias (compute, join, nest) or a direction (orderby).
+type grammarTail struct {
+	Steps     []*grammarAggregationStep `parser:"( @@+"`
+	Alias     lexer.Token               `parser:"  ( As @Name )?"`
+	As        lexer.Token               `parser:"| As @Name"`
+	Direction lexer.Token               `parser:"| @Direction )"`
+}
+
+// grammarAggregationStep is "with method" or "from path" in an aggregate item.
+type grammarAggregationStep struct {
+	Method lexer.Token  `parser:"( With @Name"`
+	From   *grammarExpr `parser:"| From @@ )"`
 }
 
 // grammarOrderBy is a $orderby list.
@@ -129,6 +147,12 @@ type grammarComputeItem struct {
 	Expr  *grammarExpr `parser:"@@"`
 	As    lexer.Token  `parser:"@As"`
 	Alias lexer.Token  `parser:"@Name"`
+}
+
+// grammarApply is a $apply value: a transformation sequence, read as a member path whose segments are the
+// transformations with their argument lists ("filter(...)/groupby(...)"); the converter checks the rest.
+type grammarApply struct {
+	Sequence *grammarExpr `parser:"@@"`
 }
 
 // grammarItems is a $select or $expand list.
@@ -154,6 +178,7 @@ var (
 	exprParser    = buildParser[grammarExpr]()
 	orderByParser = buildParser[grammarOrderBy]()
 	computeParser = buildParser[grammarCompute]()
+	applyParser   = buildParser[grammarApply]()
 	itemsParser   = buildParser[grammarItems]()
 )
 

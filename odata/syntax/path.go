@@ -302,7 +302,8 @@ func dollarSegment(text string, base int, lim *Limits) (Segment, *Error) {
 	seg := Segment{Pos: base, Name: name}
 	switch name {
 	case "$filter":
-		if len(g.Args) != 1 || len(g.Args[0].Args) != 1 || g.Args[0].Args[0].Name.Type != 0 || g.Args[0].Args[0].Then != nil {
+		if len(g.Args) != 1 || len(g.Args[0].Args) != 1 || g.Args[0].Args[0].Name.Type != 0 || g.Args[0].Args[0].Then != nil ||
+			g.Args[0].Args[0].Tail != nil {
 			return Segment{}, syntaxErrorAt(base+len(name), "expected (expression) after $filter")
 		}
 		c := converter{operators: s.operators, source: text, base: base, limits: lim}

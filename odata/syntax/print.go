@@ -242,6 +242,10 @@ func (w *optionWriter) option(name string) {
 
 // expressionOptions prints $filter, $search and $orderby.
 func (w *optionWriter) expressionOptions(q *Query) {
+	if len(q.Apply) > 0 {
+		w.option("$apply")
+		writeSequence(w.b, q.Apply)
+	}
 	if q.Filter != nil {
 		w.option("$filter")
 		writeExpr(w.b, q.Filter, 0)

@@ -18,6 +18,7 @@ type Query struct {
 	Select        []SelectItem
 	Expand        []ExpandItem
 	Compute       []ComputeItem
+	Apply         []Transformation // $apply: the transformations in order
 	Top           *int64
 	Skip          *int64
 	Count         *bool
@@ -313,7 +314,7 @@ func (q *Query) setOption(kind optionKind, name, value string, base int, at nest
 	case optionAlias:
 		err = q.setAlias(name[1:], value, base, lim)
 	case optionApply:
-		err = &Error{Pos: base + 1, Code: CodeNotSupported, Msg: "$apply is not supported"}
+		q.Apply, err = parseApply(value, base, lim)
 	}
 	return err
 }

@@ -118,9 +118,12 @@ func TestParseQueryErrors(t *testing.T) {
 		{"$select=$ref", `$select:1:1: unexpected "$ref" in $select`, CodeSyntax},
 		{"$compute=Price as", `$compute:1:9: expected alias name, found end of input`, CodeSyntax},
 		{"$compute=Price as A.B", `$compute:1:10: expected alias name, found "A.B"`, CodeSyntax},
-		{"$apply=groupby((Name))", `$apply:1:1: $apply is not supported`, CodeNotSupported},
-		{"APPLY=aggregate(Price with sum as Total)", `APPLY:1:1: $apply is not supported`, CodeNotSupported},
-		{"$expand=Items($apply=groupby((Name)))", `$expand:1:14: $apply is not supported`, CodeNotSupported},
+		{"$apply=groupby(Name)", `$apply:1:9: expected the grouping properties in parentheses`, CodeSyntax},
+		{"APPLY=aggregate(Price with sum)", `APPLY:1:11: expected "as" and an alias after the aggregation`, CodeSyntax},
+		{"$apply=frobnicate(Name)", `$apply:1:1: unknown transformation "frobnicate"`, CodeSyntax},
+		{"$apply=aggregate($count with sum as N)", `$apply:1:23: $count takes no aggregation method`, CodeSyntax},
+		{"$filter=contains(Name as N,'x')", `$filter:1:18: unexpected alias "N"`, CodeSyntax},
+		{"$orderby=round(Price desc)", `$orderby:1:13: unexpected "desc"`, CodeSyntax},
 	}
 	for _, tt := range tests {
 		_, err := ParseQuery(tt.in)

@@ -43,6 +43,8 @@ const (
 	tokenMinus
 	tokenDirection // asc desc
 	tokenAs
+	tokenWith // with, in $apply only
+	tokenFrom // from, in $apply only
 
 	tokenLeftParenthesis
 	tokenRightParenthesis
@@ -71,6 +73,7 @@ var symbols = map[string]lexer.TokenType{
 	"And": tokenAnd, "EqualityOperator": tokenEqualityOperator, "RelationalOperator": tokenRelationalOperator,
 	"AdditiveOperator": tokenAdditiveOperator, "MultiplicativeOperator": tokenMultiplicativeOperator,
 	"PrefixOperator": tokenPrefixOperator, "Direction": tokenDirection, "As": tokenAs,
+	"With": tokenWith, "From": tokenFrom,
 	"LeftParenthesis": tokenLeftParenthesis, "RightParenthesis": tokenRightParenthesis,
 	"LeftBracket": tokenLeftBracket, "RightBracket": tokenRightBracket, "LeftBrace": tokenLeftBrace,
 	"RightBrace": tokenRightBrace, "Comma": tokenComma, "Colon": tokenColon, "Slash": tokenSlash,

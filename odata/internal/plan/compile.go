@@ -143,7 +143,7 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string, opts ReadOption
 func unsupported(q *syntax.Query, c *compiler, top string) error {
 	for _, o := range q.Options {
 		switch o.Name {
-		case "$index", "$levels", "$deltatoken", "$schemaversion":
+		case "$index", "$levels", "$deltatoken", "$schemaversion", "$apply":
 			spelt := o.Spelt
 			if top != "" {
 				spelt = top
