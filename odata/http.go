@@ -248,8 +248,8 @@ func inList(list, method string) bool {
 	return false
 }
 
-// syntaxError turns a parse error of the path or a query option into a 400 naming the option, or a 501 for an
-// option the engine recognizes but does not implement ($apply).
+// syntaxError turns a parse error of the path or a query option into a 400 naming the option, or a 501 for
+// what the parser recognizes but the engine does not implement.
 func syntaxError(err error) error {
 	var syntaxErr *syntax.Error
 	if errors.As(err, &syntaxErr) {

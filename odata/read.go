@@ -262,6 +262,9 @@ func (s *Service) readEntities(req *request) error {
 	if err := req.negotiateJSON(); err != nil {
 		return err
 	}
+	if agg := read.Aggregation(); agg != nil {
+		return s.readAggregated(req, read, agg)
+	}
 	if read.Single() {
 		return s.readEntity(req, read, shape)
 	}

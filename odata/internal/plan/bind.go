@@ -154,6 +154,9 @@ func (b *binder) path(p *syntax.Path) (boundExpr, error) {
 			return cp.expr, nil // a computed property: its expression
 		}
 	}
+	if start.derived {
+		return b.derivedMember(p, start, segments)
+	}
 	if len(segments) == 0 {
 		return instance(start), nil
 	}
@@ -165,6 +168,28 @@ func (b *binder) path(p *syntax.Path) (boundExpr, error) {
 		}
 	}
 	return nil, b.fail(CodeTypeMismatch, p, "incomplete path")
+}
+
+// derivedMember binds a path on the rows of an aggregating $apply: the name of one of their columns, a path
+// ("Category/Name") for a column grouped through a navigation or complex property.
+func (b *binder) derivedMember(p *syntax.Path, r *tableRange, segments []syntax.Segment) (boundExpr, error) {
+	names := make([]string, 0, len(segments))
+	for _, s := range segments {
+		if len(s.Args) > 0 {
+			return nil, b.fail(CodeNotSupported, p, "functions are not supported on aggregated results")
+		}
+		if !s.IsQualified() {
+			names = append(names, s.Name)
+		}
+	}
+	path := strings.Join(names, "/")
+	if cp := r.computedNamed(path); cp != nil {
+		return cp.expr, nil
+	}
+	if len(segments) == 0 {
+		return nil, b.fail(CodeNotSupported, p, "the aggregated rows cannot be used as a value")
+	}
+	return nil, b.fail(CodeUnknownProperty, p, "%s is not a property of the aggregated result", path)
 }
 
 // pathStart returns the range a path starts from and the segments that follow: $it; $this, the innermost

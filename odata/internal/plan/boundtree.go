@@ -28,6 +28,8 @@ type tableRange struct {
 	joins []*tableRange // to-one joins made from this range, in order of first use
 
 	computed []*computed // the $compute items over the range's entities (compute.go)
+	// derived: the rows of an aggregating $apply (apply.go), whose only members are the computed properties.
+	derived bool
 }
 
 // join returns the range of the to-one navigation nav from r, adding a LEFT JOIN the first time.

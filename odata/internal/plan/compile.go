@@ -35,6 +35,9 @@ type compiledRead struct {
 	count  *sqlStatement
 	resume map[uint64]*sqlStatement
 
+	// aggregation describes the rows of a $apply that aggregates (apply.go); nil for a read of entities.
+	aggregation *Aggregation
+
 	memoOnce sync.Once
 	memo     any
 }
@@ -77,7 +80,7 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string, opts ReadOption
 		return nil, err
 	}
 	if single {
-		for _, name := range []string{"$filter", "$orderby", "$search", "$top", "$skip", "$count"} {
+		for _, name := range []string{"$filter", "$orderby", "$search", "$top", "$skip", "$count", "$apply"} {
 			for _, option := range q.Options {
 				if option.Name == name {
 					return nil, &Error{Code: CodeSyntax, Option: option.Spelt, Msg: name + " does not apply to a single entity"}
@@ -88,6 +91,16 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string, opts ReadOption
 	pl.where = append(pl.where, pl.scopeConds(s, root)...)
 	if condition := c.rowFilter(root); condition != "" {
 		pl.where = append(pl.where, condition)
+	}
+	if len(q.Apply) > 0 {
+		applied, err := pl.compileApply(q, root, pl.where)
+		if err != nil {
+			return nil, err
+		}
+		if applied == nil {
+			return pl, nil
+		}
+		q = applied
 	}
 	if q.Filter != nil {
 		b := &binder{c: c, option: c.optionSpelt("$filter"), it: root}
@@ -144,6 +157,9 @@ func unsupported(q *syntax.Query, c *compiler, top string) error {
 	for _, o := range q.Options {
 		switch o.Name {
 		case "$index", "$levels", "$deltatoken", "$schemaversion", "$apply":
+			if o.Name == "$apply" && top == "" {
+				continue // translated by compileApply
+			}
 			spelt := o.Spelt
 			if top != "" {
 				spelt = top

@@ -102,8 +102,8 @@
 //
 // # Not supported
 //
-// Valid OData this engine does not translate is a NotSupported *Error (the service answers 501 Not Implemented): $apply
-// (refused by the parser), $index, $deltatoken, $schemaversion; $root paths; key predicates and
+// Valid OData this engine does not translate is a NotSupported *Error (the service answers 501 Not Implemented): the
+// $apply transformations apply.go lists as such and $apply nested in $expand, $index, $deltatoken, $schemaversion; $root paths; key predicates and
 // bound functions inside member paths; geography and geometry; hassubset and hassubsequence; arithmetic on dates, times
 // and timestamps (adding a duration to a timestamp); mod on floating-point values; cast of the instance or to types
 // other than numeric kinds, String (from integers and GUIDs), Date and TimeOfDay (from a DateTimeOffset), and casts that

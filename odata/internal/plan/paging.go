@@ -134,8 +134,11 @@ func (page pageOptions) decodeToken() (string, error) {
 // NextQuery returns the raw query string of the next page's link after the row last (the last row of this page,
 // as scanned): the request's options without $skip, the rest of $top, and a $skiptoken.
 func (r *Read) NextQuery(last []any, pageSize int) (string, error) {
-	token, err := r.SkipToken(last)
-	if err != nil {
+	var token string
+	var err error
+	if r.plan.aggregation != nil {
+		token = strconv.FormatInt(r.offset+int64(pageSize), 10)
+	} else if token, err = r.SkipToken(last); err != nil {
 		return "", err
 	}
 	var b strings.Builder
@@ -223,6 +226,21 @@ func badToken(msg string) error {
 
 // decodeSkipToken reads a $skiptoken made by SkipToken for the same query, checking every value against the
 // type of its order key.
+// aggregationOffset sets the offset of an aggregated read's page: the $skiptoken's (the number of rows before
+// the page), else $skip.
+func (r *Read) aggregationOffset(token string) error {
+	r.offset = r.plan.skip
+	if token == "" {
+		return nil
+	}
+	n, err := strconv.ParseInt(token, 10, 64)
+	if err != nil || n < 0 {
+		return badToken("not the offset of a page")
+	}
+	r.offset = n
+	return nil
+}
+
 func (r *Read) decodeSkipToken(token string) error {
 	pl := r.plan
 	raw, err := base64.RawURLEncoding.DecodeString(token)

@@ -171,6 +171,9 @@ func (p *Planner) ReadWith(s Scope, rawQuery string, opts ReadOptions) (*Read, e
 	if err := r.bindKeys(s); err != nil {
 		return nil, err
 	}
+	if pl.aggregation != nil {
+		return r, r.aggregationOffset(page.token)
+	}
 	if page.token != "" && !pl.single {
 		if err := r.decodeSkipToken(page.token); err != nil {
 			return nil, err

@@ -20,7 +20,13 @@ type Read struct {
 	top   *int64
 	token []any // keyset values after the $skiptoken's row; nil on the first page
 	mask  uint64
+	// offset is the first row of the page of an aggregated read: $skip, or the $skiptoken's offset.
+	offset int64
 }
+
+// Aggregation describes the rows of a read whose $apply aggregates, nil for a read of entities: then Select
+// and Count read those rows (Columns in order), and NextQuery pages by offset.
+func (r *Read) Aggregation() *Aggregation { return r.plan.aggregation }
 
 // Query returns the parsed options of the read ($top and $skiptoken cleared: use Top and the paging methods).
 // It is shared: do not modify it.
@@ -84,6 +90,8 @@ func (r *Read) fill(args []any, limit int64) []any {
 		switch {
 		case s == slotLimit:
 			out[i] = limit
+		case s == slotOffset && r.plan.aggregation != nil:
+			out[i] = r.offset
 		case s == slotOffset:
 			out[i] = r.plan.skip
 		case s >= slotToken:

@@ -1,0 +1,143 @@
+package odata
+
+import "github.com/storekit/store/odata/internal/plan"
+
+// readAggregated answers a read whose $apply aggregates (plan.Read.Aggregation): a page of rows, each written
+// from its columns, nested where a column's path is (a grouping through a navigation or complex property, the
+// alias of a join), with a next link by offset. The rows are no entities: they have no id, ETag or links.
+func (s *Service) readAggregated(req *request, read *plan.Read, agg *plan.Aggregation) error {
+	size, preferred := s.pageSizeFor(req.r, req.target)
+	ctx := req.r.Context()
+	count, err := s.countIfAsked(ctx, read, req.query)
+	if err != nil {
+		return err
+	}
+	query, args := read.Select(size)
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return s.readError(err)
+	}
+	defer rows.Close()
+	tree := aggregateTree(agg)
+	values := make([]any, len(agg.Columns))
+	pointers := make([]any, len(values))
+	for i := range values {
+		pointers[i] = &values[i]
+	}
+	var page pageWriter
+	fragment := ""
+	if !req.noMetadata() {
+		fragment = contextFragment(s.model, req.target, agg.Select, false)
+	}
+	page.start(req, fragment, count, size, preferred)
+	defer page.release()
+	more := false
+	for n := 0; rows.Next(); n++ {
+		if n == size {
+			more = true
+			break
+		}
+		if err := rows.Scan(pointers...); err != nil {
+			return s.aggregateError(req, &page, err)
+		}
+		if n > 0 {
+			page.buf = append(page.buf, ',')
+		}
+		if page.buf, err = tree.appendObject(page.buf, agg, values); err != nil {
+			return s.aggregateError(req, &page, err)
+		}
+		if err := page.flush(); err != nil {
+			return s.aggregateError(req, &page, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return s.aggregateError(req, &page, s.readError(err))
+	}
+	var last []any
+	if more {
+		last = values
+	}
+	if err := page.finish(req, read, last, size); err != nil {
+		return s.aggregateError(req, &page, err)
+	}
+	return nil
+}
+
+// aggregateError answers err when nothing was sent yet, else ends the answer.
+func (s *Service) aggregateError(req *request, page *pageWriter, err error) error {
+	if !page.started() {
+		delete(req.w.Header(), "Preference-Applied")
+		return err
+	}
+	return abort(s, req, err)
+}
+
+// aggregateNode is a member of an aggregated row: a column (column >= 0) or an object of members.
+type aggregateNode struct {
+	name    []byte // `"Name":`
+	column  int
+	members []*aggregateNode
+}
+
+// aggregateTree arranges the columns of agg by their paths, in the order of their first appearance.
+func aggregateTree(agg *plan.Aggregation) *aggregateNode {
+	root := &aggregateNode{column: -1}
+	for i, col := range agg.Columns {
+		node := root
+		for depth, name := range col.Path {
+			var next *aggregateNode
+			for _, m := range node.members {
+				if string(m.name) == string(fieldName(name)) {
+					next = m
+				}
+			}
+			if next == nil {
+				next = &aggregateNode{name: fieldName(name), column: -1}
+				node.members = append(node.members, next)
+			}
+			if depth == len(col.Path)-1 {
+				next.column = i
+			}
+			node = next
+		}
+	}
+	return root
+}
+
+// appendObject appends the JSON object of the node's members for one row; an object whose values are all null
+// (an outer join without a match, a grouping navigation without a target) is null.
+func (n *aggregateNode) appendObject(b []byte, agg *plan.Aggregation, values []any) ([]byte, error) {
+	b = append(b, '{')
+	for i, m := range n.members {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, m.name...)
+		var err error
+		switch {
+		case m.column >= 0:
+			b, err = appendColumn(b, agg.Columns[m.column].Property, values[m.column])
+		case m.allNull(values):
+			b = append(b, "null"...)
+		default:
+			b, err = m.appendObject(b, agg, values)
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// allNull reports whether every column below n is null in the row.
+func (n *aggregateNode) allNull(values []any) bool {
+	if n.column >= 0 {
+		return values[n.column] == nil
+	}
+	for _, m := range n.members {
+		if !m.allNull(values) {
+			return false
+		}
+	}
+	return true
+}

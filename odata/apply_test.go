@@ -1,0 +1,88 @@
+package odata_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/storekit/store/odata/dbtest"
+)
+
+// TestService_Apply: $apply answers entities while they stay the set's, and rows of their own (with the context
+// URL's select list, nested objects for grouping through a navigation, a next link by offset) once aggregated;
+// the query options after it apply to its result; mistakes are 400 and what is not translated 501, on both
+// databases.
+func TestService_Apply(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := newFixture(t, db)
+		f.seed()
+		for _, tc := range []struct {
+			name, query string
+			want        string
+		}{
+			{"count", "Book?$apply=aggregate($count%20as%20N)",
+				`{"@odata.context":"http://example.com/odata/$metadata#Book(N)","value":[{"N":3}]}`},
+			{"sum, exact decimal", "Book?$apply=aggregate(Price%20with%20sum%20as%20Total,Pages%20with%20max%20as%20Most)",
+				`{"@odata.context":"http://example.com/odata/$metadata#Book(Total,Most)","value":[{"Total":37.5,"Most":300}]}`},
+			{"group through a navigation", "Book?$apply=groupby((Publisher/Name),aggregate(Pages%20with%20sum%20as%20Pages))",
+				`{"@odata.context":"http://example.com/odata/$metadata#Book(Publisher(Name),Pages)","value":[{"Publisher":{"Name":"Penguin"},"Pages":600}]}`},
+			{"filter, then group, then filter", "Book?$apply=filter(Pages%20gt%20100)/groupby((Title),aggregate($count%20as%20N))/filter(Title%20ne%20'Beta')",
+				`{"@odata.context":"http://example.com/odata/$metadata#Book(Title,N)","value":[{"Title":"Gamma","N":1}]}`},
+			{"options after $apply", "Book?$apply=groupby((Title))&$orderby=Title%20desc&$top=2&$count=true",
+				`{"@odata.context":"http://example.com/odata/$metadata#Book(Title)","@odata.count":3,"value":[{"Title":"Gamma"},{"Title":"Beta"}]}`},
+			{"average of a decimal", "Book?$apply=aggregate(Price%20with%20average%20as%20Mean)",
+				`{"@odata.context":"http://example.com/odata/$metadata#Book(Mean)","value":[{"Mean":12.5}]}`},
+			{"a join", "Book?$apply=join(Chapters%20as%20C)/groupby((Title,C/Title))&$orderby=C/Title",
+				`{"@odata.context":"http://example.com/odata/$metadata#Book(Title,C(Title))","value":[{"Title":"Alpha","C":{"Title":"One"}},{"Title":"Alpha","C":{"Title":"Two"}},{"Title":"Beta","C":{"Title":"Uno"}}]}`},
+		} {
+			resp := f.must(200, "GET", "/odata/"+tc.query, "")
+			if diff := cmp.Diff(numbers(decodeJSON(t, tc.want)), numbers(decodeJSON(t, resp.Body))); diff != "" {
+				t.Errorf("%s: GET %s (-want +got):\n%s", tc.name, tc.query, diff)
+			}
+		}
+		// Entities stay entities: filter, orderby and top give the set's entities, ETags included.
+		body := f.must(200, "GET", "/odata/Book?$apply=filter(Pages%20ge%20200)/orderby(Pages%20desc)/top(1)&$select=Id", "").Body
+		if got := withoutControls(decodeJSON(t, body)); !cmp.Equal(got, withoutControls(decodeJSON(t, `{"value":[{"Id":"b3"}]}`))) {
+			t.Errorf("entities after $apply = %s", body)
+		}
+		// Pages of aggregated rows.
+		page := f.must(200, "GET", "/odata/Book?$apply=groupby((Title))", "", "Prefer", "odata.maxpagesize=2")
+		next, _ := decodeJSON(t, page.Body)["@odata.nextLink"].(string)
+		if !strings.Contains(next, "$skiptoken=2") {
+			t.Fatalf("first page %s: want a next link with $skiptoken=2", page.Body)
+		}
+		rest := f.must(200, "GET", strings.TrimPrefix(next, "http://example.com"), "", "Prefer", "odata.maxpagesize=2")
+		if got := withoutControls(decodeJSON(t, rest.Body)); !cmp.Equal(got, withoutControls(decodeJSON(t, `{"value":[{"Title":"Gamma"}]}`))) {
+			t.Errorf("second page = %s", rest.Body)
+		}
+		for _, tc := range []struct {
+			query  string
+			status int
+			code   string
+		}{
+			{"Book?$apply=aggregate(Pages%20with%20total%20as%20T)", 400, "SyntaxError"},
+			{"Book?$apply=aggregate(Title%20with%20sum%20as%20T)", 400, "TypeMismatch"},
+			{"Book?$apply=aggregate(Nope%20with%20sum%20as%20T)", 400, "UnknownProperty"},
+			{"Book?$apply=groupby((Title))/filter(Pages%20gt%201)", 400, "UnknownProperty"},
+			{"Book?$apply=groupby((Title))&$select=Pages", 400, "UnknownProperty"},
+			{"Book?$apply=aggregate(Pages%20with%20sum)", 400, "SyntaxError"},
+			{"Book?$apply=topcount(0,Pages)", 400, "InvalidValue"},
+			{"Book?$apply=toppercent(150,Pages)", 400, "InvalidValue"},
+			{"Book?$apply=groupby((Title))&$skiptoken=x", 400, "InvalidValue"},
+			{"Book?$apply=concat(aggregate($count%20as%20X),groupby((Title),aggregate(Title%20with%20max%20as%20X)))", 400, "TypeMismatch"},
+			{"Book('b1')?$apply=identity", 400, "SyntaxError"},
+			{"Book?$apply=groupby((Publisher))", 501, "NotImplemented"},
+			{"Book?$apply=aggregate(Forecast)", 400, "UnknownProperty"},
+			{"Book?$apply=aggregate(Pages%20as%20P)", 400, "SyntaxError"},
+			{"Book?$apply=groupby((Title))&$expand=Chapters", 501, "NotImplemented"},
+			{"Book?$apply=nest(groupby((Title))%20as%20T)", 501, "NotImplemented"},
+			{"Book?$expand=Chapters($apply=aggregate($count%20as%20N))", 501, "NotImplemented"},
+		} {
+			resp := f.do("GET", "/odata/"+tc.query, "")
+			if resp.Status != tc.status || !strings.Contains(resp.Body, `"code":"`+tc.code+`"`) {
+				t.Errorf("GET %s = %d %s, want %d %s", tc.query, resp.Status, resp.Body, tc.status, tc.code)
+			}
+		}
+	})
+}
