@@ -211,7 +211,13 @@ func (a *applier) derive(sql string, cols []*applyCol) *applyRel {
 // wrap makes rel, a derived relation, the input of a new one: its rows as they are, conditions and order
 // applied, selected by name.
 func (a *applier) wrap(rel *applyRel) *applyRel {
-	return a.derive(a.render(rel, a.columnList(rel.cols)), rel.cols)
+	out := a.derive(a.render(rel, a.columnList(rel.cols)), rel.cols)
+	// The order goes on over the same columns of the new range: the rows keep it (orderby, then top).
+	from, to := a.c.quote(rel.r.alias)+".", a.c.quote(out.r.alias)+"."
+	for _, o := range rel.order {
+		out.order = append(out.order, strings.ReplaceAll(o, from, to))
+	}
+	return out
 }
 
 // newColumn is a column of a derived relation being built: its value's SQL, the property it is scanned as.
