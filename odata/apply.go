@@ -19,6 +19,7 @@ func (s *Service) readAggregated(req *request, read *plan.Read, agg *plan.Aggreg
 	}
 	defer rows.Close()
 	tree := aggregateTree(agg)
+	format := req.answer()
 	values := make([]any, len(agg.Columns))
 	pointers := make([]any, len(values))
 	for i := range values {
@@ -43,7 +44,7 @@ func (s *Service) readAggregated(req *request, read *plan.Read, agg *plan.Aggreg
 		if n > 0 {
 			page.buf = append(page.buf, ',')
 		}
-		if page.buf, err = tree.appendObject(page.buf, agg, values); err != nil {
+		if page.buf, err = tree.appendObject(page.buf, agg, values, format); err != nil {
 			return s.aggregateError(req, &page, err)
 		}
 		if err := page.flush(); err != nil {
@@ -104,26 +105,40 @@ func aggregateTree(agg *plan.Aggregation) *aggregateNode {
 	return root
 }
 
-// appendObject appends the JSON object of the node's members for one row; an object whose values are all null
-// (an outer join without a match, a grouping navigation without a target) is null.
-func (n *aggregateNode) appendObject(b []byte, agg *plan.Aggregation, values []any) ([]byte, error) {
+// appendObject appends the JSON object of the node's members for one row in the answer's format (types of
+// the values JSON does not tell with odata.metadata=full, Int64 and Decimal as strings with IEEE754Compatible,
+// nulls left out with omit-values=nulls); an object whose values are all null (an outer join without a match, a
+// grouping navigation without a target) is null.
+func (n *aggregateNode) appendObject(b []byte, agg *plan.Aggregation, values []any, format *answerFormat) ([]byte, error) {
 	b = append(b, '{')
-	for i, m := range n.members {
-		if i > 0 {
-			b = append(b, ',')
+	for _, m := range n.members {
+		null := m.allNull(values)
+		if null && format.omitNulls {
+			continue
 		}
-		b = append(b, m.name...)
+		if m.column < 0 {
+			b = appendName(b, m.name)
+			if null {
+				b = append(b, "null"...)
+				continue
+			}
+			var err error
+			if b, err = m.appendObject(b, agg, values, format); err != nil {
+				return b, err
+			}
+			continue
+		}
+		p := agg.Columns[m.column].Property
+		b = format.appendPropertyType(b, p, null)
+		b = appendName(b, m.name)
+		start := len(b)
 		var err error
-		switch {
-		case m.column >= 0:
-			b, err = appendColumn(b, agg.Columns[m.column].Property, values[m.column])
-		case m.allNull(values):
-			b = append(b, "null"...)
-		default:
-			b, err = m.appendObject(b, agg, values)
-		}
-		if err != nil {
+		if b, err = appendColumn(b, p, values[m.column]); err != nil {
 			return b, err
+		}
+		if format.ieee754 && quotesNumbers(p) && !null {
+			text := append([]byte(nil), b[start:]...)
+			b = appendQuotedNumbers(b[:start], text)
 		}
 	}
 	return append(b, '}'), nil

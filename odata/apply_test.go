@@ -46,6 +46,12 @@ func TestService_Apply(t *testing.T) {
 		if got := withoutControls(decodeJSON(t, body)); !cmp.Equal(got, withoutControls(decodeJSON(t, `{"value":[{"Id":"b3"}]}`))) {
 			t.Errorf("entities after $apply = %s", body)
 		}
+		// expand(...) adds a navigation to the entities, as $expand would.
+		body = f.must(200, "GET", "/odata/Book?$apply=filter(Pages%20lt%20300)/expand(Chapters,filter(Number%20eq%201))&$select=Id", "").Body
+		want := `{"value":[{"Id":"b1","Chapters":[{"Id":"c1","BookId":"b1","Number":1,"Title":"One"}]},{"Id":"b2","Chapters":[{"Id":"c3","BookId":"b2","Number":1,"Title":"Uno"}]}]}`
+		if diff := cmp.Diff(withoutControls(decodeJSON(t, want)), withoutControls(decodeJSON(t, body))); diff != "" {
+			t.Errorf("expand in $apply (-want +got):\n%s", diff)
+		}
 		// Pages of aggregated rows.
 		page := f.must(200, "GET", "/odata/Book?$apply=groupby((Title))", "", "Prefer", "odata.maxpagesize=2")
 		next, _ := decodeJSON(t, page.Body)["@odata.nextLink"].(string)
@@ -82,6 +88,34 @@ func TestService_Apply(t *testing.T) {
 			resp := f.do("GET", "/odata/"+tc.query, "")
 			if resp.Status != tc.status || !strings.Contains(resp.Body, `"code":"`+tc.code+`"`) {
 				t.Errorf("GET %s = %d %s, want %d %s", tc.query, resp.Status, resp.Body, tc.status, tc.code)
+			}
+		}
+	})
+}
+
+// TestService_ApplyFormats: aggregated rows follow the answer's format: value types with full metadata,
+// Int64 and Decimal as strings with IEEE754Compatible, nulls left out with omit-values=nulls, no control
+// information with none.
+func TestService_ApplyFormats(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := newFixture(t, db)
+		f.seed()
+		const query = "/odata/Book?$apply=groupby((Title),aggregate(Pages%20with%20sum%20as%20Pages,Price%20with%20sum%20as%20Total,Rating%20with%20max%20as%20Best))&$filter=Title%20eq%20'Alpha'"
+		for _, tc := range []struct {
+			name    string
+			headers []string
+			want    string
+		}{
+			{"full", []string{"Accept", "application/json;odata.metadata=full"},
+				`{"@odata.context":"http://example.com/odata/$metadata#Book(Title,Pages,Total,Best)","value":[{"Title":"Alpha","Pages@odata.type":"#Int64","Pages":100,"Total@odata.type":"#Decimal","Total":12.5,"Best":null}]}`},
+			{"IEEE754Compatible", []string{"Accept", "application/json;IEEE754Compatible=true"},
+				`{"@odata.context":"http://example.com/odata/$metadata#Book(Title,Pages,Total,Best)","value":[{"Title":"Alpha","Pages":"100","Total":"12.5","Best":null}]}`},
+			{"omit nulls, no metadata", []string{"Accept", "application/json;odata.metadata=none", "Prefer", "omit-values=nulls"},
+				`{"value":[{"Title":"Alpha","Pages":100,"Total":12.5}]}`},
+		} {
+			resp := f.must(200, "GET", query, "", tc.headers...)
+			if diff := cmp.Diff(decodeJSON(t, tc.want), decodeJSON(t, resp.Body)); diff != "" {
+				t.Errorf("%s: GET %s (-want +got):\n%s", tc.name, query, diff)
 			}
 		}
 	})

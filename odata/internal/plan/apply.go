@@ -47,6 +47,8 @@ type applyRel struct {
 	limit      string // LIMIT value SQL, "" without
 	offset     string // OFFSET value SQL, "" without
 	cols       []*applyCol
+	// expands are the navigations the expand transformation adds to entities, read as $expand items.
+	expands []syntax.ExpandItem
 }
 
 // applyCol is a column of a derived relation: its path in the answer, the property it is scanned as (Column
@@ -86,7 +88,15 @@ func (a *applier) sequence(rel *applyRel, seq []syntax.Transformation) (*applyRe
 }
 
 func (a *applier) transformation(rel *applyRel, t *syntax.Transformation) (*applyRel, error) {
+	if len(rel.expands) > 0 {
+		switch t.Name {
+		case "aggregate", "groupby", "concat", "join", "outerjoin":
+			return nil, a.fail(CodeNotSupported, nil, "%s after expand is not supported", t.Name)
+		}
+	}
 	switch t.Name {
+	case "expand":
+		return a.expand(rel, t)
 	case "identity":
 		return rel, nil
 	case "filter":
@@ -113,6 +123,46 @@ func (a *applier) transformation(rel *applyRel, t *syntax.Transformation) (*appl
 		return a.join(rel, t)
 	}
 	return nil, a.fail(CodeNotSupported, nil, "the transformation %s is not supported", t.Name)
+}
+
+// expand adds the navigation of expand(Nav, filter(...), expand(...)) to the entities, as the $expand item
+// Nav($filter=...;$expand=...) of their read.
+func (a *applier) expand(rel *applyRel, t *syntax.Transformation) (*applyRel, error) {
+	if !rel.entity {
+		return nil, a.fail(CodeNotSupported, t.Path, "expand applies to entities, before they are aggregated")
+	}
+	item, err := a.expandItem(t)
+	if err != nil {
+		return nil, err
+	}
+	out := *rel
+	out.expands = append(rel.expands[:len(rel.expands):len(rel.expands)], item)
+	return &out, nil
+}
+
+// expandItem is the $expand item of an expand transformation: its navigation, its filters and nested expands.
+func (a *applier) expandItem(t *syntax.Transformation) (syntax.ExpandItem, error) {
+	item := syntax.ExpandItem{Pos: t.Path.Pos, Path: t.Path.Segments, Options: &syntax.Query{}}
+	for i := range t.Sequence {
+		step := &t.Sequence[i]
+		switch step.Name {
+		case "filter":
+			if item.Options.Filter == nil {
+				item.Options.Filter = step.Filter
+			} else {
+				item.Options.Filter = &syntax.Binary{Pos: step.Pos, Op: syntax.OpAnd, Left: item.Options.Filter, Right: step.Filter}
+			}
+		case "expand":
+			nested, err := a.expandItem(step)
+			if err != nil {
+				return item, err
+			}
+			item.Options.Expand = append(item.Options.Expand, nested)
+		default:
+			return item, a.fail(CodeNotSupported, nil, "in expand, %s is not supported", step.Name)
+		}
+	}
+	return item, nil
 }
 
 // settled returns rel ready for conditions and an order: a relation without a limit, or with one turned into a
@@ -868,12 +918,15 @@ func (pl *compiledRead) compileApply(q *syntax.Query, root *tableRange, where []
 	if rel.entity {
 		rel = a.settled(rel)
 		pl.where = rel.where
-		if len(q.OrderBy) > 0 || len(rel.orderItems) == 0 {
-			return q, nil
+		applied := *q
+		if len(q.OrderBy) == 0 {
+			applied.OrderBy = rel.orderItems
 		}
-		ordered := *q
-		ordered.OrderBy = rel.orderItems
-		return &ordered, nil
+		applied.Expand = append(q.Expand[:len(q.Expand):len(q.Expand)], rel.expands...)
+		pageless := applied
+		pageless.Top, pageless.SkipToken = nil, ""
+		pl.query = &pageless
+		return &applied, nil
 	}
 	return nil, pl.aggregated(a, a.settled(rel), q)
 }

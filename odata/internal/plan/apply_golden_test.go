@@ -35,6 +35,8 @@ var applyCases = []struct{ set, apply, extra string }{
 	{"Product", "compute(Price mul 2 as Doubled)/filter(Doubled gt 2000)", ""},
 	{"Product", "filter(Price gt 10)", "$orderby=Name desc&$top=4"},
 	{"Product", "orderby(Weight desc)", "$filter=Published"},
+	{"Product", "filter(Price gt 100)/expand(Manufacturer)", ""},
+	{"Category", "expand(Products,filter(Price gt 100))/orderby(Name)", ""},
 	// Aggregates of all rows.
 	{"Product", "aggregate($count as Total)", ""},
 	{"Product", "aggregate(Price with sum as Total)", ""},
