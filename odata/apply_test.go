@@ -120,3 +120,30 @@ func TestService_ApplyFormats(t *testing.T) {
 		}
 	})
 }
+
+// TestService_AggregateExpressions: aggregate() in $filter, $orderby and $compute over related entities, and
+// $these in $apply, on both databases.
+func TestService_AggregateExpressions(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := newFixture(t, db)
+		f.seed()
+		for _, tc := range []struct{ query, want string }{
+			{"Book?$filter=Chapters/aggregate($count)%20ge%202&$select=Id", `{"value":[{"Id":"b1"}]}`},
+			{"Book?$compute=Chapters/aggregate(Number%20with%20max)%20as%20Last&$select=Id,Last&$orderby=Id",
+				`{"value":[{"Id":"b1","Last":2},{"Id":"b2","Last":1},{"Id":"b3","Last":null}]}`},
+			{"Book?$orderby=Chapters/aggregate(Number%20with%20sum)%20desc,Id&$select=Id", `{"value":[{"Id":"b1"},{"Id":"b2"},{"Id":"b3"}]}`},
+			{"Book?$apply=filter(Pages%20gt%20$these/aggregate(Pages%20with%20average))&$select=Id", `{"value":[{"Id":"b3"}]}`},
+			{"Book?$apply=groupby((Title),aggregate(Pages%20with%20sum%20as%20P))/compute(P%20mul%20100%20div%20$these/aggregate(P%20with%20sum)%20as%20Share)/filter(Title%20eq%20'Gamma')",
+				`{"value":[{"Title":"Gamma","P":300,"Share":50}]}`},
+		} {
+			resp := f.must(200, "GET", "/odata/"+tc.query, "")
+			if diff := cmp.Diff(numbers(withoutControls(decodeJSON(t, tc.want))), numbers(withoutControls(decodeJSON(t, resp.Body)))); diff != "" {
+				t.Errorf("GET %s (-want +got):\n%s", tc.query, diff)
+			}
+		}
+		resp := f.do("GET", "/odata/Book?$filter=Pages%20gt%20$these/aggregate(Pages%20with%20average)", "")
+		if resp.Status != 501 {
+			t.Errorf("$these outside $apply = %d %s, want 501", resp.Status, resp.Body)
+		}
+	})
+}

@@ -250,7 +250,7 @@ func isDollarCount(g *grammarExpr) bool {
 
 func (c *converter) aggregate(t *Transformation, a *grammarArguments, depth int) *Error {
 	for _, arg := range a.Args {
-		item, err := c.aggregateItem(arg, depth)
+		item, err := c.aggregateItem(arg, depth, true)
 		if err != nil {
 			return err
 		}
@@ -259,10 +259,10 @@ func (c *converter) aggregate(t *Transformation, a *grammarArguments, depth int)
 	return nil
 }
 
-// aggregateItem converts one aggregate item; the grammar of its tail is checked here: a method needs an alias,
-// every "from" after a method has a method of its own, and only a custom aggregate may end in a "from"
-// without one.
-func (c *converter) aggregateItem(a *grammarArgument, depth int) (AggregateItem, *Error) {
+// aggregateItem converts one aggregate item; the grammar of its tail is checked here: in aggregate() a method
+// needs an alias (named says so; in an expression there is none), every "from" after a method has a method of
+// its own, and only a custom aggregate may end in a "from" without one.
+func (c *converter) aggregateItem(a *grammarArgument, depth int, named bool) (AggregateItem, *Error) {
 	item := AggregateItem{Pos: exprStart(a.Value)}
 	if a.Name.Type != 0 || a.Then != nil {
 		return item, syntaxErrorAt(item.Pos, "expected an aggregate expression")
@@ -278,7 +278,7 @@ func (c *converter) aggregateItem(a *grammarArgument, depth int) (AggregateItem,
 	}
 	tail := a.Tail
 	if tail == nil {
-		if item.Count {
+		if item.Count && named {
 			return item, syntaxErrorAt(item.Pos+len("$count"), `expected "as" and an alias after $count`)
 		}
 		return item, nil
@@ -317,7 +317,7 @@ func (c *converter) aggregateItem(a *grammarArgument, depth int) (AggregateItem,
 		item.From = append(item.From, from)
 	}
 	if tail.Alias.Type == 0 {
-		if item.Method != "" || len(item.From) > 0 && item.From[len(item.From)-1].Method != "" {
+		if named && (item.Method != "" || len(item.From) > 0 && item.From[len(item.From)-1].Method != "") {
 			return item, syntaxErrorAt(exprStart(a.Value), `expected "as" and an alias after the aggregation`)
 		}
 		return item, nil
@@ -595,6 +595,33 @@ func (c *converter) looseArgs(a *grammarArguments, depth int) ([]Arg, *Error) {
 		out = append(out, Arg{Pos: e.Position(), Name: named.Value, Value: e})
 	}
 	return out, nil
+}
+
+// isAggregateCall reports whether s is aggregate(...) with one argument in a member path.
+func isAggregateCall(s *grammarSegment) bool {
+	return strings.EqualFold(s.Name.Value, "aggregate") && nameKind(s.Name) == tokenIdentifier && len(s.Args) == 1 &&
+		s.Args[0].Blob.Type == 0 && len(s.Args[0].Args) == 1
+}
+
+// aggregateCall converts Path/aggregate(item) in an expression: an aggregate item without alias.
+func (c *converter) aggregateCall(p *Path, s *grammarSegment, depth int) (Expr, *Error) {
+	a := s.Args[0].Args[0]
+	item, err := c.aggregateItem(a, depth+1, false)
+	if err != nil {
+		return nil, err
+	}
+	if item.Alias != "" {
+		return nil, syntaxErrorAt(exprStart(a.Value), "an aggregate in an expression takes no alias")
+	}
+	if item.Method == "" && !item.Count && len(item.From) == 0 {
+		if _, ok := item.Expr.(*Count); !ok {
+			// A custom aggregate: its name alone (Sales/aggregate(Forecast)).
+			if path, ok := item.Expr.(*Path); !ok || path.Base != BaseImplicit {
+				return nil, syntaxErrorAt(exprStart(a.Value), "expected an aggregation method (with ...)")
+			}
+		}
+	}
+	return &Aggregate{Pos: s.Name.Pos.Offset, Path: p, Item: item}, nil
 }
 
 // transformationExprs appends the expressions of a sequence (for the node limit).

@@ -77,6 +77,7 @@ const (
 	BaseThis                     // $this
 	BaseRoot                     // $root: the first segment names an entity set, singleton or function import
 	BaseAlias                    // @name: a parameter alias (Alias holds the name without "@")
+	BaseThese                    // $these: the input set of a $apply transformation (Data Aggregation)
 )
 
 // Path is a member path such as Address/City, Products(1)/Name, Model.VipCustomer/Discount,
@@ -278,29 +279,31 @@ type CaseBranch struct {
 	Then Expr
 }
 
-func (*Literal) node()  {}
-func (*Path) node()     {}
-func (*Lambda) node()   {}
-func (*Count) node()    {}
-func (*Binary) node()   {}
-func (*Unary) node()    {}
-func (*Call) node()     {}
-func (*List) node()     {}
-func (*JSON) node()     {}
-func (*TypeName) node() {}
-func (*Case) node()     {}
+func (*Literal) node()   {}
+func (*Path) node()      {}
+func (*Lambda) node()    {}
+func (*Count) node()     {}
+func (*Binary) node()    {}
+func (*Unary) node()     {}
+func (*Call) node()      {}
+func (*List) node()      {}
+func (*JSON) node()      {}
+func (*TypeName) node()  {}
+func (*Case) node()      {}
+func (*Aggregate) node() {}
 
-func (*Literal) expr()  {}
-func (*Path) expr()     {}
-func (*Lambda) expr()   {}
-func (*Count) expr()    {}
-func (*Binary) expr()   {}
-func (*Unary) expr()    {}
-func (*Call) expr()     {}
-func (*List) expr()     {}
-func (*JSON) expr()     {}
-func (*TypeName) expr() {}
-func (*Case) expr()     {}
+func (*Literal) expr()   {}
+func (*Path) expr()      {}
+func (*Lambda) expr()    {}
+func (*Count) expr()     {}
+func (*Binary) expr()    {}
+func (*Unary) expr()     {}
+func (*Call) expr()      {}
+func (*List) expr()      {}
+func (*JSON) expr()      {}
+func (*TypeName) expr()  {}
+func (*Case) expr()      {}
+func (*Aggregate) expr() {}
 
 // Position returns the node's byte offset.
 func (n *Literal) Position() int { return n.Pos }
@@ -334,6 +337,12 @@ func (n *TypeName) Position() int { return n.Pos }
 
 // Position returns the node's byte offset.
 func (n *Case) Position() int { return n.Pos }
+
+// Position returns the offset of the node.
+func (n *Aggregate) Position() int { return n.Pos }
+
+// String prints the node as canonical OData.
+func (n *Aggregate) String() string { return printExpr(n) }
 
 // String prints the node.
 func (n *Literal) String() string { return printExpr(n) }
@@ -377,4 +386,13 @@ func (s Segment) String() string {
 	var b strings.Builder
 	writeSegment(&b, s)
 	return b.String()
+}
+
+// Aggregate is the aggregate function of Data Aggregation in an expression: Path/aggregate(Item), the aggregate
+// of the related entities (or primitive items) Path reaches, or $these/aggregate(Item), of the input set of a
+// $apply transformation (Path then has Base BaseThese and no segments). Item has no alias.
+type Aggregate struct {
+	Pos  int
+	Path *Path
+	Item AggregateItem
 }

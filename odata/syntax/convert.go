@@ -344,6 +344,11 @@ func dollarBase(p *Path, first *grammarSegment, restCount int) *Error {
 		if restCount == 0 {
 			return syntaxErrorAt(name.Pos.Offset+len(name.Value), `expected "/" after $root`)
 		}
+	case isDollar(name, "$these"):
+		p.Base = BaseThese
+		if restCount == 0 {
+			return syntaxErrorAt(name.Pos.Offset+len(name.Value), `expected "/aggregate(...)" or "/$count" after $these`)
+		}
 	default:
 		return syntaxErrorAt(name.Pos.Offset, "unexpected "+describe(name))
 	}
@@ -381,6 +386,13 @@ func (c *converter) pathSegments(p *Path, segments []*grammarSegment, depth int)
 			return c.count(p, s)
 		case isDollar(n, "$filter"):
 			segment, err = c.filterSegment(s, depth)
+		case isAggregateCall(s):
+			if i < len(segments)-1 {
+				return nil, syntaxErrorAt(segments[i+1].Name.Pos.Offset-1, "aggregate() must be the last segment")
+			}
+			return c.aggregateCall(p, s, depth)
+		case p.Base == BaseThese && !isDollar(n, "$count"):
+			return nil, syntaxErrorAt(n.Pos.Offset, `expected "aggregate(...)" or "$count" after $these`)
 		case nameKind(n) == tokenDollar:
 			return nil, syntaxErrorAt(n.Pos.Offset, "unexpected "+describe(n))
 		case isLambda(s):

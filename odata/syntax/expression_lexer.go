@@ -24,7 +24,7 @@ func (s *scanner) nextExpr() (lexer.Token, error) {
 		if strings.IndexByte(word, '%') >= 0 {
 			word = decode(word) // a letter may arrive percent-encoded too
 		}
-		if t, v := keyword(word); t != 0 && (s.apply || t != tokenWith && t != tokenFrom) {
+		if t, v := keyword(word); t != 0 {
 			s.cursor = end
 			s.afterOperand = false
 			token := s.token(t, start, end, v)

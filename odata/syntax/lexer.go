@@ -39,7 +39,7 @@ type scanner struct {
 	mode   lexerMode
 	// inPath: a raw "/" ends a string literal with an error (resource path keys must encode it as %2F).
 	inPath bool
-	// apply: $apply, where "with" and "from" are keywords and search(...) holds a blob.
+	// apply: $apply, where search(...) holds a blob.
 	apply  bool
 	cursor int
 

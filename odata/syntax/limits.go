@@ -153,6 +153,14 @@ func countNodes(e Expr, budget int) int {
 		return countNodes(n.Body, countPathNodes(n.Path, budget))
 	case *Count:
 		return countPathNodes(n.Path, budget)
+	case *Aggregate:
+		budget = countPathNodes(n.Path, budget)
+		if n.Item.Expr != nil {
+			budget = countNodes(n.Item.Expr, budget)
+		}
+		for _, f := range n.Item.From {
+			budget = countNodes(f.Expr, budget)
+		}
 	case *List:
 		for _, it := range n.Items {
 			budget = countNodes(it, budget)

@@ -67,6 +67,14 @@ func writeExpr(b *strings.Builder, e Expr, minPrec int) {
 	case *Call:
 		b.WriteString(e.Name)
 		writeArgs(b, e.Args)
+	case *Aggregate:
+		writePath(b, e.Path)
+		if e.Path.Base != BaseImplicit || len(e.Path.Segments) > 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString("aggregate(")
+		writeAggregateItem(b, &e.Item)
+		b.WriteByte(')')
 	case *List:
 		writeList(b, e)
 	case *JSON:
@@ -181,6 +189,9 @@ func writePath(b *strings.Builder, p *Path) {
 		sep = true
 	case BaseRoot:
 		b.WriteString("$root")
+		sep = true
+	case BaseThese:
+		b.WriteString("$these")
 		sep = true
 	case BaseAlias:
 		b.WriteByte('@')

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -72,8 +71,17 @@ func (a *applier) fail(code string, node syntax.Node, format string, args ...any
 	return e
 }
 
+// binder binds on rel, with $these the rows of rel: an aggregate of them is a scalar subquery over rel.
 func (a *applier) binder(rel *applyRel) *binder {
-	return &binder{c: a.c, option: a.option, it: rel.r}
+	b := &binder{c: a.c, option: a.option, it: rel.r}
+	b.these = func(n *syntax.Aggregate) (boundExpr, error) {
+		r, err := (&binder{c: a.c, option: a.option, it: rel.r}).aggregation(n, &n.Item)
+		if err != nil {
+			return nil, err
+		}
+		return &boundSQL{t: r.t, sql: "(" + a.render(a.settled(rel), r.sql) + ")", scale: r.scale}, nil
+	}
+	return b
 }
 
 // sequence applies the transformations of seq to rel in order.
@@ -345,7 +353,7 @@ func (a *applier) search(rel *applyRel, t *syntax.Transformation) (*applyRel, er
 func (a *applier) compute(rel *applyRel, items []syntax.ComputeItem) (*applyRel, error) {
 	if rel.entity {
 		rel = a.settled(rel)
-		if err := a.c.bindCompute(rel.r, &syntax.Query{Compute: items}, a.option); err != nil {
+		if err := a.c.bindComputeWith(a.binder(rel), items); err != nil {
 			return nil, err
 		}
 		return rel, nil
@@ -559,85 +567,25 @@ func (a *applier) literalNumber(t *syntax.Transformation) (float64, error) {
 	return 0, a.fail(CodeNotSupported, t.N, "the number of %s must be a numeric literal", t.Name)
 }
 
-// aggregated is one aggregate value: its alias, SQL and the property it is scanned as.
+// aggregateValue is the column of one aggregate item over rel (binder.aggregation): the average of decimals
+// is a Decimal read from the double at scale 9.
 func (a *applier) aggregateValue(rel *applyRel, item *syntax.AggregateItem) (*applyCol, error) {
-	c := a.c
-	if item.Count {
-		return a.newColumn(item.Alias, c.d.Cast("COUNT(*)", edm.KindInt64), &edm.Property{Type: edm.KindInt64}), nil
+	if item.Expr != nil {
+		if _, ok := item.Expr.(*syntax.Count); ok && item.Method == "" && item.Alias == "" {
+			return nil, a.fail(CodeSyntax, item.Expr, "a count of related entities needs an alias")
+		}
 	}
-	if len(item.From) > 0 {
-		return nil, a.fail(CodeNotSupported, item.Expr, "aggregation with from is not supported")
-	}
-	e, err := a.binder(rel).expr(item.Expr)
+	r, err := a.binder(rel).aggregation(item.Expr, item)
 	if err != nil {
 		return nil, err
 	}
-	t := e.typeOf()
-	if _, ok := e.(*boundCount); ok && item.Method == "" {
-		if item.Alias == "" {
-			return nil, a.fail(CodeSyntax, item.Expr, "a count of related entities needs an alias")
-		}
-		sql, _ := c.value(e)
-		return a.newColumn(item.Alias, "COALESCE("+c.d.Cast("SUM("+sql+")", edm.KindInt64)+", 0)", &edm.Property{Type: edm.KindInt64}), nil
+	if item.Method == "average" && r.input.kind == edm.KindDecimal {
+		return a.newColumn(item.Alias, r.sql, &edm.Property{Type: edm.KindDecimal, Precision: edm.MaxFloatDecimalPrecision,
+			Scale: 9, DecimalStorage: edm.DecimalFloat}), nil
 	}
-	switch item.Method {
-	case "":
-		return nil, a.fail(CodeSyntax, item.Expr, "%s is not a custom aggregate of %s (it declares none): name an aggregation method (with sum, min, max, average or countdistinct) and an alias",
-			fmt.Sprint(item.Expr), rel.r.typ.Name)
-	case "sum", "average":
-		if !t.isNumeric() {
-			return nil, a.fail(CodeTypeMismatch, item.Expr, "%s needs a number, not %s", item.Method, t)
-		}
-	case "min", "max":
-		if !t.isScalar() || t.kind == edm.KindStream || t.kind == edm.KindBinary {
-			return nil, a.fail(CodeTypeMismatch, item.Expr, "%s needs a primitive value, not %s", item.Method, t)
-		}
-	case "countdistinct":
-		if !t.isScalar() {
-			return nil, a.fail(CodeTypeMismatch, item.Expr, "countdistinct needs a primitive value, not %s", t)
-		}
-	default:
-		if strings.IndexByte(item.Method, '.') > 0 {
-			return nil, a.fail(CodeNotSupported, item.Expr, "the custom aggregation method %s is not supported", item.Method)
-		}
-		return nil, a.fail(CodeSyntax, item.Expr, "unknown aggregation method %s (sum, min, max, average, countdistinct)", item.Method)
-	}
-	sql, scale := c.value(e)
-	if scale == textScale && (item.Method == "sum" || item.Method == "average") {
-		return nil, a.fail(CodeNotSupported, item.Expr, "%s of a decimal kept as text is not supported", item.Method)
-	}
-	switch item.Method {
-	case "countdistinct":
-		return a.newColumn(item.Alias, c.d.Cast("COUNT(DISTINCT "+sql+")", edm.KindInt64), &edm.Property{Type: edm.KindInt64}), nil
-	case "average":
-		// Computed in double precision on both databases, so they give the same digits; the average of
-		// decimals is a Decimal read from that double at scale 9.
-		avg := "AVG(" + c.d.Cast(c.asReal(sql, scale), edm.KindDouble) + ")"
-		if t.kind == edm.KindDecimal {
-			return a.newColumn(item.Alias, avg, &edm.Property{Type: edm.KindDecimal, Precision: edm.MaxFloatDecimalPrecision,
-				Scale: 9, DecimalStorage: edm.DecimalFloat}), nil
-		}
-		return a.newColumn(item.Alias, avg, &edm.Property{Type: edm.KindDouble}), nil
-	case "sum":
-		switch t.kind {
-		case edm.KindDecimal:
-			return a.newColumn(item.Alias, "SUM("+sql+")", c.computedProperty(item.Alias, typeDecimal, scale)), nil
-		case edm.KindDouble, edm.KindSingle:
-			return a.newColumn(item.Alias, "SUM("+sql+")", &edm.Property{Type: edm.KindDouble}), nil
-		}
-		return a.newColumn(item.Alias, c.d.Cast("SUM("+sql+")", edm.KindInt64), &edm.Property{Type: edm.KindInt64}), nil
-	}
-	name := "MIN("
-	if item.Method == "max" {
-		name = "MAX("
-	}
-	switch {
-	case t.isString():
-		sql = c.d.CollateBinary(sql)
-	case scale == textScale:
-		sql = c.d.CollateDecimal(sql)
-	}
-	return a.newColumn(item.Alias, name+sql+")", c.computedProperty(item.Alias, t, scale)), nil
+	p := a.c.computedProperty(item.Alias, r.t, r.scale)
+	p.Nullable = r.t.nullable
+	return a.newColumn(item.Alias, r.sql, p), nil
 }
 
 // aggregate makes the relation of the one row of rel's aggregate values.

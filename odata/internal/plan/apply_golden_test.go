@@ -81,6 +81,14 @@ var applyCases = []struct{ set, apply, extra string }{
 	{"Order", "groupby((Customer/LastName),aggregate(OrderTotal with average as Mean))", ""},
 	{"OrderItem", "groupby((Order/Status),aggregate(Quantity with sum as Units))", ""},
 	{"Category", "groupby((Parent/Name),aggregate($count as Children))", ""},
+	// Aggregates in expressions: of related entities, of the input set ($these).
+	{"Category", "compute(Products/aggregate(Price with sum) as Total)/filter(Total gt 100)", ""},
+	{"Category", "compute(Products/aggregate($count) as N)/groupby((N),aggregate($count as Categories))", ""},
+	{"Product", "compute(Price div $these/aggregate(Price with sum) as Share)/topcount(2,Share)", ""},
+	{"Product", "filter(Price gt $these/aggregate(Price with average))", ""},
+	{"Product", "filter(Published)/filter(StockQuantity lt $these/aggregate(StockQuantity with average))", ""},
+	{"Product", "groupby((ManufacturerId),aggregate(Price with sum as Total))/filter(Total gt $these/aggregate(Total with average))", ""},
+	{"Product", "groupby((Published),aggregate($count as N))/compute(N mul 100 div $these/aggregate(N with sum) as Percent)", ""},
 	// Sequences side by side, joins.
 	{"Product", "concat(topcount(2,Price),bottomcount(2,Price))/aggregate($count as N)", ""},
 	{"Product", "concat(filter(Price gt 1000),filter(Price lt 20))", "$select=Name,Price"},

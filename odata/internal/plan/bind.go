@@ -24,6 +24,9 @@ type binder struct {
 	variables   []lambdaVariable
 	lambdaDepth int // lambda nesting
 	aliasDepth  int // alias nesting
+	// these binds $these/aggregate(...) and $these/$count: the input set of the $apply transformation being
+	// bound (apply.go); nil elsewhere.
+	these func(*syntax.Aggregate) (boundExpr, error)
 }
 
 type lambdaVariable struct {
@@ -64,7 +67,12 @@ func (b *binder) expr(e syntax.Expr) (boundExpr, error) {
 	case *syntax.Lambda:
 		return b.lambda(n)
 	case *syntax.Count:
+		if n.Path.Base == syntax.BaseThese && len(n.Path.Segments) == 0 {
+			return b.aggregateOfThese(&syntax.Aggregate{Pos: n.Pos, Path: n.Path, Item: syntax.AggregateItem{Pos: n.Pos, Count: true}})
+		}
 		return b.count(n)
+	case *syntax.Aggregate:
+		return b.aggregate(n)
 	case *syntax.Case:
 		return b.caseExpr(n)
 	case *syntax.List:
@@ -939,5 +947,123 @@ func (b *binder) caseExpr(n *syntax.Case) (boundExpr, error) {
 	}
 	t.nullable = true
 	out.t = t
+	return out, nil
+}
+
+// aggregate binds Path/aggregate(...): the aggregate of the entities (or primitive items) the collection Path
+// reaches from each instance, a scalar subquery; $these/aggregate(...) is the aggregate of the input set of the
+// $apply transformation being bound.
+func (b *binder) aggregate(n *syntax.Aggregate) (boundExpr, error) {
+	if n.Path.Base == syntax.BaseThese {
+		return b.aggregateOfThese(n)
+	}
+	collection, item, err := b.collection(n.Path)
+	if err != nil {
+		return nil, err
+	}
+	nested := &binder{c: b.c, option: b.option, it: item, lambdaDepth: b.lambdaDepth}
+	if item.side != nil {
+		nested.variables = []lambdaVariable{{name: "$this", item: item}}
+	}
+	a, err := nested.aggregation(n, &n.Item)
+	if err != nil {
+		return nil, err
+	}
+	return &boundSQL{t: a.t, sql: "(" + b.c.subquery(a.sql, collection, item, "", true) + ")", scale: a.scale}, nil
+}
+
+// aggregateOfThese binds $these/aggregate(...) and $these/$count through the $apply transformation being bound.
+func (b *binder) aggregateOfThese(n *syntax.Aggregate) (boundExpr, error) {
+	if b.these == nil {
+		return nil, b.fail(CodeNotSupported, n, "$these is the input set of a $apply transformation: it is supported in compute and filter of $apply")
+	}
+	return b.these(n)
+}
+
+// aggregationResult is the SQL of an aggregation method over a bound value and its result's type and
+// representation; input is the type of the value aggregated.
+type aggregationResult struct {
+	sql   string
+	t     boundType
+	scale int
+	input boundType
+}
+
+// aggregation binds the value of an aggregate item (without its alias) on the binder's range and applies its
+// method: sum (Int64 of integers, the decimal's own representation, Double of floats), min and max (the value's
+// type), average (in double precision: the same digits on every database), countdistinct and $count (Int64),
+// and a path ending in /$count without method (the sum of each instance's count, 0 for none).
+func (b *binder) aggregation(node syntax.Node, item *syntax.AggregateItem) (aggregationResult, error) {
+	c := b.c
+	if item.Count {
+		return aggregationResult{sql: c.d.Cast("COUNT(*)", edm.KindInt64), t: typeInt64, scale: c.exactScale(typeInt64, 0)}, nil
+	}
+	if len(item.From) > 0 {
+		return aggregationResult{}, b.fail(CodeNotSupported, item.Expr, "aggregation with from is not supported")
+	}
+	e, err := b.expr(item.Expr)
+	if err != nil {
+		return aggregationResult{}, err
+	}
+	t := e.typeOf()
+	if _, ok := e.(*boundCount); ok && item.Method == "" {
+		sql, _ := c.value(e)
+		return aggregationResult{sql: "COALESCE(" + c.d.Cast("SUM("+sql+")", edm.KindInt64) + ", 0)", t: typeInt64, input: t,
+			scale: c.exactScale(typeInt64, 0)}, nil
+	}
+	switch item.Method {
+	case "":
+		return aggregationResult{}, b.fail(CodeSyntax, item.Expr, "%s is not a custom aggregate (the model declares none): name an aggregation method (with sum, min, max, average or countdistinct)",
+			fmt.Sprint(item.Expr))
+	case "sum", "average":
+		if !t.isNumeric() {
+			return aggregationResult{}, b.fail(CodeTypeMismatch, item.Expr, "%s needs a number, not %s", item.Method, t)
+		}
+	case "min", "max":
+		if !t.isScalar() || t.kind == edm.KindStream || t.kind == edm.KindBinary {
+			return aggregationResult{}, b.fail(CodeTypeMismatch, item.Expr, "%s needs a primitive value, not %s", item.Method, t)
+		}
+	case "countdistinct":
+		if !t.isScalar() {
+			return aggregationResult{}, b.fail(CodeTypeMismatch, item.Expr, "countdistinct needs a primitive value, not %s", t)
+		}
+	default:
+		if strings.IndexByte(item.Method, '.') > 0 {
+			return aggregationResult{}, b.fail(CodeNotSupported, item.Expr, "the custom aggregation method %s is not supported", item.Method)
+		}
+		return aggregationResult{}, b.fail(CodeSyntax, item.Expr, "unknown aggregation method %s (sum, min, max, average, countdistinct)", item.Method)
+	}
+	sql, scale := c.value(e)
+	if scale == textScale && (item.Method == "sum" || item.Method == "average") {
+		return aggregationResult{}, b.fail(CodeNotSupported, item.Expr, "%s of a decimal kept as text is not supported", item.Method)
+	}
+	out := aggregationResult{input: t, scale: -1}
+	switch item.Method {
+	case "countdistinct":
+		out.sql, out.t = c.d.Cast("COUNT(DISTINCT "+sql+")", edm.KindInt64), typeInt64
+	case "average":
+		out.sql, out.t = "AVG("+c.d.Cast(c.asReal(sql, scale), edm.KindDouble)+")", typeDouble
+	case "sum":
+		switch t.kind {
+		case edm.KindDecimal:
+			out.sql, out.t, out.scale = "SUM("+sql+")", typeDecimal, scale
+		case edm.KindDouble, edm.KindSingle:
+			out.sql, out.t = "SUM("+sql+")", typeDouble
+		default:
+			out.sql, out.t = c.d.Cast("SUM("+sql+")", edm.KindInt64), typeInt64
+		}
+	default:
+		switch {
+		case t.isString():
+			sql = c.d.CollateBinary(sql)
+		case scale == textScale:
+			sql = c.d.CollateDecimal(sql)
+		}
+		out.sql, out.t, out.scale = strings.ToUpper(item.Method)+"("+sql+")", t.withNullable(true), scale
+	}
+	out.t = out.t.withNullable(item.Method != "countdistinct") // no value to aggregate: null, but a count is 0
+	if out.scale == -1 && out.t.kind == edm.KindInt64 {
+		out.scale = c.exactScale(typeInt64, 0)
+	}
 	return out, nil
 }

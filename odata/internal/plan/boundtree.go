@@ -187,6 +187,16 @@ func (e *boundLambda) typeOf() boundType { return typeBoolean }
 
 func (e *boundCount) typeOf() boundType { return typeInt64 }
 
+// boundSQL is a value whose SQL is made when it is bound: an aggregate of related entities or of the input set of
+// a $apply transformation ($these), a scalar subquery.
+type boundSQL struct {
+	t     boundType
+	sql   string
+	scale int
+}
+
+func (e *boundSQL) typeOf() boundType { return e.t }
+
 func (e *boundHas) typeOf() boundType {
 	return boundType{kind: edm.KindBoolean, nullable: nullable(e.x)}
 }

@@ -23,8 +23,13 @@ func (c *compiler) bindCompute(r *tableRange, q *syntax.Query, option string) er
 	if len(q.Compute) == 0 {
 		return nil
 	}
-	b := &binder{c: c, option: option, it: r}
-	for _, it := range q.Compute {
+	return c.bindComputeWith(&binder{c: c, option: option, it: r}, q.Compute)
+}
+
+// bindComputeWith binds compute items with b, on its range ($apply's compute binds $these too).
+func (c *compiler) bindComputeWith(b *binder, items []syntax.ComputeItem) error {
+	r := b.it
+	for _, it := range items {
 		if r.typ.Property(it.Alias) != nil || r.typ.Navigation(it.Alias) != nil || r.computedNamed(it.Alias) != nil {
 			return b.fail(CodeSyntax, it.Expr, "the computed property %s has the name of another property of %s", it.Alias, r.typ.Name)
 		}

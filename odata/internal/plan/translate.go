@@ -850,6 +850,8 @@ func (c *compiler) translateValue(e boundExpr) (string, int) {
 		return c.callValue(x)
 	case *boundCount:
 		return c.countValue(x)
+	case *boundSQL:
+		return x.sql, x.scale
 	case *boundCase:
 		return c.caseValue(x)
 	}
