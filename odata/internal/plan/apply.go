@@ -120,7 +120,7 @@ func (a *applier) transformation(rel *applyRel, t *syntax.Transformation) (*appl
 	case "topcount", "bottomcount":
 		return a.topCount(rel, t)
 	case "toppercent", "bottompercent", "topsum", "bottomsum":
-		return a.topSum(rel, t)
+		return a.topSum(rel, t, nil)
 	case "aggregate":
 		return a.aggregate(rel, t.Aggregates)
 	case "groupby":
@@ -493,7 +493,7 @@ func (a *applier) topCount(rel *applyRel, t *syntax.Transformation) (*applyRel, 
 // topSum keeps, in the order of the measure (descending for top..., ascending for bottom...), the fewest rows
 // whose measures add up to at least the value given (topsum, bottomsum) or that percentage of the total
 // (toppercent, bottompercent): the rows whose running total before them is still short of it.
-func (a *applier) topSum(rel *applyRel, t *syntax.Transformation) (*applyRel, error) {
+func (a *applier) topSum(rel *applyRel, t *syntax.Transformation, partition []string) (*applyRel, error) {
 	c := a.c
 	rel = a.settled(rel)
 	m, err := a.measure(rel, t)
@@ -509,42 +509,83 @@ func (a *applier) topSum(rel *applyRel, t *syntax.Transformation) (*applyRel, er
 		return nil, a.fail(CodeInvalidValue, t.N, "the percentage of %s must be more than 0 and at most 100", t.Name)
 	}
 	value := c.natural(m)
-	order, err := a.orderKeys(rel, []syntax.OrderItem{{Pos: t.Measure.Position(), Expr: t.Measure, Desc: strings.HasPrefix(t.Name, "top")}})
+	items := []syntax.OrderItem{{Pos: t.Measure.Position(), Expr: t.Measure, Desc: strings.HasPrefix(t.Name, "top")}}
+	order, err := a.orderKeys(rel, items)
 	if err != nil {
 		return nil, err
 	}
-	window := "SUM(" + value + ") OVER (ORDER BY " + strings.Join(order, ", ") + " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)"
+	over := partitionBy(partition)
+	running := "SUM(" + value + ") OVER (" + over + "ORDER BY " + strings.Join(order, ", ") + " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)"
 	threshold := c.param(typeDouble, limit)
 	if percent {
-		threshold = c.param(typeDouble, limit/100) + " * SUM(" + value + ") OVER ()"
+		threshold = c.param(typeDouble, limit/100) + " * SUM(" + value + ") OVER (" + strings.TrimSuffix(over, " ") + ")"
 	}
-	running := a.c.newAlias()
-	mark := c.quote("running")
-	if rel.entity {
-		var keys []string
-		for _, k := range rel.r.typ.KeyProperties() {
-			keys = append(keys, c.columnSQL(rel.r, k))
-		}
-		inner := a.render(rel, strings.Join(keys, ", ")+", "+window+" AS "+mark+", "+threshold+" AS "+c.quote("threshold"))
-		keyList := make([]string, len(keys))
-		for i, k := range rel.r.typ.KeyProperties() {
-			keyList[i] = c.qualifiedColumn(running, k.Column)
-		}
-		key := strings.Join(keys, ", ")
-		if len(keys) > 1 {
-			key = "(" + key + ")"
-		}
-		condition := key + " IN (SELECT " + strings.Join(keyList, ", ") + " FROM (" + inner + ") AS " + c.quote(running) +
-			" WHERE " + c.qualifiedColumn(running, "running") + " IS NULL OR " + c.qualifiedColumn(running, "running") +
-			" < " + c.qualifiedColumn(running, "threshold") + ")"
-		return &applyRel{r: rel.r, entity: true, where: []string{condition}, order: order,
-			orderItems: []syntax.OrderItem{{Pos: t.Measure.Position(), Expr: t.Measure, Desc: strings.HasPrefix(t.Name, "top")}}}, nil
+	out := a.keepByWindow(rel, []string{running, threshold}, func(w []string) string {
+		return "(" + w[0] + " IS NULL OR " + w[0] + " < " + w[1] + ")"
+	})
+	if len(partition) == 0 {
+		out.order, out.orderItems = order, items
 	}
-	inner := a.render(rel, a.columnList(rel.cols)+", "+window+" AS "+mark+", "+threshold+" AS "+c.quote("threshold"))
-	sub := a.derive(inner, rel.cols)
-	sub.where = []string{"(" + c.qualifiedColumn(sub.r.alias, "running") + " IS NULL OR " +
-		c.qualifiedColumn(sub.r.alias, "running") + " < " + c.qualifiedColumn(sub.r.alias, "threshold") + ")"}
-	return sub, nil
+	return out, nil
+}
+
+// partitionBy is the PARTITION BY clause of a window over the groups partition, "" for none.
+func partitionBy(partition []string) string {
+	if len(partition) == 0 {
+		return ""
+	}
+	return "PARTITION BY " + strings.Join(partition, ", ") + " "
+}
+
+// keepByWindow keeps the rows of rel (settled) for which keep, given the SQL of each window value (over the
+// rows of rel) as a column of a subquery, is true: entities by their keys, derived rows by a new relation.
+func (a *applier) keepByWindow(rel *applyRel, windows []string, keep func(columns []string) string) *applyRel {
+	c := a.c
+	named := make([]string, len(windows))
+	for i, w := range windows {
+		named[i] = w + " AS " + c.quote("w"+strconv.Itoa(i))
+	}
+	refer := func(alias string) []string {
+		out := make([]string, len(windows))
+		for i := range windows {
+			out[i] = c.qualifiedColumn(alias, "w"+strconv.Itoa(i))
+		}
+		return out
+	}
+	if !rel.entity {
+		sub := a.derive(a.render(rel, a.columnList(rel.cols)+", "+strings.Join(named, ", ")), rel.cols)
+		sub.where = []string{keep(refer(sub.r.alias))}
+		return sub
+	}
+	var keys, inner []string
+	alias := c.newAlias()
+	for _, k := range rel.r.typ.KeyProperties() {
+		keys = append(keys, c.columnSQL(rel.r, k))
+		inner = append(inner, c.qualifiedColumn(alias, k.Column))
+	}
+	key := strings.Join(keys, ", ")
+	if len(keys) > 1 {
+		key = "(" + key + ")"
+	}
+	ranked := a.render(rel, strings.Join(keys, ", ")+", "+strings.Join(named, ", "))
+	condition := key + " IN (SELECT " + strings.Join(inner, ", ") + " FROM (" + ranked + ") AS " + c.quote(alias) +
+		" WHERE " + keep(refer(alias)) + ")"
+	return &applyRel{r: rel.r, entity: true, where: []string{condition}}
+}
+
+// rankWithin keeps the rows whose rank in their group (partition) in the order of items is kept by keep
+// ("<= n" for top and topcount, "> n" for skip): per-group top, skip and topcount in groupby.
+func (a *applier) rankWithin(rel *applyRel, partition []string, items []syntax.OrderItem, keep string) (*applyRel, error) {
+	rel = a.settled(rel)
+	order, err := a.orderKeys(rel, items)
+	if err != nil {
+		return nil, err
+	}
+	if len(order) == 0 {
+		order = []string{"1"}
+	}
+	rank := "ROW_NUMBER() OVER (" + partitionBy(partition) + "ORDER BY " + strings.Join(order, ", ") + ")"
+	return a.keepByWindow(rel, []string{rank}, func(w []string) string { return w[0] + " " + keep }), nil
 }
 
 // literalNumber is the number of topsum and its kin, a numeric literal.
@@ -624,8 +665,9 @@ func (a *applier) groupBy(rel *applyRel, t *syntax.Transformation) (*applyRel, e
 	var items []syntax.AggregateItem
 	rest := t.Sequence
 	if len(rest) > 0 {
-		if rest[0].Name != "aggregate" {
-			return nil, a.fail(CodeNotSupported, nil, "groupby supports a transformation sequence that starts with aggregate, not %s", rest[0].Name)
+		var err error
+		if rel, rest, err = a.withinGroups(rel, t.Groups, rest); err != nil {
+			return nil, err
 		}
 		items, rest = rest[0].Aggregates, rest[1:]
 		var kept []syntax.Transformation
@@ -697,6 +739,73 @@ func (a *applier) groupBy(rel *applyRel, t *syntax.Transformation) (*applyRel, e
 		sql = strings.Join(sets, " UNION ALL ")
 	}
 	return a.sequence(a.derive(sql, cols), rest)
+}
+
+// withinGroups applies the transformations of a groupby's sequence before its aggregate to each group of rel:
+// those that work row by row (filter, search, compute) to all rows, and top, skip, orderby, topcount,
+// bottomcount and their sum and percent kin ranked within each group by window functions partitioned by the
+// grouping properties. It returns the rows and the sequence from its aggregate on. (A group whose rows a
+// filter removes has no row, where the specification would aggregate its empty set.)
+func (a *applier) withinGroups(rel *applyRel, groups []syntax.GroupItem, seq []syntax.Transformation) (*applyRel, []syntax.Transformation, error) {
+	var order []syntax.OrderItem
+	for len(seq) > 0 && seq[0].Name != "aggregate" {
+		t := &seq[0]
+		seq = seq[1:]
+		partition, err := a.partition(rel, groups)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch {
+		case t.Name == "filter" || t.Name == "search" || t.Name == "compute" || t.Name == "identity":
+			rel, err = a.transformation(rel, t)
+		case t.Name == "orderby":
+			order = t.OrderBy
+		case t.Name == "top" || t.Name == "skip":
+			var n int64
+			if n, err = a.count(t); err == nil {
+				keep := "<= " + a.c.arg(n)
+				if t.Name == "skip" {
+					keep = "> " + a.c.arg(n)
+				}
+				rel, err = a.rankWithin(rel, partition, order, keep)
+			}
+		case t.Name == "topcount" || t.Name == "bottomcount":
+			var n int64
+			if n, err = a.count(t); err == nil {
+				items := []syntax.OrderItem{{Pos: t.Measure.Position(), Expr: t.Measure, Desc: t.Name == "topcount"}}
+				rel, err = a.rankWithin(rel, partition, items, "<= "+a.c.arg(n))
+			}
+		case t.Name == "topsum" || t.Name == "bottomsum" || t.Name == "toppercent" || t.Name == "bottompercent":
+			rel, err = a.topSum(rel, t, partition)
+		default:
+			err = a.fail(CodeNotSupported, nil, "in groupby, %s is not supported", t.Name)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(seq) == 0 {
+		return nil, nil, a.fail(CodeNotSupported, nil, "groupby supports a transformation sequence with aggregate")
+	}
+	return rel, seq, nil
+}
+
+// partition is the SQL of the grouping properties of groups on rel, for the windows of withinGroups.
+func (a *applier) partition(rel *applyRel, groups []syntax.GroupItem) ([]string, error) {
+	var out []string
+	for i := range groups {
+		g := &groups[i]
+		if g.Path == nil {
+			return nil, a.fail(CodeNotSupported, nil, "transformations within the groups of a rollup are not supported")
+		}
+		e, err := a.binder(rel).expr(g.Path)
+		if err != nil {
+			return nil, err
+		}
+		sql, _ := a.c.value(e)
+		out = append(out, sql)
+	}
+	return out, nil
 }
 
 // groupColumn binds a grouping property path: a primitive value, named by its path without type casts.
