@@ -329,7 +329,7 @@ func (b *binder) complexMember(w *pathWalk, i int) (boundExpr, error) {
 	s := w.segments[i]
 	member := w.complex.Property(s.Name)
 	if member == nil {
-		return nil, b.fail(CodeUnknownProperty, segmentAt(s), "%s has no property %s", w.complex.Complex.Name, s.Name)
+		return nil, b.fail(CodeUnknownProperty, segmentAt(s), "%s has no property %s (%s)", w.complex.Complex.Name, s.Name, w.memberPath(i))
 	}
 	if b.c.hidden(w.at.typ, member) {
 		return nil, notReadable(b.option, s.Pos+1, w.at.typ, w.memberPath(i))

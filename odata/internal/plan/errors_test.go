@@ -24,7 +24,7 @@ func TestReadErrors(t *testing.T) {
 		{"Product", "filter=Nme eq 'x'", plan.Error{Code: "UnknownProperty", Option: "filter", Pos: 1, Msg: "Product has no property Nme"}},
 		{"Product", "$filter=Manufacturer/Nam eq 'x'", plan.Error{Code: "UnknownProperty", Option: "$filter", Pos: 14, Msg: "Manufacturer has no property Nam"}},
 		{"Product", "$filter=Categories/any(c:c/Nope)", plan.Error{Code: "UnknownProperty", Option: "$filter", Pos: 20, Msg: "Category has no property Nope"}},
-		{"Product", "$filter=Dimensions/Depth gt 1", plan.Error{Code: "UnknownProperty", Option: "$filter", Pos: 12, Msg: "Dimensions has no property Depth"}},
+		{"Product", "$filter=Dimensions/Depth gt 1", plan.Error{Code: "UnknownProperty", Option: "$filter", Pos: 12, Msg: "Dimensions has no property Depth (Dimensions/Depth)"}},
 		{"Product", "$filter=Name eq 5", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 6, Msg: "eq cannot compare Edm.String with Edm.Int64"}},
 		{"Product", "$filter=Price eq 'abc'", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 7, Msg: "eq cannot compare Edm.Decimal with Edm.String"}},
 		{"Product", "$filter=CreatedOnUtc gt 2024-01-01", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 14, Msg: "gt cannot compare Edm.DateTimeOffset with Edm.Date"}},
