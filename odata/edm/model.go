@@ -303,7 +303,9 @@ func (t *EntityType) Discriminator() string {
 func (t *EntityType) DeclaredProperties() []*Property { return t.Properties[t.inherited:] }
 
 // DeclaredNavigations returns the navigation properties the type declares itself.
-func (t *EntityType) DeclaredNavigations() []*NavigationProperty { return t.Navigations[t.inheritedNavs:] }
+func (t *EntityType) DeclaredNavigations() []*NavigationProperty {
+	return t.Navigations[t.inheritedNavs:]
+}
 
 // HierarchyProperties returns the properties of t and, after them, those its derived types declare, in the
 // order of DerivedTypes: every property an instance of t (of t or of a derived type) may have.
