@@ -230,6 +230,9 @@ func contextFragment(m *edm.Model, t *target, sel string, single bool) string {
 			base = "Collection(" + base + ")"
 		}
 	}
+	if t.cast != nil && (t.ctxSet != nil || t.ctxPath != "") {
+		base += "/" + m.Namespace + "." + t.cast.Name
+	}
 	base += sel
 	if entity {
 		base += "/$entity"

@@ -208,6 +208,11 @@ func (tx *Tx) Insert(ctx context.Context, et *edm.EntityType, e Entity) error {
 		cols = append(cols, c...)
 		vals = append(vals, a...)
 	}
+	if column := et.Discriminator(); column != "" {
+		// A row of a hierarchy's table says its type.
+		cols = append(cols, tx.names().QuoteIdent(column))
+		vals = append(vals, tx.Model.Namespace+"."+et.Name)
+	}
 	if err := tx.insertRow(ctx, et, cols, vals, e); err != nil {
 		return err
 	}
