@@ -365,6 +365,9 @@ func (lv *level) selectPath(it syntax.SelectItem, option string) (path []*edm.Pr
 		}
 	}
 	first := segments[0]
+	if first.IsQualified() && lv.c.m.EntityType(first.Name) != nil {
+		return nil, false, &Error{Code: CodeTypeMismatch, Option: option, Pos: first.Pos + 1, Msg: first.Name + " is not derived from " + t.Name}
+	}
 	if strings.HasPrefix(first.Name, "@") || strings.HasSuffix(first.Name, ".*") || first.IsQualified() {
 		return nil, false, nil // annotations, operations: nothing to read
 	}
