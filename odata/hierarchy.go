@@ -11,6 +11,7 @@ import (
 	sq "github.com/Masterminds/squirrel"
 
 	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/internal/modelsql"
 )
 
 // Entity types with a base type (edm.EntityType.BaseType) are stored one table per hierarchy: the rows of every
@@ -100,4 +101,14 @@ func (s *Service) keepType(members []member, stored *edm.EntityType) error {
 			s.qualifiedName(stored), s.qualifiedName(named)))
 	}
 	return nil
+}
+
+// typeWhere is the condition, on the table's own name quoted by q, that a row of et's hierarchy (of a model whose
+// namespace is namespace) is an instance of et: its discriminator names et or a type derived from it.
+func typeWhere(q modelsql.Quoter, namespace string, et *edm.EntityType) sq.Sqlizer {
+	names := []string{namespace + "." + et.Name}
+	for _, d := range et.DerivedTypes() {
+		names = append(names, namespace+"."+d.Name)
+	}
+	return sq.Eq{q.QuoteIdent(et.Table) + "." + q.QuoteIdent(et.Discriminator()): names}
 }

@@ -32,7 +32,8 @@ func hierarchyServiceModel() *edm.Model {
 			{Name: "Megabytes", Type: edm.KindInt32, Nullable: true, Required: true}}},
 		{Name: "Gadget", BaseType: "Item", Abstract: true, Properties: []*edm.Property{
 			{Name: "Watts", Type: edm.KindInt32, Nullable: true}}},
-	}, EntitySets: []*edm.EntitySet{{Name: "Shelves", Type: "Shelf"}, {Name: "Items", Type: "Item"}}}
+	}, EntitySets: []*edm.EntitySet{{Name: "Shelves", Type: "Shelf"}, {Name: "Items", Type: "Item"},
+		{Name: "Books", Type: "Book"}}}
 }
 
 func newHierarchyService(t *testing.T, db *dbtest.DB) (*fixture, *[]string) {
@@ -54,7 +55,7 @@ func newHierarchyService(t *testing.T, db *dbtest.DB) (*fixture, *[]string) {
 	}
 	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Logger: discardLogger(),
 		Sets: map[string]odata.SetOptions{"Items": {Writes: odata.WriteAll, Hooks: odata.Hooks{BeforeSave: hook}},
-			"Shelves": {}}})
+			"Shelves": {}, "Books": {Writes: odata.WriteAll, Hooks: odata.Hooks{BeforeSave: hook}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,6 +93,9 @@ func TestService_HierarchyReads(t *testing.T) {
 			{"/Items?$filter=isof(Shop.Book) and not isof(Shop.Ebook)&$select=Id", `{"@odata.context":"http://example.com/$metadata#Items(Id)","value":[{"@odata.type":"#Shop.Book","Id":"i2"}]}`},
 			{"/Items?$filter=isof('Shop.Ebook')&$count=true&$select=Id", `{"@odata.context":"http://example.com/$metadata#Items(Id)","@odata.count":1,"value":[{"@odata.type":"#Shop.Ebook","Id":"i3"}]}`},
 			{"/Items?$filter=Shop.Book/Pages lt 100&$select=Id", `{"@odata.context":"http://example.com/$metadata#Items(Id)","value":[{"@odata.type":"#Shop.Ebook","Id":"i3"}]}`},
+			{"/Books?$select=Id", `{"@odata.context":"http://example.com/$metadata#Books(Id)","value":[{"Id":"i2"},{"@odata.type":"#Shop.Ebook","Id":"i3"}]}`},
+			{"/Books/$count", "2"},
+			{"/Books('i1')", "404"},
 			{"/Items('i1')/Shop.Book", "404"},
 			{"/Items('i1')/Shop.Book/Pages", "404"},
 			{"/Items('i1')/Shop.Shelf", "400"},
@@ -167,6 +171,26 @@ func TestService_HierarchyWrites(t *testing.T) {
 			if resp.Status != 400 || !strings.Contains(resp.Body, `"target":"`+tt.target+`"`) {
 				t.Errorf("%s %s %s = %d %s, want 400 naming %s", tt.method, tt.path, tt.body, resp.Status, resp.Body, tt.target)
 			}
+		}
+		// The set of a derived type holds its entities only.
+		for _, tt := range []struct {
+			method, path, body string
+			want               int
+		}{
+			{"PATCH", "/Books('i1')", `{"Name":"x"}`, 404},
+			{"PUT", "/Books('i1')", `{"Name":"x"}`, 404},
+			{"DELETE", "/Books('i1')", "", 404},
+			{"POST", "/Books", `{"@odata.type":"#Shop.Item","Id":"x","Name":"x"}`, 400},
+			{"POST", "/Books", `{"Id":"b9","Name":"New"}`, 201},
+			{"PATCH", "/Books('i3')", `{"Megabytes":7}`, 200},
+			{"DELETE", "/Books('b9')", "", 204},
+		} {
+			if resp := f.do(tt.method, tt.path, tt.body); resp.Status != tt.want {
+				t.Errorf("%s %s = %d %s, want %d", tt.method, tt.path, resp.Status, resp.Body, tt.want)
+			}
+		}
+		if got := f.must(200, "GET", "/Items('i1')?$select=Name", "").Body; !strings.Contains(got, `"Name":"Pen"`) {
+			t.Errorf("GET /Items('i1') after the writes to Books = %s, want it unchanged", got)
 		}
 		if resp := f.do("POST", "/Items/Shop.Book", `{"Id":"x","Name":"x"}`); resp.Status != 405 {
 			t.Errorf("POST /Items/Shop.Book = %d, want 405 (entities are created in the set)", resp.Status)

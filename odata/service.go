@@ -757,7 +757,12 @@ func (s *Service) targetWhere(t *target) (sq.Sqlizer, error) {
 	if err != nil {
 		return nil, queryError(err)
 	}
-	return keyWhere(s.dialect, s.names, t.typ, key, s.sets[t.set].CaseInsensitiveKey)
+	where, err := keyWhere(s.dialect, s.names, t.typ, key, s.sets[t.set].CaseInsensitiveKey)
+	if err != nil || t.typ.Base() == nil {
+		return where, err
+	}
+	// The set of a derived type holds the rows of that type and its derived types only.
+	return sq.And{where, typeWhere(s.names, s.model.Namespace, t.typ)}, nil
 }
 
 // tx wraps a *sql.Tx for hooks and actions.
