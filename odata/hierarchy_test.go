@@ -36,7 +36,7 @@ func hierarchyServiceModel() *edm.Model {
 		{Name: "Books", Type: "Book"}}}
 }
 
-func newHierarchyService(t *testing.T, db *dbtest.DB) (*fixture, *[]string) {
+func newHierarchyService(t *testing.T, db *dbtest.DB, readFilter string) (*fixture, *[]string) {
 	t.Helper()
 	m := createSchema(t, db, hierarchyServiceModel(),
 		`INSERT INTO shelf (id, name) VALUES ('s1', 'Top')`,
@@ -54,7 +54,8 @@ func newHierarchyService(t *testing.T, db *dbtest.DB) (*fixture, *[]string) {
 		return nil
 	}
 	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Logger: discardLogger(),
-		Sets: map[string]odata.SetOptions{"Items": {Writes: odata.WriteAll, Hooks: odata.Hooks{BeforeSave: hook}},
+		Sets: map[string]odata.SetOptions{"Items": {Writes: odata.WriteAll, Hooks: odata.Hooks{BeforeSave: hook},
+			ReadFilter: func(context.Context) (string, error) { return readFilter, nil }},
 			"Shelves": {}, "Books": {Writes: odata.WriteAll, Hooks: odata.Hooks{BeforeSave: hook}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +68,7 @@ func newHierarchyService(t *testing.T, db *dbtest.DB) (*fixture, *[]string) {
 // (a 404 for an entity of another type), and $filter, $select and $count follow.
 func TestService_HierarchyReads(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
-		f, _ := newHierarchyService(t, db)
+		f, _ := newHierarchyService(t, db, "")
 		tests := []struct {
 			path string
 			want string // the JSON answer without @odata.etag members, or a status
@@ -125,7 +126,7 @@ func TestService_HierarchyReads(t *testing.T) {
 // them keeping their type, and refuses types outside the hierarchy, abstract types and type changes.
 func TestService_HierarchyWrites(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
-		f, saved := newHierarchyService(t, db)
+		f, saved := newHierarchyService(t, db, "")
 		resp := f.must(201, "POST", "/Items", `{"@odata.type":"#Shop.Ebook","Id":"e1","Name":"Guide","Pages":10,"Megabytes":2}`)
 		if got, want := withoutETags(resp.Body), `{"@odata.context":"http://example.com/$metadata#Items/$entity","@odata.type":"#Shop.Ebook",`+
 			`"Id":"e1","Name":"Guide","Version":1,"ShelfId":null,"Pages":10,"Megabytes":2}`; got != want {
@@ -212,4 +213,31 @@ func withoutETags(body string) string {
 		}
 		body = body[:i] + body[i+len(member)+j+2:]
 	}
+}
+
+// TestService_HierarchyRowFilter checks that the row filter of a base type's set holds for its derived types,
+// whichever way they are reached: a cast, isof, the set of a derived type without a filter of its own, writes.
+func TestService_HierarchyRowFilter(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f, _ := newHierarchyService(t, db, "Name ne 'Primer'")
+		for _, tt := range []struct {
+			method, path, body string
+			want               int
+			contains           string
+		}{
+			{"GET", "/Items/Shop.Book/$count", "", 200, "1"},
+			{"GET", "/Items?$filter=isof(Shop.Ebook)&$select=Id", "", 200, `"value":[]`},
+			{"GET", "/Items('i3')/Shop.Ebook", "", 404, ""},
+			{"GET", "/Books/$count", "", 200, "1"},
+			{"GET", "/Books('i3')", "", 404, ""},
+			{"PATCH", "/Items('i3')", `{"Pages":1}`, 404, ""},
+			{"PATCH", "/Books('i3')", `{"Pages":1}`, 404, ""},
+			{"POST", "/Items", `{"@odata.type":"#Shop.Ebook","Id":"x","Name":"Primer","Megabytes":1}`, 403, ""},
+		} {
+			resp := f.do(tt.method, strings.ReplaceAll(tt.path, " ", "%20"), tt.body)
+			if resp.Status != tt.want || !strings.Contains(resp.Body, tt.contains) {
+				t.Errorf("%s %s = %d %s, want %d with %s", tt.method, tt.path, resp.Status, resp.Body, tt.want, tt.contains)
+			}
+		}
+	})
 }

@@ -524,6 +524,19 @@ func (s *Service) configureRowFilters(fail func(format string, args ...any)) {
 			}
 			out[es.EntityType()] = config
 		}
+		// The entities of a derived type are its base's too: without a set of their own with the option, they
+		// are filtered and redacted as the nearest base type's (a cast or isof reaches them as such).
+		for _, t := range s.model.EntityTypes {
+			if _, own := out[t]; own || t.Base() == nil {
+				continue
+			}
+			for base := t.Base(); base != nil; base = base.Base() {
+				if config, ok := out[base]; ok {
+					out[t] = config
+					break
+				}
+			}
+		}
 		return out
 	}
 	s.rowFilterSets = byType("ReadFilter", func(c *setConfig) bool { return c.ReadFilter != nil })
