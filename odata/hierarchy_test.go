@@ -18,13 +18,15 @@ import (
 func hierarchyServiceModel() *edm.Model {
 	return &edm.Model{Namespace: "Shop", EntityTypes: []*edm.EntityType{
 		{Name: "Shelf", Key: []string{"Id"}, Properties: []*edm.Property{
-			{Name: "Id", Type: edm.KindString}, {Name: "Name", Type: edm.KindString}}},
+			{Name: "Id", Type: edm.KindString}, {Name: "Name", Type: edm.KindString}},
+			Navigations: []*edm.NavigationProperty{{Name: "Items", Target: "Item", Collection: true, Partner: "Shelf",
+				Join: edm.Join{TargetColumns: []string{"shelf_id"}}}}},
 		{Name: "Item", Key: []string{"Id"}, ETag: []string{"Version"}, Properties: []*edm.Property{
 			{Name: "Id", Type: edm.KindString},
 			{Name: "Name", Type: edm.KindString, Required: true},
 			{Name: "Version", Type: edm.KindInt32, ReadOnly: true},
 			{Name: "ShelfId", Type: edm.KindString, Nullable: true}},
-			Navigations: []*edm.NavigationProperty{{Name: "Shelf", Target: "Shelf", Nullable: true,
+			Navigations: []*edm.NavigationProperty{{Name: "Shelf", Target: "Shelf", Nullable: true, Partner: "Items",
 				Join: edm.Join{SourceColumns: []string{"shelf_id"}}}}},
 		{Name: "Book", BaseType: "Item", Properties: []*edm.Property{
 			{Name: "Pages", Type: edm.KindInt32, Nullable: true}}},
@@ -97,6 +99,10 @@ func TestService_HierarchyReads(t *testing.T) {
 			{"/Books?$select=Id", `{"@odata.context":"http://example.com/$metadata#Books(Id)","value":[{"Id":"i2"},{"@odata.type":"#Shop.Ebook","Id":"i3"}]}`},
 			{"/Books/$count", "2"},
 			{"/Books('i1')", "404"},
+			{"/Shelves?$select=Id&$expand=Items/Shop.Book($select=Id)",
+				`{"@odata.context":"http://example.com/$metadata#Shelves(Id,Items(Id))","value":[{"Id":"s1","Items":[{"@odata.type":"#Shop.Book","Id":"i2"}]}]}`},
+			{"/Shelves?$select=Id&$expand=Items($select=Name;$filter=not isof(Shop.Book))",
+				`{"@odata.context":"http://example.com/$metadata#Shelves(Id,Items(Name))","value":[{"Id":"s1","Items":[{"@odata.id":"http://example.com/Items('i1')","Name":"Pen"}]}]}`},
 			{"/Items('i1')/Shop.Book", "404"},
 			{"/Items('i1')/Shop.Book/Pages", "404"},
 			{"/Items('i1')/Shop.Shelf", "400"},

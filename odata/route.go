@@ -330,8 +330,11 @@ func (r *pathResolver) navigation(i int, n *edm.NavigationProperty) error {
 // boundAction returns the action named name that is bound to what t addresses (its type, as an entity or a
 // collection), or nil.
 func (s *Service) boundAction(t *target, name string) *edm.Action {
-	if a := s.model.Action(name, t.typ, t.kind == tCollection); a != nil && a.Bound {
-		return a
+	// An action bound to a base type applies to its derived types (after a cast).
+	for typ := t.typ; typ != nil; typ = typ.Base() {
+		if a := s.model.Action(name, typ, t.kind == tCollection); a != nil && a.Bound {
+			return a
+		}
 	}
 	return nil
 }

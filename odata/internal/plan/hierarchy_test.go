@@ -120,6 +120,7 @@ var hierarchyCases = []struct {
 	{"Items", "$select=Name,Shop.Book/Pages", []string{"i1", "i2", "i3", "i4", "i5"}},
 	{"Shelves", "$filter=Items/any(i:isof(i,Shop.Ebook))", []string{"s2"}},
 	{"Shelves", "$expand=Items($filter=isof(Shop.Book))", []string{"s1", "s2"}},
+	{"Shelves", "$expand=Items/Shop.Ebook($select=Megabytes)", []string{"s1", "s2"}},
 }
 
 // TestHierarchy reads a hierarchy on every database: the rows of each case, the columns of derived properties
@@ -162,6 +163,11 @@ func TestHierarchy(t *testing.T) {
 			}
 			s, args := r.Select(100)
 			fmt.Fprintf(&b, "%s: %s\n  args: %s\n", d.Name(), s, formatArgs(args))
+			for _, e := range r.Projection.Expands {
+				// The children of two parents, s1 and s2.
+				s, args := e.Select([][]any{{"s1"}, {"s2"}})
+				fmt.Fprintf(&b, "%s %s: %s\n  args: %s\n", d.Name(), e.Nav.Name, s, formatArgs(args))
+			}
 		}
 		b.WriteByte('\n')
 	}
