@@ -121,6 +121,7 @@ func TestService_HierarchyReads(t *testing.T) {
 				t.Errorf("GET %s = %d %s, want %s", tt.path, resp.Status, resp.Body, tt.want)
 			}
 		}
+		validOpenAPI(t, f) // the document of a model with derived types is valid, and its GET paths answer
 		full := f.must(200, "GET", "/Items('i1')?$select=Name", "", "Accept", "application/json;odata.metadata=full").Body
 		if !strings.Contains(full, `"@odata.type":"#Shop.Item"`) {
 			t.Errorf("GET /Items('i1') with full metadata = %s, want its @odata.type", full)
