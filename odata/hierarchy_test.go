@@ -58,7 +58,7 @@ func newHierarchyService(t *testing.T, db *dbtest.DB, readFilter string) (*fixtu
 	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Logger: discardLogger(),
 		Sets: map[string]odata.SetOptions{"Items": {Writes: odata.WriteAll, Hooks: odata.Hooks{BeforeSave: hook},
 			ReadFilter: func(context.Context) (string, error) { return readFilter, nil }},
-			"Shelves": {}, "Books": {Writes: odata.WriteAll, Hooks: odata.Hooks{BeforeSave: hook}}}})
+			"Shelves": {Writes: odata.WritePost}, "Books": {Writes: odata.WriteAll, Hooks: odata.Hooks{BeforeSave: hook}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,6 +199,17 @@ func TestService_HierarchyWrites(t *testing.T) {
 		}
 		if got := f.must(200, "GET", "/Items('i1')?$select=Name", "").Body; !strings.Contains(got, `"Name":"Pen"`) {
 			t.Errorf("GET /Items('i1') after the writes to Books = %s, want it unchanged", got)
+		}
+		// Deep insert: an inline entity names its type too.
+		f.must(201, "POST", "/Shelves", `{"Id":"s9","Name":"New","Items":[`+
+			`{"@odata.type":"#Shop.Book","Id":"n1","Name":"Inline","Pages":5},{"Id":"n2","Name":"Plain"}]}`)
+		if got := withoutETags(f.must(200, "GET", "/Shelves('s9')/Items?$select=Id", "").Body); got !=
+			`{"@odata.context":"http://example.com/$metadata#Items(Id)","value":[{"@odata.type":"#Shop.Book","Id":"n1"},{"Id":"n2"}]}` {
+			t.Errorf("GET /Shelves('s9')/Items = %s, want a Book and an Item", got)
+		}
+		if resp := f.do("POST", "/Shelves", `{"Id":"s8","Name":"x","Items":[{"@odata.type":"#Shop.Shelf","Id":"n3","Name":"x"}]}`); resp.Status != 400 ||
+			!strings.Contains(resp.Body, `"target":"Items[0]/@odata.type"`) {
+			t.Errorf("POST /Shelves with an inline entity of another type = %d %s, want 400 naming Items[0]/@odata.type", resp.Status, resp.Body)
 		}
 		if resp := f.do("POST", "/Items/Shop.Book", `{"Id":"x","Name":"x"}`); resp.Status != 405 {
 			t.Errorf("POST /Items/Shop.Book = %d, want 405 (entities are created in the set)", resp.Status)
