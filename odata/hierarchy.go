@@ -44,10 +44,14 @@ func (s *Service) bodyType(members []member, et *edm.EntityType, creating bool) 
 		named = t
 	}
 	if creating && named.Abstract {
-		return nil, BadRequest(CodeInvalidValue, odataTypeMember,
-			fmt.Sprintf("%s is abstract: name the type of the entity to create with @odata.type.", s.qualifiedName(named)))
+		return nil, abstractType(s.qualifiedName(named))
 	}
 	return named, nil
+}
+
+// abstractType is the answer to a create of an entity of the abstract type named name.
+func abstractType(name string) error {
+	return BadRequest(CodeInvalidValue, odataTypeMember, fmt.Sprintf("%s is abstract: name the type of the entity to create with @odata.type.", name))
 }
 
 // qualifiedName is the namespace-qualified name of et, as its rows' discriminator holds it.

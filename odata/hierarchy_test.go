@@ -38,7 +38,7 @@ func hierarchyServiceModel() *edm.Model {
 		{Name: "Books", Type: "Book"}}}
 }
 
-func newHierarchyService(t *testing.T, db *dbtest.DB, readFilter string) (*fixture, *[]string) {
+func newHierarchyService(t *testing.T, db *dbtest.DB, readFilter string, items ...func(*odata.SetOptions)) (*fixture, *[]string) {
 	t.Helper()
 	m := createSchema(t, db, hierarchyServiceModel(),
 		`INSERT INTO shelf (id, name) VALUES ('s1', 'Top')`,
@@ -55,9 +55,13 @@ func newHierarchyService(t *testing.T, db *dbtest.DB, readFilter string) (*fixtu
 		}
 		return nil
 	}
+	itemOptions := odata.SetOptions{Writes: odata.WriteAll, Hooks: odata.Hooks{BeforeSave: hook},
+		ReadFilter: func(context.Context) (string, error) { return readFilter, nil }}
+	for _, change := range items {
+		change(&itemOptions)
+	}
 	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Logger: discardLogger(),
-		Sets: map[string]odata.SetOptions{"Items": {Writes: odata.WriteAll, Hooks: odata.Hooks{BeforeSave: hook},
-			ReadFilter: func(context.Context) (string, error) { return readFilter, nil }},
+		Sets: map[string]odata.SetOptions{"Items": itemOptions,
 			"Shelves": {Writes: odata.WritePost}, "Books": {Writes: odata.WriteAll, Hooks: odata.Hooks{BeforeSave: hook}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -255,6 +259,27 @@ func TestService_HierarchyRowFilter(t *testing.T) {
 			resp := f.do(tt.method, strings.ReplaceAll(tt.path, " ", "%20"), tt.body)
 			if resp.Status != tt.want || !strings.Contains(resp.Body, tt.contains) {
 				t.Errorf("%s %s = %d %s, want %d with %s", tt.method, tt.path, resp.Status, resp.Body, tt.want, tt.contains)
+			}
+		}
+	})
+}
+
+// TestService_HierarchyUpsert posts entities to a set with UpsertBy: an update keeps the stored type and decodes
+// the body against it; a create takes the type @odata.type names.
+func TestService_HierarchyUpsert(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f, _ := newHierarchyService(t, db, "", func(o *odata.SetOptions) { o.UpsertBy = "Id" })
+		if got := f.must(200, "POST", "/Items", `{"Id":"i3","Name":"Primer 2","Megabytes":9}`).Body; !strings.Contains(got, `"@odata.type":"#Shop.Ebook"`) ||
+			!strings.Contains(got, `"Name":"Primer 2","Version":2,"ShelfId":null,"Pages":null,"Megabytes":9`) {
+			t.Errorf("POST /Items updating the Ebook i3 = %s, want it updated in full as an Ebook", got)
+		}
+		for _, body := range []string{
+			`{"@odata.type":"#Shop.Book","Id":"i1","Name":"x"}`, // a type change
+			`{"Id":"i1","Name":"x","Pages":1}`,                  // not a property of the stored Item
+			`{"@odata.type":"#Shop.Gadget","Name":"x"}`,         // an abstract type created
+		} {
+			if resp := f.do("POST", "/Items", body); resp.Status != 400 {
+				t.Errorf("POST /Items %s = %d %s, want 400", body, resp.Status, resp.Body)
 			}
 		}
 	})

@@ -322,7 +322,7 @@ func (s *Service) post(req *request) error {
 	if err != nil {
 		return err
 	}
-	et, err := s.bodyType(members, t.typ, config.upsert == nil)
+	et, err := s.bodyType(members, t.typ, false) // abstract: refused below when the POST creates
 	if err != nil {
 		return err
 	}
@@ -342,11 +342,27 @@ func (s *Service) post(req *request) error {
 		if len(b.nested) > 0 {
 			return BadRequest(CodeInvalidValue, b.nested[0].nav.Name, "Related entities are created inline only by a POST that creates.")
 		}
+		// The entity keeps its type: the body is an update of the type stored.
+		storedType, err := s.storedType(ctx, t.typ, where)
+		if err != nil {
+			return s.dbError(err, false)
+		}
+		if err := s.keepType(members, storedType); err != nil {
+			return err
+		}
+		if storedType != et {
+			b = decodeEntity(storedType, members, config, Create)
+			s.resolveBinds(req, b)
+		}
+		t.typ = storedType
 		missing := BadRequest(CodeInvalidValue, u.Name, fmt.Sprintf("%s %s does not exist", et.Name, u.Name))
 		return s.replace(req, Update, where, b, missing)
 	}
 	if u := config.upsert; u != nil && b.bad[u.Name] {
 		return ValidationError(b.details...)
+	}
+	if et.Abstract {
+		return abstractType(s.qualifiedName(et))
 	}
 
 	var stored Entity

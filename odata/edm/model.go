@@ -21,7 +21,9 @@
 // every name can be declared instead, so a model can describe tables another program made:
 //
 //   - An entity type is a table: EntityType.Table, by default the snake_case of its name (SnakeCase:
-//     CustomerRole -> customer_role).
+//     CustomerRole -> customer_role). A type derived from another (EntityType.BaseType) has no table of its own:
+//     a hierarchy is one table, its root's, with a column per property of every type of it and a discriminator
+//     column (EntityType.DiscriminatorColumn, "odata_type") holding each row's qualified type name.
 //   - A primitive or enum property is a column: Property.Column, by default the snake_case of its name
 //     (SeName -> se_name). An enum is stored as its member's integer value. A property with SQL has no column.
 //   - A complex property P is a column per member, "<P column>_<member column>" (address_city), nested members
