@@ -112,7 +112,9 @@ func (s *Service) keepType(members []member, stored *edm.EntityType) error {
 func typeWhere(q modelsql.Quoter, namespace string, et *edm.EntityType) sq.Sqlizer {
 	names := []string{namespace + "." + et.Name}
 	for _, d := range et.DerivedTypes() {
-		names = append(names, namespace+"."+d.Name)
+		if !d.Abstract { // no row has an abstract type
+			names = append(names, namespace+"."+d.Name)
+		}
 	}
 	return sq.Eq{q.QuoteIdent(et.Table) + "." + q.QuoteIdent(et.Discriminator()): names}
 }
