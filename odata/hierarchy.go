@@ -29,7 +29,7 @@ const odataTypeMember = "@odata.type"
 func (s *Service) bodyType(members []member, et *edm.EntityType, creating bool) (*edm.EntityType, error) {
 	named := et
 	for _, m := range members {
-		if m.name != odataTypeMember && m.name != "odata.type" {
+		if m.name != odataTypeMember && m.name != "@type" { // OData 4.01 JSON may leave out the odata. prefix
 			continue
 		}
 		var name string

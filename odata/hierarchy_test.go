@@ -144,6 +144,10 @@ func TestService_HierarchyWrites(t *testing.T) {
 			t.Errorf("POST an Ebook = %s, want %s", got, want)
 		}
 		f.must(201, "POST", "/Items", `{"Id":"p1","Name":"Plain"}`)
+		if got := f.must(201, "POST", "/Items", `{"@type":"#Shop.Book","Id":"b1","Name":"Short form"}`).Body; !strings.Contains(got, `"@odata.type":"#Shop.Book"`) {
+			t.Errorf("POST with @type (OData 4.01) = %s, want a Book", got)
+		}
+		f.must(204, "DELETE", "/Items('b1')", "")
 		f.must(200, "PATCH", "/Items('e1')", `{"Megabytes":3,"@odata.type":"#Shop.Book"}`)
 		f.must(200, "PUT", "/Items('i2')", `{"Name":"Atlas 2","Pages":130}`)
 		var got []string
@@ -164,7 +168,7 @@ func TestService_HierarchyWrites(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("stored rows (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff([]string{"Ebook", "Item", "Ebook", "Book"}, *saved); diff != "" {
+		if diff := cmp.Diff([]string{"Ebook", "Item", "Book", "Ebook", "Book"}, *saved); diff != "" {
 			t.Errorf("types the hooks saw (-want +got):\n%s", diff)
 		}
 		for _, tt := range []struct {
