@@ -164,6 +164,13 @@ func (s *Service) linkCreated(ctx context.Context, tx *Tx, n *edm.NavigationProp
 // entity it is created with), and returns it as stored. Problems of its body are details whose targets start
 // with where ("Descriptions[0]/LanguageKey").
 func (s *Service) createNested(ctx context.Context, tx *Tx, req *request, et *edm.EntityType, set *edm.EntitySet, config *setConfig, members []member, where string, fixed map[string]any) (Entity, error) {
+	et, err := s.bodyType(members, et, true) // an inline entity of a derived type names it
+	if e := (*Error)(nil); errors.As(err, &e) {
+		e.Target = where + "/" + e.Target
+	}
+	if err != nil {
+		return nil, err
+	}
 	b := decodeEntity(et, members, config, Create)
 	s.resolveBinds(req, b)
 	inline(b, where, fixed)

@@ -39,7 +39,7 @@ func (ew *entityWriter) appendEntity(b []byte, e Entity, ctx []byte, format *ans
 		if err != nil {
 			return b, err
 		}
-		b = format.appendEntityControls(b, ew.layout, path, func() uint64 { return sum })
+		b = format.appendEntityControls(b, ew.layout, nil, path, func() uint64 { return sum })
 	}
 	for _, f := range ew.layout.fields {
 		if !f.out {

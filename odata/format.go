@@ -124,11 +124,16 @@ func (a *answerFormat) needsPath(l *layout) bool {
 // context URL: the type (full), the id (absolute, when needsID; path is relative to the service root), the ETag
 // (unless none), the edit link (full), and a media entity's media read link (unless none) and media edit link
 // (full): its $value, which GET reads and PUT replaces.
-func (a *answerFormat) appendEntityControls(b []byte, l *layout, path string, etag func() uint64) []byte {
+func (a *answerFormat) appendEntityControls(b []byte, l *layout, rowType *edm.EntityType, path string, etag func() uint64) []byte {
 	full := a.full()
-	if full {
+	if rowType == nil {
+		rowType = l.typ
+	}
+	// The type with full metadata; with minimal metadata when it is not the one the context implies (an entity
+	// of a derived type in a collection of its base type).
+	if full || a.controls() && rowType != l.expectedType() {
 		b = appendName(b, typeName)
-		b = a.appendTypeName(b, l.typ.Name)
+		b = a.appendTypeName(b, rowType.Name)
 	}
 	media := l.typ.HasStream && a.controls() && path != ""
 	var url []byte

@@ -279,9 +279,12 @@ func chooseOverload(overloads []*edm.Function, args []syntax.Arg) *edm.Function 
 // boundFunctions returns the overloads of the function named name bound to what t addresses.
 func (s *Service) boundFunctions(t *target, name string) []*edm.Function {
 	var out []*edm.Function
-	for _, f := range s.model.FunctionOverloads(name) {
-		if f.Bound && f.Binding() == t.typ && f.BindingCollection == (t.kind == tCollection) {
-			out = append(out, f)
+	// The functions bound to the nearest type (the target's, else a base of it: they apply to derived types).
+	for typ := t.typ; typ != nil && len(out) == 0; typ = typ.Base() {
+		for _, f := range s.model.FunctionOverloads(name) {
+			if f.Bound && f.Binding() == typ && f.BindingCollection == (t.kind == tCollection) {
+				out = append(out, f)
+			}
 		}
 	}
 	return out

@@ -31,6 +31,34 @@ type layout struct {
 	// keysShown is true when the answer shows every key property: without them an entity needs its @odata.id
 	// to be identified.
 	keysShown bool
+	// typeCol is the column of each row's qualified type name when typ is part of a hierarchy of types (the
+	// columns then include the properties of its derived types), -1 otherwise; expected is the type the answer's
+	// context implies when it is not typ (a write answer with an entity of a derived type), nil otherwise.
+	typeCol  int
+	expected *edm.EntityType
+	// derived holds the properties the types derived from typ declare, which only rows of those types have.
+	derived map[*edm.Property]bool
+}
+
+// expectedType is the entity type the answer's context implies: an entity of another type carries its
+// @odata.type.
+func (l *layout) expectedType() *edm.EntityType {
+	if l.expected != nil {
+		return l.expected
+	}
+	return l.typ
+}
+
+// rowType returns the type of the row whose type name (the discriminator column's value) is v: typ or one of
+// its derived types; typ when the name is none of them.
+func (l *layout) rowType(v any) *edm.EntityType {
+	switch x := v.(type) {
+	case string:
+		return typeNamed(l.typ, x)
+	case []byte:
+		return typeNamed(l.typ, string(x))
+	}
+	return l.typ
 }
 
 // newLayout returns the layout of et that shows the properties in show (nil: every property that is not lazy).
@@ -42,7 +70,7 @@ func newLayout(et *edm.EntityType, show map[*edm.Property]bool) *layout {
 // newHiddenLayout is newLayout without the properties and complex members in hidden (those a request may not
 // read, see SetOptions.Redact): they are neither shown nor part of the ETag.
 func newHiddenLayout(et *edm.EntityType, show, hidden map[*edm.Property]bool) *layout {
-	l := &layout{typ: et, hidden: hidden}
+	l := &layout{typ: et, hidden: hidden, typeCol: -1}
 	etag := map[*edm.Property]bool{}
 	for _, p := range et.ETagProperties() {
 		etag[p] = true
@@ -100,7 +128,7 @@ func appendLeafColumns(cols []int, f *field) []int {
 // layoutOf returns the layout of the rows of a planned read: its columns as the planner orders them, the
 // properties it selected written to the answer, the others (key and ETag properties) read only.
 func layoutOf(p *plan.Projection) *layout {
-	l := &layout{typ: p.Type, cols: make([]*edm.Property, len(p.Columns)), keys: p.Key, etagCols: p.ETag}
+	l := &layout{typ: p.Type, cols: make([]*edm.Property, len(p.Columns)), keys: p.Key, etagCols: p.ETag, typeCol: p.TypeColumn()}
 	for i, c := range p.Columns {
 		if len(c.Path) == 0 {
 			continue
@@ -136,6 +164,14 @@ func layoutOf(p *plan.Projection) *layout {
 		markWhole(f)
 	}
 	l.keysShown = keysShown(l)
+	if l.typeCol >= 0 {
+		l.derived = map[*edm.Property]bool{}
+		for _, d := range l.typ.DerivedTypes() {
+			for _, p := range d.DeclaredProperties() {
+				l.derived[p] = true
+			}
+		}
+	}
 	return l
 }
 

@@ -76,7 +76,7 @@ func (s *Service) postMedia(req *request) error {
 	if err != nil {
 		return s.dbError(err, false)
 	}
-	return s.writeEntity(req, http.StatusCreated, t.set, stored)
+	return s.writeEntity(req, http.StatusCreated, t.set, t.typ, stored)
 }
 
 // putMedia answers PUT Set(key)/$value: the media entity's new bytes.

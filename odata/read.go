@@ -108,6 +108,9 @@ func (s *Service) newShape(p *plan.Projection) *levelShape {
 	for _, expand := range p.Expands {
 		navigation := &expandShape{expand: expand, name: fieldName(expand.Nav.Name),
 			count: fieldName(expand.Nav.Name + "@odata.count"), child: s.newShape(&expand.Projection)}
+		if target := expand.Nav.TargetType(); navigation.child.layout.typ != target {
+			navigation.child.layout.expected = target // a cast in $expand: the context implies the target's type
+		}
 		if !expand.Nav.ContainsTarget {
 			navigation.set = onlySet(s.model, expand.Nav.TargetType())
 		}
@@ -229,6 +232,9 @@ func contextFragment(m *edm.Model, t *target, sel string, single bool) string {
 		if !single {
 			base = "Collection(" + base + ")"
 		}
+	}
+	if t.cast != nil && (t.ctxSet != nil || t.ctxPath != "") {
+		base += "/" + m.Namespace + "." + t.cast.Name
 	}
 	base += sel
 	if entity {

@@ -63,7 +63,10 @@ type target struct {
 	// a navigation, a property: "('k')/Category"), read from the entities the call returns (compose.go).
 	composedRest string
 	// ref marks a path ending in $ref: the references of the collection or entity before it (ref.go).
-	ref  bool
+	ref bool
+	// cast is the derived type of the last type cast segment (Products/Ns.Special), nil for none; context URLs
+	// name it.
+	cast *edm.EntityType
 	path string // the raw path (without a leading "/"), for context URLs and next links
 	// entityPath is the raw path of the entity a property or $value belongs to.
 	entityPath string
@@ -252,8 +255,10 @@ func (r *pathResolver) name(i int) error {
 		if a := r.service.boundAction(t, seg.Name); a != nil {
 			return callAction(t, a, more)
 		}
-		if r.service.model.EntityType(seg.Name) == t.typ {
+		if et := r.service.model.EntityType(seg.Name); et == t.typ {
 			return nil // a cast to the type itself
+		} else if et != nil {
+			return r.cast(et)
 		}
 	}
 	if t.kind == tEntity && bare {
@@ -277,6 +282,23 @@ func (r *pathResolver) name(i int) error {
 		return r.function(i, r.service.boundFunctions(t, seg.Name))
 	}
 	return NotFound(fmt.Sprintf("%s has no property, navigation or action %s.", t.typ.Name, seg.Name))
+}
+
+// cast narrows the collection or entity of the target to the instances of et, a type derived from the
+// target's: Products/Ns.Special holds the special products only, Products('k')/Ns.Special is a 404 when the
+// product is of another type. The entities read through a cast are of that type; writes go to the entity set.
+func (r *pathResolver) cast(et *edm.EntityType) error {
+	t := r.target
+	if !et.IsA(t.typ) {
+		return BadRequest(CodeBadRequest, "path", fmt.Sprintf("The type %s is not derived from %s.", et.Name, t.typ.Name))
+	}
+	if n := len(t.scope.Path); n > 0 {
+		t.scope.Path[n-1].Cast = et
+	} else {
+		t.scope.Cast = et
+	}
+	t.typ, t.set, t.direct, t.cast = et, nil, false, et
+	return nil
 }
 
 // readsAsKey reports whether a segment after a collection is its key written as a segment that reads as a name
@@ -308,8 +330,11 @@ func (r *pathResolver) navigation(i int, n *edm.NavigationProperty) error {
 // boundAction returns the action named name that is bound to what t addresses (its type, as an entity or a
 // collection), or nil.
 func (s *Service) boundAction(t *target, name string) *edm.Action {
-	if a := s.model.Action(name, t.typ, t.kind == tCollection); a != nil && a.Bound {
-		return a
+	// An action bound to a base type applies to its derived types (after a cast).
+	for typ := t.typ; typ != nil; typ = typ.Base() {
+		if a := s.model.Action(name, typ, t.kind == tCollection); a != nil && a.Bound {
+			return a
+		}
 	}
 	return nil
 }
@@ -350,7 +375,7 @@ func (s *Service) navigate(t *target, n *edm.NavigationProperty, from string) {
 		t.ctxPath = from + "/" + n.Name
 		t.containedBase = fromID + "/" + n.Name
 	}
-	t.typ, t.set, t.direct, t.entityID = n.TargetType(), nil, false, ""
+	t.typ, t.set, t.direct, t.entityID, t.cast = n.TargetType(), nil, false, "", nil
 	if n.Collection {
 		t.kind, t.single, t.toOne = tCollection, false, false
 	} else {

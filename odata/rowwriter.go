@@ -131,19 +131,30 @@ func (w *rowWriter) appendMembers(b []byte, path string) []byte {
 		return w.appendProperties(b)
 	}
 	w.types, w.quote, w.omitNulls = w.format.full(), w.format.ieee754, w.format.omitNulls
-	b = w.format.appendEntityControls(b, w.layout, path, w.etag)
+	b = w.format.appendEntityControls(b, w.layout, w.rowType(), path, w.etag)
 	b = w.appendProperties(b)
 	return w.format.appendNavigationLinks(b, w.layout, path, w.expanded)
 }
 
-// appendProperties appends the members of the properties the layout shows.
+// appendProperties appends the members of the properties the layout shows: of a polymorphic read, those of the
+// row's own type.
 func (w *rowWriter) appendProperties(b []byte) []byte {
+	rowType := w.rowType()
 	for _, f := range w.layout.fields {
-		if f.out {
+		if f.out && (!w.layout.derived[f.prop] || rowType.Property(f.prop.Name) == f.prop) {
 			b = w.appendField(b, f)
 		}
 	}
 	return b
+}
+
+// rowType returns the entity type of the scanned row: the layout's, or one derived from it that the row's type
+// column names.
+func (w *rowWriter) rowType() *edm.EntityType {
+	if w.layout.typeCol < 0 {
+		return w.layout.typ
+	}
+	return w.layout.rowType(w.values[w.layout.typeCol])
 }
 
 // appendField appends the member of the field f, its type before it with full metadata.

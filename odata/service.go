@@ -524,6 +524,19 @@ func (s *Service) configureRowFilters(fail func(format string, args ...any)) {
 			}
 			out[es.EntityType()] = config
 		}
+		// The entities of a derived type are its base's too: without a set of their own with the option, they
+		// are filtered and redacted as the nearest base type's (a cast or isof reaches them as such).
+		for _, t := range s.model.EntityTypes {
+			if _, own := out[t]; own || t.Base() == nil {
+				continue
+			}
+			for base := t.Base(); base != nil; base = base.Base() {
+				if config, ok := out[base]; ok {
+					out[t] = config
+					break
+				}
+			}
+		}
 		return out
 	}
 	s.rowFilterSets = byType("ReadFilter", func(c *setConfig) bool { return c.ReadFilter != nil })
@@ -757,7 +770,12 @@ func (s *Service) targetWhere(t *target) (sq.Sqlizer, error) {
 	if err != nil {
 		return nil, queryError(err)
 	}
-	return keyWhere(s.dialect, s.names, t.typ, key, s.sets[t.set].CaseInsensitiveKey)
+	where, err := keyWhere(s.dialect, s.names, t.typ, key, s.sets[t.set].CaseInsensitiveKey)
+	if err != nil || t.typ.Base() == nil {
+		return where, err
+	}
+	// The set of a derived type holds the rows of that type and its derived types only.
+	return sq.And{where, typeWhere(s.names, s.model.Namespace, t.typ)}, nil
 }
 
 // tx wraps a *sql.Tx for hooks and actions.

@@ -73,6 +73,9 @@ func (tx *Tx) Get(ctx context.Context, et *edm.EntityType, key ...any) (Entity, 
 func (tx *Tx) getWhere(ctx context.Context, et *edm.EntityType, where sq.Sqlizer, forUpdate bool) (Entity, error) {
 	l := tx.svc.defaultLayout(et)
 	b := selectFrom(tx.Dialect, tx.names(), l).Where(where).Limit(1)
+	if et.Base() != nil {
+		b = b.Where(typeWhere(tx.names(), tx.Model.Namespace, et)) // a derived type: its rows only
+	}
 	if lock := tx.Dialect.LockForUpdate(); forUpdate && lock != "" {
 		b = b.Suffix(strings.TrimPrefix(lock, " "))
 	}
@@ -94,6 +97,9 @@ func (tx *Tx) Query(ctx context.Context, et *edm.EntityType, where sq.Sqlizer, o
 	b := selectFrom(tx.Dialect, tx.names(), l)
 	if where != nil {
 		b = b.Where(where)
+	}
+	if et.Base() != nil {
+		b = b.Where(typeWhere(tx.names(), tx.Model.Namespace, et)) // a derived type: its rows only
 	}
 	if len(orderBy) == 0 {
 		orderBy = modelsql.Columns(tx.names(), et.Table, modelsql.KeyColumns(et))
@@ -207,6 +213,11 @@ func (tx *Tx) Insert(ctx context.Context, et *edm.EntityType, e Entity) error {
 		}
 		cols = append(cols, c...)
 		vals = append(vals, a...)
+	}
+	if column := et.Discriminator(); column != "" {
+		// A row of a hierarchy's table says its type.
+		cols = append(cols, tx.names().QuoteIdent(column))
+		vals = append(vals, tx.Model.Namespace+"."+et.Name)
 	}
 	if err := tx.insertRow(ctx, et, cols, vals, e); err != nil {
 		return err

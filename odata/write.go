@@ -318,8 +318,11 @@ func (s *Service) post(req *request) error {
 		return s.postMedia(req)
 	}
 	config := s.sets[t.set]
-	et := t.typ
 	members, err := readJSONBody(req.r, false, s.limitsOf(t).bodyBytes)
+	if err != nil {
+		return err
+	}
+	et, err := s.bodyType(members, t.typ, false) // abstract: refused below when the POST creates
 	if err != nil {
 		return err
 	}
@@ -339,11 +342,27 @@ func (s *Service) post(req *request) error {
 		if len(b.nested) > 0 {
 			return BadRequest(CodeInvalidValue, b.nested[0].nav.Name, "Related entities are created inline only by a POST that creates.")
 		}
+		// The entity keeps its type: the body is an update of the type stored.
+		storedType, err := s.storedType(ctx, t.typ, where)
+		if err != nil {
+			return s.dbError(err, false)
+		}
+		if err := s.keepType(members, storedType); err != nil {
+			return err
+		}
+		if storedType != et {
+			b = decodeEntity(storedType, members, config, Create)
+			s.resolveBinds(req, b)
+		}
+		t.typ = storedType
 		missing := BadRequest(CodeInvalidValue, u.Name, fmt.Sprintf("%s %s does not exist", et.Name, u.Name))
 		return s.replace(req, Update, where, b, missing)
 	}
 	if u := config.upsert; u != nil && b.bad[u.Name] {
 		return ValidationError(b.details...)
+	}
+	if et.Abstract {
+		return abstractType(s.qualifiedName(et))
 	}
 
 	var stored Entity
@@ -355,7 +374,7 @@ func (s *Service) post(req *request) error {
 	if err != nil {
 		return s.dbError(err, false)
 	}
-	return s.writeEntity(req, http.StatusCreated, t.set, stored)
+	return s.writeEntity(req, http.StatusCreated, t.set, et, stored)
 }
 
 // create creates the entity of type et that b holds, in set (for a contained entity its container's set) with
@@ -463,11 +482,6 @@ func (s *Service) put(req *request, op Op) error {
 	if err != nil {
 		return err
 	}
-	if err := s.checkWritable(req.r.Context(), t.typ, members); err != nil {
-		return err
-	}
-	b := decodeEntity(t.typ, members, s.writeConfig(t), op)
-	s.resolveBinds(req, b)
 	var where sq.Sqlizer
 	if sg := writtenSingleton(t); sg != nil {
 		where, err = s.singletonWhere(req.r.Context(), sg)
@@ -477,6 +491,18 @@ func (s *Service) put(req *request, op Op) error {
 	if err != nil {
 		return s.dbError(err, false)
 	}
+	// The entity keeps its type: the body is an update of the type stored.
+	if t.typ, err = s.storedType(req.r.Context(), t.typ, where); err != nil {
+		return s.dbError(err, false)
+	}
+	if err := s.keepType(members, t.typ); err != nil {
+		return err
+	}
+	if err := s.checkWritable(req.r.Context(), t.typ, members); err != nil {
+		return err
+	}
+	b := decodeEntity(t.typ, members, s.writeConfig(t), op)
+	s.resolveBinds(req, b)
 	return s.replace(req, op, where, b, nil)
 }
 
@@ -539,7 +565,7 @@ func (s *Service) replace(req *request, op Op, where sq.Sqlizer, b *body, missin
 	if sg := writtenSingleton(t); sg != nil {
 		return s.writeStored(req, http.StatusOK, sg.EntityType(), sg.Name, sg.Name, stored)
 	}
-	return s.writeEntity(req, http.StatusOK, t.set, stored)
+	return s.writeEntity(req, http.StatusOK, t.set, t.typ, stored)
 }
 
 // replaceIn saves b as replace does and returns the entity as stored, for the caller to answer.
@@ -569,6 +595,9 @@ func (s *Service) replaceIn(ctx context.Context, req *request, op Op, where sq.S
 			return err
 		}
 		c := &Change{Op: op, Set: t.set, Singleton: writtenSingleton(t), Old: old, Sent: b.sent}
+		if t.set != nil && t.typ != t.set.EntityType() {
+			c.typ = t.typ
+		}
 		if stored, err = s.update(ctx, tx, c, config, b); err != nil {
 			return err
 		}
@@ -774,8 +803,7 @@ func etagMatches(list string, sum uint64) bool {
 
 // writeEntity answers a saved entity: the entity with its ETag, or for Prefer: return=minimal 204 with
 // OData-EntityId. A create carries Location.
-func (s *Service) writeEntity(req *request, status int, es *edm.EntitySet, e Entity) error {
-	et := es.EntityType()
+func (s *Service) writeEntity(req *request, status int, es *edm.EntitySet, et *edm.EntityType, e Entity) error {
 	key, err := entityKey(et, e)
 	if err != nil {
 		return err
@@ -790,6 +818,12 @@ func (s *Service) writeStored(req *request, status int, et *edm.EntityType, path
 	l, err := s.answerLayout(req.r.Context(), et)
 	if err != nil {
 		return err
+	}
+	if t := req.target; t != nil && t.set != nil && t.set.EntityType() != et {
+		// An entity of a derived type in its base type's set: its answer says its type.
+		derived := *l
+		derived.expected = t.set.EntityType()
+		l = &derived
 	}
 	writer := entityWriter{layout: l}
 	sum, err := writer.etag(e)

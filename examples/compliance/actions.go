@@ -103,12 +103,14 @@ func process(ctx context.Context, call *odata.ActionCall) (any, error) {
 	return nil, nil
 }
 
-// productBeforeSave keeps the server's values of a product: a create starts at Version 1 and records CreatedAt,
-// every update increments Version (the ETag).
+// productBeforeSave keeps the server's values of a product: a create starts at Version 1, records CreatedAt and
+// sets ProductType to the name of the type created (Product or SpecialProduct); every update increments Version
+// (the ETag).
 func productBeforeSave(_ context.Context, _ *odata.Tx, c *odata.Change) error {
 	if c.Op == odata.Create {
 		c.New["Version"] = int64(1)
 		c.New["CreatedAt"] = time.Now().UTC()
+		c.New["ProductType"] = c.EntityType().Name // the discriminator the contract shows: Product or SpecialProduct
 		return nil
 	}
 	version, _ := c.Old["Version"].(int64)

@@ -15,7 +15,9 @@
 // The entity sets Products (Guid key, ETag from Version, which every update and every price-changing action
 // increments), Categories (unique Name), ProductDescriptions (composite key ProductID and LanguageKey),
 // MediaItems (a media entity: Content is its $value, ContentType its media type), ReadOnlyItems (no writes) and
-// DecimalSamples; the singleton Company (type CompanyInfo, ETag from Version); the flags enum ProductStatus, the
+// DecimalSamples; the type SpecialProduct derived from Product (SpecialProperty and SpecialFeature; its rows are
+// in Products, ProductType names the type of each product, and /Products/ComplianceService.SpecialProduct
+// casts to it); the singleton Company (type CompanyInfo, ETag from Version); the flags enum ProductStatus, the
 // complex types Address and Dimensions; the navigations Product/Category, Product/Descriptions,
 // Product/RelatedProducts (many-to-many), Category/Products and ProductDescription/Product; Core.Description on
 // Name, Description and SerialNumber, Core.Computed on CreatedAt and Version, Core.Immutable on SerialNumber; the
@@ -35,9 +37,6 @@
 //
 //   - Query options after a function call: the contract declares no function composable, so they are a 400 (the
 //     engine composes the entity results of composable functions, odata.FunctionFunc).
-//   - The derived type SpecialProduct: the engine has no type inheritance (an entity type has no base type), so
-//     there is no /Products/ComplianceService.SpecialProduct cast. Its properties ProductType, SpecialProperty
-//     and SpecialFeature are properties of Product, as the reference server stores them.
 //   - The geography properties Location (GeographyPoint), Route (GeographyLineString) and Area
 //     (GeographyPolygon): the engine has no geography types.
 //   - The overloads of the unbound action Process: CSDL overloads bound operations only, so Process is one action

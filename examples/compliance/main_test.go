@@ -97,6 +97,8 @@ func checkService(t *testing.T, base string) {
 		{"$filter=Category/Name eq 'Kitchen'", []string{"Coffee Mug"}},
 		{"$filter=Status has ComplianceService.ProductStatus'Discontinued'", []string{"Office Chair"}},
 		{"$filter=Descriptions/any(d: d/LanguageKey eq 'FR')", []string{"Wireless Mouse"}},
+		{"$filter=isof(ComplianceService.SpecialProduct)", []string{"Laptop", "Premium Laptop Pro", "Gaming Mouse Ultra"}},
+		{"$filter=ComplianceService.SpecialProduct/SpecialFeature eq 'Premium support'", []string{"Laptop"}},
 	}
 	for _, tt := range tests {
 		if got := productNames(t, base, tt.query); !cmp.Equal(got, tt.want) {
@@ -106,6 +108,7 @@ func checkService(t *testing.T, base string) {
 
 	checkFunctions(t, base)
 	checkDecimals(t, base)
+	checkSpecialProducts(t, base)
 	answer := send(t, http.MethodPatch, base+"/Company", `{"CEO": "Ada"}`)
 	if !strings.Contains(string(answer), `"CEO":"Ada"`) || !strings.Contains(string(answer), `"Version":2`) {
 		t.Errorf("PATCH /Company = %s, want CEO Ada and Version 2", answer)
@@ -121,6 +124,26 @@ func checkService(t *testing.T, base string) {
 		t.Errorf("descriptions after a deep update = %v, want %s", descriptions.Value, want)
 	}
 	checkReseed(t, base)
+}
+
+// checkSpecialProducts reads the derived type SpecialProduct through a cast and creates one: its rows are in
+// Products, the hook sets ProductType to the type's name.
+func checkSpecialProducts(t *testing.T, base string) {
+	t.Helper()
+	var special struct {
+		Value []struct{ Name, SpecialProperty string }
+	}
+	get(t, base+"/Products/ComplianceService.SpecialProduct?$select=Name,SpecialProperty&$top=1", &special)
+	if want := `[{Laptop Extended warranty included}]`; fmt.Sprint(special.Value) != want {
+		t.Errorf("GET Products/ComplianceService.SpecialProduct = %v, want %s", special.Value, want)
+	}
+	answer := send(t, http.MethodPost, base+"/Products",
+		`{"@odata.type":"#ComplianceService.SpecialProduct","Name":"Tablet","Price":300,"SpecialFeature":"Pen"}`)
+	for _, want := range []string{`"@odata.type":"#ComplianceService.SpecialProduct"`, `"ProductType":"SpecialProduct"`, `"SpecialFeature":"Pen"`} {
+		if !strings.Contains(string(answer), want) {
+			t.Errorf("POST /Products of a SpecialProduct = %s, want %s", answer, want)
+		}
+	}
 }
 
 // checkFunctions calls the contract's functions: overloads, bound to a product and to the collection.
@@ -281,7 +304,7 @@ func get(t *testing.T, url string, v any) {
 	}
 }
 
-// send sends a JSON body and returns the answer's body; anything but 200 fails the test.
+// send sends a JSON body and returns the answer's body; anything but 200 (or 201 for a POST) fails the test.
 func send(t *testing.T, method, url, body string) []byte {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
@@ -298,7 +321,7 @@ func send(t *testing.T, method, url, body string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.StatusCode != http.StatusOK {
+	if resp.StatusCode != http.StatusOK && (method != http.MethodPost || resp.StatusCode != http.StatusCreated) {
 		t.Fatalf("%s %s = %d %s", method, url, resp.StatusCode, answer)
 	}
 	return answer

@@ -45,6 +45,7 @@ func model() *edm.Model {
 		EntityTypes: []*edm.EntityType{
 			categoryType(),
 			productType(productStatus, address, dimensions),
+			specialProductType(),
 			productDescriptionType(),
 			mediaItemType(),
 			{Name: "ReadOnlyItem", Key: []string{"ID"}, Properties: []*edm.Property{
@@ -97,9 +98,8 @@ func productType(status *edm.EnumType, address, dimensions *edm.ComplexType) *ed
 			{Name: "CreatedAt", Type: edm.KindDateTimeOffset, ReadOnly: true},
 			{Name: "SerialNumber", Type: edm.KindString, MaxLength: 50, Nullable: true, Immutable: true,
 				Description: "Unique serial number assigned at creation"},
-			{Name: "ProductType", Type: edm.KindString, MaxLength: 50, Default: "Product"},
-			optionalString("SpecialProperty", 200),
-			optionalString("SpecialFeature", 100),
+			{Name: "ProductType", Type: edm.KindString, MaxLength: 50, Default: "Product",
+				Description: "The name of the product's type: Product or SpecialProduct"},
 			{Name: "ShippingAddress", Complex: address, Nullable: true},
 			{Name: "Dimensions", Complex: dimensions, Nullable: true},
 			{Name: "Photo", Type: edm.KindStream, Nullable: true},
@@ -112,6 +112,19 @@ func productType(status *edm.EnumType, address, dimensions *edm.ComplexType) *ed
 			{Name: "RelatedProducts", Target: "Product", Collection: true,
 				Join: edm.Join{Through: &edm.LinkTable{Table: relationTable,
 					SourceColumns: []string{"product_id"}, TargetColumns: []string{"related_product_id"}}}},
+		},
+	}
+}
+
+// specialProductType is the type derived from Product: its rows are in Product's table (odata_type holds
+// "ComplianceService.SpecialProduct"), with its two properties as nullable columns there.
+func specialProductType() *edm.EntityType {
+	return &edm.EntityType{
+		Name:     "SpecialProduct",
+		BaseType: "Product",
+		Properties: []*edm.Property{
+			optionalString("SpecialProperty", 200),
+			optionalString("SpecialFeature", 100),
 		},
 	}
 }

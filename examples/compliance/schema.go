@@ -34,5 +34,14 @@ func createSchema(ctx context.Context, db *sql.DB, dialect sqldb.Dialect, m *edm
 	return nil
 }
 
-// allTables returns the entity types in the model's order, in which every table follows the tables it refers to.
-func allTables(m *edm.Model) []*edm.EntityType { return m.EntityTypes }
+// allTables returns the entity types that have a table of their own (derived types are stored in their base's)
+// in the model's order, in which every table follows the tables it refers to.
+func allTables(m *edm.Model) []*edm.EntityType {
+	var out []*edm.EntityType
+	for _, t := range m.EntityTypes {
+		if t.Base() == nil {
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -175,8 +175,11 @@ func reseed(ctx context.Context, tx *odata.Tx) error {
 		}
 	}
 	for _, s := range rows {
-		et := tx.Model.EntityType(s.typeName)
 		for _, e := range s.rows {
+			et := tx.Model.EntityType(s.typeName)
+			if name, ok := e["ProductType"].(string); ok {
+				et = tx.Model.EntityType(name) // a SpecialProduct
+			}
 			e = complete(et, e)
 			if err := tx.Insert(ctx, et, e); err != nil {
 				return err

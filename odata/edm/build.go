@@ -36,6 +36,7 @@ func (m *Model) Build() error {
 	b := &builder{m: m, problems: &errorList{}, badJoin: map[*NavigationProperty]bool{}, mirrored: map[*NavigationProperty]bool{}}
 	b.build()
 	if len(b.problems.list) > 0 {
+		m.restoreDeclarations()
 		m.reset()
 		return errors.Join(b.problems.list...)
 	}
@@ -85,20 +86,22 @@ func (b *builder) build() {
 		b.complexType(c)
 	}
 	b.complexCycles()
-	for _, t := range m.EntityTypes {
+	for _, t := range b.hierarchies() {
 		b.entityType(t)
 	}
+	b.hierarchyChecks()
 	b.tables()
 	for _, t := range m.EntityTypes {
-		for _, n := range t.Navigations {
+		for _, n := range t.DeclaredNavigations() {
 			b.navigation(t, n)
 		}
 	}
 	for _, t := range m.EntityTypes {
-		for _, n := range t.Navigations {
+		for _, n := range t.DeclaredNavigations() {
 			b.partner(t, n)
 		}
 	}
+	b.derivedTargets()
 	b.container()
 	b.operations()
 	b.authorizations()
@@ -365,10 +368,12 @@ func (b *builder) tables() {
 		owner[table] = declaration
 	}
 	for _, t := range b.m.EntityTypes {
-		claim(t.Table, fmt.Sprintf("entity type %q", t.Name))
+		if t.base == nil {
+			claim(t.Table, fmt.Sprintf("entity type %q", t.Name))
+		}
 	}
 	for _, t := range b.m.EntityTypes {
-		for _, p := range t.Properties {
+		for _, p := range t.DeclaredProperties() {
 			if p.Collection && p.CollectionTable != nil {
 				claim(p.CollectionTable.Table, fmt.Sprintf("entity type %q: property %q", t.Name, p.Name))
 			}

@@ -10,6 +10,9 @@ import (
 func (b *builder) entityType(t *EntityType) {
 	where := fmt.Sprintf("entity type %q", t.Name)
 	report := func(msg string) { b.problems.add(where, msg) }
+	if t.base != nil {
+		inherit(t, report)
+	}
 	defaulted := t.Table == ""
 	if defaulted {
 		t.Table = SnakeCase(t.Name)
@@ -22,7 +25,7 @@ func (b *builder) entityType(t *EntityType) {
 	entityKey(t, report)
 	generatedKey(t, report)
 	entityColumns(t, report)
-	for _, p := range t.Properties {
+	for _, p := range t.DeclaredProperties() {
 		if p.Collection {
 			b.collectionTable(t, p)
 		}
@@ -35,16 +38,20 @@ func (b *builder) entityType(t *EntityType) {
 func (b *builder) entityMembers(t *EntityType, where string, report func(msg string)) {
 	t.propertyIndex, t.navigationIndex = newIndex[*Property](), newIndex[*NavigationProperty]()
 	names := map[string]bool{}
-	for _, p := range t.Properties {
-		p.isKey = false
-		b.property(where, p, true)
+	for i, p := range t.Properties {
+		if i >= t.inherited {
+			p.isKey = false
+			b.property(where, p, true)
+		}
 		if names[p.Name] {
 			report(fmt.Sprintf("duplicate property %q", p.Name))
 			continue
 		}
 		names[p.Name] = true
 		t.propertyIndex.add(p.Name, p)
-		b.instantiate(p)
+		if i >= t.inherited {
+			b.instantiate(p)
+		}
 	}
 	for _, n := range t.Navigations {
 		if names[n.Name] {
@@ -57,6 +64,10 @@ func (b *builder) entityMembers(t *EntityType, where string, report func(msg str
 
 // entityKey resolves the key properties.
 func entityKey(t *EntityType, report func(msg string)) {
+	if t.base != nil {
+		t.key = t.base.key // checked on the root
+		return
+	}
 	if len(t.Key) == 0 {
 		report("no key")
 	}

@@ -104,18 +104,26 @@ func (m *Model) jsonComplexType(c *ComplexType, annotator *annotator) *jsonObjec
 func (m *Model) jsonEntityType(t *EntityType, annotator *annotator) *jsonObject {
 	o := &jsonObject{}
 	o.set("$Kind", "EntityType")
-	if t.HasStream {
+	if t.base != nil {
+		o.set("$BaseType", m.Namespace+"."+t.base.Name)
+	}
+	if t.Abstract {
+		o.set("$Abstract", true)
+	}
+	if t.HasStream && (t.base == nil || !t.base.HasStream) {
 		o.set("$HasStream", true)
 	}
-	key := make([]any, len(t.key))
-	for i, k := range t.key {
-		key[i] = k.Name
+	if t.base == nil {
+		key := make([]any, len(t.key))
+		for i, k := range t.key {
+			key[i] = k.Name
+		}
+		o.set("$Key", key)
 	}
-	o.set("$Key", key)
-	for _, p := range t.Properties {
+	for _, p := range t.DeclaredProperties() {
 		o.set(p.Name, m.jsonProperty(p, annotator))
 	}
-	for _, n := range t.Navigations {
+	for _, n := range t.DeclaredNavigations() {
 		o.set(n.Name, m.jsonNavigation(n, annotator))
 	}
 	o.annotate(annotator.describe(t.Description))

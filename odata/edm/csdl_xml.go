@@ -84,17 +84,25 @@ func xmlEnumType(schema *xmlElement, e *EnumType, annotator *annotator) {
 
 func (m *Model) xmlEntityType(schema *xmlElement, t *EntityType, annotator *annotator) {
 	element := schema.child("EntityType", "Name", t.Name)
-	if t.HasStream {
+	if t.base != nil {
+		element.attribute("BaseType", m.Namespace+"."+t.base.Name)
+	}
+	if t.Abstract {
+		element.attribute("Abstract", "true")
+	}
+	if t.HasStream && (t.base == nil || !t.base.HasStream) {
 		element.attribute("HasStream", "true")
 	}
-	key := element.child("Key")
-	for _, k := range t.key {
-		key.child("PropertyRef", "Name", k.Name)
+	if t.base == nil {
+		key := element.child("Key")
+		for _, k := range t.key {
+			key.child("PropertyRef", "Name", k.Name)
+		}
 	}
-	for _, p := range t.Properties {
+	for _, p := range t.DeclaredProperties() {
 		m.xmlProperty(element, p, annotator)
 	}
-	for _, n := range t.Navigations {
+	for _, n := range t.DeclaredNavigations() {
 		m.xmlNavigation(element, n, annotator)
 	}
 	element.annotate(annotator.describe(t.Description))

@@ -21,7 +21,9 @@
 // every name can be declared instead, so a model can describe tables another program made:
 //
 //   - An entity type is a table: EntityType.Table, by default the snake_case of its name (SnakeCase:
-//     CustomerRole -> customer_role).
+//     CustomerRole -> customer_role). A type derived from another (EntityType.BaseType) has no table of its own:
+//     a hierarchy is one table, its root's, with a column per property of every type of it and a discriminator
+//     column (EntityType.DiscriminatorColumn, "odata_type") holding each row's qualified type name.
 //   - A primitive or enum property is a column: Property.Column, by default the snake_case of its name
 //     (SeName -> se_name). An enum is stored as its member's integer value. A property with SQL has no column.
 //   - A complex property P is a column per member, "<P column>_<member column>" (address_city), nested members
@@ -204,6 +206,17 @@ type EntityType struct {
 	// Description is emitted as a Core.Description annotation.
 	Description string
 
+	// BaseType names the entity type this one derives from (simple or qualified name; "" for none). A derived
+	// type inherits its base's key, properties, navigations, ETag and media stream, and declares only what it
+	// adds: no Key, ETag or Table of its own. Its rows live in the table of the root of its hierarchy (table per
+	// hierarchy), whose discriminator column (DiscriminatorColumn) holds each row's qualified type name.
+	BaseType string
+	// Abstract marks a type that has no instances of its own: only its derived types are created.
+	Abstract bool
+	// DiscriminatorColumn is, on the root of a hierarchy with derived types, the column of its table that holds
+	// each row's qualified type name; "odata_type" when empty. Only a root declares it.
+	DiscriminatorColumn string
+
 	key             []*Property
 	etag            []*Property
 	propertyIndex   index[*Property]
@@ -211,6 +224,103 @@ type EntityType struct {
 	stream          *Property
 	contentType     *Property
 	sets            []*EntitySet
+
+	// The hierarchy: base and derived types (the direct ones, in declaration order), the number of
+	// properties and navigations at the front of Properties and Navigations that are inherited, and the
+	// declarations as written, restored when a Build fails.
+	base          *EntityType
+	derived       []*EntityType
+	inherited     int
+	inheritedNavs int
+	declared      *entityDeclaration
+}
+
+// entityDeclaration keeps what Build changes in a derived type's declaration, to restore it when Build fails.
+type entityDeclaration struct {
+	properties  []*Property
+	navigations []*NavigationProperty
+	key, etag   []string
+	table       string
+	stream      [3]string
+	hasStream   bool
+}
+
+// DefaultDiscriminatorColumn is the discriminator column of a hierarchy whose root declares none.
+const DefaultDiscriminatorColumn = "odata_type"
+
+// Base returns the type this one derives from; nil for a type without a base.
+func (t *EntityType) Base() *EntityType { return t.base }
+
+// Root returns the root of the type's hierarchy: the type itself when it has no base.
+func (t *EntityType) Root() *EntityType {
+	for t.base != nil {
+		t = t.base
+	}
+	return t
+}
+
+// DerivedTypes returns the types derived from t, directly or not, in depth-first declaration order; nil when
+// there is none.
+func (t *EntityType) DerivedTypes() []*EntityType {
+	var out []*EntityType
+	var walk func(u *EntityType)
+	walk = func(u *EntityType) {
+		for _, d := range u.derived {
+			out = append(out, d)
+			walk(d)
+		}
+	}
+	walk(t)
+	return out
+}
+
+// IsA reports whether t is u or derives from u.
+func (t *EntityType) IsA(u *EntityType) bool {
+	for ; t != nil; t = t.base {
+		if t == u {
+			return true
+		}
+	}
+	return false
+}
+
+// Polymorphic reports whether the type's hierarchy has more than one type: its table then has a discriminator
+// column.
+func (t *EntityType) Polymorphic() bool {
+	root := t.Root()
+	return len(root.derived) > 0
+}
+
+// Discriminator returns the column of the hierarchy's table that holds each row's qualified type name; "" when
+// the hierarchy is the type alone.
+func (t *EntityType) Discriminator() string {
+	root := t.Root()
+	if len(root.derived) == 0 {
+		return ""
+	}
+	return root.DiscriminatorColumn
+}
+
+// DeclaredProperties returns the properties the type declares itself (Properties without the inherited ones).
+func (t *EntityType) DeclaredProperties() []*Property { return t.Properties[t.inherited:] }
+
+// DeclaredNavigations returns the navigation properties the type declares itself.
+func (t *EntityType) DeclaredNavigations() []*NavigationProperty {
+	return t.Navigations[t.inheritedNavs:]
+}
+
+// HierarchyProperties returns the properties of t and, after them, those its derived types declare, in the
+// order of DerivedTypes: every property an instance of t (of t or of a derived type) may have.
+func (t *EntityType) HierarchyProperties() []*Property {
+	derived := t.DerivedTypes()
+	if len(derived) == 0 {
+		return t.Properties
+	}
+	out := slices.Clip(t.Properties)
+	for _, d := range derived {
+		out = append(out, d.DeclaredProperties()...)
+	}
+	return out
 }
 
 // KeyProperties returns the key properties in key order.

@@ -111,6 +111,9 @@ func columnDefinition(d sqldb.Dialect, c *column, def string) string {
 // rows (adding), what the engine gives such a value on create: false or zero for a Boolean or number; and the
 // current time for a read-only DateTimeOffset, such as a creation time.
 func defaultOf(d sqldb.Dialect, c *column, adding bool) string {
+	if c.fixedDefault != "" {
+		return c.fixedDefault
+	}
 	p := c.property
 	if p == nil || p.Collection {
 		return ""

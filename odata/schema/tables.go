@@ -43,6 +43,9 @@ type column struct {
 	readOnly bool
 	// generated marks the key column whose values the database generates (edm.Property.Generated).
 	generated bool
+	// fixedDefault is the SQL literal of the default of a column that holds no property's values (the
+	// discriminator of a hierarchy's table), "" for none.
+	fixedDefault string
 }
 
 // foreignKey is a foreign key of a table.
@@ -79,22 +82,24 @@ type builder struct {
 func describe(m *edm.Model) ([]*table, error) {
 	b := &builder{byName: map[string]*table{}, ofType: map[*edm.EntityType]*table{}, foreign: map[string]bool{}}
 	for _, et := range m.EntityTypes {
-		b.entityTable(et)
+		if et.Base() == nil {
+			b.entityTable(m, et)
+		}
 	}
 	for _, et := range m.EntityTypes {
-		for _, n := range et.Navigations {
+		for _, n := range et.DeclaredNavigations() {
 			b.containment(n)
 		}
 	}
 	for _, et := range m.EntityTypes {
-		for _, p := range et.Properties {
+		for _, p := range et.DeclaredProperties() {
 			if p.Collection && p.SQL == "" {
 				b.sideTable(et, p)
 			}
 		}
 	}
 	for _, et := range m.EntityTypes {
-		for _, n := range et.Navigations {
+		for _, n := range et.DeclaredNavigations() {
 			b.navigation(n)
 		}
 	}
@@ -132,12 +137,24 @@ func (t *table) addColumn(c *column) {
 	t.byName[c.name] = c
 }
 
-// entityTable adds the table of et: a column per primitive and enum property and per member of a complex one,
-// the key columns as primary key.
-func (b *builder) entityTable(et *edm.EntityType) {
+// entityTable adds the table of et, the root of its hierarchy: a column per primitive and enum property and per
+// member of a complex one, the key columns as primary key. The table of a hierarchy holds the rows of every type
+// of it: the properties the derived types declare are nullable columns after the root's, and the discriminator
+// column, not null, holds each row's qualified type name (by default the root's).
+func (b *builder) entityTable(m *edm.Model, et *edm.EntityType) {
 	t := newTable(et.Table, "entity type "+et.Name)
 	for _, p := range et.Properties {
 		t.addProperty(p, et.Name+"/"+p.Name, false)
+	}
+	for _, derived := range et.DerivedTypes() {
+		for _, p := range derived.DeclaredProperties() {
+			t.addProperty(p, derived.Name+"/"+p.Name, true)
+		}
+		b.ofType[derived] = t
+	}
+	if name := et.Discriminator(); name != "" {
+		t.addColumn(&column{name: name, kind: edm.KindString, of: "the type of " + et.Name + " rows",
+			fixedDefault: "'" + m.Namespace + "." + et.Name + "'"})
 	}
 	for _, k := range et.KeyProperties() {
 		t.key = append(t.key, k.Column)

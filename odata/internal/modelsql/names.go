@@ -29,7 +29,7 @@ func NewNames(d sqldb.Dialect, m *edm.Model, extra ...string) *Names {
 		}
 	}
 	for _, t := range m.EntityTypes {
-		n.add(t.Table)
+		n.add(t.Table, t.Discriminator())
 		for _, p := range t.Properties {
 			property(p)
 		}

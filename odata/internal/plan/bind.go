@@ -251,6 +251,17 @@ type pathWalk struct {
 	complex  *edm.Property
 	// complexStart is the segment of the entity's complex property the path is in.
 	complexStart int
+	// cast is the type derived from at's that a type segment cast the entity to, nil for none: the members it
+	// declares follow.
+	cast *edm.EntityType
+}
+
+// typ is the entity type whose members the path may name next: the cast's, else the range's.
+func (w *pathWalk) typ() *edm.EntityType {
+	if w.cast != nil {
+		return w.cast
+	}
+	return w.at.typ
 }
 
 // memberPath returns the names of the path's segments from the complex property it is in to segment i, a
@@ -279,7 +290,10 @@ func (b *binder) segment(w *pathWalk, i int) (boundExpr, error) {
 	case w.complex != nil:
 		return b.complexMember(w, i)
 	}
-	if prop := w.at.typ.Property(s.Name); prop != nil {
+	if prop := w.typ().Property(s.Name); prop != nil {
+		if w.cast != nil && w.at.typ.Property(s.Name) == prop {
+			return nil, b.fail(CodeNotSupported, segmentAt(s), "after a cast to %s, only the properties it declares are supported: %s", w.cast.Name, s.Name)
+		}
 		return b.propertySegment(w, i, prop)
 	}
 	return b.navigationSegment(w, i)
@@ -301,16 +315,24 @@ func (w *pathWalk) hasMember(name string) bool {
 	if w.complex != nil {
 		return w.complex.Property(name) != nil
 	}
-	return w.at.typ.Property(name) != nil || w.at.typ.Navigation(name) != nil
+	return w.typ().Property(name) != nil || w.typ().Navigation(name) != nil
 }
 
 // typeSegment binds a qualified segment, which can only be a cast to the type the path has reached (the model
 // has no derived types): it is skipped, and at the end of a path on an entity it is the instance.
 func (b *binder) typeSegment(w *pathWalk, i int) (boundExpr, error) {
 	s := w.segments[i]
-	if w.complex == nil && w.at.typ != nil && b.isTypeName(s.Name, w.at.typ.Name) {
+	if w.complex == nil && w.at.typ != nil && b.isTypeName(s.Name, w.typ().Name) {
 		if w.last(i) {
 			return instance(w.at), nil
+		}
+		return nil, nil
+	}
+	if d := b.c.m.EntityType(s.Name); w.complex == nil && w.at.typ != nil && d != nil && d.IsA(w.typ()) {
+		// A cast to a derived type: its own members follow; alone it is the instance when of that type.
+		w.cast = d
+		if w.last(i) {
+			return &boundRange{t: boundType{entity: d, nullable: true}, r: w.at, only: d}, nil
 		}
 		return nil, nil
 	}
@@ -358,23 +380,26 @@ func (b *binder) propertySegment(w *pathWalk, i int, prop *edm.Property) (boundE
 		}
 		return &boundCollection{t: propType(prop), from: w.at, prop: prop}, nil
 	case prop.Complex != nil:
-		return nil, b.enterComplex(w, i, prop, w.at.nullable)
+		return nil, b.enterComplex(w, i, prop, w.at.nullable || w.cast != nil)
 	case prop.Type == edm.KindStream:
 		return nil, b.fail(CodeNotSupported, segmentAt(s), "stream properties cannot be used in expressions: %s", s.Name)
 	}
 	if err := b.primitiveEnds(w, i); err != nil {
 		return nil, err
 	}
-	return &boundColumn{t: propType(prop).withNullable(prop.Nullable || w.at.nullable), r: w.at, p: prop}, nil
+	return &boundColumn{t: propType(prop).withNullable(prop.Nullable || w.at.nullable || w.cast != nil), r: w.at, p: prop}, nil
 }
 
 // navigationSegment binds a navigation property: a collection, a single-valued navigation that ends the path
 // (to compare it with null), or a to-one join the path goes on through.
 func (b *binder) navigationSegment(w *pathWalk, i int) (boundExpr, error) {
 	s := w.segments[i]
-	nav := w.at.typ.Navigation(s.Name)
+	nav := w.typ().Navigation(s.Name)
 	if nav == nil {
-		return nil, b.fail(CodeUnknownProperty, segmentAt(s), "%s has no property %s", w.at.typ.Name, s.Name)
+		return nil, b.fail(CodeUnknownProperty, segmentAt(s), "%s has no property %s", w.typ().Name, s.Name)
+	}
+	if w.cast != nil && w.at.typ.Navigation(s.Name) == nav {
+		return nil, b.fail(CodeNotSupported, segmentAt(s), "after a cast to %s, only the navigation properties it declares are supported: %s", w.cast.Name, s.Name)
 	}
 	if b.c.hiddenNavigation(w.at.typ, nav) {
 		return nil, notReadable(b.option, s.Pos+1, w.at.typ, nav.Name)
@@ -388,7 +413,7 @@ func (b *binder) navigationSegment(w *pathWalk, i int) (boundExpr, error) {
 	if w.last(i) {
 		return &boundNavigation{t: boundType{entity: nav.TargetType(), nullable: true}, r: w.at, nav: nav}, nil
 	}
-	w.at = w.at.join(b.c, nav)
+	w.at, w.cast = w.at.join(b.c, nav), nil
 	return nil, nil
 }
 

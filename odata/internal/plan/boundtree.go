@@ -78,9 +78,18 @@ type boundNavigation struct {
 }
 
 // boundRange is an entity instance used as a value ($it, a lambda variable): only isof and null comparisons apply.
+// With only set (cast to a derived type) it is null unless the row is an instance of that type.
 type boundRange struct {
-	t boundType
-	r *tableRange
+	t    boundType
+	r    *tableRange
+	only *edm.EntityType
+}
+
+// boundTypeTest is true when the row of a range is an instance of a type of its hierarchy (isof with an entity
+// type derived from the range's): a test of the discriminator column.
+type boundTypeTest struct {
+	r   *tableRange
+	typ *edm.EntityType
 }
 
 // boundCollection is a collection valued path: a collection navigation or a collection property of a range.
@@ -204,6 +213,8 @@ func (e *boundHas) typeOf() boundType {
 func (e *boundCase) typeOf() boundType { return e.t }
 
 func (e *boundSearch) typeOf() boundType { return typeBoolean }
+
+func (e *boundTypeTest) typeOf() boundType { return typeBoolean }
 
 func (e *boundSlot) typeOf() boundType { return e.t }
 

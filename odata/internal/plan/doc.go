@@ -73,6 +73,14 @@
 //   - Casts that widen an integer (cast(Rating,Edm.Int32) from a Byte) keep the value; casts that narrow one, or
 //     turn an enum into an integer kind, are null where the value does not fit the kind (cast(Sold,Edm.Byte) is
 //     null for 1000).
+//   - Type hierarchies (edm.EntityType.BaseType) are one table with a discriminator column holding each row's
+//     qualified type name (hierarchy.go): a Scope.Cast or Step.Cast narrows to a derived type and its own
+//     derived types (odata_type IN ('Ns.Book', 'Ns.Ebook')); isof(Ns.Book), isof(x,Ns.Book) and the null tests
+//     of cast(Ns.Book) are the same test, on $it, a lambda variable or a joined single-valued navigation
+//     (constants when the range's type settles them); a member path Ns.Book/Pages names a property the derived
+//     type declares (its column, null for rows of other types); reads of a type include the columns of its
+//     derived types' properties and the discriminator (Projection.TypeColumn), $select=Ns.Book/Pages selects
+//     one of them.
 //   - Paths through single-valued navigations are LEFT JOINs (one per navigation and range; measured faster than
 //     correlated subqueries on both databases); any/all are correlated EXISTS/NOT EXISTS (through the link table
 //     of a many-to-many navigation, over the side table of a collection of primitives); $count is a correlated
@@ -105,9 +113,11 @@
 // Valid OData this engine does not translate is a NotSupported *Error (the service answers 501 Not Implemented): the
 // $apply transformations apply.go lists as such and $apply nested in $expand, $index, $deltatoken, $schemaversion; $root paths; key predicates and
 // bound functions inside member paths; geography and geometry; hassubset and hassubsequence; arithmetic on dates, times
-// and timestamps (adding a duration to a timestamp); mod on floating-point values; cast of the instance or to types
-// other than numeric kinds, String (from integers and GUIDs), Date and TimeOfDay (from a DateTimeOffset), and casts that
+// and timestamps (adding a duration to a timestamp); mod on floating-point values; casts to complex types and to types
+// other than entity types, numeric kinds, String (from integers and GUIDs), Date and TimeOfDay (from a DateTimeOffset), and casts that
 // turn a decimal or floating-point value into an integer (an integer or an enum cast to a narrower integer kind is
 // null where it does not fit, as OData's failed cast); complex values as operands (compare
-// their members); member access on parameter aliases; $expand through complex properties and nested options in $select.
+// their members); member access on parameter aliases; $expand through complex properties and nested options in $select;
+// after a cast to a derived type in a member path, the properties the type inherits (Ns.Book/Name: select Name) and a
+// cast alone in $select (select the type's properties).
 package plan

@@ -67,6 +67,7 @@ func (lv *level) expand(it syntax.ExpandItem, option string, depth int) error {
 	}
 	segments := it.Path
 	var navs []*edm.NavigationProperty
+	var cast *edm.EntityType // a cast after the navigation to a type derived from its target's
 	switch {
 	case len(segments) == 1 && segments[0].Name == "*":
 		for _, nav := range t.Navigations {
@@ -95,6 +96,10 @@ func (lv *level) expand(it syntax.ExpandItem, option string, depth int) error {
 			if s.IsQualified() && lv.isType(s.Name, nav.TargetType().Name) {
 				continue
 			}
+			if d := lv.c.m.EntityType(s.Name); s.IsQualified() && d != nil && d.IsA(castOr(nav.TargetType(), cast)) && cast == nil {
+				cast = d
+				continue
+			}
 			return &Error{Code: CodeNotSupported, Option: option, Pos: s.Pos + 1, Msg: "unsupported $expand segment " + s.Name}
 		}
 		navs = []*edm.NavigationProperty{nav}
@@ -108,7 +113,7 @@ func (lv *level) expand(it syntax.ExpandItem, option string, depth int) error {
 				return &Error{Code: CodeSyntax, Option: option, Pos: it.Pos + 1, Msg: nav.Name + " is expanded twice"}
 			}
 		}
-		e, err := lv.expandNav(nav, it, option, depth)
+		e, err := lv.expandNav(nav, cast, it, option, depth)
 		if err != nil {
 			return err
 		}
@@ -118,7 +123,7 @@ func (lv *level) expand(it syntax.ExpandItem, option string, depth int) error {
 }
 
 // expandNav compiles the expansion of one navigation property with the options of its $expand item.
-func (lv *level) expandNav(nav *edm.NavigationProperty, it syntax.ExpandItem, option string, depth int) (*Expand, error) {
+func (lv *level) expandNav(nav *edm.NavigationProperty, cast *edm.EntityType, it syntax.ExpandItem, option string, depth int) (*Expand, error) {
 	c := lv.c
 	q := it.Options
 	if q == nil {
@@ -142,7 +147,7 @@ func (lv *level) expandNav(nav *edm.NavigationProperty, it syntax.ExpandItem, op
 	for _, column := range nav.Join.SourceColumns {
 		e.Link = append(e.Link, lv.column(column))
 	}
-	child := &tableRange{alias: c.newAlias(), typ: nav.TargetType()}
+	child := &tableRange{alias: c.newAlias(), typ: castOr(nav.TargetType(), cast)}
 	if err := c.bindCompute(child, q, option); err != nil {
 		return nil, err
 	}
@@ -153,6 +158,9 @@ func (lv *level) expandNav(nav *edm.NavigationProperty, it syntax.ExpandItem, op
 	conditions, err := c.expandConditions(child, q, option)
 	if err != nil {
 		return nil, err
+	}
+	if condition := c.typeCondition(child.typ, child.alias); condition != "" {
+		conditions = append(conditions, condition) // the entities of the cast's type only
 	}
 	var order []orderKey
 	if nav.Collection && !it.Count {

@@ -292,6 +292,11 @@ func (b *binder) typeArg(n *syntax.Call) (*syntax.TypeName, error) {
 // cast binds cast(value, type): a null or a literal is converted at once; other values convert in SQL where the
 // conversion is one the engine translates (castConversion).
 func (b *binder) cast(n *syntax.Call) (boundExpr, error) {
+	if typeName, err := b.typeArg(n); err == nil {
+		if t := b.c.m.EntityType(typeName.Name); t != nil {
+			return b.castEntity(n, t)
+		}
+	}
 	k, err := b.castTarget(n)
 	if err != nil {
 		return nil, err
@@ -330,7 +335,7 @@ func (b *binder) castTarget(n *syntax.Call) (edm.Kind, error) {
 		return 0, err
 	}
 	if len(n.Args) == 1 {
-		return 0, b.fail(CodeNotSupported, n, "cast of the instance is not supported (the model has no derived types)")
+		return 0, b.fail(CodeTypeMismatch, n, "cast of the instance takes an entity type, not %s", typeName.Name)
 	}
 	k, ok := edm.ParseKind(typeName.Name)
 	if !ok {
@@ -404,14 +409,20 @@ func (b *binder) isof(n *syntax.Call) (boundExpr, error) {
 	if err != nil {
 		return nil, err
 	}
+	entityType := b.c.m.EntityType(typeName.Name)
 	if len(n.Args) == 1 {
 		current := b.innermost()
-		ok := current.typ != nil && b.isTypeName(typeName.Name, current.typ.Name)
-		return &boundLiteral{t: typeBoolean, v: ok}, nil
+		if current.typ == nil || entityType == nil {
+			return &boundLiteral{t: typeBoolean, v: false}, nil
+		}
+		return entityTypeTest(current, current.typ, entityType), nil
 	}
 	x, err := b.expr(n.Args[0].Value)
 	if err != nil {
 		return nil, err
+	}
+	if r := b.entityRange(x); r != nil && entityType != nil {
+		return entityTypeTest(r, r.typ, entityType), nil
 	}
 	valueType := x.typeOf()
 	match := false
@@ -475,4 +486,42 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 		return s[len(prefix):], true
 	}
 	return s, false
+}
+
+// entityRange returns the range of an entity-valued expression: an instance ($it, a lambda variable) or a
+// single-valued navigation, joined; nil for other expressions and for an instance cast to a derived type.
+func (b *binder) entityRange(x boundExpr) *tableRange {
+	switch e := x.(type) {
+	case *boundRange:
+		if e.only == nil {
+			return e.r
+		}
+	case *boundNavigation:
+		return e.r.join(b.c, e.nav)
+	}
+	return nil
+}
+
+// castEntity binds cast to the entity type t: of the instance (one argument) or of an entity-valued expression.
+// The result is the instance when it is of type t, else null; it compares with null and is an operand of isof.
+func (b *binder) castEntity(n *syntax.Call, t *edm.EntityType) (boundExpr, error) {
+	r := b.innermost()
+	if len(n.Args) == 2 {
+		x, err := b.expr(n.Args[0].Value)
+		if err != nil {
+			return nil, err
+		}
+		if r = b.entityRange(x); r == nil {
+			return nil, b.fail(CodeTypeMismatch, n.Args[0].Value, "cast to the entity type %s needs an entity, found %s", t.Name, x.typeOf())
+		}
+	}
+	switch {
+	case r.typ == nil:
+		return nil, b.fail(CodeTypeMismatch, n, "cast to the entity type %s needs an entity", t.Name)
+	case r.typ.IsA(t):
+		return instance(r), nil
+	case t.IsA(r.typ):
+		return &boundRange{t: boundType{entity: t, nullable: true}, r: r, only: t}, nil
+	}
+	return &boundLiteral{t: typeNull}, nil
 }

@@ -34,6 +34,15 @@ func scopeOf(t testing.TB, m *edm.Model, path string) plan.Scope {
 		s.Key = first.Args[0].Args
 	}
 	for _, seg := range rp.Segments[1:] {
+		if cast := m.EntityType(seg.Name); seg.IsQualified() && cast != nil {
+			if n := len(s.Path); n > 0 {
+				s.Path[n-1].Cast = cast
+			} else {
+				s.Cast = cast
+			}
+			typ = cast
+			continue
+		}
 		nav := typ.Navigation(seg.Name)
 		if nav == nil {
 			t.Fatalf("%s has no navigation %s", typ.Name, seg.Name)

@@ -43,7 +43,15 @@ type Projection struct {
 	Collections []*Collection
 	// Expands are the expanded navigation properties, one query per navigation per page.
 	Expands []*Expand
+
+	typeColumn int // 1 + the index of the discriminator column, 0 for none
 }
+
+// TypeColumn returns the index (into Columns) of the column that holds each row's qualified type name when
+// Type is part of a hierarchy of types (edm.EntityType.Discriminator), else -1. The columns of a polymorphic
+// read include the properties of Type's derived types (edm.EntityType.HierarchyProperties); a row has those
+// of its own type only, the others are null.
+func (p *Projection) TypeColumn() int { return p.typeColumn - 1 }
 
 // Collection is a selected collection of primitive or enum values, stored in a side table. Its query reads the
 // items of all the owners of a page at once.
@@ -200,7 +208,7 @@ func (lv *level) projectSelection(items []syntax.SelectItem, option string) erro
 		etag[p] = true
 	}
 	columnOf := map[*edm.Property]int{}
-	for _, p := range t.Properties {
+	for _, p := range t.HierarchyProperties() {
 		s := selected[p]
 		if selected == nil && !p.Lazy && p.Type != edm.KindStream {
 			s = &selection{all: true}
@@ -215,6 +223,9 @@ func (lv *level) projectSelection(items []syntax.SelectItem, option string) erro
 		lv.projection.Key = append(lv.projection.Key, columnOf[k])
 	}
 	lv.etagColumns(columnOf)
+	if column := t.Discriminator(); column != "" {
+		lv.projection.typeColumn = 1 + lv.internal(lv.c.qualifiedColumn(lv.r.alias, column))
+	}
 	lv.addComputed(selectedComputed, selected == nil || selectsAll(items))
 	for _, collection := range lv.projection.Collections {
 		for _, column := range collection.Property.CollectionTable.SourceColumns {
@@ -314,7 +325,7 @@ func (lv *level) selection(items []syntax.SelectItem, option string) (map[*edm.P
 		}
 	}
 	if star {
-		for _, p := range lv.r.typ.Properties {
+		for _, p := range lv.r.typ.HierarchyProperties() {
 			if p.Lazy || p.Type == edm.KindStream || lv.hidden()[p] {
 				continue
 			}
@@ -346,7 +357,17 @@ func (lv *level) selectPath(it syntax.SelectItem, option string) (path []*edm.Pr
 	if len(segments) == 0 {
 		return nil, true, nil
 	}
+	// A cast to a derived type selects its properties (Ns.Special/Extra); alone it selects them all.
+	if derived := lv.derivedType(segments[0]); derived != nil {
+		t = derived
+		if segments = segments[1:]; len(segments) == 0 {
+			return nil, false, &Error{Code: CodeNotSupported, Option: option, Pos: it.Pos + 1, Msg: "a type cast alone in $select is not supported; select its properties"}
+		}
+	}
 	first := segments[0]
+	if first.IsQualified() && lv.c.m.EntityType(first.Name) != nil {
+		return nil, false, &Error{Code: CodeTypeMismatch, Option: option, Pos: first.Pos + 1, Msg: first.Name + " is not derived from " + t.Name}
+	}
 	if strings.HasPrefix(first.Name, "@") || strings.HasSuffix(first.Name, ".*") || first.IsQualified() {
 		return nil, false, nil // annotations, operations: nothing to read
 	}
@@ -409,6 +430,19 @@ func markSelected(out map[*edm.Property]*selection, path []*edm.Property) {
 		node = child
 	}
 	node.all = true
+}
+
+// derivedType returns the type derived from the level's type that segment, a qualified name, names; nil for
+// any other segment.
+func (lv *level) derivedType(segment syntax.Segment) *edm.EntityType {
+	if !segment.IsQualified() {
+		return nil
+	}
+	d := lv.c.m.EntityType(segment.Name)
+	if d == nil || d == lv.r.typ || !d.IsA(lv.r.typ) || !strings.Contains(segment.Name, ".") {
+		return nil
+	}
+	return d
 }
 
 func (lv *level) isType(name, simple string) bool {

@@ -22,7 +22,10 @@ type Scope struct {
 	// first in key order, should there be several).
 	Singleton *edm.Singleton
 	Key       []syntax.Arg // the key predicate after the set; nil for the whole set
-	Path      []Step
+	// Cast, when not nil, is a type cast after the set or its key predicate (Products/Ns.Special,
+	// Products('k')/Ns.Special): the scope holds only the entities of that type, derived from the set's.
+	Cast *edm.EntityType
+	Path []Step
 }
 
 // Parent returns the scope of the entity the last navigation of s starts from, and false when s has no
@@ -39,10 +42,12 @@ func (s Scope) Parent() (Scope, bool) {
 type Step struct {
 	Nav *edm.NavigationProperty
 	Key []syntax.Arg
+	// Cast, when not nil, is a type cast after the navigation or its key predicate.
+	Cast *edm.EntityType
 }
 
 func (s Scope) shape() string {
-	if len(s.Path) == 0 {
+	if len(s.Path) == 0 && s.Cast == nil {
 		if s.Key != nil {
 			return "()"
 		}
@@ -52,11 +57,17 @@ func (s Scope) shape() string {
 	if s.Key != nil {
 		b.WriteString("()")
 	}
+	if s.Cast != nil {
+		b.WriteString("/" + s.Cast.Name)
+	}
 	for _, step := range s.Path {
 		b.WriteByte('/')
 		b.WriteString(step.Nav.Name)
 		if step.Key != nil {
 			b.WriteString("()")
+		}
+		if step.Cast != nil {
+			b.WriteString("/" + step.Cast.Name)
 		}
 	}
 	return b.String()
@@ -77,6 +88,10 @@ func (pl *compiledRead) scope(p *Planner, s Scope) (*edm.EntityType, bool, error
 	if s.Key != nil {
 		pl.keys = append(pl.keys, keyPredicate{typ: t, args: func(s Scope) []syntax.Arg { return s.Key }})
 	}
+	t, err := castTo(t, s.Cast)
+	if err != nil {
+		return nil, false, err
+	}
 	for i, step := range s.Path {
 		if step.Nav == nil || t.Navigation(step.Nav.Name) != step.Nav {
 			return nil, false, &Error{Code: CodeUnknownProperty, Option: "path", Msg: t.Name + " has no such navigation property"}
@@ -93,8 +108,23 @@ func (pl *compiledRead) scope(p *Planner, s Scope) (*edm.EntityType, bool, error
 			i := i
 			pl.keys = append(pl.keys, keyPredicate{typ: t, args: func(s Scope) []syntax.Arg { return s.Path[i].Key }})
 		}
+		if t, err = castTo(t, step.Cast); err != nil {
+			return nil, false, err
+		}
 	}
 	return t, single, nil
+}
+
+// castTo returns the type a cast to cast leaves of entities of type t: cast itself, which must be t or derived
+// from it; t when there is no cast.
+func castTo(t, cast *edm.EntityType) (*edm.EntityType, error) {
+	if cast == nil {
+		return t, nil
+	}
+	if !cast.IsA(t) {
+		return nil, &Error{Code: CodeTypeMismatch, Option: "path", Msg: cast.Name + " is not derived from " + t.Name}
+	}
+	return cast, nil
 }
 
 // scopeConds returns the conditions that restrict alias r to the rows of the scope. Key values are slots.
@@ -108,9 +138,9 @@ func (pl *compiledRead) scopeConds(s Scope, r *tableRange) []string {
 		firstSlot int
 		parent    *edm.NavigationProperty // the navigation from level i-1
 	}
-	levels := []scopeLevel{{typ: s.rootType(), keyed: s.Key != nil}}
+	levels := []scopeLevel{{typ: castOr(s.rootType(), s.Cast), keyed: s.Key != nil}}
 	for _, step := range s.Path {
-		levels = append(levels, scopeLevel{typ: step.Nav.TargetType(), keyed: step.Key != nil, parent: step.Nav})
+		levels = append(levels, scopeLevel{typ: castOr(step.Nav.TargetType(), step.Cast), keyed: step.Key != nil, parent: step.Nav})
 	}
 	next := 0
 	for i := range levels {
@@ -135,6 +165,9 @@ func (pl *compiledRead) scopeConds(s Scope, r *tableRange) []string {
 		if l.keyed {
 			out = keyConditions(l, alias)
 		}
+		if condition := c.typeCondition(l.typ, alias); condition != "" {
+			out = append(out, condition)
+		}
 		if i == 0 {
 			return out
 		}
@@ -144,7 +177,7 @@ func (pl *compiledRead) scopeConds(s Scope, r *tableRange) []string {
 		// The values the parent level contributes: its SourceColumns, read in a subquery, or directly its key
 		// values when the join starts at the parent's key and the parent is addressed by key alone.
 		var parentVals string
-		direct := i-1 == 0 && c.rowFilters[parentLevel.typ] == nil && parentLevel.keyed && !parentLevel.fold && slices.Equal(j.SourceColumns, modelsql.KeyColumns(parentLevel.typ))
+		direct := i-1 == 0 && c.rowFilters[parentLevel.typ] == nil && parentLevel.typ.Base() == nil && parentLevel.keyed && !parentLevel.fold && slices.Equal(j.SourceColumns, modelsql.KeyColumns(parentLevel.typ))
 		if !direct {
 			parentAlias := c.newAlias()
 			subquery := "SELECT " + c.columnList(parentAlias, j.SourceColumns) + " FROM " + c.quote(parentLevel.typ.Table) + " AS " + c.quote(parentAlias)

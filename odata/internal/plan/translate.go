@@ -148,6 +148,8 @@ func (c *compiler) translateCondition(e boundExpr, neg bool) string {
 		return c.in(x, neg)
 	case *boundHas:
 		return c.has(x, neg)
+	case *boundTypeTest:
+		return c.typeTest(x.r, x.typ, neg)
 	case *boundSearch:
 		return c.search(x, neg)
 	case *boundCall:
@@ -269,6 +271,10 @@ func orient(x *boundBinary) (boundExpr, boundExpr, syntax.BinaryOp) {
 // LEFT JOIN.
 func (c *compiler) compareInstance(x *boundRange, op syntax.BinaryOp, neg bool) string {
 	isNull := op == syntax.OpEq
+	if x.only != nil {
+		// A cast to a derived type is null unless the row is an instance of it.
+		return c.typeTest(x.r, x.only, isNull != neg)
+	}
 	if !x.r.nullable {
 		return c.constantCondition(!isNull != neg)
 	}
