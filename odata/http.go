@@ -109,7 +109,7 @@ func (s *Service) route(r *http.Request) (*target, *syntax.Query, error) {
 	}
 	// Reads of entities are parsed by the planner, which caches the parsed options with the plan.
 	var query *syntax.Query
-	if method != http.MethodGet || t.kind != tCollection && t.kind != tEntity && t.kind != tCount {
+	if method != http.MethodGet || t.kind != tCollection && t.kind != tEntity && t.kind != tCount && t.kind != tCrossJoin {
 		rawQuery := r.URL.RawQuery
 		if t.kind == tFunction {
 			rawQuery, t.funcOptions = splitParameterOptions(rawQuery, t.functions)

@@ -35,6 +35,8 @@ func (s *Service) read(req *request) error {
 		return s.readProperty(req)
 	case tCollection, tEntity:
 		return s.readEntities(req)
+	case tCrossJoin:
+		return s.readCrossJoin(req)
 	case tProperty:
 		if err := req.negotiateJSON(); err != nil {
 			return err

@@ -30,6 +30,7 @@ const (
 	tFunction                        // a function call (bound or unbound; function.go)
 	tOpenAPI                         // $openapi: the OpenAPI document (openapi.go)
 	tBatch                           // $batch: a batch of requests (batch.go)
+	tCrossJoin                       // $crossjoin(Set1,...): the combinations of the sets' entities (crossjoin.go)
 )
 
 // target is a resolved resource path.
@@ -127,6 +128,8 @@ func (r *pathResolver) root(path *syntax.ResourcePath) (complete bool, err error
 		}
 		t.kind = tBatch
 		return true, nil
+	case first.Name == "$crossjoin" && !first.Literal:
+		return false, r.crossJoin(first)
 	case strings.HasPrefix(first.Name, "$") && !first.Literal:
 		return false, Errorf(CodeNotImplemented, "The %s resource is not supported.", first.Name)
 	}
@@ -172,6 +175,8 @@ func (r *pathResolver) segment(i int) error {
 		return nil // the segments after a composable function, kept by function as composedRest
 	case t.kind == tProperty:
 		return r.member(seg)
+	case t.kind == tCrossJoin:
+		return Errorf(CodeNotImplemented, "The %s segment is not supported.", seg.Name)
 	case t.kind != tCollection && t.kind != tEntity:
 		return NotFound(fmt.Sprintf("No segment may follow %s.", r.segments[i-1].Name))
 	case seg.Literal:

@@ -31,6 +31,9 @@ type compiledRead struct {
 	orderBy     []string
 	fingerprint uint32
 
+	// members are the entity sets of a $crossjoin read (crossjoin.go), in a row's order; nil for other reads.
+	members []*Member
+
 	first  sqlStatement
 	count  *sqlStatement
 	resume map[uint64]*sqlStatement
@@ -184,7 +187,7 @@ func (pl *compiledRead) statement(extra []string, limit, offset bool) sqlStateme
 	if len(pl.orderBy) > 0 {
 		b = b.OrderBy(strings.Join(pl.orderBy, ", "))
 	}
-	if limit && offset && pl.skip >= deepSkip {
+	if limit && offset && pl.skip >= deepSkip && pl.members == nil {
 		return pl.deepStatement(from, extra)
 	}
 	if limit {

@@ -406,7 +406,7 @@ func (b *binder) isof(n *syntax.Call) (boundExpr, error) {
 	}
 	if len(n.Args) == 1 {
 		current := b.innermost()
-		ok := current.typ != nil && b.isTypeName(typeName.Name, current.typ.Name)
+		ok := current != nil && current.typ != nil && b.isTypeName(typeName.Name, current.typ.Name)
 		return &boundLiteral{t: typeBoolean, v: ok}, nil
 	}
 	x, err := b.expr(n.Args[0].Value)

@@ -23,6 +23,9 @@ type Scope struct {
 	Singleton *edm.Singleton
 	Key       []syntax.Arg // the key predicate after the set; nil for the whole set
 	Path      []Step
+	// CrossJoin, when Set and Singleton are nil, are the entity sets of $crossjoin(Set1,...,SetN): the rows
+	// are the combinations of their entities (see Member); Key and Path are then nil.
+	CrossJoin []*edm.EntitySet
 }
 
 // Parent returns the scope of the entity the last navigation of s starts from, and false when s has no
@@ -42,6 +45,13 @@ type Step struct {
 }
 
 func (s Scope) shape() string {
+	if len(s.CrossJoin) > 0 {
+		names := make([]string, len(s.CrossJoin))
+		for i, es := range s.CrossJoin {
+			names[i] = es.Name
+		}
+		return "$crossjoin(" + strings.Join(names, ",") + ")"
+	}
 	if len(s.Path) == 0 {
 		if s.Key != nil {
 			return "()"
