@@ -32,7 +32,9 @@ type Member struct {
 	Projection
 }
 
-// Members returns the entity sets of a $crossjoin read in the order of the path, nil for any other read.
+// Members returns the entity sets of a $crossjoin read in the order of the path, nil for any other read. The
+// read's Projection then has no Type; its Columns are those of the members one after the other, then the
+// planner's own, and its Key the keys of all members, first set first.
 func (r *Read) Members() []*Member { return r.plan.members }
 
 // crossJoinRange is one entity set of a cross join being compiled: its range and the level of its columns.
@@ -185,6 +187,9 @@ func (pl *compiledRead) crossJoinMembers(ranges []*crossJoinRange, q *syntax.Que
 		}
 		m.Offset = len(projection.Columns)
 		m.Projection = *lv.projection
+		for _, k := range m.Key {
+			projection.Key = append(projection.Key, m.Offset+k)
+		}
 		projection.Columns = append(projection.Columns, lv.projection.Columns...)
 		pl.columns = append(pl.columns, lv.selectList...)
 		pl.members = append(pl.members, m)
