@@ -160,8 +160,14 @@ func (s *Service) dispatch(req *request) error {
 	case tBatch:
 		return s.batch(req)
 	}
+	if err := checkIndex(req, method); err != nil {
+		return err
+	}
 	if t.ref {
 		return s.refRequest(req, method)
+	}
+	if t.kind == tProperty && method != http.MethodGet {
+		return s.writeCollection(req, method)
 	}
 	switch method {
 	case http.MethodGet:
@@ -191,6 +197,8 @@ func (s *Service) allowed(t *target) string {
 		return "POST"
 	case tFunction:
 		return "GET"
+	case tProperty:
+		return s.collectionMethods(t)
 	case tMediaValue:
 		if s.mediaWritable(t) {
 			return "GET, PUT"

@@ -745,6 +745,9 @@ func (s *Service) readProperty(req *request) error {
 		v = m[mp.Name]
 	}
 	p := t.props[len(t.props)-1]
+	if t.item != nil {
+		return s.writeCollectionItem(req, writer, p, v)
+	}
 	if v == nil {
 		return errNoContent
 	}

@@ -53,7 +53,10 @@ type target struct {
 	entityID      string
 	containedBase string
 	props         []*edm.Property // tProperty, tPropertyValue: the property and its members, outermost first
-	action        *edm.Action
+	// item is the ordinal of the member of an ordered collection a tProperty path addresses (Tags/0, Tags/-1
+	// from the end), nil for the whole property (collection.go).
+	item   *int64
+	action *edm.Action
 	// functions are the overloads a function call may mean (tFunction), funcArgs the arguments in its
 	// parentheses; callFunction chooses the overload once the query's parameters are read too.
 	functions []*edm.Function
@@ -209,6 +212,9 @@ func (r *pathResolver) member(seg syntax.Segment) error {
 		}
 		t.kind = tPropertyValue
 		return nil
+	}
+	if last.Collection && last.Complex == nil {
+		return r.collectionMember(seg)
 	}
 	if last.Complex == nil || len(seg.Args) > 0 || seg.Literal {
 		return NotFound(fmt.Sprintf("No resource matches the segment %s.", seg.Name))

@@ -132,6 +132,8 @@ func TestRowFilterBypass(t *testing.T) {
 		{"PATCH a hidden row", "PATCH", "/odata/Book('b2')", `{"Title":"Changed"}`, 404, nil, nil},
 		{"PUT a hidden row", "PUT", "/odata/Book('b2')", `{"Title":"Changed"}`, 404, nil, nil},
 		{"DELETE a hidden row", "DELETE", "/odata/Book('b2')", "", 404, nil, nil},
+		{"insert into a collection of a hidden row", "POST", "/odata/Book('b2')/Tags?$index=0", `{"value":"x"}`, 404, nil, nil},
+		{"a member of a collection of a hidden row", "DELETE", "/odata/Book('b2')/Tags/0", "", 404, nil, nil},
 		{"action bound to a hidden row", "POST", "/odata/Book('b2')/Rate", `{"Stars":4}`, 404, nil, nil},
 		{"action through a navigation to a hidden row", "POST", "/odata/Publisher('p1')/Books('b2')/Rate", `{"Stars":4}`, 404, nil, nil},
 		{"create of a hidden row", "POST", "/odata/Book", `{"Title":"Beta"}`, 403, nil, nil},

@@ -159,7 +159,10 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string, opts ReadOption
 func unsupported(q *syntax.Query, c *compiler, top string) error {
 	for _, o := range q.Options {
 		switch o.Name {
-		case "$index", "$levels", "$deltatoken", "$schemaversion", "$apply":
+		case "$index":
+			return &Error{Code: CodeSyntax, Option: o.Spelt, Pos: 1,
+				Msg: "$index applies to a POST that inserts into an ordered collection, not to a read"}
+		case "$levels", "$deltatoken", "$schemaversion", "$apply":
 			if o.Name == "$apply" && top == "" {
 				continue // translated by compileApply
 			}
