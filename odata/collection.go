@@ -125,7 +125,12 @@ func (s *Service) writeCollection(req *request, method string) error {
 	if err != nil {
 		return err
 	}
-	writer := entityWriter{layout: s.defaultLayout(t.typ)}
+	// The ETag of the request's view: over the properties it may read, as its reads and If-Match have it.
+	l, err := s.answerLayout(req.r.Context(), t.typ)
+	if err != nil {
+		return err
+	}
+	writer := entityWriter{layout: l}
 	sum, err := writer.etag(stored)
 	if err != nil {
 		return err

@@ -89,3 +89,25 @@ func TestCollectionWrites(t *testing.T) {
 		checkBody(t, "Book('b1')", f.must(200, "GET", "/odata/Book('b1')?$select=UpdatedOnUtc", "").Body, []string{`"UpdatedOnUtc":"20`}, nil)
 	})
 }
+
+// TestCollectionWrites_Redacted writes a collection as "titleless", who may not read Book's Title: the answer's
+// ETag is that of the request's view, the one its reads give and its If-Match takes.
+func TestCollectionWrites_Redacted(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := newRedactionFixture(t, db)
+		resp := f.doAs("titleless", "POST", "/odata/Book('b1')/Tags?$index=0", `{"value":"x"}`)
+		if resp.Status != 204 {
+			t.Fatalf("POST Tags = %d %s", resp.Status, resp.Body)
+		}
+		read := f.doAs("titleless", "GET", "/odata/Book('b1')", "")
+		if got, want := resp.Header.Get("ETag"), read.Header.Get("ETag"); got != want || got == "" {
+			t.Errorf("ETag after the insert = %q, the read's is %q", got, want)
+		}
+		if admin := f.doAs("admin", "GET", "/odata/Book('b1')", ""); admin.Header.Get("ETag") == resp.Header.Get("ETag") {
+			t.Errorf("the ETag of titleless is the admin's: it hashes the redacted Title")
+		}
+		if again := f.doAs("titleless", "DELETE", "/odata/Book('b1')/Tags/0", ""); again.Status != 204 {
+			t.Errorf("DELETE Tags/0 = %d %s", again.Status, again.Body)
+		}
+	})
+}
