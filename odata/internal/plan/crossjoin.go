@@ -64,7 +64,7 @@ func (p *Planner) compileCrossJoin(s Scope, q *syntax.Query, rest string, opts R
 	if err := unsupported(q, c, ""); err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"$search", "$compute"} {
+	for _, name := range []string{"$search", "$compute", "$apply"} {
 		for _, o := range q.Options {
 			if o.Name == name {
 				return nil, &Error{Code: CodeNotSupported, Option: o.Spelt, Pos: 1, Msg: name + " is not supported with $crossjoin"}
