@@ -177,6 +177,8 @@ func TestCrossJoin_Answers(t *testing.T) {
 		{"past the limit of sets", "/odata/$crossjoin(Book,Author,Publisher,Loan,Member)", nil, 400, []string{`"LimitExceeded"`, "at most 4"}, nil},
 		{"at the limit of sets", "/odata/$crossjoin(Book,Author,Publisher,Loan)?$count=true&$top=1", nil, 200, []string{`"@odata.count":6`}, nil},
 		{"one set", "/odata/$crossjoin(Author)?$expand=Author($select=Name)", nil, 200, []string{`{"Author":{"@odata.id":"http://example.com/odata/Author('a1')"`}, nil},
+		{"names of sets without regard to case", "/odata/$crossjoin(book,AUTHOR)?$filter=BOOK/Pages gt 250 and Author/Name eq 'Ada'&$expand=author($select=Name)&$select=Author,book",
+			nil, 200, []string{`{"Book@odata.navigationLink":"http://example.com/odata/Book('b3')","Author":{"@odata.id":"http://example.com/odata/Author('a1')"`}, nil},
 		{"a path without a set", "/odata/$crossjoin(Book,Author)?$filter=Title eq 'Alpha'", nil, 400, []string{`"UnknownProperty"`, "starts with the name of one of its entity sets"}, nil},
 		{"$it", "/odata/$crossjoin(Book,Author)?$orderby=$it/Title", nil, 400, []string{`"UnknownProperty"`}, nil},
 		{"an unknown property", "/odata/$crossjoin(Book,Author)?$filter=Book/Nope eq 1", nil, 400, []string{`"UnknownProperty"`, "Nope"}, nil},

@@ -32,8 +32,8 @@ type binder struct {
 type lambdaVariable struct {
 	name string
 	item *tableRange
-	// set marks the entity set of a $crossjoin, named by the first segment of a path, which is no lambda
-	// variable: $this does not refer to it.
+	// set marks the entity set of a $crossjoin, named by the first segment of a path (without regard to case, as
+	// entity sets are), which is no lambda variable: $this does not refer to it.
 	set bool
 }
 
@@ -218,7 +218,7 @@ func (b *binder) pathStart(p *syntax.Path) (*tableRange, []syntax.Segment) {
 	}
 	if len(segments) > 0 {
 		for i := len(b.variables) - 1; i >= 0; i-- {
-			if b.variables[i].name == segments[0].Name {
+			if v := b.variables[i]; v.name == segments[0].Name || v.set && strings.EqualFold(v.name, segments[0].Name) {
 				return b.variables[i].item, segments[1:]
 			}
 		}

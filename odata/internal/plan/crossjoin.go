@@ -257,7 +257,7 @@ func crossJoinNamed(ranges []*crossJoinRange, path []syntax.Segment) *crossJoinR
 		return nil
 	}
 	for _, cr := range ranges {
-		if cr.member.Set.Name == path[0].Name {
+		if strings.EqualFold(cr.member.Set.Name, path[0].Name) {
 			return cr
 		}
 	}
