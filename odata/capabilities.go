@@ -34,6 +34,32 @@ func (s *Service) capabilities() []edm.Annotations {
 		terms = append(terms, readCapabilities(es.EntityType())...)
 		out = append(out, edm.Annotations{Target: container + "/" + es.Name, Terms: terms})
 	}
+	return append(out, s.collectionCapabilities()...)
+}
+
+// core is the Org.OData.Core.V1 namespace.
+const core = "Org.OData.Core.V1."
+
+// collectionCapabilities say of every collection property that it is ordered (its side table keeps the items'
+// ordinals: members are addressed by ordinal) and, where a set of its type takes writes of it, that it takes
+// positional inserts ($index, collection.go).
+func (s *Service) collectionCapabilities() []edm.Annotations {
+	var out []edm.Annotations
+	for _, t := range s.model.EntityTypes {
+		for _, p := range t.Properties {
+			if !p.Collection {
+				continue
+			}
+			terms := []edm.Annotation{{Term: core + "Ordered", Value: true}}
+			for _, es := range s.model.EntitySets {
+				if config := s.sets[es]; es.EntityType() == t && config.Writes&WritePatch != 0 && !config.fixed(p) {
+					terms = append(terms, edm.Annotation{Term: core + "PositionalInsert", Value: true})
+					break
+				}
+			}
+			out = append(out, edm.Annotations{Target: s.model.Namespace + "." + t.Name + "/" + p.Name, Terms: terms})
+		}
+	}
 	return out
 }
 

@@ -14,7 +14,7 @@ import (
 
 // TestService_Capabilities reads the Capabilities annotations of $metadata: each set's writes as the service
 // offers them (Author is read-only, Cover takes POST and DELETE), what $filter, $orderby, $expand and $search
-// can use, and $batch on the container; the XML form validates against the OASIS CSDL schemas.
+// can use, $batch on the container, and that collections are ordered and take positional inserts; the XML form validates against the OASIS CSDL schemas.
 func TestService_Capabilities(t *testing.T) {
 	f := newFixture(t, dbtest.SQLite(t))
 	var doc map[string]any
@@ -41,6 +41,18 @@ func TestService_Capabilities(t *testing.T) {
 	}
 	if got := term("Lib.Container/Book", "SortRestrictions", "NonSortableProperties"); got == nil {
 		t.Errorf("Book SortRestrictions lists no non-sortable property (Size is complex, Tags a collection)")
+	}
+	// Collections are ordered; those a set takes writes of take positional inserts ($index).
+	collections := map[string]map[string]any{}
+	for _, target := range []string{"Lib.Book/Tags", "Lib.Member/Roles"} {
+		collections[target], _ = annotations[target].(map[string]any)
+	}
+	wantCollections := map[string]map[string]any{
+		"Lib.Book/Tags":    {"@Org.OData.Core.V1.Ordered": true, "@Org.OData.Core.V1.PositionalInsert": true},
+		"Lib.Member/Roles": {"@Org.OData.Core.V1.Ordered": true, "@Org.OData.Core.V1.PositionalInsert": true},
+	}
+	if diff := cmp.Diff(wantCollections, collections); diff != "" {
+		t.Errorf("collection annotations (-want +got):\n%s", diff)
 	}
 	if got := annotations["Lib.Container"].(map[string]any)["@Org.OData.Capabilities.V1.BatchSupported"]; got != true {
 		t.Errorf("BatchSupported = %v, want true", got)

@@ -117,7 +117,7 @@ func TestService_HierarchyReads(t *testing.T) {
 		}
 		for _, tt := range tests {
 			resp := f.do("GET", strings.ReplaceAll(tt.path, " ", "%20"), "")
-			got := withoutETags(resp.Body)
+			got := withoutETagText(resp.Body)
 			if len(tt.want) == 3 && tt.want[0] >= '1' && tt.want[0] <= '5' {
 				got = strconv.Itoa(resp.Status)
 			}
@@ -139,7 +139,7 @@ func TestService_HierarchyWrites(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		f, saved := newHierarchyService(t, db, "")
 		resp := f.must(201, "POST", "/Items", `{"@odata.type":"#Shop.Ebook","Id":"e1","Name":"Guide","Pages":10,"Megabytes":2}`)
-		if got, want := withoutETags(resp.Body), `{"@odata.context":"http://example.com/$metadata#Items/$entity","@odata.type":"#Shop.Ebook",`+
+		if got, want := withoutETagText(resp.Body), `{"@odata.context":"http://example.com/$metadata#Items/$entity","@odata.type":"#Shop.Ebook",`+
 			`"Id":"e1","Name":"Guide","Version":1,"ShelfId":null,"Pages":10,"Megabytes":2}`; got != want {
 			t.Errorf("POST an Ebook = %s, want %s", got, want)
 		}
@@ -211,7 +211,7 @@ func TestService_HierarchyWrites(t *testing.T) {
 		// Deep insert: an inline entity names its type too.
 		f.must(201, "POST", "/Shelves", `{"Id":"s9","Name":"New","Items":[`+
 			`{"@odata.type":"#Shop.Book","Id":"n1","Name":"Inline","Pages":5},{"Id":"n2","Name":"Plain"}]}`)
-		if got := withoutETags(f.must(200, "GET", "/Shelves('s9')/Items?$select=Id", "").Body); got !=
+		if got := withoutETagText(f.must(200, "GET", "/Shelves('s9')/Items?$select=Id", "").Body); got !=
 			`{"@odata.context":"http://example.com/$metadata#Items(Id)","value":[{"@odata.type":"#Shop.Book","Id":"n1"},{"Id":"n2"}]}` {
 			t.Errorf("GET /Shelves('s9')/Items = %s, want a Book and an Item", got)
 		}
@@ -225,8 +225,8 @@ func TestService_HierarchyWrites(t *testing.T) {
 	})
 }
 
-// withoutETags drops the @odata.etag members of a JSON answer, keeping the order of the others.
-func withoutETags(body string) string {
+// withoutETagText drops the @odata.etag members of a JSON answer, keeping the order of the others.
+func withoutETagText(body string) string {
 	const member = `"@odata.etag":"`
 	for {
 		i := strings.Index(body, member)

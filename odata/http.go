@@ -109,7 +109,7 @@ func (s *Service) route(r *http.Request) (*target, *syntax.Query, error) {
 	}
 	// Reads of entities are parsed by the planner, which caches the parsed options with the plan.
 	var query *syntax.Query
-	if method != http.MethodGet || t.kind != tCollection && t.kind != tEntity && t.kind != tCount {
+	if method != http.MethodGet || t.kind != tCollection && t.kind != tEntity && t.kind != tCount && t.kind != tCrossJoin {
 		rawQuery := r.URL.RawQuery
 		if t.kind == tFunction {
 			rawQuery, t.funcOptions = splitParameterOptions(rawQuery, t.functions)
@@ -160,8 +160,14 @@ func (s *Service) dispatch(req *request) error {
 	case tBatch:
 		return s.batch(req)
 	}
+	if err := checkIndex(req, method); err != nil {
+		return err
+	}
 	if t.ref {
 		return s.refRequest(req, method)
+	}
+	if t.kind == tProperty && method != http.MethodGet {
+		return s.writeCollection(req, method)
 	}
 	switch method {
 	case http.MethodGet:
@@ -191,6 +197,8 @@ func (s *Service) allowed(t *target) string {
 		return "POST"
 	case tFunction:
 		return "GET"
+	case tProperty:
+		return s.collectionMethods(t)
 	case tMediaValue:
 		if s.mediaWritable(t) {
 			return "GET, PUT"

@@ -35,6 +35,8 @@ func (s *Service) read(req *request) error {
 		return s.readProperty(req)
 	case tCollection, tEntity:
 		return s.readEntities(req)
+	case tCrossJoin:
+		return s.readCrossJoin(req)
 	case tProperty:
 		if err := req.negotiateJSON(); err != nil {
 			return err
@@ -749,6 +751,9 @@ func (s *Service) readProperty(req *request) error {
 		v = m[mp.Name]
 	}
 	p := t.props[len(t.props)-1]
+	if t.item != nil {
+		return s.writeCollectionItem(req, writer, p, v)
+	}
 	if v == nil {
 		return errNoContent
 	}

@@ -30,6 +30,7 @@ const (
 	tFunction                        // a function call (bound or unbound; function.go)
 	tOpenAPI                         // $openapi: the OpenAPI document (openapi.go)
 	tBatch                           // $batch: a batch of requests (batch.go)
+	tCrossJoin                       // $crossjoin(Set1,...): the combinations of the sets' entities (crossjoin.go)
 )
 
 // target is a resolved resource path.
@@ -52,7 +53,10 @@ type target struct {
 	entityID      string
 	containedBase string
 	props         []*edm.Property // tProperty, tPropertyValue: the property and its members, outermost first
-	action        *edm.Action
+	// item is the ordinal of the member of an ordered collection a tProperty path addresses (Tags/0, Tags/-1
+	// from the end), nil for the whole property (collection.go).
+	item   *int64
+	action *edm.Action
 	// functions are the overloads a function call may mean (tFunction), funcArgs the arguments in its
 	// parentheses; callFunction chooses the overload once the query's parameters are read too.
 	functions []*edm.Function
@@ -130,6 +134,8 @@ func (r *pathResolver) root(path *syntax.ResourcePath) (complete bool, err error
 		}
 		t.kind = tBatch
 		return true, nil
+	case first.Name == "$crossjoin" && !first.Literal:
+		return false, r.crossJoin(first)
 	case strings.HasPrefix(first.Name, "$") && !first.Literal:
 		return false, Errorf(CodeNotImplemented, "The %s resource is not supported.", first.Name)
 	}
@@ -175,6 +181,8 @@ func (r *pathResolver) segment(i int) error {
 		return nil // the segments after a composable function, kept by function as composedRest
 	case t.kind == tProperty:
 		return r.member(seg)
+	case t.kind == tCrossJoin:
+		return Errorf(CodeNotImplemented, "The %s segment is not supported.", seg.Name)
 	case t.kind != tCollection && t.kind != tEntity:
 		return NotFound(fmt.Sprintf("No segment may follow %s.", r.segments[i-1].Name))
 	case seg.Literal:
@@ -207,6 +215,9 @@ func (r *pathResolver) member(seg syntax.Segment) error {
 		}
 		t.kind = tPropertyValue
 		return nil
+	}
+	if last.Collection && last.Complex == nil {
+		return r.collectionMember(seg)
 	}
 	if last.Complex == nil || len(seg.Args) > 0 || seg.Literal {
 		return NotFound(fmt.Sprintf("No resource matches the segment %s.", seg.Name))

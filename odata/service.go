@@ -308,35 +308,36 @@ type ActionCall struct {
 // (service document, $metadata, reads, writes, actions) for the model's entity sets. It is safe for concurrent
 // use.
 type Service struct {
-	model          *edm.Model
-	db             *sql.DB
-	dialect        sqldb.Dialect
-	logger         *slog.Logger
-	mount          string
-	publicRoot     string        // PublicURL and mount, or "" to take the scheme and host from the request
-	limits         requestLimits // Config.Limits resolved, for requests to no set with limits of its own
-	batchRequests  int           // Limits.BatchRequests resolved
-	batchBytes     int64         // Limits.BatchBytes resolved
-	deleteStatus   int
-	budget         time.Duration // Config.TimeBudget with its default; 0 for none
-	sets           map[*edm.EntitySet]*setConfig
-	rowFilterSets  map[*edm.EntityType]*setConfig // the sets with a ReadFilter, by their (only) entity type
-	redactSets     map[*edm.EntityType]*setConfig // the sets with a Redact, by their (only) entity type
-	actions        map[*edm.Action]ActionFunc
-	functions      map[*edm.Function]FunctionFunc
-	singletons     map[*edm.Singleton]*setConfig
-	planner        *plan.Planner
-	names          *modelsql.Names          // the model's identifiers quoted once (the planner's), for the Tx helpers
-	shapeFn        func(*plan.Read) any     // buildShape, the Memo function of reads
-	fold           map[*edm.EntityType]bool // types whose keys match without regard to case
-	layouts        map[*edm.EntityType]*layout
-	metadataXML    []byte
-	metadataXML401 []byte  // metadataXML as a 4.01 document, when maxVersion is Version401
-	maxVersion     Version // Config.MaxVersion
-	metadataJS     []byte
-	openapi        []byte // the OpenAPI document, see openapi.go
-	telemetry      *telemetry
-	async          *asyncJobs // nil unless Config.Async.Enabled
+	model            *edm.Model
+	db               *sql.DB
+	dialect          sqldb.Dialect
+	logger           *slog.Logger
+	mount            string
+	publicRoot       string        // PublicURL and mount, or "" to take the scheme and host from the request
+	limits           requestLimits // Config.Limits resolved, for requests to no set with limits of its own
+	batchRequests    int           // Limits.BatchRequests resolved
+	batchBytes       int64         // Limits.BatchBytes resolved
+	deleteStatus     int
+	budget           time.Duration // Config.TimeBudget with its default; 0 for none
+	sets             map[*edm.EntitySet]*setConfig
+	rowFilterSets    map[*edm.EntityType]*setConfig // the sets with a ReadFilter, by their (only) entity type
+	redactSets       map[*edm.EntityType]*setConfig // the sets with a Redact, by their (only) entity type
+	actions          map[*edm.Action]ActionFunc
+	functions        map[*edm.Function]FunctionFunc
+	singletons       map[*edm.Singleton]*setConfig
+	planner          *plan.Planner
+	names            *modelsql.Names          // the model's identifiers quoted once (the planner's), for the Tx helpers
+	shapeFn          func(*plan.Read) any     // buildShape, the Memo function of reads
+	crossJoinShapeFn func(*plan.Read) any     // buildCrossJoinShape, the Memo function of $crossjoin reads
+	fold             map[*edm.EntityType]bool // types whose keys match without regard to case
+	layouts          map[*edm.EntityType]*layout
+	metadataXML      []byte
+	metadataXML401   []byte  // metadataXML as a 4.01 document, when maxVersion is Version401
+	maxVersion       Version // Config.MaxVersion
+	metadataJS       []byte
+	openapi          []byte // the OpenAPI document, see openapi.go
+	telemetry        *telemetry
+	async            *asyncJobs // nil unless Config.Async.Enabled
 }
 
 // publicRoot returns the service root under Config.PublicURL (publicURL and mount), or "" without a public URL.
@@ -621,6 +622,7 @@ func (s *Service) newPlanner() {
 	}
 	sort.Strings(fold)
 	s.shapeFn = s.buildShape
+	s.crossJoinShapeFn = s.buildCrossJoinShape
 	s.planner = plan.NewPlanner(s.model, s.dialect, plan.Options{CaseInsensitiveKeys: fold, InlineCollections: true})
 	s.names = s.planner.Names()
 }

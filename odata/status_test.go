@@ -29,7 +29,7 @@ func TestService_Statuses(t *testing.T) {
 			{"GET", "Book('b1')?$apply=groupby((Title))", "", 400, "SyntaxError", "$apply does not apply to a single entity"},
 			{"GET", "Book?$apply=ancestors($root/Book,H,Id,filter(Pages gt 1))", "", 501, "NotImplemented", "ancestors is not supported"},
 			{"GET", "Book?$expand=Authors($apply=groupby((Name)))", "", 501, "NotImplemented", "$apply"},
-			{"GET", "Book?$index=1", "", 501, "NotImplemented", "$index is not supported"},
+			{"GET", "Book?$index=1", "", 400, "SyntaxError", "$index applies to a POST that inserts into an ordered collection"},
 			{"GET", "Book?$expand=Authors($compute=Name as Name)", "", 400, "SyntaxError", "has the name of another property"},
 			{"GET", "Book?$levels=2", "", 400, "SyntaxError", "$levels is not allowed here"},
 			{"PATCH", "Book('b1')", "abc", 400, "BadRequest", "If-Match"},

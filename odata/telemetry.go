@@ -304,6 +304,8 @@ func requestKind(t *target, method string) string {
 		return "count"
 	case tProperty:
 		return "property"
+	case tCrossJoin:
+		return "crossjoin"
 	}
 	return "value"
 }

@@ -70,6 +70,9 @@ type body struct {
 	binds []bind
 	// nested are the navigation properties given inline in a create (deep insert, deep.go).
 	nested []nested
+	// derive, when not nil, sets values from the stored entity once an update has read and locked it: the new
+	// items of a collection property after an insert or removal (collection.go).
+	derive func(old Entity) error
 }
 
 // decodeEntity decodes a write body of op (Create for any POST) for entity type et of a set configured by config.
@@ -586,6 +589,11 @@ func (s *Service) replaceIn(ctx context.Context, req *request, op Op, where sq.S
 		}
 		if err := s.checkIfMatch(req.r, tx, t.typ, old); err != nil {
 			return err
+		}
+		if b.derive != nil {
+			if err := b.derive(old); err != nil {
+				return err
+			}
 		}
 		config := s.writeConfig(t)
 		if len(b.nested) > 0 && t.set == nil {

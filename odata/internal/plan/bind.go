@@ -32,6 +32,9 @@ type binder struct {
 type lambdaVariable struct {
 	name string
 	item *tableRange
+	// set marks the entity set of a $crossjoin, named by the first segment of a path (without regard to case, as
+	// entity sets are), which is no lambda variable: $this does not refer to it.
+	set bool
 }
 
 func (b *binder) fail(code string, node syntax.Node, format string, args ...any) *Error {
@@ -154,6 +157,9 @@ func (b *binder) path(p *syntax.Path) (boundExpr, error) {
 		return nil, b.fail(CodeNotSupported, p, "$root paths are not supported")
 	}
 	start, segments := b.pathStart(p)
+	if start == nil {
+		return nil, b.fail(CodeUnknownProperty, p, "a path of a $crossjoin starts with the name of one of its entity sets")
+	}
 	if start.side != nil {
 		return b.sideItem(p, start, segments)
 	}
@@ -212,7 +218,7 @@ func (b *binder) pathStart(p *syntax.Path) (*tableRange, []syntax.Segment) {
 	}
 	if len(segments) > 0 {
 		for i := len(b.variables) - 1; i >= 0; i-- {
-			if b.variables[i].name == segments[0].Name {
+			if v := b.variables[i]; v.name == segments[0].Name || v.set && strings.EqualFold(v.name, segments[0].Name) {
 				return b.variables[i].item, segments[1:]
 			}
 		}
@@ -222,8 +228,8 @@ func (b *binder) pathStart(p *syntax.Path) (*tableRange, []syntax.Segment) {
 
 // innermost is the range of the innermost lambda variable, $it outside lambdas.
 func (b *binder) innermost() *tableRange {
-	if len(b.variables) > 0 {
-		return b.variables[len(b.variables)-1].item
+	if n := len(b.variables); n > 0 && !b.variables[n-1].set {
+		return b.variables[n-1].item
 	}
 	return b.it
 }

@@ -31,6 +31,9 @@ type compiledRead struct {
 	orderBy     []string
 	fingerprint uint32
 
+	// members are the entity sets of a $crossjoin read (crossjoin.go), in a row's order; nil for other reads.
+	members []*Member
+
 	first  sqlStatement
 	count  *sqlStatement
 	resume map[uint64]*sqlStatement
@@ -156,7 +159,10 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string, opts ReadOption
 func unsupported(q *syntax.Query, c *compiler, top string) error {
 	for _, o := range q.Options {
 		switch o.Name {
-		case "$index", "$levels", "$deltatoken", "$schemaversion", "$apply":
+		case "$index":
+			return &Error{Code: CodeSyntax, Option: o.Spelt, Pos: 1,
+				Msg: "$index applies to a POST that inserts into an ordered collection, not to a read"}
+		case "$levels", "$deltatoken", "$schemaversion", "$apply":
 			if o.Name == "$apply" && top == "" {
 				continue // translated by compileApply
 			}
@@ -184,7 +190,7 @@ func (pl *compiledRead) statement(extra []string, limit, offset bool) sqlStateme
 	if len(pl.orderBy) > 0 {
 		b = b.OrderBy(strings.Join(pl.orderBy, ", "))
 	}
-	if limit && offset && pl.skip >= deepSkip {
+	if limit && offset && pl.skip >= deepSkip && pl.members == nil {
 		return pl.deepStatement(from, extra)
 	}
 	if limit {

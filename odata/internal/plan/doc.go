@@ -103,6 +103,19 @@
 // (keyset paging included) and $select name the alias as a property, and the projection adds a column of the
 // expression's value whose Column.Path is a property made for it.
 //
+// $crossjoin(Set1,...,SetN) (crossjoin.go, Scope.CrossJoin) is one statement over the sets' tables joined by CROSS
+// JOIN, each with its alias (t0 for the first) and its row filter; $filter and $orderby bind their paths from
+// the name of a set as from a lambda variable (Products/Price, Sales/Product/Name: to-one paths are LEFT JOINs of
+// that set's range), and a path that names no set is an UnknownProperty error. The order ends with the key of
+// every set, first set first, so keyset paging works as for a set. $select names the sets in the answer and
+// $expand those whose entities it has (with nested $select, $expand and $compute); each Member gives its
+// columns in a row: the projection of an expanded set (its own expansions read per page with Expand, their
+// links counted from the member's first column), else its key. At most MaxCrossJoinSets sets; $search, $compute
+// and $apply at the top, and $ref or $count of a member, are NotSupported.
+//
+// $index positions an insert into an ordered collection (a write, served by odata): in a read it is a Syntax
+// error.
+//
 // $levels in $expand (expand.go, withLevels) plans as the nested expansions it stands for: a recursive navigation
 // (the target type has a navigation of the same name) repeated with the same options, one level less each time;
 // max expands as deep as Limits.Query.ExpandDepth allows (8 levels without a limit); a navigation that is not
@@ -111,7 +124,7 @@
 // # Not supported
 //
 // Valid OData this engine does not translate is a NotSupported *Error (the service answers 501 Not Implemented): the
-// $apply transformations apply.go lists as such and $apply nested in $expand, $index, $deltatoken, $schemaversion; $root paths; key predicates and
+// $apply transformations apply.go lists as such and $apply nested in $expand, $deltatoken, $schemaversion; $root paths; key predicates and
 // bound functions inside member paths; geography and geometry; hassubset and hassubsequence; arithmetic on dates, times
 // and timestamps (adding a duration to a timestamp); mod on floating-point values; casts to complex types and to types
 // other than entity types, numeric kinds, String (from integers and GUIDs), Date and TimeOfDay (from a DateTimeOffset), and casts that

@@ -64,7 +64,7 @@ func TestReadErrors(t *testing.T) {
 		{"Product", "$apply=concat(aggregate($count as X),aggregate(Name with max as X))", plan.Error{Code: "TypeMismatch", Option: "$apply", Msg: "the sequences of concat give X different types"}},
 		{"Product", "$apply=bottomcount(0,Price)", plan.Error{Code: "InvalidValue", Option: "$apply", Pos: 13, Msg: "the number of bottomcount must be positive"}},
 		{"Product", "$apply=groupby((Name))&$skiptoken=-1", plan.Error{Code: "InvalidValue", Option: "$skiptoken", Msg: "invalid $skiptoken: not the offset of a page"}},
-		{"Product", "$index=1", plan.Error{Code: "NotSupported", Option: "$index", Pos: 1, Msg: "$index is not supported"}},
+		{"Product", "$index=1", plan.Error{Code: "SyntaxError", Option: "$index", Pos: 1, Msg: "$index applies to a POST that inserts into an ordered collection, not to a read"}},
 		{"Product", "$expand=Categories($compute=Name as Name)", plan.Error{Code: "SyntaxError", Option: "$expand", Pos: 21, Msg: "the computed property Name has the name of another property of Category"}},
 		{"Product", "$filter=lenght(Name) eq 1", plan.Error{Code: "SyntaxError", Option: "$filter", Pos: 1, Msg: "unknown function lenght"}},
 		{"Product", "$filter=geo.foo(Name) eq 1", plan.Error{Code: "SyntaxError", Option: "$filter", Pos: 1, Msg: "unknown function geo.foo"}},

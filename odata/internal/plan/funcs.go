@@ -412,7 +412,7 @@ func (b *binder) isof(n *syntax.Call) (boundExpr, error) {
 	entityType := b.c.m.EntityType(typeName.Name)
 	if len(n.Args) == 1 {
 		current := b.innermost()
-		if current.typ == nil || entityType == nil {
+		if current == nil || current.typ == nil || entityType == nil {
 			return &boundLiteral{t: typeBoolean, v: false}, nil
 		}
 		return entityTypeTest(current, current.typ, entityType), nil

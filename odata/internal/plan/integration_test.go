@@ -21,6 +21,13 @@ func scopeOf(t testing.TB, m *edm.Model, path string) plan.Scope {
 		t.Fatalf("ParsePath(%q) = %v", path, err)
 	}
 	first := rp.Segments[0]
+	if first.Name == "$crossjoin" {
+		var s plan.Scope
+		for _, a := range first.Args[0].Args {
+			s.CrossJoin = append(s.CrossJoin, m.EntitySet(a.Value.(*syntax.Path).Segments[0].Name))
+		}
+		return s
+	}
 	s := plan.Scope{Set: m.EntitySet(first.Name)}
 	var typ *edm.EntityType
 	if s.Set != nil {

@@ -37,6 +37,12 @@ var planCases = []struct{ path, query string }{
 	{"Customer", "$filter=CustomerRoles/any(r:r eq 'registered')&$select=CustomerRoles"},
 	{"Flagship", "$select=Name&$expand=Categories($select=Name)"},
 	{"Flagship/Manufacturer", ""},
+	// $crossjoin: one statement over the sets' tables, ordered by every set's key; expanded members carry their
+	// columns (and their own expansions), the others their key.
+	{"$crossjoin(Product,Manufacturer)", "$filter=Product/Manufacturer/Id eq Manufacturer/Id and Product/Price gt 100&$orderby=Manufacturer/Name,Product/Price desc"},
+	{"$crossjoin(Category,Manufacturer)", "$expand=Category($select=Name;$expand=Products($select=Id;$top=1)),Manufacturer($select=Name)&$top=3&$count=true"},
+	{"$crossjoin(Product,Manufacturer)", "$orderby=Product/Rating desc&$select=Manufacturer&$skiptoken={token}"},
+	{"$crossjoin(Customer,Country)", "$filter=Customer/Addresses/any(a:a/Country/Id eq Country/Id)&$skip=1"},
 }
 
 // TestPlanGolden records the full SQL of planned reads (page, count, expansions and collections, the latter
@@ -126,6 +132,20 @@ func planRun(t *testing.T, db *dbtest.DB, path, query string) (string, string, e
 	b.WriteString(sub.sql)
 	if sub.keys != "" {
 		summary += " {" + sub.keys + "}"
+	}
+	for _, member := range r.Members() {
+		memberRows := make([][]any, len(rows))
+		for i, row := range rows {
+			memberRows[i] = row[member.Offset : member.Offset+len(member.Columns)]
+		}
+		sub, err := children(db, name, &member.Projection, memberRows, 1)
+		if err != nil {
+			return "", "", err
+		}
+		b.WriteString(sub.sql)
+		if sub.keys != "" {
+			summary += " " + member.Set.Name + "{" + sub.keys + "}"
+		}
 	}
 	return b.String(), summary, nil
 }
@@ -254,8 +274,19 @@ func planText(t *testing.T, path, query string, d sqldb.Dialect, db *dbtest.DB) 
 		}
 		return nil
 	}
-	err = walk(r.Projection, rd.Projection, rows, 1)
-	return b.String(), err
+	if err = walk(r.Projection, rd.Projection, rows, 1); err != nil {
+		return "", err
+	}
+	for i, member := range r.Members() {
+		memberRows := make([][]any, len(rows))
+		for j, row := range rows {
+			memberRows[j] = row[member.Offset : member.Offset+len(member.Columns)]
+		}
+		if err := walk(&member.Projection, &rd.Members()[i].Projection, memberRows, 1); err != nil {
+			return "", err
+		}
+	}
+	return b.String(), nil
 }
 
 // TestDeepSkip reads pages with $skip in two steps (the keys of the page, then their rows) and checks that each

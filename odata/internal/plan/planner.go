@@ -121,7 +121,11 @@ func (p *Planner) ReadFiltered(s Scope, rawQuery string, filters *RowFilters) (*
 // ReadWith is Read with the request's row filters (as ReadFiltered), without the properties it may not read
 // (Redactions) and under its limits (Limits).
 func (p *Planner) ReadWith(s Scope, rawQuery string, opts ReadOptions) (*Read, error) {
-	if s.Set == nil && (s.Singleton == nil || s.Key != nil) {
+	crossJoin := len(s.CrossJoin) > 0
+	if crossJoin && (s.Set != nil || s.Singleton != nil || s.Key != nil || s.Path != nil) {
+		return nil, &Error{Code: CodeSyntax, Option: "path", Msg: "$crossjoin starts a path"}
+	}
+	if s.Set == nil && (s.Singleton == nil || s.Key != nil) && !crossJoin {
 		return nil, &Error{Code: CodeSyntax, Option: "path", Msg: "no entity set"}
 	}
 	page, err := splitPageOptions(rawQuery)
@@ -143,7 +147,11 @@ func (p *Planner) ReadWith(s Scope, rawQuery string, opts ReadOptions) (*Read, e
 		if err := opts.Limits.checkTop(q.Top, page.topSpelt, 1); err != nil {
 			return nil, err
 		}
-		pl, err = p.compile(s, q, restOf(rawQuery), opts)
+		if crossJoin {
+			pl, err = p.compileCrossJoin(s, q, restOf(rawQuery), opts)
+		} else {
+			pl, err = p.compile(s, q, restOf(rawQuery), opts)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -26,6 +26,9 @@ type Scope struct {
 	// Products('k')/Ns.Special): the scope holds only the entities of that type, derived from the set's.
 	Cast *edm.EntityType
 	Path []Step
+	// CrossJoin, when Set and Singleton are nil, are the entity sets of $crossjoin(Set1,...,SetN): the rows
+	// are the combinations of their entities (see Member); Key and Path are then nil.
+	CrossJoin []*edm.EntitySet
 }
 
 // Parent returns the scope of the entity the last navigation of s starts from, and false when s has no
@@ -47,6 +50,13 @@ type Step struct {
 }
 
 func (s Scope) shape() string {
+	if len(s.CrossJoin) > 0 {
+		names := make([]string, len(s.CrossJoin))
+		for i, es := range s.CrossJoin {
+			names[i] = es.Name
+		}
+		return "$crossjoin(" + strings.Join(names, ",") + ")"
+	}
 	if len(s.Path) == 0 && s.Cast == nil {
 		if s.Key != nil {
 			return "()"
