@@ -94,7 +94,12 @@ func (s *Service) putMedia(req *request) error {
 	if err != nil {
 		return err
 	}
-	writer := entityWriter{layout: s.defaultLayout(t.typ)}
+	// The ETag of the request's view, as its reads and If-Match have it (without what it may not read).
+	l, err := s.answerLayout(req.r.Context(), t.typ)
+	if err != nil {
+		return err
+	}
+	writer := entityWriter{layout: l}
 	sum, err := writer.etag(stored)
 	if err != nil {
 		return err
