@@ -6,18 +6,12 @@ import "github.com/storekit/store/odata/internal/plan"
 // from its columns, nested where a column's path is (a grouping through a navigation or complex property, the
 // alias of a join), with a next link by offset. The rows are no entities: they have no id, ETag or links.
 func (s *Service) readAggregated(req *request, read *plan.Read, agg *plan.Aggregation) error {
-	size, preferred := s.pageSizeFor(req.r, req.target)
-	ctx := req.r.Context()
-	count, err := s.countIfAsked(ctx, read, req.query)
+	q, err := s.queryPage(req, read)
 	if err != nil {
 		return err
 	}
-	query, args := read.Select(size)
-	rows, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return s.readError(err)
-	}
-	defer rows.Close()
+	defer q.rows.Close()
+	rows, count, size, preferred := q.rows, q.count, q.size, q.preferred
 	tree := aggregateTree(agg)
 	format := req.answer()
 	values := make([]any, len(agg.Columns))

@@ -125,21 +125,7 @@ func (s *Service) writeCollection(req *request, method string) error {
 	if err != nil {
 		return err
 	}
-	// The ETag of the request's view: over the properties it may read, as its reads and If-Match have it.
-	l, err := s.answerLayout(req.r.Context(), t.typ)
-	if err != nil {
-		return err
-	}
-	writer := entityWriter{layout: l}
-	sum, err := writer.etag(stored)
-	if err != nil {
-		return err
-	}
-	h := req.w.Header()
-	h.Set("ETag", formatETag(sum))
-	h["Odata-Version"] = req.version.header()
-	req.w.WriteHeader(http.StatusNoContent)
-	return nil
+	return s.noContentWithETag(req, t.typ, stored)
 }
 
 // collectionBody reads the body of a write of the collection property p: {"value": item}, or with whole

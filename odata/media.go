@@ -94,8 +94,13 @@ func (s *Service) putMedia(req *request) error {
 	if err != nil {
 		return err
 	}
-	// The ETag of the request's view, as its reads and If-Match have it (without what it may not read).
-	l, err := s.answerLayout(req.r.Context(), t.typ)
+	return s.noContentWithETag(req, t.typ, stored)
+}
+
+// noContentWithETag answers a write of part of an entity (its bytes, a collection property) 204 with the ETag
+// of the stored entity in the request's view: over the properties it may read, as its reads and If-Match have it.
+func (s *Service) noContentWithETag(req *request, et *edm.EntityType, stored Entity) error {
+	l, err := s.answerLayout(req.r.Context(), et)
 	if err != nil {
 		return err
 	}

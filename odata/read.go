@@ -282,18 +282,13 @@ func (s *Service) readEntities(req *request) error {
 // readCollection answers one page of a collection. Without expansions each row is written as it is scanned;
 // with them the page is read whole first, since their queries need the link values of every row.
 func (s *Service) readCollection(req *request, read *plan.Read, shape *readShape) error {
-	size, preferred := s.pageSizeFor(req.r, req.target)
 	ctx := req.r.Context()
-	count, err := s.countIfAsked(ctx, read, req.query)
+	q, err := s.queryPage(req, read)
 	if err != nil {
 		return err
 	}
-	query, args := read.Select(size)
-	rows, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return s.readError(err)
-	}
-	defer rows.Close()
+	defer q.rows.Close()
+	rows, count, size, preferred := q.rows, q.count, q.size, q.preferred
 	writer := newRowWriter(shape.layout)
 	req.setFormat(writer, shape.levelShape)
 	more, err := s.firstRow(ctx, req.target, rows, writer)
@@ -336,6 +331,31 @@ func (s *Service) readCollection(req *request, read *plan.Read, shape *readShape
 		return err
 	}
 	return abort(s, req, err)
+}
+
+// pageQuery is the query of one page of a collection under way: its rows (close them), the count the request
+// asked for (else -1), the page size and whether a Prefer header chose it.
+type pageQuery struct {
+	rows      *sql.Rows
+	count     int64
+	size      int
+	preferred bool
+}
+
+// queryPage counts the read's rows when asked ($count=true) and queries its page.
+func (s *Service) queryPage(req *request, read *plan.Read) (pageQuery, error) {
+	size, preferred := s.pageSizeFor(req.r, req.target)
+	ctx := req.r.Context()
+	count, err := s.countIfAsked(ctx, read, req.query)
+	if err != nil {
+		return pageQuery{}, err
+	}
+	query, args := read.Select(size)
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return pageQuery{}, s.readError(err)
+	}
+	return pageQuery{rows: rows, count: count, size: size, preferred: preferred}, nil
 }
 
 // countIfAsked returns the number of entities of the read's collection when the query asks for it

@@ -56,8 +56,9 @@ type sqlStatement struct {
 	args []any
 }
 
-// compile builds the plan of a read.
-func (p *Planner) compile(s Scope, q *syntax.Query, rest string, opts ReadOptions) (*compiledRead, error) {
+// newCompiledRead starts the plan of a read of the query q (rest: its text without the paging options): its
+// compiler with the request's row filters, aliases and limits, the query without $top and $skiptoken, $skip.
+func (p *Planner) newCompiledRead(q *syntax.Query, rest string, opts ReadOptions) (*compiledRead, error) {
 	rowFilters, err := opts.Filters.parse()
 	if err != nil {
 		return nil, err
@@ -73,6 +74,16 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string, opts ReadOption
 	if err := unsupported(q, c, ""); err != nil {
 		return nil, err
 	}
+	return pl, nil
+}
+
+// compile builds the plan of a read.
+func (p *Planner) compile(s Scope, q *syntax.Query, rest string, opts ReadOptions) (*compiledRead, error) {
+	pl, err := p.newCompiledRead(q, rest, opts)
+	if err != nil {
+		return nil, err
+	}
+	c := pl.c
 	typ, single, err := pl.scope(p, s)
 	if err != nil {
 		return nil, err

@@ -49,21 +49,11 @@ type crossJoinRange struct {
 // paths start with the name of a set (Products/Price); ordered by $orderby and then by the key of every set, so
 // that the order is total and keyset paging works as for an entity set.
 func (p *Planner) compileCrossJoin(s Scope, q *syntax.Query, rest string, opts ReadOptions) (*compiledRead, error) {
-	rowFilters, err := opts.Filters.parse()
+	pl, err := p.newCompiledRead(q, rest, opts)
 	if err != nil {
 		return nil, err
 	}
-	c := &compiler{p: p, d: p.dialect, m: p.model, aliases: q.Aliases, options: q.Options, rowFilters: rowFilters,
-		reading: newReading(opts)}
-	pageless := *q
-	pageless.Top, pageless.SkipToken = nil, ""
-	pl := &compiledRead{c: c, query: &pageless, rest: rest}
-	if q.Skip != nil {
-		pl.skip = *q.Skip
-	}
-	if err := unsupported(q, c, ""); err != nil {
-		return nil, err
-	}
+	c := pl.c
 	for _, name := range []string{"$search", "$compute", "$apply"} {
 		for _, o := range q.Options {
 			if o.Name == name {
