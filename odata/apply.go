@@ -21,7 +21,11 @@ func (s *Service) readAggregated(req *request, read *plan.Read, agg *plan.Aggreg
 	}
 	var page pageWriter
 	fragment := ""
-	if !req.noMetadata() {
+	switch {
+	case req.noMetadata():
+	case req.target.scope.CrossJoin != nil:
+		fragment = "Collection(Edm.ComplexType)"
+	default:
 		fragment = contextFragment(s.model, req.target, agg.Select, false)
 	}
 	page.start(req, fragment, count, size, preferred)

@@ -147,3 +147,28 @@ func TestService_AggregateExpressions(t *testing.T) {
 		}
 	})
 }
+
+// TestService_CrossJoinApply: $apply on a $crossjoin aggregates the combinations (paths start with a set's
+// name, and so do the answer's nested objects); what does not aggregate is 501.
+func TestService_CrossJoinApply(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := newFixture(t, db)
+		f.seed()
+		for _, tc := range []struct{ query, want string }{
+			{"$crossjoin(Book,Publisher)?$apply=filter(Book/PublisherId%20eq%20Publisher/Id)/groupby((Publisher/Name),aggregate(Book/Pages%20with%20sum%20as%20Pages,$count%20as%20Books))",
+				`{"@odata.context":"http://example.com/odata/$metadata#Collection(Edm.ComplexType)","value":[{"Publisher":{"Name":"Penguin"},"Pages":600,"Books":3}]}`},
+			{"$crossjoin(Book,Author)?$apply=filter(Book/Authors/any(a:a/Id%20eq%20Author/Id))/groupby((Author/Name),aggregate($count%20as%20N))&$orderby=Author/Name",
+				`{"@odata.context":"http://example.com/odata/$metadata#Collection(Edm.ComplexType)","value":[{"Author":{"Name":"Ada"},"N":2},{"Author":{"Name":"Brian"},"N":1}]}`},
+		} {
+			resp := f.must(200, "GET", "/odata/"+tc.query, "")
+			if diff := cmp.Diff(numbers(decodeJSON(t, tc.want)), numbers(decodeJSON(t, resp.Body))); diff != "" {
+				t.Errorf("GET %s (-want +got):\n%s", tc.query, diff)
+			}
+		}
+		for _, query := range []string{"$crossjoin(Book,Author)?$apply=filter(Book/Pages%20gt%201)", "$crossjoin(Book,Author)?$apply=topcount(1,Book/Pages)"} {
+			if resp := f.do("GET", "/odata/"+query, ""); resp.Status != 501 {
+				t.Errorf("GET %s = %d %s, want 501", query, resp.Status, resp.Body)
+			}
+		}
+	})
+}

@@ -82,6 +82,9 @@ func (s *Service) readCrossJoin(req *request) error {
 	if err := req.negotiateJSON(); err != nil {
 		return err
 	}
+	if agg := read.Aggregation(); agg != nil {
+		return s.readAggregated(req, read, agg)
+	}
 	shape := read.Memo(s.crossJoinShapeFn).(*crossJoinShape)
 	size, preferred := s.pageSizeFor(req.r, t)
 	count, err := s.countIfAsked(ctx, read, req.query)

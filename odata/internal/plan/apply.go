@@ -48,6 +48,10 @@ type applyRel struct {
 	cols       []*applyCol
 	// expands are the navigations the expand transformation adds to entities, read as $expand items.
 	expands []syntax.ExpandItem
+	// cross holds the ranges of the entity sets of a $crossjoin whose combinations are the rows (paths start
+	// with a set's name, vars); only filter, groupby and aggregate take them.
+	cross []*tableRange
+	vars  []lambdaVariable
 }
 
 // applyCol is a column of a derived relation: its path in the answer, the property it is scanned as (Column
@@ -73,9 +77,12 @@ func (a *applier) fail(code string, node syntax.Node, format string, args ...any
 
 // binder binds on rel, with $these the rows of rel: an aggregate of them is a scalar subquery over rel.
 func (a *applier) binder(rel *applyRel) *binder {
-	b := &binder{c: a.c, option: a.option, it: rel.r}
+	b := &binder{c: a.c, option: a.option, it: rel.r, variables: rel.vars}
+	if rel.cross != nil {
+		b.it = nil
+	}
 	b.these = func(n *syntax.Aggregate) (boundExpr, error) {
-		r, err := (&binder{c: a.c, option: a.option, it: rel.r}).aggregation(n, &n.Item)
+		r, err := (&binder{c: a.c, option: a.option, it: b.it, variables: rel.vars}).aggregation(n, &n.Item)
 		if err != nil {
 			return nil, err
 		}
@@ -101,6 +108,9 @@ func (a *applier) transformation(rel *applyRel, t *syntax.Transformation) (*appl
 		case "aggregate", "groupby", "concat", "join", "outerjoin":
 			return nil, a.fail(CodeNotSupported, nil, "%s after expand is not supported", t.Name)
 		}
+	}
+	if rel.cross != nil && t.Name != "filter" && t.Name != "groupby" && t.Name != "aggregate" && t.Name != "identity" {
+		return nil, a.fail(CodeNotSupported, nil, "on a $crossjoin, %s before an aggregation is not supported", t.Name)
 	}
 	switch t.Name {
 	case "expand":
@@ -205,6 +215,13 @@ func (a *applier) restart(rel *applyRel) *applyRel {
 // fromClause is the FROM of rel: the root table with its joins, or the derived subquery.
 func (a *applier) fromClause(rel *applyRel) string {
 	c := a.c
+	if rel.cross != nil {
+		from := make([]string, len(rel.cross))
+		for i, r := range rel.cross {
+			from[i] = c.quote(r.typ.Table) + " AS " + c.quote(r.alias) + c.joins(r)
+		}
+		return strings.Join(from, " CROSS JOIN ")
+	}
 	if !rel.entity {
 		return rel.from
 	}
@@ -756,6 +773,8 @@ func (a *applier) withinGroups(rel *applyRel, groups []syntax.GroupItem, seq []s
 			return nil, nil, err
 		}
 		switch {
+		case rel.cross != nil && t.Name != "filter" && t.Name != "identity":
+			err = a.fail(CodeNotSupported, nil, "on a $crossjoin, %s within groups is not supported", t.Name)
 		case t.Name == "filter" || t.Name == "search" || t.Name == "compute" || t.Name == "identity":
 			rel, err = a.transformation(rel, t)
 		case t.Name == "orderby":
@@ -986,6 +1005,21 @@ func (pl *compiledRead) compileApply(q *syntax.Query, root *tableRange, where []
 		return &applied, nil
 	}
 	return nil, pl.aggregated(a, a.settled(rel), q)
+}
+
+// crossJoinApply translates q.Apply over the combinations of the entity sets of a $crossjoin (ranges, named
+// by vars), whose rows the conditions where select; the sequence must aggregate them.
+func (pl *compiledRead) crossJoinApply(q *syntax.Query, ranges []*tableRange, vars []lambdaVariable, where []string) error {
+	c := pl.c
+	a := &applier{c: c, root: ranges[0], option: c.optionSpelt("$apply")}
+	rel, err := a.sequence(&applyRel{r: ranges[0], cross: ranges, vars: vars, where: where}, q.Apply)
+	if err != nil {
+		return err
+	}
+	if rel.cross != nil {
+		return &Error{Code: CodeNotSupported, Option: a.option, Msg: "$apply on a $crossjoin is supported when it aggregates (groupby, aggregate)"}
+	}
+	return pl.aggregated(a, a.settled(rel), q)
 }
 
 // aggregated completes pl as the read of the aggregated rows of rel with the query options after $apply.

@@ -54,7 +54,7 @@ func (p *Planner) compileCrossJoin(s Scope, q *syntax.Query, rest string, opts R
 		return nil, err
 	}
 	c := pl.c
-	for _, name := range []string{"$search", "$compute", "$apply"} {
+	for _, name := range []string{"$search", "$compute"} {
 		for _, o := range q.Options {
 			if o.Name == name {
 				return nil, &Error{Code: CodeNotSupported, Option: o.Spelt, Pos: 1, Msg: name + " is not supported with $crossjoin"}
@@ -71,6 +71,16 @@ func (p *Planner) compileCrossJoin(s Scope, q *syntax.Query, rest string, opts R
 		if condition := c.rowFilter(cr.r); condition != "" {
 			pl.where = append(pl.where, condition)
 		}
+	}
+	if len(q.Apply) > 0 {
+		rs := make([]*tableRange, len(ranges))
+		for i, cr := range ranges {
+			rs[i] = cr.r
+		}
+		if err := pl.crossJoinApply(q, rs, variables, pl.where); err != nil {
+			return nil, err
+		}
+		return pl, nil
 	}
 	if q.Filter != nil {
 		b := &binder{c: c, option: c.optionSpelt("$filter"), variables: variables}

@@ -110,8 +110,8 @@
 // every set, first set first, so keyset paging works as for a set. $select names the sets in the answer and
 // $expand those whose entities it has (with nested $select, $expand and $compute); each Member gives its
 // columns in a row: the projection of an expanded set (its own expansions read per page with Expand, their
-// links counted from the member's first column), else its key. At most MaxCrossJoinSets sets; $search, $compute
-// and $apply at the top, and $ref or $count of a member, are NotSupported.
+// links counted from the member's first column), else its key. At most MaxCrossJoinSets sets; $search and
+// $compute at the top, $apply that does not aggregate, and $ref or $count of a member, are NotSupported.
 //
 // $index positions an insert into an ordered collection (a write, served by odata): in a read it is a Syntax
 // error.
