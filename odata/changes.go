@@ -224,18 +224,19 @@ const (
 )
 
 // deltaToken is the state a $deltatoken carries: base64url (no padding) of a JSON array [1, kind, set, query,
-// from, to, after, issued]. It holds no secret: a client that changes it gets at most the changes of a query it
-// could send itself, and a value out of shape is a 400.
+// from, fromAt, to, toAt, after]. It holds no secret: a client that changes it gets at most the changes of a query
+// it could send itself, and a value out of shape is a 400.
 type deltaToken struct {
 	Kind  string
 	Set   string // the entity set's name
 	Query string // the defining query: the raw query of the first read without paging and format options
 	From  int64  // the position in the change log the changes are after
-	To    int64  // tokenNext: the position the changes are up to
-	After string // tokenNext: the last key of the previous page
-	// Issued is when the position From was read (Unix milliseconds): past ChangeTrackingOptions.Keep the log may
+	// FromAt is when the position From was read (Unix milliseconds): past ChangeTrackingOptions.Keep the log may
 	// have lost changes after it, and the token is gone (410).
-	Issued int64
+	FromAt int64
+	To     int64  // tokenNext: the position the changes are up to
+	ToAt   int64  // tokenNext: when To was read, the FromAt of the delta link of the last page
+	After  string // tokenNext: the last key of the previous page
 }
 
 // deltaTokenVersion is the first element of every token's array.
@@ -243,7 +244,7 @@ const deltaTokenVersion = 1
 
 // encode returns the token's text.
 func (t *deltaToken) encode() string {
-	b, _ := json.Marshal([]any{deltaTokenVersion, t.Kind, t.Set, t.Query, t.From, t.To, t.After, t.Issued})
+	b, _ := json.Marshal([]any{deltaTokenVersion, t.Kind, t.Set, t.Query, t.From, t.FromAt, t.To, t.ToAt, t.After})
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
@@ -255,20 +256,20 @@ func decodeDeltaToken(text string) (*deltaToken, error) {
 		return nil, bad
 	}
 	var parts []json.RawMessage
-	if err := json.Unmarshal(raw, &parts); err != nil || len(parts) != 8 {
+	if err := json.Unmarshal(raw, &parts); err != nil || len(parts) != 9 {
 		return nil, bad
 	}
 	var version int
 	t := &deltaToken{}
-	for i, dst := range []any{&version, &t.Kind, &t.Set, &t.Query, &t.From, &t.To, &t.After, &t.Issued} {
+	for i, dst := range []any{&version, &t.Kind, &t.Set, &t.Query, &t.From, &t.FromAt, &t.To, &t.ToAt, &t.After} {
 		if err := json.Unmarshal(parts[i], dst); err != nil {
 			return nil, bad
 		}
 	}
 	switch {
-	case version != deltaTokenVersion, t.From < 0, t.Issued <= 0,
+	case version != deltaTokenVersion, t.From < 0, t.FromAt <= 0, t.Set == "",
 		t.Kind != tokenDelta && t.Kind != tokenNext && t.Kind != tokenInitial,
-		t.Kind == tokenNext && (t.To < t.From || t.After == ""):
+		t.Kind == tokenNext && (t.To < t.From || t.ToAt <= 0 || t.After == ""):
 		return nil, bad
 	}
 	return t, nil
