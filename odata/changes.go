@@ -7,12 +7,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
 
 	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/internal/modelsql"
 	"github.com/storekit/store/odata/sqldb"
 )
 
@@ -139,6 +142,81 @@ func (tx *Tx) record(et *edm.EntityType, key []any) {
 	if tx.svc != nil && tx.svc.changes != nil {
 		tx.svc.changes.add(tx.changes, et, key)
 	}
+}
+
+// recordReferrers notes, before the entity of et that sub selects is deleted, the entities of tracked sets that
+// refer to it by a foreign key: the database's ON DELETE SET NULL or CASCADE changes or deletes them (see
+// odata/schema), which no write of theirs tells. sub returns the SELECT of the given columns of that entity.
+func (tx *Tx) recordReferrers(ctx context.Context, et *edm.EntityType, sub func(cols []string) sq.SelectBuilder) error {
+	if tx.changes == nil || tx.svc == nil || tx.svc.changes == nil {
+		return nil
+	}
+	done := map[string]bool{}
+	for other := range tx.svc.changes.tracked {
+		for _, ref := range foreignKeys(other, et) {
+			id := other.Name + "(" + strings.Join(ref.from, ",") + ")"
+			if done[id] {
+				continue
+			}
+			done[id] = true
+			if err := tx.recordWhere(ctx, other, modelsql.TupleIn(tx.names(), other.Table, ref.from, sub(ref.to))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// foreignKey is a foreign key of one entity type's table to another's: its columns and those they refer to.
+type foreignKey struct{ from, to []string }
+
+// foreignKeys returns the foreign keys of the table of from to the table of to, by the direct navigations
+// between the two types in either direction: the side whose join columns are not its key holds the foreign key.
+// Containments are left out (their entities have no set).
+func foreignKeys(from, to *edm.EntityType) []foreignKey {
+	var out []foreignKey
+	isKey := func(t *edm.EntityType, cols []string) bool { return slices.Equal(cols, modelsql.KeyColumns(t)) }
+	for _, n := range from.Navigations {
+		if j := n.Join; j.Through == nil && !n.ContainsTarget && n.TargetType() == to && !isKey(from, j.SourceColumns) {
+			out = append(out, foreignKey{from: j.SourceColumns, to: j.TargetColumns})
+		}
+	}
+	for _, n := range to.Navigations {
+		if j := n.Join; j.Through == nil && !n.ContainsTarget && n.TargetType() == from && !isKey(from, j.TargetColumns) {
+			out = append(out, foreignKey{from: j.TargetColumns, to: j.SourceColumns})
+		}
+	}
+	return out
+}
+
+// recordWhere notes the change of every entity of et that where (on the table's own name) selects.
+func (tx *Tx) recordWhere(ctx context.Context, et *edm.EntityType, where sq.Sqlizer) error {
+	names := tx.names()
+	keys := et.KeyProperties()
+	rows, err := tx.Builder().Select(modelsql.Columns(names, et.Table, modelsql.KeyColumns(et))...).
+		From(names.QuoteIdent(et.Table)).Where(where).QueryContext(ctx)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	stored := make([]any, len(keys))
+	ptrs := make([]any, len(keys))
+	for i := range stored {
+		ptrs[i] = &stored[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		key := make([]any, len(keys))
+		for i, p := range keys {
+			if key[i], err = sqldb.Scan(p, stored[i]); err != nil {
+				return err
+			}
+		}
+		tx.record(et, key)
+	}
+	return rows.Err()
 }
 
 // flush appends the changes of set to the log in tx, the transaction that made them, just before it commits: it

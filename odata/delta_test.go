@@ -132,8 +132,8 @@ type write struct{ method, path, body string }
 // TestDelta_Changes: each case takes a delta link of books under 20 (Prefer: odata.track-changes), writes, and
 // reads the delta: created and changed books that match as entities, those changed out of the filter as
 // removed (changed), deleted ones as removed (deleted), through every way the service writes a book (PATCH,
-// POST, DELETE, deep insert, $ref, an action's Tx helper, a JSON batch) and none for writes that roll back or
-// touch another set. Both databases.
+// POST, DELETE, deep insert and update, $ref, an action's Tx helper, a JSON batch) and none for writes that roll
+// back or touch another set. Both databases.
 func TestDelta_Changes(t *testing.T) {
 	const query = "/odata/Book?$select=Id,Title,Price&$filter=Price%20lt%2020"
 	cases := []struct {
@@ -154,10 +154,13 @@ func TestDelta_Changes(t *testing.T) {
 			{"PATCH", "/odata/Book('b1')", `{"Title":"Alpha 3"}`},
 			{"PATCH", "/odata/Book('b1')", `{"Title":"Alpha 4"}`},
 		}, []string{"entity Alpha 4"}},
+		// Deep update: b1 is updated, b2 (left out) loses its publisher.
+		{"deep update", []write{{"PATCH", "/odata/Publisher('p1')", `{"Books":[{"Id":"b1","Title":"Deep"}]}`}},
+			[]string{"entity Beta 2", "entity Deep"}},
 		{"deep insert", []write{{"POST", "/odata/Publisher", `{"Name":"Orbit","Books":[{"Title":"Inline","Price":1}]}`}},
 			[]string{"entity Inline"}},
-		{"$ref", []write{{"DELETE", "/odata/Book('b1')/Publisher/$ref", ""}}, []string{"entity Alpha 4"}},
-		{"action through Tx.Update", []write{{"POST", "/odata/Book('b1')/Reprint", ""}}, []string{"entity Alpha 4"}},
+		{"$ref", []write{{"DELETE", "/odata/Book('b1')/Publisher/$ref", ""}}, []string{"entity Deep"}},
+		{"action through Tx.Update", []write{{"POST", "/odata/Book('b1')/Reprint", ""}}, []string{"entity Deep"}},
 		{"batch", []write{{"POST", "/odata/$batch", `{"requests":[
 			{"id":"1","atomicityGroup":"g","method":"post","url":"Book","body":{"Title":"Batched","Price":2}},
 			{"id":"2","atomicityGroup":"g","method":"patch","url":"Book('b1')","body":{"Title":"Alpha 5"}},
@@ -368,6 +371,62 @@ func TestDelta_InFlight(t *testing.T) {
 	if diff := cmp.Diff([]string{"entity Slow"}, summary(entries)); diff != "" {
 		t.Errorf("delta (-want +got):\n%s", diff)
 	}
+}
+
+// TestDelta_Cascade: what the database changes on its own when an entity is deleted is in the delta of the sets
+// it touches: the loans of a deleted book go with it (ON DELETE CASCADE), the books of a deleted publisher lose
+// their reference (ON DELETE SET NULL).
+func TestDelta_Cascade(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := trackingFixture(t, db, nil)
+		f.seed()
+		loans := f.deltaLinkOf(t, "/odata/Loan")
+		books := f.deltaLinkOf(t, "/odata/Book?$select=Id,Title,PublisherId")
+		f.must(204, "DELETE", "/odata/Book('b1')", "")
+		f.must(204, "DELETE", "/odata/Publisher('p1')", "")
+		entries, _ := f.readDelta(t, loans)
+		if diff := cmp.Diff([]string{"deleted Loan(BookId='b1',MemberNo=7)"}, summary(entries)); diff != "" {
+			t.Errorf("loans (-want +got):\n%s", diff)
+		}
+		entries, _ = f.readDelta(t, books)
+		if diff := cmp.Diff([]string{"deleted Book('b1')", "entity Beta", "entity Gamma"}, summary(entries)); diff != "" {
+			t.Errorf("books (-want +got):\n%s", diff)
+		}
+		for _, e := range entries {
+			if e["Title"] != nil && e["PublisherId"] != nil {
+				t.Errorf("book %v still refers to its publisher", e["Id"])
+			}
+		}
+	})
+}
+
+// TestDelta_Prune: a write deletes the rows of the change log kept past ChangeTrackingOptions.Keep (and its margin
+// for the clocks of nodes), and keeps the others.
+func TestDelta_Prune(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := trackingFixture(t, db, nil)
+		f.seed()
+		old := time.Now().Add(-odata.DefaultChangeKeep - 2*time.Hour).UnixMilli()
+		recent := time.Now().Add(-odata.DefaultChangeKeep + time.Hour).UnixMilli()
+		f.exec(`INSERT INTO odata_changes (set_name, entity_key, changed_at) VALUES ('Book', '(''old'')', ?), ('Book', '(''recent'')', ?)`, old, recent)
+		f.must(200, "PATCH", "/odata/Book('b1')", `{"Title":"Pruned"}`)
+		rows, err := f.db.DB.Query(`SELECT entity_key FROM odata_changes ORDER BY seq`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var keys []string
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				t.Fatal(err)
+			}
+			keys = append(keys, k)
+		}
+		if diff := cmp.Diff([]string{"('recent')", "('b1')"}, keys); diff != "" {
+			t.Errorf("change log (-want +got):\n%s", diff)
+		}
+	})
 }
 
 // TestDelta_Errors: a $deltatoken the service did not issue, one of another set, one on a set that tracks no

@@ -349,6 +349,9 @@ func (tx *Tx) Delete(ctx context.Context, et *edm.EntityType, key ...any) error 
 	sub := func(cols []string) sq.SelectBuilder {
 		return sq.Select(modelsql.Columns(names, et.Table, cols)...).From(table).Where(where)
 	}
+	if err := tx.recordReferrers(ctx, et, sub); err != nil {
+		return err
+	}
 	done := map[string]bool{}
 	for _, other := range tx.Model.EntityTypes {
 		for _, n := range other.Navigations {
