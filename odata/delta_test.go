@@ -534,7 +534,7 @@ func TestNewService_TrackChanges(t *testing.T) {
 	createLibrarySchema(t, db)
 	for _, tc := range []struct {
 		name, set, want string
-		edit        func(o *odata.SetOptions)
+		edit            func(o *odata.SetOptions)
 	}{
 		{"ReadFilter", "Book", `Sets["Book"]: TrackChanges cannot be combined with ReadFilter or CaseInsensitiveKey`,
 			func(o *odata.SetOptions) {
