@@ -91,7 +91,7 @@ func (s *Service) deltaToken(req *request, text string) (*deltaToken, error) {
 	return tok, nil
 }
 
-// applies reports whether the read with the options q can track changes: not with $top, $skip, $expand or $apply,
+// trackable reports whether the read with the options q can track changes: not with $top, $skip, $expand or $apply,
 // whose results the change log cannot follow.
 func trackable(q *syntax.Query) bool {
 	for _, o := range q.Options {
