@@ -325,97 +325,114 @@ func deltaLimits(l *requestLimits) *requestLimits {
 	return &out
 }
 
-// writeDelta writes a page of a delta answer: the entities of the page that the defining query selects, then
-// the others as removed, then link (the next link or the delta link, as a member).
-func (s *Service) writeDelta(req *request, query string, shape *readShape, page *deltaPage, size int, preferred bool, link string) error {
-	t := req.target
-	ctx := req.r.Context()
-	limits := deltaLimits(s.limitsOf(t))
-	var w pageWriter
-	started := false
-	n := 0
-	err := func() error {
-		if len(page.keys) > 0 {
-			read, err := s.planRead(ctx, t.scope, splitQuery(query).withFilter(keyFilter(t.typ, page, page.keys)), limits)
-			if err != nil {
-				return queryError(err)
-			}
-			sel, args := read.Select(size)
-			rows, err := s.db.QueryContext(ctx, sel, args...)
-			if err != nil {
-				return s.readError(err)
-			}
-			defer rows.Close()
-			writer := newRowWriter(read.Memo(s.shapeFn).(*readShape).layout)
-			req.setFormat(writer, shape.levelShape)
-			for rows.Next() {
-				if err := scanConvert(rows, writer); err != nil {
-					return s.readError(err)
-				}
-				if !started {
-					s.startDelta(req, &w, shape, size, preferred)
-					started = true
-				}
-				if n > 0 {
-					w.buf = append(w.buf, ',')
-				}
-				n++
-				w.buf = writer.appendObject(w.buf)
-				page.seen[rowKey(writer)] = true
-				if err := w.flush(); err != nil {
-					return err
-				}
-			}
-			if err := rows.Err(); err != nil {
-				return s.readError(err)
-			}
-		}
-		existing, err := s.existingKeys(ctx, req, page, limits)
-		if err != nil {
-			return err
-		}
-		if !started {
-			s.startDelta(req, &w, shape, size, preferred)
-			started = true
-		}
-		for _, key := range page.keys {
-			if page.seen[key] {
-				continue
-			}
-			if n > 0 {
-				w.buf = append(w.buf, ',')
-			}
-			n++
-			if w.buf, err = s.appendRemoved(w.buf, req, key, page.values[key], existing[key]); err != nil {
-				return err
-			}
-		}
-		w.buf = append(w.buf, ']')
-		w.buf = append(w.buf, link...)
-		w.buf = append(w.buf, '}')
-		if !w.started() {
-			req.w.Header()["Content-Length"] = []string{strconv.Itoa(w.out.Buffered() + len(w.buf))}
-		}
-		if _, err := w.out.Write(w.buf); err != nil {
-			return err
-		}
-		return w.out.Flush()
-	}()
-	if started {
-		defer w.release()
+// deltaWriter writes the answer of a delta page: the envelope is started with the first entry (or at the end of an
+// empty page), so that an error before it is still an error answer.
+type deltaWriter struct {
+	req       *request
+	page      pageWriter
+	fragment  string // the context URL's fragment
+	size      int
+	preferred bool // Prefer: odata.maxpagesize chose the size
+	started   bool
+	entries   int
+}
+
+// start starts the envelope unless it has started.
+func (w *deltaWriter) start() {
+	if !w.started {
+		w.page.start(w.req, w.fragment, -1, w.size, w.preferred)
+		w.started = true
 	}
-	switch {
-	case err == nil:
-		return nil
-	case !started || !w.started():
+}
+
+// next starts the envelope or separates the entry about to be appended from the one before.
+func (w *deltaWriter) next() {
+	w.start()
+	if w.entries > 0 {
+		w.page.buf = append(w.page.buf, ',')
+	}
+	w.entries++
+}
+
+// finish ends the envelope with link (the next link or the delta link, as a member) and flushes the answer.
+func (w *deltaWriter) finish(link string) error {
+	w.start()
+	w.page.buf = append(append(append(w.page.buf, ']'), link...), '}')
+	if !w.page.started() {
+		// The whole answer is here: one write with its length, no chunked encoding.
+		w.req.w.Header()["Content-Length"] = []string{strconv.Itoa(w.page.out.Buffered() + len(w.page.buf))}
+	}
+	if _, err := w.page.out.Write(w.page.buf); err != nil {
+		return err
+	}
+	return w.page.out.Flush()
+}
+
+// writeDelta writes a page of a delta answer: the entries of the page, then link (the next link or the delta
+// link, as a member). An error before the answer went out is answered as any other; after, it is aborted.
+func (s *Service) writeDelta(req *request, query string, shape *readShape, page *deltaPage, size int, preferred bool, link string) error {
+	w := &deltaWriter{req: req, fragment: req.target.set.Name + shape.selectList + "/$delta", size: size, preferred: preferred}
+	err := s.writeDeltaEntries(req, w, query, shape, page)
+	if err == nil {
+		err = w.finish(link)
+	}
+	if w.started {
+		defer w.page.release()
+	}
+	if err == nil || !w.page.started() {
 		return err
 	}
 	return abort(s, req, err)
 }
 
-// startDelta starts the answer of a delta page: the headers and the envelope up to the opening of "value".
-func (s *Service) startDelta(req *request, w *pageWriter, shape *readShape, size int, preferred bool) {
-	w.start(req, req.target.set.Name+shape.selectList+"/$delta", -1, size, preferred)
+// writeDeltaEntries writes the entries of a delta page: the entities the defining query selects, read with a
+// $filter on the page's keys added to it, then the other keys as removed.
+func (s *Service) writeDeltaEntries(req *request, w *deltaWriter, query string, shape *readShape, page *deltaPage) error {
+	t := req.target
+	ctx := req.r.Context()
+	limits := deltaLimits(s.limitsOf(t))
+	if len(page.keys) > 0 {
+		read, err := s.planRead(ctx, t.scope, splitQuery(query).withFilter(keyFilter(t.typ, page, page.keys)), limits)
+		if err != nil {
+			return queryError(err)
+		}
+		sel, args := read.Select(len(page.keys))
+		rows, err := s.db.QueryContext(ctx, sel, args...)
+		if err != nil {
+			return s.readError(err)
+		}
+		defer rows.Close()
+		writer := newRowWriter(read.Memo(s.shapeFn).(*readShape).layout)
+		req.setFormat(writer, shape.levelShape)
+		for rows.Next() {
+			if err := scanConvert(rows, writer); err != nil {
+				return s.readError(err)
+			}
+			w.next()
+			w.page.buf = writer.appendObject(w.page.buf)
+			page.seen[rowKey(writer)] = true
+			if err := w.page.flush(); err != nil {
+				return err
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return s.readError(err)
+		}
+	}
+	existing, err := s.existingKeys(ctx, req, page, limits)
+	if err != nil {
+		return err
+	}
+	for _, key := range page.keys {
+		if page.seen[key] {
+			continue
+		}
+		w.next()
+		if w.page.buf, err = s.appendRemoved(w.page.buf, req, key, page.values[key], existing[key]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // existingKeys returns which keys of the page that were not answered as entities still exist.
