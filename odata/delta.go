@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -48,6 +49,12 @@ func (s *Service) startTracking(req *request) (done bool, err error) {
 		return true, BadRequest(CodeInvalidValue, "$deltatoken", "The entity set "+t.set.Name+" does not track changes: the $deltatoken is not one this service issued.")
 	case found:
 		tok, err := s.deltaToken(req, token)
+		if err == nil && tok.Kind != tokenInitial {
+			err = onlyDeltaToken(options)
+		}
+		if err == nil {
+			err = s.checkAge(req, tok)
+		}
 		if err != nil {
 			return true, err
 		}
@@ -55,7 +62,7 @@ func (s *Service) startTracking(req *request) (done bool, err error) {
 			return true, s.serveDelta(req, tok, options)
 		}
 		req.tracking = &tracking{set: t.set, from: tok.From, fromAt: tok.FromAt, query: options.without("deltatoken").String()}
-	case tracks && len(req.r.Header["Prefer"]) > 0 && parsePrefer(req.r.Header).trackChanges:
+	case tracks && len(req.r.Header["Prefer"]) > 0 && parsePrefer(req.r.Header).trackChanges && !options.has("top", "skip", "expand", "apply"):
 		at := time.Now().UnixMilli()
 		from, err := s.changes.position(req.r.Context())
 		if err != nil {
@@ -66,8 +73,7 @@ func (s *Service) startTracking(req *request) (done bool, err error) {
 	return false, nil
 }
 
-// deltaToken reads the $deltatoken text of a request to its target's set: a token of another set is a 400, one
-// older than the change log keeps is 410 Gone with the URL of a full read of its defining query in Location.
+// deltaToken reads the $deltatoken text of a request to its target's set: a token of another set is a 400.
 func (s *Service) deltaToken(req *request, text string) (*deltaToken, error) {
 	tok, err := decodeDeltaToken(text)
 	if err != nil {
@@ -76,6 +82,23 @@ func (s *Service) deltaToken(req *request, text string) (*deltaToken, error) {
 	if tok.Set != req.target.set.Name {
 		return nil, BadRequest(CodeInvalidValue, "$deltatoken", "The $deltatoken is not one this service issued for "+req.target.set.Name+".")
 	}
+	return tok, nil
+}
+
+// onlyDeltaToken refuses the options of a delta link's request but $deltatoken and $format: the defining query is
+// in the token.
+func onlyDeltaToken(options rawOptions) error {
+	for _, o := range options {
+		if o.name != "deltatoken" && o.name != "format" {
+			return BadRequest(CodeBadRequest, o.name, "A delta link takes no query options but $format: the defining query is part of it.")
+		}
+	}
+	return nil
+}
+
+// checkAge answers a token older than the change log keeps: 410 Gone with the URL of a full read of its defining
+// query in Location.
+func (s *Service) checkAge(req *request, tok *deltaToken) error {
 	if time.Now().UnixMilli()-tok.FromAt > s.changes.keep.Milliseconds() {
 		query := tok.Query
 		if tok.Kind == tokenInitial {
@@ -85,10 +108,10 @@ func (s *Service) deltaToken(req *request, text string) (*deltaToken, error) {
 		if query != "" {
 			location += "?" + query
 		}
-		return nil, &Error{Code: CodeGone, Target: "$deltatoken", Header: http.Header{"Location": {location}},
+		return &Error{Code: CodeGone, Target: "$deltatoken", Header: http.Header{"Location": {location}},
 			Message: "The delta link is older than the changes the service keeps: read the entities again (Location)."}
 	}
-	return tok, nil
+	return nil
 }
 
 // trackable reports whether the read with the options q can track changes: not with $top, $skip, $expand or $apply,
@@ -163,15 +186,21 @@ func (o rawOptions) get(name string) (string, bool) {
 	return "", false
 }
 
+// has reports whether there is an option called by one of the names.
+func (o rawOptions) has(names ...string) bool {
+	for _, opt := range o {
+		if slices.Contains(names, opt.name) {
+			return true
+		}
+	}
+	return false
+}
+
 // without returns the options but those called by the names.
 func (o rawOptions) without(names ...string) rawOptions {
 	var out rawOptions
 	for _, opt := range o {
-		drop := false
-		for _, n := range names {
-			drop = drop || opt.name == n
-		}
-		if !drop {
+		if !slices.Contains(names, opt.name) {
 			out = append(out, opt)
 		}
 	}
@@ -214,11 +243,6 @@ type deltaPage struct {
 // serveDelta answers a GET of a delta link or of the next page of a delta answer: the changes the token's
 // position and the defining query select, a page of them, then a next link or a new delta link.
 func (s *Service) serveDelta(req *request, tok *deltaToken, options rawOptions) error {
-	for _, o := range options {
-		if o.name != "deltatoken" && o.name != "format" {
-			return BadRequest(CodeBadRequest, o.name, "A delta link takes no query options but $format: the defining query is part of it.")
-		}
-	}
 	format, _ := options.get("format")
 	req.query = &syntax.Query{Format: format}
 	if err := req.negotiateJSON(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -343,15 +344,16 @@ func TestDelta_InFlight(t *testing.T) {
 	}
 	db := dbtest.Postgres(t)
 	entered, release := make(chan struct{}), make(chan struct{})
-	var once bool
+	var once sync.Once
 	f := trackingFixture(t, db, func(cfg *odata.Config) {
 		o := cfg.Sets["Book"]
 		before := o.Hooks.BeforeSave
 		o.Hooks.BeforeSave = func(ctx context.Context, tx *odata.Tx, c *odata.Change) error {
-			if c.New["Title"] == "Slow" && !once {
-				once = true
-				close(entered)
-				<-release
+			if c.New["Title"] == "Slow" {
+				once.Do(func() {
+					close(entered)
+					<-release
+				})
 			}
 			return before(ctx, tx, c)
 		}
