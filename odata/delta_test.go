@@ -472,7 +472,7 @@ func TestDelta_Errors(t *testing.T) {
 }
 
 // TestDelta_NotApplied: the preference is ignored (no Preference-Applied, no delta link) by sets that do not track
-// changes, by single entities and by reads with $top, $skip or $expand.
+// changes, by single entities, navigations and by reads with $top, $skip, $expand or $apply.
 func TestDelta_NotApplied(t *testing.T) {
 	f := trackingFixture(t, dbtest.SQLite(t), nil)
 	f.seed()
@@ -482,6 +482,7 @@ func TestDelta_NotApplied(t *testing.T) {
 		"/odata/Book?$top=2",
 		"/odata/Book?$skip=1",
 		"/odata/Book?$expand=Publisher",
+		"/odata/Book?$apply=filter(Pages%20gt%201)",
 		"/odata/Book('b1')/Chapters",
 	} {
 		resp := f.must(200, "GET", path, "", "Prefer", "odata.track-changes")
