@@ -203,8 +203,9 @@ type SetOptions struct {
 	// (@odata.removed), with a new delta link. The preference is not applied (the read answers without a delta
 	// link) to a read with $top, $skip, $expand or $apply. Every write of the set through the service (POST,
 	// PUT, PATCH, DELETE, $batch, deep insert and update, binds and $ref, and the Tx helpers hooks and actions
-	// call) notes the entity in the change log in its transaction; SQL a plug-in runs itself, and what the
-	// database does on its own (ON DELETE CASCADE, SET NULL), is not seen. $metadata annotates the set with
+	// call) notes the entity in the change log in its transaction, and a delete notes the entities of tracked
+	// sets that refer to the deleted one, which the database's ON DELETE CASCADE or SET NULL changes; SQL a
+	// plug-in runs itself, and other programs writing the table, are not seen. $metadata annotates the set with
 	// Capabilities.ChangeTracking. A set that tracks changes must be the only set of its entity type and cannot
 	// have a ReadFilter (the delta of a deleted entity could not be filtered) or a CaseInsensitiveKey.
 	TrackChanges bool
