@@ -61,7 +61,7 @@ type changeLog struct {
 	lockKey int64  // the advisory lock appends are serialized by, from the table's name
 	keep    time.Duration
 	// tracked holds the tracked sets by their entity type (a tracked set is the only set of its type: the Tx
-	// helpers write types).
+	// helpers write types); an entity of a derived type belongs to the sets of its base types too.
 	tracked map[*edm.EntityType]*edm.EntitySet
 	// lastPrune is when this node last deleted old rows (Unix milliseconds).
 	lastPrune atomic.Int64
@@ -120,21 +120,27 @@ type changeRef struct {
 	set, key string
 }
 
-// add notes a change of the entity of et with the given key values, when et's set tracks changes.
+// add notes a change of the entity of et with the given key values for each tracked set it belongs to: the set of
+// its type or of a type it derives from.
 func (c *changeLog) add(set *changeSet, et *edm.EntityType, key []any) {
-	es := c.tracked[et]
-	if es == nil || set == nil {
+	if set == nil {
 		return
 	}
-	ref := changeRef{set: es.Name, key: formatKey(et, key)}
-	if set.seen[ref] {
-		return
+	for t := et; t != nil; t = t.Base() {
+		es := c.tracked[t]
+		if es == nil {
+			continue
+		}
+		ref := changeRef{set: es.Name, key: formatKey(t, key)}
+		if set.seen[ref] {
+			continue
+		}
+		if set.seen == nil {
+			set.seen = map[changeRef]bool{}
+		}
+		set.seen[ref] = true
+		set.changes = append(set.changes, ref)
 	}
-	if set.seen == nil {
-		set.seen = map[changeRef]bool{}
-	}
-	set.seen[ref] = true
-	set.changes = append(set.changes, ref)
 }
 
 // record notes the change of the entity of et with the given key values in tx, when the service tracks its set.
@@ -170,19 +176,23 @@ func (tx *Tx) recordReferrers(ctx context.Context, et *edm.EntityType, sub func(
 // foreignKey is a foreign key of one entity type's table to another's: its columns and those they refer to.
 type foreignKey struct{ from, to []string }
 
-// foreignKeys returns the foreign keys of the table of from to the table of to, by the direct navigations
-// between the two types in either direction: the side whose join columns are not its key holds the foreign key.
-// Containments are left out (their entities have no set).
+// foreignKeys returns the foreign keys of the table of from (its hierarchy's) to the table of to, by the direct
+// navigations between the two hierarchies in either direction (declared on from or a type derived from it; declared
+// on to, inherited ones included; to a type of the other's hierarchy line): the side whose join columns are not its
+// key holds the foreign key. Containments are left out (their entities have no set).
 func foreignKeys(from, to *edm.EntityType) []foreignKey {
 	var out []foreignKey
-	isKey := func(t *edm.EntityType, cols []string) bool { return slices.Equal(cols, modelsql.KeyColumns(t)) }
-	for _, n := range from.Navigations {
-		if j := n.Join; j.Through == nil && !n.ContainsTarget && n.TargetType() == to && !isKey(from, j.SourceColumns) {
-			out = append(out, foreignKey{from: j.SourceColumns, to: j.TargetColumns})
+	isKey := func(cols []string) bool { return slices.Equal(cols, modelsql.KeyColumns(from)) }
+	related := func(a, b *edm.EntityType) bool { return a.IsA(b) || b.IsA(a) }
+	for _, u := range append([]*edm.EntityType{from}, from.DerivedTypes()...) {
+		for _, n := range u.Navigations {
+			if j := n.Join; j.Through == nil && !n.ContainsTarget && related(n.TargetType(), to) && !isKey(j.SourceColumns) {
+				out = append(out, foreignKey{from: j.SourceColumns, to: j.TargetColumns})
+			}
 		}
 	}
 	for _, n := range to.Navigations {
-		if j := n.Join; j.Through == nil && !n.ContainsTarget && n.TargetType() == from && !isKey(from, j.TargetColumns) {
+		if j := n.Join; j.Through == nil && !n.ContainsTarget && related(n.TargetType(), from) && !isKey(j.TargetColumns) {
 			out = append(out, foreignKey{from: j.TargetColumns, to: j.SourceColumns})
 		}
 	}

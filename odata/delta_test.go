@@ -80,7 +80,7 @@ func (f *fixture) deltaLinkOf(t *testing.T, path string) string {
 		}
 		p, _ = f.getPage(t, p.NextLink)
 	}
-	if !strings.HasPrefix(p.DeltaLink, "http://example.com/odata/") || !strings.Contains(p.DeltaLink, "?$deltatoken=") {
+	if !strings.HasPrefix(p.DeltaLink, "http://example.com/") || !strings.Contains(p.DeltaLink, "?$deltatoken=") {
 		t.Fatalf("GET %s: delta link %q", path, p.DeltaLink)
 	}
 	return p.DeltaLink
@@ -605,4 +605,32 @@ func TestNewService_TrackChanges(t *testing.T) {
 			t.Errorf("%s: NewService error %v, want %q", tc.name, err, tc.want)
 		}
 	}
+}
+
+// TestDelta_Hierarchy: a tracked set of a type with derived types sees the writes of entities of every type of
+// its hierarchy, those written through the set of a derived type included, each with its @odata.type.
+func TestDelta_Hierarchy(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f, _ := newHierarchyService(t, db, "", func(o *odata.SetOptions) { o.ReadFilter, o.TrackChanges = nil, true })
+		link := f.deltaLinkOf(t, "/Items?$select=Id,Name")
+		f.must(200, "PATCH", "/Books('i2')", `{"Name":"Atlas 2"}`)
+		f.must(201, "POST", "/Books", `{"@odata.type":"#Shop.Ebook","Id":"i4","Name":"Manual","Megabytes":2}`)
+		f.must(204, "DELETE", "/Items('i3')", "")
+		p, _ := f.getPage(t, link)
+		var got []string
+		for _, e := range p.Value {
+			switch {
+			case e["reason"] != nil:
+				got = append(got, e["reason"].(string)+" "+strings.TrimPrefix(e["id"].(string), "http://example.com/"))
+			default:
+				typ, _ := e["@odata.type"].(string)
+				got = append(got, typ+" "+e["Id"].(string)+" "+e["Name"].(string))
+			}
+		}
+		sort.Strings(got)
+		want := []string{"#Shop.Book i2 Atlas 2", "#Shop.Ebook i4 Manual", "deleted Items('i3')"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("delta of Items (-want +got):\n%s", diff)
+		}
+	})
 }
