@@ -73,7 +73,8 @@ type groupKey struct{}
 type txGroup struct {
 	service *Service
 	tx      *sql.Tx
-	err     error // the first error a write of the group returned, for sqldb.RunTx's retry decision
+	err     error      // the first error a write of the group returned, for sqldb.RunTx's retry decision
+	changes *changeSet // the changes of tracked sets the group's writes made, appended to the log before the commit
 }
 
 // sharedTx returns the group transaction ctx carries for s, or nil.
@@ -86,7 +87,9 @@ func sharedTx(ctx context.Context, s *Service) *txGroup {
 
 // run runs fn in the group's transaction; an error is recorded, and the whole group rolls back.
 func (g *txGroup) run(fn func(tx *Tx) error) error {
-	err := fn(g.service.tx(g.tx))
+	tx := g.service.tx(g.tx)
+	tx.changes = g.changes
+	err := fn(tx)
 	if err != nil && g.err == nil {
 		g.err = err
 	}
@@ -240,7 +243,7 @@ func (b *batchRun) runGroup(ctx context.Context, items []*batchItem) []*batchRes
 	locations := maps.Clone(b.locations)
 	var results []*batchResult
 	err := sqldb.RunTx(ctx, s.db, s.dialect, func(tx *sql.Tx) error {
-		g := &txGroup{service: s, tx: tx}
+		g := &txGroup{service: s, tx: tx, changes: &changeSet{}}
 		groupCtx := context.WithValue(ctx, groupKey{}, g)
 		b.locations, results = maps.Clone(locations), results[:0]
 		for _, item := range items {
@@ -254,7 +257,7 @@ func (b *batchRun) runGroup(ctx context.Context, items []*batchItem) []*batchRes
 			}
 			b.record(res)
 		}
-		return nil
+		return s.changes.flush(ctx, tx, g.changes)
 	})
 	if err == nil {
 		return results

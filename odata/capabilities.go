@@ -12,7 +12,7 @@ const capabilities = "Org.OData.Capabilities.V1."
 // what is allowed: the writes a set offers (Insert-, Update- and DeleteRestrictions: a read-only set is
 // read-only to them), the properties $filter and $orderby cannot use (Filter- and SortRestrictions), $expand
 // (ExpandRestrictions, for a type with navigations) and $search (SearchRestrictions), that navigations take no
-// writes (NavigationRestrictions); on the container, $batch and key-as-segment URLs. Singletons get none: the
+// writes (NavigationRestrictions), change tracking on the sets that offer it (ChangeTracking); on the container, $batch and key-as-segment URLs. Singletons get none: the
 // terms of a singleton's target are read by some clients as an entity set's.
 func (s *Service) capabilities() []edm.Annotations {
 	container := s.model.Namespace + "." + s.model.Container
@@ -32,6 +32,9 @@ func (s *Service) capabilities() []edm.Annotations {
 			restriction("DeleteRestrictions", "Deletable", writes&WriteDelete != 0),
 		}
 		terms = append(terms, readCapabilities(es.EntityType())...)
+		if s.sets[es].TrackChanges {
+			terms = append(terms, changeTracking(es.EntityType()))
+		}
 		out = append(out, edm.Annotations{Target: container + "/" + es.Name, Terms: terms})
 	}
 	return append(out, s.collectionCapabilities()...)
@@ -125,4 +128,21 @@ func navigationRestrictions(t *edm.EntityType) *edm.Annotation {
 	}
 	return &edm.Annotation{Term: capabilities + "NavigationRestrictions",
 		Value: edm.Record{Properties: []edm.PropertyValue{{Property: "RestrictedProperties", Value: restricted}}}}
+}
+
+// changeTracking says that a set of type t serves delta links (SetOptions.TrackChanges): Supported, with the
+// properties a $filter of the defining query may use (those FilterRestrictions allows) and no expandable
+// properties (a read with $expand answers without a delta link).
+func changeTracking(t *edm.EntityType) edm.Annotation {
+	var filterable []any
+	for _, p := range t.Properties {
+		if p.Type != edm.KindStream {
+			filterable = append(filterable, edm.PropertyPath(p.Name))
+		}
+	}
+	return edm.Annotation{Term: capabilities + "ChangeTracking", Value: edm.Record{Properties: []edm.PropertyValue{
+		{Property: "Supported", Value: true},
+		{Property: "FilterableProperties", Value: filterable},
+		{Property: "ExpandableProperties", Value: []any{}},
+	}}}
 }

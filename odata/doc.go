@@ -133,6 +133,14 @@
 // The state lives in a table of the service's database, so every node of a deployment serves every monitor and
 // cancels what another runs; Service.Shutdown waits for the requests still running.
 //
+// # Delta links
+//
+// A set with SetOptions.TrackChanges answers a GET that prefers odata.track-changes with a delta link on its last
+// page; a GET of the link answers the entities created or changed since, with their current values, and those
+// deleted or no longer matching the query as removed, then a new delta link. The changes are kept in a table of
+// the service's database (ChangeTrackingOptions), written in each write's transaction, so every node of a
+// deployment serves the links any node issued.
+//
 // # Plug-ins
 //
 // Hooks and actions get a *Tx: the request's transaction with helpers (Get, Query, Insert, Update, Delete,

@@ -39,6 +39,7 @@ const (
 	CodeMethodNotAllowed     = "MethodNotAllowed"     // 405: the resource does not offer the method (Header: Allow)
 	CodeNotAcceptable        = "NotAcceptable"        // 406: no representation the client accepts
 	CodeConflict             = "Conflict"             // 409: the state of a resource forbids the change
+	CodeGone                 = "Gone"                 // 410: a delta link past its time (Header: Location)
 	CodePreconditionFailed   = "PreconditionFailed"   // 412: a stale If-Match
 	CodePayloadTooLarge      = "PayloadTooLarge"      // 413: a body over its limit
 	CodeURITooLong           = "URITooLong"           // 414: a URL over its limit
@@ -77,6 +78,7 @@ var codeStatus = map[string]int{
 	CodeMethodNotAllowed:     http.StatusMethodNotAllowed,
 	CodeNotAcceptable:        http.StatusNotAcceptable,
 	CodeConflict:             http.StatusConflict,
+	CodeGone:                 http.StatusGone,
 	CodePreconditionFailed:   http.StatusPreconditionFailed,
 	CodePayloadTooLarge:      http.StatusRequestEntityTooLarge,
 	CodeURITooLong:           http.StatusRequestURITooLong,

@@ -72,7 +72,7 @@ func TestErrorStatus(t *testing.T) {
 		"BadRequest": 400, "InvalidJson": 400, "ValidationFailed": 400, "Required": 400, "InvalidValue": 400,
 		"UnknownField": 400, "TypeMismatch": 400, "UnknownProperty": 400, "SyntaxError": 400, "LimitExceeded": 400,
 		"InvalidCredentials": 400, "Unauthorized": 401, "Forbidden": 403, "NotFound": 404, "MethodNotAllowed": 405,
-		"NotAcceptable": 406, "Conflict": 409, "PreconditionFailed": 412, "PayloadTooLarge": 413, "URITooLong": 414,
+		"NotAcceptable": 406, "Conflict": 409, "Gone": 410, "PreconditionFailed": 412, "PayloadTooLarge": 413, "URITooLong": 414,
 		"UnsupportedMediaType": 415, "FailedDependency": 424, "TooManyRequests": 429, "InternalError": 500, "NotImplemented": 501,
 		"ServiceUnavailable": 503,
 	}

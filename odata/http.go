@@ -282,6 +282,8 @@ type request struct {
 	version Version        // the version the answer is written in (negotiateVersion)
 	applied string         // the preferences a JSON answer applies (prefs.applied), noted by negotiateJSON
 	limits  *requestLimits // the limits of a composed read (readComposed); nil for the target's
+	// tracking is the change tracking of a read of entities (delta.go); nil when it tracks none.
+	tracking *tracking
 }
 
 // noMetadata reports whether the answer carries no control information but counts and next links
@@ -464,6 +466,8 @@ type prefs struct {
 	includeAnnotations string
 	// respondAsync is Prefer: respond-async.
 	respondAsync bool
+	// trackChanges is Prefer: odata.track-changes (delta.go).
+	trackChanges bool
 }
 
 func parsePrefer(h http.Header) prefs {
@@ -489,6 +493,8 @@ func parsePrefer(h http.Header) prefs {
 				p.includeAnnotations = name + "=" + raw
 			case "respond-async":
 				p.respondAsync = true
+			case "odata.track-changes", "track-changes":
+				p.trackChanges = true
 			}
 		}
 	}

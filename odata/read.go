@@ -150,7 +150,11 @@ func (s *Service) plan(req *request, scope plan.Scope) (*plan.Read, *readShape, 
 	if limits == nil {
 		limits = s.limitsOf(req.target)
 	}
-	read, err := s.planRead(ctx, scope, req.r.URL.RawQuery, limits)
+	raw := req.r.URL.RawQuery
+	if req.tracking != nil {
+		raw = req.tracking.query
+	}
+	read, err := s.planRead(ctx, scope, raw, limits)
 	if err != nil {
 		return nil, nil, queryError(err)
 	}
@@ -263,6 +267,11 @@ var rowHook func()
 
 // readEntities answers a collection or one entity.
 func (s *Service) readEntities(req *request) error {
+	if s.changes != nil {
+		if done, err := s.startTracking(req); done || err != nil {
+			return err
+		}
+	}
 	read, shape, err := s.plan(req, req.target.scope)
 	if err != nil {
 		return err
@@ -310,6 +319,13 @@ func (s *Service) readCollection(req *request, read *plan.Read, shape *readShape
 	var page pageWriter
 	if req.target.ref {
 		fragment, page.refBase = "Collection($ref)", s.refBase(req)
+	}
+	if req.tracking != nil {
+		if !trackable(req.query) {
+			req.tracking = nil // the preference is not applied
+		} else if parsePrefer(req.r.Header).trackChanges {
+			addPreferenceApplied(req.w.Header(), "odata.track-changes")
+		}
 	}
 	page.start(req, fragment, count, size, preferred)
 	defer page.release()
@@ -548,8 +564,8 @@ func (w *pageWriter) writeExpanded(rowsRead [][]any, writer *rowWriter, expanded
 	return nil, nil
 }
 
-// finish ends the envelope, with the next link when last (the last row of the page) is not nil, and flushes
-// the answer.
+// finish ends the envelope, with the next link when last (the last row of the page) is not nil, else the delta
+// link of a read that tracks changes, and flushes the answer.
 func (w *pageWriter) finish(req *request, read *plan.Read, last []any, size int) error {
 	w.buf = append(w.buf, ']')
 	if last != nil {
@@ -557,8 +573,14 @@ func (w *pageWriter) finish(req *request, read *plan.Read, last []any, size int)
 		if err != nil {
 			return err
 		}
+		if req.tracking != nil {
+			next += req.tracking.nextSuffix()
+		}
 		w.buf = append(w.buf, `,"@odata.nextLink":`...)
 		w.buf = appendString(w.buf, req.base()+"/"+req.target.path+"?"+next)
+	} else if req.tracking != nil {
+		w.buf = append(w.buf, `,"@odata.deltaLink":`...)
+		w.buf = appendString(w.buf, req.tracking.deltaLink(req))
 	}
 	w.buf = append(w.buf, '}')
 	if !w.started() {

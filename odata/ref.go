@@ -356,6 +356,7 @@ func (tx *Tx) setColumnsWhere(ctx context.Context, et *edm.EntityType, key []any
 	if n, err := res.RowsAffected(); err == nil && n == 0 {
 		return NotFound("The reference does not exist.")
 	}
+	tx.record(et, key)
 	return nil
 }
 

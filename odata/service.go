@@ -55,6 +55,9 @@ type Config struct {
 	// Async turns asynchronous requests (Prefer: respond-async) on; see AsyncOptions. A service that runs them
 	// should be shut down with Service.Shutdown, which waits for them.
 	Async AsyncOptions
+	// ChangeTracking configures the change log behind the delta links of the sets with SetOptions.TrackChanges
+	// (see ChangeTrackingOptions); it is not used when no set tracks changes.
+	ChangeTracking ChangeTrackingOptions
 	// Limits bound what one request may ask: page sizes, $top, $expand, the size of expressions, bodies and
 	// batches (see Limits; the zero value has the defaults of SPEC part 9). A set may have its own
 	// (SetOptions.Limits).
@@ -193,6 +196,19 @@ type SetOptions struct {
 	// Limits are the set's own limits where they differ from the service's (Config.Limits): page sizes, $top,
 	// $expand depth and body size.
 	Limits SetLimits
+	// TrackChanges makes the set serve delta links (OData 4.01 part 1, 11.3; see ChangeTrackingOptions): a GET
+	// of the set with Prefer: odata.track-changes answers as usual, with Preference-Applied and, on its last
+	// page, an @odata.deltaLink; a GET of that link answers the entities created or changed since (their
+	// current values, as the defining query selects them) and those deleted or no longer matching its $filter
+	// (@odata.removed), with a new delta link. The preference is not applied (the read answers without a delta
+	// link) to a read with $top, $skip, $expand or $apply. Every write of the set through the service (POST,
+	// PUT, PATCH, DELETE, $batch, deep insert and update, binds and $ref, and the Tx helpers hooks and actions
+	// call) notes the entity in the change log in its transaction, and a delete notes the entities of tracked
+	// sets that refer to the deleted one, which the database's ON DELETE CASCADE or SET NULL changes; SQL a
+	// plug-in runs itself, and other programs writing the table, are not seen. $metadata annotates the set with
+	// Capabilities.ChangeTracking. A set that tracks changes must be the only set of its entity type and cannot
+	// have a ReadFilter (the delta of a deleted entity could not be filtered) or a CaseInsensitiveKey.
+	TrackChanges bool
 }
 
 // Op is the kind of a save.
@@ -338,6 +354,7 @@ type Service struct {
 	openapi          []byte // the OpenAPI document, see openapi.go
 	telemetry        *telemetry
 	async            *asyncJobs // nil unless Config.Async.Enabled
+	changes          *changeLog // nil unless a set tracks changes (SetOptions.TrackChanges)
 }
 
 // publicRoot returns the service root under Config.PublicURL (publicURL and mount), or "" without a public URL.
@@ -412,6 +429,9 @@ func NewService(cfg Config) (*Service, error) {
 		return nil, err
 	}
 	s.async = async
+	if s.changes, err = newChangeLog(s, cfg.ChangeTracking); err != nil {
+		return nil, err
+	}
 	tel, err := newTelemetry(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("odata: telemetry: %w", err)
@@ -542,6 +562,7 @@ func (s *Service) configureRowFilters(fail func(format string, args ...any)) {
 	}
 	s.rowFilterSets = byType("ReadFilter", func(c *setConfig) bool { return c.ReadFilter != nil })
 	s.redactSets = byType("Redact", func(c *setConfig) bool { return c.Redact != nil })
+	byType("TrackChanges", func(c *setConfig) bool { return c.TrackChanges })
 }
 
 // check reports the options of the set, of type et, that the type refutes or that contradict each other.
@@ -561,6 +582,9 @@ func (c *setConfig) check(et *edm.EntityType, fail func(format string, args ...a
 		if k := et.KeyProperties(); len(k) != 1 || k[0].Type != edm.KindString {
 			fail("CaseInsensitiveKey needs a single key property of type Edm.String")
 		}
+	}
+	if c.TrackChanges && (c.ReadFilter != nil || c.CaseInsensitiveKey) {
+		fail("TrackChanges cannot be combined with ReadFilter or CaseInsensitiveKey")
 	}
 	if g := c.generated; g != nil && c.Writes&WritePost != 0 && c.NewKey == nil && !engineGenerates(g.Type) {
 		what := "the key"
@@ -781,4 +805,10 @@ func (s *Service) targetWhere(t *target) (sq.Sqlizer, error) {
 }
 
 // tx wraps a *sql.Tx for hooks and actions.
-func (s *Service) tx(t *sql.Tx) *Tx { return &Tx{Tx: t, Dialect: s.dialect, Model: s.model, svc: s} }
+func (s *Service) tx(t *sql.Tx) *Tx {
+	tx := &Tx{Tx: t, Dialect: s.dialect, Model: s.model, svc: s}
+	if s.changes != nil {
+		tx.changes = &changeSet{}
+	}
+	return tx
+}

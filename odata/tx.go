@@ -39,7 +39,8 @@ type Tx struct {
 	Dialect sqldb.Dialect
 	Model   *edm.Model
 
-	svc *Service
+	svc     *Service
+	changes *changeSet // the changes of tracked sets, for the change log (changes.go); nil outside a Service's writes
 }
 
 // names quotes identifiers for the helpers: from the Service's quoted names of the model, or with the Dialect
@@ -226,6 +227,7 @@ func (tx *Tx) Insert(ctx context.Context, et *edm.EntityType, e Entity) error {
 	if err != nil {
 		return err
 	}
+	tx.record(et, key)
 	for _, p := range et.Properties {
 		if v, ok := e[p.Name]; ok && p.Collection {
 			if err := tx.insertItems(ctx, et, p, key, v); err != nil {
@@ -308,6 +310,7 @@ func (tx *Tx) Update(ctx context.Context, et *edm.EntityType, e Entity) error {
 	if err := tx.execOne(ctx, et, q); err != nil {
 		return err
 	}
+	tx.record(et, key)
 	for _, p := range et.Properties {
 		v, ok := e[p.Name]
 		if !ok || !p.Collection {
@@ -346,6 +349,9 @@ func (tx *Tx) Delete(ctx context.Context, et *edm.EntityType, key ...any) error 
 	sub := func(cols []string) sq.SelectBuilder {
 		return sq.Select(modelsql.Columns(names, et.Table, cols)...).From(table).Where(where)
 	}
+	if err := tx.recordReferrers(ctx, et, sub); err != nil {
+		return err
+	}
 	done := map[string]bool{}
 	for _, other := range tx.Model.EntityTypes {
 		for _, n := range other.Navigations {
@@ -370,7 +376,11 @@ func (tx *Tx) Delete(ctx context.Context, et *edm.EntityType, key ...any) error 
 			}
 		}
 	}
-	return tx.execOne(ctx, et, sqldb.Builder(d).Delete(table).Where(where))
+	if err := tx.execOne(ctx, et, sqldb.Builder(d).Delete(table).Where(where)); err != nil {
+		return err
+	}
+	tx.record(et, key)
+	return nil
 }
 
 // deleteRefs deletes the rows of table whose cols are in the subquery's rows (once per table and columns).

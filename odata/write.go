@@ -17,14 +17,21 @@ import (
 	"github.com/storekit/store/odata/sqldb"
 )
 
-// inTx runs fn in a transaction and commits it; an error of fn, or of the commit, rolls everything back. A
+// inTx runs fn in a transaction and commits it, with the changes of tracked sets appended to the change log just
+// before (changeLog.flush); an error of fn, or of the commit, rolls everything back. A
 // transaction the database asks to retry runs again, by the policy of sqldb.RunTx. Inside an atomicity group of
 // a batch, fn runs in the group's transaction instead, which the batch commits or rolls back (batch.go).
 func (s *Service) inTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if group := sharedTx(ctx, s); group != nil {
 		return group.run(fn)
 	}
-	return sqldb.RunTx(ctx, s.db, s.dialect, func(sqlTx *sql.Tx) error { return fn(s.tx(sqlTx)) })
+	return sqldb.RunTx(ctx, s.db, s.dialect, func(sqlTx *sql.Tx) error {
+		tx := s.tx(sqlTx)
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return s.changes.flush(ctx, sqlTx, tx.changes)
+	})
 }
 
 // dbError gives a database error of a write its meaning for the client: unique and foreign key violations and

@@ -31,7 +31,9 @@
 //
 // The service answers in OData 4.01 when a request's OData-MaxVersion allows it (odata.Config.MaxVersion), in 4.0
 // otherwise, and runs a request that prefers respond-async in the background (odata.Config.Async: 202 with a
-// status monitor under /$async/, its state in the table odata_async).
+// status monitor under /$async/, its state in the table odata_async). Products tracks changes
+// (odata.SetOptions.TrackChanges): a read that prefers odata.track-changes ends with a delta link, served from the
+// change log in the table odata_changes.
 //
 // # What is left out, and the engine feature it waits for
 //
@@ -165,7 +167,8 @@ func newService(m *edm.Model, db *sql.DB, dialect sqldb.Dialect, logger *slog.Lo
 		Async: odata.AsyncOptions{Enabled: true},
 		Sets: map[string]odata.SetOptions{
 			// A key (or Immutable value) a body sends that differs from the entity's is a 400, not ignored.
-			"Products": {Writes: odata.WriteAll, NewKey: guid, RejectKeyChange: true,
+			// Products tracks changes: Prefer: odata.track-changes gives a delta link (the suite's 11.2.8).
+			"Products": {Writes: odata.WriteAll, NewKey: guid, RejectKeyChange: true, TrackChanges: true,
 				Hooks: odata.Hooks{BeforeSave: productBeforeSave}},
 			"Categories":          {Writes: odata.WriteAll, NewKey: guid, RejectKeyChange: true},
 			"ProductDescriptions": {Writes: odata.WriteAll, RejectKeyChange: true},
