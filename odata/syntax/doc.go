@@ -23,8 +23,10 @@
 //     $expand over 3, an in list over 1,000 items, an expression over 3,000 nodes or 16 KiB).
 //   - $apply (OData Data Aggregation) is parsed into Query.Apply, a sequence of Transformation values: the
 //     participle grammar reads a sequence as a member path whose argument lists may end in a tail ("with sum
-//     as Total", "as Alias", "desc"; "with" and "from" are keywords in $apply only), and the converter checks
-//     what each transformation takes. PrintApply prints a sequence back as canonical text.
+//     as Total", "as Alias", "desc"; "with" and "from" are keywords after an operand, as the operators are),
+//     and the converter checks what each transformation takes. The aggregate function of expressions
+//     (Sales/aggregate(Amount with sum), $these/aggregate(...)) is an *Aggregate. PrintApply prints a
+//     sequence back as canonical text.
 //   - Limits holds those limits; its methods ParseQuery, ParsePath, ParseFilter and ParseExpr parse under other
 //     values (a zero field is the default, a negative one no limit).
 //
