@@ -441,9 +441,25 @@ func (s *scanner) scanDecimal(start, j int) (lexer.Token, error) {
 		}
 		j, kind = exponentEnd, tokenDouble
 	}
-	if isIdentifierPart(s.charAt(j)) {
-		return s.fail(j, "invalid number literal")
+	end := j
+	if suffix, w := decodeAt(s.source, j); isTypeSuffix(suffix, kind) && !isIdentifierPart(s.charAt(j+w)) {
+		end = j + w // OData 2 and 3's type suffix (1.5f, 2d, 9.99m, 5L): the number stands as written without it
 	}
-	s.cursor = j
+	if isIdentifierPart(s.charAt(end)) {
+		return s.fail(end, "invalid number literal")
+	}
+	s.cursor = end
 	return s.token(kind, start, j, s.signedText(start, sign, j)), nil
+}
+
+// isTypeSuffix reports whether c is a type suffix of OData 2 and 3 number literals, which clients still send:
+// f (Single), d (Double), m (Decimal), and L (Int64) after an integer.
+func isTypeSuffix(c byte, kind lexer.TokenType) bool {
+	switch c {
+	case 'f', 'F', 'd', 'D', 'm', 'M':
+		return true
+	case 'L', 'l':
+		return kind == tokenInteger
+	}
+	return false
 }
