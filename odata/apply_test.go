@@ -172,3 +172,26 @@ func TestService_CrossJoinApply(t *testing.T) {
 		}
 	})
 }
+
+// TestService_TemporalOptions: the options of the Temporal extension parse (with their "$" only) and answer
+// 501, since the service keeps no history; without "$" they are the application's custom options.
+func TestService_TemporalOptions(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := newFixture(t, db)
+		f.seed()
+		for _, tc := range []struct {
+			query  string
+			status int
+		}{
+			{"Book?$at=2024-01-01", 501},
+			{"Book?$from=2012-07-26T09:00:00Z&$to=max", 501},
+			{"Book?$expand=Chapters($toInclusive=2012-08-02)", 501},
+			{"Book?$at=2024-13-01", 400},
+			{"Book?from=2024-01-01&to=tomorrow&$select=Id", 200},
+		} {
+			if resp := f.do("GET", "/odata/"+tc.query, ""); resp.Status != tc.status {
+				t.Errorf("GET %s = %d %s, want %d", tc.query, resp.Status, resp.Body, tc.status)
+			}
+		}
+	})
+}

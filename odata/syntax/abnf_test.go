@@ -300,7 +300,7 @@ func TestABNF(t *testing.T) {
 // parser does not have yet.
 var newUnsupportedReasons = map[string]string{
 	"odata-aggregation": "not parsed: the hierarchy options (keep start), aggregation in expressions ($these, Sales/aggregate(...)) and from lists; or a model-dependent failure the mock model does not express",
-	"odata-temporal":    "the temporal query options are not parsed yet",
+	"odata-temporal":    "not parsed: a temporal query option in an unexpected place",
 }
 
 func writeUnsupported(t *testing.T, cases []abnfCase, old map[string]unsupportedCase) {

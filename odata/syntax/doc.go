@@ -27,6 +27,8 @@
 //     and the converter checks what each transformation takes. The aggregate function of expressions
 //     (Sales/aggregate(Amount with sum), $these/aggregate(...)) is an *Aggregate. PrintApply prints a
 //     sequence back as canonical text.
+//   - The options of the Temporal extension ($at, $from, $to, $toInclusive; with their "$" only, so "from" and
+//     "to" stay custom options) are parsed as expressions into Query.Temporal.
 //   - Limits holds those limits; its methods ParseQuery, ParsePath, ParseFilter and ParseExpr parse under other
 //     values (a zero field is the default, a negative one no limit).
 //

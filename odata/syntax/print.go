@@ -257,6 +257,10 @@ func (w *optionWriter) expressionOptions(q *Query) {
 		w.option("$apply")
 		writeSequence(w.b, q.Apply)
 	}
+	for _, o := range q.Temporal {
+		w.option(o.Name)
+		writeExpr(w.b, o.Value, 0)
+	}
 	if q.Filter != nil {
 		w.option("$filter")
 		writeExpr(w.b, q.Filter, 0)

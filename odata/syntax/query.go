@@ -19,6 +19,7 @@ type Query struct {
 	Expand        []ExpandItem
 	Compute       []ComputeItem
 	Apply         []Transformation // $apply: the transformations in order
+	Temporal      []TemporalOption // $at, $from, $to, $toInclusive (OData Temporal extension)
 	Top           *int64
 	Skip          *int64
 	Count         *bool
@@ -44,6 +45,13 @@ type Option struct {
 	Spelt string // the name as the client wrote it, percent-decoded ("filter", "$Filter"); errors use it
 	Pos   int    // byte offset of the raw value in the text parsed (query string or enclosing option value)
 	Raw   string // the value as sent, still percent-encoded, with each '+' read as a space
+}
+
+// TemporalOption is an option of the OData Temporal extension: its name ("$at", "$from", "$to",
+// "$toInclusive") and its value, a date, a date-time, min, max or another expression.
+type TemporalOption struct {
+	Name  string
+	Value Expr
 }
 
 // CustomOption is a custom query option (a name without "$" or "@" that is not a system option).
@@ -111,8 +119,17 @@ const (
 	optionSchemaVersion
 	optionID
 	optionAlias
-	optionApply // data aggregation, which the engine does not implement
+	optionApply // data aggregation
+	// The options of the Temporal extension, recognized only with their "$": $at, $from, $to, $toInclusive.
+	optionAt
+	optionFrom
+	optionTo
+	optionToInclusive
 )
+
+// temporalOptions are the options of the OData Temporal extension, system options only when spelt with "$"
+// (without it, "from" and "to" stay the application's custom options).
+var temporalOptions = map[string]optionKind{"at": optionAt, "from": optionFrom, "to": optionTo, "toinclusive": optionToInclusive}
 
 var systemOptions = map[string]optionKind{
 	"filter": optionFilter, "search": optionSearch, "orderby": optionOrderBy, "skip": optionSkip, "top": optionTop,
@@ -126,7 +143,8 @@ var optionNames = [...]string{
 	optionTop: "$top", optionCount: "$count", optionSelect: "$select", optionExpand: "$expand",
 	optionCompute: "$compute", optionLevels: "$levels", optionIndex: "$index", optionSkipToken: "$skiptoken",
 	optionDeltaToken: "$deltatoken", optionFormat: "$format", optionSchemaVersion: "$schemaversion",
-	optionID: "$id", optionApply: "$apply",
+	optionID: "$id", optionApply: "$apply", optionAt: "$at", optionFrom: "$from", optionTo: "$to",
+	optionToInclusive: "$toInclusive",
 }
 
 type optionSet uint32
@@ -144,9 +162,9 @@ func (s optionSet) has(k optionKind) bool { return s&(1<<k) != 0 }
 var (
 	topOptions = set(optionFilter, optionSearch, optionOrderBy, optionSkip, optionTop, optionCount, optionSelect,
 		optionExpand, optionCompute, optionIndex, optionSkipToken, optionDeltaToken, optionFormat, optionSchemaVersion,
-		optionID, optionAlias, optionApply)
+		optionID, optionAlias, optionApply, optionAt, optionFrom, optionTo, optionToInclusive)
 	expandOptions = set(optionFilter, optionSearch, optionOrderBy, optionSkip, optionTop, optionCount, optionSelect,
-		optionExpand, optionCompute, optionLevels, optionAlias, optionApply)
+		optionExpand, optionCompute, optionLevels, optionAlias, optionApply, optionAt, optionFrom, optionTo, optionToInclusive)
 	expandRefOptions  = set(optionFilter, optionSearch, optionOrderBy, optionSkip, optionTop, optionCount)
 	expandStarOptions = set(optionLevels)
 	selectOptions     = set(optionFilter, optionSearch, optionOrderBy, optionSkip, optionTop, optionCount, optionCompute,
@@ -262,6 +280,9 @@ func optionKindOf(name string) (optionKind, *Error) {
 	case strings.HasPrefix(name, "$"):
 		kind, ok := systemOptions[lower(name[1:])]
 		if !ok {
+			kind, ok = temporalOptions[lower(name[1:])]
+		}
+		if !ok {
 			return 0, &Error{Code: CodeSyntax, Msg: "unknown query option (system query options start with $ and are those OData defines)"}
 		}
 		return kind, nil
@@ -315,6 +336,11 @@ func (q *Query) setOption(kind optionKind, name, value string, base int, at nest
 		err = q.setAlias(name[1:], value, base, lim)
 	case optionApply:
 		q.Apply, err = parseApply(value, base, lim)
+	case optionAt, optionFrom, optionTo, optionToInclusive:
+		var e Expr
+		if e, err = parseExprValue(value, base, lim); err == nil {
+			q.Temporal = append(q.Temporal, TemporalOption{Name: optionNames[kind], Value: e})
+		}
 	}
 	return err
 }

@@ -182,6 +182,9 @@ func unsupported(q *syntax.Query, c *compiler, top string) error {
 				spelt = top
 			}
 			return &Error{Code: CodeNotSupported, Option: spelt, Pos: 1, Msg: o.Name + " is not supported"}
+		case "$at", "$from", "$to", "$toInclusive":
+			return &Error{Code: CodeNotSupported, Option: o.Spelt, Pos: 1,
+				Msg: o.Name + " is an option of the Temporal extension: the service keeps no history of its entities"}
 		}
 	}
 	return nil
