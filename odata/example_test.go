@@ -89,17 +89,16 @@ func ExampleNewService() {
 	// 200 {"@odata.context":"http://example.com/odata/$metadata#Note(Text,Words)/$entity","@odata.id":"http://example.com/odata/Note('n1')","@odata.etag":"W/\"9282cd6f22dd760e\"","Text":"buy milk and bread","Words":4}
 }
 
-// ExampleService_ServeHTTP_query reads a filtered, ordered page of books with their authors expanded: one
-// statement for the page and one for the authors of all its books. SQLite only, as ExampleNewService.
-func ExampleService_ServeHTTP_query() {
+// exampleLibrary serves a SQLite file of authors and books for the examples; done removes it.
+func exampleLibrary() (svc *odata.Service, done func(), err error) {
 	dir, _ := os.MkdirTemp("", "example")
-	defer os.RemoveAll(dir)
+	done = func() { os.RemoveAll(dir) }
 	db, err := sqlite.Open(filepath.Join(dir, "books.db"))
 	if err != nil {
-		fmt.Println(err)
-		return
+		done()
+		return nil, nil, err
 	}
-	defer db.Close()
+	closeAll := func() { db.Close(); os.RemoveAll(dir) }
 	_, err = db.Exec(`
 		CREATE TABLE author (id TEXT NOT NULL PRIMARY KEY, name TEXT NOT NULL);
 		CREATE TABLE book (id TEXT NOT NULL PRIMARY KEY, title TEXT NOT NULL, year INTEGER NOT NULL,
@@ -108,8 +107,8 @@ func ExampleService_ServeHTTP_query() {
 		INSERT INTO book VALUES ('b1', 'Frankenstein', 1818, 'a1'), ('b2', 'The Time Machine', 1895, 'a2'),
 			('b3', 'The War of the Worlds', 1898, 'a2')`)
 	if err != nil {
-		fmt.Println(err)
-		return
+		closeAll()
+		return nil, nil, err
 	}
 	model := &edm.Model{
 		Namespace: "Library",
@@ -125,14 +124,47 @@ func ExampleService_ServeHTTP_query() {
 		EntitySets: []*edm.EntitySet{{Name: "Authors", Type: "Author"}, {Name: "Books", Type: "Book"}},
 	}
 	if err := model.Build(); err != nil {
-		fmt.Println(err)
-		return
+		closeAll()
+		return nil, nil, err
 	}
-	svc, err := odata.NewService(odata.Config{Model: model, DB: db, Dialect: sqlite.Dialect{}, Mount: "/odata"})
+	svc, err = odata.NewService(odata.Config{Model: model, DB: db, Dialect: sqlite.Dialect{}, Mount: "/odata"})
+	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	return svc, closeAll, nil
+}
+
+// ExampleService_ServeHTTP_apply groups books by their author's name and aggregates each group with $apply
+// (OData Data Aggregation): one SQL statement, GROUP BY through the navigation's join. SQLite only, as
+// ExampleNewService.
+func ExampleService_ServeHTTP_apply() {
+	svc, done, err := exampleLibrary()
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	defer done()
+	query := "$apply=" + url.PathEscape("groupby((Author/Name),aggregate($count as Books,Year with min as First))") +
+		"&$orderby=" + url.PathEscape("Books desc")
+	req := httptest.NewRequest("GET", "http://example.com/odata/Books?"+query, nil)
+	req.Header.Set("Accept", "application/json;odata.metadata=none")
+	w := httptest.NewRecorder()
+	svc.ServeHTTP(w, req)
+	fmt.Println(w.Code, w.Body)
+	// Output:
+	// 200 {"value":[{"Author":{"Name":"H. G. Wells"},"Books":2,"First":1895},{"Author":{"Name":"Mary Shelley"},"Books":1,"First":1818}]}
+}
+
+// ExampleService_ServeHTTP_query reads a filtered, ordered page of books with their authors expanded: one
+// statement for the page and one for the authors of all its books. SQLite only, as ExampleNewService.
+func ExampleService_ServeHTTP_query() {
+	svc, done, err := exampleLibrary()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer done()
 	query := "$filter=" + url.PathEscape("Year gt 1800 and startswith(Author/Name,'H')") +
 		"&$orderby=" + url.PathEscape("Year desc") + "&$select=Title,Year&$expand=Author($select=Name)"
 	req := httptest.NewRequest("GET", "http://example.com/odata/Books?"+query, nil)
