@@ -47,6 +47,9 @@ type Limits struct {
 	// PatternSize is the size of a matchesPattern pattern in instructions of its compiled program (Go's
 	// regexp/syntax): 1,000 by default.
 	PatternSize int
+	// ApplyTransformations is the number of transformations of one $apply, nested sequences included: 32 by
+	// default.
+	ApplyTransformations int
 	// BodyBytes is the largest body of a write or an action: 1 MiB by default. A body past it is a 413, refused
 	// before it is read when its Content-Length says so. (A server may set a lower limit of its own, with
 	// http.MaxBytesReader; past that one it is a 413 too.)
@@ -83,7 +86,7 @@ type SetLimits struct {
 
 // Defaults of the Limits of the engine's own (the limits of the parser are those of odata/syntax: ExpandDepth
 // 3, LambdaDepth 4, Lambdas 32, LiteralLength 1,000, PatternSize 1,000, InListItems 1,000, ExpressionNodes
-// 3,000 and ExpressionLength 16 KiB).
+// 3,000, ExpressionLength 16 KiB and ApplyTransformations 32).
 const (
 	DefaultPageSize    = 100
 	DefaultMaxPageSize = 1000
@@ -108,7 +111,7 @@ func serviceLimits(l Limits, fail func(format string, args ...any)) (requestLimi
 	out.read = plan.Limits{
 		Query: syntax.Limits{ExpandDepth: l.ExpandDepth, LambdaDepth: l.LambdaDepth, Lambdas: l.Lambdas,
 			LiteralLength: l.LiteralLength, PatternSize: l.PatternSize, ListItems: l.InListItems,
-			Nodes: l.ExpressionNodes, Length: l.ExpressionLength}.WithDefaults(),
+			Nodes: l.ExpressionNodes, Length: l.ExpressionLength, Transformations: l.ApplyTransformations}.WithDefaults(),
 		Top:     max(l.MaxTop, 0),
 		Expands: max(orDefault(l.Expands, DefaultExpands), 0),
 	}

@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -105,6 +106,9 @@ func parseApply(source string, base int, lim *Limits) ([]Transformation, *Error)
 	seq, err := c.sequence(g.Sequence, 0)
 	if err != nil {
 		return nil, err
+	}
+	if n := countTransformations(seq); n > lim.Transformations {
+		return nil, limitErrorAt(base, fmt.Sprintf("$apply holds %d transformations, more than the limit of %d", n, lim.Transformations))
 	}
 	if err := checkNodes(base, lim, transformationExprs(nil, seq)...); err != nil {
 		return nil, err
@@ -622,6 +626,18 @@ func (c *converter) aggregateCall(p *Path, s *grammarSegment, depth int) (Expr, 
 		}
 	}
 	return &Aggregate{Pos: s.Name.Pos.Offset, Path: p, Item: item}, nil
+}
+
+// countTransformations counts the transformations of seq, those of nested sequences included.
+func countTransformations(seq []Transformation) int {
+	n := len(seq)
+	for i := range seq {
+		n += countTransformations(seq[i].Sequence)
+		for _, nested := range seq[i].Sequences {
+			n += countTransformations(nested)
+		}
+	}
+	return n
 }
 
 // transformationExprs appends the expressions of a sequence (for the node limit).

@@ -32,21 +32,25 @@ type Limits struct {
 	// 3,000 by default.
 	Nodes int
 	// Length is the number of bytes of the raw (still percent-encoded) value of one expression option ($filter,
-	// $orderby, $search, $compute, a parameter alias; each nested option on its own): 16,384 by default (16 KiB,
+	// $orderby, $search, $compute, $apply, a parameter alias; each nested option on its own): 16,384 by default (16 KiB,
 	// the longest URL of SPEC part 9).
 	Length int
+	// Transformations is the number of transformations of one $apply, those of nested sequences (groupby,
+	// concat, join, ...) included: 32 by default. Each is a step of the SQL the planner writes.
+	Transformations int
 }
 
 // The defaults of the fields of Limits.
 const (
-	DefaultExpandDepth   = 3
-	DefaultLambdaDepth   = 4
-	DefaultLambdas       = 32
-	DefaultLiteralLength = 1000
-	DefaultPatternSize   = 1000
-	DefaultListItems     = 1000
-	DefaultNodes         = 3000
-	DefaultLength        = 16 << 10
+	DefaultExpandDepth     = 3
+	DefaultLambdaDepth     = 4
+	DefaultLambdas         = 32
+	DefaultLiteralLength   = 1000
+	DefaultPatternSize     = 1000
+	DefaultListItems       = 1000
+	DefaultNodes           = 3000
+	DefaultLength          = 16 << 10
+	DefaultTransformations = 32
 )
 
 // WithDefaults returns l with every zero field set to its default; negative fields (no limit) stay as they are.
@@ -64,6 +68,7 @@ func (l Limits) WithDefaults() Limits {
 	orDefault(&l.ListItems, DefaultListItems)
 	orDefault(&l.Nodes, DefaultNodes)
 	orDefault(&l.Length, DefaultLength)
+	orDefault(&l.Transformations, DefaultTransformations)
 	return l
 }
 
@@ -71,7 +76,7 @@ func (l Limits) WithDefaults() Limits {
 func (l Limits) bounds() *Limits {
 	b := l.WithDefaults()
 	for _, v := range []*int{&b.ExpandDepth, &b.LambdaDepth, &b.Lambdas, &b.LiteralLength, &b.PatternSize,
-		&b.ListItems, &b.Nodes, &b.Length} {
+		&b.ListItems, &b.Nodes, &b.Length, &b.Transformations} {
 		if *v < 0 {
 			*v = math.MaxInt
 		}

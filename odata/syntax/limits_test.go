@@ -66,6 +66,13 @@ func TestLimits(t *testing.T) {
 		{"length of $orderby", Limits{Length: 3}, "$orderby=Name", limitExceeded("$orderby:1:1: the value is longer than the limit of 3 bytes")},
 		{"length counts the raw text", Limits{Length: 12}, "$filter=Name%20eq%201", limitExceeded("$filter:1:1: the value is longer than the limit of 12 bytes")},
 		{"length at the limit", Limits{Length: 14}, "$filter=Name eq 'abc'", limitResult{}},
+		{"transformations", Limits{Transformations: 3}, "$apply=filter(A eq 1)/groupby((B),filter(C eq 1)/aggregate($count as N))",
+			limitExceeded("$apply:1:1: $apply holds 4 transformations, more than the limit of 3")},
+		{"transformations at the limit", Limits{Transformations: 4}, "$apply=filter(A eq 1)/groupby((B),filter(C eq 1)/aggregate($count as N))", limitResult{}},
+		{"transformations by default", Limits{}, "$apply=" + strings.Repeat("top(5)/", 32) + "top(1)",
+			limitExceeded("$apply:1:1: $apply holds 33 transformations, more than the limit of 32")},
+		{"nodes of $apply", Limits{Nodes: 3}, "$apply=filter(A eq 1 and B eq 2)", limitExceeded("$apply:1:1: the expression holds more than the limit of 3 nodes")},
+		{"length of $apply", Limits{Length: 10}, "$apply=filter(A eq 1)", limitExceeded("$apply:1:1: the value is longer than the limit of 10 bytes")},
 		{"length by default", Limits{}, "$filter=Name eq 1 or " + strings.Repeat(" ", 16<<10), limitExceeded("$filter:1:1: the value is longer than the limit of 16384 bytes")},
 	}
 	for _, tt := range tests {
@@ -107,7 +114,7 @@ func TestLimitsOfOtherParsers(t *testing.T) {
 // TestLimitsWithDefaults checks the defaults a zero Limits stands for, and that negative limits stay.
 func TestLimitsWithDefaults(t *testing.T) {
 	want := Limits{ExpandDepth: 3, LambdaDepth: 4, Lambdas: 32, LiteralLength: 1000, PatternSize: 1000, ListItems: 1000,
-		Nodes: 3000, Length: 16384}
+		Nodes: 3000, Length: 16384, Transformations: 32}
 	if diff := cmp.Diff(want, Limits{}.WithDefaults()); diff != "" {
 		t.Errorf("Limits{}.WithDefaults(): (-want +got)\n%s", diff)
 	}

@@ -294,7 +294,7 @@ func optionKindOf(name string) (optionKind, *Error) {
 func (q *Query) setOption(kind optionKind, name, value string, base int, at nesting) (err *Error) {
 	lim := at.limits
 	switch kind {
-	case optionFilter, optionSearch, optionOrderBy, optionCompute, optionAlias:
+	case optionFilter, optionSearch, optionOrderBy, optionCompute, optionAlias, optionApply:
 		if err := checkLength(value, base, lim); err != nil {
 			return err
 		}
