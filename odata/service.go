@@ -215,6 +215,13 @@ type SetOptions struct {
 	// Capabilities.ChangeTracking. A set that tracks changes must be the only set of its entity type and cannot
 	// have a ReadFilter (the delta of a deleted entity could not be filtered) or a CaseInsensitiveKey.
 	TrackChanges bool
+	// RequireIfMatch makes every change of an existing entity of the set conditional (optimistic concurrency,
+	// OData 4.01 Protocol 8.2.4): PUT, PATCH and DELETE of the entity, writes of its collection properties and
+	// media bytes, and actions bound to it answer 428 PreconditionRequired, changing nothing, without an
+	// If-Match header. $metadata annotates the set with Core.OptimisticConcurrency, listing the properties the
+	// ETag is computed over. Creates (POST) and $ref writes are not changes of an entity's ETag properties and
+	// need none.
+	RequireIfMatch bool
 }
 
 // Op is the kind of a save.
@@ -623,10 +630,11 @@ func (c *setConfig) checkWrites(fail func(format string, args ...any)) {
 }
 
 // writeDocuments writes the documents the service answers from memory: $metadata as CSDL XML and JSON, with
-// the Capabilities annotations of what the service allows and its schema version, and the OpenAPI document.
+// the Capabilities annotations of what the service allows, the sets that require If-Match and its schema
+// version, and the OpenAPI document.
 func (s *Service) writeDocuments(openAPI OpenAPI, fail func(format string, args ...any)) {
 	var buf bytes.Buffer
-	capabilities := append(s.capabilities(), s.schemaVersionAnnotations()...)
+	capabilities := append(append(s.capabilities(), s.concurrencyAnnotations()...), s.schemaVersionAnnotations()...)
 	if err := s.model.WriteXML(&buf, capabilities...); err != nil {
 		fail("writing $metadata: %v", err)
 	}

@@ -228,17 +228,23 @@ func annotationValue(v any) any {
 }
 
 // useAnnotations converts the targeted annotations of the model and extra ones for the writers, and marks their
-// vocabularies used.
+// vocabularies used. Blocks of the same target become one, in the order of their first: CSDL JSON keys
+// $Annotations by target, and a target named twice would be a duplicate member.
 func (a *annotator) useAnnotations(lists ...[]Annotations) []targeted {
 	var out []targeted
+	index := map[string]int{} // the block of each target in out: blocks of the same target are written as one
 	for _, list := range lists {
 		for _, block := range list {
-			t := targeted{target: block.Target}
+			i, ok := index[block.Target]
+			if !ok {
+				i = len(out)
+				index[block.Target] = i
+				out = append(out, targeted{target: block.Target})
+			}
 			for _, term := range block.Terms {
 				a.use(termNamespace(term.Term))
-				t.annotations = append(t.annotations, userAnnotation(term))
+				out[i].annotations = append(out[i].annotations, userAnnotation(term))
 			}
-			out = append(out, t)
 		}
 	}
 	return out
