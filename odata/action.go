@@ -46,7 +46,7 @@ func (s *Service) invoke(req *request) error {
 			if err != nil {
 				return err
 			}
-			if err := s.checkIfMatch(req.r, tx, t.typ, old); err != nil {
+			if err := s.checkIfMatch(req.r, tx, t.typ, old, s.requiresIfMatch(t)); err != nil {
 				return err
 			}
 			call.Entity = old

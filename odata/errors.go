@@ -41,6 +41,7 @@ const (
 	CodeConflict             = "Conflict"             // 409: the state of a resource forbids the change
 	CodeGone                 = "Gone"                 // 410: a delta link past its time (Header: Location)
 	CodePreconditionFailed   = "PreconditionFailed"   // 412: a stale If-Match
+	CodePreconditionRequired = "PreconditionRequired" // 428: a write without the If-Match its set requires
 	CodePayloadTooLarge      = "PayloadTooLarge"      // 413: a body over its limit
 	CodeURITooLong           = "URITooLong"           // 414: a URL over its limit
 	CodeUnsupportedMediaType = "UnsupportedMediaType" // 415: a body of a media type the resource does not read
@@ -80,6 +81,7 @@ var codeStatus = map[string]int{
 	CodeConflict:             http.StatusConflict,
 	CodeGone:                 http.StatusGone,
 	CodePreconditionFailed:   http.StatusPreconditionFailed,
+	CodePreconditionRequired: http.StatusPreconditionRequired,
 	CodePayloadTooLarge:      http.StatusRequestEntityTooLarge,
 	CodeURITooLong:           http.StatusRequestURITooLong,
 	CodeUnsupportedMediaType: http.StatusUnsupportedMediaType,

@@ -71,6 +71,9 @@ func (s *Service) answer(w http.ResponseWriter, r *http.Request) (*target, error
 // serve answers the request in version; it returns the target the path resolved to (nil when it did not) and
 // the error to answer with.
 func (s *Service) serve(w http.ResponseWriter, r *http.Request, version Version) (*target, error) {
+	if err := s.checkSchemaVersion(r); err != nil {
+		return nil, err
+	}
 	byID := isEntityPath(s.servicePath(r))
 	if byID {
 		var err error

@@ -52,6 +52,12 @@ type Config struct {
 	// Requests are read with 4.01 syntax either way, and a JSON batch, which exists only in 4.01, is answered in
 	// 4.01 unless its OData-MaxVersion is below.
 	MaxVersion Version
+	// SchemaVersion is the version of the service's schema, such as "1.2" (letters, digits and _ - . ~): when
+	// set, $metadata carries it as the Core.SchemaVersion annotation of the schema, and requests that name it in
+	// $schemaversion (OData 4.01), or name "*" (the current version), are served while any other version
+	// answers 404 Not Found. When empty the schema is unversioned: only $schemaversion=* is served (see
+	// DESIGN.md, "Schema versions").
+	SchemaVersion string
 	// Async turns asynchronous requests (Prefer: respond-async) on; see AsyncOptions. A service that runs them
 	// should be shut down with Service.Shutdown, which waits for them.
 	Async AsyncOptions
@@ -209,6 +215,13 @@ type SetOptions struct {
 	// Capabilities.ChangeTracking. A set that tracks changes must be the only set of its entity type and cannot
 	// have a ReadFilter (the delta of a deleted entity could not be filtered) or a CaseInsensitiveKey.
 	TrackChanges bool
+	// RequireIfMatch makes every change of an existing entity of the set conditional (optimistic concurrency,
+	// OData 4.01 Protocol 8.2.4): PUT, PATCH and DELETE of the entity, writes of its collection properties and
+	// media bytes, and actions bound to it answer 428 PreconditionRequired, changing nothing, without an
+	// If-Match header. $metadata annotates the set with Core.OptimisticConcurrency, listing the properties the
+	// ETag is computed over. Creates (POST) and $ref writes are not changes of an entity's ETag properties and
+	// need none.
+	RequireIfMatch bool
 }
 
 // Op is the kind of a save.
@@ -350,6 +363,7 @@ type Service struct {
 	metadataXML      []byte
 	metadataXML401   []byte  // metadataXML as a 4.01 document, when maxVersion is Version401
 	maxVersion       Version // Config.MaxVersion
+	schemaVersion    string  // Config.SchemaVersion
 	metadataJS       []byte
 	openapi          []byte // the OpenAPI document, see openapi.go
 	telemetry        *telemetry
@@ -466,6 +480,8 @@ func newService(cfg Config, fail func(format string, args ...any)) *Service {
 	if s.maxVersion = cfg.MaxVersion; s.maxVersion > Version401 {
 		fail("MaxVersion %d is not a version the engine answers in (Version40 or Version401)", cfg.MaxVersion)
 	}
+	s.schemaVersion = cfg.SchemaVersion
+	checkSchemaVersionConfig(cfg.SchemaVersion, fail)
 	return s
 }
 
@@ -614,10 +630,11 @@ func (c *setConfig) checkWrites(fail func(format string, args ...any)) {
 }
 
 // writeDocuments writes the documents the service answers from memory: $metadata as CSDL XML and JSON, with
-// the Capabilities annotations of what the service allows, and the OpenAPI document.
+// the Capabilities annotations of what the service allows, the sets that require If-Match and its schema
+// version, and the OpenAPI document.
 func (s *Service) writeDocuments(openAPI OpenAPI, fail func(format string, args ...any)) {
 	var buf bytes.Buffer
-	capabilities := s.capabilities()
+	capabilities := append(append(s.capabilities(), s.concurrencyAnnotations()...), s.schemaVersionAnnotations()...)
 	if err := s.model.WriteXML(&buf, capabilities...); err != nil {
 		fail("writing $metadata: %v", err)
 	}

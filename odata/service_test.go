@@ -182,6 +182,10 @@ func TestNewService_Errors(t *testing.T) {
 			c.Sets["Book"] = book
 		}, `Sets["Book"]: Limits.PageSize 2000 and MaxPageSize 1000`},
 		{"mount", func(c *odata.Config) { c.Mount = "odata" }, `Mount "odata" must start with /`},
+		{"schema version *", func(c *odata.Config) { c.SchemaVersion = "*" }, `SchemaVersion "*" is not a version $schemaversion can name`},
+		{"schema version with a space", func(c *odata.Config) { c.SchemaVersion = "1 0" }, `SchemaVersion "1 0" is not a version $schemaversion can name`},
+		{"schema version with a slash", func(c *odata.Config) { c.SchemaVersion = "1/0" }, `SchemaVersion "1/0" is not a version $schemaversion can name`},
+		{"schema version percent-encoded", func(c *odata.Config) { c.SchemaVersion = "1%2E0" }, `SchemaVersion "1%2E0" is not a version $schemaversion can name`},
 		{"delete status", func(c *odata.Config) { c.DeleteStatus = 201 }, "DeleteStatus 201: want http.StatusNoContent (204) or http.StatusOK (200)"},
 		{"public URL without scheme", func(c *odata.Config) { c.PublicURL = "shop.example.org" }, `PublicURL "shop.example.org": want an http:// or https:// URL`},
 		{"public URL with a query", func(c *odata.Config) { c.PublicURL = "https://shop.example.org/?a=1" }, "want scheme, host and path only"},

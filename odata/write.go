@@ -594,7 +594,7 @@ func (s *Service) replaceIn(ctx context.Context, req *request, op Op, where sq.S
 		if err != nil {
 			return err
 		}
-		if err := s.checkIfMatch(req.r, tx, t.typ, old); err != nil {
+		if err := s.checkIfMatch(req.r, tx, t.typ, old, s.requiresIfMatch(t)); err != nil {
 			return err
 		}
 		if b.derive != nil {
@@ -734,7 +734,7 @@ func (s *Service) delete(req *request) error {
 		if err != nil {
 			return err
 		}
-		if err := s.checkIfMatch(req.r, tx, et, old); err != nil {
+		if err := s.checkIfMatch(req.r, tx, et, old, s.requiresIfMatch(t)); err != nil {
 			return err
 		}
 		if config.Hooks.BeforeDelete != nil {
@@ -760,13 +760,17 @@ func (s *Service) delete(req *request) error {
 	return nil
 }
 
-// checkIfMatch checks the preconditions of a change of the stored entity old: 412 when the request has an
-// If-Match header that matches neither "*" nor the entity's ETag, or an If-None-Match header that matches "*"
-// (the entity exists) or its ETag (RFC 9110, 13.1.2: a write with If-None-Match applies only when no tag
-// matches).
-func (s *Service) checkIfMatch(r *http.Request, tx *Tx, et *edm.EntityType, old Entity) error {
+// checkIfMatch checks the preconditions of a change of the stored entity old: 428 when required (the set's
+// RequireIfMatch) and the request has no If-Match header; 412 when the request has an If-Match header that
+// matches neither "*" nor the entity's ETag, or an If-None-Match header that matches "*" (the entity exists) or
+// its ETag (RFC 9110, 13.1.2: a write with If-None-Match applies only when no tag matches).
+func (s *Service) checkIfMatch(r *http.Request, tx *Tx, et *edm.EntityType, old Entity, required bool) error {
 	ifMatch := strings.Join(r.Header.Values("If-Match"), ",")
 	ifNoneMatch := strings.Join(r.Header.Values("If-None-Match"), ",")
+	if required && strings.TrimSpace(ifMatch) == "" {
+		return &Error{Code: CodePreconditionRequired, Target: "If-Match",
+			Message: "A " + et.Name + " is changed only with an If-Match header carrying the ETag it was read with (optimistic concurrency): read it and send its ETag."}
+	}
 	if strings.TrimSpace(ifMatch) == "" && strings.TrimSpace(ifNoneMatch) == "" {
 		return nil
 	}

@@ -20,8 +20,9 @@
 // casts to it); the singleton Company (type CompanyInfo, ETag from Version); the flags enum ProductStatus, the
 // complex types Address and Dimensions; the navigations Product/Category, Product/Descriptions,
 // Product/RelatedProducts (many-to-many), Category/Products and ProductDescription/Product; Core.Description on
-// Name, Description and SerialNumber, Core.Computed on CreatedAt and Version, Core.Immutable on SerialNumber; the
-// actions ApplyDiscount, IncreasePrice, Activate, CalculateDiscount (bound to a Product), MarkAllAsReviewed
+// Name, Description, SerialNumber and Tags, Core.Computed on CreatedAt and Version, Core.Immutable on
+// SerialNumber; Product's Tags, an ordered collection of strings the contract does not have (the suite reads a
+// collection property from a product); the actions ApplyDiscount, IncreasePrice, Activate, CalculateDiscount (bound to a Product), MarkAllAsReviewed
 // (bound to the collection), ResetAllPrices, ResetProducts, Process and Reseed (unbound); the functions
 // GetTopProducts (unbound and bound to the collection, three overloads each), GetTotalPrice, GetRelatedProducts,
 // GetInfo and CalculatePrice (two overloads; bound to a Product), GetProductStats and GetAveragePrice (bound to
@@ -30,8 +31,10 @@
 // ReadOnlyItems is read-only there too.
 //
 // The service answers in OData 4.01 when a request's OData-MaxVersion allows it (odata.Config.MaxVersion), in 4.0
-// otherwise, and runs a request that prefers respond-async in the background (odata.Config.Async: 202 with a
-// status monitor under /$async/, its state in the table odata_async). Products tracks changes
+// otherwise; its schema has version 1.0 (odata.Config.SchemaVersion: Core.SchemaVersion in $metadata,
+// $schemaversion=1.0 or * served, any other version 404); and it runs a request that prefers respond-async in
+// the background (odata.Config.Async: 202 with a status monitor under /$async/, its state in the table
+// odata_async). Products tracks changes
 // (odata.SetOptions.TrackChanges): a read that prefers odata.track-changes ends with a delta link, served from the
 // change log in the table odata_changes.
 //
@@ -43,7 +46,8 @@
 //     (GeographyPolygon): the engine has no geography types.
 //   - The overloads of the unbound action Process: CSDL overloads bound operations only, so Process is one action
 //     whose second parameter, minPrice, is optional.
-//   - Change tracking (delta links) on Products: not in the engine.
+//   - Core.OptimisticConcurrency on Products (odata.SetOptions.RequireIfMatch): it would make every change
+//     without If-Match a 428, and the suite changes products without one.
 //   - The precision and scale (10, 2) of Price and of the Dimensions members: the engine gives Precision and Scale
 //     to Decimal properties only, and these are Double as the contract says.
 //
@@ -160,11 +164,16 @@ func open(dsn string) (*sql.DB, sqldb.Dialect, error) {
 
 // newService serves the model at the root: every set but ReadOnlyItems takes every write, with generated Guid keys;
 // the singleton Company takes PUT and PATCH.
+// schemaVersion is the version of the model the service serves (odata.Config.SchemaVersion).
+const schemaVersion = "1.0"
+
 func newService(m *edm.Model, db *sql.DB, dialect sqldb.Dialect, logger *slog.Logger) (*odata.Service, error) {
 	guid := func() any { return edm.NewGuid() }
 	return odata.NewService(odata.Config{
 		Model: m, DB: db, Dialect: dialect, Logger: logger, MaxVersion: odata.Version401,
-		Async: odata.AsyncOptions{Enabled: true},
+		// $metadata carries Core.SchemaVersion; $schemaversion=1.0 or * is served, another version is a 404.
+		SchemaVersion: schemaVersion,
+		Async:         odata.AsyncOptions{Enabled: true},
 		Sets: map[string]odata.SetOptions{
 			// A key (or Immutable value) a body sends that differs from the entity's is a 400, not ignored.
 			// Products tracks changes: Prefer: odata.track-changes gives a delta link (the suite's 11.2.8).

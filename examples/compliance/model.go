@@ -103,6 +103,9 @@ func productType(status *edm.EnumType, address, dimensions *edm.ComplexType) *ed
 			{Name: "ShippingAddress", Complex: address, Nullable: true},
 			{Name: "Dimensions", Complex: dimensions, Nullable: true},
 			{Name: "Photo", Type: edm.KindStream, Nullable: true},
+			// Tags is a collection of strings (not in the contract): the suite's 4.2 reads one from a product.
+			{Name: "Tags", Type: edm.KindString, MaxLength: 50, Collection: true,
+				Description: "Free-form labels of the product, in order"},
 		},
 		Navigations: []*edm.NavigationProperty{
 			{Name: "Category", Target: "Category", Nullable: true, Partner: "Products",

@@ -11,13 +11,19 @@ import (
 )
 
 // createSchema drops the program's tables and creates them afresh from the model (odata/schema.Create: a table
-// per entity type, the link table of RelatedProducts, the foreign keys of the navigations and their indexes),
+// per entity type, the side table of each collection property, the link table of RelatedProducts, the foreign keys of the navigations and their indexes),
 // and the unique category name the contract asks for, which the model does not express.
 func createSchema(ctx context.Context, db *sql.DB, dialect sqldb.Dialect, m *edm.Model) error {
 	q := dialect.QuoteIdent
 	tables := allTables(m)
 	statements := []string{"DROP TABLE IF EXISTS " + q(relationTable)}
 	for i := len(tables) - 1; i >= 0; i-- {
+		// The side tables of collection properties refer to their owner's table: they go first.
+		for _, p := range tables[i].Properties {
+			if p.Collection {
+				statements = append(statements, "DROP TABLE IF EXISTS "+q(p.CollectionTable.Table))
+			}
+		}
 		statements = append(statements, "DROP TABLE IF EXISTS "+q(tables[i].Table))
 	}
 	create, err := schema.Create(dialect, m)

@@ -96,7 +96,8 @@ func seedProducts() []odata.Entity {
 			"Offset": time.Duration(0), "CategoryID": electronicsID, "Status": statusInStock | statusFeatured,
 			"CreatedAt": utc(2024, 1, 15, 10, 30), "ProductType": "SpecialProduct",
 			"SpecialProperty": "Extended warranty included", "SpecialFeature": "Premium support",
-			"ShippingAddress": address("123 Tech Way", "Seattle", "WA", "98101"), "Dimensions": dimensions(35.5, 25, 2.5)},
+			"ShippingAddress": address("123 Tech Way", "Seattle", "WA", "98101"), "Dimensions": dimensions(35.5, 25, 2.5),
+			"Tags": []any{"portable", "electronics"}},
 		{"ID": mouseID, "Name": "Wireless Mouse", "Price": 29.99, "Rating": int64(110), "Temperature": int64(5),
 			"Quantity": int64(300), "Weight": 0.09, "Data": []byte{1, 2, 3}, "ReleaseDate": date(2024, 1, 20),
 			"OpenTime": edm.NewTimeOfDay(8, 15, 0, 0), "ShippingTime": 2 * time.Hour,
@@ -170,6 +171,15 @@ func reseed(ctx context.Context, tx *odata.Tx) error {
 	}
 	tables := allTables(tx.Model)
 	for i := len(tables) - 1; i >= 0; i-- {
+		// The side tables of collection properties refer to their owner's rows: they go first.
+		for _, p := range tables[i].Properties {
+			if !p.Collection {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, "DELETE FROM "+tx.Dialect.QuoteIdent(p.CollectionTable.Table)); err != nil {
+				return err
+			}
+		}
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+tx.Dialect.QuoteIdent(tables[i].Table)); err != nil {
 			return err
 		}
@@ -189,14 +199,16 @@ func reseed(ctx context.Context, tx *odata.Tx) error {
 	return nil
 }
 
-// complete fills the values a seed row leaves to the model's defaults (ProductType, Version) and sets the nullable
-// properties it does not name to null.
+// complete fills the values a seed row leaves to the model's defaults (ProductType, Version), gives the collections
+// it does not name no items and sets the nullable properties it does not name to null.
 func complete(et *edm.EntityType, e odata.Entity) odata.Entity {
 	out := odata.Entity{}
 	for _, p := range et.Properties {
 		v, ok := e[p.Name]
 		switch {
 		case ok:
+		case p.Collection:
+			v = []any{}
 		case p.Name == "Version":
 			v = int64(1)
 		case p.Default != nil:

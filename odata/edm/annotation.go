@@ -12,6 +12,7 @@ import (
 
 // Annotations applies vocabulary terms to one model element, named by Target as CSDL names it:
 //
+//	"Library"                           the schema (its namespace)
 //	"Library.Book"                      an entity, complex or enum type
 //	"Library.Book/Title"                a property or navigation property of a type
 //	"Library.Container"                 the entity container
@@ -21,7 +22,7 @@ import (
 // Model.Annotations holds the model's own; odata.Service adds those the service implies (the
 // Org.OData.Capabilities.V1 terms saying what each entity set allows). They are written out of line, as
 // Annotations elements (CSDL XML) and $Annotations members (CSDL JSON) of the schema, which every client reads
-// like annotations written inline.
+// like annotations written inline; the schema's own are written inline in it.
 type Annotations struct {
 	Target string
 	Terms  []Annotation
@@ -170,6 +171,9 @@ func checkAnnotationValue(v any) string {
 
 // annotationTarget reports whether target names an element of the model (see Annotations).
 func (m *Model) annotationTarget(target string) bool {
+	if target == m.Namespace {
+		return true // the schema
+	}
 	element, member, _ := strings.Cut(target, "/")
 	if name, _, ok := strings.Cut(element, "("); ok && member == "" && strings.HasSuffix(target, ")") {
 		element = name
@@ -224,17 +228,23 @@ func annotationValue(v any) any {
 }
 
 // useAnnotations converts the targeted annotations of the model and extra ones for the writers, and marks their
-// vocabularies used.
+// vocabularies used. Blocks of the same target become one, in the order of their first: CSDL JSON keys
+// $Annotations by target, and a target named twice would be a duplicate member.
 func (a *annotator) useAnnotations(lists ...[]Annotations) []targeted {
 	var out []targeted
+	index := map[string]int{} // the block of each target in out: blocks of the same target are written as one
 	for _, list := range lists {
 		for _, block := range list {
-			t := targeted{target: block.Target}
+			i, ok := index[block.Target]
+			if !ok {
+				i = len(out)
+				index[block.Target] = i
+				out = append(out, targeted{target: block.Target})
+			}
 			for _, term := range block.Terms {
 				a.use(termNamespace(term.Term))
-				t.annotations = append(t.annotations, userAnnotation(term))
+				out[i].annotations = append(out[i].annotations, userAnnotation(term))
 			}
-			out = append(out, t)
 		}
 	}
 	return out

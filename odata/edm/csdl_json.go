@@ -12,7 +12,8 @@ import (
 // members in declaration order: enum types, complex types, entity types, actions, functions (each an array of
 // its overloads), then the entity container (left out when it would be empty, as in WriteXML).
 //
-// The model's Annotations and extra, annotations a service adds, follow in the schema's $Annotations.
+// The model's Annotations and extra, annotations a service adds, follow in the schema's $Annotations; those of
+// the schema itself (Target the namespace) are members of the schema object, first in it.
 func (m *Model) WriteJSON(w io.Writer, extra ...Annotations) error {
 	if !m.built {
 		return errNotBuilt
@@ -22,11 +23,20 @@ func (m *Model) WriteJSON(w io.Writer, extra ...Annotations) error {
 	if blocks := annotator.useAnnotations(m.Annotations, extra); len(blocks) > 0 {
 		targets := &jsonObject{}
 		for _, t := range blocks {
+			if t.target == m.Namespace {
+				// The schema's own annotations are members of the schema object, first in it.
+				own := &jsonObject{}
+				own.annotate(t.annotations)
+				schema.keys, schema.values = append(own.keys, schema.keys...), append(own.values, schema.values...)
+				continue
+			}
 			o := &jsonObject{}
 			o.annotate(t.annotations)
 			targets.set(t.target, o)
 		}
-		schema.set("$Annotations", targets)
+		if len(targets.keys) > 0 {
+			schema.set("$Annotations", targets)
+		}
 	}
 	doc := &jsonObject{}
 	doc.set("$Version", "4.01")

@@ -13,7 +13,8 @@ import (
 // declaration order: enum types, complex types, entity types, actions, functions, then the entity container
 // (left out, with its annotations, when it would be empty: CSDL requires a container to have children).
 //
-// The model's Annotations and extra, annotations a service adds, follow as Annotations elements.
+// The model's Annotations and extra, annotations a service adds, follow as Annotations elements; those of the
+// schema itself (Target the namespace) are Annotation elements first in the Schema element.
 func (m *Model) WriteXML(w io.Writer, extra ...Annotations) error {
 	if !m.built {
 		return errNotBuilt
@@ -21,6 +22,13 @@ func (m *Model) WriteXML(w io.Writer, extra ...Annotations) error {
 	var annotator annotator
 	schema := m.xmlSchema(&annotator)
 	for _, t := range annotator.useAnnotations(m.Annotations, extra) {
+		if t.target == m.Namespace {
+			// The schema's own annotations are written inline, first in it.
+			inline := &xmlElement{}
+			inline.annotate(t.annotations)
+			schema.children = append(inline.children, schema.children...)
+			continue
+		}
 		schema.child("Annotations", "Target", t.target).annotate(t.annotations)
 	}
 	root := &xmlElement{name: "edmx:Edmx", attributes: []xmlAttribute{{"Version", "4.0"}, {"xmlns:edmx", "http://docs.oasis-open.org/odata/ns/edmx"}}}

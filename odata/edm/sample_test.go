@@ -211,10 +211,11 @@ func sampleModel() *edm.Model {
 			{Name: "OrderItem", Type: "OrderItem"},
 		},
 		Singletons: []*edm.Singleton{{Name: "Settings", Type: "StoreSettings"}},
-		// Annotations of every kind of value, on a type, a property, a set, the container and an action; one
+		// Annotations of every kind of value, on the schema, a type, a property, a set, the container and an action; one
 		// from a vocabulary of the model's own.
 		Vocabularies: []edm.Vocabulary{{Namespace: "Shop.Vocabulary.V1", URI: "https://shop.example.com/vocabulary.xml"}},
 		Annotations: []edm.Annotations{
+			{Target: "Store", Terms: []edm.Annotation{{Term: "Org.OData.Core.V1.SchemaVersion", Value: "2.1"}}},
 			{Target: "Store.Product", Terms: []edm.Annotation{
 				{Term: "Org.OData.Core.V1.AlternateKeys", Value: []any{edm.Record{Properties: []edm.PropertyValue{
 					{Property: "Key", Value: []any{edm.Record{Properties: []edm.PropertyValue{

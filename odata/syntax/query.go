@@ -546,6 +546,33 @@ func parseFormat(source string, base int) (string, *Error) {
 	return "", syntaxErrorAt(base, "expected json, atom, xml or a media type, found "+strconv.Quote(v))
 }
 
+// SchemaVersion returns the value of the $schemaversion option of a raw query string (without the "?") and
+// whether it has one, finding the option as ParseQuery does: its name in any case, with or without "$",
+// percent-encoded or not. The value is "*" or a version as the grammar has it; an invalid value, or the option
+// given twice, is reported as an *Error naming the option. The other options are not parsed: a service checks
+// the schema version a request is made against before it resolves the request's path and query.
+func SchemaVersion(raw string) (string, bool, error) {
+	raw = formSpaces(raw)
+	version, found := "", false
+	for _, part := range SplitQuery(raw) {
+		rawName, value, _ := strings.Cut(part, "=")
+		name := decode(rawName)
+		if kind, err := optionKindOf(name); err != nil || kind != optionSchemaVersion {
+			continue
+		}
+		if found {
+			return "", true, &Error{Option: name, Code: CodeSyntax, Msg: "$schemaversion must not appear more than once"}
+		}
+		v, err := parseSchemaVersion(value, 0)
+		if err != nil {
+			err.Option = name
+			return "", true, err
+		}
+		version, found = v, true
+	}
+	return version, found, nil
+}
+
 func parseSchemaVersion(source string, base int) (string, *Error) {
 	v := decode(source)
 	if v == "*" {

@@ -173,7 +173,7 @@ func unsupported(q *syntax.Query, c *compiler, top string) error {
 		case "$index":
 			return &Error{Code: CodeSyntax, Option: o.Spelt, Pos: 1,
 				Msg: "$index applies to a POST that inserts into an ordered collection, not to a read"}
-		case "$levels", "$deltatoken", "$schemaversion", "$apply":
+		case "$levels", "$deltatoken", "$apply":
 			if o.Name == "$apply" && top == "" {
 				continue // translated by compileApply
 			}

@@ -121,10 +121,13 @@
 // max expands as deep as Limits.Query.ExpandDepth allows (8 levels without a limit); a navigation that is not
 // recursive is expanded once.
 //
+// $schemaversion is left to the service, which checks it before it plans a read: a plan is the same whatever
+// version the request names.
+//
 // # Not supported
 //
 // Valid OData this engine does not translate is a NotSupported *Error (the service answers 501 Not Implemented): the
-// $apply transformations apply.go lists as such and $apply nested in $expand, $deltatoken, $schemaversion; $root paths; key predicates and
+// $apply transformations apply.go lists as such and $apply nested in $expand, $deltatoken; $root paths; key predicates and
 // bound functions inside member paths; geography and geometry; hassubset and hassubsequence; arithmetic on dates, times
 // and timestamps (adding a duration to a timestamp); mod on floating-point values; casts to complex types and to types
 // other than entity types, numeric kinds, String (from integers and GUIDs), Date and TimeOfDay (from a DateTimeOffset), and casts that
