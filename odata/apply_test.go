@@ -195,3 +195,27 @@ func TestService_TemporalOptions(t *testing.T) {
 		}
 	})
 }
+
+// TestService_Isolation: a request for snapshot isolation is answered 412 and not processed, as OData says of a
+// service without it; a batch is refused whole.
+func TestService_Isolation(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := newFixture(t, db)
+		f.seed()
+		for _, tc := range []struct {
+			method, path, body, header string
+			status                     int
+		}{
+			{"GET", "/odata/Book", "", "OData-Isolation", 412},
+			{"GET", "/odata/Book", "", "Isolation", 412},
+			{"PATCH", "/odata/Book('b1')", `{"Pages":7}`, "OData-Isolation", 412},
+		} {
+			if resp := f.do(tc.method, tc.path, tc.body, tc.header, "snapshot"); resp.Status != tc.status {
+				t.Errorf("%s %s with %s: snapshot = %d %s, want %d", tc.method, tc.path, tc.header, resp.Status, resp.Body, tc.status)
+			}
+		}
+		if got := f.must(200, "GET", "/odata/Book('b1')/Pages/$value", "").Body; got != "100" {
+			t.Errorf("Pages after the refused PATCH = %s, want 100", got)
+		}
+	})
+}

@@ -71,6 +71,9 @@ func (s *Service) answer(w http.ResponseWriter, r *http.Request) (*target, error
 // serve answers the request in version; it returns the target the path resolved to (nil when it did not) and
 // the error to answer with.
 func (s *Service) serve(w http.ResponseWriter, r *http.Request, version Version) (*target, error) {
+	if err := checkIsolation(r.Header); err != nil {
+		return nil, err
+	}
 	if err := s.checkSchemaVersion(r); err != nil {
 		return nil, err
 	}
@@ -635,4 +638,19 @@ func (s *Service) metadata(req *request) error {
 	}
 	_, err := req.w.Write(document)
 	return err
+}
+
+// checkIsolation refuses a request for snapshot isolation (OData-Isolation: snapshot, or 4.01's Isolation):
+// the pages, counts and expansions of a read are separate statements and next links are stateless, so the
+// engine cannot serve a snapshot, and OData says such a request is then not processed but answered 412.
+func checkIsolation(h http.Header) error {
+	for _, name := range []string{"Odata-Isolation", "Isolation"} {
+		for _, v := range h[name] {
+			if strings.EqualFold(strings.TrimSpace(v), "snapshot") {
+				return &Error{Code: CodePreconditionFailed, Target: name,
+					Message: "The service does not support snapshot isolation (" + name + ": snapshot)."}
+			}
+		}
+	}
+	return nil
 }
