@@ -158,6 +158,9 @@ func (s *Service) plan(req *request, scope plan.Scope) (*plan.Read, *readShape, 
 	if err != nil {
 		return nil, nil, queryError(err)
 	}
+	if err := s.restrictedOptions(req.target, read); err != nil {
+		return nil, nil, err
+	}
 	req.query = read.Query()
 	return read, read.Memo(s.shapeFn).(*readShape), nil
 }
