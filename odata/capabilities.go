@@ -160,11 +160,11 @@ func changeTracking(t *edm.EntityType, noFilter bool) edm.Annotation {
 }
 
 // restrictedOptions answers a read whose options a set it reads declares it does not take (SetOptions.NoFilter,
-// NoOrderBy, NoCount, NoExpand, NoSelect) with 400 OptionNotAllowed: the options of the read itself, by the set
-// whose entities the path addresses (the set, or the target of a navigation path), the /$count segment, and the
-// options nested in each $expand by the set of the expanded entities, level by level. nil when every set allows
-// what the read asks.
-func (s *Service) restrictedOptions(t *target, read *plan.Read) error {
+// NoOrderBy, NoCount, NoExpand, NoSelect) with 400 OptionNotAllowed: the options q of the read itself, by the
+// set whose entities the path addresses (the set, or the target of a navigation path), the /$count segment, and
+// the options nested in each of the expansions (nil before the read is planned) by the set of the expanded
+// entities, level by level. nil when every set allows what the read asks.
+func (s *Service) restrictedOptions(t *target, q *syntax.Query, expands []*plan.Expand) error {
 	set := t.set
 	if set == nil {
 		set = t.ctxSet
@@ -175,7 +175,6 @@ func (s *Service) restrictedOptions(t *target, read *plan.Read) error {
 				Message: fmt.Sprintf("The entity set %s does not support $count.", set.Name)}
 		}
 	}
-	q := read.Query()
 	if q == nil {
 		return nil
 	}
@@ -183,7 +182,26 @@ func (s *Service) restrictedOptions(t *target, read *plan.Read) error {
 		return &Error{Code: CodeOptionNotAllowed, Target: option,
 			Message: fmt.Sprintf("The entity set %s does not support %s.", set.Name, canonicalOption(q, option))}
 	}
-	return s.restrictedExpands(set, read.Projection.Expands, spelt(q, "$expand"))
+	return s.restrictedExpands(set, expands, spelt(q, "$expand"))
+}
+
+// restrictedInvalid is restrictedOptions for a read the planner refused: when the query parses, a restriction of
+// the addressed set answers rather than the planner's error (a set that takes no $filter refuses every $filter,
+// valid or not). The options nested in $expand need the plan, so the planner's error answers for them.
+func (s *Service) restrictedInvalid(t *target, raw string, limits *requestLimits) error {
+	set := t.set
+	if set == nil {
+		set = t.ctxSet
+	}
+	config := s.sets[set]
+	if config == nil || !(config.NoFilter || config.NoOrderBy || config.NoCount || config.NoExpand || config.NoSelect) {
+		return nil
+	}
+	q, err := limits.read.Query.ParseQuery(raw)
+	if err != nil {
+		q = nil
+	}
+	return s.restrictedOptions(t, q, nil)
 }
 
 // restrictedExpands checks the options nested in the expansions of entities of the set from (nil when

@@ -33,7 +33,10 @@ func TestSetRestrictions(t *testing.T) {
 	}{
 		{"filter", "/odata/Author?$filter=Name eq 'Ada'", 400, "$filter"},
 		{"filter spelt without $", "/odata/Author?filter=Name eq 'Ada'", 400, "filter"},
-		{"filter of an unknown property", "/odata/Author?$filter=ID ne null", 400, "$filter"},
+		{"filter of an unknown property", "/odata/Author?$filter=Nope ne null", 400, "$filter"},
+		{"orderby of an unknown property", "/odata/Author?$top=1&$orderby=Nope", 400, "$orderby"},
+		{"select of an unknown property", "/odata/Author('a1')?$select=Nope", 400, "$select"},
+		{"count segment with an invalid filter", "/odata/Author/$count?$filter=Nope", 400, "$count"},
 		{"orderby", "/odata/Author?$orderby=Name", 400, "$orderby"},
 		{"count=true", "/odata/Author?$count=true", 400, "$count"},
 		{"count=false is no count", "/odata/Author?$count=false", 200, ""},
