@@ -1,7 +1,11 @@
 package odata
 
 import (
+	"fmt"
+
 	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/internal/plan"
+	"github.com/storekit/store/odata/syntax"
 )
 
 // capabilities is the Org.OData.Capabilities.V1 namespace, whose terms say what a service allows.
@@ -31,9 +35,12 @@ func (s *Service) capabilities() []edm.Annotations {
 			restriction("UpdateRestrictions", "Updatable", writes&(WritePut|WritePatch) != 0),
 			restriction("DeleteRestrictions", "Deletable", writes&WriteDelete != 0),
 		}
-		terms = append(terms, readCapabilities(es.EntityType())...)
+		terms = append(terms, readCapabilities(es.EntityType(), &s.sets[es].SetOptions)...)
 		if s.sets[es].TrackChanges {
-			terms = append(terms, changeTracking(es.EntityType()))
+			terms = append(terms, changeTracking(es.EntityType(), s.sets[es].NoFilter))
+		}
+		if writes == 0 {
+			terms = append(terms, edm.Annotation{Term: core + "Permissions", Value: edm.EnumValue(core + "Permission/Read")})
 		}
 		out = append(out, edm.Annotations{Target: container + "/" + es.Name, Terms: terms})
 	}
@@ -72,10 +79,12 @@ func restriction(term, property string, allowed bool) edm.Annotation {
 		Value: edm.Record{Properties: []edm.PropertyValue{{Property: property, Value: allowed}}}}
 }
 
-// readCapabilities are the query capabilities of the entities of type t: Stream properties cannot be filtered
-// by; complex, collection and Stream properties cannot be ordered by; navigations can be expanded; the
-// Searchable properties make $search available.
-func readCapabilities(t *edm.EntityType) []edm.Annotation {
+// readCapabilities are the query capabilities of the entities of type t in a set with the options opts: Stream
+// properties cannot be filtered by; complex, collection and Stream properties cannot be ordered by; navigations
+// can be expanded; the Searchable properties make $search available; and what the set declares it does not
+// take (NoFilter, NoOrderBy, NoCount, NoExpand, NoSelect) is not filterable, sortable, countable, expandable
+// or supported.
+func readCapabilities(t *edm.EntityType, opts *SetOptions) []edm.Annotation {
 	var nonFilterable, nonSortable []any
 	searchable := false
 	for _, p := range t.Properties {
@@ -87,22 +96,25 @@ func readCapabilities(t *edm.EntityType) []edm.Annotation {
 		}
 		searchable = searchable || p.Searchable
 	}
-	filter := []edm.PropertyValue{{Property: "Filterable", Value: true}}
-	if len(nonFilterable) > 0 {
+	filter := []edm.PropertyValue{{Property: "Filterable", Value: !opts.NoFilter}}
+	if len(nonFilterable) > 0 && !opts.NoFilter {
 		filter = append(filter, edm.PropertyValue{Property: "NonFilterableProperties", Value: nonFilterable})
 	}
-	sort := []edm.PropertyValue{{Property: "Sortable", Value: true}}
-	if len(nonSortable) > 0 {
+	sort := []edm.PropertyValue{{Property: "Sortable", Value: !opts.NoOrderBy}}
+	if len(nonSortable) > 0 && !opts.NoOrderBy {
 		sort = append(sort, edm.PropertyValue{Property: "NonSortableProperties", Value: nonSortable})
 	}
 	terms := []edm.Annotation{
 		{Term: capabilities + "FilterRestrictions", Value: edm.Record{Properties: filter}},
 		{Term: capabilities + "SortRestrictions", Value: edm.Record{Properties: sort}},
 		restriction("SearchRestrictions", "Searchable", searchable),
-		restriction("CountRestrictions", "Countable", true),
+		restriction("CountRestrictions", "Countable", !opts.NoCount),
 	}
-	if len(t.Navigations) > 0 {
-		terms = append(terms, restriction("ExpandRestrictions", "Expandable", true))
+	if len(t.Navigations) > 0 || opts.NoExpand {
+		terms = append(terms, restriction("ExpandRestrictions", "Expandable", !opts.NoExpand))
+	}
+	if opts.NoSelect {
+		terms = append(terms, restriction("SelectSupport", "Supported", false))
 	}
 	if n := navigationRestrictions(t); n != nil {
 		terms = append(terms, *n)
@@ -131,12 +143,12 @@ func navigationRestrictions(t *edm.EntityType) *edm.Annotation {
 }
 
 // changeTracking says that a set of type t serves delta links (SetOptions.TrackChanges): Supported, with the
-// properties a $filter of the defining query may use (those FilterRestrictions allows) and no expandable
-// properties (a read with $expand answers without a delta link).
-func changeTracking(t *edm.EntityType) edm.Annotation {
-	var filterable []any
+// properties a $filter of the defining query may use (those FilterRestrictions allows: none when the set takes no
+// $filter) and no expandable properties (a read with $expand answers without a delta link).
+func changeTracking(t *edm.EntityType, noFilter bool) edm.Annotation {
+	filterable := []any{}
 	for _, p := range t.Properties {
-		if p.Type != edm.KindStream {
+		if p.Type != edm.KindStream && !noFilter {
 			filterable = append(filterable, edm.PropertyPath(p.Name))
 		}
 	}
@@ -145,4 +157,137 @@ func changeTracking(t *edm.EntityType) edm.Annotation {
 		{Property: "FilterableProperties", Value: filterable},
 		{Property: "ExpandableProperties", Value: []any{}},
 	}}}
+}
+
+// restrictedOptions answers a read whose options a set it reads declares it does not take (SetOptions.NoFilter,
+// NoOrderBy, NoCount, NoExpand, NoSelect) with 400 OptionNotAllowed: the options q of the read itself, by the
+// set whose entities the path addresses (the set, or the target of a navigation path), the /$count segment, and
+// the options nested in each of the expansions (nil before the read is planned) by the set of the expanded
+// entities, level by level. nil when every set allows what the read asks.
+func (s *Service) restrictedOptions(t *target, q *syntax.Query, expands []*plan.Expand) error {
+	set := t.set
+	if set == nil {
+		set = t.ctxSet
+	}
+	if t.kind == tCount {
+		if config := s.sets[set]; config != nil && config.NoCount {
+			return &Error{Code: CodeOptionNotAllowed, Target: "$count",
+				Message: fmt.Sprintf("The entity set %s does not support $count.", set.Name)}
+		}
+	}
+	if q == nil {
+		return nil
+	}
+	if option := s.refusedOption(set, q); option != "" {
+		return &Error{Code: CodeOptionNotAllowed, Target: option,
+			Message: fmt.Sprintf("The entity set %s does not support %s.", set.Name, canonicalOption(q, option))}
+	}
+	return s.restrictedExpands(set, expands, spelt(q, "$expand"))
+}
+
+// restrictedInvalid is restrictedOptions for a read the planner refused: when the query parses, a restriction of
+// the addressed set answers rather than the planner's error (a set that takes no $filter refuses every $filter,
+// valid or not). The options nested in $expand need the plan, so the planner's error answers for them.
+func (s *Service) restrictedInvalid(t *target, raw string, limits *requestLimits) error {
+	set := t.set
+	if set == nil {
+		set = t.ctxSet
+	}
+	config := s.sets[set]
+	if config == nil || !(config.NoFilter || config.NoOrderBy || config.NoCount || config.NoExpand || config.NoSelect) {
+		return nil
+	}
+	q, err := limits.read.Query.ParseQuery(raw)
+	if err != nil {
+		q = nil
+	}
+	return s.restrictedOptions(t, q, nil)
+}
+
+// restrictedExpands checks the options nested in the expansions of entities of the set from (nil when
+// unknown): each expansion's own by the set of its targets, then theirs. option is the $expand option as the
+// client spelt it, the target of the answer.
+func (s *Service) restrictedExpands(from *edm.EntitySet, expands []*plan.Expand, option string) error {
+	for _, e := range expands {
+		var set *edm.EntitySet
+		if !e.Nav.ContainsTarget {
+			if from != nil {
+				set = from.Binding(e.Nav.Name)
+			}
+			if set == nil {
+				set = onlySet(s.model, e.Nav.TargetType())
+			}
+		}
+		config := s.sets[set]
+		if config == nil {
+			if err := s.restrictedExpands(nil, e.Expands, option); err != nil {
+				return err
+			}
+			continue
+		}
+		refused := ""
+		switch {
+		case e.CountOnly && config.NoCount:
+			refused = "$count"
+		case e.Query != nil:
+			refused = canonicalOption(e.Query, s.refusedOption(set, e.Query))
+		}
+		if refused != "" {
+			return &Error{Code: CodeOptionNotAllowed, Target: option, Message: fmt.Sprintf(
+				"The entity set %s does not support %s, which the expansion of %s asks for.", set.Name, refused, e.Nav.Name)}
+		}
+		if err := s.restrictedExpands(set, e.Expands, option); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// refusedOption returns the first option of q the set does not take, as the client spelt it; "" when it takes
+// them all (and for no set).
+func (s *Service) refusedOption(set *edm.EntitySet, q *syntax.Query) string {
+	config := s.sets[set]
+	if config == nil {
+		return ""
+	}
+	for _, o := range q.Options {
+		var refused bool
+		switch o.Name {
+		case "$filter":
+			refused = config.NoFilter
+		case "$orderby":
+			refused = config.NoOrderBy
+		case "$count":
+			refused = config.NoCount && q.Count != nil && *q.Count
+		case "$expand":
+			refused = config.NoExpand
+		case "$select":
+			refused = config.NoSelect
+		}
+		if refused {
+			return o.Spelt
+		}
+	}
+	return ""
+}
+
+// spelt returns the spelling of the option named name in q (canonically, "$expand"), name when q lacks it.
+func spelt(q *syntax.Query, name string) string {
+	for _, o := range q.Options {
+		if o.Name == name {
+			return o.Spelt
+		}
+	}
+	return name
+}
+
+// canonicalOption returns the canonical name of the option q has spelt so ("filter" -> "$filter"), for
+// messages; "" for "".
+func canonicalOption(q *syntax.Query, spelling string) string {
+	for _, o := range q.Options {
+		if o.Spelt == spelling && spelling != "" {
+			return o.Name
+		}
+	}
+	return spelling
 }

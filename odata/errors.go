@@ -27,6 +27,7 @@ const (
 	CodeNotReadable        = "NotReadable"        // a query option or body uses a property the request may not read
 	CodeSyntaxError        = "SyntaxError"        // a resource path or query option that does not parse
 	CodeLimitExceeded      = "LimitExceeded"      // a request past one of the service's limits
+	CodeOptionNotAllowed   = "OptionNotAllowed"   // a query option the entity set read does not take (SetOptions.NoFilter, ...)
 	CodeInvalidCredentials = "InvalidCredentials" // a sign-in with a wrong e-mail or password
 
 	// 499 Client Closed Request (nginx's status, for the log): the client went away before the answer, so
@@ -69,6 +70,7 @@ var codeStatus = map[string]int{
 	CodeNotReadable:        http.StatusBadRequest,
 	CodeSyntaxError:        http.StatusBadRequest,
 	CodeLimitExceeded:      http.StatusBadRequest,
+	CodeOptionNotAllowed:   http.StatusBadRequest,
 	CodeInvalidCredentials: http.StatusBadRequest,
 
 	CodeClientClosedRequest: StatusClientClosedRequest,

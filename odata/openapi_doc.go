@@ -397,34 +397,62 @@ func (g *docBuilder) collectionSchema(et *edm.EntityType) *jsObject {
 	return newObject().set("$ref", "#/components/schemas/"+name)
 }
 
-// listOperation reads a collection of et: of an entity set or through a collection navigation.
-func (g *docBuilder) listOperation(id, tag, what string, et *edm.EntityType) *jsObject {
+// readRestrictions returns the query options the entities of es do not take (SetOptions.NoFilter, ...), with the
+// others false; none for nil (contained entities, a type of several sets).
+func (g *docBuilder) readRestrictions(es *edm.EntitySet) *SetOptions {
+	if config := g.s.sets[es]; config != nil {
+		return &config.SetOptions
+	}
+	return &SetOptions{}
+}
+
+// navigationSet returns the entity set of the targets of n, nil when they are contained or of several sets.
+func (g *docBuilder) navigationSet(n *edm.NavigationProperty) *edm.EntitySet {
+	if n.ContainsTarget {
+		return nil
+	}
+	return onlySet(g.m, n.TargetType())
+}
+
+// unless returns p, or nil (no parameter) when refused.
+func unless(refused bool, p *jsObject) *jsObject {
+	if refused {
+		return nil
+	}
+	return p
+}
+
+// listOperation reads a collection of et: of an entity set or through a collection navigation, whose entities
+// do not take the options r refuses.
+func (g *docBuilder) listOperation(id, tag, what string, et *edm.EntityType, r *SetOptions) *jsObject {
 	o := g.operation(id, tag, "Read "+what, "")
 	var search *jsObject
 	if searchable(et) {
 		search = paramRef("search")
 	}
-	withParameters(o, paramRef("filter"), g.typeParameter(et, "orderby"), paramRef("top"), paramRef("skip"),
-		paramRef("count"), search, g.typeParameter(et, "select"), g.typeParameter(et, "expand"))
+	withParameters(o, unless(r.NoFilter, paramRef("filter")), unless(r.NoOrderBy, g.typeParameter(et, "orderby")),
+		paramRef("top"), paramRef("skip"), unless(r.NoCount, paramRef("count")), search,
+		unless(r.NoSelect, g.typeParameter(et, "select")), unless(r.NoExpand, g.typeParameter(et, "expand")))
 	return responses(o, response("200", "The entities, one page at a time.", jsonContent(g.collectionSchema(et))))
 }
 
-// countOperation reads /$count of a collection.
-func (g *docBuilder) countOperation(id, tag, what string, et *edm.EntityType) *jsObject {
+// countOperation reads /$count of a collection, whose entities do not take the options r refuses.
+func (g *docBuilder) countOperation(id, tag, what string, et *edm.EntityType, r *SetOptions) *jsObject {
 	o := g.operation(id, tag, "Count "+what, "")
 	var search *jsObject
 	if searchable(et) {
 		search = paramRef("search")
 	}
-	withParameters(o, paramRef("filter"), search)
+	withParameters(o, unless(r.NoFilter, paramRef("filter")), search)
 	return responses(o, response("200", "The number of entities that match.", newObject().set("text/plain",
 		newObject().set("schema", Schema{"type": "integer", "minimum": 0}))))
 }
 
-// getOperation reads one entity; optional says that the entity may not exist (a to-one navigation: 204).
-func (g *docBuilder) getOperation(id, tag, what string, et *edm.EntityType, optional bool) *jsObject {
+// getOperation reads one entity, which does not take the options r refuses; optional says that the entity may
+// not exist (a to-one navigation: 204).
+func (g *docBuilder) getOperation(id, tag, what string, et *edm.EntityType, r *SetOptions, optional bool) *jsObject {
 	o := g.operation(id, tag, "Read "+what, "")
-	withParameters(o, g.typeParameter(et, "select"), g.typeParameter(et, "expand"))
+	withParameters(o, unless(r.NoSelect, g.typeParameter(et, "select")), unless(r.NoExpand, g.typeParameter(et, "expand")))
 	list := []namedParameter{response("200", "The entity, with its ETag.", jsonContent(g.ref(et.Name)))}
 	if optional {
 		list = append(list, response("204", "There is no related entity.", nil))
@@ -475,18 +503,22 @@ func (g *docBuilder) entitySetPaths(es *edm.EntitySet) {
 	config := g.s.sets[es]
 	base := g.s.mount + "/" + es.Name
 	tag := es.Name
-	item := &pathItem{Get: g.listOperation(es.Name+".list", tag, "the entities of "+es.Name, et)}
+	item := &pathItem{Get: g.listOperation(es.Name+".list", tag, "the entities of "+es.Name, et, &config.SetOptions)}
 	if config.Writes&WritePost != 0 {
 		item.Post = g.createOperation(es, config)
 	}
 	g.paths.set(base, item)
-	g.paths.set(base+"/$count", &pathItem{Get: g.countOperation(es.Name+".count", tag, "the entities of "+es.Name, et)})
+	if !config.NoCount {
+		g.paths.set(base+"/$count", &pathItem{Get: g.countOperation(es.Name+".count", tag, "the entities of "+es.Name, et,
+			&config.SetOptions)})
+	}
 	g.boundActions(base, nil, et, true, tag, es.Name)
 	g.boundFunctions(base, nil, et, true, tag, es.Name)
 
 	key, params := g.keyTemplate(et, 0)
 	entity := base + key
-	item = &pathItem{Parameters: params, Get: g.getOperation(es.Name+".get", tag, "one "+et.Name+" of "+es.Name, et, false)}
+	item = &pathItem{Parameters: params, Get: g.getOperation(es.Name+".get", tag, "one "+et.Name+" of "+es.Name, et,
+		&config.SetOptions, false)}
 	if config.Writes&WritePut != 0 {
 		item.Put = g.writeOperation(es.Name, et, "replace", "Replace", "a "+et.Name+" in full: omitted properties take their defaults. "+
 			keyRule(config), "-create")
@@ -517,7 +549,7 @@ func (g *docBuilder) entitySetPaths(es *edm.EntitySet) {
 func (g *docBuilder) singletonPaths(sg *edm.Singleton) {
 	et := sg.EntityType()
 	base := g.s.mount + "/" + sg.Name
-	item := &pathItem{Get: g.getOperation(sg.Name+".get", sg.Name, sg.Name, et, false)}
+	item := &pathItem{Get: g.getOperation(sg.Name+".get", sg.Name, sg.Name, et, &SetOptions{}, false)}
 	writes := g.s.singletons[sg].Writes
 	if writes&WritePut != 0 {
 		item.Put = g.writeOperation(sg.Name, et, "replace", "Replace", "the "+sg.Name+" in full: omitted properties take their defaults; the key and read-only properties are kept.", "-create")
@@ -538,9 +570,10 @@ func (g *docBuilder) navigationPaths(prefix string, params []any, n *edm.Navigat
 	path := prefix + "/" + n.Name
 	id += "." + n.Name
 	target := n.TargetType()
+	r := g.readRestrictions(g.navigationSet(n))
 	if !n.Collection {
 		g.paths.set(path, &pathItem{Parameters: params,
-			Get: g.getOperation(id+".get", tag, "the "+n.Name+" of a "+n.SourceType().Name, target, n.Nullable)})
+			Get: g.getOperation(id+".get", tag, "the "+n.Name+" of a "+n.SourceType().Name, target, r, n.Nullable)})
 		if n.ContainsTarget && level < 3 {
 			for _, next := range target.Navigations {
 				g.navigationPaths(path, params, next, level+1, tag, id)
@@ -549,15 +582,17 @@ func (g *docBuilder) navigationPaths(prefix string, params []any, n *edm.Navigat
 		return
 	}
 	what := "the " + n.Name + " of a " + n.SourceType().Name
-	g.paths.set(path, &pathItem{Parameters: params, Get: g.listOperation(id+".list", tag, what, target)})
-	g.paths.set(path+"/$count", &pathItem{Parameters: params, Get: g.countOperation(id+".count", tag, what, target)})
+	g.paths.set(path, &pathItem{Parameters: params, Get: g.listOperation(id+".list", tag, what, target, r)})
+	if !r.NoCount {
+		g.paths.set(path+"/$count", &pathItem{Parameters: params, Get: g.countOperation(id+".count", tag, what, target, r)})
+	}
 	if !n.ContainsTarget || level >= 3 {
 		return
 	}
 	key, keyParams := g.keyTemplate(target, level)
 	all := append(append([]any{}, params...), keyParams...)
 	g.paths.set(path+key, &pathItem{Parameters: all,
-		Get: g.getOperation(id+".get", tag, "one of "+what, target, false)})
+		Get: g.getOperation(id+".get", tag, "one of "+what, target, r, false)})
 	for _, next := range target.Navigations {
 		g.navigationPaths(path+key, all, next, level+1, tag, id)
 	}

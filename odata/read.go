@@ -156,7 +156,13 @@ func (s *Service) plan(req *request, scope plan.Scope) (*plan.Read, *readShape, 
 	}
 	read, err := s.planRead(ctx, scope, raw, limits)
 	if err != nil {
+		if refused := s.restrictedInvalid(req.target, raw, limits); refused != nil {
+			return nil, nil, refused
+		}
 		return nil, nil, queryError(err)
+	}
+	if err := s.restrictedOptions(req.target, read.Query(), read.Projection.Expands); err != nil {
+		return nil, nil, err
 	}
 	req.query = read.Query()
 	return read, read.Memo(s.shapeFn).(*readShape), nil

@@ -222,6 +222,16 @@ type SetOptions struct {
 	// ETag is computed over. Creates (POST) and $ref writes are not changes of an entity's ETag properties and
 	// need none.
 	RequireIfMatch bool
+	// NoFilter, NoOrderBy, NoCount, NoExpand and NoSelect declare that reads of the set's entities do not take
+	// $filter, $orderby, $count (=true, and the /$count segment), $expand and $select: such a read answers 400
+	// OptionNotAllowed naming the option, whether it addresses the set, reaches its entities through a
+	// navigation path, or expands them (the options nested in an $expand into the set; and Nav/$count with
+	// NoCount). $metadata says so with the Capabilities terms FilterRestrictions/Filterable,
+	// SortRestrictions/Sortable, CountRestrictions/Countable, ExpandRestrictions/Expandable and
+	// SelectSupport/Supported = false, and the OpenAPI document leaves the options out of the set's paths.
+	// Expressions of other options that go through a navigation to the set ($filter=Books/$count gt 1,
+	// any/all) and $apply are not restricted: the set's terms speak of the options of its own reads.
+	NoFilter, NoOrderBy, NoCount, NoExpand, NoSelect bool
 }
 
 // Op is the kind of a save.

@@ -14,8 +14,9 @@
 //
 // The entity sets Products (Guid key, ETag from Version, which every update and every price-changing action
 // increments), Categories (unique Name), ProductDescriptions (composite key ProductID and LanguageKey),
-// MediaItems (a media entity: Content is its $value, ContentType its media type), ReadOnlyItems (no writes) and
-// DecimalSamples; the type SpecialProduct derived from Product (SpecialProperty and SpecialFeature; its rows are
+// MediaItems (a media entity: Content is its $value, ContentType its media type), ReadOnlyItems (no writes),
+// DecimalSamples and RestrictedItems (no writes, and reads that take no $filter, $orderby, $count, $expand or
+// $select: restricted.go); the type SpecialProduct derived from Product (SpecialProperty and SpecialFeature; its rows are
 // in Products, ProductType names the type of each product, and /Products/ComplianceService.SpecialProduct
 // casts to it); the singleton Company (type CompanyInfo, ETag from Version); the flags enum ProductStatus, the
 // complex types Address and Dimensions; the navigations Product/Category, Product/Descriptions,
@@ -27,8 +28,9 @@
 // GetTopProducts (unbound and bound to the collection, three overloads each), GetTotalPrice, GetRelatedProducts,
 // GetInfo and CalculatePrice (two overloads; bound to a Product), GetProductStats and GetAveragePrice (bound to
 // the collection), FindProducts, Calculate and Convert (unbound, the last two overloaded); and the seed rows of
-// the reference server. $metadata carries the Capabilities the engine derives from the sets' writes, so
-// ReadOnlyItems is read-only there too.
+// the reference server. $metadata carries the Capabilities the engine derives from the sets' options, so
+// ReadOnlyItems and RestrictedItems are read-only there too (Core.Permissions Read), and RestrictedItems is not
+// filterable, sortable, countable or expandable and has no SelectSupport.
 //
 // The service answers in OData 4.01 when a request's OData-MaxVersion allows it (odata.Config.MaxVersion), in 4.0
 // otherwise; its schema has version 1.0 (odata.Config.SchemaVersion: Core.SchemaVersion in $metadata,
@@ -184,6 +186,7 @@ func newService(m *edm.Model, db *sql.DB, dialect sqldb.Dialect, logger *slog.Lo
 			"MediaItems": {Writes: odata.WriteAll, NewKey: guid, RejectKeyChange: true,
 				Hooks: odata.Hooks{BeforeSave: mediaItemBeforeSave}},
 			"DecimalSamples": {Writes: odata.WriteAll, NewKey: guid, RejectKeyChange: true},
+			restrictedSet:    restrictedOptions,
 		},
 		Singletons: map[string]odata.SingletonOptions{
 			"Company": {Writes: odata.WritePut | odata.WritePatch, Hooks: odata.Hooks{BeforeSave: companyBeforeSave}},

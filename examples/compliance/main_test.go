@@ -69,7 +69,7 @@ func checkService(t *testing.T, base string) {
 		names = append(names, v.Name+" "+v.Kind)
 	}
 	wantNames := []string{"Products EntitySet", "Categories EntitySet", "ProductDescriptions EntitySet",
-		"MediaItems EntitySet", "ReadOnlyItems EntitySet", "DecimalSamples EntitySet", "Company Singleton",
+		"MediaItems EntitySet", "ReadOnlyItems EntitySet", "DecimalSamples EntitySet", "RestrictedItems EntitySet", "Company Singleton",
 		"GetTopProducts FunctionImport", "FindProducts FunctionImport", "Calculate FunctionImport", "Convert FunctionImport"}
 	if diff := cmp.Diff(wantNames, names); diff != "" {
 		t.Errorf("service document mismatch (-want +got):\n%s", diff)
@@ -109,6 +109,7 @@ func checkService(t *testing.T, base string) {
 	checkFunctions(t, base)
 	checkDecimals(t, base)
 	checkSpecialProducts(t, base)
+	checkRestricted(t, base)
 	answer := send(t, http.MethodPatch, base+"/Company", `{"CEO": "Ada"}`)
 	if !strings.Contains(string(answer), `"CEO":"Ada"`) || !strings.Contains(string(answer), `"Version":2`) {
 		t.Errorf("PATCH /Company = %s, want CEO Ada and Version 2", answer)
@@ -212,9 +213,9 @@ func checkMetadata(t *testing.T, base string) {
 	if err := xml.NewDecoder(resp.Body).Decode(&edmx); err != nil {
 		t.Fatalf("GET $metadata: %v", err)
 	}
-	if edmx.Schema.Namespace != namespace || len(edmx.Schema.Container.Sets) != 6 {
-		t.Errorf("$metadata: namespace %q with %d entity sets, want %q with 6",
-			edmx.Schema.Namespace, len(edmx.Schema.Container.Sets), namespace)
+	if want := len(model().EntitySets); edmx.Schema.Namespace != namespace || len(edmx.Schema.Container.Sets) != want {
+		t.Errorf("$metadata: namespace %q with %d entity sets, want %q with %d",
+			edmx.Schema.Namespace, len(edmx.Schema.Container.Sets), namespace, want)
 	}
 }
 
@@ -325,4 +326,47 @@ func send(t *testing.T, method, url, body string) []byte {
 		t.Fatalf("%s %s = %d %s", method, url, resp.StatusCode, answer)
 	}
 	return answer
+}
+
+// checkRestricted reads RestrictedItems, whose reads take no $filter, $orderby, $count, $expand or $select and
+// which takes no writes: those answer 400 OptionNotAllowed (405 for a POST), a plain read the seed rows.
+func checkRestricted(t *testing.T, base string) {
+	tests := []struct {
+		method, query string
+		status        int
+		code          string
+	}{
+		{http.MethodGet, "?$filter=" + url.QueryEscape("ID ne null"), 400, "OptionNotAllowed"},
+		{http.MethodGet, "?$orderby=" + url.QueryEscape("ID asc"), 400, "OptionNotAllowed"},
+		{http.MethodGet, "?$count=true", 400, "OptionNotAllowed"},
+		{http.MethodGet, "/$count", 400, "OptionNotAllowed"},
+		{http.MethodGet, "?$expand=*", 400, "OptionNotAllowed"},
+		{http.MethodGet, "?$select=ID", 400, "OptionNotAllowed"},
+		{http.MethodPost, "", 405, "MethodNotAllowed"},
+		{http.MethodGet, "?$top=1", 200, ""},
+	}
+	for _, tt := range tests {
+		req, err := http.NewRequest(tt.method, base+"/"+restrictedSet+tt.query, strings.NewReader(`{"Name":"x"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var answer struct {
+			Error struct{ Code string }
+			Value []struct{ Name string }
+		}
+		err = json.NewDecoder(resp.Body).Decode(&answer)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("%s %s%s: %v", tt.method, restrictedSet, tt.query, err)
+		}
+		if resp.StatusCode != tt.status || answer.Error.Code != tt.code || tt.status == 200 && len(answer.Value) != 1 {
+			t.Errorf("%s %s%s = %d %s %v, want %d %q", tt.method, restrictedSet, tt.query, resp.StatusCode,
+				answer.Error.Code, answer.Value, tt.status, tt.code)
+		}
+	}
 }

@@ -54,6 +54,7 @@ func model() *edm.Model {
 				guidKey(), requiredString("Name", 100),
 				{Name: "Amount", Type: edm.KindDecimal, Precision: 38, Scale: 18}}},
 			companyInfoType(),
+			restrictedItemType(),
 		},
 		EntitySets: []*edm.EntitySet{
 			{Name: "Products", Type: "Product"},
@@ -62,6 +63,7 @@ func model() *edm.Model {
 			{Name: "MediaItems", Type: "MediaItem"},
 			{Name: "ReadOnlyItems", Type: "ReadOnlyItem"},
 			{Name: "DecimalSamples", Type: "DecimalSample"},
+			{Name: restrictedSet, Type: "RestrictedItem"},
 		},
 		Singletons: []*edm.Singleton{{Name: "Company", Type: "CompanyInfo"}},
 		Actions:    actionDeclarations(),

@@ -62,6 +62,7 @@ func seedRows(now time.Time) []seed {
 		{"DecimalSample", []odata.Entity{
 			{"ID": decimalSampleID, "Name": "Seed Decimal", "Amount": decimal.RequireFromString("123.450000000000000000")},
 		}},
+		restrictedSeed(),
 	}
 }
 
