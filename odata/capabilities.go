@@ -16,7 +16,9 @@ const capabilities = "Org.OData.Capabilities.V1."
 // what is allowed: the writes a set offers (Insert-, Update- and DeleteRestrictions: a read-only set is
 // read-only to them), the properties $filter and $orderby cannot use (Filter- and SortRestrictions), $expand
 // (ExpandRestrictions, for a type with navigations) and $search (SearchRestrictions), that navigations take no
-// writes (NavigationRestrictions), change tracking on the sets that offer it (ChangeTracking); on the container, $batch and key-as-segment URLs. Singletons get none: the
+// writes (NavigationRestrictions), change tracking on the sets that offer it (ChangeTracking); on the container, $batch and
+// key-as-segment URLs, the canonical functions of expressions (FilterFunctions: no geo.*, which clients thus know
+// is not served) and the $apply transformations (Aggregation.ApplySupported). Singletons get none: the
 // terms of a singleton's target are read by some clients as an entity set's.
 func (s *Service) capabilities() []edm.Annotations {
 	container := s.model.Namespace + "." + s.model.Container
@@ -27,6 +29,11 @@ func (s *Service) capabilities() []edm.Annotations {
 			{Property: "SupportedFormats", Value: []any{"multipart/mixed", "application/json"}},
 		}}},
 		{Term: capabilities + "KeyAsSegmentSupported", Value: true},
+		{Term: capabilities + "FilterFunctions", Value: anyStrings(plan.FilterFunctions())},
+		{Term: aggregation + "ApplySupported", Value: edm.Record{Properties: []edm.PropertyValue{
+			{Property: "Transformations", Value: anyStrings(plan.ApplyTransformations())},
+			{Property: "Rollup", Value: edm.EnumValue(aggregation + "RollupType/SingleHierarchy")},
+		}}},
 	}}}
 	for _, es := range s.model.EntitySets {
 		writes := s.sets[es].Writes
@@ -45,6 +52,19 @@ func (s *Service) capabilities() []edm.Annotations {
 		out = append(out, edm.Annotations{Target: container + "/" + es.Name, Terms: terms})
 	}
 	return append(out, s.collectionCapabilities()...)
+}
+
+// aggregation is the Org.OData.Aggregation.V1 namespace: ApplySupported says which $apply transformations the
+// service translates (one rollup per groupby: SingleHierarchy).
+const aggregation = "Org.OData.Aggregation.V1."
+
+// anyStrings is ss as the []any of a collection annotation value.
+func anyStrings(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }
 
 // core is the Org.OData.Core.V1 namespace.

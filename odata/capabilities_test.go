@@ -57,6 +57,21 @@ func TestService_Capabilities(t *testing.T) {
 	if got := annotations["Lib.Container"].(map[string]any)["@Org.OData.Capabilities.V1.BatchSupported"]; got != true {
 		t.Errorf("BatchSupported = %v, want true", got)
 	}
+	// The canonical functions served (no geo.*), and the $apply transformations.
+	functions, _ := annotations["Lib.Container"].(map[string]any)["@Org.OData.Capabilities.V1.FilterFunctions"].([]any)
+	has := map[string]bool{}
+	for _, f := range functions {
+		has[f.(string)] = true
+	}
+	if !has["contains"] || !has["matchesPattern"] || !has["isof"] || has["geo.distance"] || has["hassubset"] {
+		t.Errorf("FilterFunctions = %v: want contains, matchesPattern and isof, no geo.distance or hassubset", functions)
+	}
+	apply, _ := annotations["Lib.Container"].(map[string]any)["@Org.OData.Aggregation.V1.ApplySupported"].(map[string]any)
+	if diff := cmp.Diff(map[string]any{"Rollup": "SingleHierarchy", "Transformations": []any{"aggregate", "bottomcount",
+		"bottompercent", "bottomsum", "compute", "concat", "expand", "filter", "groupby", "identity", "join", "orderby",
+		"outerjoin", "search", "skip", "top", "topcount", "toppercent", "topsum"}}, apply); diff != "" {
+		t.Errorf("ApplySupported (-want +got):\n%s", diff)
+	}
 
 	xmllint, err := exec.LookPath("xmllint")
 	if err != nil {

@@ -19,6 +19,14 @@ import (
 // $apply ($filter, $orderby, $select, $count, $top, $skip) bind "Total" or "Category/Name" as any property.
 // Such an answer is written row by row from Aggregation.Columns.
 
+// ApplyTransformations lists the transformations of $apply the planner translates, for the
+// Aggregation.ApplySupported annotation of $metadata.
+func ApplyTransformations() []string {
+	return []string{"aggregate", "bottomcount", "bottompercent", "bottomsum", "compute", "concat", "expand",
+		"filter", "groupby", "identity", "join", "orderby", "outerjoin", "search", "skip", "top", "topcount",
+		"toppercent", "topsum"}
+}
+
 // Aggregation describes the rows of a $apply whose result is not entities: their columns, each written at its
 // path (nested objects for a grouping through a navigation or a complex property).
 type Aggregation struct {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -66,6 +67,18 @@ var functionSignatures = map[string]functionSignature{
 	"round":              {params: []argumentKind{argNumber}, complete: completeRounding},
 	"floor":              {params: []argumentKind{argNumber}, complete: completeRounding},
 	"ceiling":            {params: []argumentKind{argNumber}, complete: completeRounding},
+}
+
+// FilterFunctions lists the canonical functions expressions may call, by their names in the OData
+// specification, for the Capabilities.FilterFunctions of $metadata: the signatures above, cast, isof and case
+// (geo.* and hassubset/hassubsequence are not among them).
+func FilterFunctions() []string {
+	out := []string{"cast", "isof", "case"}
+	for name := range functionSignatures {
+		out = append(out, functionName(name))
+	}
+	slices.Sort(out)
+	return out
 }
 
 // functionNames maps the lower-case names the parser produces to the canonical spelling for messages.
