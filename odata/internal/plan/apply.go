@@ -14,7 +14,7 @@ import (
 // (filter, search, compute, orderby, top, skip, topcount and kin, identity), a relation is the read's own
 // table with conditions, an order and a limit, so the answer is written as entities by the ordinary read
 // (Read.Aggregation is nil). aggregate, groupby, concat, join and outerjoin produce rows of their own: a
-// derived relation, "(SELECT ... ) AS tN", whose columns are named a0, a1, ... and bound by name as computed
+// derived relation, "(SELECT ... ) AS tN", whose columns are named a1, a2, ... and bound by name as computed
 // properties of a range over it (tableRange.derived), so later transformations and the query options after
 // $apply ($filter, $orderby, $select, $count, $top, $skip) bind "Total" or "Category/Name" as any property.
 // Such an answer is written row by row from Aggregation.Columns.
