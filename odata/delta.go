@@ -305,40 +305,11 @@ func (s *Service) logKey(et *edm.EntityType, text string) ([]any, error) {
 
 // keyFilter returns the raw $filter expression that selects the entities of et with the keys of the page.
 func keyFilter(et *edm.EntityType, page *deltaPage, keys []string) string {
-	props := et.KeyProperties()
-	literal := func(p *edm.Property, v any) string {
-		text := keyLiteral(p, v)
-		if decoded, err := url.PathUnescape(text); err == nil {
-			text = decoded
-		}
-		return text
-	}
-	var b strings.Builder
-	if len(props) == 1 {
-		b.WriteString(props[0].Name + " in (")
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(literal(props[0], page.values[k][0]))
-		}
-		b.WriteByte(')')
-		return url.QueryEscape(b.String())
-	}
+	values := make([][]any, len(keys))
 	for i, k := range keys {
-		if i > 0 {
-			b.WriteString(" or ")
-		}
-		b.WriteByte('(')
-		for j, p := range props {
-			if j > 0 {
-				b.WriteString(" and ")
-			}
-			b.WriteString(p.Name + " eq " + literal(p, page.values[k][j]))
-		}
-		b.WriteByte(')')
+		values[i] = page.values[k]
 	}
-	return url.QueryEscape(b.String())
+	return url.QueryEscape(keysFilter(et, values))
 }
 
 // deltaLimits are the limits of the reads of a delta page: the set's, without bounds on the size of the $filter
