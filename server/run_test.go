@@ -393,7 +393,9 @@ func schemaTables(t *testing.T, dsn string) int {
 func TestRun_StartErrors(t *testing.T) {
 	dir := t.TempDir()
 	start := func(wire wireFunc, args ...string) error {
-		return run(context.Background(), wire, append([]string{"storeserver"}, args...), mapEnv(nil), io.Discard, io.Discard)
+		// A free port: a server running on the machine's default 127.0.0.1:8080 must not fail the start first.
+		args = append([]string{"storeserver", "-addr", "127.0.0.1:0"}, args...)
+		return run(context.Background(), wire, args, mapEnv(nil), io.Discard, io.Discard)
 	}
 	for _, tc := range []struct {
 		name string
