@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -57,8 +58,11 @@ const (
 	defaultAsyncAnswerBytes = 16 << 20
 )
 
-// asyncPoll is how often the node running an asynchronous request looks whether another node cancelled it.
-var asyncPoll = time.Second
+// asyncPoll is how often the node running an asynchronous request looks whether another node cancelled it, in
+// nanoseconds (atomic: a test changes it while requests of earlier tests may still be watching).
+var asyncPoll atomic.Int64
+
+func init() { asyncPoll.Store(int64(time.Second)) }
 
 // asyncPath is the first segment of the status monitors' paths: {service root}/$async/{id}.
 const asyncPath = "/$async/"
@@ -207,7 +211,7 @@ func (a *asyncJobs) run(job *http.Request, id string, cancel context.CancelFunc)
 // watch cancels the request of id when its row is gone (a DELETE of its status monitor on another node),
 // until done is closed.
 func (a *asyncJobs) watch(ctx context.Context, id string, cancel context.CancelFunc, done <-chan struct{}) {
-	ticker := time.NewTicker(asyncPoll)
+	ticker := time.NewTicker(time.Duration(asyncPoll.Load()))
 	defer ticker.Stop()
 	for {
 		select {

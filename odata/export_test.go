@@ -11,7 +11,6 @@ func SetRowHook(f func()) (restore func()) {
 // SetAsyncPoll sets how often a node looks whether another cancelled its asynchronous request; the returned
 // function restores it.
 func SetAsyncPoll(d time.Duration) (restore func()) {
-	old := asyncPoll
-	asyncPoll = d
-	return func() { asyncPoll = old }
+	old := asyncPoll.Swap(int64(d))
+	return func() { asyncPoll.Store(old) }
 }
