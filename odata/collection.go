@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	sq "github.com/Masterminds/squirrel"
-
 	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/syntax"
 )
@@ -98,13 +96,7 @@ func (s *Service) writeCollection(req *request, method string) error {
 	edit := func(items []any) ([]any, error) {
 		return editCollection(p, items, method, t.item, index, value)
 	}
-	var where sq.Sqlizer
-	var err error
-	if sg := writtenSingleton(t); sg != nil {
-		where, err = s.singletonWhere(req.r.Context(), sg)
-	} else {
-		where, err = s.targetWhere(t)
-	}
+	where, err := s.writtenWhere(req.r.Context(), t)
 	if err != nil {
 		return s.dbError(err, false)
 	}

@@ -485,6 +485,14 @@ func (s *Service) afterSave(ctx context.Context, tx *Tx, config *setConfig, c *C
 	return stored, err
 }
 
+// writtenWhere is the condition of the row a write of t changes: the singleton's row, or the target's.
+func (s *Service) writtenWhere(ctx context.Context, t *target) (sq.Sqlizer, error) {
+	if sg := writtenSingleton(t); sg != nil {
+		return s.singletonWhere(ctx, sg)
+	}
+	return s.targetWhere(t)
+}
+
 // put answers PUT (op Update) and PATCH (op Patch) on Set(key) or on a singleton.
 func (s *Service) put(req *request, op Op) error {
 	t := req.target
@@ -492,12 +500,7 @@ func (s *Service) put(req *request, op Op) error {
 	if err != nil {
 		return err
 	}
-	var where sq.Sqlizer
-	if sg := writtenSingleton(t); sg != nil {
-		where, err = s.singletonWhere(req.r.Context(), sg)
-	} else {
-		where, err = s.targetWhere(t)
-	}
+	where, err := s.writtenWhere(req.r.Context(), t)
 	if err != nil {
 		return s.dbError(err, false)
 	}
