@@ -144,23 +144,30 @@ func TestService_OpenAPIWalk(t *testing.T) {
 		f.seed()
 		png := []byte("\x89PNG\r\n\x1a\n")
 		f.must(201, "POST", "/odata/Cover", `{"BookId":"b1","MimeType":"image/png","Data":"`+base64.StdEncoding.EncodeToString(png)+`"}`)
-		get := func(path string) (int, []byte, error) {
-			r := f.do("GET", path, "")
-			return r.Status, []byte(r.Body), nil
-		}
-		results, err := openapitest.Walk(f.svc.OpenAPIDocument(), get, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(results) < 30 {
-			t.Errorf("Walk called %d GET operations, want at least 30", len(results))
-		}
-		for _, r := range results {
-			if !r.OK() {
-				t.Errorf("GET %s (%s) = %d, want one of %v\n%s", r.Path, r.Template, r.Status, r.Want, r.Body)
-			}
-		}
+		walkOpenAPI(t, f)
 	})
+}
+
+// walkOpenAPI calls every GET operation of the fixture's OpenAPI document (at least 30) and checks that each
+// answers one of its documented success statuses.
+func walkOpenAPI(t *testing.T, f *fixture) {
+	t.Helper()
+	get := func(path string) (int, []byte, error) {
+		r := f.do("GET", path, "")
+		return r.Status, []byte(r.Body), nil
+	}
+	results, err := openapitest.Walk(f.svc.OpenAPIDocument(), get, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) < 30 {
+		t.Errorf("Walk called %d GET operations, want at least 30", len(results))
+	}
+	for _, r := range results {
+		if !r.OK() {
+			t.Errorf("GET %s (%s) = %d, want one of %v\n%s", r.Path, r.Template, r.Status, r.Want, r.Body)
+		}
+	}
 }
 
 // TestService_OpenAPIConfig checks the embedding program's part of the document: title, version, extra
