@@ -145,3 +145,26 @@ func TestOpen_DriverConn(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestOpen_MemoryMapped: every connection of the pool reads the file through a memory map of DefaultMmapSize.
+func TestOpen_MemoryMapped(t *testing.T) {
+	db := open(t)
+	conns := make([]*sql.Conn, 3)
+	for i := range conns {
+		c, err := db.Conn(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		conns[i] = c
+	}
+	for i, c := range conns {
+		var size int64
+		if err := c.QueryRowContext(context.Background(), "PRAGMA mmap_size").Scan(&size); err != nil {
+			t.Fatal(err)
+		}
+		if size != sqlite.DefaultMmapSize {
+			t.Errorf("connection %d: mmap_size = %d, want %d", i, size, sqlite.DefaultMmapSize)
+		}
+	}
+}
