@@ -169,14 +169,22 @@ func seNameRange(base string) (lo, hi string) {
 }
 
 var (
-	seNameTaken = func() sqldb.Statement {
-		var parts []string
-		for _, t := range seNameTables {
-			parts = append(parts, "SELECT se_name FROM "+t+" WHERE se_name >= ? AND se_name < ? AND id <> ?")
-		}
-		return sqldb.NewStatement(strings.Join(parts, " UNION ALL "))
-	}()
+	// seNameUsed finds whether any of the tables holds one slug: equality, so that PostgreSQL plans it once
+	// (a generic plan) where the range of seNameTaken, whose generic estimate is hundreds of rows, makes it
+	// plan a custom one on every execution (about 0.2-0.4 ms a product POST on a 100,000-product store).
+	seNameUsed = seNameQuery("se_name = ? AND id <> ?")
+	// seNameTaken lists the slugs of seNameRange(base) in all the tables.
+	seNameTaken = seNameQuery("se_name >= ? AND se_name < ? AND id <> ?")
 )
+
+// seNameQuery is the UNION ALL over seNameTables of the slugs that satisfy where.
+func seNameQuery(where string) sqldb.Statement {
+	var parts []string
+	for _, t := range seNameTables {
+		parts = append(parts, "SELECT se_name FROM "+t+" WHERE "+where)
+	}
+	return sqldb.NewStatement(strings.Join(parts, " UNION ALL "))
+}
 
 // uniqueSeName returns the slug for an entity of table ("product", "category" or "manufacturer") with the given
 // id ("" on create): seNameBase of seName and name, made unique across the three tables. It takes the dialect's
@@ -190,30 +198,52 @@ func uniqueSeName(ctx context.Context, q Querier, d sqldb.Dialect, table, id, se
 			}
 		}
 	}
-	lo, hi := seNameRange(base)
+	exclude := func(t string) string {
+		if t == table {
+			return id
+		}
+		return ""
+	}
+	// Most names are new: one look for base itself, and only when it is taken the range of its suffixes.
 	var args []any
 	for _, t := range seNameTables {
-		exclude := ""
-		if t == table {
-			exclude = id
-		}
-		args = append(args, lo, hi, exclude)
+		args = append(args, base, exclude(t))
 	}
-	rows, err := q.QueryContext(ctx, seNameTaken.For(d), args...)
+	taken, err := seNamesIn(ctx, q, seNameUsed.For(d), args)
 	if err != nil {
-		return "", fmt.Errorf("entities: SeName: %w", err)
+		return "", err
+	}
+	if len(taken) == 0 {
+		return base, nil
+	}
+	lo, hi := seNameRange(base)
+	args = args[:0]
+	for _, t := range seNameTables {
+		args = append(args, lo, hi, exclude(t))
+	}
+	if taken, err = seNamesIn(ctx, q, seNameTaken.For(d), args); err != nil {
+		return "", err
+	}
+	return freeSeName(base, taken), nil
+}
+
+// seNamesIn runs query, which selects slugs, and returns them as a set.
+func seNamesIn(ctx context.Context, q Querier, query string, args []any) (map[string]bool, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("entities: SeName: %w", err)
 	}
 	defer rows.Close()
 	taken := map[string]bool{}
 	for rows.Next() {
 		var s string
 		if err := rows.Scan(&s); err != nil {
-			return "", fmt.Errorf("entities: SeName: %w", err)
+			return nil, fmt.Errorf("entities: SeName: %w", err)
 		}
 		taken[s] = true
 	}
 	if err := rows.Err(); err != nil {
-		return "", fmt.Errorf("entities: SeName: %w", err)
+		return nil, fmt.Errorf("entities: SeName: %w", err)
 	}
-	return freeSeName(base, taken), nil
+	return taken, nil
 }
