@@ -146,8 +146,8 @@ func TestOpen_DriverConn(t *testing.T) {
 	}
 }
 
-// TestOpen_MemoryMapped: every connection of the pool reads the file through a memory map of DefaultMmapSize.
-func TestOpen_MemoryMapped(t *testing.T) {
+// TestOpen_PageCache: every connection of the pool has a page cache of DefaultCacheKiB.
+func TestOpen_PageCache(t *testing.T) {
 	db := open(t)
 	conns := make([]*sql.Conn, 3)
 	for i := range conns {
@@ -160,11 +160,11 @@ func TestOpen_MemoryMapped(t *testing.T) {
 	}
 	for i, c := range conns {
 		var size int64
-		if err := c.QueryRowContext(context.Background(), "PRAGMA mmap_size").Scan(&size); err != nil {
+		if err := c.QueryRowContext(context.Background(), "PRAGMA cache_size").Scan(&size); err != nil {
 			t.Fatal(err)
 		}
-		if size != sqlite.DefaultMmapSize {
-			t.Errorf("connection %d: mmap_size = %d, want %d", i, size, sqlite.DefaultMmapSize)
+		if size != -sqlite.DefaultCacheKiB {
+			t.Errorf("connection %d: cache_size = %d, want %d (KiB)", i, size, -sqlite.DefaultCacheKiB)
 		}
 	}
 }
