@@ -308,6 +308,16 @@ func get(t *testing.T, url string, v any) {
 // send sends a JSON body and returns the answer's body; anything but 200 (or 201 for a POST) fails the test.
 func send(t *testing.T, method, url, body string) []byte {
 	t.Helper()
+	status, answer := sendJSON(t, method, url, body)
+	if status != http.StatusOK && (method != http.MethodPost || status != http.StatusCreated) {
+		t.Fatalf("%s %s = %d %s", method, url, status, answer)
+	}
+	return answer
+}
+
+// sendJSON sends a JSON body and returns the answer's status and body.
+func sendJSON(t *testing.T, method, url, body string) (int, []byte) {
+	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -322,10 +332,7 @@ func send(t *testing.T, method, url, body string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.StatusCode != http.StatusOK && (method != http.MethodPost || resp.StatusCode != http.StatusCreated) {
-		t.Fatalf("%s %s = %d %s", method, url, resp.StatusCode, answer)
-	}
-	return answer
+	return resp.StatusCode, answer
 }
 
 // checkRestricted reads RestrictedItems, whose reads take no $filter, $orderby, $count, $expand or $select and
@@ -346,26 +353,16 @@ func checkRestricted(t *testing.T, base string) {
 		{http.MethodGet, "?$top=1", 200, ""},
 	}
 	for _, tt := range tests {
-		req, err := http.NewRequest(tt.method, base+"/"+restrictedSet+tt.query, strings.NewReader(`{"Name":"x"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		status, body := sendJSON(t, tt.method, base+"/"+restrictedSet+tt.query, `{"Name":"x"}`)
 		var answer struct {
 			Error struct{ Code string }
 			Value []struct{ Name string }
 		}
-		err = json.NewDecoder(resp.Body).Decode(&answer)
-		resp.Body.Close()
-		if err != nil {
+		if err := json.Unmarshal(body, &answer); err != nil {
 			t.Fatalf("%s %s%s: %v", tt.method, restrictedSet, tt.query, err)
 		}
-		if resp.StatusCode != tt.status || answer.Error.Code != tt.code || tt.status == 200 && len(answer.Value) != 1 {
-			t.Errorf("%s %s%s = %d %s %v, want %d %q", tt.method, restrictedSet, tt.query, resp.StatusCode,
+		if status != tt.status || answer.Error.Code != tt.code || tt.status == 200 && len(answer.Value) != 1 {
+			t.Errorf("%s %s%s = %d %s %v, want %d %q", tt.method, restrictedSet, tt.query, status,
 				answer.Error.Code, answer.Value, tt.status, tt.code)
 		}
 	}

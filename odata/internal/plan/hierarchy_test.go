@@ -13,7 +13,6 @@ import (
 	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/internal/plan"
 	"github.com/storekit/store/odata/postgres"
-	"github.com/storekit/store/odata/schema"
 	"github.com/storekit/store/odata/sqldb"
 	"github.com/storekit/store/odata/sqlite"
 )
@@ -62,15 +61,7 @@ var hierarchyRows = [][]any{
 
 func loadHierarchy(t *testing.T, db *dbtest.DB, m *edm.Model) {
 	t.Helper()
-	statements, err := schema.Create(db.Dialect, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range statements {
-		if _, err := db.Exec(s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
+	createSchema(t, db, m)
 	for _, s := range []string{"INSERT INTO shelf (id, name) VALUES ('s1', 'Top')", "INSERT INTO shelf (id, name) VALUES ('s2', 'Low')"} {
 		if _, err := db.Exec(s); err != nil {
 			t.Fatal(err)
