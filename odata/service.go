@@ -117,7 +117,7 @@ type Config struct {
 }
 
 // Writes is the set of write methods an entity set offers; the zero value offers none (read-only). A method
-// that is not offered is answered 405 with an Allow header.
+// that is not offered is answered 405 with an Allow header and a message naming the Writes bit that offers it.
 type Writes uint8
 
 // The write methods.
