@@ -429,6 +429,10 @@ func TestNotBuilt(t *testing.T) {
 		}},
 		{"Migration", func(m *edm.Model) error {
 			_, err := migrate.Up(ctx, db.DB, db.Dialect, schema.Migration("library", m))
+			var n int
+			if db.QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n) == nil {
+				t.Error("the refused migration left a schema_migrations table behind")
+			}
 			return err
 		}},
 	} {
