@@ -79,52 +79,47 @@
 //	[]T, []*T                   a collection of T (primitive or enum), of nullable items for []*T
 //	another struct S, *S        a complex property of the complex type S derived from S's fields (nullable for *S)
 //
-// A field whose tag names a foreign key or a link table is a navigation property, to-one for a field of an
-// entity struct of the same call (S or *S), to-many for a slice of them ([]S or []*S); the tag gives the Join a
-// literal model declares (a field of an entity struct without one is an error, not a complex property).
+// The options of a property, with the field of the declarations each sets as a literal model would (a tag
+// spells an option in lower case, sometimes shorter than the Go name: storage= sets DecimalStorage):
 //
-// Each option sets the field of the declarations named beside it, as a literal model would; a tag spells it in
-// lower case, sometimes shorter than the Go name (storage= sets DecimalStorage):
-//
-//	option           sets                                what it takes
-//
-//	property:
-//	key              EntityType.Key                      part of the key (the key fields in field order)
-//	generated        Property.Generated                  a key the database generates
+//	key              EntityType.Key           part of the key (the key fields in field order)
+//	generated        Property.Generated       a key the database generates
 //	readonly         Property.ReadOnly
 //	immutable        Property.Immutable
 //	required         Property.Required
 //	searchable       Property.Searchable
 //	lazy             Property.Lazy
-//	nullable         Property.Nullable                   for []byte (nil is null); other types are nullable as
-//	                                                     pointers
+//	nullable         Property.Nullable        for []byte (nil is null); other types are nullable as pointers
 //	stdbase64        Property.StandardBase64
 //	maxlength=N      Property.MaxLength
 //	precision=N      Property.Precision
 //	scale=N          Property.Scale
-//	storage=S        Property.DecimalStorage             auto, scaled, exact or float (DecimalAuto, ...)
-//	default=V        Property.Default                    the literal form of the kind without quotes (9.99,
-//	                                                     true, 2026-01-02, 2026-01-02T03:04:05Z, PT1H, an enum
-//	                                                     member's name); no commas
-//	column=C         Property.Column                     by default the snake_case of the property's name
-//	type=K           Property.Type                       another kind whose Go values the field holds (Guid for
-//	                                                     a string, Int32 for an int64, Stream for []byte)
-//	description=text Property.Description                the rest of the tag, commas included
+//	storage=S        Property.DecimalStorage  auto, scaled, exact or float (DecimalAuto, ...)
+//	default=V        Property.Default         the literal form of the kind without quotes (9.99, true,
+//	                                          2026-01-02, 2026-01-02T03:04:05Z, PT1H, an enum member's name); no
+//	                                          commas
+//	column=C         Property.Column          by default the snake_case of the property's name
+//	type=K           Property.Type            another kind whose Go values the field holds (Guid for a string,
+//	                                          Int32 for an int64, Stream for []byte)
+//	description=text Property.Description     the rest of the tag, commas included
 //
-//	navigation:
-//	fk=P             Join.SourceColumns or TargetColumns the properties (P;Q for several) whose columns hold the
-//	                                                     foreign key: the source's for a to-one navigation
-//	                                                     (SourceColumns), the target's for a to-many one
-//	fkcolumns=c      Join.SourceColumns or TargetColumns the same by column names (c;d), for columns without a
-//	                                                     property
-//	link=T           Join.Through                        many-to-many through the link table T, whose columns
-//	                                                     default to "<table>_<key column>" of source and target
-//	linksource=c     LinkTable.SourceColumns             the link table's columns (c;d) when they differ from
-//	linktarget=c     LinkTable.TargetColumns             the defaults
+// A field whose tag names a foreign key or a link table is a navigation property, to-one for a field of an
+// entity struct of the same call (S or *S), to-many for a slice of them ([]S or []*S); the tag gives the Join a
+// literal model declares (a field of an entity struct without one is an error, not a complex property):
+//
+//	fk=P             Join.SourceColumns or TargetColumns  the properties (P;Q for several) whose columns hold
+//	                                                      the foreign key: the source's for a to-one navigation
+//	                                                      (SourceColumns), the target's for a to-many one
+//	fkcolumns=c      Join.SourceColumns or TargetColumns  the same by column names (c;d), for columns without
+//	                                                      a property
+//	link=T           Join.Through                         many-to-many through the link table T, whose columns
+//	                                                      default to "<table>_<key column>" of both sides
+//	linksource=c     LinkTable.SourceColumns              the link table's columns (c;d) when they differ from
+//	linktarget=c     LinkTable.TargetColumns              the defaults
 //	partner=N        NavigationProperty.Partner
-//	nullable         NavigationProperty.Nullable         to-one only
+//	nullable         NavigationProperty.Nullable          to-one only
 //	contains         NavigationProperty.ContainsTarget
-//	description=text NavigationProperty.Description      the rest of the tag, commas included
+//	description=text NavigationProperty.Description
 //
 // An unknown option is an error that names the option meant when it is spelt as the field it sets
 // (DecimalStorage=float: did you mean storage=), in another case or with a typo.

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -336,15 +334,6 @@ func propertyOption(p *Property, o gostruct.Option, report func(string)) {
 	}
 }
 
-// propertyOptionProblem is the message for the option key that no property has: a navigation's option names the
-// tag options that make a navigation, any other the option it probably means (unknownOption).
-func propertyOptionProblem(key string) string {
-	if o, ok := navigationOnly(key); ok {
-		return fmt.Sprintf("option %s applies to navigations only (a field whose tag names fk=, fkcolumns= or link=)", o.spelling())
-	}
-	return unknownOption(key, propertyTagOptions)
-}
-
 // count parses a non-negative integer facet.
 func count(s string, to *int) error {
 	n, err := strconv.Atoi(s)
@@ -363,13 +352,7 @@ func storageOption(p *Property, s string) error {
 			return nil
 		}
 	}
-	for st := DecimalAuto; st <= DecimalFloat; st++ {
-		if folded := foldOption(s); folded == st.String() || folded == "decimal"+st.String() {
-			return fmt.Errorf("not auto, scaled, exact or float: did you mean storage=%s (it sets Property.DecimalStorage to Decimal%s)?",
-				st, strings.ToUpper(st.String()[:1])+st.String()[1:])
-		}
-	}
-	return fmt.Errorf("not auto, scaled, exact or float (DecimalStorage DecimalAuto, DecimalScaled, DecimalExact or DecimalFloat)")
+	return decimalStorageProblem(s)
 }
 
 // defaultOption sets the Default from its text form: the literal of the property's kind without quotes
@@ -491,15 +474,6 @@ func (d *deriver) navigationOption(n *NavigationProperty, source, target *Entity
 	case "description":
 		n.Description = o.Value
 	}
-}
-
-// navigationOptionProblem is the message for the option key that no navigation has: a property's option says
-// so, any other names the option it probably means (unknownOption).
-func navigationOptionProblem(key string) string {
-	if slices.ContainsFunc(propertyTagOptions, func(o tagOption) bool { return o.name == key }) {
-		return fmt.Sprintf("option %q does not apply to a navigation", key)
-	}
-	return unknownOption(key, navigationTagOptions)
 }
 
 // navigationOptions are the options of a navigation with a value.

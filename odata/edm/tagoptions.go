@@ -60,6 +60,36 @@ func unknownOption(key string, options []tagOption) string {
 	return msg
 }
 
+// propertyOptionProblem is the message for the option key that no property has: a navigation's option names the
+// tag options that make a navigation, any other the option it probably means (unknownOption).
+func propertyOptionProblem(key string) string {
+	if o, ok := navigationOnly(key); ok {
+		return fmt.Sprintf("option %s applies to navigations only (a field whose tag names fk=, fkcolumns= or link=)", o.spelling())
+	}
+	return unknownOption(key, propertyTagOptions)
+}
+
+// navigationOptionProblem is the message for the option key that no navigation has: a property's option says
+// so, any other names the option it probably means (unknownOption).
+func navigationOptionProblem(key string) string {
+	if slices.ContainsFunc(propertyTagOptions, func(o tagOption) bool { return o.name == key }) {
+		return fmt.Sprintf("option %q does not apply to a navigation", key)
+	}
+	return unknownOption(key, navigationTagOptions)
+}
+
+// decimalStorageProblem is the error of storage=s for a Decimal when s is none of the DecimalStorage names: the
+// name meant when s is one in another case or spelt as the Go constant (Float or DecimalFloat for float).
+func decimalStorageProblem(s string) error {
+	for st := DecimalAuto; st <= DecimalFloat; st++ {
+		if folded := foldOption(s); folded == st.String() || folded == "decimal"+st.String() {
+			return fmt.Errorf("not auto, scaled, exact or float: did you mean storage=%s (it sets Property.DecimalStorage to Decimal%s)?",
+				st, strings.ToUpper(st.String()[:1])+st.String()[1:])
+		}
+	}
+	return fmt.Errorf("not auto, scaled, exact or float (DecimalStorage DecimalAuto, DecimalScaled, DecimalExact or DecimalFloat)")
+}
+
 // navigationOnly returns the option of a navigation named key that properties do not have, if there is one.
 func navigationOnly(key string) (tagOption, bool) {
 	for _, o := range navigationTagOptions {

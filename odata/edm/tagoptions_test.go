@@ -41,7 +41,7 @@ func TestTagOptions_Documented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, table, _ := strings.Cut(string(src), "//\toption           sets")
+	_, table, _ := strings.Cut(string(src), "// The options of a property, with the field")
 	table, _, _ = strings.Cut(table, "\n//\n// An unknown option")
 	row := regexp.MustCompile(`(?m)^//\t([a-z0-9]+)(=\S+)?\s+((?:[A-Z][A-Za-z]*\.)?[A-Z][A-Za-z0-9]*(?: or [A-Z][A-Za-z]*)?)`)
 	var got, want []string
