@@ -156,7 +156,7 @@ func TestNewService_Errors(t *testing.T) {
 		want string
 	}{
 		{"nil model", func(c *odata.Config) { c.Model = nil }, "Config.Model is nil"},
-		{"model not built", func(c *odata.Config) { c.Model = libraryModel() }, "Config.Model: edm: model not built: call its Build method (edm.Model.Build) first"},
+		{"model not built", func(c *odata.Config) { c.Model = libraryModel() }, "not built"},
 		{"nil DB", func(c *odata.Config) { c.DB = nil }, "Config.DB is nil"},
 		{"nil dialect", func(c *odata.Config) { c.Dialect = nil }, "Config.Dialect is nil"},
 		{"unknown set", func(c *odata.Config) { c.Sets["Nope"] = odata.SetOptions{} }, `Sets["Nope"]: the model has no entity set`},

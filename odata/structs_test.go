@@ -355,19 +355,6 @@ func TestService_Structs(t *testing.T) {
 	})
 }
 
-// TestTx_StructsModelNotBuilt: a Tx whose model was never built answers edm.ErrNotBuilt, not "no entity type".
-func TestTx_StructsModelNotBuilt(t *testing.T) {
-	types, err := edm.EntityTypesOf(Gadget{}, Part{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx := &odata.Tx{Model: &edm.Model{Namespace: "Shop", EntityTypes: types}}
-	g := fullGadget()
-	if err := tx.InsertStruct(context.Background(), &g); !errors.Is(err, edm.ErrNotBuilt) {
-		t.Errorf("InsertStruct(model not built) = %v, want edm.ErrNotBuilt", err)
-	}
-}
-
 // BenchmarkEntityOf measures the conversion of a struct with every kind of property into an Entity.
 func BenchmarkEntityOf(b *testing.B) {
 	g := fullGadget()
