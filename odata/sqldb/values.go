@@ -228,6 +228,17 @@ func Arg(d Dialect, p *edm.Property, v any) (any, error) {
 	return nil, typeErr(p, v)
 }
 
+func typeErr(p *edm.Property, v any) error {
+	return fmt.Errorf("%s: a value of type %T does not fit %s", p.Name, v, typeName(p))
+}
+
+func typeName(p *edm.Property) string {
+	if p.Enum != nil {
+		return p.Enum.Name
+	}
+	return p.Type.String()
+}
+
 // boundAsIs reports whether v is the Go value of kind k that its column binds unchanged: a string (String,
 // Guid), a bool, an int64 (the integer kinds), a []byte (Binary, Stream).
 func boundAsIs(k edm.Kind, v any) bool {
@@ -243,17 +254,6 @@ func boundAsIs(k edm.Kind, v any) bool {
 		_, ok = v.([]byte)
 	}
 	return ok
-}
-
-func typeErr(p *edm.Property, v any) error {
-	return fmt.Errorf("%s: a value of type %T does not fit %s", p.Name, v, typeName(p))
-}
-
-func typeName(p *edm.Property) string {
-	if p.Enum != nil {
-		return p.Enum.Name
-	}
-	return p.Type.String()
 }
 
 // Scan converts the value the driver returned for a scalar property's column (scanned into an *any) to the
