@@ -18,7 +18,7 @@ import (
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/dbtest"
 	"github.com/storekit/store/odata/edm"
-	"github.com/storekit/store/odata/openapitest"
+	"github.com/storekit/store/odata/openapi/openapitest"
 	"github.com/storekit/store/odata/sqlite"
 )
 
