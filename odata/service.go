@@ -23,6 +23,7 @@ import (
 	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/internal/modelsql"
 	"github.com/storekit/store/odata/internal/plan"
+	"github.com/storekit/store/odata/openapi"
 	"github.com/storekit/store/odata/sqldb"
 )
 
@@ -93,8 +94,9 @@ type Config struct {
 	// every overload of its binding (FunctionCall.Function tells which was called). A function is called with
 	// GET, its parameters in the URL (Fn(p=1), or Fn(p=@a) with @a in the query), and changes nothing.
 	Functions map[string]FunctionFunc
-	// OpenAPI configures the OpenAPI document served at $openapi (see OpenAPI); the zero value gives defaults.
-	OpenAPI OpenAPI
+	// OpenAPI configures the OpenAPI document served at $openapi (see package odata/openapi); the zero value
+	// gives defaults.
+	OpenAPI openapi.Options
 	// SkipSchemaCheck leaves out the start-up check of the database: by default NewService compares its tables
 	// with the model (odata/schema.Check) and reports every missing table or column, column type that cannot
 	// hold its property and key without a unique index, rather than answering 500 when a request meets one.
@@ -642,7 +644,7 @@ func (c *setConfig) checkWrites(fail func(format string, args ...any)) {
 // writeDocuments writes the documents the service answers from memory: $metadata as CSDL XML and JSON, with
 // the Capabilities annotations of what the service allows, the sets that require If-Match and its schema
 // version, and the OpenAPI document.
-func (s *Service) writeDocuments(openAPI OpenAPI, fail func(format string, args ...any)) {
+func (s *Service) writeDocuments(openAPI openapi.Options, fail func(format string, args ...any)) {
 	var buf bytes.Buffer
 	capabilities := append(append(s.capabilities(), s.concurrencyAnnotations()...), s.schemaVersionAnnotations()...)
 	if err := s.model.WriteXML(&buf, capabilities...); err != nil {
