@@ -171,8 +171,8 @@ func walkOpenAPI(t *testing.T, f *fixture) {
 	}
 }
 
-// TestService_OpenAPIConfig checks that NewService passes Config.OpenAPI to the document and reports each of its
-// mistakes (odata/openapi tests the document's options and their checks in full).
+// TestService_OpenAPIConfig checks that NewService passes Config.OpenAPI and the batch limit to the document and
+// reports each mistake of Config.OpenAPI (odata/openapi tests the document's options and their checks in full).
 func TestService_OpenAPIConfig(t *testing.T) {
 	m := &edm.Model{Namespace: "Shop", EntityTypes: []*edm.EntityType{{Name: "Item", Key: []string{"Id"},
 		Properties: []*edm.Property{{Name: "Id", Type: edm.KindInt32}}}},
@@ -181,22 +181,40 @@ func TestService_OpenAPIConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := dbtest.SQLite(t)
-	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/api",
-		OpenAPI: openapi.Options{Title: "Shop API"}, SkipSchemaCheck: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got struct {
-		Info map[string]string `json:"info"`
-	}
-	if err := json.Unmarshal(svc.OpenAPIDocument(), &got); err != nil {
-		t.Fatal(err)
-	}
-	if got.Info["title"] != "Shop API" {
-		t.Errorf("info.title = %q, want Shop API", got.Info["title"])
+	for _, tc := range []struct {
+		batchRequests int
+		want          string
+	}{
+		{0, "a multipart/mixed batch of at most 100 requests;"},
+		{7, "a multipart/mixed batch of at most 7 requests;"},
+		{-1, "a multipart/mixed batch of requests;"},
+	} {
+		svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/api",
+			OpenAPI: openapi.Options{Title: "Shop API"}, Limits: odata.Limits{BatchRequests: tc.batchRequests},
+			SkipSchemaCheck: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Info  map[string]string `json:"info"`
+			Paths map[string]struct {
+				Post struct {
+					Description string `json:"description"`
+				} `json:"post"`
+			} `json:"paths"`
+		}
+		if err := json.Unmarshal(svc.OpenAPIDocument(), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Info["title"] != "Shop API" {
+			t.Errorf("info.title = %q, want Shop API", got.Info["title"])
+		}
+		if d := got.Paths["/api/$batch"].Post.Description; !strings.Contains(d, tc.want) {
+			t.Errorf("Limits.BatchRequests %d: POST $batch description = %q, want %q in it", tc.batchRequests, d, tc.want)
+		}
 	}
 
-	_, err = odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/api",
+	_, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/api",
 		OpenAPI: openapi.Options{Operations: []openapi.Operation{{Method: "FETCH", Path: "x"}},
 			Schemas: map[string]openapi.Schema{"Shop.Item": {}}}, SkipSchemaCheck: true})
 	for _, want := range []string{

@@ -167,8 +167,11 @@ type Response struct {
 func Ref(name string) Schema { return Schema{"$ref": "#/components/schemas/" + name} }
 
 // Build writes the OpenAPI document (compact JSON) of svc with the program's part o. The same service and options
-// give the same bytes. The error joins every mistake of o (see Check), each naming the field it is about, and the
-// document is written all the same.
+// give the same bytes. The error joins every mistake of o, each naming the field it is about: an operation without
+// a known method or a path from the root, two operations on one method and path or on a path of the OData
+// service, an operation id used twice, a parameter not in the path, query or header, a security requirement that
+// names no scheme of the model's Authorizations, a schema name a type of the model takes. The document is written
+// all the same.
 func Build(svc Service, o Options) ([]byte, error) {
 	var errs []error
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
