@@ -29,8 +29,21 @@ import (
 
 // Config configures a Service.
 type Config struct {
-	// Model is the entity data model, built (edm.Model.Build).
+	// Model is the entity data model, built (edm.Model.Build), unless Structs adds to it.
 	Model *edm.Model
+	// Structs are Go struct values (Team{} or (*Team)(nil)) to serve as entity types, each in an entity set named
+	// by its English plural (Team: Teams, Category: Categories); odata/edm's "Entity types from Go structs" says
+	// how fields, tags and the ID/foreign-key conventions declare them. NewService adds their entity types and
+	// sets to Model, which must then be unbuilt (its namespace, actions and other declarations stay; a set it
+	// declares of a struct's type keeps that name), or to a new model in DefaultNamespace, and builds it.
+	Structs []any
+	// Migrate creates the tables and columns the model needs that the database lacks (odata/schema.Migration,
+	// applied by odata/migrate and recorded in its schema_migrations table under the model's namespace) when
+	// NewService starts. Without it, NewService only reads the database (see SkipSchemaCheck).
+	Migrate bool
+	// Writes are the writes of the entity sets that Sets does not list: none by default, so such a set is
+	// read-only (a write answers 405).
+	Writes Writes
 	// DB is the database the model's tables live in.
 	DB *sql.DB
 	// Dialect is the database's dialect (odata/sqlite.Dialect or odata/postgres.Dialect).
@@ -425,6 +438,12 @@ type setConfig struct {
 func NewService(cfg Config) (*Service, error) {
 	var errs []error
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf("odata: "+format, args...)) }
+	model, modelErr := structsModel(cfg)
+	if modelErr != nil {
+		errs = append(errs, modelErr)
+	} else {
+		cfg.Model, cfg.Sets = model, withDefaultWrites(cfg, model)
+	}
 	s := newService(cfg, fail)
 	if cfg.DB == nil {
 		fail("Config.DB is nil")
@@ -432,7 +451,7 @@ func NewService(cfg Config) (*Service, error) {
 	if cfg.Dialect == nil {
 		fail("Config.Dialect is nil")
 	}
-	if checkModel(cfg.Model, fail) {
+	if modelErr == nil && checkModel(cfg.Model, fail) {
 		for _, et := range s.model.EntityTypes {
 			s.layouts[et] = newLayout(et, nil)
 		}
@@ -441,6 +460,11 @@ func NewService(cfg Config) (*Service, error) {
 		s.registerFunctions(cfg.Functions, fail)
 		s.registerSingletons(cfg.Singletons, fail)
 		s.writeDocuments(cfg.OpenAPI, fail)
+		if cfg.Migrate && cfg.DB != nil && cfg.Dialect != nil && len(errs) == 0 {
+			if err := migrateModel(cfg, cfg.Model); err != nil {
+				errs = append(errs, err)
+			}
+		}
 		if cfg.DB != nil && cfg.Dialect != nil && !cfg.SkipSchemaCheck {
 			if err := checkSchema(cfg.DB, cfg.Dialect, cfg.Model); err != nil {
 				errs = append(errs, err)
