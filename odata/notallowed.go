@@ -7,8 +7,9 @@ import (
 
 // methodNotAllowed is the 405 answer to a request whose method (as sent; HEAD read as GET in method) the target
 // does not offer, with the Allow header. When the method is a write the configuration of the set or singleton
-// leaves out, the message names the setting that offers it: a set not listed in Config.Sets is read-only, which
-// a client cannot tell from an Allow header alone and a developer should not have to guess.
+// leaves out, the message names the setting that offers it: a set not listed in Config.Sets has Config.Writes,
+// none by default, which a client cannot tell from an Allow header alone and a developer should not have to
+// guess.
 func (s *Service) methodNotAllowed(t *target, sent, method, allow string) *Error {
 	msg := "The method " + sent + " is not allowed on this resource; allowed: " + allow + "."
 	if hint := s.writesHint(t, method); hint != "" {
@@ -29,8 +30,8 @@ func (s *Service) writesHint(t *target, method string) string {
 	}
 	if sg := writtenSingleton(t); sg != nil {
 		if t.kind == tEntity && need&(WritePut|WritePatch) != 0 && s.singletons[sg].Writes&need == 0 {
-			return fmt.Sprintf("The singleton %s is read-only for %s: odata.Config.Singletons[%q].Writes has no %s "+
-				"(a singleton not listed in Config.Singletons is read-only).", sg.Name, method, sg.Name, writeName(need))
+			return fmt.Sprintf("The singleton %s does not offer %s: odata.Config.Singletons[%q].Writes has no %s "+
+				"(a singleton not listed there is read-only).", sg.Name, method, sg.Name, writeName(need))
 		}
 		return ""
 	}
@@ -41,8 +42,8 @@ func (s *Service) writesHint(t *target, method string) string {
 	if config == nil || config.Writes&need != 0 || t.kind == tProperty && config.fixed(t.props[0]) {
 		return ""
 	}
-	return fmt.Sprintf("The entity set %s is read-only for %s: odata.Config.Sets[%q] has no SetOptions.Writes with %s "+
-		"(a set not listed in Config.Sets is read-only).", t.set.Name, method, t.set.Name, writeName(need))
+	return fmt.Sprintf("The entity set %s does not offer %s: odata.Config.Sets[%q] has no SetOptions.Writes with %s "+
+		"(a set not listed there has Config.Writes, none by default: read-only).", t.set.Name, method, t.set.Name, writeName(need))
 }
 
 // neededWrite returns the Writes bit that offers method on a target of t's kind, 0 when none does.

@@ -16,7 +16,7 @@ func TestService_MethodNotAllowedNamesWrites(t *testing.T) {
 	db := dbtest.SQLite(t)
 	library := newFixture(t, db)
 	singletons := newSingletonService(t, dbtest.SQLite(t))
-	const readOnly = "(a set not listed in Config.Sets is read-only)."
+	const readOnly = "(a set not listed there has Config.Writes, none by default: read-only)."
 	for _, tc := range []struct {
 		name          string
 		f             *fixture
@@ -24,21 +24,21 @@ func TestService_MethodNotAllowedNamesWrites(t *testing.T) {
 		allow, wantMs string
 	}{
 		{"POST to a set not listed", library, "POST", "/odata/Author", "GET",
-			`The method POST is not allowed on this resource; allowed: GET. The entity set Author is read-only for POST: odata.Config.Sets["Author"] has no SetOptions.Writes with WritePost ` + readOnly},
+			`The method POST is not allowed on this resource; allowed: GET. The entity set Author does not offer POST: odata.Config.Sets["Author"] has no SetOptions.Writes with WritePost ` + readOnly},
 		{"PATCH of an entity of a set not listed", library, "PATCH", "/odata/Author('a1')", "GET",
-			`The method PATCH is not allowed on this resource; allowed: GET. The entity set Author is read-only for PATCH: odata.Config.Sets["Author"] has no SetOptions.Writes with WritePatch ` + readOnly},
+			`The method PATCH is not allowed on this resource; allowed: GET. The entity set Author does not offer PATCH: odata.Config.Sets["Author"] has no SetOptions.Writes with WritePatch ` + readOnly},
 		{"DELETE of an entity of a set not listed", library, "DELETE", "/odata/Author('a1')", "GET",
-			`The method DELETE is not allowed on this resource; allowed: GET. The entity set Author is read-only for DELETE: odata.Config.Sets["Author"] has no SetOptions.Writes with WriteDelete ` + readOnly},
+			`The method DELETE is not allowed on this resource; allowed: GET. The entity set Author does not offer DELETE: odata.Config.Sets["Author"] has no SetOptions.Writes with WriteDelete ` + readOnly},
 		{"PUT of a set listed without WritePut", library, "PUT", "/odata/Cover('c1')", "GET, DELETE",
-			`The method PUT is not allowed on this resource; allowed: GET, DELETE. The entity set Cover is read-only for PUT: odata.Config.Sets["Cover"] has no SetOptions.Writes with WritePut ` + readOnly},
+			`The method PUT is not allowed on this resource; allowed: GET, DELETE. The entity set Cover does not offer PUT: odata.Config.Sets["Cover"] has no SetOptions.Writes with WritePut ` + readOnly},
 		{"PUT of the bytes of a media entity", library, "PUT", "/odata/Cover('c1')/$value", "GET",
-			`The method PUT is not allowed on this resource; allowed: GET. The entity set Cover is read-only for PUT: odata.Config.Sets["Cover"] has no SetOptions.Writes with WritePut ` + readOnly},
+			`The method PUT is not allowed on this resource; allowed: GET. The entity set Cover does not offer PUT: odata.Config.Sets["Cover"] has no SetOptions.Writes with WritePut ` + readOnly},
 		{"POST to an entity, which no setting offers", library, "POST", "/odata/Book('b1')", "GET, PUT, PATCH, DELETE",
 			`The method POST is not allowed on this resource; allowed: GET, PUT, PATCH, DELETE.`},
 		{"POST through a navigation", library, "POST", "/odata/Publisher('p1')/Books", "GET",
 			`The method POST is not allowed on this resource; allowed: GET.`},
 		{"PATCH of a singleton not listed", singletons, "PATCH", "/Notice", "GET",
-			`The method PATCH is not allowed on this resource; allowed: GET. The singleton Notice is read-only for PATCH: odata.Config.Singletons["Notice"].Writes has no WritePatch (a singleton not listed in Config.Singletons is read-only).`},
+			`The method PATCH is not allowed on this resource; allowed: GET. The singleton Notice does not offer PATCH: odata.Config.Singletons["Notice"].Writes has no WritePatch (a singleton not listed there is read-only).`},
 		{"DELETE of a singleton, which no setting offers", singletons, "DELETE", "/Shop", "GET, PUT, PATCH",
 			`The method DELETE is not allowed on this resource; allowed: GET, PUT, PATCH.`},
 	} {
