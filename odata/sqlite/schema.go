@@ -62,7 +62,8 @@ func (Dialect) TimeColumnType(k edm.Kind, s edm.TimeStorage) string {
 
 // TimeColumnHolds accepts, besides a column without a type: for edm.TimeAuto a TEXT column (the engine's own
 // text); for edm.TimeSQL a TEXT column or one declared DATETIME or TIMESTAMP (a DateTimeOffset) or TIME (a
-// TimeOfDay), whose NUMERIC affinity keeps the text as it is; for edm.TimeUnix an INTEGER or NUMERIC column.
+// TimeOfDay), whose NUMERIC affinity keeps the text as it is; for edm.TimeUnix an INTEGER column or one declared
+// DATETIME or TIMESTAMP.
 // The precision does not matter: text and integers keep what they are given.
 func (Dialect) TimeColumnHolds(columnType string, k edm.Kind, s edm.TimeStorage, _ int) bool {
 	got := affinity(columnType)
@@ -70,7 +71,7 @@ func (Dialect) TimeColumnHolds(columnType string, k edm.Kind, s edm.TimeStorage,
 	case got == "":
 		return true
 	case s == edm.TimeUnix:
-		return k == edm.KindDateTimeOffset && (got == "INTEGER" || got == "NUMERIC")
+		return k == edm.KindDateTimeOffset && (got == "INTEGER" || got == "NUMERIC" && names(columnType, "DATETIME", "TIMESTAMP"))
 	case got == "TEXT":
 		return true
 	case s == edm.TimeSQL && got == "NUMERIC" && k == edm.KindDateTimeOffset:
