@@ -535,36 +535,3 @@ func TestService_RefusedExistingColumns(t *testing.T) {
 		}
 	})
 }
-
-// TestCheck_ExistingColumnStorage checks that schema.Check, which leaves the model as it is, names the storage
-// to declare for a column that holds its property's values in another form, and that schema.Adapt declares it.
-func TestCheck_ExistingColumnStorage(t *testing.T) {
-	db := dbtest.SQLite(t)
-	ctx := context.Background()
-	if _, err := db.ExecContext(ctx, "CREATE TABLE item (id INTEGER PRIMARY KEY, v DATETIME)"); err != nil {
-		t.Fatal(err)
-	}
-	m, err := existingModel("item", edm.Property{Type: edm.KindDateTimeOffset})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = schema.Check(ctx, db, db.Dialect, m)
-	want := "the column's type DATETIME cannot hold Item/V, Edm.DateTimeOffset (sqlite wants TEXT); it holds them as TimeSQL (storage=sql): declare that storage (or let odata.NewService find it, schema.Adapt)"
-	var mismatch *schema.MismatchError
-	if !errors.As(err, &mismatch) || len(mismatch.Problems) != 1 || mismatch.Problems[0].Message != want {
-		t.Fatalf("Check = %v, want the one problem %q", err, want)
-	}
-	v := m.EntityTypes[0].Property("V")
-	if v.TimeStorage != edm.TimeAuto {
-		t.Errorf("after Check, TimeStorage = %s, want auto", v.TimeStorage)
-	}
-	if err := schema.Adapt(ctx, db, db.Dialect, m); err != nil {
-		t.Fatalf("Adapt = %v", err)
-	}
-	if v.TimeStorage != edm.TimeSQL {
-		t.Errorf("after Adapt, TimeStorage = %s, want sql", v.TimeStorage)
-	}
-	if err := schema.Check(ctx, db, db.Dialect, m); err != nil {
-		t.Errorf("Check after Adapt = %v", err)
-	}
-}
