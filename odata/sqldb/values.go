@@ -275,27 +275,14 @@ func Arg(d Dialect, p *edm.Property, v any) (any, error) {
 		}
 	case edm.KindDouble, edm.KindSingle:
 		if f, ok := v.(float64); ok {
-			if !d.StoresNaN() && (math.IsNaN(f) || math.IsInf(f, 0)) {
-				return nil, fmt.Errorf("%s: %v cannot be stored", p.Name, f)
-			}
-			return f, nil
+			return floatArg(d, p, f)
 		}
 	case edm.KindDate:
 		if t, ok := v.(edm.Date); ok {
 			return t.String(), nil
 		}
-	case edm.KindTimeOfDay:
-		if t, ok := v.(edm.TimeOfDay); ok {
-			return TimeStorageArg(d, p.TimeStorage, t)
-		}
-	case edm.KindDateTimeOffset:
-		if t, ok := v.(time.Time); ok {
-			arg, err := TimeStorageArg(d, p.TimeStorage, t)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", p.Name, err)
-			}
-			return arg, nil
-		}
+	case edm.KindTimeOfDay, edm.KindDateTimeOffset:
+		return timeArg(d, p, v)
 	case edm.KindDuration:
 		if t, ok := v.(time.Duration); ok {
 			return int64(t / time.Microsecond), nil
@@ -310,6 +297,28 @@ func Arg(d Dialect, p *edm.Property, v any) (any, error) {
 		}
 	}
 	return nil, typeErr(p, v)
+}
+
+// floatArg is Arg of a Double or Single property: f, unless d cannot store it (NaN, the infinities on SQLite).
+func floatArg(d Dialect, p *edm.Property, f float64) (any, error) {
+	if !d.StoresNaN() && (math.IsNaN(f) || math.IsInf(f, 0)) {
+		return nil, fmt.Errorf("%s: %v cannot be stored", p.Name, f)
+	}
+	return f, nil
+}
+
+// timeArg is Arg of a TimeOfDay or DateTimeOffset property.
+func timeArg(d Dialect, p *edm.Property, v any) (any, error) {
+	_, timeOfDay := v.(edm.TimeOfDay)
+	_, instant := v.(time.Time)
+	if timeOfDay != (p.Type == edm.KindTimeOfDay) || instant != (p.Type == edm.KindDateTimeOffset) {
+		return nil, typeErr(p, v)
+	}
+	arg, err := TimeStorageArg(d, p.TimeStorage, v)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p.Name, err)
+	}
+	return arg, nil
 }
 
 func typeErr(p *edm.Property, v any) error {
