@@ -291,8 +291,9 @@ var (
 )
 
 // TestService_ExistingColumns serves a table per declaration that other programs write, with rows they wrote
-// (raw SQL), on both databases: GET reads every value, $filter compares and $orderby orders them as values of
-// the property, and a POST and a PATCH write the column in the table's own form (read back with raw SQL).
+// (raw SQL), on both databases: GET reads every value, $filter compares, $orderby orders (with keyset paging)
+// and $apply aggregates them as values of the property, and a POST and a PATCH write the column in the table's
+// own form (read back with raw SQL).
 func TestService_ExistingColumns(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		if db.Dialect.Name() == "postgres" {
@@ -402,6 +403,15 @@ func testExistingColumn(t *testing.T, f *fixture, table string, c existingColumn
 		got := selectIDs(t, f, "/odata/Items?$select=Id&$orderby=Id&$filter="+url.QueryEscape(tc.filter))
 		if diff := cmp.Diff(tc.want, got, cmpEmptyIDs); diff != "" {
 			t.Errorf("$filter=%s (-want +got):\n%s", tc.filter, diff)
+		}
+	}
+	if c.prop.Type != edm.KindBoolean && c.prop.Type != edm.KindBinary {
+		var page struct {
+			Value []struct{ M json.RawMessage } `json:"value"`
+		}
+		body := f.must(200, "GET", "/odata/Items?$apply="+url.QueryEscape("aggregate(V with max as M)"), "").Body
+		if err := json.Unmarshal([]byte(body), &page); err != nil || len(page.Value) != 1 || string(page.Value[0].M) != c.values[2] {
+			t.Errorf("$apply=aggregate(V with max as M) = %s, want M %s", body, c.values[2])
 		}
 	}
 	f.must(201, "POST", "/odata/Items", `{"Id":5,"V":`+c.post+`}`)
