@@ -120,7 +120,8 @@ func columnDefinition(d sqldb.Dialect, c *column, def string) string {
 // defaultOf is the SQL of the default value of c, "" for none: the property's declared Default; without one,
 // for a non-nullable column the server computes (read-only) or that is being added to a table that may hold
 // rows (adding), what the engine gives such a value on create: false or zero for a Boolean or number; and the
-// current time for a read-only DateTimeOffset, such as a creation time.
+// current time for a read-only DateTimeOffset, such as a creation time, in the database's own storage (a
+// column of another time storage gets no default).
 func defaultOf(d sqldb.Dialect, c *column, adding bool) string {
 	if c.fixedDefault != "" {
 		return c.fixedDefault
