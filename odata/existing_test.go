@@ -27,6 +27,8 @@ type existingColumn struct {
 	prop edm.Property
 	// skipCheck serves the table with Config.SkipSchemaCheck: the property declares its storage itself.
 	skipCheck bool
+	// wholeSeconds marks a column of seconds since 1970, to which a fraction of a second cannot be written.
+	wholeSeconds bool
 	// rows are the SQL literals of the three values the other program wrote, in ascending order, on SQLite
 	// (pgRows on PostgreSQL, rows when nil); a fourth row is null.
 	rows, pgRows []string
@@ -116,7 +118,7 @@ var existingColumns = []existingColumn{
 		pgStored: []string{"2026-12-01 08:15:30.125", "2026-12-02 00:00:00"},
 	},
 	{
-		name: "INTEGER unix seconds", sqlite: "INTEGER", postgres: "bigint",
+		name: "INTEGER unix seconds", sqlite: "INTEGER", postgres: "bigint", wholeSeconds: true,
 		prop:    edm.Property{Type: edm.KindDateTimeOffset},
 		rows:    []string{"1795737599", "1795773600", "1795773601"},
 		values:  []string{`"2026-11-26T23:59:59Z"`, `"2026-11-27T10:00:00Z"`, `"2026-11-27T10:00:01Z"`},
@@ -125,7 +127,7 @@ var existingColumns = []existingColumn{
 		stored: []string{"1796112930", "1796169600"},
 	},
 	{
-		name: "DATETIME of unix seconds declared", sqlite: "DATETIME",
+		name: "DATETIME of unix seconds declared", sqlite: "DATETIME", wholeSeconds: true,
 		prop:    edm.Property{Type: edm.KindDateTimeOffset, TimeStorage: edm.TimeUnix},
 		rows:    []string{"1795737599", "1795773600", "1795773601"},
 		values:  []string{`"2026-11-26T23:59:59Z"`, `"2026-11-27T10:00:00Z"`, `"2026-11-27T10:00:01Z"`},
@@ -412,6 +414,12 @@ func testExistingColumn(t *testing.T, f *fixture, table string, c existingColumn
 		body := f.must(200, "GET", "/odata/Items?$apply="+url.QueryEscape("aggregate(V with max as M)"), "").Body
 		if err := json.Unmarshal([]byte(body), &page); err != nil || len(page.Value) != 1 || string(page.Value[0].M) != c.values[2] {
 			t.Errorf("$apply=aggregate(V with max as M) = %s, want M %s", body, c.values[2])
+		}
+	}
+	if c.wholeSeconds {
+		resp := f.must(400, "POST", "/odata/Items", `{"Id":5,"V":"2026-12-01T08:15:30.5Z"}`)
+		if want := "V must be a whole second (its column holds seconds since 1970)."; !strings.Contains(resp.Body, want) {
+			t.Errorf("POST of a fraction of a second to unix seconds = %s, want %q", resp.Body, want)
 		}
 	}
 	f.must(201, "POST", "/odata/Items", `{"Id":5,"V":`+c.post+`}`)
