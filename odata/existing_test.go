@@ -358,6 +358,10 @@ func existingService(t *testing.T, db *dbtest.DB, table, decl string, prop edm.P
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A migration of the model finds nothing to add or refuse.
+	if statements, err := schema.Changes(ctx, db.DB, db.Dialect, m); err != nil || len(statements) != 0 {
+		t.Errorf("schema.Changes = %q, %v; want none", statements, err)
+	}
 	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/odata",
 		Sets: map[string]odata.SetOptions{"Items": {Writes: odata.WriteAll}}, Logger: discardLogger(),
 		SkipSchemaCheck: skipCheck})

@@ -110,20 +110,17 @@ func check(ctx context.Context, q Querier, d sqldb.Dialect, m *edm.Model, adapt 
 }
 
 // fit gives each column of t whose property declares the database's own storage and whose column found cannot
-// hold it so, the first other storage (alternatives) that it holds, and returns the columns it changed.
+// hold it so, the first other storage that it holds (adapted), and returns the columns it changed.
 func fit(d sqldb.Dialect, t *table, found *catalogTable) []*column {
 	var changed []*column
 	for _, c := range t.columns {
 		f := found.columns[c.name]
-		if f == nil || holds(d, c, f.typ) {
+		if f == nil {
 			continue
 		}
-		for _, alt := range alternatives(c) {
-			if holds(d, alt, f.typ) {
-				c.storage, c.time = alt.storage, alt.time
-				changed = append(changed, c)
-				break
-			}
+		if alt := adapted(d, c, f.typ); alt != c {
+			c.storage, c.time = alt.storage, alt.time
+			changed = append(changed, c)
 		}
 	}
 	return changed
@@ -157,6 +154,20 @@ func alternatives(c *column) []*column {
 		}
 	}
 	return out
+}
+
+// adapted returns c in the first other storage (alternatives) that its column, of type typ, holds when it does
+// not hold c's own; c otherwise.
+func adapted(d sqldb.Dialect, c *column, typ string) *column {
+	if holds(d, c, typ) {
+		return c
+	}
+	for _, alt := range alternatives(c) {
+		if holds(d, alt, typ) {
+			return alt
+		}
+	}
+	return c
 }
 
 // holds reports whether a column of type typ holds c's values in c's storage (Dialect.ColumnHolds,
