@@ -73,12 +73,12 @@ func parseTimestamp(s string) (time.Time, error) {
 	return t.UTC().Truncate(time.Microsecond), nil
 }
 
-// TimeStorageArg returns t, a value of a DateTimeOffset (or, as an edm.TimeOfDay, TimeOfDay) column stored as
+// timeStorageArg returns t, a value of a DateTimeOffset (or, as an edm.TimeOfDay, TimeOfDay) column stored as
 // s, as d binds it, to microseconds: for edm.TimeAuto as TimeArg (or the 6-digit text of a TimeOfDay); for
 // edm.TimeSQL text in SQLTimestampLayout (a TimeOfDay without trailing zeros) where d.TextTimestamps(), else a
 // time.Time in UTC (timestamp without time zone) or the time of day's text; for edm.TimeUnix the whole seconds
 // since 1970, an error for a value with a fraction of a second.
-func TimeStorageArg(d Dialect, s edm.TimeStorage, v any) (any, error) {
+func timeStorageArg(d Dialect, s edm.TimeStorage, v any) (any, error) {
 	switch v := v.(type) {
 	case edm.TimeOfDay:
 		v = edm.TimeOfDay(time.Duration(v).Truncate(time.Microsecond))
@@ -314,7 +314,7 @@ func timeArg(d Dialect, p *edm.Property, v any) (any, error) {
 	if timeOfDay != (p.Type == edm.KindTimeOfDay) || instant != (p.Type == edm.KindDateTimeOffset) {
 		return nil, typeErr(p, v)
 	}
-	arg, err := TimeStorageArg(d, p.TimeStorage, v)
+	arg, err := timeStorageArg(d, p.TimeStorage, v)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.Name, err)
 	}
