@@ -23,13 +23,27 @@ import (
 	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/internal/modelsql"
 	"github.com/storekit/store/odata/internal/plan"
+	"github.com/storekit/store/odata/openapi"
 	"github.com/storekit/store/odata/sqldb"
 )
 
 // Config configures a Service.
 type Config struct {
-	// Model is the entity data model, built (edm.Model.Build).
+	// Model is the entity data model, built (edm.Model.Build), unless Structs adds to it.
 	Model *edm.Model
+	// Structs are Go struct values (Team{} or (*Team)(nil)) to serve as entity types, each in an entity set named
+	// by its English plural (Team: Teams, Category: Categories); odata/edm's "Entity types from Go structs" says
+	// how fields, tags and the ID/foreign-key conventions declare them. NewService adds their entity types and
+	// sets to Model, which must then be unbuilt (its namespace, actions and other declarations stay; a set it
+	// declares of a struct's type keeps that name), or to a new model in DefaultNamespace, and builds it.
+	Structs []any
+	// Migrate creates the tables and columns the model needs that the database lacks (odata/schema.Migration,
+	// applied by odata/migrate and recorded in its schema_migrations table under the model's namespace) when
+	// NewService starts. Without it, NewService only reads the database (see SkipSchemaCheck).
+	Migrate bool
+	// Writes are the writes of the entity sets that Sets does not list: none by default, so such a set is
+	// read-only (a write answers 405).
+	Writes Writes
 	// DB is the database the model's tables live in.
 	DB *sql.DB
 	// Dialect is the database's dialect (odata/sqlite.Dialect or odata/postgres.Dialect).
@@ -93,8 +107,9 @@ type Config struct {
 	// every overload of its binding (FunctionCall.Function tells which was called). A function is called with
 	// GET, its parameters in the URL (Fn(p=1), or Fn(p=@a) with @a in the query), and changes nothing.
 	Functions map[string]FunctionFunc
-	// OpenAPI configures the OpenAPI document served at $openapi (see OpenAPI); the zero value gives defaults.
-	OpenAPI OpenAPI
+	// OpenAPI configures the OpenAPI document served at $openapi (see package odata/openapi); the zero value
+	// gives defaults.
+	OpenAPI openapi.Options
 	// SkipSchemaCheck leaves out the start-up check of the database: by default NewService compares its tables
 	// with the model (odata/schema.Adapt) and reports every missing table or column, column type that cannot
 	// hold its property and key without a unique index, rather than answering 500 when a request meets one; and
@@ -426,6 +441,12 @@ type setConfig struct {
 func NewService(cfg Config) (*Service, error) {
 	var errs []error
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf("odata: "+format, args...)) }
+	model, modelErr := structsModel(cfg)
+	if modelErr != nil {
+		errs = append(errs, modelErr)
+	} else {
+		cfg.Model, cfg.Sets = model, withDefaultWrites(cfg, model)
+	}
 	s := newService(cfg, fail)
 	if cfg.DB == nil {
 		fail("Config.DB is nil")
@@ -433,7 +454,7 @@ func NewService(cfg Config) (*Service, error) {
 	if cfg.Dialect == nil {
 		fail("Config.Dialect is nil")
 	}
-	if checkModel(cfg.Model, fail) {
+	if modelErr == nil && checkModel(cfg.Model, fail) {
 		for _, et := range s.model.EntityTypes {
 			s.layouts[et] = newLayout(et, nil)
 		}
@@ -442,6 +463,11 @@ func NewService(cfg Config) (*Service, error) {
 		s.registerFunctions(cfg.Functions, fail)
 		s.registerSingletons(cfg.Singletons, fail)
 		s.writeDocuments(cfg.OpenAPI, fail)
+		if cfg.Migrate && cfg.DB != nil && cfg.Dialect != nil && len(errs) == 0 {
+			if err := migrateModel(cfg, cfg.Model); err != nil {
+				errs = append(errs, err)
+			}
+		}
 		if cfg.DB != nil && cfg.Dialect != nil && !cfg.SkipSchemaCheck {
 			if err := checkSchema(cfg.DB, cfg.Dialect, cfg.Model); err != nil {
 				errs = append(errs, err)
@@ -645,7 +671,7 @@ func (c *setConfig) checkWrites(fail func(format string, args ...any)) {
 // writeDocuments writes the documents the service answers from memory: $metadata as CSDL XML and JSON, with
 // the Capabilities annotations of what the service allows, the sets that require If-Match and its schema
 // version, and the OpenAPI document.
-func (s *Service) writeDocuments(openAPI OpenAPI, fail func(format string, args ...any)) {
+func (s *Service) writeDocuments(openAPI openapi.Options, fail func(format string, args ...any)) {
 	var buf bytes.Buffer
 	capabilities := append(append(s.capabilities(), s.concurrencyAnnotations()...), s.schemaVersionAnnotations()...)
 	if err := s.model.WriteXML(&buf, capabilities...); err != nil {
