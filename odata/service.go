@@ -135,7 +135,7 @@ type Config struct {
 }
 
 // Writes is the set of write methods an entity set offers; the zero value offers none (read-only). A method
-// that is not offered is answered 405 with an Allow header.
+// that is not offered is answered 405 with an Allow header and a message naming the Writes bit that offers it.
 type Writes uint8
 
 // The write methods.
@@ -542,8 +542,8 @@ func checkModel(m *edm.Model, fail func(format string, args ...any)) bool {
 	switch {
 	case m == nil:
 		fail("Config.Model is nil")
-	case !built(m):
-		fail("Config.Model is not built: call its Build method first")
+	case !m.Built():
+		fail("Config.Model: %w", edm.ErrNotBuilt)
 	default:
 		return true
 	}
@@ -705,17 +705,6 @@ func (s *Service) newPlanner() {
 	s.crossJoinShapeFn = s.buildCrossJoinShape
 	s.planner = plan.NewPlanner(s.model, s.dialect, plan.Options{CaseInsensitiveKeys: fold, InlineCollections: true})
 	s.names = s.planner.Names()
-}
-
-// built reports whether the model's lookups work, which they do only after a successful Build.
-func built(m *edm.Model) bool {
-	for _, es := range m.EntitySets {
-		return m.EntitySet(es.Name) == es
-	}
-	for _, et := range m.EntityTypes {
-		return m.EntityType(et.Name) == et
-	}
-	return len(m.Actions) == 0 || len(m.ActionOverloads(m.Actions[0].Name)) > 0
 }
 
 // newSetConfig returns the configuration of the set es with opts: its UpsertBy property resolved, and the

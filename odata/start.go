@@ -41,7 +41,7 @@ func structsModel(c Config) (*edm.Model, error) {
 	m := c.Model
 	if m == nil {
 		m = &edm.Model{Namespace: DefaultNamespace}
-	} else if built(m) {
+	} else if m.Built() {
 		return nil, errors.New("odata: Config.Model is built: with Config.Structs, give it unbuilt (NewService adds the structs' types and builds it)")
 	}
 	types, err := edm.EntityTypesOf(c.Structs...)

@@ -357,7 +357,7 @@ func propertyOption(p *Property, o gostruct.Option, report func(string)) {
 	case o.Key == "key":
 		report("option key takes no value")
 	default:
-		report(fmt.Sprintf("unknown option %q", o.Key))
+		report(propertyOptionProblem(o.Key))
 	}
 }
 
@@ -381,7 +381,7 @@ func storageOption(p *Property, s string) error {
 				return nil
 			}
 		}
-		return fmt.Errorf("not auto, sql or unix")
+		return timeStorageProblem(s)
 	}
 	for st := DecimalAuto; st <= DecimalFloat; st++ {
 		if st.String() == s {
@@ -389,7 +389,7 @@ func storageOption(p *Property, s string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("not auto, scaled, exact or float")
+	return decimalStorageProblem(s)
 }
 
 // defaultOption sets the Default from its text form: the literal of the property's kind without quotes
@@ -489,7 +489,7 @@ func (d *deriver) navigationOption(n *NavigationProperty, source, target *Entity
 		return
 	}
 	if !navigationOptions[o.Key] {
-		report(fmt.Sprintf("option %q does not apply to a navigation", o.Key))
+		report(navigationOptionProblem(o.Key))
 		return
 	}
 	if !o.HasValue {

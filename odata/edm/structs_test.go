@@ -288,7 +288,7 @@ func TestEntityTypesOf_Errors(t *testing.T) {
 		`edm: struct "badTags": field "Grid": the Go type [][]string has no EDM type: a collection holds primitive or enum values`,
 		`edm: struct "badTags": field "Flag": type=Int32: a field of this Go type cannot hold Edm.Int32 values`,
 		`edm: struct "badTags": field "Flag": option nullable applies to []byte and navigations; other properties are nullable as pointers (*T)`,
-		`edm: struct "badTags": field "Price": storage=text: not auto, scaled, exact or float`,
+		`edm: struct "badTags": field "Price": storage=text: not auto, scaled, exact or float (DecimalStorage DecimalAuto, DecimalScaled, DecimalExact or DecimalFloat)`,
 		`edm: struct "badTags": field "Price": default=x: not a value of Edm.Decimal`,
 		`edm: struct "badTags": field "Name": type=Edm.Nope: not an EDM primitive type`,
 		`edm: struct "badTags": field "Unnamed": an unnamed struct type cannot be a complex type`,
@@ -340,7 +340,7 @@ func TestEntityTypesOf_TimeStorage(t *testing.T) {
 		Due time.Time `odata:",storage=float"`
 	}
 	_, err = edm.EntityTypesOf(wrong{})
-	if want := `edm: struct "wrong": field "Due": storage=float: not auto, sql or unix`; err == nil || err.Error() != want {
+	if want := `edm: struct "wrong": field "Due": storage=float: not auto, sql or unix (TimeStorage TimeAuto, TimeSQL or TimeUnix)`; err == nil || err.Error() != want {
 		t.Errorf("EntityTypesOf(storage=float on a time.Time) = %v, want %s", err, want)
 	}
 }
