@@ -87,9 +87,9 @@ var existingColumns = []existingColumn{
 		pgStored: []string{"2026-12-01 08:15:30.125", "2026-12-02 00:00:00"},
 	},
 	{
-		name: "TIMESTAMP text with a T, a Z and seven digits", sqlite: "TIMESTAMP",
+		name: "TIMESTAMP text with a T, a Z, +00:00 and seven digits", sqlite: "TIMESTAMP",
 		prop:   edm.Property{Type: edm.KindDateTimeOffset},
-		rows:   []string{"'2026-11-26T23:59:59Z'", "'2026-11-27 10:00:00.0000000'", "'2026-11-27T10:00:00.1234567Z'"},
+		rows:   []string{"'2026-11-26T23:59:59Z'", "'2026-11-27 10:00:00.0000000+00:00'", "'2026-11-27T10:00:00.1234567Z'"},
 		values: []string{`"2026-11-26T23:59:59Z"`, `"2026-11-27T10:00:00Z"`, `"2026-11-27T10:00:00.123456Z"`},
 		filters: append([]idFilter{
 			{"V eq 2026-11-27T10:00:00.123456Z", []int{3}},

@@ -518,8 +518,8 @@ func (s DecimalStorage) String() string {
 //	           without time zone, TimeUnix for a SQLite INTEGER DateTimeOffset column
 //	TimeSQL    SQL's text without a zone, read as UTC: on SQLite '2006-01-02 15:04:05' with or without a
 //	           fraction of any length ('15:04:05[.fff]' for a TimeOfDay), as SQLite's CURRENT_TIMESTAMP,
-//	           datetime() and most programs write it (a 'T' for the space and a trailing 'Z' are read too);
-//	           PostgreSQL timestamp without time zone holding the UTC wall clock (time for a TimeOfDay)
+//	           datetime() and most programs write it (a 'T' for the space and a trailing 'Z' or '+00:00' are
+//	           read too); PostgreSQL timestamp without time zone holding the UTC wall clock (time for a TimeOfDay)
 //	TimeUnix   whole seconds since 1970-01-01 UTC in an integer column (SQLite INTEGER, PostgreSQL bigint);
 //	           DateTimeOffset only, and a value with a fraction of a second cannot be stored
 //
