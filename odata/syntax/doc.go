@@ -14,9 +14,12 @@
 //   - ParsePath parses a resource path into a ResourcePath: a list of Segments whose meaning (entity set,
 //     navigation, function, key as segment) the binder decides with the model.
 //   - ParseQuery parses a query string into a Query; ParseFilter, ParseOrderBy, ParseSelect, ParseExpand,
-//     ParseSearch, ParseCompute and ParseExpr parse one option value; SplitQuery and Unescape split a query
-//     into its options and decode text ('+' as a space, %XX) the way ParseQuery does, for callers that look
-//     at a query before parsing it (the planner's cache key).
+//     ParseSearch, ParseCompute and ParseExpr parse one option value.
+//   - SplitQuery splits a query string into a QueryString of parameters whose names it reads as ParseQuery
+//     does (a system option with or without "$", in any case, percent-encoded or not), for callers that look
+//     at a query, or rewrite it, before or without parsing it (the planner's cache key, next and delta links,
+//     the $id of /$entity, a function's parameters given as query options); Unescape and Escape decode and
+//     encode one name or value the way ParseQuery reads it. No other package splits or decodes query strings.
 //   - Errors are *Error values: "$filter:1:14: expected expression, found ")"", with Code SyntaxError or
 //     LimitExceeded (nesting over 64 levels, and by default lambdas nested over 4 or more than 32 in one
 //     expression, a literal over 1,000 characters, a matchesPattern pattern over 1,000 compiled instructions,

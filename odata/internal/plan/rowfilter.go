@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"net/url"
 	"sort"
 	"strings"
 
@@ -63,7 +62,7 @@ func (f *RowFilters) parse() (map[*edm.EntityType]syntax.Expr, error) {
 	for t, text := range f.byType {
 		// ParseFilter reads a raw query-string value ('+' a space, %XX decoded): escape the text so it is read
 		// as written, 'C++' and '100%' included.
-		expr, err := serviceText.ParseFilter(url.QueryEscape(text))
+		expr, err := serviceText.ParseFilter(syntax.Escape(text))
 		if err != nil {
 			return nil, fmt.Errorf("row filter of %s: %v", t.Name, err)
 		}
