@@ -129,9 +129,9 @@ func (s *Service) readComposed(req *request, f *edm.Function, keys [][]any) erro
 	limits := *s.limitsOf(t)
 	// The keys are the function's, not the client's: the limits of the client's expressions do not count them.
 	q := &limits.read.Query
-	q.ListItems = max(q.ListItems, len(keys))
-	q.Nodes += 4 * len(keys) * len(es.EntityType().Key)
-	q.Length += len(keyFilter)
+	q.InListItems = max(q.InListItems, len(keys))
+	q.ExpressionNodes += 4 * len(keys) * len(es.EntityType().Key)
+	q.ExpressionLength += len(keyFilter)
 	q.LiteralLength = max(q.LiteralLength, longestLiteral(keyFilter))
 	composed := &request{w: req.w, r: r, target: t, service: s, version: req.version, limits: &limits}
 	return s.read(composed)

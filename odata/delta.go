@@ -239,7 +239,7 @@ func keyFilter(et *edm.EntityType, page *deltaPage, keys []string) string {
 // the page's keys add to the defining query (which passed them when it was first read).
 func deltaLimits(l *requestLimits) *requestLimits {
 	out := *l
-	out.read.Query.Nodes, out.read.Query.Length, out.read.Query.ListItems = -1, -1, -1
+	out.read.Query.ExpressionNodes, out.read.Query.ExpressionLength, out.read.Query.InListItems = -1, -1, -1
 	return &out
 }
 

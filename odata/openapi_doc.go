@@ -814,7 +814,7 @@ func (g *docBuilder) servicePaths() {
 // batchPath adds POST $batch (batch.go): its bodies are described by the OData formats, not by schemas here.
 func (g *docBuilder) batchPath() {
 	o := g.operation("batch", serviceTag, "Send a batch of requests",
-		"A JSON batch (OData 4.01) or a multipart/mixed batch of at most "+strconv.Itoa(MaxBatchRequests)+
+		"A JSON batch (OData 4.01) or a multipart/mixed batch of at most "+strconv.Itoa(DefaultBatchRequests)+
 			" requests; each atomicity group (change set) runs in one transaction.")
 	content := newObject().set("application/json", newObject().set("schema", Schema{"type": "object"})).
 		set("multipart/mixed", newObject().set("schema", Schema{"type": "string"}))

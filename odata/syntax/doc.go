@@ -21,9 +21,9 @@
 //     the $id of /$entity, a function's parameters given as query options); Unescape and Escape decode and
 //     encode one name or value the way ParseQuery reads it. No other package splits or decodes query strings.
 //   - Errors are *Error values: "$filter:1:14: expected expression, found ")"", with Code SyntaxError or
-//     LimitExceeded (nesting over 64 levels, and by default lambdas nested over 4 or more than 32 in one
-//     expression, a literal over 1,000 characters, a matchesPattern pattern over 1,000 compiled instructions,
-//     $expand over 3, an in list over 1,000 items, an expression over 3,000 nodes or 16 KiB).
+//     LimitExceeded (nesting over 64 levels, and past any of Limits: lambdas nested too deep or too many in one
+//     expression, a literal too long, a matchesPattern pattern too large, $expand too deep, an in list, an
+//     expression or an option value too long; each limit's default is a Default* constant).
 //   - $apply (OData Data Aggregation) is parsed into Query.Apply, a sequence of Transformation values: the
 //     participle grammar reads a sequence as a member path whose argument lists may end in a tail ("with sum
 //     as Total", "as Alias", "desc"; "with" and "from" are keywords after an operand, as the operators are),

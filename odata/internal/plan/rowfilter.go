@@ -51,7 +51,7 @@ func (f *RowFilters) cacheKey() string {
 // serviceText are the limits of parsing the service's own texts (row filters): none but the nesting every
 // parse has, since the clients' limits do not apply to them.
 var serviceText = syntax.Limits{ExpandDepth: -1, LambdaDepth: -1, Lambdas: -1, LiteralLength: -1, PatternSize: -1,
-	ListItems: -1, Nodes: -1, Length: -1}
+	InListItems: -1, ExpressionNodes: -1, ExpressionLength: -1}
 
 // parse parses every text; an error is the service's mistake, not the client's, so it is no *Error.
 func (f *RowFilters) parse() (map[*edm.EntityType]syntax.Expr, error) {
