@@ -112,9 +112,8 @@
 // expressions, in lists, lambdas, literals and patterns, bodies and batches. Each default is a constant: the
 // Default* constants of this package for the engine's own limits, those of odata/syntax for the parser's (its
 // Limits has the same field names); DESIGN.md's "Limits" tabulates them. Config.TimeBudget (10 s) bounds its
-// time. SetOptions.Limits gives a set its own page sizes, MaxTop,
-// ExpandDepth, BodyBytes and MediaBytes. Past a limit the answer is 400 LimitExceeded (413 PayloadTooLarge for a
-// body) with a message naming the limit.
+// time. SetOptions.Limits gives a set its own page sizes, MaxTop, ExpandDepth, BodyBytes and MediaBytes. Past a
+// limit the answer is 400 LimitExceeded (413 PayloadTooLarge for a body) with a message naming the limit.
 //
 // # Batches
 //
