@@ -124,7 +124,7 @@ func serviceLimits(l Limits, fail func(format string, args ...any)) (requestLimi
 			LiteralLength: l.LiteralLength, PatternSize: l.PatternSize, InListItems: l.InListItems,
 			ExpressionNodes: l.ExpressionNodes, ExpressionLength: l.ExpressionLength,
 			ApplyTransformations: l.ApplyTransformations}.WithDefaults(),
-		Top:     max(l.MaxTop, 0),
+		MaxTop:  max(l.MaxTop, 0),
 		Expands: max(orDefault(l.Expands, DefaultExpands), 0),
 	}
 	out.bodyBytes = bytesLimit(l.BodyBytes, DefaultBodyBytes)
@@ -146,7 +146,7 @@ func (r requestLimits) forSet(l SetLimits, fail func(format string, args ...any)
 		}
 	}
 	if l.MaxTop != 0 {
-		r.read.Top = max(l.MaxTop, 0)
+		r.read.MaxTop = max(l.MaxTop, 0)
 	}
 	r.read.Query.ExpandDepth = orDefault(l.ExpandDepth, r.read.Query.ExpandDepth)
 	if l.BodyBytes != 0 {
