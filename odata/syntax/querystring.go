@@ -35,7 +35,10 @@ type QueryParam struct {
 
 // SplitQuery splits a raw query string into its parameters.
 func SplitQuery(raw string) QueryString {
-	var out QueryString
+	if raw == "" {
+		return nil
+	}
+	out := make(QueryString, 0, strings.Count(raw, "&")+1)
 	for _, part := range splitQuery(raw) {
 		rawName, value, _ := strings.Cut(part, "=")
 		name := Unescape(rawName)

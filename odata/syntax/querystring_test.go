@@ -193,3 +193,16 @@ func TestEscape(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSplitQuery measures what a read pays to find its paging options and the query without them (the
+// planner's cache key) in a typical query.
+func BenchmarkSplitQuery(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		q := SplitQuery(typicalQuery)
+		if _, found, err := q.Lookup("$top"); !found || err != nil {
+			b.Fatal(found, err)
+		}
+		_ = q.Without("$top", "$skiptoken").String()
+	}
+}
