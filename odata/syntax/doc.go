@@ -19,7 +19,8 @@
 //     does (a system option with or without "$", in any case, percent-encoded or not), for callers that look
 //     at a query, or rewrite it, before or without parsing it (the planner's cache key, next and delta links,
 //     the $id of /$entity, a function's parameters given as query options); Unescape and Escape decode and
-//     encode one name or value the way ParseQuery reads it. No other package splits or decodes query strings.
+//     encode one name or value the way ParseQuery reads it. No other package of the engine splits or decodes
+//     query strings.
 //   - Errors are *Error values: "$filter:1:14: expected expression, found ")"", with Code SyntaxError or
 //     LimitExceeded (nesting over 64 levels, and past any of Limits: lambdas nested too deep or too many in one
 //     expression, a literal too long, a matchesPattern pattern too large, $expand too deep, an in list, an
