@@ -2,6 +2,11 @@
 // live in a SQLite or PostgreSQL database, with the protocol's reads, writes and actions, and lets a plug-in add
 // validation, computed fields and operations in Go.
 //
+// The shortest path serves Go structs (the package Example, which is examples/hello): Config.Structs derives
+// the model from them, Config.Migrate creates their tables, Config.Writes opens their sets to writes, and
+// ListenAndServe serves them. The program grows by options of the same Config: per-set hooks, row filters and
+// writes in Sets, actions and functions declared in Model, PostgreSQL through odata/postgres.Open.
+//
 // A Service is an http.Handler built once from a Config:
 //
 //	svc, err := odata.NewService(odata.Config{

@@ -127,9 +127,7 @@ func (s *Service) route(r *http.Request) (*target, *syntax.Query, error) {
 	}
 	allow := s.allowed(t)
 	if !inList(allow, method) {
-		return t, nil, &Error{Code: CodeMethodNotAllowed,
-			Message: "The method " + r.Method + " is not allowed on this resource; allowed: " + allow + ".",
-			Header:  http.Header{"Allow": {allow}}}
+		return t, nil, s.methodNotAllowed(t, r.Method, method, allow)
 	}
 	return t, query, nil
 }
