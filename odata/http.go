@@ -118,7 +118,8 @@ func (s *Service) route(r *http.Request) (*target, *syntax.Query, error) {
 	if method != http.MethodGet || t.kind != tCollection && t.kind != tEntity && t.kind != tCount && t.kind != tCrossJoin {
 		rawQuery := r.URL.RawQuery
 		if t.kind == tFunction {
-			rawQuery, t.funcOptions = splitParameterOptions(rawQuery, t.functions)
+			t.funcQuery, t.funcOptions = splitParameterOptions(syntax.SplitQuery(rawQuery), t.functions)
+			rawQuery = t.funcQuery.String()
 		}
 		if query, err = s.limitsOf(t).read.Query.ParseQuery(rawQuery); err != nil {
 			return t, nil, syntaxError(err)

@@ -107,8 +107,8 @@ func parseApply(source string, base int, lim *Limits) ([]Transformation, *Error)
 	if err != nil {
 		return nil, err
 	}
-	if n := countTransformations(seq); n > lim.Transformations {
-		return nil, limitErrorAt(base, fmt.Sprintf("$apply holds %d transformations, more than the limit of %d", n, lim.Transformations))
+	if n := countTransformations(seq); n > lim.ApplyTransformations {
+		return nil, limitErrorAt(base, fmt.Sprintf("$apply holds %d transformations, more than the limit of %d", n, lim.ApplyTransformations))
 	}
 	if err := checkNodes(base, lim, transformationExprs(nil, seq)...); err != nil {
 		return nil, err
