@@ -37,7 +37,7 @@ type Source struct {
 	// that bring the database to what the component needs and a name that says what they do, no statements
 	// when the database is there. Up applies them as the component's next version. odata/schema.Migration
 	// computes them from a model.
-	Changes func(ctx context.Context, tx *sql.Tx, d sqldb.Dialect) (name string, statements []string, err error)
+	Changes func(ctx context.Context, tx *sqldb.Tx) (name string, statements []string, err error)
 }
 
 // Migration is one file of a Source.
@@ -57,7 +57,8 @@ type maintenanceSession interface {
 const advisoryLockKey = 7355608
 
 // Up applies every pending migration of the sources, in the order given, and returns how many it applied.
-func Up(ctx context.Context, db *sql.DB, d sqldb.Dialect, sources ...Source) (int, error) {
+func Up(ctx context.Context, db *sqldb.DB, sources ...Source) (int, error) {
+	d := db.Dialect()
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return 0, err
@@ -87,7 +88,7 @@ func Up(ctx context.Context, db *sql.DB, d sqldb.Dialect, sources ...Source) (in
 	applied := 0
 	for _, src := range sources {
 		if src.Changes != nil {
-			n, err := applyChanges(ctx, conn, d, src)
+			n, err := applyChanges(ctx, conn, src)
 			applied += n
 			if err != nil {
 				return applied, err
@@ -114,7 +115,7 @@ func Up(ctx context.Context, db *sql.DB, d sqldb.Dialect, sources ...Source) (in
 			if m.Version <= current {
 				continue
 			}
-			if err := apply(ctx, conn, d, src.Name, m); err != nil {
+			if err := apply(ctx, conn, src.Name, m); err != nil {
 				return applied, err
 			}
 			applied++
@@ -172,7 +173,7 @@ func currentVersion(ctx context.Context, conn querier, d sqldb.Dialect, componen
 	return v, nil
 }
 
-func apply(ctx context.Context, conn *sql.Conn, d sqldb.Dialect, component string, m Migration) error {
+func apply(ctx context.Context, conn *sqldb.Conn, component string, m Migration) error {
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -181,7 +182,7 @@ func apply(ctx context.Context, conn *sql.Conn, d sqldb.Dialect, component strin
 	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 		return fmt.Errorf("migrate: %s %s: %w", component, m.Name, err)
 	}
-	if err := record(ctx, tx, d, component, m); err != nil {
+	if err := record(ctx, tx, component, m); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -189,17 +190,17 @@ func apply(ctx context.Context, conn *sql.Conn, d sqldb.Dialect, component strin
 
 // applyChanges applies the changes src.Changes computes, if any, as the next version of src in one
 // transaction, and returns 1 when it applied them.
-func applyChanges(ctx context.Context, conn *sql.Conn, d sqldb.Dialect, src Source) (int, error) {
+func applyChanges(ctx context.Context, conn *sqldb.Conn, src Source) (int, error) {
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
 	}
 	defer tx.Rollback()
-	current, err := currentVersion(ctx, tx, d, src.Name)
+	current, err := currentVersion(ctx, tx, tx.Dialect(), src.Name)
 	if err != nil {
 		return 0, err
 	}
-	name, statements, err := src.Changes(ctx, tx, d)
+	name, statements, err := src.Changes(ctx, tx)
 	if err != nil {
 		return 0, fmt.Errorf("migrate: %s: %w", src.Name, err)
 	}
@@ -211,15 +212,15 @@ func applyChanges(ctx context.Context, conn *sql.Conn, d sqldb.Dialect, src Sour
 			return 0, fmt.Errorf("migrate: %s version %d: %s: %w", src.Name, current+1, s, err)
 		}
 	}
-	if err := record(ctx, tx, d, src.Name, Migration{Version: current + 1, Name: name}); err != nil {
+	if err := record(ctx, tx, src.Name, Migration{Version: current + 1, Name: name}); err != nil {
 		return 0, err
 	}
 	return 1, tx.Commit()
 }
 
 // record adds the row of migration m of component to schema_migrations.
-func record(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, component string, m Migration) error {
-	q, args, err := sqldb.Builder(d).Insert("schema_migrations").Columns("component", "version", "name", "applied_at").
+func record(ctx context.Context, tx *sqldb.Tx, component string, m Migration) error {
+	q, args, err := sqldb.Builder(tx.Dialect()).Insert("schema_migrations").Columns("component", "version", "name", "applied_at").
 		Values(component, m.Version, m.Name, time.Now().UTC().Format(time.RFC3339)).ToSql()
 	if err != nil {
 		return err

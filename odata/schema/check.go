@@ -11,9 +11,10 @@ import (
 	"github.com/storekit/store/odata/sqldb"
 )
 
-// Querier reads the catalog: a *sql.DB, *sql.Conn or *sql.Tx.
+// Querier reads the catalog of a database and tells its dialect: a *sqldb.DB, *sqldb.Conn or *sqldb.Tx.
 type Querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	Dialect() sqldb.Dialect
 }
 
 // Problem is one difference between the model and the database that the engine cannot work with.
@@ -56,13 +57,14 @@ func (e *MismatchError) Error() string {
 	return b.String()
 }
 
-// Check compares the tables of database q (of dialect d) with what the built model m implies (see Create)
+// Check compares the tables of database q with what the built model m implies (see Create)
 // and returns a *MismatchError listing every problem: a missing table, a missing column, a column whose type
 // cannot hold its property's values or that refuses null for a nullable property, the key of an entity type or
 // link table without a primary key or unique index, a key the database generates (edm.Property.Generated) whose
 // column gets no value when an insert leaves it out. Other columns, tables, indexes and constraints of the database are not its concern; nor is
 // it ever changed (see Migration). Other errors are those of reading the catalog.
-func Check(ctx context.Context, q Querier, d sqldb.Dialect, m *edm.Model) error {
+func Check(ctx context.Context, q Querier, m *edm.Model) error {
+	d := q.Dialect()
 	tables, err := describe(m)
 	if err != nil {
 		return err

@@ -2,7 +2,6 @@ package sqldb_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"testing"
 
@@ -22,6 +21,9 @@ func (d conflictDialect) ClassifyError(err error) sqldb.ErrorClass {
 	}
 	return d.Dialect.ClassifyError(err)
 }
+
+// conflicting returns db with its dialect wrapped in conflictDialect.
+func conflicting(db *sqldb.DB) *sqldb.DB { return sqldb.NewDB(db.DB, conflictDialect{db.Dialect()}) }
 
 func TestRunTx(t *testing.T) {
 	errOther := errors.New("other")
@@ -56,7 +58,7 @@ func TestRunTx(t *testing.T) {
 				t.Fatal(err)
 			}
 			attempts := 0
-			err := sqldb.RunTx(context.Background(), db.DB, conflictDialect{db.Dialect}, func(tx *sql.Tx) error {
+			err := sqldb.RunTx(context.Background(), conflicting(db.DB), func(tx *sqldb.Tx) error {
 				attempts++
 				if _, err := tx.Exec(`INSERT INTO attempt (n) VALUES (?)`, attempts); err != nil {
 					return err
@@ -88,7 +90,7 @@ func TestRunTx_ContextDone(t *testing.T) {
 	db := dbtest.SQLite(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	attempts := 0
-	err := sqldb.RunTx(ctx, db.DB, conflictDialect{db.Dialect}, func(*sql.Tx) error {
+	err := sqldb.RunTx(ctx, conflicting(db.DB), func(*sqldb.Tx) error {
 		attempts++
 		cancel()
 		return errConflict
@@ -110,7 +112,7 @@ func TestRunTx_Panic(t *testing.T) {
 				t.Errorf("RunTx swallowed the panic of fn")
 			}
 		}()
-		_ = sqldb.RunTx(context.Background(), db.DB, db.Dialect, func(tx *sql.Tx) error {
+		_ = sqldb.RunTx(context.Background(), db.DB, func(tx *sqldb.Tx) error {
 			if _, err := tx.Exec(`INSERT INTO attempt (n) VALUES (1)`); err != nil {
 				return err
 			}

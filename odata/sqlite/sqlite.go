@@ -142,8 +142,8 @@ func compiled(p string) (*regexp.Regexp, error) {
 // (writegate.go), so the next one begins the moment the last one ends rather than when its busy handler wakes up,
 // and the WAL is checkpointed by a goroutine of the pool (checkpoint.go) rather than inside the commit that fills
 // it. The connections are instrumented (sqldb.Instrument, system "sqlite"): a statement run under a context with a
-// recording OpenTelemetry span is a child span of it.
-func Open(path string) (*sql.DB, error) {
+// recording OpenTelemetry span is a child span of it. The result carries the pool and Dialect{} together.
+func Open(path string) (*sqldb.DB, error) {
 	if path == "" || strings.HasPrefix(path, ":memory:") {
 		return nil, errors.New("sqlite: a file path is required (an in-memory database is empty on every pooled connection)")
 	}
@@ -164,7 +164,7 @@ func Open(path string) (*sql.DB, error) {
 		db.Close()
 		return nil, err
 	}
-	return db, nil
+	return sqldb.NewDB(db, Dialect{}), nil
 }
 
 // DefaultCacheKiB is the page cache of each connection (PRAGMA cache_size): 16 MiB, where SQLite's default is
