@@ -5,13 +5,12 @@
 // A Service is an http.Handler built once from a Config:
 //
 //	svc, err := odata.NewService(odata.Config{
-//		Model:   model,              // built edm.Model
-//		DB:      db,                 // *sql.DB
-//		Dialect: sqlite.Dialect{},   // or postgres.Dialect{}
-//		Mount:   "/odata",
+//		Model: model, // built edm.Model
+//		DB:    db,    // *sqldb.DB from sqlite.Open(path) or postgres.Open(url, pool): the pool and its dialect
+//		Mount: "/odata",
 //		Sets: map[string]odata.SetOptions{
 //			"Product": {Writes: odata.WriteAll, Hooks: odata.Hooks{BeforeSave: validateProduct}},
-//			"Order":   {},           // read-only; its actions still run
+//			"Order":   {}, // read-only; its actions still run
 //		},
 //		Actions: map[string]odata.ActionFunc{"Order/MarkAsPaid": markAsPaid},
 //	})

@@ -60,7 +60,7 @@ func newHierarchyService(t *testing.T, db *dbtest.DB, readFilter string, items .
 	for _, change := range items {
 		change(&itemOptions)
 	}
-	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Logger: discardLogger(),
+	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Logger: discardLogger(),
 		Sets: map[string]odata.SetOptions{"Items": itemOptions,
 			"Shelves": {Writes: odata.WritePost}, "Books": {Writes: odata.WriteAll, Hooks: odata.Hooks{BeforeSave: hook}}}})
 	if err != nil {

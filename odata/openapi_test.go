@@ -192,7 +192,7 @@ func TestService_OpenAPIConfig(t *testing.T) {
 				{Status: "400", Description: "Wrong credentials."}},
 			Security: []odata.SecurityRequirement{}}},
 	}
-	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/api", OpenAPI: cfg,
+	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Mount: "/api", OpenAPI: cfg,
 		SkipSchemaCheck: true})
 	if err != nil {
 		t.Fatal(err)
@@ -283,7 +283,7 @@ func TestService_OpenAPIConfig(t *testing.T) {
 		{"schema", odata.OpenAPI{Schemas: map[string]odata.Schema{"Shop.Item": {}}}, "taken by a type"},
 		{"odata path", odata.OpenAPI{Operations: []odata.OpenAPIOperation{{Method: "GET", Path: "/api/Items"}}}, "an operation of the OData service"},
 	} {
-		_, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/api", OpenAPI: tc.cfg,
+		_, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Mount: "/api", OpenAPI: tc.cfg,
 			SkipSchemaCheck: true})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("NewService with OpenAPI %s = %v, want an error about %s", tc.name, err, tc.want)
@@ -307,7 +307,7 @@ func ExampleService_OpenAPIDocument() {
 		panic(err)
 	}
 	defer db.Close()
-	svc, err := odata.NewService(odata.Config{Model: m, DB: db, Dialect: sqlite.Dialect{}, Mount: "/odata",
+	svc, err := odata.NewService(odata.Config{Model: m, DB: db, Mount: "/odata",
 		Sets:            map[string]odata.SetOptions{"Items": {Writes: odata.WriteAll}},
 		SkipSchemaCheck: true, // the example serves the document only: the database has no tables
 		OpenAPI: odata.OpenAPI{Title: "Shop", Version: "1.0", Operations: []odata.OpenAPIOperation{{

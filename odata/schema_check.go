@@ -2,7 +2,6 @@ package odata
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 
@@ -15,10 +14,10 @@ import (
 const schemaCheckTimeout = time.Minute
 
 // checkSchema compares the tables of db with the model m (schema.Check), nil when they match.
-func checkSchema(db *sql.DB, d sqldb.Dialect, m *edm.Model) error {
+func checkSchema(db *sqldb.DB, m *edm.Model) error {
 	ctx, cancel := context.WithTimeout(context.Background(), schemaCheckTimeout)
 	defer cancel()
-	if err := schema.Check(ctx, db, d, m); err != nil {
+	if err := schema.Check(ctx, db, m); err != nil {
 		return fmt.Errorf("odata: %w", err)
 	}
 	return nil

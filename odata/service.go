@@ -3,7 +3,6 @@ package odata
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -30,10 +29,9 @@ import (
 type Config struct {
 	// Model is the entity data model, built (edm.Model.Build).
 	Model *edm.Model
-	// DB is the database the model's tables live in.
-	DB *sql.DB
-	// Dialect is the database's dialect (odata/sqlite.Dialect or odata/postgres.Dialect).
-	Dialect sqldb.Dialect
+	// DB is the database the model's tables live in, with its dialect: open it with odata/sqlite.Open or
+	// odata/postgres.Open.
+	DB *sqldb.DB
 	// Logger receives the causes of internal errors; slog.Default() when nil.
 	Logger *slog.Logger
 	// Mount is the path the service root is served under, such as "/odata"; absolute URLs in answers
@@ -348,8 +346,7 @@ type ActionCall struct {
 // use.
 type Service struct {
 	model            *edm.Model
-	db               *sql.DB
-	dialect          sqldb.Dialect
+	db               *sqldb.DB
 	logger           *slog.Logger
 	mount            string
 	publicRoot       string        // PublicURL and mount, or "" to take the scheme and host from the request
@@ -415,7 +412,7 @@ type setConfig struct {
 }
 
 // NewService checks cfg against the model, and the database against the model, and returns the service. Every
-// mistake is reported, joined: a missing Model, DB or Dialect, page sizes, Mount, PublicURL or DeleteStatus out of
+// mistake is reported, joined: a missing Model or DB, page sizes, Mount, PublicURL or DeleteStatus out of
 // shape, an unknown entity set or action, an action without handler, an UpsertBy that names no suitable
 // property, hooks on a set that offers no write that would run them, a wrong OpenAPI configuration, and the
 // tables and columns of the model that the database lacks or cannot hold (an *schema.MismatchError, see
@@ -425,10 +422,7 @@ func NewService(cfg Config) (*Service, error) {
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf("odata: "+format, args...)) }
 	s := newService(cfg, fail)
 	if cfg.DB == nil {
-		fail("Config.DB is nil")
-	}
-	if cfg.Dialect == nil {
-		fail("Config.Dialect is nil")
+		fail("Config.DB is nil: open the database with odata/sqlite.Open or odata/postgres.Open")
 	}
 	if checkModel(cfg.Model, fail) {
 		for _, et := range s.model.EntityTypes {
@@ -439,8 +433,8 @@ func NewService(cfg Config) (*Service, error) {
 		s.registerFunctions(cfg.Functions, fail)
 		s.registerSingletons(cfg.Singletons, fail)
 		s.writeDocuments(cfg.OpenAPI, fail)
-		if cfg.DB != nil && cfg.Dialect != nil && !cfg.SkipSchemaCheck {
-			if err := checkSchema(cfg.DB, cfg.Dialect, cfg.Model); err != nil {
+		if cfg.DB != nil && !cfg.SkipSchemaCheck {
+			if err := checkSchema(cfg.DB, cfg.Model); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -467,7 +461,7 @@ func NewService(cfg Config) (*Service, error) {
 
 // newService returns the service of cfg with the defaults of its zero fields, its paging and URLs checked.
 func newService(cfg Config, fail func(format string, args ...any)) *Service {
-	s := &Service{model: cfg.Model, db: cfg.DB, dialect: cfg.Dialect, logger: cfg.Logger,
+	s := &Service{model: cfg.Model, db: cfg.DB, logger: cfg.Logger,
 		sets: map[*edm.EntitySet]*setConfig{}, actions: map[*edm.Action]ActionFunc{},
 		functions: map[*edm.Function]FunctionFunc{}, singletons: map[*edm.Singleton]*setConfig{},
 		layouts: map[*edm.EntityType]*layout{}}
@@ -674,7 +668,7 @@ func (s *Service) newPlanner() {
 	sort.Strings(fold)
 	s.shapeFn = s.buildShape
 	s.crossJoinShapeFn = s.buildCrossJoinShape
-	s.planner = plan.NewPlanner(s.model, s.dialect, plan.Options{CaseInsensitiveKeys: fold, InlineCollections: true})
+	s.planner = plan.NewPlanner(s.model, s.db.Dialect(), plan.Options{CaseInsensitiveKeys: fold, InlineCollections: true})
 	s.names = s.planner.Names()
 }
 
@@ -823,7 +817,7 @@ func (s *Service) targetWhere(t *target) (sq.Sqlizer, error) {
 	if err != nil {
 		return nil, queryError(err)
 	}
-	where, err := keyWhere(s.dialect, s.names, t.typ, key, s.sets[t.set].CaseInsensitiveKey)
+	where, err := keyWhere(s.db.Dialect(), s.names, t.typ, key, s.sets[t.set].CaseInsensitiveKey)
 	if err != nil || t.typ.Base() == nil {
 		return where, err
 	}
@@ -831,9 +825,9 @@ func (s *Service) targetWhere(t *target) (sq.Sqlizer, error) {
 	return sq.And{where, typeWhere(s.names, s.model.Namespace, t.typ)}, nil
 }
 
-// tx wraps a *sql.Tx for hooks and actions.
-func (s *Service) tx(t *sql.Tx) *Tx {
-	tx := &Tx{Tx: t, Dialect: s.dialect, Model: s.model, svc: s}
+// tx wraps a transaction of the service's database for hooks and actions.
+func (s *Service) tx(t *sqldb.Tx) *Tx {
+	tx := &Tx{Tx: t, Model: s.model, svc: s}
 	if s.changes != nil {
 		tx.changes = &changeSet{}
 	}

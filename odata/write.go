@@ -25,7 +25,7 @@ func (s *Service) inTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if group := sharedTx(ctx, s); group != nil {
 		return group.run(fn)
 	}
-	return sqldb.RunTx(ctx, s.db, s.dialect, func(sqlTx *sql.Tx) error {
+	return sqldb.RunTx(ctx, s.db, func(sqlTx *sqldb.Tx) error {
 		tx := s.tx(sqlTx)
 		if err := fn(tx); err != nil {
 			return err
@@ -44,7 +44,7 @@ func (s *Service) dbError(err error, deleting bool) error {
 	if errors.As(err, &e) {
 		return err
 	}
-	switch s.dialect.ClassifyError(err) {
+	switch s.db.Dialect().ClassifyError(err) {
 	case sqldb.ErrUniqueViolation:
 		return &Error{Code: CodeConflict, Err: err,
 			Message: "The entity conflicts with an existing one: a value that must be unique is already taken."}
@@ -345,7 +345,7 @@ func (s *Service) post(req *request) error {
 	vals := b.vals
 	if u := config.upsert; u != nil && vals[u.Name] != nil && vals[u.Name] != "" {
 		fold := config.CaseInsensitiveKey && u.IsKey()
-		where, err := propWhere(s.dialect, s.names, et, u, vals[u.Name], fold)
+		where, err := propWhere(s.db.Dialect(), s.names, et, u, vals[u.Name], fold)
 		if err != nil {
 			return s.dbError(err, false)
 		}
@@ -470,7 +470,7 @@ func (s *Service) afterSave(ctx context.Context, tx *Tx, config *setConfig, c *C
 	if err != nil {
 		return nil, err
 	}
-	where, err := keyWhere(s.dialect, s.names, et, key, false)
+	where, err := keyWhere(s.db.Dialect(), s.names, et, key, false)
 	if err != nil {
 		return nil, err
 	}
@@ -543,7 +543,7 @@ func (s *Service) singletonWhere(ctx context.Context, sg *edm.Singleton) (sq.Sql
 	for _, k := range et.KeyProperties() {
 		columns = append(columns, s.names.QuoteIdent(k.Column))
 	}
-	q := sq.Select(columns...).From(s.names.QuoteIdent(et.Table)).OrderBy(columns...).Limit(1).PlaceholderFormat(s.dialect.Placeholder())
+	q := sq.Select(columns...).From(s.names.QuoteIdent(et.Table)).OrderBy(columns...).Limit(1).PlaceholderFormat(s.db.Dialect().Placeholder())
 	values := make([]any, len(columns))
 	targets := make([]any, len(columns))
 	for i := range values {
@@ -563,7 +563,7 @@ func (s *Service) singletonWhere(ctx context.Context, sg *edm.Singleton) (sq.Sql
 		}
 		key[i] = v
 	}
-	return keyWhere(s.dialect, s.names, et, key, false)
+	return keyWhere(s.db.Dialect(), s.names, et, key, false)
 }
 
 // replace saves b as a full update (op Update) or a patch (op Patch) of the entity of the request's set that
