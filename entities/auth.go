@@ -70,9 +70,7 @@ const maxEmailBytes = 320
 // Sign-in throttling (SPEC 2 and 9) is per e-mail and client address and per client address; see Login.
 type Auth struct {
 	// DB is the store database, migrated with Migrations.
-	DB *sql.DB
-	// Dialect is DB's dialect.
-	Dialect sqldb.Dialect
+	DB *sqldb.DB
 	// TokenTTL is the lifetime of a new token; zero means DefaultTokenTTL.
 	TokenTTL time.Duration
 	// Now returns the current time; nil means time.Now.
@@ -218,12 +216,12 @@ func (a *Auth) Login(ctx context.Context, c Credentials) (Token, error) {
 	}
 	customerID, ok, err := a.checkCredentials(ctx, key, c.Password)
 	if err != nil {
-		_, _ = a.DB.ExecContext(context.WithoutCancel(ctx), stmtDeleteAttempt.For(a.Dialect), attempt) // no verdict: not a failure
+		_, _ = a.DB.ExecContext(context.WithoutCancel(ctx), stmtDeleteAttempt.For(a.DB.Dialect()), attempt) // no verdict: not a failure
 		return Token{}, err
 	}
 	if !ok {
 		// The attempt's row stays, now a failure. Should marking it fail, it stays counted as pending.
-		_, _ = a.DB.ExecContext(context.WithoutCancel(ctx), stmtFailAttempt.For(a.Dialect), false, attempt)
+		_, _ = a.DB.ExecContext(context.WithoutCancel(ctx), stmtFailAttempt.For(a.DB.Dialect()), false, attempt)
 		return Token{}, errInvalidCredentials()
 	}
 	return a.issue(ctx, customerID, key, client, now)
@@ -236,7 +234,7 @@ func (a *Auth) checkCredentials(ctx context.Context, key, password string) (cust
 		active bool
 		hash   sql.NullString
 	)
-	err = a.DB.QueryRowContext(ctx, stmtLoginCustomer.For(a.Dialect), key).Scan(&customerID, &active, &hash)
+	err = a.DB.QueryRowContext(ctx, stmtLoginCustomer.For(a.DB.Dialect()), key).Scan(&customerID, &active, &hash)
 	found := err == nil
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return "", false, fmt.Errorf("entities: login: %w", err)
@@ -256,7 +254,7 @@ func (a *Auth) checkCredentials(ctx context.Context, key, password string) (cust
 func (a *Auth) issue(ctx context.Context, customerID, key, client string, now time.Time) (Token, error) {
 	token, tokenHash := newToken()
 	ttl := a.ttl()
-	d := a.Dialect
+	d := a.DB.Dialect()
 	tx, err := a.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return Token{}, fmt.Errorf("entities: login: %w", err)
@@ -340,7 +338,7 @@ func errChecksBusy(cause error) *odata.Error {
 // concurrent attempts the last to count sees all the others, so no more than the limit are admitted. It returns
 // the attempt's row id.
 func (a *Auth) admit(ctx context.Context, key, client string, now time.Time) (string, error) {
-	d := a.Dialect
+	d := a.DB.Dialect()
 	cutoff := sqldb.TimeArg(d, now.Add(-failedLoginWindow))
 	if _, err := a.DB.ExecContext(ctx, stmtPurgeAttempts.For(d), cutoff); err != nil {
 		return "", fmt.Errorf("entities: login: purge attempts: %w", err)
@@ -370,7 +368,7 @@ func (a *Auth) admit(ctx context.Context, key, client string, now time.Time) (st
 // countAttempts counts the attempts in the window of the e-mail key from client and of client: every attempt
 // with pending true, the failures only otherwise.
 func (a *Auth) countAttempts(ctx context.Context, key, client string, cutoff any, pending bool) (perEmail, perClient int, err error) {
-	err = a.DB.QueryRowContext(ctx, stmtCountAttempts.For(a.Dialect), key, client, cutoff, false, pending,
+	err = a.DB.QueryRowContext(ctx, stmtCountAttempts.For(a.DB.Dialect()), key, client, cutoff, false, pending,
 		client, cutoff, false, pending).Scan(&perEmail, &perClient)
 	if err != nil {
 		return 0, 0, fmt.Errorf("entities: login: count attempts: %w", err)
@@ -382,7 +380,7 @@ func (a *Auth) countAttempts(ctx context.Context, key, client string, cutoff any
 // one of the limits, nil otherwise. Retry-After is the time until enough failures leave the window, for each
 // limit reached.
 func (a *Auth) throttled(ctx context.Context, key, client string, now time.Time) error {
-	d := a.Dialect
+	d := a.DB.Dialect()
 	cutoff := sqldb.TimeArg(d, now.Add(-failedLoginWindow))
 	perEmail, perClient, err := a.countAttempts(ctx, key, client, cutoff, false)
 	if err != nil {
@@ -420,7 +418,7 @@ func (a *Auth) throttled(ctx context.Context, key, client string, now time.Time)
 // waitFor returns how long until the attempt the query selects leaves the window.
 func (a *Auth) waitFor(ctx context.Context, st sqldb.Statement, args []any, now time.Time) (time.Duration, error) {
 	var at any
-	err := a.DB.QueryRowContext(ctx, st.For(a.Dialect), args...).Scan(&at)
+	err := a.DB.QueryRowContext(ctx, st.For(a.DB.Dialect()), args...).Scan(&at)
 	if errors.Is(err, sql.ErrNoRows) { // it left meanwhile
 		return 0, nil
 	}
@@ -507,7 +505,7 @@ func (a *Auth) authenticateStmt(ctx context.Context) (*sql.Stmt, error) {
 	if s := a.authenticate.Load(); s != nil {
 		return s, nil
 	}
-	s, err := a.DB.PrepareContext(ctx, stmtAuthenticate.For(a.Dialect))
+	s, err := a.DB.PrepareContext(ctx, stmtAuthenticate.For(a.DB.Dialect()))
 	if err != nil {
 		return nil, fmt.Errorf("entities: authenticate: %w", err)
 	}
@@ -524,7 +522,7 @@ func (a *Auth) Revoke(ctx context.Context, accessToken string) error {
 	if !wellFormedToken(accessToken) {
 		return nil
 	}
-	if _, err := a.DB.ExecContext(ctx, stmtDeleteToken.For(a.Dialect), hashToken(accessToken)); err != nil {
+	if _, err := a.DB.ExecContext(ctx, stmtDeleteToken.For(a.DB.Dialect()), hashToken(accessToken)); err != nil {
 		return fmt.Errorf("entities: revoke token: %w", err)
 	}
 	a.Forget()

@@ -2,7 +2,6 @@ package entities
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -20,9 +19,7 @@ import (
 // Config configures the store's OData service.
 type Config struct {
 	// DB is the store database, migrated with Migrations (and seeded with Seed for the system roles).
-	DB *sql.DB
-	// Dialect is DB's dialect (odata/sqlite.Dialect or odata/postgres.Dialect).
-	Dialect sqldb.Dialect
+	DB *sqldb.DB
 	// Logger receives the causes of internal errors; slog.Default() when nil.
 	Logger *slog.Logger
 	// Mount is the path the service root is served under, such as "/odata" (see odata.Config.Mount).
@@ -51,12 +48,12 @@ type Config struct {
 // CheckSchema compares the tables of db with the store's model (odata/schema.Check): nil when they match, else
 // an error listing every missing table or column, column that cannot hold its property and key without a
 // unique index.
-func CheckSchema(ctx context.Context, db *sql.DB, d sqldb.Dialect) error {
+func CheckSchema(ctx context.Context, db *sqldb.DB) error {
 	model, err := NewModel()
 	if err != nil {
 		return err
 	}
-	return schema.Check(ctx, db, d, model)
+	return schema.Check(ctx, db, model)
 }
 
 // NewService returns the store's OData service (SPEC parts 3 to 5) over cfg.DB: the model of NewModel, the
@@ -81,7 +78,6 @@ func NewService(cfg Config) (*odata.Service, error) {
 	return odata.NewService(odata.Config{
 		Model:      model,
 		DB:         cfg.DB,
-		Dialect:    cfg.Dialect,
 		Logger:     cfg.Logger,
 		Mount:      cfg.Mount,
 		PublicURL:  cfg.PublicURL,
@@ -108,8 +104,8 @@ func (s *service) now() time.Time { return s.opts.timestampNow() }
 
 // prepareFunc and validateFunc are the two steps of a set's rules (see validate.go).
 type (
-	prepareFunc  func(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) error
-	validateFunc func(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error)
+	prepareFunc  func(ctx context.Context, q Querier, e, old map[string]any, opts Options) error
+	validateFunc func(ctx context.Context, q Querier, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error)
 )
 
 // sets returns the options of every writable entity set; the others (Country, StateProvince,
@@ -148,10 +144,10 @@ func (s *service) beforeSave(prepare prepareFunc, validate validateFunc) func(co
 			// prepareCustomer reads from the database.
 			c.New["CustomerRoles"] = nil
 		}
-		if err := prepare(ctx, tx, tx.Dialect, c.New, c.Old, s.opts); err != nil {
+		if err := prepare(ctx, tx, c.New, c.Old, s.opts); err != nil {
 			return err
 		}
-		details, err := validate(ctx, tx, tx.Dialect, c.New, c.Old, s.opts)
+		details, err := validate(ctx, tx, c.New, c.Old, s.opts)
 		if err != nil {
 			return err
 		}
@@ -179,7 +175,7 @@ func withoutEngineRequired(et *edm.EntityType, details []odata.ErrorDetail) []od
 
 // beforeDeleteRole refuses to delete a system role (403).
 func (s *service) beforeDeleteRole(ctx context.Context, tx *odata.Tx, old odata.Entity) error {
-	refusal, err := checkDeleteRole(ctx, tx, tx.Dialect, old)
+	refusal, err := checkDeleteRole(ctx, tx, old)
 	if err != nil {
 		return err
 	}
@@ -194,7 +190,7 @@ func (s *service) afterSaveCustomer(ctx context.Context, tx *odata.Tx, c *odata.
 	wasActive, _ := c.Old["Active"].(bool)
 	active, _ := c.New["Active"].(bool)
 	if c.Old != nil && wasActive && !active {
-		return RevokeCustomerTokens(ctx, tx.Tx, tx.Dialect, idOf(c.Old))
+		return RevokeCustomerTokens(ctx, tx.Tx, idOf(c.Old))
 	}
 	return nil
 }
@@ -221,8 +217,8 @@ func (s *service) actions() map[string]odata.ActionFunc {
 		"Product/UpdateProductTierPrice":  s.updateTierPrice,
 		"Product/DeleteProductTierPrice":  s.deleteTierPrice,
 
-		"Order/MarkAsPaid": s.orderMove(func(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, id string) error {
-			return MarkOrderPaid(ctx, tx, d, id, s.now())
+		"Order/MarkAsPaid": s.orderMove(func(ctx context.Context, tx *sqldb.Tx, id string) error {
+			return MarkOrderPaid(ctx, tx, id, s.now())
 		}),
 		"Order/Ship":    s.orderMove(ShipOrder),
 		"Order/Deliver": s.orderMove(DeliverOrder),
@@ -231,9 +227,9 @@ func (s *service) actions() map[string]odata.ActionFunc {
 }
 
 // orderMove is the handler of an order action: move runs on the bound order in the request's transaction.
-func (s *service) orderMove(move func(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, orderID string) error) odata.ActionFunc {
+func (s *service) orderMove(move func(ctx context.Context, tx *sqldb.Tx, orderID string) error) odata.ActionFunc {
 	return func(ctx context.Context, call *odata.ActionCall) (any, error) {
-		if err := move(ctx, call.Tx.Tx, call.Tx.Dialect, idOf(call.Entity)); err != nil {
+		if err := move(ctx, call.Tx.Tx, idOf(call.Entity)); err != nil {
 			return nil, err
 		}
 		return true, nil

@@ -25,13 +25,13 @@ import (
 func newService(t *testing.T, db *dbtest.DB, countries bool) http.Handler {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := migrate.Up(ctx, db.DB, db.Dialect, entities.Migrations); err != nil {
+	if _, err := migrate.Up(ctx, db.DB, entities.Migrations); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := entities.Seed(ctx, db.DB, db.Dialect, entities.SeedOptions{AdminEmail: "admin@example.com", AdminPassword: "password1"}); err != nil {
+	if _, err := entities.Seed(ctx, db.DB, entities.SeedOptions{AdminEmail: "admin@example.com", AdminPassword: "password1"}); err != nil {
 		t.Fatal(err)
 	}
-	svc, err := entities.NewService(entities.Config{DB: db.DB, Dialect: db.Dialect, Mount: "/odata", CountriesEnabled: countries,
+	svc, err := entities.NewService(entities.Config{DB: db.DB, Mount: "/odata", CountriesEnabled: countries,
 		Now: func() time.Time { return time.Date(2030, 6, 15, 12, 0, 0, 0, time.UTC) }})
 	if err != nil {
 		t.Fatalf("NewService() = %v", err)
@@ -155,14 +155,13 @@ func ExampleNewService() {
 	}
 	defer db.Close()
 	ctx := context.Background()
-	d := sqlite.Dialect{}
-	if _, err := migrate.Up(ctx, db, d, entities.Migrations); err != nil {
+	if _, err := migrate.Up(ctx, db, entities.Migrations); err != nil {
 		log.Fatal(err)
 	}
-	if _, err := entities.Seed(ctx, db, d, entities.SeedOptions{AdminEmail: "admin@example.com", AdminPassword: "password1"}); err != nil {
+	if _, err := entities.Seed(ctx, db, entities.SeedOptions{AdminEmail: "admin@example.com", AdminPassword: "password1"}); err != nil {
 		log.Fatal(err)
 	}
-	svc, err := entities.NewService(entities.Config{DB: db, Dialect: d, Mount: "/odata", CountriesEnabled: true})
+	svc, err := entities.NewService(entities.Config{DB: db, Mount: "/odata", CountriesEnabled: true})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -207,9 +207,9 @@ func (r *rules) intList(name string, distinct bool) {
 
 // unique fails name with the message when st, run with value and self (the entity's own key, "" on create),
 // finds another entity that holds value.
-func (r *rules) unique(ctx context.Context, q Querier, d sqldb.Dialect, st sqldb.Statement, name string, value any,
+func (r *rules) unique(ctx context.Context, q Querier, st sqldb.Statement, name string, value any,
 	self string, format string, args ...any) error {
-	taken, err := exists(ctx, q, d, st, value, self)
+	taken, err := exists(ctx, q, st, value, self)
 	if err != nil {
 		return err
 	}
@@ -220,7 +220,8 @@ func (r *rules) unique(ctx context.Context, q Querier, d sqldb.Dialect, st sqldb
 }
 
 // exists reports whether query (with ? placeholders) returns a row.
-func exists(ctx context.Context, q Querier, d sqldb.Dialect, st sqldb.Statement, args ...any) (bool, error) {
+func exists(ctx context.Context, q Querier, st sqldb.Statement, args ...any) (bool, error) {
+	d := q.Dialect()
 	var one int
 	err := q.QueryRowContext(ctx, st.For(d), args...).Scan(&one)
 	switch {
@@ -243,12 +244,12 @@ var (
 
 // checkReference adds a detail when the string property name is set and query finds no row for it. what names
 // the referenced type in the message.
-func (r *rules) checkReference(ctx context.Context, q Querier, d sqldb.Dialect, name, what string, st sqldb.Statement) error {
+func (r *rules) checkReference(ctx context.Context, q Querier, name, what string, st sqldb.Statement) error {
 	id, ok := r.reference(name)
 	if !ok {
 		return nil
 	}
-	found, err := exists(ctx, q, d, st, id)
+	found, err := exists(ctx, q, st, id)
 	if err != nil {
 		return err
 	}
