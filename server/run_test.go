@@ -34,14 +34,13 @@ var testMigrations = migrate.Source{Name: "servertest", FS: fstest.MapFS{
 
 // dbAuth is an Authenticator over the test_admin table, with tokens in memory.
 type dbAuth struct {
-	db      *sql.DB
-	dialect sqldb.Dialect
-	mu      sync.Mutex
-	tokens  map[string]Principal
+	db     *sqldb.DB
+	mu     sync.Mutex
+	tokens map[string]Principal
 }
 
 func (a *dbAuth) Login(ctx context.Context, c Credentials) (Token, error) {
-	q, args, _ := sqldb.Builder(a.dialect).Select("password").From("test_admin").Where("email = ?", c.Email).ToSql()
+	q, args, _ := sqldb.Builder(a.db.Dialect()).Select("password").From("test_admin").Where("email = ?", c.Email).ToSql()
 	var stored string
 	err := a.db.QueryRowContext(ctx, q, args...).Scan(&stored)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && stored != c.Password {
@@ -89,7 +88,7 @@ func newTestWiring() *testWiring {
 
 func (w *testWiring) wire(ctx context.Context, deps Deps) (*Components, error) {
 	w.deps = deps
-	b := sqldb.Builder(deps.Dialect)
+	b := sqldb.Builder(deps.DB.Dialect())
 	seed := func(ctx context.Context) (string, error) {
 		q, args, _ := b.Select("COUNT(*)").From("test_admin").ToSql()
 		var n int
@@ -117,7 +116,7 @@ func (w *testWiring) wire(ctx context.Context, deps Deps) (*Components, error) {
 		Seed:       seed,
 		OData:      od,
 		Storefront: fakeStorefront,
-		Auth:       &dbAuth{db: deps.DB, dialect: deps.Dialect, tokens: map[string]Principal{}},
+		Auth:       &dbAuth{db: deps.DB, tokens: map[string]Principal{}},
 	}, nil
 }
 

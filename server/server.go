@@ -48,7 +48,6 @@ package server
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
@@ -80,10 +79,8 @@ const (
 
 // Deps is what the store's components are built from.
 type Deps struct {
-	// DB is the open database; the schema is not migrated yet when the components are built.
-	DB *sql.DB
-	// Dialect is the database's dialect (odata/sqlite.Dialect or odata/postgres.Dialect).
-	Dialect sqldb.Dialect
+	// DB is the open database, with its dialect; the schema is not migrated yet when the components are built.
+	DB *sqldb.DB
 	// Config is the service's configuration (admin e-mail and password, demo, token TTL, countries...).
 	Config Config
 	// Logger is the service's logger; records logged with a request's context carry its request id, and its
@@ -151,18 +148,18 @@ func run(ctx context.Context, wire wireFunc, args []string, getenv func(string) 
 	}
 	defer ln.Close() // on a failed start; the server closes it otherwise (a second Close does nothing)
 
-	db, dialect, err := openDB(cfg)
+	db, err := openDB(cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close() // on a failed start; idempotent
-	logger.Info("database open", "dialect", dialect.Name(), "db", redactDB(cfg.DB))
+	logger.Info("database open", "dialect", db.Dialect().Name(), "db", redactDB(cfg.DB))
 	if cfg.PublicURL == "" {
 		logger.Warn("no public URL configured (-public-url, STORE_PUBLIC_URL): absolute URLs in answers take the " +
 			"request's Host header, which a client chooses; set it outside development")
 	}
 
-	c, err := wire(ctx, Deps{DB: db, Dialect: dialect, Config: cfg, Logger: logger,
+	c, err := wire(ctx, Deps{DB: db, Config: cfg, Logger: logger,
 		TracerProvider: tel.tracerProvider(), MeterProvider: tel.meterProvider()})
 	if err != nil {
 		return startErr(ctx, fmt.Errorf("build the components: %w", err))
@@ -170,7 +167,7 @@ func run(ctx context.Context, wire wireFunc, args []string, getenv func(string) 
 	if c == nil || c.Auth == nil {
 		return errors.New("build the components: no authenticator")
 	}
-	n, err := migrate.Up(ctx, db, dialect, c.Migrations...)
+	n, err := migrate.Up(ctx, db, c.Migrations...)
 	if err != nil {
 		return startErr(ctx, err)
 	}
@@ -293,17 +290,17 @@ func newHandler(logger *slog.Logger, c *Components, gate *drainGate, cfg Config,
 }
 
 // openDB opens the database that cfg.DB names.
-func openDB(cfg Config) (*sql.DB, sqldb.Dialect, error) {
+func openDB(cfg Config) (*sqldb.DB, error) {
 	if cfg.Postgres() {
 		db, err := postgres.Open(cfg.DB, cfg.Pool)
 		if err != nil {
-			return nil, nil, fmt.Errorf("open PostgreSQL database %s: %w", redactDB(cfg.DB), err)
+			return nil, fmt.Errorf("open PostgreSQL database %s: %w", redactDB(cfg.DB), err)
 		}
-		return db, postgres.Dialect{}, nil
+		return db, nil
 	}
 	db, err := sqlite.Open(cfg.DB)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open SQLite database %s: %w", cfg.DB, err)
+		return nil, fmt.Errorf("open SQLite database %s: %w", cfg.DB, err)
 	}
 	idle := cfg.Pool.MaxIdle
 	if idle == 0 {
@@ -311,7 +308,7 @@ func openDB(cfg Config) (*sql.DB, sqldb.Dialect, error) {
 	}
 	db.SetMaxOpenConns(cfg.Pool.MaxOpen)
 	db.SetMaxIdleConns(idle)
-	return db, sqlite.Dialect{}, nil
+	return db, nil
 }
 
 // redactDB returns the database name for the log, without a password.
