@@ -90,7 +90,7 @@ func resetAllPrices(ctx context.Context, call *odata.ActionCall) (any, error) {
 
 // process lowers the price of every product (of those priced at least minPrice, when given) by percentage.
 func process(ctx context.Context, call *odata.ActionCall) (any, error) {
-	q := call.Tx.Dialect.QuoteIdent
+	q := call.Tx.Dialect().QuoteIdent
 	update := call.Tx.Builder().Update(q("product")).
 		Set(q("price"), sq.Expr(q("price")+" * ?", 1-call.Params["percentage"].(float64)/100)).
 		Set(q("version"), sq.Expr(q("version")+" + 1"))

@@ -132,12 +132,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	if *migrateSchema { // the model's tables, as a versioned migration (see schema_migrations)
-		if _, err := migrate.Up(ctx, db, sqlite.Dialect{}, schema.Migration("library", m)); err != nil {
+		if _, err := migrate.Up(ctx, db, schema.Migration("library", m)); err != nil {
 			return err
 		}
 	}
 	// NewService checks the tables against the model: a missing table or column stops the start here.
-	svc, err := odata.NewService(odata.Config{Model: m, DB: db, Dialect: sqlite.Dialect{}, Mount: "/odata",
+	svc, err := odata.NewService(odata.Config{Model: m, DB: db, Mount: "/odata",
 		Sets: map[string]odata.SetOptions{
 			"Authors": {Writes: odata.WritePost | odata.WritePatch, Redact: hiddenFromReaders},
 			"Books":   {Writes: odata.WriteAll, ReadFilter: visibleBooks},

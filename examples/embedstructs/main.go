@@ -123,11 +123,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	if *migrateSchema {
-		if _, err := migrate.Up(ctx, db, sqlite.Dialect{}, schema.Migration("library", m)); err != nil {
+		if _, err := migrate.Up(ctx, db, schema.Migration("library", m)); err != nil {
 			return err
 		}
 	}
-	svc, err := odata.NewService(odata.Config{Model: m, DB: db, Dialect: sqlite.Dialect{}, Mount: "/odata",
+	svc, err := odata.NewService(odata.Config{Model: m, DB: db, Mount: "/odata",
 		Sets: map[string]odata.SetOptions{
 			"Authors": {Writes: odata.WritePost | odata.WritePatch},
 			"Books":   {Writes: odata.WriteAll, Hooks: odata.Hooks{BeforeSave: checkBook}},

@@ -99,7 +99,7 @@ func Up(ctx context.Context, db *sqldb.DB, sources ...Source) (int, error) {
 		if err != nil {
 			return applied, err
 		}
-		current, err := currentVersion(ctx, conn, d, src.Name)
+		current, err := currentVersion(ctx, conn, src.Name)
 		if err != nil {
 			return applied, err
 		}
@@ -155,13 +155,14 @@ func Load(src Source, dialect string) ([]Migration, error) {
 	return list, nil
 }
 
-// querier is a *sql.Conn or *sql.Tx.
+// querier is a *sqldb.Conn or *sqldb.Tx.
 type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	Dialect() sqldb.Dialect
 }
 
-func currentVersion(ctx context.Context, conn querier, d sqldb.Dialect, component string) (int, error) {
-	q, args, err := sqldb.Builder(d).Select("COALESCE(MAX(version), 0)").From("schema_migrations").
+func currentVersion(ctx context.Context, conn querier, component string) (int, error) {
+	q, args, err := sqldb.Builder(conn.Dialect()).Select("COALESCE(MAX(version), 0)").From("schema_migrations").
 		Where("component = ?", component).ToSql()
 	if err != nil {
 		return 0, err
@@ -196,7 +197,7 @@ func applyChanges(ctx context.Context, conn *sqldb.Conn, src Source) (int, error
 		return 0, err
 	}
 	defer tx.Rollback()
-	current, err := currentVersion(ctx, tx, tx.Dialect(), src.Name)
+	current, err := currentVersion(ctx, tx, src.Name)
 	if err != nil {
 		return 0, err
 	}

@@ -64,7 +64,7 @@ func plan(ctx context.Context, q Querier, m *edm.Model) ([]change, error) {
 	var creates, columns, indexes, foreign []change
 	var problems []Problem
 	for _, t := range tables {
-		found, err := readTable(ctx, q, d, t.name)
+		found, err := readTable(ctx, q, t.name)
 		if err != nil {
 			return nil, err
 		}

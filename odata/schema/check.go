@@ -71,7 +71,7 @@ func Check(ctx context.Context, q Querier, m *edm.Model) error {
 	}
 	var problems []Problem
 	for _, t := range tables {
-		found, err := readTable(ctx, q, d, t.name)
+		found, err := readTable(ctx, q, t.name)
 		if err != nil {
 			return err
 		}
@@ -237,7 +237,8 @@ func isNameByte(c byte) bool {
 }
 
 // readTable reads the table called name from the catalog; nil when there is none.
-func readTable(ctx context.Context, q Querier, d sqldb.Dialect, name string) (*catalogTable, error) {
+func readTable(ctx context.Context, q Querier, name string) (*catalogTable, error) {
+	d := q.Dialect()
 	t := &catalogTable{columns: map[string]*catalogColumn{}}
 	err := query(ctx, q, d.TableColumns(), name, func(rows *sql.Rows) error {
 		var column string
