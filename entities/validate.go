@@ -19,10 +19,10 @@ import (
 // The rules of the writable entity sets. For each set X there are two steps, both run inside the write
 // transaction, before the row is written:
 //
-//   - prepareX(ctx, q, d, e, old, opts) error fills in what the server computes (Id of a customer, SeName,
+//   - prepareX(ctx, q, e, old, opts) error fills in what the server computes (Id of a customer, SeName,
 //     Username, CustomerGuid, CreatedOnUtc, UpdatedOnUtc, Size, the default CustomerRoles, ...), overwriting any
 //     value of a read-only property with the server's;
-//   - validateX(ctx, q, d, e, old, opts) ([]odata.ErrorDetail, error) checks every rule of the service contract
+//   - validateX(ctx, q, e, old, opts) ([]odata.ErrorDetail, error) checks every rule of the service contract
 //     and answers one detail per failed rule (target = the property), or a database error.
 //
 // e is the entity as it will be stored, keyed by property name with the Go values of odata/DESIGN.md (nil or
