@@ -157,7 +157,7 @@ func TestNewService_Errors(t *testing.T) {
 	}{
 		{"nil model", func(c *odata.Config) { c.Model = nil }, "Config.Model is nil"},
 		{"model not built", func(c *odata.Config) { c.Model = libraryModel() }, "not built"},
-		{"nil DB", func(c *odata.Config) { c.DB = nil }, "Config.DB is nil"},
+		{"nil DB", func(c *odata.Config) { c.DB = nil }, "Config.DB is nil: open the database with odata/sqlite.Open or odata/postgres.Open"},
 		{"unknown set", func(c *odata.Config) { c.Sets["Nope"] = odata.SetOptions{} }, `Sets["Nope"]: the model has no entity set`},
 		{"set name in other case", func(c *odata.Config) { c.Sets["book"] = odata.SetOptions{} }, `the entity set is called "Book"`},
 		{"unknown UpsertBy", func(c *odata.Config) { c.Sets["Author"] = odata.SetOptions{UpsertBy: "Code"} }, `UpsertBy "Code" is not a property`},
