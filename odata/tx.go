@@ -24,7 +24,8 @@ func entityNotFound(et *edm.EntityType) *Error {
 }
 
 // Tx is the transaction of one write request (or action), with what plug-ins need to run their own SQL in it:
-// the dialect, the model and helpers that read and write whole entities by the model (columns, complex members,
+// the database's transaction with its dialect (the embedded *sqldb.Tx: tx.ExecContext, tx.Dialect(), ...), the
+// model and helpers that read and write whole entities by the model (columns, complex members,
 // side tables of collections and the storage conversions of odata/DESIGN.md).
 //
 // The helpers work on the stored form only: they do not apply defaults, run hooks or check MaxLength and
