@@ -43,7 +43,7 @@ func setAddressFields(a *Address, p params) {
 
 // validateAddress checks a with the address rules (SPEC 4.6) and returns them as one ValidationError.
 func (s *service) validateAddress(ctx context.Context, tx *odata.Tx, a Address) error {
-	details, err := ValidateAddress(ctx, tx, a, s.cfg.CountriesEnabled)
+	details, err := ValidateAddress(ctx, tx, a, s.opts.CountriesEnabled)
 	if err != nil {
 		return err
 	}

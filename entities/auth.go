@@ -59,8 +59,9 @@ const maxEmailBytes = 320
 //
 // Revocation bound: zero on the node that revokes, CacheTTL on the others. Authenticate reads the token, its
 // customer (active or not) and the customer's roles from the database, and with a CacheTTL keeps the principal
-// it found for at most that long (never past the token's expiry). Revoke, and Forget (which the server calls
-// after every request that may write, but for those WriteMayRevoke clears), drop every cached principal, and a
+// it found for at most that long (never past the token's expiry). Revoke, and Forget (which the OData service
+// calls after each committed write of a customer or a role, Options.PrincipalChanged, and the server after
+// every other request that may write), drop every cached principal, and a
 // check that ran concurrently with them is not cached; so once a revocation commits (Revoke, a new password,
 // deactivation or deletion of the customer, each of which removes the token rows in its own transaction, or the
 // customer losing the Administrators role), every Authenticate that starts after it on the same node refuses the
@@ -581,22 +582,4 @@ func errUnauthorized(msg string, invalidToken bool) *odata.Error {
 	h := http.Header{}
 	h.Set("WWW-Authenticate", challenge)
 	return &odata.Error{Code: odata.CodeUnauthorized, Message: msg, Header: h}
-}
-
-// principalFreeSets are the entity sets whose writes (of their entities, navigations, references and bound
-// actions) never revoke a token nor take a right from a customer: none of them writes access_token, customer or
-// customer_role_mapping.
-var principalFreeSets = map[string]bool{"Manufacturer": true, "Category": true, "Product": true, "Picture": true,
-	"Country": true, "StateProvince": true, "Order": true, "NewsletterSubscription": true}
-
-// WriteMayRevoke reports whether a write to path, an OData resource path relative to the service root
-// ("Product('p1')", "Customer('a@b.c')/SetPassword", "$batch"), may revoke a token or take a right from its
-// customer, so that a server caching token checks (Auth.CacheTTL) must call Forget after it. It is false only
-// for paths into the sets that cannot, named exactly; anything else, $batch included, is true.
-func WriteMayRevoke(path string) bool {
-	end := strings.IndexAny(path, "(/")
-	if end < 0 {
-		end = len(path)
-	}
-	return !principalFreeSets[path[:end]]
 }

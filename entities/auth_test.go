@@ -781,24 +781,3 @@ func TestAuth_Cache(t *testing.T) {
 		})
 	})
 }
-
-func TestWriteMayRevoke(t *testing.T) {
-	for path, want := range map[string]bool{
-		"Product":                       false,
-		"Product('p1')":                 false,
-		"Product('p1')/Categories/$ref": false,
-		"Order('o1')/MarkAsPaid":        false,
-		"Customer":                      true,
-		"Customer('a@b.c')/SetPassword": true,
-		"CustomerRole('r1')":            true,
-		"customer('a@b.c')":             true, // not a set named exactly: assumed to revoke
-		"product('p1')":                 true,
-		"$batch":                        true,
-		"":                              true,
-		"ProductX('p1')":                true,
-	} {
-		if got := entities.WriteMayRevoke(path); got != want {
-			t.Errorf("WriteMayRevoke(%q) = %v, want %v", path, got, want)
-		}
-	}
-}

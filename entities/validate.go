@@ -33,6 +33,11 @@ import (
 type Options struct {
 	// Now returns the current time; time.Now when nil.
 	Now func() time.Time
+	// CountriesEnabled makes addresses name a country, and a state where the country has states (SPEC 4.6).
+	CountriesEnabled bool
+	// PrincipalChanged, when not nil, runs after each committed write that may revoke a token or take a right
+	// from a customer (see Register): a server that caches token checks (Auth.CacheTTL) passes Auth.Forget.
+	PrincipalChanged func()
 }
 
 func (o Options) now() time.Time {

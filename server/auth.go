@@ -170,17 +170,14 @@ func (f *forgetOnAnswer) Flush() {
 func (f *forgetOnAnswer) Unwrap() http.ResponseWriter { return f.ResponseWriter }
 
 // mayRevoke reports whether a request may revoke a token or take a right from a customer: any request that may
-// write (every method but GET, HEAD and OPTIONS), but for OData writes into the entity sets the store knows
-// cannot (entities.WriteMayRevoke).
+// write (every method but GET, HEAD and OPTIONS) outside the OData service, whose writes that may call Forget
+// themselves once they commit (entities.Options.PrincipalChanged).
 func mayRevoke(r *http.Request) bool {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		return false
 	}
-	if rest, ok := strings.CutPrefix(r.URL.Path, "/odata/"); ok {
-		return entities.WriteMayRevoke(rest)
-	}
-	return true
+	return !odataPath(r.URL.Path)
 }
 
 // withChallenge adds "WWW-Authenticate: Bearer" to a 401 error that lacks it, without changing err itself (it

@@ -125,7 +125,7 @@ var storefrontRoutes = []struct{ method, pattern string }{
 
 // fakeStorefront registers every storefront route with a handler answering the route, its path values and the
 // customer.
-func fakeStorefront(r Router) {
+func fakeStorefront(r storefront.Router) {
 	for _, rt := range storefrontRoutes {
 		pattern := rt.pattern
 		r.Handle(rt.method, pattern, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {

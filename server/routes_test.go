@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/storekit/store/storefront"
 )
 
 func TestHealthz(t *testing.T) {
@@ -175,7 +177,7 @@ func TestNewHandler_Components(t *testing.T) {
 	})
 	t.Run("ErrBadPattern", func(t *testing.T) {
 		for _, pattern := range []string{"cart", "/cart/{id"} {
-			_, err := newHandler(logger, &Components{Auth: newFakeAuth(), Storefront: func(r Router) {
+			_, err := newHandler(logger, &Components{Auth: newFakeAuth(), Storefront: func(r storefront.Router) {
 				r.Handle("GET", pattern, http.NotFoundHandler())
 			}}, &drainGate{}, Config{}, &telemetry{})
 			if err == nil || !strings.Contains(err.Error(), pattern) {

@@ -21,9 +21,9 @@
 // (the raw query string), status, error_code (the code of an error answer), duration_ms, bytes, request_id and
 // the trace_id and span_id of the request's span; the token of a newsletter confirmation link is redacted), panic
 // recovery (500 InternalError; the panic and its stack only in the log), 503 ServiceUnavailable once draining,
-// the URL limit (16 KiB: 414 URITooLong) and the body limits (1 MiB, 16 MiB on /odata/Picture paths: 413
-// PayloadTooLarge), then the routes. Every route but /healthz, POST /api/token, the API documentation (GET
-// /odata/$openapi and the page /docs, see openapi.go) and the storefront's public routes (Router.HandlePublic:
+// the URL limit (16 KiB: 414 URITooLong) and the body limit outside /odata (1 MiB: 413 PayloadTooLarge; the
+// OData service holds its bodies to the same 1 MiB, 16 MiB for Picture, by its own limits), then the routes. Every route but /healthz, POST /api/token, the API documentation (GET
+// /odata/$openapi and the page /docs, see openapi.go) and the storefront's public routes (storefront.Router.HandlePublic:
 // the newsletter confirmation link) needs a bearer token (401 with WWW-Authenticate: Bearer); /odata/ and
 // /metrics (Prometheus text format, see telemetry.go) need an admin (403).
 //
@@ -67,6 +67,7 @@ import (
 	"github.com/storekit/store/odata/postgres"
 	"github.com/storekit/store/odata/sqldb"
 	"github.com/storekit/store/odata/sqlite"
+	"github.com/storekit/store/storefront"
 )
 
 // Server timeouts of SPEC part 9.
@@ -108,7 +109,7 @@ type Components struct {
 	// "/Product('1')"). Only admins reach it.
 	OData http.Handler
 	// Storefront registers the storefront routes of SPEC parts 6 and 7.
-	Storefront func(r Router)
+	Storefront func(r storefront.Router)
 	// Auth issues and checks bearer tokens.
 	Auth Authenticator
 }

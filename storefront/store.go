@@ -74,12 +74,16 @@ func New(cfg Config) *Store {
 	return s
 }
 
-// Router is where Register adds the routes: the server's router. Patterns use {name} segments read with
-// r.PathValue(name); a pattern ending in "/" also matches without it.
+// Router is where Register adds the routes: the server's router, which keeps this package free of any router
+// package.
 type Router interface {
-	// Handle serves a route that needs a bearer token: the handler reads its customer with CustomerFrom.
+	// Handle serves requests with the method on the path pattern. Patterns match case-sensitively; a {name}
+	// segment matches one non-empty path segment, which the handler reads with r.PathValue(name). A pattern
+	// ending in "/" also matches without that slash; a GET route also answers HEAD. Every route needs a bearer
+	// token: the handler reads its customer with CustomerFrom.
 	Handle(method, pattern string, h http.Handler)
-	// HandlePublic serves a route without a bearer token.
+	// HandlePublic is Handle for a route that needs no bearer token (such as a link in an e-mail, which carries
+	// its own proof); a wrong method on its path is a 405 without a token too.
 	HandlePublic(method, pattern string, h http.Handler)
 }
 

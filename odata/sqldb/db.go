@@ -37,11 +37,29 @@ func (db *DB) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) {
 // RunTx and DB.BeginTx make them.
 type Tx struct {
 	*sql.Tx
-	dialect Dialect
+	dialect     Dialect
+	afterCommit []func()
 }
 
 // Dialect returns the dialect of the transaction's database.
 func (tx *Tx) Dialect() Dialect { return tx.dialect }
+
+// AfterCommit registers f to run once the transaction has committed, after the functions registered before it:
+// for work outside the database that must see the transaction's changes, such as dropping a cache. f never runs
+// when the transaction rolls back or its commit fails (RunTx then runs the whole transaction again, whose
+// attempt registers its own).
+func (tx *Tx) AfterCommit(f func()) { tx.afterCommit = append(tx.afterCommit, f) }
+
+// Commit commits the transaction, as sql.Tx.Commit does, then runs the functions of AfterCommit.
+func (tx *Tx) Commit() error {
+	if err := tx.Tx.Commit(); err != nil {
+		return err
+	}
+	for _, f := range tx.afterCommit {
+		f()
+	}
+	return nil
+}
 
 // Conn returns a single connection of the pool, as sql.DB.Conn does (db.DB.Conn is that one), with the
 // database's dialect: for work that needs one session throughout, such as holding a session lock.

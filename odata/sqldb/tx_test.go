@@ -3,6 +3,7 @@ package sqldb_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/storekit/store/odata/dbtest"
@@ -58,8 +59,11 @@ func TestRunTx(t *testing.T) {
 				t.Fatal(err)
 			}
 			attempts := 0
+			var afterCommit []int // the attempts whose AfterCommit function ran
 			err := sqldb.RunTx(context.Background(), conflicting(db.DB), func(tx *sqldb.Tx) error {
 				attempts++
+				n := attempts
+				tx.AfterCommit(func() { afterCommit = append(afterCommit, n) })
 				if _, err := tx.Exec(`INSERT INTO attempt (n) VALUES (?)`, attempts); err != nil {
 					return err
 				}
@@ -80,6 +84,13 @@ func TestRunTx(t *testing.T) {
 			}
 			if rows != tc.wantRows {
 				t.Errorf("RunTx committed %d rows, want %d", rows, tc.wantRows)
+			}
+			var wantAfterCommit []int
+			if tc.wantRows > 0 {
+				wantAfterCommit = []int{tc.wantAttempts} // only the attempt that committed
+			}
+			if !slices.Equal(afterCommit, wantAfterCommit) {
+				t.Errorf("AfterCommit ran for attempts %v, want %v", afterCommit, wantAfterCommit)
 			}
 		})
 	}
