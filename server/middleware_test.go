@@ -121,8 +121,8 @@ func TestLogRequests(t *testing.T) {
 // went away is logged as 499, the client's doing, not as a failure of the server.
 func TestTimeBudget(t *testing.T) {
 	s := newTestServer(t)
-	h, err := newHandler(newLogger(s.log, "json"), &Components{OData: s.odata, Auth: s.auth}, s.gate,
-		Config{RequestBudget: 50 * time.Millisecond}, &telemetry{})
+	h, err := newHandler(newLogger(s.log, "json"), &components{OData: s.odata, Auth: s.auth}, s.gate,
+		config{RequestBudget: 50 * time.Millisecond}, &telemetry{})
 	if err != nil {
 		t.Fatal(err)
 	}

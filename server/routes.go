@@ -12,7 +12,7 @@ import (
 	"github.com/storekit/store/odata"
 )
 
-// odataMount is the path the OData service is served under (Components.OData): its one spelling in the server.
+// odataMount is the path the OData service is served under (components.OData): its one spelling in the server.
 const odataMount = "/odata"
 
 // publicPaths need no token whatever the method, so a wrong method on them is a 405, not a 401; so do the
@@ -22,7 +22,7 @@ var publicPaths = map[string]bool{"/healthz": true, "/api/token": true, openAPIP
 func isPublic(path string) bool { return publicPaths[path] || strings.HasPrefix(path, docsPath+"/") }
 
 // routes lists every route of the service on r; metrics, when not nil, serves /metrics to admins.
-func routes(r *mux.Router, logger *slog.Logger, c *Components, metrics http.Handler) error {
+func routes(r *mux.Router, logger *slog.Logger, c *components, metrics http.Handler) error {
 	token := requireToken(c.Auth, logger)
 	admin := requireAdmin(logger)
 

@@ -12,7 +12,7 @@ import (
 // storeComponents builds the store's components on the open database: the entity sets and actions of the OData
 // service, the storefront routes, the authenticator, their migrations and the first-start seed. It is the one
 // place that names the store's packages.
-func storeComponents(ctx context.Context, deps Deps) (*Components, error) {
+func storeComponents(ctx context.Context, deps wiring) (*components, error) {
 	cfg := deps.Config
 	auth := &entities.Auth{DB: deps.DB, TokenTTL: cfg.TokenTTL, CacheTTL: cfg.TokenCacheTTL}
 	oc := odata.Config{DB: deps.DB, Logger: deps.Logger, Mount: odataMount, PublicURL: cfg.PublicURL,
@@ -31,7 +31,7 @@ func storeComponents(ctx context.Context, deps Deps) (*Components, error) {
 	}
 	store := storefront.New(storefront.Config{DB: deps.DB, Logger: deps.Logger,
 		CountriesEnabled: cfg.CountriesEnabled, PublicURL: cfg.PublicURL})
-	return &Components{
+	return &components{
 		Migrations: []migrate.Source{entities.Migrations, storefront.Migrations},
 		CheckSchema: func(ctx context.Context) error {
 			return entities.CheckSchema(ctx, deps.DB)
