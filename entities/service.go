@@ -133,7 +133,7 @@ func (s *service) principalChanged(tx *odata.Tx) {
 func (s *service) beforeSave(prepare prepareFunc, validate validateFunc) func(context.Context, *odata.Tx, *odata.Change) error {
 	return func(ctx context.Context, tx *odata.Tx, c *odata.Change) error {
 		et := c.Set.EntityType()
-		if c.Op != odata.Patch && !c.Sent["CustomerRoles"] && et.Property("CustomerRoles") != nil {
+		if c.Op != odata.OpPatch && !c.Sent["CustomerRoles"] && et.Property("CustomerRoles") != nil {
 			// Not sent on a create or a full update: the default (the Registered role) applies, which
 			// prepareCustomer reads from the database.
 			c.New["CustomerRoles"] = nil

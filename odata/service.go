@@ -237,23 +237,23 @@ type Op uint8
 
 // The kinds of save.
 const (
-	// Create is a POST that makes a new entity.
-	Create Op = iota + 1
-	// Update is a full update: a PUT, or a POST that names an existing entity. Fields that are not sent take
+	// OpCreate is a POST that makes a new entity.
+	OpCreate Op = iota + 1
+	// OpUpdate is a full update: a PUT, or a POST that names an existing entity. Fields that are not sent take
 	// their defaults.
-	Update
-	// Patch is a PATCH: only the fields sent change.
-	Patch
+	OpUpdate
+	// OpPatch is a PATCH: only the fields sent change.
+	OpPatch
 )
 
 // String returns "Create", "Update" or "Patch".
 func (op Op) String() string {
 	switch op {
-	case Create:
+	case OpCreate:
 		return "Create"
-	case Update:
+	case OpUpdate:
 		return "Update"
-	case Patch:
+	case OpPatch:
 		return "Patch"
 	}
 	return fmt.Sprintf("Op(%d)", uint8(op))

@@ -139,8 +139,8 @@ func decodeEntity(et *edm.EntityType, members []member, config *setConfig, op Op
 func (c *setConfig) uses(p *edm.Property, op Op) bool {
 	switch {
 	case p == c.upsert:
-		return op == Create || c.RejectKeyChange
-	case op == Create:
+		return op == OpCreate || c.RejectKeyChange
+	case op == OpCreate:
 		return !readOnly(p)
 	case c.fixed(p):
 		return c.RejectKeyChange && (p.IsKey() || p.Immutable)
@@ -340,7 +340,7 @@ func (s *Service) post(req *request) error {
 	if err := s.checkWritable(ctx, et, members); err != nil {
 		return err
 	}
-	b := decodeEntity(et, members, config, Create)
+	b := decodeEntity(et, members, config, OpCreate)
 	s.resolveBinds(req, b)
 	vals := b.vals
 	if u := config.upsert; u != nil && vals[u.Name] != nil && vals[u.Name] != "" {
@@ -361,12 +361,12 @@ func (s *Service) post(req *request) error {
 			return err
 		}
 		if storedType != et {
-			b = decodeEntity(storedType, members, config, Create)
+			b = decodeEntity(storedType, members, config, OpCreate)
 			s.resolveBinds(req, b)
 		}
 		t.typ = storedType
 		missing := BadRequest(CodeInvalidValue, u.Name, fmt.Sprintf("%s %s does not exist", et.Name, u.Name))
-		return s.replace(req, Update, where, b, missing)
+		return s.replace(req, OpUpdate, where, b, missing)
 	}
 	if u := config.upsert; u != nil && b.bad[u.Name] {
 		return ValidationError(b.details...)
@@ -399,7 +399,7 @@ func (s *Service) create(ctx context.Context, tx *Tx, req *request, et *edm.Enti
 		return nil, err
 	}
 	details := append(b.details, missingRequired(et, e, func(p *edm.Property) bool { return b.bad[p.Name] })...)
-	c := &Change{Op: Create, Set: set, New: e, Sent: b.sent, typ: et}
+	c := &Change{Op: OpCreate, Set: set, New: e, Sent: b.sent, typ: et}
 	if err := saveHook(ctx, tx, config.Hooks.BeforeSave, c, details); err != nil {
 		return nil, err
 	}
@@ -668,7 +668,7 @@ func (c *setConfig) fixed(p *edm.Property) bool {
 // updateBase returns the entity an update of old starts from: for a patch the stored entity, for a full update
 // the defaults with the stored values of the fixed properties.
 func updateBase(et *edm.EntityType, config *setConfig, op Op, old Entity) Entity {
-	if op == Patch {
+	if op == OpPatch {
 		return maps.Clone(old)
 	}
 	e := defaults(et)
@@ -697,7 +697,7 @@ func applySent(et *edm.EntityType, config *setConfig, op Op, e, old Entity, b *b
 			continue
 		}
 		var base any
-		if op == Patch {
+		if op == OpPatch {
 			base = old[p.Name]
 		}
 		e[p.Name] = fillComplex(p, v, base)

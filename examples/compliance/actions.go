@@ -107,7 +107,7 @@ func process(ctx context.Context, call *odata.ActionCall) (any, error) {
 // sets ProductType to the name of the type created (Product or SpecialProduct); every update increments Version
 // (the ETag).
 func productBeforeSave(_ context.Context, _ *odata.Tx, c *odata.Change) error {
-	if c.Op == odata.Create {
+	if c.Op == odata.OpCreate {
 		c.New["Version"] = int64(1)
 		c.New["CreatedAt"] = time.Now().UTC()
 		c.New["ProductType"] = c.EntityType().Name // the discriminator the contract shows: Product or SpecialProduct
