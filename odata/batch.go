@@ -73,7 +73,7 @@ type txGroup struct {
 	service *Service
 	tx      *sqldb.Tx
 	err     error      // the first error a write of the group returned, for sqldb.RunTx's retry decision
-	changes *changeSet // the changes of tracked sets the group's writes made, appended to the log before the commit
+	changes *trackedChanges // the changes of tracked sets the group's writes made, appended to the log before the commit
 }
 
 // sharedTx returns the group transaction ctx carries for s, or nil.
@@ -242,7 +242,7 @@ func (b *batchRun) runGroup(ctx context.Context, items []*batchItem) []*batchRes
 	locations := maps.Clone(b.locations)
 	var results []*batchResult
 	err := sqldb.RunTx(ctx, s.db, func(tx *sqldb.Tx) error {
-		g := &txGroup{service: s, tx: tx, changes: &changeSet{}}
+		g := &txGroup{service: s, tx: tx, changes: &trackedChanges{}}
 		groupCtx := context.WithValue(ctx, groupKey{}, g)
 		b.locations, results = maps.Clone(locations), results[:0]
 		for _, item := range items {

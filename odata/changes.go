@@ -107,8 +107,9 @@ func newChangeLog(s *Service, opts ChangeTrackingOptions) (*changeLog, error) {
 	return c, nil
 }
 
-// changeSet collects the entities a transaction changes, for the log, each once.
-type changeSet struct {
+// trackedChanges collects the entities of tracked sets a transaction changes, for the delta change log, each
+// once (not to be confused with a batch's change sets).
+type trackedChanges struct {
 	seen    map[changeRef]bool
 	changes []changeRef
 }
@@ -120,7 +121,7 @@ type changeRef struct {
 
 // add notes a change of the entity of et with the given key values for each tracked set it belongs to: the set of
 // its type or of a type it derives from.
-func (c *changeLog) add(set *changeSet, et *edm.EntityType, key []any) {
+func (c *changeLog) add(set *trackedChanges, et *edm.EntityType, key []any) {
 	if set == nil {
 		return
 	}
@@ -230,7 +231,7 @@ func (tx *Tx) recordWhere(ctx context.Context, et *edm.EntityType, where sq.Sqli
 // flush appends the changes of set to the log in tx, the transaction that made them, just before it commits: it
 // takes the log's lock first, so that the positions of the rows follow the order of the commits, and deletes the
 // rows kept past their time when this node has not done so for a while.
-func (c *changeLog) flush(ctx context.Context, tx *sqldb.Tx, set *changeSet) error {
+func (c *changeLog) flush(ctx context.Context, tx *sqldb.Tx, set *trackedChanges) error {
 	if c == nil || set == nil || len(set.changes) == 0 {
 		return nil
 	}

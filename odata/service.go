@@ -829,7 +829,7 @@ func (s *Service) targetWhere(t *target) (sq.Sqlizer, error) {
 func (s *Service) tx(t *sqldb.Tx) *Tx {
 	tx := &Tx{Tx: t, Model: s.model, svc: s}
 	if s.changes != nil {
-		tx.changes = &changeSet{}
+		tx.changes = &trackedChanges{}
 	}
 	return tx
 }

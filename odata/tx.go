@@ -40,7 +40,7 @@ type Tx struct {
 	Model *edm.Model
 
 	svc     *Service
-	changes *changeSet // the changes of tracked sets, for the change log (changes.go); nil outside a Service's writes
+	changes *trackedChanges // the changes of tracked sets, for the change log (changes.go); nil outside a Service's writes
 }
 
 // names quotes identifiers for the helpers: from the Service's quoted names of the model, or with the Dialect
