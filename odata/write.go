@@ -64,8 +64,6 @@ func (s *Service) dbError(err error, deleting bool) error {
 	return err
 }
 
-// readOnly reports whether clients cannot set p: computed by the server or by SQL.
-func readOnly(p *edm.Property) bool { return p.ReadOnly || p.SQL != "" }
 
 // body is a decoded write body.
 type body struct {
@@ -141,7 +139,7 @@ func (c *setConfig) uses(p *edm.Property, op Op) bool {
 	case p == c.upsert:
 		return op == OpCreate || c.RejectKeyChange
 	case op == OpCreate:
-		return !readOnly(p)
+		return !p.Computed()
 	case c.fixed(p):
 		return c.RejectKeyChange && (p.IsKey() || p.Immutable)
 	}
@@ -232,7 +230,7 @@ func fillComplex(p *edm.Property, v any, base any) any {
 func missingRequired(et *edm.EntityType, e Entity, skip func(*edm.Property) bool) []ErrorDetail {
 	var out []ErrorDetail
 	for _, p := range et.Properties {
-		if !p.Required && !(p.IsKey() && !readOnly(p)) {
+		if !p.Required && !(p.IsKey() && !p.Computed()) {
 			continue
 		}
 		if skip != nil && skip(p) {
@@ -424,7 +422,7 @@ func newEntity(et *edm.EntityType, config *setConfig, b *body) Entity {
 	e := defaults(et)
 	for name := range b.sent {
 		p := et.Property(name)
-		if b.bad[name] || readOnly(p) {
+		if b.bad[name] || p.Computed() {
 			continue // computed by the server: ignored on create
 		}
 		e[name] = fillComplex(p, b.vals[name], nil)
@@ -662,7 +660,7 @@ func (s *Service) update(ctx context.Context, tx *Tx, c *Change, config *setConf
 
 // fixed reports whether an update cannot change p: a key, read-only or immutable property, or the UpsertBy one.
 func (c *setConfig) fixed(p *edm.Property) bool {
-	return p.IsKey() || readOnly(p) || p.Immutable || p == c.upsert
+	return p.IsKey() || p.Computed() || p.Immutable || p == c.upsert
 }
 
 // updateBase returns the entity an update of old starts from: for a patch the stored entity, for a full update
