@@ -12,6 +12,7 @@ import (
 
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/openapi"
 	"github.com/storekit/store/odata/schema"
 	"github.com/storekit/store/odata/sqldb"
 )
@@ -33,8 +34,8 @@ type Config struct {
 	Now func() time.Time
 	// TimeBudget is how long one request may run (see odata.Config.TimeBudget; default 10 s).
 	TimeBudget time.Duration
-	// OpenAPI configures the service's OpenAPI document (see odata.OpenAPI): the server adds its own endpoints.
-	OpenAPI odata.OpenAPI
+	// OpenAPI configures the service's OpenAPI document (see openapi.Options): the server adds its own endpoints.
+	OpenAPI openapi.Options
 	// SkipSchemaCheck leaves the comparison of the database with the model out of NewService (see
 	// odata.Config.SkipSchemaCheck), for a caller that builds the service before it migrates the database and
 	// runs CheckSchema after.

@@ -2,6 +2,7 @@ package edm_test
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -524,6 +525,41 @@ func TestBuildJoinsAllErrors(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Build() errors mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestBuilt(t *testing.T) {
+	failed := baseModel()
+	book(failed).Key = []string{"Ident"}
+	_ = failed.Build()
+	built := baseModel()
+	if err := built.Build(); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		m    *edm.Model
+		want bool
+	}{
+		{"nil", nil, false},
+		{"declared", baseModel(), false},
+		{"failed Build", failed, false},
+		{"built", built, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.m.Built(); got != tt.want {
+				t.Errorf("Built() = %v, want %v", got, tt.want)
+			}
+			if tt.m == nil || tt.want {
+				return
+			}
+			for name, write := range map[string]func(io.Writer, ...edm.Annotations) error{"WriteXML": tt.m.WriteXML, "WriteJSON": tt.m.WriteJSON} {
+				if err := write(io.Discard); !errors.Is(err, edm.ErrNotBuilt) {
+					t.Errorf("%s() = %v, want edm.ErrNotBuilt", name, err)
+				}
+			}
+		})
 	}
 }
 

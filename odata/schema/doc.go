@@ -15,6 +15,9 @@
 //     changed model needs. It only adds: it never drops or alters what exists, and refuses (with the problems)
 //     a change that adding cannot make.
 //
+// Each takes a built model: given one whose Build was forgotten (or failed), each answers edm.ErrNotBuilt,
+// wrapped, which says to call Build.
+//
 // # Column types
 //
 // The column of each kind, as Create declares it and Check accepts it (Check also accepts other spellings of

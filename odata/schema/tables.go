@@ -76,10 +76,13 @@ type builder struct {
 	foreign map[string]bool // the foreign keys declared, by table and columns
 }
 
-// describe returns the tables of the built model m: the entity types' in the model's order, then the side
+// describe returns the tables of the built model m (edm.ErrNotBuilt, wrapped, for a model not built): the entity types' in the model's order, then the side
 // tables of their collections, then the link tables of their many-to-many navigations; with their keys, foreign
 // keys and indexes.
 func describe(m *edm.Model) ([]*table, error) {
+	if !m.Built() {
+		return nil, fmt.Errorf("schema: %w", edm.ErrNotBuilt)
+	}
 	b := &builder{byName: map[string]*table{}, ofType: map[*edm.EntityType]*table{}, foreign: map[string]bool{}}
 	for _, et := range m.EntityTypes {
 		if et.Base() == nil {

@@ -193,18 +193,6 @@ func Arg(d Dialect, p *edm.Property, v any) (any, error) {
 		return n, nil
 	}
 	switch p.Type {
-	case edm.KindString:
-		if s, ok := v.(string); ok {
-			return s, nil
-		}
-	case edm.KindBoolean:
-		if b, ok := v.(bool); ok {
-			return b, nil
-		}
-	case edm.KindByte, edm.KindSByte, edm.KindInt16, edm.KindInt32, edm.KindInt64:
-		if n, ok := v.(int64); ok {
-			return n, nil
-		}
 	case edm.KindDecimal:
 		if m, ok := v.(decimal.Decimal); ok {
 			return decimalArg(m, int32(p.Scale), DecimalStorage(d, p))
@@ -232,13 +220,9 @@ func Arg(d Dialect, p *edm.Property, v any) (any, error) {
 		if t, ok := v.(time.Duration); ok {
 			return int64(t / time.Microsecond), nil
 		}
-	case edm.KindGuid:
-		if s, ok := v.(string); ok {
-			return s, nil
-		}
-	case edm.KindBinary, edm.KindStream:
-		if b, ok := v.([]byte); ok {
-			return b, nil
+	default:
+		if boundAsIs(p.Type, v) {
+			return v, nil
 		}
 	}
 	return nil, typeErr(p, v)
@@ -253,6 +237,23 @@ func typeName(p *edm.Property) string {
 		return p.Enum.Name
 	}
 	return p.Type.String()
+}
+
+// boundAsIs reports whether v is the Go value of kind k that its column binds unchanged: a string (String,
+// Guid), a bool, an int64 (the integer kinds), a []byte (Binary, Stream).
+func boundAsIs(k edm.Kind, v any) bool {
+	var ok bool
+	switch k {
+	case edm.KindString, edm.KindGuid:
+		_, ok = v.(string)
+	case edm.KindBoolean:
+		_, ok = v.(bool)
+	case edm.KindByte, edm.KindSByte, edm.KindInt16, edm.KindInt32, edm.KindInt64:
+		_, ok = v.(int64)
+	case edm.KindBinary, edm.KindStream:
+		_, ok = v.([]byte)
+	}
+	return ok
 }
 
 // Scan converts the value the driver returned for a scalar property's column (scanned into an *any) to the

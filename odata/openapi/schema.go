@@ -1,4 +1,4 @@
-package odata
+package openapi
 
 import (
 	"encoding/json"
@@ -271,6 +271,17 @@ func primitiveSchema(k edm.Kind, maxLength, precision, scale int) *jsObject {
 		}
 	}
 	return s
+}
+
+// intRange returns the range of the integer kinds narrower than Int32.
+func intRange(k edm.Kind) (lo, hi int64) {
+	switch k {
+	case edm.KindByte:
+		return 0, math.MaxUint8
+	case edm.KindSByte:
+		return math.MinInt8, math.MaxInt8
+	}
+	return math.MinInt16, math.MaxInt16
 }
 
 // decimalFacets writes a Decimal's scale as multipleOf and its range as minimum and maximum: the smaller of what
