@@ -22,8 +22,9 @@
 //	http.Handle("/odata/", svc)
 //
 // NewService checks the registration against the model, and the database's tables against the model
-// (odata/schema.Check: every missing table or column, column that cannot hold its property, key without a
-// unique index), and reports every mistake at once. odata/schema also writes the tables a model implies, as DDL
+// (odata/schema.Adapt: every missing table or column, column that cannot hold its property, key without a
+// unique index; a column another program declared, such as a SQLite DATETIME, is served in the form it holds),
+// and reports every mistake at once. odata/schema also writes the tables a model implies, as DDL
 // (schema.Create) or as a migration (schema.Migration, applied by odata/migrate).
 //
 // # Answers

@@ -208,10 +208,11 @@ func indexByte(s string, c byte) int {
 	return -1
 }
 
-// appendTime appends a DateTimeOffset in RFC 3339, UTC, with a fraction of seconds only when it is not zero.
+// appendTime appends a DateTimeOffset in RFC 3339, UTC, to microseconds (as every storage keeps it), with a
+// fraction of seconds only when it is not zero.
 func appendTime(b []byte, t time.Time) []byte {
 	b = append(b, '"')
-	b = t.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = t.UTC().Truncate(time.Microsecond).AppendFormat(b, time.RFC3339Nano)
 	return append(b, '"')
 }
 

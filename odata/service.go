@@ -109,8 +109,11 @@ type Config struct {
 	// gives defaults.
 	OpenAPI openapi.Options
 	// SkipSchemaCheck leaves out the start-up check of the database: by default NewService compares its tables
-	// with the model (odata/schema.Check) and reports every missing table or column, column type that cannot
-	// hold its property and key without a unique index, rather than answering 500 when a request meets one.
+	// with the model (odata/schema.Adapt) and reports every missing table or column, column type that cannot
+	// hold its property and key without a unique index, rather than answering 500 when a request meets one; and
+	// it serves a column another program declared (DATETIME, NUMERIC(p,s), ...) in the form its declaration
+	// says. Without the check a property keeps the storage it declares (edm.Property.TimeStorage,
+	// DecimalStorage): see odata/DESIGN.md, "Tables other programs made".
 	SkipSchemaCheck bool
 	// TracerProvider makes the span of each request (and of each request of a batch), with the attributes
 	// http.request.method, http.response.status_code, odata.entity_set, odata.request_kind and

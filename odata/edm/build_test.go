@@ -192,6 +192,16 @@ func TestBuildErrors(t *testing.T) {
 			`edm: entity type "Book": property "Weight": a Decimal stored as DecimalFloat has at most 15 digits of Precision (a floating-point number keeps no more), not 18`},
 		{"decimal storage on a string", func(m *edm.Model) { prop(book(m), "Title").DecimalStorage = edm.DecimalExact },
 			`edm: entity type "Book": property "Title": DecimalStorage applies to Edm.Decimal only`},
+		{"time storage on a string", func(m *edm.Model) { prop(book(m), "Title").TimeStorage = edm.TimeSQL },
+			`edm: entity type "Book": property "Title": TimeStorage applies to Edm.DateTimeOffset and Edm.TimeOfDay only`},
+		{"unix seconds of a time of day", func(m *edm.Model) {
+			addProp(book(m), &edm.Property{Name: "Opens", Type: edm.KindTimeOfDay, TimeStorage: edm.TimeUnix})
+		},
+			`edm: entity type "Book": property "Opens": TimeUnix applies to Edm.DateTimeOffset only`},
+		{"unknown time storage", func(m *edm.Model) {
+			addProp(book(m), &edm.Property{Name: "Seen", Type: edm.KindDateTimeOffset, TimeStorage: 7})
+		},
+			`edm: entity type "Book": property "Seen": unknown TimeStorage 7`},
 		{"unknown decimal storage", func(m *edm.Model) {
 			addProp(book(m), &edm.Property{Name: "Weight", Type: edm.KindDecimal, Precision: 8, Scale: 2, DecimalStorage: 9})
 		},

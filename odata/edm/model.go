@@ -42,7 +42,10 @@
 // UUID and BYTEA on PostgreSQL; see odata/schema). A Decimal property says how its column keeps values in
 // DecimalStorage: a scaled integer (value x 10^Scale, SQLite's default up to 19 digits), an exact decimal
 // (PostgreSQL's NUMERIC, the default there; on SQLite text under an exact decimal collation, the default beyond 19
-// digits) or a floating-point number.
+// digits) or a floating-point number. A DateTimeOffset or TimeOfDay property says so in TimeStorage: the
+// database's own form, SQL's date and time text without a zone read as UTC (SQLite DATETIME, PostgreSQL
+// timestamp without time zone) or whole seconds since 1970. odata.NewService reads from each column's declared
+// type which form a table another program made holds (odata/schema.Adapt).
 //
 // # Entity types from Go structs
 //
@@ -80,7 +83,8 @@
 //	another struct S, *S        a complex property of the complex type S derived from S's fields (nullable for *S)
 //
 // The options of a property, with the field of the declarations each sets as a literal model would (a tag
-// spells an option in lower case, sometimes shorter than the Go name: storage= sets DecimalStorage):
+// spells an option in lower case, sometimes shorter than the Go name: storage= sets DecimalStorage or
+// TimeStorage):
 //
 //	key              EntityType.Key           part of the key (the key fields in field order)
 //	generated        Property.Generated       a key the database generates
@@ -94,7 +98,9 @@
 //	maxlength=N      Property.MaxLength
 //	precision=N      Property.Precision
 //	scale=N          Property.Scale
-//	storage=S        Property.DecimalStorage  auto, scaled, exact or float (DecimalAuto, ...)
+//	storage=S        Property.DecimalStorage or TimeStorage
+//	                                          of a Decimal: auto, scaled, exact or float (DecimalAuto, ...);
+//	                                          of a DateTimeOffset or TimeOfDay: auto, sql or unix (TimeAuto, ...)
 //	default=V        Property.Default         the literal form of the kind without quotes (9.99, true,
 //	                                          2026-01-02, 2026-01-02T03:04:05Z, PT1H, an enum member's name); no
 //	                                          commas
@@ -393,6 +399,10 @@ type Property struct {
 	// DecimalStorage says how the column of a Decimal stores its values (see DecimalStorage); DecimalAuto, the
 	// zero value, is the database's own way. A struct tag sets it as storage=auto, scaled, exact or float.
 	DecimalStorage DecimalStorage
+	// TimeStorage says how the column of a DateTimeOffset or TimeOfDay stores its values (see TimeStorage);
+	// TimeAuto, the zero value, is the database's own way or, at odata.NewService, the form the column's
+	// declared type says.
+	TimeStorage TimeStorage
 	// Default is the value a create uses when the field is omitted, as the Go value of the property's type
 	// (see Kind); an enum default may also be given as a member name. Build converts integer defaults to int64
 	// and float defaults to float64.
@@ -495,6 +505,46 @@ func (s DecimalStorage) String() string {
 		return "float"
 	}
 	return fmt.Sprintf("DecimalStorage(%d)", uint8(s))
+}
+
+// TimeStorage is how the column of an Edm.DateTimeOffset or Edm.TimeOfDay property stores its values. Every
+// kind reads and writes the property's values in UTC and compares and orders them as points in time; they
+// differ in what the column holds, so that the engine can serve tables that another program made:
+//
+//	TimeAuto   the database's own: SQLite TEXT 2006-01-02T15:04:05.000000Z (UTC, always six fraction digits,
+//	           so that text order is time order) or 15:04:05.000000; PostgreSQL timestamp with time zone or
+//	           time. odata.NewService (odata/schema.Adapt) serves a column declared otherwise in the form its
+//	           declaration says: TimeSQL for SQLite DATETIME, TIMESTAMP or TIME and PostgreSQL timestamp
+//	           without time zone, TimeUnix for a SQLite INTEGER DateTimeOffset column
+//	TimeSQL    SQL's text without a zone, read as UTC: on SQLite '2006-01-02 15:04:05' with or without a
+//	           fraction of any length ('15:04:05[.fff]' for a TimeOfDay), as SQLite's CURRENT_TIMESTAMP,
+//	           datetime() and most programs write it (a 'T' for the space and a trailing 'Z' or '+00:00' are
+//	           read too); PostgreSQL timestamp without time zone holding the UTC wall clock (time for a TimeOfDay)
+//	TimeUnix   whole seconds since 1970-01-01 UTC in an integer column (SQLite INTEGER, PostgreSQL bigint);
+//	           DateTimeOffset only, and a value with a fraction of a second cannot be stored
+//
+// A column stored in another way than the database's own is compared and ordered through an expression that
+// turns it into the database's own form, which an index on the column does not serve.
+type TimeStorage uint8
+
+// The time storage kinds.
+const (
+	TimeAuto TimeStorage = iota
+	TimeSQL
+	TimeUnix
+)
+
+// String returns "auto", "sql" or "unix".
+func (s TimeStorage) String() string {
+	switch s {
+	case TimeAuto:
+		return "auto"
+	case TimeSQL:
+		return "sql"
+	case TimeUnix:
+		return "unix"
+	}
+	return fmt.Sprintf("TimeStorage(%d)", uint8(s))
 }
 
 // IsKey reports whether the property is part of its entity type's key.

@@ -371,8 +371,18 @@ func count(s string, to *int) error {
 	return nil
 }
 
-// storageOption sets the DecimalStorage named by s ("auto", "scaled", "exact", "float").
+// storageOption sets the storage named by s: of a DateTimeOffset or TimeOfDay the TimeStorage ("auto", "sql",
+// "unix"), of other kinds the DecimalStorage ("auto", "scaled", "exact", "float"), which Build checks.
 func storageOption(p *Property, s string) error {
+	if p.Type == KindDateTimeOffset || p.Type == KindTimeOfDay {
+		for st := TimeAuto; st <= TimeUnix; st++ {
+			if st.String() == s {
+				p.TimeStorage = st
+				return nil
+			}
+		}
+		return timeStorageProblem(s)
+	}
 	for st := DecimalAuto; st <= DecimalFloat; st++ {
 		if st.String() == s {
 			p.DecimalStorage = st

@@ -310,6 +310,41 @@ func TestEntityTypesOf_Errors(t *testing.T) {
 	}
 }
 
+// timeStorages declares the time storage of its fields in tags.
+type timeStorages struct {
+	Id      int64          `odata:",key"`
+	Created time.Time      `odata:",storage=sql"`
+	Seen    *time.Time     `odata:",storage=unix"`
+	Opens   edm.TimeOfDay  `odata:",storage=sql"`
+	Closes  *edm.TimeOfDay `odata:",storage=auto"`
+}
+
+// TestEntityTypesOf_TimeStorage checks the storage= option of time fields, and that a decimal storage name is
+// refused for them.
+func TestEntityTypesOf_TimeStorage(t *testing.T) {
+	types, err := edm.EntityTypesOf(timeStorages{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]edm.TimeStorage{}
+	for _, p := range types[0].Properties {
+		got[p.Name] = p.TimeStorage
+	}
+	want := map[string]edm.TimeStorage{"Id": edm.TimeAuto, "Created": edm.TimeSQL, "Seen": edm.TimeUnix,
+		"Opens": edm.TimeSQL, "Closes": edm.TimeAuto}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("TimeStorage by property (-want +got):\n%s", diff)
+	}
+	type wrong struct {
+		Id  int64     `odata:",key"`
+		Due time.Time `odata:",storage=float"`
+	}
+	_, err = edm.EntityTypesOf(wrong{})
+	if want := `edm: struct "wrong": field "Due": storage=float: not auto, sql or unix (TimeStorage TimeAuto, TimeSQL or TimeUnix)`; err == nil || err.Error() != want {
+		t.Errorf("EntityTypesOf(storage=float on a time.Time) = %v, want %s", err, want)
+	}
+}
+
 type convTeam struct {
 	ID      int
 	Name    string

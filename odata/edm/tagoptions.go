@@ -28,7 +28,7 @@ var propertyTagOptions = []tagOption{
 	{"maxlength", true, []string{"Property.MaxLength"}},
 	{"precision", true, []string{"Property.Precision"}},
 	{"scale", true, []string{"Property.Scale"}},
-	{"storage", true, []string{"Property.DecimalStorage"}},
+	{"storage", true, []string{"Property.DecimalStorage", "Property.TimeStorage"}},
 	{"default", true, []string{"Property.Default"}},
 	{"column", true, []string{"Property.Column"}},
 	{"type", true, []string{"Property.Type"}},
@@ -88,6 +88,19 @@ func decimalStorageProblem(s string) error {
 		}
 	}
 	return fmt.Errorf("not auto, scaled, exact or float (DecimalStorage DecimalAuto, DecimalScaled, DecimalExact or DecimalFloat)")
+}
+
+// timeStorageProblem is the error of storage=s for a DateTimeOffset or TimeOfDay when s is none of the
+// TimeStorage names: the name meant when s is one in another case or spelt as the Go constant (SQL or TimeSQL
+// for sql).
+func timeStorageProblem(s string) error {
+	for st, constant := range [...]string{TimeAuto: "TimeAuto", TimeSQL: "TimeSQL", TimeUnix: "TimeUnix"} {
+		if folded := foldOption(s); folded == TimeStorage(st).String() || folded == strings.ToLower(constant) {
+			return fmt.Errorf("not auto, sql or unix: did you mean storage=%s (it sets Property.TimeStorage to %s)?",
+				TimeStorage(st), constant)
+		}
+	}
+	return fmt.Errorf("not auto, sql or unix (TimeStorage TimeAuto, TimeSQL or TimeUnix)")
 }
 
 // navigationOnly returns the option of a navigation named key that properties do not have, if there is one.

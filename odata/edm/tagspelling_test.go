@@ -3,6 +3,7 @@ package edm_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/shopspring/decimal"
@@ -27,6 +28,7 @@ type (
 	storageAsConstant struct {
 		Id    int64            `odata:",key"`
 		Price *decimal.Decimal `odata:",precision=10,scale=2,storage=DecimalFloat"`
+		At    time.Time        `odata:",storage=TimeSQL"`
 	}
 	navigationOnProperty struct {
 		Id   int64  `odata:",key"`
@@ -47,7 +49,7 @@ func TestEntityTypesOf_OptionSpelling(t *testing.T) {
 		value any
 		want  []string
 	}{
-		{spelledAsField{}, []string{`edm: struct "spelledAsField": field "Price": unknown option "DecimalStorage": did you mean storage= (it sets Property.DecimalStorage)?`}},
+		{spelledAsField{}, []string{`edm: struct "spelledAsField": field "Price": unknown option "DecimalStorage": did you mean storage= (it sets Property.DecimalStorage or Property.TimeStorage)?`}},
 		{spelledInCase{}, []string{
 			`edm: struct "spelledInCase": field "Name": unknown option "MaxLength": did you mean maxlength= (it sets Property.MaxLength)?`,
 			`edm: struct "spelledInCase": field "Name": unknown option "read_only": did you mean readonly (it sets Property.ReadOnly)?`,
@@ -57,7 +59,10 @@ func TestEntityTypesOf_OptionSpelling(t *testing.T) {
 			`edm: struct "spelledNearly": field "Name": unknown option "requird": did you mean required (it sets Property.Required)?`,
 			`edm: struct "spelledNearly": field "Name": unknown option "bogus"`,
 		}},
-		{storageAsConstant{}, []string{`edm: struct "storageAsConstant": field "Price": storage=DecimalFloat: not auto, scaled, exact or float: did you mean storage=float (it sets Property.DecimalStorage to DecimalFloat)?`}},
+		{storageAsConstant{}, []string{
+			`edm: struct "storageAsConstant": field "Price": storage=DecimalFloat: not auto, scaled, exact or float: did you mean storage=float (it sets Property.DecimalStorage to DecimalFloat)?`,
+			`edm: struct "storageAsConstant": field "At": storage=TimeSQL: not auto, sql or unix: did you mean storage=sql (it sets Property.TimeStorage to TimeSQL)?`,
+		}},
 		{navigationOnProperty{}, []string{`edm: struct "navigationOnProperty": field "Name": option partner= applies to navigations only (a field whose tag names fk=, fkcolumns= or link=)`}},
 		{navigationSpelledAsField{}, []string{
 			`edm: struct "navigationSpelledAsField": field "Owner": unknown option "ContainsTarget": did you mean contains (it sets NavigationProperty.ContainsTarget)?`,
