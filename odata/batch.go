@@ -17,18 +17,6 @@ import (
 	"github.com/storekit/store/odata/sqldb"
 )
 
-// Default limits of a $batch request (SPEC part 9; Limits.BatchRequests and Limits.BatchBytes): past them the
-// whole batch is refused, 400 LimitExceeded for the number of requests and 413 PayloadTooLarge for the body, each
-// with a message naming the limit.
-const (
-	// MaxBatchRequests is the default largest number of requests in one batch, counting those inside change
-	// sets and atomicity groups.
-	MaxBatchRequests = 100
-	// MaxBatchBodyBytes is the default largest batch body the engine reads (16 MiB). A server usually sets a
-	// lower limit of its own on request bodies (http.MaxBytesReader); reading past that one is a 413 too.
-	MaxBatchBodyBytes = 16 << 20
-)
-
 // batchItem is one request of a batch, in either format.
 type batchItem struct {
 	id        string   // the request id (JSON) or Content-ID (multipart); "" when none

@@ -210,7 +210,7 @@ func TestBatch_JSONAnswer(t *testing.T) {
 }
 
 func TestBatch_Malformed(t *testing.T) {
-	many := make([]string, odata.MaxBatchRequests+1)
+	many := make([]string, odata.DefaultBatchRequests+1)
 	for i := range many {
 		many[i] = fmt.Sprintf(`{"id":"%d","method":"get","url":"Book"}`, i)
 	}
@@ -263,7 +263,7 @@ func TestBatch_BodyLimit(t *testing.T) {
 		message string
 	}{
 		{"Content-Length past the engine's limit", func(w http.ResponseWriter, r *http.Request) {
-			r.ContentLength = odata.MaxBatchBodyBytes + 1
+			r.ContentLength = odata.DefaultBatchBytes + 1
 		}, "16 MiB"},
 		{"past the server's limit", func(w http.ResponseWriter, r *http.Request) {
 			r.Body = http.MaxBytesReader(w, r.Body, 10)

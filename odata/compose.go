@@ -3,6 +3,7 @@ package odata
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/storekit/store/odata/edm"
@@ -123,14 +124,14 @@ func (s *Service) readComposed(req *request, f *edm.Function, keys [][]any) erro
 	}
 	r := req.r.Clone(req.r.Context())
 	u := *r.URL
-	u.RawQuery = composedQuery(req.query, keyFilter)
+	u.RawQuery = composedQuery(req.target.funcQuery, keyFilter)
 	r.URL = &u
 	limits := *s.limitsOf(t)
 	// The keys are the function's, not the client's: the limits of the client's expressions do not count them.
 	q := &limits.read.Query
-	q.ListItems = max(q.ListItems, len(keys))
-	q.Nodes += 4 * len(keys) * len(es.EntityType().Key)
-	q.Length += len(keyFilter)
+	q.InListItems = max(q.InListItems, len(keys))
+	q.ExpressionNodes += 4 * len(keys) * len(es.EntityType().Key)
+	q.ExpressionLength += len(keyFilter)
 	q.LiteralLength = max(q.LiteralLength, longestLiteral(keyFilter))
 	composed := &request{w: req.w, r: r, target: t, service: s, version: req.version, limits: &limits}
 	return s.read(composed)
@@ -209,25 +210,16 @@ func longestLiteral(text string) int {
 	return longest
 }
 
-// composedQuery returns the raw query of a composed read: the system options and aliases of q as sent, its
-// $filter (if any) and the key filter joined with and.
-func composedQuery(q *syntax.Query, keyFilter string) string {
-	escape := func(s string) string { return strings.ReplaceAll(url.QueryEscape(s), "+", "%20") }
-	parts := make([]string, 0, len(q.Options)+1)
-	filtered := false
-	for _, o := range q.Options {
-		if !strings.HasPrefix(o.Name, "$") && !strings.HasPrefix(o.Name, "@") {
-			continue
-		}
-		raw := strings.ReplaceAll(o.Raw, " ", "%20")
-		if o.Name == "$filter" && keyFilter != "" {
-			raw = escape("("+keyFilter+") and (") + raw + escape(")")
-			filtered = true
-		}
-		parts = append(parts, o.Name+"="+raw)
+// composedQuery returns the raw query of a composed read: the system options and aliases of the function call's
+// query as sent, its $filter (if any) and the key filter joined with and.
+func composedQuery(q syntax.QueryString, keyFilter string) string {
+	q = slices.DeleteFunc(slices.Clone(q), syntax.QueryParam.Custom)
+	if keyFilter == "" {
+		return q.String()
 	}
-	if !filtered && keyFilter != "" {
-		parts = append(parts, "$filter="+escape(keyFilter))
+	and := syntax.Escape(keyFilter)
+	if filter, found, _ := q.Lookup("$filter"); found {
+		and = syntax.Escape("("+keyFilter+") and (") + filter.Raw + syntax.Escape(")")
 	}
-	return strings.Join(parts, "&")
+	return q.With("$filter", and).String()
 }

@@ -152,11 +152,13 @@ type valueType struct {
 	precision  int
 	scale      int
 	storage    edm.DecimalStorage // a Decimal property's (edm.DecimalAuto for a parameter)
+	time       edm.TimeStorage    // a DateTimeOffset or TimeOfDay property's (edm.TimeAuto for a parameter)
 }
 
 func propType(p *edm.Property) valueType {
 	return valueType{name: p.Name, kind: p.Type, enum: p.Enum, complex: p.Complex, collection: p.Collection,
-		nullable: p.Nullable, maxLength: p.MaxLength, precision: p.Precision, scale: p.Scale, storage: p.DecimalStorage}
+		nullable: p.Nullable, maxLength: p.MaxLength, precision: p.Precision, scale: p.Scale, storage: p.DecimalStorage,
+		time: p.TimeStorage}
 }
 
 func paramType(p *edm.Parameter) valueType {
@@ -309,7 +311,7 @@ var primitiveDecoders = [...]primitiveDecoder{
 	edm.KindSingle:         decodeFloat,
 	edm.KindDate:           decodeText("date (YYYY-MM-DD)", func(s string) (any, error) { return edm.ParseDate(s) }),
 	edm.KindTimeOfDay:      decodeText("time of day (HH:MM:SS)", func(s string) (any, error) { return edm.ParseTimeOfDay(s) }),
-	edm.KindDateTimeOffset: decodeText("date and time (RFC 3339, such as 2026-11-22T01:02:03Z)", parseDateTimeOffset),
+	edm.KindDateTimeOffset: decodeDateTimeOffset,
 	edm.KindDuration:       decodeText("duration (such as P1DT2H)", func(s string) (any, error) { return edm.ParseDuration(s) }),
 	edm.KindGuid:           decodeText("GUID", func(s string) (any, error) { return edm.ParseGuid(s) }),
 	edm.KindBinary:         decodeBinary,
@@ -503,6 +505,16 @@ func decodeText(what string, parse func(string) (any, error)) primitiveDecoder {
 		}
 		return v, nil
 	}
+}
+
+// decodeDateTimeOffset decodes an RFC 3339 date and time; a column of whole seconds (edm.TimeUnix) takes no
+// fraction of a second.
+func decodeDateTimeOffset(t valueType, target string, raw json.RawMessage) (any, *ErrorDetail) {
+	v, refused := decodeText("date and time (RFC 3339, such as 2026-11-22T01:02:03Z)", parseDateTimeOffset)(t, target, raw)
+	if refused == nil && t.time == edm.TimeUnix && v.(time.Time).Nanosecond() != 0 {
+		return nil, detailf(CodeInvalidValue, target, "%s must be a whole second (its column holds seconds since 1970).", target)
+	}
+	return v, refused
 }
 
 // parseDateTimeOffset reads an RFC 3339 date and time, as UTC.

@@ -3,8 +3,6 @@ package odata
 import (
 	"context"
 	"net/http"
-	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,13 +40,15 @@ func (s *Service) startTracking(req *request) (done bool, err error) {
 	}
 	raw := req.r.URL.RawQuery
 	tracks := s.sets[t.set].TrackChanges
-	options := splitQuery(raw)
-	token, found := options.get("deltatoken")
+	options := syntax.SplitQuery(raw)
+	token, found, err := options.Lookup("$deltatoken")
 	switch {
+	case err != nil:
+		return true, syntaxError(err)
 	case found && !tracks:
 		return true, BadRequest(CodeInvalidValue, "$deltatoken", "The entity set "+t.set.Name+" does not track changes: the $deltatoken is not one this service issued.")
 	case found:
-		tok, err := s.deltaToken(req, token)
+		tok, err := s.deltaToken(req, token.Value())
 		if err == nil && tok.Kind != tokenInitial {
 			err = onlyDeltaToken(options)
 		}
@@ -61,8 +61,8 @@ func (s *Service) startTracking(req *request) (done bool, err error) {
 		if tok.Kind != tokenInitial {
 			return true, s.serveDelta(req, tok, options)
 		}
-		req.tracking = &tracking{set: t.set, from: tok.From, fromAt: tok.FromAt, query: options.without("deltatoken").String()}
-	case tracks && len(req.r.Header["Prefer"]) > 0 && parsePrefer(req.r.Header).trackChanges && !options.has("top", "skip", "expand", "apply"):
+		req.tracking = &tracking{set: t.set, from: tok.From, fromAt: tok.FromAt, query: options.Without("$deltatoken").String()}
+	case tracks && len(req.r.Header["Prefer"]) > 0 && parsePrefer(req.r.Header).trackChanges && !options.Has("$top", "$skip", "$expand", "$apply"):
 		at := time.Now().UnixMilli()
 		from, err := s.changes.position(req.r.Context())
 		if err != nil {
@@ -87,10 +87,10 @@ func (s *Service) deltaToken(req *request, text string) (*deltaToken, error) {
 
 // onlyDeltaToken refuses the options of a delta link's request but $deltatoken and $format: the defining query is
 // in the token.
-func onlyDeltaToken(options rawOptions) error {
+func onlyDeltaToken(options syntax.QueryString) error {
 	for _, o := range options {
-		if o.name != "deltatoken" && o.name != "format" {
-			return BadRequest(CodeBadRequest, o.name, "A delta link takes no query options but $format: the defining query is part of it.")
+		if o.Option != "$deltatoken" && o.Option != "$format" {
+			return BadRequest(CodeBadRequest, o.Name, "A delta link takes no query options but $format: the defining query is part of it.")
 		}
 	}
 	return nil
@@ -102,7 +102,7 @@ func (s *Service) checkAge(req *request, tok *deltaToken) error {
 	if time.Now().UnixMilli()-tok.FromAt > s.changes.keep.Milliseconds() {
 		query := tok.Query
 		if tok.Kind == tokenInitial {
-			query = definingQuery(splitQuery(req.r.URL.RawQuery).without("deltatoken").String())
+			query = definingQuery(req.r.URL.RawQuery)
 		}
 		location := req.base() + "/" + tok.Set
 		if query != "" {
@@ -141,96 +141,16 @@ func (tr *tracking) deltaLink(req *request) string {
 // definingQuery returns the raw query of a read without the options of paging and format: what a delta link
 // reads again.
 func definingQuery(raw string) string {
-	return splitQuery(raw).without("skiptoken", "deltatoken", "count", "format").String()
+	return syntax.SplitQuery(raw).Without("$skiptoken", "$deltatoken", "$count", "$format").String()
 }
 
-// rawOptions are the options of a raw query string, in order.
-type rawOptions []rawOption
-
-// rawOption is one option of a raw query string as sent (name=value, still percent-encoded), with the name it
-// is known by: without "$", in lower case, for system query options (OData 4.01 lets clients leave "$" out).
-type rawOption struct {
-	text, name, value string
-}
-
-// splitQuery splits a raw query string into its options.
-func splitQuery(raw string) rawOptions {
-	var out rawOptions
-	for _, part := range strings.Split(raw, "&") {
-		if part == "" {
-			continue
-		}
-		name, value, _ := strings.Cut(part, "=")
-		if decoded, err := url.QueryUnescape(name); err == nil {
-			name = decoded
-		}
-		if !strings.HasPrefix(name, "@") {
-			name = strings.ToLower(strings.TrimPrefix(name, "$"))
-		}
-		out = append(out, rawOption{text: part, name: name, value: value})
+// withFilter returns the raw query with the raw $filter expression and added to its $filter, if it has one.
+func withFilter(raw, and string) string {
+	q := syntax.SplitQuery(raw)
+	if filter, found, _ := q.Lookup("$filter"); found {
+		and = "(" + filter.Raw + ")+and+(" + and + ")"
 	}
-	return out
-}
-
-// get returns the percent-decoded value of the option called name, and whether there is one.
-func (o rawOptions) get(name string) (string, bool) {
-	for _, opt := range o {
-		if opt.name == name {
-			v, err := url.QueryUnescape(opt.value)
-			if err != nil {
-				v = opt.value
-			}
-			return v, true
-		}
-	}
-	return "", false
-}
-
-// has reports whether there is an option called by one of the names.
-func (o rawOptions) has(names ...string) bool {
-	for _, opt := range o {
-		if slices.Contains(names, opt.name) {
-			return true
-		}
-	}
-	return false
-}
-
-// without returns the options but those called by the names.
-func (o rawOptions) without(names ...string) rawOptions {
-	var out rawOptions
-	for _, opt := range o {
-		if !slices.Contains(names, opt.name) {
-			out = append(out, opt)
-		}
-	}
-	return out
-}
-
-// String returns the raw query string of the options.
-func (o rawOptions) String() string {
-	parts := make([]string, len(o))
-	for i, opt := range o {
-		parts[i] = opt.text
-	}
-	return strings.Join(parts, "&")
-}
-
-// withFilter returns the options with the raw $filter expression and added to theirs.
-func (o rawOptions) withFilter(and string) string {
-	out := make(rawOptions, 0, len(o)+1)
-	found := false
-	for _, opt := range o {
-		if opt.name == "filter" && !found {
-			found = true
-			opt.text = "$filter=(" + opt.value + ")+and+(" + and + ")"
-		}
-		out = append(out, opt)
-	}
-	if !found {
-		out = append(out, rawOption{text: "$filter=" + and})
-	}
-	return out.String()
+	return q.With("$filter", and).String()
 }
 
 // deltaPage is one page of a delta answer being read.
@@ -242,9 +162,12 @@ type deltaPage struct {
 
 // serveDelta answers a GET of a delta link or of the next page of a delta answer: the changes the token's
 // position and the defining query select, a page of them, then a next link or a new delta link.
-func (s *Service) serveDelta(req *request, tok *deltaToken, options rawOptions) error {
-	format, _ := options.get("format")
-	req.query = &syntax.Query{Format: format}
+func (s *Service) serveDelta(req *request, tok *deltaToken, options syntax.QueryString) error {
+	format, _, err := options.Lookup("$format")
+	if err != nil {
+		return syntaxError(err)
+	}
+	req.query = &syntax.Query{Format: format.Value()}
 	if err := req.negotiateJSON(); err != nil {
 		return err
 	}
@@ -309,14 +232,14 @@ func keyFilter(et *edm.EntityType, page *deltaPage, keys []string) string {
 	for i, k := range keys {
 		values[i] = page.values[k]
 	}
-	return url.QueryEscape(keysFilter(et, values))
+	return syntax.Escape(keysFilter(et, values))
 }
 
 // deltaLimits are the limits of the reads of a delta page: the set's, without bounds on the size of the $filter
 // the page's keys add to the defining query (which passed them when it was first read).
 func deltaLimits(l *requestLimits) *requestLimits {
 	out := *l
-	out.read.Query.Nodes, out.read.Query.Length, out.read.Query.ListItems = -1, -1, -1
+	out.read.Query.ExpressionNodes, out.read.Query.ExpressionLength, out.read.Query.InListItems = -1, -1, -1
 	return &out
 }
 
@@ -387,7 +310,7 @@ func (s *Service) writeDeltaEntries(req *request, w *deltaWriter, query string, 
 	ctx := req.r.Context()
 	limits := deltaLimits(s.limitsOf(t))
 	if len(page.keys) > 0 {
-		read, err := s.planRead(ctx, t.scope, splitQuery(query).withFilter(keyFilter(t.typ, page, page.keys)), limits)
+		read, err := s.planRead(ctx, t.scope, withFilter(query, keyFilter(t.typ, page, page.keys)), limits)
 		if err != nil {
 			return queryError(err)
 		}

@@ -2,6 +2,11 @@
 // live in a SQLite or PostgreSQL database, with the protocol's reads, writes and actions, and lets a plug-in add
 // validation, computed fields and operations in Go.
 //
+// The shortest path serves Go structs (the package Example, which is examples/hello): Config.Structs derives
+// the model from them, Config.Migrate creates their tables, Config.Writes opens their sets to writes, and
+// ListenAndServe serves them. The program grows by options of the same Config: per-set hooks, row filters and
+// writes in Sets, actions and functions declared in Model, PostgreSQL through odata/postgres.Open.
+//
 // A Service is an http.Handler built once from a Config:
 //
 //	svc, err := odata.NewService(odata.Config{
@@ -17,8 +22,9 @@
 //	http.Handle("/odata/", svc)
 //
 // NewService checks the registration against the model, and the database's tables against the model
-// (odata/schema.Check: every missing table or column, column that cannot hold its property, key without a
-// unique index), and reports every mistake at once. odata/schema also writes the tables a model implies, as DDL
+// (odata/schema.Adapt: every missing table or column, column that cannot hold its property, key without a
+// unique index; a column another program declared, such as a SQLite DATETIME, is served in the form it holds),
+// and reports every mistake at once. odata/schema also writes the tables a model implies, as DDL
 // (schema.Create) or as a migration (schema.Migration, applied by odata/migrate).
 //
 // # Answers
@@ -107,13 +113,12 @@
 // # Limits
 //
 // Config.Limits bounds what one request may ask, SPEC part 9's values by default (a zero field is the default,
-// a negative one no limit): PageSize 100 and MaxPageSize 1,000 (Prefer: odata.maxpagesize), MaxTop none,
-// ExpandDepth 3, Expands 32 navigations in all, ExpressionNodes 3,000 and ExpressionLength 16 KiB per $filter,
-// $orderby or alias, InListItems 1,000, LambdaDepth 4, Lambdas 32, LiteralLength 1,000 characters, PatternSize
-// 1,000 compiled instructions, BodyBytes 1 MiB, MediaBytes 16 MiB, BatchRequests 100 and BatchBytes 16 MiB;
-// Config.TimeBudget (10 s) bounds its time. SetOptions.Limits gives a set its own page sizes, MaxTop,
-// ExpandDepth, BodyBytes and MediaBytes. Past a limit the answer is 400 LimitExceeded (413 PayloadTooLarge for a
-// body) with a message naming the limit.
+// a negative one no limit): page sizes (Prefer: odata.maxpagesize), $top, $expand depth and breadth, the size of
+// expressions, in lists, lambdas, literals and patterns, bodies and batches. Each default is a constant: the
+// Default* constants of this package for the engine's own limits, those of odata/syntax for the parser's (its
+// Limits has the same field names); DESIGN.md's "Limits" tabulates them. Config.TimeBudget (10 s) bounds its
+// time. SetOptions.Limits gives a set its own page sizes, MaxTop, ExpandDepth, BodyBytes and MediaBytes. Past a
+// limit the answer is 400 LimitExceeded (413 PayloadTooLarge for a body) with a message naming the limit.
 //
 // # Batches
 //

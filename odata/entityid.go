@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/storekit/store/odata/syntax"
 )
 
 // isEntityPath reports whether path (below the service root, still percent-encoded) is the $entity resource,
@@ -19,23 +21,13 @@ func (s *Service) entityRequest(r *http.Request) (*http.Request, error) {
 		return nil, &Error{Code: CodeMethodNotAllowed, Header: http.Header{"Allow": {"GET, HEAD"}},
 			Message: "The method " + r.Method + " is not allowed on $entity; allowed: GET, HEAD."}
 	}
-	var id string
-	var rest []string
-	for _, pair := range strings.Split(r.URL.RawQuery, "&") {
-		name, value, _ := strings.Cut(pair, "=")
-		if n, err := url.QueryUnescape(name); err == nil && strings.EqualFold(n, "$id") {
-			v, err := url.QueryUnescape(value)
-			if err != nil || id != "" {
-				return nil, BadRequest(CodeInvalidValue, "$id", "$id must be given once, percent-encoded.")
-			}
-			id = v
-			continue
-		}
-		if pair != "" {
-			rest = append(rest, pair)
-		}
+	q := syntax.SplitQuery(r.URL.RawQuery)
+	param, found, err := q.Lookup("$id")
+	if err != nil {
+		return nil, syntaxError(err)
 	}
-	if id == "" {
+	id := param.Value()
+	if !found || id == "" {
 		return nil, BadRequest(CodeBadRequest, "$id", "$entity needs the id of the entity to read in $id: $entity?$id=Set(key).")
 	}
 	path, ours := (&request{r: r, service: s}).idPath(id)
@@ -50,7 +42,7 @@ func (s *Service) entityRequest(r *http.Request) (*http.Request, error) {
 		return nil, BadRequest(CodeInvalidValue, "$id", "$id is not a percent-encoded URL: "+id)
 	}
 	u := *r.URL
-	u.Path, u.RawPath, u.RawQuery = s.mount+"/"+unescaped, s.mount+"/"+path, strings.Join(rest, "&")
+	u.Path, u.RawPath, u.RawQuery = s.mount+"/"+unescaped, s.mount+"/"+path, q.Without("$id").String()
 	byID := r.Clone(r.Context())
 	byID.URL = &u
 	return byID, nil

@@ -14,3 +14,6 @@ func SetAsyncPoll(d time.Duration) (restore func()) {
 	old := asyncPoll.Swap(int64(d))
 	return func() { asyncPoll.Store(old) }
 }
+
+// Plural is the name of the entity set Config.Structs gives a struct type.
+var Plural = plural

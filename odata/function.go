@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -97,24 +96,22 @@ func (s *Service) callFunction(req *request) error {
 }
 
 // splitParameterOptions takes the options named after a parameter of one of the overloads of a function call
-// out of its raw query (OData 4.01: GetTopProducts()?count=5, where count is the parameter, not $count), and
-// returns the rest of the query and those options, percent-decoded.
-func splitParameterOptions(rawQuery string, overloads []*edm.Function) (string, []syntax.CustomOption) {
-	var rest []string
+// out of its query (OData 4.01: GetTopProducts()?count=5, where count is the parameter, not $count: a name
+// spelt without "$" or "@" that a parameter has), and returns the rest of the query and those options,
+// percent-decoded.
+func splitParameterOptions(q syntax.QueryString, overloads []*edm.Function) (syntax.QueryString, []syntax.CustomOption) {
+	var rest syntax.QueryString
 	var params []syntax.CustomOption
-	for _, part := range strings.Split(rawQuery, "&") {
-		rawName, rawValue, _ := strings.Cut(part, "=")
-		name, err1 := url.QueryUnescape(rawName)
-		value, err2 := url.QueryUnescape(rawValue)
-		isParam := err1 == nil && err2 == nil && !strings.HasPrefix(name, "$") && !strings.HasPrefix(name, "@") &&
-			slices.ContainsFunc(overloads, func(f *edm.Function) bool { return f.Parameter(name) != nil })
+	for _, p := range q {
+		isParam := !strings.HasPrefix(p.Name, "$") && !strings.HasPrefix(p.Name, "@") &&
+			slices.ContainsFunc(overloads, func(f *edm.Function) bool { return f.Parameter(p.Name) != nil })
 		if isParam {
-			params = append(params, syntax.CustomOption{Name: name, Value: value})
-		} else if part != "" {
-			rest = append(rest, part)
+			params = append(params, syntax.CustomOption{Name: p.Name, Value: p.Value()})
+		} else {
+			rest = append(rest, p)
 		}
 	}
-	return strings.Join(rest, "&"), params
+	return rest, params
 }
 
 // queryParams returns the parameters a function call gives as query options as arguments: a literal, or for
@@ -122,7 +119,7 @@ func splitParameterOptions(rawQuery string, overloads []*edm.Function) (string, 
 func queryParams(options []syntax.CustomOption) []syntax.Arg {
 	var args []syntax.Arg
 	for _, o := range options {
-		value, err := syntax.ParseExpr(url.QueryEscape(o.Value))
+		value, err := syntax.ParseExpr(syntax.Escape(o.Value))
 		if _, literal := value.(*syntax.Literal); err != nil || !literal {
 			value = &syntax.Literal{Kind: syntax.LitString, Text: o.Value, Value: o.Value}
 		}

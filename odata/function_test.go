@@ -11,7 +11,7 @@ import (
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/dbtest"
 	"github.com/storekit/store/odata/edm"
-	"github.com/storekit/store/odata/openapitest"
+	"github.com/storekit/store/odata/openapi/openapitest"
 )
 
 // functionsFixture serves the library with functions of every kind: unbound with overloads (Bestsellers() and

@@ -118,7 +118,8 @@ func (s *Service) route(r *http.Request) (*target, *syntax.Query, error) {
 	if method != http.MethodGet || t.kind != tCollection && t.kind != tEntity && t.kind != tCount && t.kind != tCrossJoin {
 		rawQuery := r.URL.RawQuery
 		if t.kind == tFunction {
-			rawQuery, t.funcOptions = splitParameterOptions(rawQuery, t.functions)
+			t.funcQuery, t.funcOptions = splitParameterOptions(syntax.SplitQuery(rawQuery), t.functions)
+			rawQuery = t.funcQuery.String()
 		}
 		if query, err = s.limitsOf(t).read.Query.ParseQuery(rawQuery); err != nil {
 			return t, nil, syntaxError(err)
@@ -126,9 +127,7 @@ func (s *Service) route(r *http.Request) (*target, *syntax.Query, error) {
 	}
 	allow := s.allowed(t)
 	if !inList(allow, method) {
-		return t, nil, &Error{Code: CodeMethodNotAllowed,
-			Message: "The method " + r.Method + " is not allowed on this resource; allowed: " + allow + ".",
-			Header:  http.Header{"Allow": {allow}}}
+		return t, nil, s.methodNotAllowed(t, r.Method, method, allow)
 	}
 	return t, query, nil
 }

@@ -208,10 +208,11 @@ func indexByte(s string, c byte) int {
 	return -1
 }
 
-// appendTime appends a DateTimeOffset in RFC 3339, UTC, with a fraction of seconds only when it is not zero.
+// appendTime appends a DateTimeOffset in RFC 3339, UTC, to microseconds (as every storage keeps it), with a
+// fraction of seconds only when it is not zero.
 func appendTime(b []byte, t time.Time) []byte {
 	b = append(b, '"')
-	b = t.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = t.UTC().Truncate(time.Microsecond).AppendFormat(b, time.RFC3339Nano)
 	return append(b, '"')
 }
 
@@ -272,27 +273,9 @@ func appendValue(b []byte, p *edm.Property, v any) ([]byte, error) {
 		if f, ok := v.(float64); ok {
 			return appendFloat(b, float64(float32(f)), 32), nil
 		}
-	case edm.KindDate:
-		if d, ok := v.(edm.Date); ok {
-			b = append(b, '"')
-			b = append(b, d.String()...)
-			return append(b, '"'), nil
-		}
-	case edm.KindTimeOfDay:
-		if t, ok := v.(edm.TimeOfDay); ok {
-			b = append(b, '"')
-			b = append(b, t.String()...)
-			return append(b, '"'), nil
-		}
-	case edm.KindDateTimeOffset:
-		if t, ok := v.(time.Time); ok {
-			return appendTime(b, t), nil
-		}
-	case edm.KindDuration:
-		if d, ok := v.(time.Duration); ok {
-			b = append(b, '"')
-			b = append(b, edm.FormatDuration(d)...)
-			return append(b, '"'), nil
+	case edm.KindDate, edm.KindTimeOfDay, edm.KindDateTimeOffset, edm.KindDuration:
+		if out, ok := appendTemporal(b, p.Type, v); ok {
+			return out, nil
 		}
 	case edm.KindGuid:
 		if s, ok := v.(string); ok {
@@ -310,6 +293,31 @@ func appendValue(b []byte, p *edm.Property, v any) ([]byte, error) {
 		}
 	}
 	return b, valueTypeErr(p, v)
+}
+
+// appendTemporal appends the JSON of v, a value of the date or time kind k, and reports whether v is of k's Go
+// type (when it is not, b is returned unchanged).
+func appendTemporal(b []byte, k edm.Kind, v any) ([]byte, bool) {
+	var text string
+	ok := false
+	switch x := v.(type) {
+	case edm.Date:
+		text, ok = x.String(), k == edm.KindDate
+	case edm.TimeOfDay:
+		text, ok = x.String(), k == edm.KindTimeOfDay
+	case time.Duration:
+		text, ok = edm.FormatDuration(x), k == edm.KindDuration
+	case time.Time:
+		if k == edm.KindDateTimeOffset {
+			return appendTime(b, x), true
+		}
+	}
+	if !ok {
+		return b, false
+	}
+	b = append(b, '"')
+	b = append(b, text...)
+	return append(b, '"'), true
 }
 
 func valueTypeErr(p *edm.Property, v any) error {
@@ -347,28 +355,16 @@ func appendColumn(b []byte, p *edm.Property, src any) ([]byte, error) {
 				return strconv.AppendInt(b, n, 10), nil
 			}
 		case edm.KindDecimal:
-			switch x := src.(type) {
-			case int64:
-				if p.Scale >= 0 && p.Scale <= 19 && sqldb.ScaledColumn(p) {
-					return appendScaled(b, x, p.Scale), nil
-				}
-			case string:
-				if plainDecimal(x) {
-					return trimDecimalText(b, x), nil
-				}
+			if out, ok := appendDecimalColumn(b, p, src); ok {
+				return out, nil
 			}
 		case edm.KindDouble:
 			if f, ok := src.(float64); ok {
 				return appendFloat(b, f, 64), nil
 			}
 		case edm.KindDateTimeOffset:
-			switch x := src.(type) {
-			case string:
-				if out, ok := appendStoredTime(b, x); ok {
-					return out, nil
-				}
-			case time.Time:
-				return appendTime(b, x), nil
+			if out, ok := appendTimeColumn(b, src); ok {
+				return out, nil
 			}
 		case edm.KindGuid:
 			if s, ok := src.(string); ok && len(s) == 36 && isLowerGuid(s) {
@@ -383,6 +379,34 @@ func appendColumn(b []byte, p *edm.Property, src any) ([]byte, error) {
 		return b, err
 	}
 	return appendValue(b, p, v)
+}
+
+// appendDecimalColumn appends the JSON of src, the value of the column of the Decimal property p, when it is in a
+// form written without scanning it: a scaled integer or plain decimal text. It reports whether it appended.
+func appendDecimalColumn(b []byte, p *edm.Property, src any) ([]byte, bool) {
+	switch x := src.(type) {
+	case int64:
+		if p.Scale >= 0 && p.Scale <= 19 && sqldb.ScaledColumn(p) {
+			return appendScaled(b, x, p.Scale), true
+		}
+	case string:
+		if plainDecimal(x) {
+			return trimDecimalText(b, x), true
+		}
+	}
+	return b, false
+}
+
+// appendTimeColumn appends the JSON of src, the value of a DateTimeOffset column, when it is in a form written
+// without scanning it: the engine's stored text or a time.Time. It reports whether it appended.
+func appendTimeColumn(b []byte, src any) ([]byte, bool) {
+	switch x := src.(type) {
+	case string:
+		return appendStoredTime(b, x)
+	case time.Time:
+		return appendTime(b, x), true
+	}
+	return b, false
 }
 
 // plainDecimal reports whether s is [-]digits[.digits] with no leading zeros that matter (as PostgreSQL writes

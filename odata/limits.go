@@ -15,53 +15,53 @@ import (
 // PayloadTooLarge for a body. An entity set may have limits of its own (SetOptions.Limits). The time a request
 // may take is Config.TimeBudget.
 type Limits struct {
-	// PageSize is the number of entities in one page of a collection: 100 by default. A client may ask for
-	// more or fewer with Prefer: odata.maxpagesize=N, up to MaxPageSize.
+	// PageSize is the number of entities in one page of a collection: DefaultPageSize by default. A client may
+	// ask for more or fewer with Prefer: odata.maxpagesize=N, up to MaxPageSize.
 	PageSize int
-	// MaxPageSize is the largest page a client may ask for: 1,000 by default.
+	// MaxPageSize is the largest page a client may ask for: DefaultMaxPageSize by default.
 	MaxPageSize int
 	// MaxTop is the largest $top, at the top level and in $expand: none by default ($top beyond the page size
 	// is served across pages, its next links carrying what is left of it).
 	MaxTop int64
-	// ExpandDepth is the deepest nesting of $expand: 3 by default.
+	// ExpandDepth is the deepest nesting of $expand: syntax.DefaultExpandDepth by default.
 	ExpandDepth int
 	// Expands is the number of navigation properties one request expands, all levels counted ($expand=*
-	// counts each navigation of the type), each one query per page: 32 by default.
+	// counts each navigation of the type), each one query per page: DefaultExpands by default.
 	Expands int
 	// ExpressionNodes is the number of nodes (operands, operators, calls, list items) of one expression: a
-	// $filter, a parameter alias, all the items of an $orderby, each nested option on its own: 3,000 by
-	// default.
+	// $filter, a parameter alias, all the items of an $orderby, each nested option on its own:
+	// syntax.DefaultExpressionNodes by default.
 	ExpressionNodes int
-	// ExpressionLength is the number of bytes of the raw value of one $filter, $orderby, $search, $compute or
-	// parameter alias, each nested option on its own: 16 KiB by default (the longest URL SPEC part 9 serves).
+	// ExpressionLength is the number of bytes of the raw value of one $filter, $orderby, $search, $compute,
+	// $apply or parameter alias, each nested option on its own: syntax.DefaultExpressionLength by default.
 	ExpressionLength int
-	// InListItems is the number of items of the list after in: 1,000 by default.
+	// InListItems is the number of items of the list after in: syntax.DefaultInListItems by default.
 	InListItems int
-	// LambdaDepth is the deepest nesting of any/all: 4 by default.
+	// LambdaDepth is the deepest nesting of any/all: syntax.DefaultLambdaDepth by default.
 	LambdaDepth int
-	// Lambdas is the number of any/all in one expression: 32 by default.
+	// Lambdas is the number of any/all in one expression: syntax.DefaultLambdas by default.
 	Lambdas int
-	// LiteralLength is the number of characters of one literal (a string's text without its quotes): 1,000 by
-	// default.
+	// LiteralLength is the number of characters of one literal (a string's text without its quotes):
+	// syntax.DefaultLiteralLength by default.
 	LiteralLength int
 	// PatternSize is the size of a matchesPattern pattern in instructions of its compiled program (Go's
-	// regexp/syntax): 1,000 by default.
+	// regexp/syntax): syntax.DefaultPatternSize by default.
 	PatternSize int
-	// ApplyTransformations is the number of transformations of one $apply, nested sequences included: 32 by
-	// default.
+	// ApplyTransformations is the number of transformations of one $apply, nested sequences included:
+	// syntax.DefaultApplyTransformations by default.
 	ApplyTransformations int
-	// BodyBytes is the largest body of a write or an action: 1 MiB by default. A body past it is a 413, refused
-	// before it is read when its Content-Length says so. (A server may set a lower limit of its own, with
-	// http.MaxBytesReader; past that one it is a 413 too.)
+	// BodyBytes is the largest body of a write or an action: DefaultBodyBytes by default. A body past it is a
+	// 413, refused before it is read when its Content-Length says so. (A server may set a lower limit of its
+	// own, with http.MaxBytesReader; past that one it is a 413 too.)
 	BodyBytes int64
 	// MediaBytes is the largest body of a media entity's bytes (PUT Set(key)/$value, or a POST to its set that
-	// is not JSON): MaxMediaBytes (16 MiB) by default.
+	// is not JSON): DefaultMediaBytes by default.
 	MediaBytes int64
 	// BatchRequests is the number of requests in one $batch, counting those in change sets and atomicity
-	// groups: MaxBatchRequests (100) by default.
+	// groups: DefaultBatchRequests by default. Past it the whole batch is a 400.
 	BatchRequests int
-	// BatchBytes is the largest $batch body: MaxBatchBodyBytes (16 MiB) by default. Each request inside is held
-	// to the BodyBytes of what it addresses too.
+	// BatchBytes is the largest $batch body: DefaultBatchBytes by default; past it the batch is a 413. Each
+	// request inside is held to the BodyBytes of what it addresses too.
 	BatchBytes int64
 }
 
@@ -84,14 +84,25 @@ type SetLimits struct {
 	MediaBytes int64
 }
 
-// Defaults of the Limits of the engine's own (the limits of the parser are those of odata/syntax: ExpandDepth
-// 3, LambdaDepth 4, Lambdas 32, LiteralLength 1,000, PatternSize 1,000, InListItems 1,000, ExpressionNodes
-// 3,000, ExpressionLength 16 KiB and ApplyTransformations 32).
+// The defaults of the fields of Limits that bound the engine's own work, one each: the value a zero field
+// stands for (SPEC part 9's where it names one). Those of the parser's (ExpandDepth, ExpressionNodes,
+// ExpressionLength, InListItems, LambdaDepth, Lambdas, LiteralLength, PatternSize, ApplyTransformations) are
+// the Default* constants of odata/syntax, whose Limits has the same fields.
 const (
-	DefaultPageSize    = 100
+	// DefaultPageSize is the default of Limits.PageSize.
+	DefaultPageSize = 100
+	// DefaultMaxPageSize is the default of Limits.MaxPageSize.
 	DefaultMaxPageSize = 1000
-	DefaultExpands     = 32
-	DefaultBodyBytes   = 1 << 20
+	// DefaultExpands is the default of Limits.Expands.
+	DefaultExpands = 32
+	// DefaultBodyBytes is the default of Limits.BodyBytes: 1 MiB.
+	DefaultBodyBytes = 1 << 20
+	// DefaultMediaBytes is the default of Limits.MediaBytes: 16 MiB, as for a batch.
+	DefaultMediaBytes = 16 << 20
+	// DefaultBatchRequests is the default of Limits.BatchRequests.
+	DefaultBatchRequests = 100
+	// DefaultBatchBytes is the default of Limits.BatchBytes: 16 MiB.
+	DefaultBatchBytes = 16 << 20
 )
 
 // requestLimits are the limits of the requests to one entity set, or to the service, defaults applied: no
@@ -110,18 +121,19 @@ func serviceLimits(l Limits, fail func(format string, args ...any)) (requestLimi
 	}
 	out.read = plan.Limits{
 		Query: syntax.Limits{ExpandDepth: l.ExpandDepth, LambdaDepth: l.LambdaDepth, Lambdas: l.Lambdas,
-			LiteralLength: l.LiteralLength, PatternSize: l.PatternSize, ListItems: l.InListItems,
-			Nodes: l.ExpressionNodes, Length: l.ExpressionLength, Transformations: l.ApplyTransformations}.WithDefaults(),
-		Top:     max(l.MaxTop, 0),
+			LiteralLength: l.LiteralLength, PatternSize: l.PatternSize, InListItems: l.InListItems,
+			ExpressionNodes: l.ExpressionNodes, ExpressionLength: l.ExpressionLength,
+			ApplyTransformations: l.ApplyTransformations}.WithDefaults(),
+		MaxTop:  max(l.MaxTop, 0),
 		Expands: max(orDefault(l.Expands, DefaultExpands), 0),
 	}
 	out.bodyBytes = bytesLimit(l.BodyBytes, DefaultBodyBytes)
-	out.mediaBytes = bytesLimit(l.MediaBytes, MaxMediaBytes)
-	batchRequests := orDefault(l.BatchRequests, MaxBatchRequests)
+	out.mediaBytes = bytesLimit(l.MediaBytes, DefaultMediaBytes)
+	batchRequests := orDefault(l.BatchRequests, DefaultBatchRequests)
 	if batchRequests < 0 {
 		batchRequests = math.MaxInt
 	}
-	return out, batchRequests, bytesLimit(l.BatchBytes, MaxBatchBodyBytes)
+	return out, batchRequests, bytesLimit(l.BatchBytes, DefaultBatchBytes)
 }
 
 // forSet returns the limits of a set with the overrides of l; fail reports those that contradict each other.
@@ -134,7 +146,7 @@ func (r requestLimits) forSet(l SetLimits, fail func(format string, args ...any)
 		}
 	}
 	if l.MaxTop != 0 {
-		r.read.Top = max(l.MaxTop, 0)
+		r.read.MaxTop = max(l.MaxTop, 0)
 	}
 	r.read.Query.ExpandDepth = orDefault(l.ExpandDepth, r.read.Query.ExpandDepth)
 	if l.BodyBytes != 0 {

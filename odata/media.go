@@ -14,10 +14,6 @@ import (
 // with the entity). The media type is the request's Content-Type. Both go through the ordinary update and create
 // paths (hooks, If-Match, row filters), the bytes and media type as the values sent.
 
-// MaxMediaBytes is the default largest media body the engine reads (16 MiB, as for a batch; Limits.MediaBytes);
-// a larger one is a 413.
-const MaxMediaBytes = 16 << 20
-
 // readMediaBody reads the bytes and the media type of a media write, at most limit bytes.
 func readMediaBody(r *http.Request, limit int64) ([]byte, string, error) {
 	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))

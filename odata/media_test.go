@@ -77,7 +77,7 @@ func TestService_MediaWrites(t *testing.T) {
 		}{
 			{"a stale If-Match", "PUT", location + "/$value", "image/png", png, []string{"If-Match", etag}, 412},
 			{"no media type", "PUT", location + "/$value", "", png, nil, 415},
-			{"over the limit", "PUT", location + "/$value", "image/png", make([]byte, odata.MaxMediaBytes+1), nil, 413},
+			{"over the limit", "PUT", location + "/$value", "image/png", make([]byte, odata.DefaultMediaBytes+1), nil, 413},
 			{"a read-only set", "PUT", strings.Replace(location, "Images", "Archive", 1) + "/$value", "image/png", png, nil, 405},
 			{"POST of bytes to a read-only set", "POST", "/Archive", "image/png", png, nil, 405},
 		} {

@@ -18,7 +18,8 @@ import (
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/dbtest"
 	"github.com/storekit/store/odata/edm"
-	"github.com/storekit/store/odata/openapitest"
+	"github.com/storekit/store/odata/openapi"
+	"github.com/storekit/store/odata/openapi/openapitest"
 	"github.com/storekit/store/odata/sqlite"
 )
 
@@ -170,123 +171,59 @@ func walkOpenAPI(t *testing.T, f *fixture) {
 	}
 }
 
-// TestService_OpenAPIConfig checks the embedding program's part of the document: title, version, extra
-// operations with their security, roles on the OData operations; and the mistakes NewService reports.
+// TestService_OpenAPIConfig checks that NewService passes Config.OpenAPI and the batch limit to the document and
+// reports each mistake of Config.OpenAPI (odata/openapi tests the document's options and their checks in full).
 func TestService_OpenAPIConfig(t *testing.T) {
 	m := &edm.Model{Namespace: "Shop", EntityTypes: []*edm.EntityType{{Name: "Item", Key: []string{"Id"},
-		Properties: []*edm.Property{{Name: "Id", Type: edm.KindInt32}, {Name: "Name", Type: edm.KindString, Nullable: true}}}},
-		EntitySets:     []*edm.EntitySet{{Name: "Items", Type: "Item"}},
-		Authorizations: []edm.Authorization{{Name: "Token", Scheme: "bearer", BearerFormat: "opaque"}}}
+		Properties: []*edm.Property{{Name: "Id", Type: edm.KindInt32}}}},
+		EntitySets: []*edm.EntitySet{{Name: "Items", Type: "Item"}}}
 	if err := m.Build(); err != nil {
 		t.Fatal(err)
 	}
 	db := dbtest.SQLite(t)
-	cfg := odata.OpenAPI{Title: "Shop API", Version: "2.1", Description: "The shop.",
-		Security: []odata.SecurityRequirement{{"Token": {"Admins"}}},
-		Tags:     []odata.OpenAPITag{{Name: "Auth", Description: "Sign-in."}},
-		Schemas:  map[string]odata.Schema{"Credentials": {"type": "object"}},
-		Operations: []odata.OpenAPIOperation{{Method: "POST", Path: "/login", OperationID: "login", Tags: []string{"Auth"},
-			Summary: "Sign in", RequestBody: &odata.OpenAPIRequestBody{Required: true,
-				Content: map[string]odata.Schema{"application/json": odata.OpenAPIRef("Credentials")}},
-			Responses: []odata.OpenAPIResponse{{Status: "200", Schema: odata.Schema{"type": "string"}},
-				{Status: "400", Description: "Wrong credentials."}},
-			Security: []odata.SecurityRequirement{}}},
-	}
-	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Mount: "/api", OpenAPI: cfg,
-		SkipSchemaCheck: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := svc.OpenAPIDocument()
-	if err := openapitest.Validate(doc); err != nil {
-		t.Fatal(err)
-	}
-	var got struct {
-		Info     map[string]string                     `json:"info"`
-		Security []map[string][]string                 `json:"security"`
-		Tags     []map[string]string                   `json:"tags"`
-		Paths    map[string]map[string]json.RawMessage `json:"paths"`
-		Comp     struct {
-			Schemas         map[string]any `json:"schemas"`
-			SecuritySchemes map[string]any `json:"securitySchemes"`
-		} `json:"components"`
-	}
-	if err := json.Unmarshal(doc, &got); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(map[string]string{"title": "Shop API", "version": "2.1", "description": "The shop."}, got.Info); diff != "" {
-		t.Errorf("info (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]map[string][]string{{"Token": {}}}, got.Security); diff != "" {
-		t.Errorf("security (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(map[string]any{"Token": map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "opaque"}},
-		got.Comp.SecuritySchemes); diff != "" {
-		t.Errorf("securitySchemes (-want +got):\n%s", diff)
-	}
-	if got.Comp.Schemas["Credentials"] == nil || got.Comp.Schemas["Shop.Item"] == nil {
-		t.Errorf("schemas lack Credentials or Shop.Item: %v", got.Comp.Schemas)
-	}
-	var names []string
-	for _, tag := range got.Tags {
-		names = append(names, tag["name"])
-	}
-	if diff := cmp.Diff([]string{"Auth", "Items", "OData service"}, names); diff != "" {
-		t.Errorf("tags (-want +got):\n%s", diff)
-	}
-	var login struct {
-		Security  []map[string][]string `json:"security"`
-		Responses map[string]struct {
-			Content map[string]struct{ Schema map[string]string }
-		} `json:"responses"`
-	}
-	if err := json.Unmarshal(got.Paths["/login"]["post"], &login); err != nil {
-		t.Fatal(err)
-	}
-	if login.Security == nil || len(login.Security) != 0 {
-		t.Errorf("POST /login security = %v, want [] (no credentials)", login.Security)
-	}
-	if ref := login.Responses["400"].Content["application/json"].Schema["$ref"]; ref != "#/components/schemas/error" {
-		t.Errorf("POST /login 400 schema = %q, want the error body", ref)
-	}
-	var list struct {
-		Description string                `json:"description"`
-		Security    []map[string][]string `json:"security"`
-	}
-	if err := json.Unmarshal(got.Paths["/api/Items"]["get"], &list); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]map[string][]string{{"Token": {"Admins"}}}, list.Security); diff != "" {
-		t.Errorf("GET /api/Items security (-want +got):\n%s", diff)
-	}
-	if want := "Requires Token credentials with the role Admins."; list.Description != want {
-		t.Errorf("GET /api/Items description = %q, want %q", list.Description, want)
-	}
-	if got.Paths["/api/Items(Id={Id})"] != nil || got.Paths["/api/Items({Id})"] == nil {
-		t.Errorf("an Int32 key is written ({Id}): %v", methods(got.Paths["/api/Items({Id})"]))
-	}
-	if ms := methods(got.Paths["/api/Items({Id})"]); !cmp.Equal(ms, []string{"GET"}) {
-		t.Errorf("a read-only set offers %v, want [GET]", ms)
+	for _, tc := range []struct {
+		batchRequests int
+		want          string
+	}{
+		{0, "a multipart/mixed batch of at most 100 requests;"},
+		{7, "a multipart/mixed batch of at most 7 requests;"},
+		{-1, "a multipart/mixed batch of requests;"},
+	} {
+		svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Mount: "/api",
+			OpenAPI: openapi.Options{Title: "Shop API"}, Limits: odata.Limits{BatchRequests: tc.batchRequests},
+			SkipSchemaCheck: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Info  map[string]string `json:"info"`
+			Paths map[string]struct {
+				Post struct {
+					Description string `json:"description"`
+				} `json:"post"`
+			} `json:"paths"`
+		}
+		if err := json.Unmarshal(svc.OpenAPIDocument(), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Info["title"] != "Shop API" {
+			t.Errorf("info.title = %q, want Shop API", got.Info["title"])
+		}
+		if d := got.Paths["/api/$batch"].Post.Description; !strings.Contains(d, tc.want) {
+			t.Errorf("Limits.BatchRequests %d: POST $batch description = %q, want %q in it", tc.batchRequests, d, tc.want)
+		}
 	}
 
-	for _, tc := range []struct {
-		name string
-		cfg  odata.OpenAPI
-		want string
-	}{
-		{"method", odata.OpenAPI{Operations: []odata.OpenAPIOperation{{Method: "FETCH", Path: "/x"}}}, `unknown method "FETCH"`},
-		{"path", odata.OpenAPI{Operations: []odata.OpenAPIOperation{{Method: "GET", Path: "x"}}}, "must start with /"},
-		{"twice", odata.OpenAPI{Operations: []odata.OpenAPIOperation{{Method: "GET", Path: "/x"}, {Method: "get", Path: "/x"}}}, "a second operation"},
-		{"id", odata.OpenAPI{Operations: []odata.OpenAPIOperation{{Method: "GET", Path: "/x", OperationID: "a"}, {Method: "GET", Path: "/y", OperationID: "a"}}}, `"a" is used twice`},
-		{"in", odata.OpenAPI{Operations: []odata.OpenAPIOperation{{Method: "GET", Path: "/x", Parameters: []odata.OpenAPIParameter{{Name: "p", In: "body"}}}}}, "In must be"},
-		{"scheme", odata.OpenAPI{Security: []odata.SecurityRequirement{{"Basic": nil}}}, `"Basic" is not one of`},
-		{"schema", odata.OpenAPI{Schemas: map[string]odata.Schema{"Shop.Item": {}}}, "taken by a type"},
-		{"odata path", odata.OpenAPI{Operations: []odata.OpenAPIOperation{{Method: "GET", Path: "/api/Items"}}}, "an operation of the OData service"},
+	_, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Mount: "/api",
+		OpenAPI: openapi.Options{Operations: []openapi.Operation{{Method: "FETCH", Path: "x"}},
+			Schemas: map[string]openapi.Schema{"Shop.Item": {}}}, SkipSchemaCheck: true})
+	for _, want := range []string{
+		`odata: OpenAPI: Operations[0] (FETCH x): unknown method "FETCH"`,
+		"odata: OpenAPI: Operations[0] (FETCH x): the path must start with /",
+		`odata: OpenAPI: Schemas["Shop.Item"]: the name is taken by a type of the model`,
 	} {
-		_, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Mount: "/api", OpenAPI: tc.cfg,
-			SkipSchemaCheck: true})
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("NewService with OpenAPI %s = %v, want an error about %s", tc.name, err, tc.want)
+		if err == nil || !strings.Contains(err.Error()+"\n", want+"\n") {
+			t.Errorf("NewService with a wrong Config.OpenAPI = %v, want a line %s", err, want)
 		}
 	}
 }
@@ -310,9 +247,9 @@ func ExampleService_OpenAPIDocument() {
 	svc, err := odata.NewService(odata.Config{Model: m, DB: db, Mount: "/odata",
 		Sets:            map[string]odata.SetOptions{"Items": {Writes: odata.WriteAll}},
 		SkipSchemaCheck: true, // the example serves the document only: the database has no tables
-		OpenAPI: odata.OpenAPI{Title: "Shop", Version: "1.0", Operations: []odata.OpenAPIOperation{{
-			Method: "POST", Path: "/login", Summary: "Sign in", Security: []odata.SecurityRequirement{},
-			Responses: []odata.OpenAPIResponse{{Status: "200", Schema: odata.Schema{"type": "string"}}}}}}})
+		OpenAPI: openapi.Options{Title: "Shop", Version: "1.0", Operations: []openapi.Operation{{
+			Method: "POST", Path: "/login", Summary: "Sign in", Security: []openapi.SecurityRequirement{},
+			Responses: []openapi.Response{{Status: "200", Schema: openapi.Schema{"type": "string"}}}}}}})
 	if err != nil {
 		panic(err)
 	}

@@ -61,8 +61,10 @@ type target struct {
 	// parentheses; callFunction chooses the overload once the query's parameters are read too.
 	functions []*edm.Function
 	funcArgs  []syntax.Arg
-	// funcOptions are the query options named after a parameter of a function call (OData 4.01).
+	// funcOptions are the query options named after a parameter of a function call (OData 4.01), funcQuery
+	// the other options of its query.
 	funcOptions []syntax.CustomOption
+	funcQuery   syntax.QueryString
 	// composedRest is the raw path after the call of a composable function returning entities (a key, /$count,
 	// a navigation, a property: "('k')/Category"), read from the entities the call returns (compose.go).
 	composedRest string
@@ -437,9 +439,9 @@ func (s *Service) applySegmentKey(t *target, text string) error {
 // query-escaped so that a "+" stays a plus: strings are written bare.
 func keySegmentLiteral(p *edm.Property, text string) string {
 	if p.Type == edm.KindString || p.Enum != nil {
-		return "'" + url.QueryEscape(strings.ReplaceAll(text, "'", "''")) + "'"
+		return "'" + syntax.Escape(strings.ReplaceAll(text, "'", "''")) + "'"
 	}
-	return url.QueryEscape(text)
+	return syntax.Escape(text)
 }
 
 // narrow restricts a collection to the entity with the key predicate key: of the entity set itself (a direct

@@ -13,11 +13,12 @@ import (
 // schemaCheckTimeout bounds the start-up check of the database: a few catalog queries per table.
 const schemaCheckTimeout = time.Minute
 
-// checkSchema compares the tables of db with the model m (schema.Check), nil when they match.
+// checkSchema compares the tables of db with the model m and gives the properties whose columns another program
+// declared the storage those columns hold (schema.Adapt), nil when they match.
 func checkSchema(db *sqldb.DB, m *edm.Model) error {
 	ctx, cancel := context.WithTimeout(context.Background(), schemaCheckTimeout)
 	defer cancel()
-	if err := schema.Check(ctx, db, m); err != nil {
+	if err := schema.Adapt(ctx, db, m); err != nil {
 		return fmt.Errorf("odata: %w", err)
 	}
 	return nil

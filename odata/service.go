@@ -22,13 +22,27 @@ import (
 	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/internal/modelsql"
 	"github.com/storekit/store/odata/internal/plan"
+	"github.com/storekit/store/odata/openapi"
 	"github.com/storekit/store/odata/sqldb"
 )
 
 // Config configures a Service.
 type Config struct {
-	// Model is the entity data model, built (edm.Model.Build).
+	// Model is the entity data model, built (edm.Model.Build), unless Structs adds to it.
 	Model *edm.Model
+	// Structs are Go struct values (Team{} or (*Team)(nil)) to serve as entity types, each in an entity set named
+	// by its English plural (Team: Teams, Category: Categories); odata/edm's "Entity types from Go structs" says
+	// how fields, tags and the ID/foreign-key conventions declare them. NewService adds their entity types and
+	// sets to Model, which must then be unbuilt (its namespace, actions and other declarations stay; a set it
+	// declares of a struct's type keeps that name), or to a new model in DefaultNamespace, and builds it.
+	Structs []any
+	// Migrate creates the tables and columns the model needs that the database lacks (odata/schema.Migration,
+	// applied by odata/migrate and recorded in its schema_migrations table under the model's namespace) when
+	// NewService starts. Without it, NewService only reads the database (see SkipSchemaCheck).
+	Migrate bool
+	// Writes are the writes of the entity sets that Sets does not list: none by default, so such a set is
+	// read-only (a write answers 405).
+	Writes Writes
 	// DB is the database the model's tables live in, with its dialect: open it with odata/sqlite.Open or
 	// odata/postgres.Open.
 	DB *sqldb.DB
@@ -91,11 +105,15 @@ type Config struct {
 	// every overload of its binding (FunctionCall.Function tells which was called). A function is called with
 	// GET, its parameters in the URL (Fn(p=1), or Fn(p=@a) with @a in the query), and changes nothing.
 	Functions map[string]FunctionFunc
-	// OpenAPI configures the OpenAPI document served at $openapi (see OpenAPI); the zero value gives defaults.
-	OpenAPI OpenAPI
+	// OpenAPI configures the OpenAPI document served at $openapi (see package odata/openapi); the zero value
+	// gives defaults.
+	OpenAPI openapi.Options
 	// SkipSchemaCheck leaves out the start-up check of the database: by default NewService compares its tables
-	// with the model (odata/schema.Check) and reports every missing table or column, column type that cannot
-	// hold its property and key without a unique index, rather than answering 500 when a request meets one.
+	// with the model (odata/schema.Adapt) and reports every missing table or column, column type that cannot
+	// hold its property and key without a unique index, rather than answering 500 when a request meets one; and
+	// it serves a column another program declared (DATETIME, NUMERIC(p,s), ...) in the form its declaration
+	// says. Without the check a property keeps the storage it declares (edm.Property.TimeStorage,
+	// DecimalStorage): see odata/DESIGN.md, "Tables other programs made".
 	SkipSchemaCheck bool
 	// TracerProvider makes the span of each request (and of each request of a batch), with the attributes
 	// http.request.method, http.response.status_code, odata.entity_set, odata.request_kind and
@@ -115,7 +133,7 @@ type Config struct {
 }
 
 // Writes is the set of write methods an entity set offers; the zero value offers none (read-only). A method
-// that is not offered is answered 405 with an Allow header.
+// that is not offered is answered 405 with an Allow header and a message naming the Writes bit that offers it.
 type Writes uint8
 
 // The write methods.
@@ -420,11 +438,17 @@ type setConfig struct {
 func NewService(cfg Config) (*Service, error) {
 	var errs []error
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf("odata: "+format, args...)) }
+	model, modelErr := structsModel(cfg)
+	if modelErr != nil {
+		errs = append(errs, modelErr)
+	} else {
+		cfg.Model, cfg.Sets = model, withDefaultWrites(cfg, model)
+	}
 	s := newService(cfg, fail)
 	if cfg.DB == nil {
 		fail("Config.DB is nil: open the database with odata/sqlite.Open or odata/postgres.Open")
 	}
-	if checkModel(cfg.Model, fail) {
+	if modelErr == nil && checkModel(cfg.Model, fail) {
 		for _, et := range s.model.EntityTypes {
 			s.layouts[et] = newLayout(et, nil)
 		}
@@ -433,6 +457,11 @@ func NewService(cfg Config) (*Service, error) {
 		s.registerFunctions(cfg.Functions, fail)
 		s.registerSingletons(cfg.Singletons, fail)
 		s.writeDocuments(cfg.OpenAPI, fail)
+		if cfg.Migrate && cfg.DB != nil && len(errs) == 0 {
+			if err := migrateModel(cfg, cfg.Model); err != nil {
+				errs = append(errs, err)
+			}
+		}
 		if cfg.DB != nil && !cfg.SkipSchemaCheck {
 			if err := checkSchema(cfg.DB, cfg.Model); err != nil {
 				errs = append(errs, err)
@@ -507,8 +536,8 @@ func checkModel(m *edm.Model, fail func(format string, args ...any)) bool {
 	switch {
 	case m == nil:
 		fail("Config.Model is nil")
-	case !built(m):
-		fail("Config.Model is not built: call its Build method first")
+	case !m.Built():
+		fail("Config.Model: %w", edm.ErrNotBuilt)
 	default:
 		return true
 	}
@@ -636,7 +665,7 @@ func (c *setConfig) checkWrites(fail func(format string, args ...any)) {
 // writeDocuments writes the documents the service answers from memory: $metadata as CSDL XML and JSON, with
 // the Capabilities annotations of what the service allows, the sets that require If-Match and its schema
 // version, and the OpenAPI document.
-func (s *Service) writeDocuments(openAPI OpenAPI, fail func(format string, args ...any)) {
+func (s *Service) writeDocuments(openAPI openapi.Options, fail func(format string, args ...any)) {
 	var buf bytes.Buffer
 	capabilities := append(append(s.capabilities(), s.concurrencyAnnotations()...), s.schemaVersionAnnotations()...)
 	if err := s.model.WriteXML(&buf, capabilities...); err != nil {
@@ -670,17 +699,6 @@ func (s *Service) newPlanner() {
 	s.crossJoinShapeFn = s.buildCrossJoinShape
 	s.planner = plan.NewPlanner(s.model, s.db.Dialect(), plan.Options{CaseInsensitiveKeys: fold, InlineCollections: true})
 	s.names = s.planner.Names()
-}
-
-// built reports whether the model's lookups work, which they do only after a successful Build.
-func built(m *edm.Model) bool {
-	for _, es := range m.EntitySets {
-		return m.EntitySet(es.Name) == es
-	}
-	for _, et := range m.EntityTypes {
-		return m.EntityType(et.Name) == et
-	}
-	return len(m.Actions) == 0 || len(m.ActionOverloads(m.Actions[0].Name)) > 0
 }
 
 // newSetConfig returns the configuration of the set es with opts: its UpsertBy property resolved, and the

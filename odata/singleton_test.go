@@ -11,7 +11,7 @@ import (
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/dbtest"
 	"github.com/storekit/store/odata/edm"
-	"github.com/storekit/store/odata/openapitest"
+	"github.com/storekit/store/odata/openapi/openapitest"
 )
 
 // singletonModel has two singletons of the one-row table shop: Shop (written with PUT and PATCH; its hook

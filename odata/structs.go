@@ -138,6 +138,9 @@ func (tx *Tx) structType(t reflect.Type) (*edm.EntityType, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("odata: %s is not a struct type", t)
 	}
+	if !tx.Model.Built() {
+		return nil, fmt.Errorf("odata: Tx.Model: %w", edm.ErrNotBuilt)
+	}
 	et := tx.Model.EntityType(t.Name())
 	if et == nil || et.Name != t.Name() {
 		return nil, fmt.Errorf("odata: the model has no entity type %q for the Go type %s", t.Name(), t)

@@ -3,7 +3,7 @@ package server
 import (
 	"net/http"
 
-	"github.com/storekit/store/odata"
+	"github.com/storekit/store/odata/openapi"
 	"github.com/storekit/store/odata/openapiui"
 	"github.com/storekit/store/storefront"
 )
@@ -24,20 +24,20 @@ const adminRole = "Administrators"
 
 // storeOpenAPI is the configuration of the store's OpenAPI document: its title, the administrator role of the
 // OData operations, the token endpoints and the storefront's operations.
-func storeOpenAPI() odata.OpenAPI {
+func storeOpenAPI() openapi.Options {
 	sf := storefront.OpenAPI()
-	schemas := map[string]odata.Schema{
+	schemas := map[string]openapi.Schema{
 		"Token": {"type": "object", "required": []string{"access_token", "token_type", "expires_in"},
 			"properties": map[string]any{
-				"access_token": odata.Schema{"type": "string", "description": "The token to send as Authorization: Bearer <token>."},
-				"token_type":   odata.Schema{"const": "Bearer"},
-				"expires_in":   odata.Schema{"type": "integer", "description": "Seconds until the token expires."},
+				"access_token": openapi.Schema{"type": "string", "description": "The token to send as Authorization: Bearer <token>."},
+				"token_type":   openapi.Schema{"const": "Bearer"},
+				"expires_in":   openapi.Schema{"type": "integer", "description": "Seconds until the token expires."},
 			}},
 	}
 	for name, s := range sf.Schemas {
 		schemas[name] = s
 	}
-	return odata.OpenAPI{
+	return openapi.Options{
 		Title:   "Store API",
 		Version: "1",
 		Description: "The store's API: the OData administration API under `/odata/` (catalog, customers, orders; " +
@@ -46,27 +46,27 @@ func storeOpenAPI() odata.OpenAPI {
 			"To try a request: sign in with **POST /api/token** (Authentication), copy `access_token`, open " +
 			"**Authorize** and paste it. Every error has the body `{\"error\": {\"code\", \"message\", \"target\", " +
 			"\"details\"}}` with a real status code.",
-		Security:   []odata.SecurityRequirement{{"Bearer": {adminRole}}},
-		Tags:       append([]odata.OpenAPITag{{Name: "Authentication", Description: "Bearer tokens."}}, sf.Tags...),
+		Security:   []openapi.SecurityRequirement{{"Bearer": {adminRole}}},
+		Tags:       append([]openapi.Tag{{Name: "Authentication", Description: "Bearer tokens."}}, sf.Tags...),
 		Operations: append(authOperations(), sf.Operations...),
 		Schemas:    schemas,
 	}
 }
 
 // authOperations are the routes of the server itself: the token endpoints, the metrics and the health check.
-func authOperations() []odata.OpenAPIOperation {
-	public := []odata.SecurityRequirement{}
-	return []odata.OpenAPIOperation{
+func authOperations() []openapi.Operation {
+	public := []openapi.SecurityRequirement{}
+	return []openapi.Operation{
 		{Method: "POST", Path: "/api/token", OperationID: "signIn", Tags: []string{"Authentication"},
 			Summary: "Sign in: get a bearer token", Security: public,
 			Description: "Any active customer with a password may sign in; the token is valid for the configured " +
 				"lifetime, until the customer's password is set again, or until it is revoked.",
-			RequestBody: &odata.OpenAPIRequestBody{Required: true, Content: map[string]odata.Schema{"application/json": {
+			RequestBody: &openapi.RequestBody{Required: true, Content: map[string]openapi.Schema{"application/json": {
 				"type": "object", "required": []string{"email", "password"}, "properties": map[string]any{
-					"email":    odata.Schema{"type": "string", "format": "email"},
-					"password": odata.Schema{"type": "string", "format": "password"}}}}},
-			Responses: []odata.OpenAPIResponse{
-				{Status: "200", Description: "The token.", Schema: odata.OpenAPIRef("Token")},
+					"email":    openapi.Schema{"type": "string", "format": "email"},
+					"password": openapi.Schema{"type": "string", "format": "password"}}}}},
+			Responses: []openapi.Response{
+				{Status: "200", Description: "The token.", Schema: openapi.Ref("Token")},
 				{Status: "400", Description: "InvalidCredentials: the e-mail or the password is wrong (which one is not told)."},
 				{Status: "415", Description: "The body is not JSON."},
 				{Status: "429", Description: "Too many failed sign-ins for this e-mail address or client.",
@@ -74,25 +74,25 @@ func authOperations() []odata.OpenAPIOperation {
 		{Method: "POST", Path: "/api/token/revoke", OperationID: "signOut", Tags: []string{"Authentication"},
 			Summary:     "Sign out: revoke the token of the request",
 			Description: "Any customer's token.",
-			Security:    []odata.SecurityRequirement{{"Bearer": {}}},
-			Responses: []odata.OpenAPIResponse{
-				{Status: "200", Description: "Revoked.", Schema: odata.Schema{"type": "object", "properties": map[string]any{
-					"success": odata.Schema{"const": true}}}},
+			Security:    []openapi.SecurityRequirement{{"Bearer": {}}},
+			Responses: []openapi.Response{
+				{Status: "200", Description: "Revoked.", Schema: openapi.Schema{"type": "object", "properties": map[string]any{
+					"success": openapi.Schema{"const": true}}}},
 				{Status: "401", Description: "No valid token."}}},
 		{Method: "GET", Path: metricsPath, OperationID: "metrics", Tags: []string{"Authentication"},
 			Summary:  "The server's metrics, in the Prometheus text format (for an operator's scraper)",
-			Security: []odata.SecurityRequirement{{"Bearer": {adminRole}}},
+			Security: []openapi.SecurityRequirement{{"Bearer": {adminRole}}},
 			Description: "An administrator's token. Requests by route, method and status, the OData requests by " +
 				"entity set, their durations and SQL statements, the connection pool, the Go runtime. Off with " +
 				"`-metrics=false`.",
-			Responses: []odata.OpenAPIResponse{
-				{Status: "200", Description: "The metrics.", ContentType: "text/plain", Schema: odata.Schema{"type": "string"}},
+			Responses: []openapi.Response{
+				{Status: "200", Description: "The metrics.", ContentType: "text/plain", Schema: openapi.Schema{"type": "string"}},
 				{Status: "401", Description: "No valid token."},
 				{Status: "403", Description: "Not an administrator."}}},
 		{Method: "GET", Path: "/healthz", OperationID: "health", Tags: []string{"Authentication"},
 			Summary: "Check that the service is up (for load balancers)", Security: public,
-			Responses: []odata.OpenAPIResponse{{Status: "200", Description: "Up.", Schema: odata.Schema{"type": "object",
-				"properties": map[string]any{"status": odata.Schema{"const": "ok"}}}}}},
+			Responses: []openapi.Response{{Status: "200", Description: "Up.", Schema: openapi.Schema{"type": "object",
+				"properties": map[string]any{"status": openapi.Schema{"const": "ok"}}}}}},
 	}
 }
 

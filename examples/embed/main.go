@@ -31,6 +31,7 @@ import (
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/migrate"
+	"github.com/storekit/store/odata/openapi"
 	"github.com/storekit/store/odata/openapiui"
 	"github.com/storekit/store/odata/schema"
 	"github.com/storekit/store/odata/sqlite"
@@ -143,9 +144,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			"Books":   {Writes: odata.WriteAll, ReadFilter: visibleBooks},
 		},
 		// The OpenAPI document at /odata/$openapi: the OData paths, and the program's own endpoint.
-		OpenAPI: odata.OpenAPI{Title: "Library", Version: "1", Operations: []odata.OpenAPIOperation{{
+		OpenAPI: openapi.Options{Title: "Library", Version: "1", Operations: []openapi.Operation{{
 			Method: "GET", Path: "/healthz", OperationID: "health", Summary: "Check that the service is up",
-			Responses: []odata.OpenAPIResponse{{Status: "200", ContentType: "text/plain", Schema: odata.Schema{"const": "ok"}}},
+			Responses: []openapi.Response{{Status: "200", ContentType: "text/plain", Schema: openapi.Schema{"const": "ok"}}},
 		}}},
 	})
 	if err != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/migrate"
+	"github.com/storekit/store/odata/openapi"
 	"github.com/storekit/store/odata/openapiui"
 	"github.com/storekit/store/odata/schema"
 	"github.com/storekit/store/odata/sqlite"
@@ -133,9 +134,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			"Books":   {Writes: odata.WriteAll, Hooks: odata.Hooks{BeforeSave: checkBook}},
 		},
 		Actions: map[string]odata.ActionFunc{"Author/AddBook": addBook},
-		OpenAPI: odata.OpenAPI{Title: "Library", Version: "1", Operations: []odata.OpenAPIOperation{{
+		OpenAPI: openapi.Options{Title: "Library", Version: "1", Operations: []openapi.Operation{{
 			Method: "GET", Path: "/healthz", OperationID: "health", Summary: "Check that the service is up",
-			Responses: []odata.OpenAPIResponse{{Status: "200", ContentType: "text/plain", Schema: odata.Schema{"const": "ok"}}},
+			Responses: []openapi.Response{{Status: "200", ContentType: "text/plain", Schema: openapi.Schema{"const": "ok"}}},
 		}}},
 	})
 	if err != nil {

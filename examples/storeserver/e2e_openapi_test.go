@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/storekit/store/odata/dbtest"
-	"github.com/storekit/store/odata/openapitest"
+	"github.com/storekit/store/odata/openapi/openapitest"
 )
 
 // storeDoc is the part of the store's OpenAPI document the tests read.

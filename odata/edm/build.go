@@ -44,6 +44,16 @@ func (m *Model) Build() error {
 	return nil
 }
 
+// ErrNotBuilt is the error of an operation given a model whose Build has not succeeded: the model's lookups find
+// nothing until it has, so a table name, a set or a type would be missing. Functions that take a model
+// (odata.NewService, the odata/schema functions, WriteXML, WriteJSON) answer it, possibly wrapped.
+var ErrNotBuilt = errors.New("edm: model not built: call its Build method (edm.Model.Build) first, and check the error it returns")
+
+// Built reports whether Build has succeeded on the model; a nil model is not built.
+func (m *Model) Built() bool {
+	return m != nil && m.built
+}
+
 // reset drops the indexes of a model whose Build failed.
 func (m *Model) reset() {
 	m.entityTypes, m.complexTypes, m.enumTypes = index[*EntityType]{}, index[*ComplexType]{}, index[*EnumType]{}

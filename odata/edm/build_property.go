@@ -28,6 +28,9 @@ func (b *builder) property(where string, p *Property, inEntity bool) {
 	if msg := decimalStorage(p); msg != "" {
 		report(msg)
 	}
+	if msg := timeStorage(p); msg != "" {
+		report(msg)
+	}
 	if p.Default != nil && oneType && p.Complex == nil && !p.Collection {
 		if v, err := normalizeDefault(p); err != nil {
 			report(err.Error())
@@ -196,6 +199,24 @@ func decimalStorage(p *Property) string {
 	case p.DecimalStorage == DecimalFloat && p.Precision > MaxFloatDecimalPrecision:
 		return fmt.Sprintf("a Decimal stored as DecimalFloat has at most %d digits of Precision (a floating-point number keeps no more), not %d",
 			MaxFloatDecimalPrecision, p.Precision)
+	}
+	return ""
+}
+
+// timeStorage validates TimeStorage: a known kind, on a stored DateTimeOffset or TimeOfDay only (TimeUnix on a
+// DateTimeOffset). It returns a message, or "".
+func timeStorage(p *Property) string {
+	switch {
+	case p.TimeStorage == TimeAuto:
+		return ""
+	case p.TimeStorage > TimeUnix:
+		return fmt.Sprintf("unknown TimeStorage %d", p.TimeStorage)
+	case p.Enum != nil || p.Complex != nil || p.Type != KindDateTimeOffset && p.Type != KindTimeOfDay:
+		return "TimeStorage applies to Edm.DateTimeOffset and Edm.TimeOfDay only"
+	case p.SQL != "":
+		return "TimeStorage does not apply to a property computed by SQL"
+	case p.TimeStorage == TimeUnix && p.Type != KindDateTimeOffset:
+		return "TimeUnix applies to Edm.DateTimeOffset only"
 	}
 	return ""
 }

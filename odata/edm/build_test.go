@@ -2,6 +2,7 @@ package edm_test
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -191,6 +192,16 @@ func TestBuildErrors(t *testing.T) {
 			`edm: entity type "Book": property "Weight": a Decimal stored as DecimalFloat has at most 15 digits of Precision (a floating-point number keeps no more), not 18`},
 		{"decimal storage on a string", func(m *edm.Model) { prop(book(m), "Title").DecimalStorage = edm.DecimalExact },
 			`edm: entity type "Book": property "Title": DecimalStorage applies to Edm.Decimal only`},
+		{"time storage on a string", func(m *edm.Model) { prop(book(m), "Title").TimeStorage = edm.TimeSQL },
+			`edm: entity type "Book": property "Title": TimeStorage applies to Edm.DateTimeOffset and Edm.TimeOfDay only`},
+		{"unix seconds of a time of day", func(m *edm.Model) {
+			addProp(book(m), &edm.Property{Name: "Opens", Type: edm.KindTimeOfDay, TimeStorage: edm.TimeUnix})
+		},
+			`edm: entity type "Book": property "Opens": TimeUnix applies to Edm.DateTimeOffset only`},
+		{"unknown time storage", func(m *edm.Model) {
+			addProp(book(m), &edm.Property{Name: "Seen", Type: edm.KindDateTimeOffset, TimeStorage: 7})
+		},
+			`edm: entity type "Book": property "Seen": unknown TimeStorage 7`},
 		{"unknown decimal storage", func(m *edm.Model) {
 			addProp(book(m), &edm.Property{Name: "Weight", Type: edm.KindDecimal, Precision: 8, Scale: 2, DecimalStorage: 9})
 		},
@@ -524,6 +535,41 @@ func TestBuildJoinsAllErrors(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Build() errors mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestBuilt(t *testing.T) {
+	failed := baseModel()
+	book(failed).Key = []string{"Ident"}
+	_ = failed.Build()
+	built := baseModel()
+	if err := built.Build(); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		m    *edm.Model
+		want bool
+	}{
+		{"nil", nil, false},
+		{"declared", baseModel(), false},
+		{"failed Build", failed, false},
+		{"built", built, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.m.Built(); got != tt.want {
+				t.Errorf("Built() = %v, want %v", got, tt.want)
+			}
+			if tt.m == nil || tt.want {
+				return
+			}
+			for name, write := range map[string]func(io.Writer, ...edm.Annotations) error{"WriteXML": tt.m.WriteXML, "WriteJSON": tt.m.WriteJSON} {
+				if err := write(io.Discard); !errors.Is(err, edm.ErrNotBuilt) {
+					t.Errorf("%s() = %v, want edm.ErrNotBuilt", name, err)
+				}
+			}
+		})
 	}
 }
 

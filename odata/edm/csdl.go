@@ -1,7 +1,6 @@
 package edm
 
 import (
-	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -250,5 +249,3 @@ func defaultJSON(p *Property) (any, bool) {
 func (m *Model) hasContainer() bool {
 	return len(m.EntitySets) > 0 || len(m.Singletons) > 0 || len(imports(m)) > 0
 }
-
-var errNotBuilt = errors.New("edm: the model is not built: call Build first")

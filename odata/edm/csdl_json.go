@@ -16,7 +16,7 @@ import (
 // the schema itself (Target the namespace) are members of the schema object, first in it.
 func (m *Model) WriteJSON(w io.Writer, extra ...Annotations) error {
 	if !m.built {
-		return errNotBuilt
+		return ErrNotBuilt
 	}
 	var annotator annotator
 	schema := m.jsonSchema(&annotator)

@@ -17,7 +17,7 @@ import (
 // schema itself (Target the namespace) are Annotation elements first in the Schema element.
 func (m *Model) WriteXML(w io.Writer, extra ...Annotations) error {
 	if !m.built {
-		return errNotBuilt
+		return ErrNotBuilt
 	}
 	var annotator annotator
 	schema := m.xmlSchema(&annotator)

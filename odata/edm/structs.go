@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -88,19 +89,45 @@ func (d *deriver) fields(where string, t reflect.Type) []gostruct.Field {
 func (d *deriver) entityProperties(t reflect.Type) {
 	et := d.entities[t]
 	where := fmt.Sprintf("struct %q", t.Name())
+	var conventional *Property
 	for _, f := range d.fields(where, t) {
-		if f.Navigation() {
+		if d.isNavigation(&f) {
 			continue
 		}
 		p := d.property(where, &f)
 		if _, key := f.Option("key"); key {
 			et.Key = append(et.Key, p.Name)
 		}
+		if conventional == nil && strings.EqualFold(f.GoName, "ID") {
+			conventional = p
+		}
 		et.Properties = append(et.Properties, p)
 	}
-	if len(et.Key) == 0 {
-		d.problems.add(where, `no key: tag the key field(s) with odata:",key"`)
+	switch {
+	case len(et.Key) > 0:
+	case conventional != nil:
+		// The key by convention: a field named ID (or Id); a database-generated one when it is an integer.
+		et.Key = []string{conventional.Name}
+		conventional.Generated = conventional.Generated || kindFamily(conventional.Type) == kindFamily(KindInt64)
+	default:
+		d.problems.add(where, `no key: name the key field ID or tag the key field(s) with odata:",key"`)
 	}
+}
+
+// isNavigation reports whether the field f is a navigation property: one whose tag names a join, or whose type
+// is an entity struct of the same call (T, *T, []T or []*T), joined by convention (see conventionalJoin).
+func (d *deriver) isNavigation(f *gostruct.Field) bool {
+	if f.Navigation() {
+		return true
+	}
+	t := f.Type
+	if t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return d.entities[t] != nil
 }
 
 // entityNavigations derives the navigation properties of the entity type of t.
@@ -108,7 +135,7 @@ func (d *deriver) entityNavigations(t reflect.Type) {
 	et := d.entities[t]
 	where := fmt.Sprintf("struct %q", t.Name())
 	for _, f := range gostruct.Fields(t).Fields {
-		if f.Navigation() {
+		if d.isNavigation(&f) {
 			if n := d.navigation(where, et, &f); n != nil {
 				et.Navigations = append(et.Navigations, n)
 			}
@@ -330,7 +357,7 @@ func propertyOption(p *Property, o gostruct.Option, report func(string)) {
 	case o.Key == "key":
 		report("option key takes no value")
 	default:
-		report(fmt.Sprintf("unknown option %q", o.Key))
+		report(propertyOptionProblem(o.Key))
 	}
 }
 
@@ -344,15 +371,25 @@ func count(s string, to *int) error {
 	return nil
 }
 
-// storageOption sets the DecimalStorage named by s ("auto", "scaled", "exact", "float").
+// storageOption sets the storage named by s: of a DateTimeOffset or TimeOfDay the TimeStorage ("auto", "sql",
+// "unix"), of other kinds the DecimalStorage ("auto", "scaled", "exact", "float"), which Build checks.
 func storageOption(p *Property, s string) error {
+	if p.Type == KindDateTimeOffset || p.Type == KindTimeOfDay {
+		for st := TimeAuto; st <= TimeUnix; st++ {
+			if st.String() == s {
+				p.TimeStorage = st
+				return nil
+			}
+		}
+		return timeStorageProblem(s)
+	}
 	for st := DecimalAuto; st <= DecimalFloat; st++ {
 		if st.String() == s {
 			p.DecimalStorage = st
 			return nil
 		}
 	}
-	return fmt.Errorf("not auto, scaled, exact or float")
+	return decimalStorageProblem(s)
 }
 
 // defaultOption sets the Default from its text form: the literal of the property's kind without quotes
@@ -426,6 +463,9 @@ func (d *deriver) navigation(where string, source *EntityType, f *gostruct.Field
 		report("give one of fk=, fkcolumns= and link=")
 		return nil
 	}
+	if joins == 0 && !d.conventionalJoin(n, source, target, f.Name, report) {
+		return nil
+	}
 	for _, o := range f.Options {
 		d.navigationOption(n, source, target, f, o, report)
 	}
@@ -449,7 +489,7 @@ func (d *deriver) navigationOption(n *NavigationProperty, source, target *Entity
 		return
 	}
 	if !navigationOptions[o.Key] {
-		report(fmt.Sprintf("option %q does not apply to a navigation", o.Key))
+		report(navigationOptionProblem(o.Key))
 		return
 	}
 	if !o.HasValue {
@@ -474,6 +514,23 @@ func (d *deriver) navigationOption(n *NavigationProperty, source, target *Entity
 	case "description":
 		n.Description = o.Value
 	}
+}
+
+// conventionalJoin sets the join of the navigation n from source to target whose tag names none: the foreign
+// key is the property named after the navigation with ID appended (in any case) in source for a to-one navigation
+// (Team *Team: TeamID), and the property named after source with ID appended in target for a to-many one
+// (Players []Player in Team: Player's TeamID). It reports false, and the fix, when there is no such property.
+func (d *deriver) conventionalJoin(n *NavigationProperty, source, target *EntityType, field string, report func(string)) bool {
+	holder, columns, base := source, &n.Join.SourceColumns, field
+	if n.Collection {
+		holder, columns, base = target, &n.Join.TargetColumns, source.Name
+	}
+	if p := primitiveProperty(holder, func(p *Property) bool { return strings.EqualFold(p.Name, base+"ID") }); p != nil {
+		*columns = []string{columnName(p)}
+		return true
+	}
+	report(fmt.Sprintf("no foreign key: give %s a property %sID, or tag the field with fk=, fkcolumns= or link=", holder.Name, base))
+	return false
 }
 
 // navigationOptions are the options of a navigation with a value.

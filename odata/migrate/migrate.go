@@ -6,7 +6,8 @@
 //	postgres/0001_create_catalog.sql
 //
 // Files are applied in version order, each in its own transaction together with its row in the
-// schema_migrations table (component, version). A Source may compute its changes instead (Source.Changes, as
+// schema_migrations table (component, version), which the first migration applied creates: a database with
+// nothing to apply, or whose migration fails or is refused, is left as it was. A Source may compute its changes instead (Source.Changes, as
 // odata/schema.Migration does from a model): they are applied, when there are any, as its next version. A database that holds a version newer than the program knows is
 // refused, so an old binary never runs against a newer schema. The dialect's SessionLock (an advisory lock on
 // PostgreSQL) serializes concurrent starts of several server nodes.
@@ -76,14 +77,6 @@ func Up(ctx context.Context, db *sqldb.DB, sources ...Source) (int, error) {
 			return 0, fmt.Errorf("migrate: %s: %w", begin, err)
 		}
 		defer conn.ExecContext(context.WithoutCancel(ctx), end)
-	}
-	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-	component TEXT NOT NULL,
-	version INTEGER NOT NULL,
-	name TEXT NOT NULL,
-	applied_at TEXT NOT NULL,
-	PRIMARY KEY (component, version))`); err != nil {
-		return 0, fmt.Errorf("migrate: create schema_migrations: %w", err)
 	}
 	applied := 0
 	for _, src := range sources {
@@ -161,7 +154,12 @@ type querier interface {
 	Dialect() sqldb.Dialect
 }
 
+// currentVersion returns the latest version of component that schema_migrations records, 0 when it records
+// none or there is no such table yet (record creates it with the first migration).
 func currentVersion(ctx context.Context, conn querier, component string) (int, error) {
+	if exists, err := hasTable(ctx, conn); err != nil || !exists {
+		return 0, err
+	}
 	q, args, err := sqldb.Builder(conn.Dialect()).Select("COALESCE(MAX(version), 0)").From("schema_migrations").
 		Where("component = ?", component).ToSql()
 	if err != nil {
@@ -219,8 +217,31 @@ func applyChanges(ctx context.Context, conn *sqldb.Conn, src Source) (int, error
 	return 1, tx.Commit()
 }
 
-// record adds the row of migration m of component to schema_migrations.
+// createTable creates the schema_migrations table when it does not exist.
+const createTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
+	component TEXT NOT NULL,
+	version INTEGER NOT NULL,
+	name TEXT NOT NULL,
+	applied_at TEXT NOT NULL,
+	PRIMARY KEY (component, version))`
+
+// hasTable reports whether the database has the schema_migrations table, from the dialect's catalog query.
+func hasTable(ctx context.Context, conn querier) (bool, error) {
+	var columns int
+	err := conn.QueryRowContext(ctx, "SELECT count(*) FROM ("+conn.Dialect().TableColumns()+") AS c", "schema_migrations").Scan(&columns)
+	if err != nil {
+		return false, fmt.Errorf("migrate: read the catalog: %w", err)
+	}
+	return columns > 0, nil
+}
+
+// record adds the row of migration m of component to schema_migrations, creating the table first when it does
+// not exist: in the migration's own transaction, so a migration that fails or is refused leaves no table behind
+// and a database with nothing to migrate is not written to.
 func record(ctx context.Context, tx *sqldb.Tx, component string, m Migration) error {
+	if _, err := tx.ExecContext(ctx, createTable); err != nil {
+		return fmt.Errorf("migrate: create schema_migrations: %w", err)
+	}
 	q, args, err := sqldb.Builder(tx.Dialect()).Insert("schema_migrations").Columns("component", "version", "name", "applied_at").
 		Values(component, m.Version, m.Name, time.Now().UTC().Format(time.RFC3339)).ToSql()
 	if err != nil {

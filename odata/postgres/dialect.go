@@ -79,6 +79,18 @@ func (Dialect) DecimalFunc(f sqldb.DecimalFunction, args ...string) string {
 	return "(" + args[0] + operators[f] + args[1] + ")"
 }
 
+// TimeValue reads the UTC wall clock of a timestamp without time zone (edm.TimeSQL) AT TIME ZONE 'UTC' and
+// the seconds of edm.TimeUnix with to_timestamp; a TimeOfDay column is a time either way.
+func (Dialect) TimeValue(expr string, k edm.Kind, s edm.TimeStorage) string {
+	switch {
+	case k == edm.KindTimeOfDay:
+		return expr
+	case s == edm.TimeUnix:
+		return "to_timestamp(" + expr + ")"
+	}
+	return "(" + expr + " AT TIME ZONE 'UTC')"
+}
+
 // TextTimestamps returns false: DateTimeOffset columns are TIMESTAMPTZ.
 func (Dialect) TextTimestamps() bool { return false }
 

@@ -48,12 +48,54 @@ func (Dialect) ColumnHolds(columnType string, k edm.Kind, maxLength, precision, 
 		return numericHolds(t, precision, scale)
 	case edm.KindSingle:
 		return t == "real" || t == "double precision"
-	case edm.KindTimeOfDay:
-		return t == "time without time zone" || t == "time"
-	case edm.KindDateTimeOffset:
-		return t == "timestamp with time zone"
+	case edm.KindTimeOfDay, edm.KindDateTimeOffset:
+		return timeHolds(t, k, edm.TimeAuto, precision)
 	}
 	return t == catalogType(k)
+}
+
+// TimeColumnType returns TIMESTAMP (without time zone; TIME for a TimeOfDay) for edm.TimeSQL and BIGINT for
+// edm.TimeUnix; ColumnType's for edm.TimeAuto.
+func (d Dialect) TimeColumnType(k edm.Kind, s edm.TimeStorage) string {
+	switch {
+	case s == edm.TimeUnix:
+		return "BIGINT"
+	case s == edm.TimeSQL && k == edm.KindDateTimeOffset:
+		return "TIMESTAMP"
+	}
+	return d.ColumnType(k, 0, 0)
+}
+
+// TimeColumnHolds accepts for edm.TimeAuto timestamp with time zone (time for a TimeOfDay), for edm.TimeSQL
+// timestamp without time zone (time), each with at least precision fraction digits, and for edm.TimeUnix bigint.
+func (Dialect) TimeColumnHolds(columnType string, k edm.Kind, s edm.TimeStorage, precision int) bool {
+	return timeHolds(strings.ToLower(strings.TrimSpace(columnType)), k, s, precision)
+}
+
+// timeHolds is TimeColumnHolds of t, a type as format_type spells it.
+func timeHolds(t string, k edm.Kind, s edm.TimeStorage, precision int) bool {
+	if s == edm.TimeUnix {
+		return k == edm.KindDateTimeOffset && t == "bigint"
+	}
+	name, zone := "timestamp", " with time zone"
+	switch {
+	case k == edm.KindTimeOfDay:
+		name, zone = "time", " without time zone"
+	case s == edm.TimeSQL:
+		zone = " without time zone"
+	}
+	rest, ok := strings.CutSuffix(t, zone)
+	if !ok {
+		return k == edm.KindTimeOfDay && t == "time"
+	}
+	if rest == name {
+		return true
+	}
+	if precision == 0 {
+		precision = 6 // edm.Build makes 0 the storage precision
+	}
+	n, ok := typeModifiers(rest, name)
+	return ok && len(n) == 1 && n[0] >= precision
 }
 
 // integerWidth is the width in bytes of a PostgreSQL integer type, 0 for other types.

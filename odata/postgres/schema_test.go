@@ -45,12 +45,46 @@ func TestDialect_ColumnHolds(t *testing.T) {
 		{"timestamp without time zone", edm.KindDateTimeOffset, 0, 0, 0, false},
 		{"timestamp with time zone", edm.KindDateTimeOffset, 0, 0, 0, true},
 		{"time without time zone", edm.KindTimeOfDay, 0, 0, 0, true},
+		{"time(3) without time zone", edm.KindTimeOfDay, 0, 3, 0, true},
+		{"time(3) without time zone", edm.KindTimeOfDay, 0, 6, 0, false},
+		{"timestamp(3) with time zone", edm.KindDateTimeOffset, 0, 3, 0, true},
+		{"timestamp(3) with time zone", edm.KindDateTimeOffset, 0, 4, 0, false},
 		{"bytea", edm.KindBinary, 0, 0, 0, true},
 		{"bytea", edm.KindStream, 0, 0, 0, true},
 	} {
 		if got := d.ColumnHolds(c.columnType, c.kind, c.maxLength, c.precision, c.scale); got != c.want {
 			t.Errorf("ColumnHolds(%q, %s, %d, %d, %d) = %v, want %v", c.columnType, c.kind, c.maxLength,
 				c.precision, c.scale, got, c.want)
+		}
+	}
+}
+
+// TestDialect_TimeColumnHolds checks which types, as format_type spells them, hold each time storage.
+func TestDialect_TimeColumnHolds(t *testing.T) {
+	d := postgres.Dialect{}
+	for _, c := range []struct {
+		columnType string
+		kind       edm.Kind
+		storage    edm.TimeStorage
+		precision  int
+		want       bool
+	}{
+		{"timestamp with time zone", edm.KindDateTimeOffset, edm.TimeAuto, 6, true},
+		{"timestamp without time zone", edm.KindDateTimeOffset, edm.TimeAuto, 6, false},
+		{"timestamp without time zone", edm.KindDateTimeOffset, edm.TimeSQL, 6, true},
+		{"timestamp(6) without time zone", edm.KindDateTimeOffset, edm.TimeSQL, 6, true},
+		{"timestamp(3) without time zone", edm.KindDateTimeOffset, edm.TimeSQL, 3, true},
+		{"timestamp(3) without time zone", edm.KindDateTimeOffset, edm.TimeSQL, 6, false},
+		{"timestamp with time zone", edm.KindDateTimeOffset, edm.TimeSQL, 6, false},
+		{"bigint", edm.KindDateTimeOffset, edm.TimeUnix, 6, true},
+		{"integer", edm.KindDateTimeOffset, edm.TimeUnix, 6, false},
+		{"bigint", edm.KindDateTimeOffset, edm.TimeSQL, 6, false},
+		{"time without time zone", edm.KindTimeOfDay, edm.TimeSQL, 6, true},
+		{"time with time zone", edm.KindTimeOfDay, edm.TimeSQL, 6, false},
+		{"bigint", edm.KindTimeOfDay, edm.TimeUnix, 6, false},
+	} {
+		if got := d.TimeColumnHolds(c.columnType, c.kind, c.storage, c.precision); got != c.want {
+			t.Errorf("TimeColumnHolds(%q, %s, %s, %d) = %v, want %v", c.columnType, c.kind, c.storage, c.precision, got, c.want)
 		}
 	}
 }

@@ -19,7 +19,9 @@ type change struct {
 // lacks: the tables (as Create writes them), the columns of existing tables, and the indexes the model implies
 // (see Create). It never drops or changes what exists. A problem no addition solves (a column of the wrong
 // type, a key without a unique index, a non-nullable column without a Default to fill the rows a table may
-// hold) is returned as a *MismatchError, with no statements. A database that matches gets none.
+// hold) is returned as a *MismatchError, with no statements; a column that holds its property's values in
+// another form that Adapt gives the property (a DATETIME column for a DateTimeOffset) is no problem. A database
+// that matches gets none.
 func Changes(ctx context.Context, q Querier, m *edm.Model) ([]string, error) {
 	changes, err := plan(ctx, q, m)
 	if err != nil {
@@ -95,8 +97,9 @@ func addColumns(d sqldb.Dialect, t *table, found *catalogTable) ([]change, []*fo
 	var problems []Problem
 	isNew := map[string]bool{}
 	for _, c := range t.columns {
-		if found.columns[c.name] != nil {
-			if msg := compareColumn(d, c, found.columns[c.name]); msg != "" {
+		if f := found.columns[c.name]; f != nil {
+			// A column that holds c's values in another form the engine reads is served so (Adapt).
+			if msg := compareColumn(d, adapted(d, c, f.typ), f); msg != "" {
 				problems = append(problems, Problem{Table: t.name, Column: c.name, Message: msg})
 			}
 			continue

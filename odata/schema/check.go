@@ -59,28 +59,127 @@ func (e *MismatchError) Error() string {
 
 // Check compares the tables of database q with what the built model m implies (see Create)
 // and returns a *MismatchError listing every problem: a missing table, a missing column, a column whose type
-// cannot hold its property's values or that refuses null for a nullable property, the key of an entity type or
+// cannot hold its property's values in the storage the property declares (edm.Property.DecimalStorage,
+// TimeStorage; for a column that holds them in another form the engine reads, the message names the storage to
+// declare, which Adapt does itself) or that refuses null for a nullable property, the key of an entity type or
 // link table without a primary key or unique index, a key the database generates (edm.Property.Generated) whose
-// column gets no value when an insert leaves it out. Other columns, tables, indexes and constraints of the database are not its concern; nor is
-// it ever changed (see Migration). Other errors are those of reading the catalog.
+// column gets no value when an insert leaves it out. Other columns, tables, indexes and constraints of the
+// database are not its concern; nor is it ever changed (see Migration). Other errors are those of reading the
+// catalog.
 func Check(ctx context.Context, q Querier, m *edm.Model) error {
+	return check(ctx, q, m, false)
+}
+
+// Adapt checks the database as Check does, after giving every property that declares the database's own
+// storage (edm.DecimalAuto, edm.TimeAuto) and whose column holds its values in another form the engine reads
+// that form, as the column's declared type says (odata/DESIGN.md's storage table): on SQLite a DATETIME or
+// TIMESTAMP column (TIME for a TimeOfDay) is edm.TimeSQL and an INTEGER one edm.TimeUnix, a NUMERIC(p,s) or
+// DECIMAL(p,s) column of a Decimal of at most 15 digits edm.DecimalFloat and a TEXT one edm.DecimalExact; on
+// PostgreSQL a timestamp without time zone is edm.TimeSQL, a double precision or real column of a Decimal
+// edm.DecimalFloat. odata.NewService runs it at start-up. It changes the model only where the database needs
+// it and only when the database matches; a model that two databases with differently declared columns serve
+// needs a model each.
+func Adapt(ctx context.Context, q Querier, m *edm.Model) error {
+	return check(ctx, q, m, true)
+}
+
+// check is Check, or with adapt Adapt.
+func check(ctx context.Context, q Querier, m *edm.Model, adapt bool) error {
 	d := q.Dialect()
 	tables, err := describe(m)
 	if err != nil {
 		return err
 	}
 	var problems []Problem
+	var adapted []*column
 	for _, t := range tables {
 		found, err := readTable(ctx, q, t.name)
 		if err != nil {
 			return err
+		}
+		if adapt && found != nil {
+			adapted = append(adapted, fit(d, t, found)...)
 		}
 		problems = append(problems, compare(d, t, found)...)
 	}
 	if len(problems) > 0 {
 		return &MismatchError{Problems: problems}
 	}
+	for _, c := range adapted {
+		c.property.DecimalStorage, c.property.TimeStorage = c.storage, c.time
+	}
 	return nil
+}
+
+// fit gives each column of t whose property declares the database's own storage and whose column found cannot
+// hold it so, the first other storage that it holds (adapted), and returns the columns it changed.
+func fit(d sqldb.Dialect, t *table, found *catalogTable) []*column {
+	var changed []*column
+	for _, c := range t.columns {
+		f := found.columns[c.name]
+		if f == nil {
+			continue
+		}
+		if alt := adapted(d, c, f.typ); alt != c {
+			c.storage, c.time = alt.storage, alt.time
+			changed = append(changed, c)
+		}
+	}
+	return changed
+}
+
+// alternatives returns c in each other storage that the engine reads when c's property declares the
+// database's own (edm.DecimalAuto, edm.TimeAuto), in the order Adapt prefers them: for a DateTimeOffset
+// edm.TimeSQL then edm.TimeUnix, for a TimeOfDay edm.TimeSQL, for a Decimal edm.DecimalExact then, up to
+// edm.MaxFloatDecimalPrecision digits, edm.DecimalFloat; none for other columns.
+func alternatives(c *column) []*column {
+	p := c.property
+	if p == nil || p.Enum != nil || p.SQL != "" || c.storage != edm.DecimalAuto || c.time != edm.TimeAuto {
+		return nil
+	}
+	var out []*column
+	with := func(storage edm.DecimalStorage, time edm.TimeStorage) {
+		alt := *c
+		alt.storage, alt.time = storage, time
+		out = append(out, &alt)
+	}
+	switch c.kind {
+	case edm.KindDateTimeOffset:
+		with(edm.DecimalAuto, edm.TimeSQL)
+		with(edm.DecimalAuto, edm.TimeUnix)
+	case edm.KindTimeOfDay:
+		with(edm.DecimalAuto, edm.TimeSQL)
+	case edm.KindDecimal:
+		with(edm.DecimalExact, edm.TimeAuto)
+		if c.precision <= edm.MaxFloatDecimalPrecision {
+			with(edm.DecimalFloat, edm.TimeAuto)
+		}
+	}
+	return out
+}
+
+// adapted returns c in the first other storage (alternatives) that its column, of type typ, holds when it does
+// not hold c's own; c otherwise.
+func adapted(d sqldb.Dialect, c *column, typ string) *column {
+	if holds(d, c, typ) {
+		return c
+	}
+	for _, alt := range alternatives(c) {
+		if holds(d, alt, typ) {
+			return alt
+		}
+	}
+	return c
+}
+
+// holds reports whether a column of type typ holds c's values in c's storage (Dialect.ColumnHolds,
+// TimeColumnHolds).
+func holds(d sqldb.Dialect, c *column, typ string) bool {
+	if timeKind(c.kind) {
+		return d.TimeColumnHolds(typ, c.kind, c.time, c.precision)
+	}
+	kind, maxLength := c.stored(d)
+	return d.ColumnHolds(typ, kind, maxLength, c.precision, c.scale)
 }
 
 // compare returns the problems of the table found in the catalog as t needs it.
@@ -109,17 +208,11 @@ func keyProblems(t *table, found *catalogTable) []Problem {
 
 // compareColumn says what is wrong with the column found for c, "" when nothing is.
 func compareColumn(d sqldb.Dialect, c *column, found *catalogColumn) string {
-	kind, maxLength := c.stored(d)
 	switch {
 	case found == nil:
 		return "the column does not exist (" + c.describe() + ")"
-	case !d.ColumnHolds(found.typ, kind, maxLength, c.precision, c.scale):
-		msg := fmt.Sprintf("the column's type %s cannot hold %s (%s wants %s)", found.typ, c.describe(),
-			d.Name(), d.ColumnType(kind, c.precision, c.scale))
-		if c.kind == edm.KindDecimal {
-			msg += "; if the column keeps its values in another way, say how in the property's DecimalStorage"
-		}
-		return msg
+	case !holds(d, c, found.typ):
+		return cannotHold(d, c, found.typ)
 	case found.notNull && c.nullable && c.property != nil:
 		return "the column is NOT NULL but " + c.describe() + " is nullable"
 	case c.generated && !found.generated:
@@ -128,6 +221,46 @@ func compareColumn(d sqldb.Dialect, c *column, found *catalogColumn) string {
 	}
 	return ""
 }
+
+// cannotHold is the message of a column of type typ that cannot hold c's values: the type the engine wants and,
+// when the column holds them in another form it reads, the storage to declare (which Adapt finds itself), or
+// the declarations of the other storages of c's kind.
+func cannotHold(d sqldb.Dialect, c *column, typ string) string {
+	msg := fmt.Sprintf("the column's type %s cannot hold %s (%s wants %s)", typ, c.describe(), d.Name(), columnType(d, c))
+	alts := alternatives(c)
+	for _, alt := range alts {
+		if holds(d, alt, typ) {
+			return msg + fmt.Sprintf("; it holds them %s: declare that storage (or let odata.NewService find it, schema.Adapt)",
+				storageName(alt))
+		}
+	}
+	if timeKind(c.kind) && c.time == edm.TimeAuto {
+		var other []string
+		for _, alt := range alts {
+			other = append(other, fmt.Sprintf("%s %s", columnType(d, alt), storageName(alt)))
+		}
+		return msg + "; a column of another form is served as its storage says: " + strings.Join(other, ", ")
+	}
+	if c.kind == edm.KindDecimal {
+		msg += "; if the column keeps its values in another way, say how in the property's DecimalStorage"
+	}
+	return msg
+}
+
+// storageName names the storage of c as a model declares it: "as TimeSQL (storage=sql)".
+func storageName(c *column) string {
+	if timeKind(c.kind) {
+		return fmt.Sprintf("as Time%s (storage=%s)", timeStorageNames[c.time], c.time)
+	}
+	return fmt.Sprintf("as Decimal%s (storage=%s)", decimalStorageNames[c.storage], c.storage)
+}
+
+// timeStorageNames and decimalStorageNames are the Go names of the storages after their prefix.
+var (
+	timeStorageNames    = [...]string{edm.TimeAuto: "Auto", edm.TimeSQL: "SQL", edm.TimeUnix: "Unix"}
+	decimalStorageNames = [...]string{edm.DecimalAuto: "Auto", edm.DecimalScaled: "Scaled", edm.DecimalExact: "Exact",
+		edm.DecimalFloat: "Float"}
+)
 
 // describe names what c holds: "Book/Title, Edm.String".
 func (c *column) describe() string {
@@ -139,6 +272,8 @@ func (c *column) describe() string {
 		kind += fmt.Sprintf("(%d,%d) stored as %s", c.precision, c.scale, c.storage)
 	case c.kind == edm.KindDecimal:
 		kind += fmt.Sprintf("(%d,%d)", c.precision, c.scale)
+	case timeKind(c.kind) && c.time != edm.TimeAuto:
+		kind += " stored as " + c.time.String()
 	case c.kind == edm.KindString && c.maxLength > 0:
 		kind += fmt.Sprintf("(%d)", c.maxLength)
 	}

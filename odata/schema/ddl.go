@@ -87,16 +87,27 @@ func createTable(d sqldb.Dialect, t *table) string {
 	return "CREATE TABLE " + d.QuoteIdent(t.name) + " (\n\t" + strings.Join(lines, ",\n\t") + "\n)" + d.TableOptions()
 }
 
-// columnDefinition is the definition of c in a CREATE TABLE or ADD COLUMN, with the DEFAULT clause def when
-// it is not "".
-func columnDefinition(d sqldb.Dialect, c *column, def string) string {
+// columnType is the type of c's column on d: for its kind and storage (Dialect.ColumnType, TimeColumnType).
+func columnType(d sqldb.Dialect, c *column) string {
+	if timeKind(c.kind) {
+		return d.TimeColumnType(c.kind, c.time)
+	}
 	k, _ := c.stored(d)
 	typ := d.ColumnType(k, c.precision, c.scale)
 	if c.kind == edm.KindDecimal && k == edm.KindString {
 		// Decimal text (SQLite's DecimalExact) compares and sorts as exact decimals, in indexes too.
 		typ = d.CollateDecimal(typ)
 	}
-	s := d.QuoteIdent(c.name) + " " + typ
+	return typ
+}
+
+// timeKind reports whether k has a time storage (edm.TimeStorage): DateTimeOffset and TimeOfDay.
+func timeKind(k edm.Kind) bool { return k == edm.KindDateTimeOffset || k == edm.KindTimeOfDay }
+
+// columnDefinition is the definition of c in a CREATE TABLE or ADD COLUMN, with the DEFAULT clause def when
+// it is not "".
+func columnDefinition(d sqldb.Dialect, c *column, def string) string {
+	s := d.QuoteIdent(c.name) + " " + columnType(d, c)
 	if !c.nullable {
 		s += " NOT NULL"
 	}
@@ -109,7 +120,8 @@ func columnDefinition(d sqldb.Dialect, c *column, def string) string {
 // defaultOf is the SQL of the default value of c, "" for none: the property's declared Default; without one,
 // for a non-nullable column the server computes (read-only) or that is being added to a table that may hold
 // rows (adding), what the engine gives such a value on create: false or zero for a Boolean or number; and the
-// current time for a read-only DateTimeOffset, such as a creation time.
+// current time for a read-only DateTimeOffset, such as a creation time, in the database's own storage (a
+// column of another time storage gets no default).
 func defaultOf(d sqldb.Dialect, c *column, adding bool) string {
 	if c.fixedDefault != "" {
 		return c.fixedDefault
@@ -134,7 +146,7 @@ func defaultOf(d sqldb.Dialect, c *column, adding bool) string {
 		edm.KindDouble, edm.KindSingle:
 		return "0"
 	case edm.KindDateTimeOffset:
-		if c.readOnly {
+		if c.readOnly && c.time == edm.TimeAuto {
 			return d.Now()
 		}
 	}

@@ -7,13 +7,18 @@
 //   - Create returns the DDL of the whole schema, to review or hand to a migration tool of one's own;
 //     Changes returns the statements that add what a given database lacks.
 //   - Check compares a database with the model and returns one *MismatchError listing every missing table or
-//     column, every column whose type cannot hold its property and every key without a unique index.
-//     odata.NewService runs it at start-up (unless Config.SkipSchemaCheck), so a model property without a column
-//     stops the start instead of failing requests.
+//     column, every column whose type cannot hold its property and every key without a unique index. Adapt
+//     first gives the properties whose columns another program declared (DATETIME, NUMERIC(p,s), a timestamp
+//     without time zone, ...) the storage those columns hold (edm.Property.DecimalStorage, TimeStorage), then
+//     checks; odata.NewService runs it at start-up (unless Config.SkipSchemaCheck), so a model property without
+//     a column stops the start instead of failing requests.
 //   - Migration is an odata/migrate source that applies Changes as a versioned migration: run by migrate.Up at
 //     start-up, it creates the tables of an empty database and later adds the tables, columns and indexes a
 //     changed model needs. It only adds: it never drops or alters what exists, and refuses (with the problems)
 //     a change that adding cannot make.
+//
+// Each takes a built model: given one whose Build was forgotten (or failed), each answers edm.ErrNotBuilt,
+// wrapped, which says to call Build.
 //
 // # Column types
 //
@@ -33,6 +38,9 @@
 //	Double, Single            REAL                                DOUBLE PRECISION, REAL
 //	Date, TimeOfDay           TEXT YYYY-MM-DD, HH:MM:SS.ffffff    DATE, TIME
 //	DateTimeOffset            TEXT YYYY-MM-DDTHH:MM:SS.ffffffZ    TIMESTAMPTZ
+//	  TimeSQL                 TEXT (or DATETIME, TIMESTAMP)       TIMESTAMP (without time zone)
+//	  TimeUnix                INTEGER seconds                     BIGINT seconds
+//	TimeOfDay, TimeSQL        TEXT (or TIME) HH:MM:SS[.fff]       TIME
 //	Duration                  INTEGER microseconds                BIGINT microseconds
 //	Guid                      TEXT (lower case)                   UUID
 //	Binary, Stream            BLOB                                BYTEA

@@ -408,3 +408,42 @@ func TestCreate_Errors(t *testing.T) {
 		})
 	}
 }
+
+// TestNotBuilt gives every function of the package a model whose Build was forgotten: each answers
+// edm.ErrNotBuilt, which names the fix, rather than a problem of the tables an unbuilt model seems to imply.
+func TestNotBuilt(t *testing.T) {
+	ctx := context.Background()
+	db := dbtest.SQLite(t)
+	for _, c := range []struct {
+		name string
+		call func(m *edm.Model) error
+	}{
+		{"Create", func(m *edm.Model) error {
+			_, err := schema.Create(db.Dialect(), m)
+			return err
+		}},
+		{"Check", func(m *edm.Model) error { return schema.Check(ctx, db.DB, m) }},
+		{"Changes", func(m *edm.Model) error {
+			_, err := schema.Changes(ctx, db.DB, m)
+			return err
+		}},
+		{"Migration", func(m *edm.Model) error {
+			_, err := migrate.Up(ctx, db.DB, schema.Migration("library", m))
+			var n int
+			if db.QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n) == nil {
+				t.Error("the refused migration left a schema_migrations table behind")
+			}
+			return err
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.call(libraryModel())
+			if !errors.Is(err, edm.ErrNotBuilt) {
+				t.Fatalf("%s(model not built) error = %v, want edm.ErrNotBuilt", c.name, err)
+			}
+			if !strings.Contains(err.Error(), "call its Build method") {
+				t.Errorf("%s(model not built) error = %q, want it to name the fix", c.name, err)
+			}
+		})
+	}
+}

@@ -31,8 +31,10 @@ type column struct {
 	// kind is the primitive kind stored (an enum's underlying kind); maxLength, precision and scale its facets.
 	kind                        edm.Kind
 	maxLength, precision, scale int
-	// storage is how a Decimal column stores its values (edm.Property.DecimalStorage).
+	// storage is how a Decimal column stores its values (edm.Property.DecimalStorage), time how a
+	// DateTimeOffset or TimeOfDay column does (edm.Property.TimeStorage).
 	storage  edm.DecimalStorage
+	time     edm.TimeStorage
 	nullable bool
 	// property is the property whose values the column holds (a collection's for a side table's value column),
 	// nil for the columns of joins and ordinals; of names it for messages ("Book/Title", "the position of
@@ -76,10 +78,13 @@ type builder struct {
 	foreign map[string]bool // the foreign keys declared, by table and columns
 }
 
-// describe returns the tables of the built model m: the entity types' in the model's order, then the side
+// describe returns the tables of the built model m (edm.ErrNotBuilt, wrapped, for a model not built): the entity types' in the model's order, then the side
 // tables of their collections, then the link tables of their many-to-many navigations; with their keys, foreign
 // keys and indexes.
 func describe(m *edm.Model) ([]*table, error) {
+	if !m.Built() {
+		return nil, fmt.Errorf("schema: %w", edm.ErrNotBuilt)
+	}
 	b := &builder{byName: map[string]*table{}, ofType: map[*edm.EntityType]*table{}, foreign: map[string]bool{}}
 	for _, et := range m.EntityTypes {
 		if et.Base() == nil {
@@ -194,13 +199,14 @@ func valueColumn(p *edm.Property, name, of string) *column {
 		}
 	}
 	return &column{name: name, kind: k, maxLength: p.MaxLength, precision: p.Precision, scale: p.Scale,
-		storage: p.DecimalStorage, nullable: p.Nullable, property: p, of: of, readOnly: p.ReadOnly, generated: p.Generated}
+		storage: p.DecimalStorage, time: p.TimeStorage, nullable: p.Nullable, property: p, of: of, readOnly: p.ReadOnly,
+		generated: p.Generated}
 }
 
 // like is a column named name that holds the values of c, as a column referring to c does.
 func like(c *column, name, of string, nullable bool) *column {
 	return &column{name: name, kind: c.kind, maxLength: c.maxLength, precision: c.precision, scale: c.scale,
-		storage: c.storage, nullable: nullable, of: of}
+		storage: c.storage, time: c.time, nullable: nullable, of: of}
 }
 
 // sideTable adds the side table of the collection property p of et: the owner's columns, the value and its

@@ -114,6 +114,11 @@ type Dialect interface {
 	// where TextDecimals, which the planner uses as it is), in the dialect's own form of decimals: the exact
 	// integer value x 10^scale where ScaledDecimals (SQLite), else NUMERIC.
 	DecimalValue(expr string, storage edm.DecimalStorage, scale int) string
+	// TimeValue is the value of expr, a DateTimeOffset or TimeOfDay column (kind k) that stores its values as s
+	// (edm.TimeSQL or TimeUnix, never TimeAuto), in the dialect's own form of k: on SQLite the text of
+	// TimestampTextLayout (or HH:MM:SS.ffffff), on PostgreSQL timestamp with time zone (or time). The planner
+	// compares, orders and computes with that.
+	TimeValue(expr string, k edm.Kind, s edm.TimeStorage) string
 	// CollateDecimal makes decimal text compare and sort as the exact decimals it spells: expr followed by the
 	// COLLATE clause of the decimal collation (odata/sqlite.DecimalCollation). Applied to a column type, it is
 	// the declaration of a column of decimal text. Only called when TextDecimals.
@@ -171,6 +176,14 @@ type Dialect interface {
 	// stores every value of kind k as the engine writes and reads it: a String of up to maxLength characters (0
 	// for no limit), a Decimal of the precision and scale.
 	ColumnHolds(columnType string, k edm.Kind, maxLength, precision, scale int) bool
+	// TimeColumnType is the type of a column that stores values of kind k (DateTimeOffset or TimeOfDay) as s:
+	// ColumnType's for edm.TimeAuto; DATETIME (TIME for a TimeOfDay) or INTEGER on SQLite, TIMESTAMP (without
+	// time zone; TIME) or BIGINT on PostgreSQL.
+	TimeColumnType(k edm.Kind, s edm.TimeStorage) string
+	// TimeColumnHolds reports whether a column of the given type, as the TableColumns query reads it, holds the
+	// values of kind k (DateTimeOffset or TimeOfDay) with precision fraction digits (1 to 6) in the form of s,
+	// as the engine reads and writes them: for edm.TimeAuto the dialect's own, as ColumnHolds.
+	TimeColumnHolds(columnType string, k edm.Kind, s edm.TimeStorage, precision int) bool
 	// GeneratedKey is the definition, after the quoted column name, of the single key column of kind k whose
 	// values the database generates when an insert leaves it out (edm.Property.Generated), its primary key
 	// included: INTEGER PRIMARY KEY AUTOINCREMENT (the rowid, never reused) for Int32 and Int64 and a random

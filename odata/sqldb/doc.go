@@ -14,10 +14,11 @@
 //   - Statements (statement.go): NewStatement writes a fixed statement once for both databases; Builder starts a
 //     squirrel builder with the dialect's placeholders.
 //   - Values (values.go): Arg converts the Go value of a property to the argument its column takes and Scan
-//     converts a scanned column back (odata/DESIGN.md's storage table); TimeArg, ScanTime, DecimalArg and
-//     ScanDecimal do the same for hand-written SQL.
-//   - Transactions (tx.go): RunTx runs a transaction of a DB with the one retry policy of the project; a database that
-//     stays busy is ErrBusy, which odata answers 503 with Retry-After.
+//     converts a scanned column back (odata/DESIGN.md's storage table), in the storage a property declares
+//     (edm.Property.DecimalStorage, TimeStorage); TimeArg, ScanTime, DecimalArg and ScanDecimal
+//     do the same for hand-written SQL.
+//   - Transactions (tx.go): RunTx runs a transaction of a DB with the one retry policy of the project; a database
+//     that stays busy is ErrBusy, which odata answers 503 with Retry-After.
 //   - Telemetry (instrument.go): Instrument wraps a driver's connector so that each statement run under a
 //     context with a recording OpenTelemetry span is a child span of it (the adapters' Open does it), and
 //     WithStatementCounter counts the statements of a context.

@@ -28,20 +28,84 @@ func TimeArg(d Dialect, t time.Time) any {
 	return t
 }
 
-// ScanTime reads a DateTimeOffset column value as the driver returns it (text on SQLite, time.Time on
-// PostgreSQL) and returns it in UTC.
+// SQLTimestampLayout is how a DateTimeOffset column stored as edm.TimeSQL holds its values where timestamps are
+// text (SQLite): the UTC wall clock with a space, the fraction of the second without trailing zeros (none for a
+// whole second), as SQLite's datetime() and CURRENT_TIMESTAMP write it.
+const SQLTimestampLayout = "2006-01-02 15:04:05.999999"
+
+// ScanTime reads a DateTimeOffset column value as the driver returns it and returns it in UTC, to microseconds:
+// a time.Time (PostgreSQL), RFC 3339 text (SQLite's own form), SQL's text without a zone read as UTC
+// ('2006-01-02 15:04:05[.fff]', a 'T' for the space and a trailing 'Z' or offset too; edm.TimeSQL) or an
+// integer of seconds since 1970 (edm.TimeUnix).
 func ScanTime(v any) (time.Time, error) {
 	switch v := v.(type) {
 	case time.Time:
-		return v.UTC(), nil
+		return v.UTC().Truncate(time.Microsecond), nil
 	case string:
-		t, err := time.Parse(time.RFC3339Nano, v)
-		return t.UTC(), err
+		return parseTimestamp(v)
 	case []byte:
-		t, err := time.Parse(time.RFC3339Nano, string(v))
-		return t.UTC(), err
+		return parseTimestamp(string(v))
+	case int64:
+		return time.Unix(v, 0).UTC(), nil
+	case float64:
+		sec, frac := math.Modf(v)
+		return time.Unix(int64(sec), int64(math.Round(frac*1e6))*1e3).UTC(), nil
 	}
 	return time.Time{}, fmt.Errorf("sqldb: unexpected DateTimeOffset value of type %T", v)
+}
+
+// parseTimestamp parses the text of a DateTimeOffset column: RFC 3339, or without an offset (UTC) and with a
+// space or a 'T' between date and time, seconds and fraction optional.
+func parseTimestamp(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		layout := "2006-01-02 15:04:05.999999999Z07:00"
+		if len(s) > 10 && s[10] == 'T' {
+			layout = "2006-01-02T15:04:05.999999999Z07:00"
+		}
+		var err2 error
+		if t, err2 = time.Parse(layout, s); err2 != nil {
+			if t, err2 = time.Parse(layout[:len(layout)-6], s); err2 != nil {
+				return time.Time{}, err
+			}
+		}
+	}
+	return t.UTC().Truncate(time.Microsecond), nil
+}
+
+// timeStorageArg returns t, a value of a DateTimeOffset (or, as an edm.TimeOfDay, TimeOfDay) column stored as
+// s, as d binds it, to microseconds: for edm.TimeAuto as TimeArg (or the 6-digit text of a TimeOfDay); for
+// edm.TimeSQL text in SQLTimestampLayout (a TimeOfDay without trailing zeros) where d.TextTimestamps(), else a
+// time.Time in UTC (timestamp without time zone) or the time of day's text; for edm.TimeUnix the whole seconds
+// since 1970, an error for a value with a fraction of a second.
+func timeStorageArg(d Dialect, s edm.TimeStorage, v any) (any, error) {
+	switch v := v.(type) {
+	case edm.TimeOfDay:
+		v = edm.TimeOfDay(time.Duration(v).Truncate(time.Microsecond))
+		if s == edm.TimeSQL && d.TextTimestamps() {
+			return v.String(), nil
+		}
+		return v.Format(6), nil
+	case time.Time:
+		t := v.UTC().Truncate(time.Microsecond)
+		switch {
+		case s == edm.TimeUnix && t.Nanosecond() != 0:
+			return nil, fmt.Errorf("%s has a fraction of a second, which a column of whole seconds cannot hold", t.Format(time.RFC3339Nano))
+		case s == edm.TimeUnix:
+			return t.Unix(), nil
+		case s == edm.TimeSQL && d.TextTimestamps():
+			return t.Format(SQLTimestampLayout), nil
+		}
+		return TimeArg(d, t), nil
+	}
+	return nil, fmt.Errorf("sqldb: unexpected time value of type %T", v)
+}
+
+// NativeTime reports whether the column of the DateTimeOffset or TimeOfDay property p stores its values as d
+// does itself (edm.TimeAuto), so that the planner can compare the column as it is; otherwise it goes through
+// d.TimeValue.
+func NativeTime(p *edm.Property) bool {
+	return p.TimeStorage == edm.TimeAuto || p.SQL != "" || p.Enum != nil
 }
 
 // DecimalArg returns m as d stores an Edm.Decimal column of the given scale in its own way: the exact integer
@@ -193,55 +257,52 @@ func Arg(d Dialect, p *edm.Property, v any) (any, error) {
 		return n, nil
 	}
 	switch p.Type {
-	case edm.KindString:
-		if s, ok := v.(string); ok {
-			return s, nil
-		}
-	case edm.KindBoolean:
-		if b, ok := v.(bool); ok {
-			return b, nil
-		}
-	case edm.KindByte, edm.KindSByte, edm.KindInt16, edm.KindInt32, edm.KindInt64:
-		if n, ok := v.(int64); ok {
-			return n, nil
-		}
 	case edm.KindDecimal:
 		if m, ok := v.(decimal.Decimal); ok {
 			return decimalArg(m, int32(p.Scale), DecimalStorage(d, p))
 		}
 	case edm.KindDouble, edm.KindSingle:
 		if f, ok := v.(float64); ok {
-			if !d.StoresNaN() && (math.IsNaN(f) || math.IsInf(f, 0)) {
-				return nil, fmt.Errorf("%s: %v cannot be stored", p.Name, f)
-			}
-			return f, nil
+			return floatArg(d, p, f)
 		}
 	case edm.KindDate:
 		if t, ok := v.(edm.Date); ok {
 			return t.String(), nil
 		}
-	case edm.KindTimeOfDay:
-		if t, ok := v.(edm.TimeOfDay); ok {
-			return t.Format(6), nil
-		}
-	case edm.KindDateTimeOffset:
-		if t, ok := v.(time.Time); ok {
-			return TimeArg(d, t), nil
-		}
+	case edm.KindTimeOfDay, edm.KindDateTimeOffset:
+		return timeArg(d, p, v)
 	case edm.KindDuration:
 		if t, ok := v.(time.Duration); ok {
 			return int64(t / time.Microsecond), nil
 		}
-	case edm.KindGuid:
-		if s, ok := v.(string); ok {
-			return s, nil
-		}
-	case edm.KindBinary, edm.KindStream:
-		if b, ok := v.([]byte); ok {
-			return b, nil
+	default:
+		if boundAsIs(p.Type, v) {
+			return v, nil
 		}
 	}
 	return nil, typeErr(p, v)
+}
+
+// floatArg is Arg of a Double or Single property: f, unless d cannot store it (NaN, the infinities on SQLite).
+func floatArg(d Dialect, p *edm.Property, f float64) (any, error) {
+	if !d.StoresNaN() && (math.IsNaN(f) || math.IsInf(f, 0)) {
+		return nil, fmt.Errorf("%s: %v cannot be stored", p.Name, f)
+	}
+	return f, nil
+}
+
+// timeArg is Arg of a TimeOfDay or DateTimeOffset property.
+func timeArg(d Dialect, p *edm.Property, v any) (any, error) {
+	_, timeOfDay := v.(edm.TimeOfDay)
+	_, instant := v.(time.Time)
+	if timeOfDay != (p.Type == edm.KindTimeOfDay) || instant != (p.Type == edm.KindDateTimeOffset) {
+		return nil, typeErr(p, v)
+	}
+	arg, err := timeStorageArg(d, p.TimeStorage, v)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p.Name, err)
+	}
+	return arg, nil
 }
 
 func typeErr(p *edm.Property, v any) error {
@@ -253,6 +314,23 @@ func typeName(p *edm.Property) string {
 		return p.Enum.Name
 	}
 	return p.Type.String()
+}
+
+// boundAsIs reports whether v is the Go value of kind k that its column binds unchanged: a string (String,
+// Guid), a bool, an int64 (the integer kinds), a []byte (Binary, Stream).
+func boundAsIs(k edm.Kind, v any) bool {
+	var ok bool
+	switch k {
+	case edm.KindString, edm.KindGuid:
+		_, ok = v.(string)
+	case edm.KindBoolean:
+		_, ok = v.(bool)
+	case edm.KindByte, edm.KindSByte, edm.KindInt16, edm.KindInt32, edm.KindInt64:
+		_, ok = v.(int64)
+	case edm.KindBinary, edm.KindStream:
+		_, ok = v.([]byte)
+	}
+	return ok
 }
 
 // Scan converts the value the driver returned for a scalar property's column (scanned into an *any) to the

@@ -38,6 +38,11 @@ func TestArgScan_RoundTrip(t *testing.T) {
 		{&edm.Property{Name: "G", Type: edm.KindGuid}, "TEXT", "UUID", "0f8fad5b-d9cb-469f-a165-70867728950e"},
 		{&edm.Property{Name: "BIN", Type: edm.KindBinary}, "BLOB", "BYTEA", []byte{0, 1, 2, 255}},
 		{&edm.Property{Name: "E", Enum: flags}, "INTEGER", "INTEGER", int64(3)},
+		// The time storages of tables other programs made.
+		{&edm.Property{Name: "TSSQL", Type: edm.KindDateTimeOffset, Precision: 6, TimeStorage: edm.TimeSQL}, "DATETIME", "TIMESTAMP", time.Date(2026, 11, 22, 1, 2, 3, 456789000, time.UTC)},
+		{&edm.Property{Name: "TSSQLTEXT", Type: edm.KindDateTimeOffset, Precision: 6, TimeStorage: edm.TimeSQL}, "TEXT", "TIMESTAMP(3)", time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC)},
+		{&edm.Property{Name: "TSUNIX", Type: edm.KindDateTimeOffset, Precision: 6, TimeStorage: edm.TimeUnix}, "INTEGER", "BIGINT", time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC)},
+		{&edm.Property{Name: "TSQL", Type: edm.KindTimeOfDay, Precision: 6, TimeStorage: edm.TimeSQL}, "TIME", "TIME", edm.NewTimeOfDay(23, 59, 58, 500000000)},
 	}
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		for _, tc := range cases {
@@ -70,6 +75,61 @@ func TestArgScan_RoundTrip(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestArg_TimeStorage checks the argument of a DateTimeOffset and a TimeOfDay in each time storage on each
+// database: the engine's own form, SQL's text (or a timestamp without time zone) and unix seconds.
+func TestArg_TimeStorage(t *testing.T) {
+	at := time.Date(2026, 11, 27, 11, 0, 0, 500000000, time.FixedZone("CET", 3600))
+	whole := at.Truncate(time.Second)
+	clock := edm.NewTimeOfDay(9, 5, 0, 0)
+	utc := func(t time.Time) time.Time { return t.UTC() }
+	for _, c := range []struct {
+		d       sqldb.Dialect
+		kind    edm.Kind
+		storage edm.TimeStorage
+		v       any
+		want    any
+	}{
+		{sqlite.Dialect{}, edm.KindDateTimeOffset, edm.TimeAuto, at, "2026-11-27T10:00:00.500000Z"},
+		{sqlite.Dialect{}, edm.KindDateTimeOffset, edm.TimeSQL, at, "2026-11-27 10:00:00.5"},
+		{sqlite.Dialect{}, edm.KindDateTimeOffset, edm.TimeSQL, whole, "2026-11-27 10:00:00"},
+		{sqlite.Dialect{}, edm.KindDateTimeOffset, edm.TimeUnix, whole, int64(1795773600)},
+		{sqlite.Dialect{}, edm.KindTimeOfDay, edm.TimeAuto, clock, "09:05:00.000000"},
+		{sqlite.Dialect{}, edm.KindTimeOfDay, edm.TimeSQL, clock, "09:05:00"},
+		{postgres.Dialect{}, edm.KindDateTimeOffset, edm.TimeAuto, at, utc(at)},
+		{postgres.Dialect{}, edm.KindDateTimeOffset, edm.TimeSQL, at, utc(at)},
+		{postgres.Dialect{}, edm.KindDateTimeOffset, edm.TimeUnix, whole, int64(1795773600)},
+		{postgres.Dialect{}, edm.KindTimeOfDay, edm.TimeSQL, clock, "09:05:00.000000"},
+	} {
+		p := &edm.Property{Name: "V", Type: c.kind, TimeStorage: c.storage}
+		got, err := sqldb.Arg(c.d, p, c.v)
+		if err != nil || !cmp.Equal(got, c.want) {
+			t.Errorf("%s: Arg(%s stored as %s, %v) = %#v, %v; want %#v", c.d.Name(), c.kind, c.storage, c.v, got, err, c.want)
+		}
+	}
+	p := &edm.Property{Name: "V", Type: edm.KindDateTimeOffset, TimeStorage: edm.TimeUnix}
+	if got, err := sqldb.Arg(sqlite.Dialect{}, p, at); err == nil {
+		t.Errorf("Arg(unix seconds, %v) = %v, want an error for the fraction of a second", at, got)
+	}
+}
+
+// TestScanTime checks the forms of a DateTimeOffset column value that ScanTime reads.
+func TestScanTime(t *testing.T) {
+	want := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	for _, v := range []any{
+		"2026-11-27T10:00:00.000000Z", "2026-11-27T11:00:00+01:00", "2026-11-27 10:00:00", "2026-11-27 10:00:00.0000000",
+		"2026-11-27T10:00:00", "2026-11-27 10:00:00Z", "2026-11-27 10:00:00.000+00:00", []byte("2026-11-27 10:00:00"),
+		int64(1795773600), float64(1795773600), want.In(time.FixedZone("X", -7200)).Add(400 * time.Nanosecond),
+	} {
+		got, err := sqldb.ScanTime(v)
+		if err != nil || !got.Equal(want) || got.Location() != time.UTC {
+			t.Errorf("ScanTime(%#v) = %v, %v; want %v", v, got, err, want)
+		}
+	}
+	if got, err := sqldb.ScanTime("27.11.2026"); err == nil {
+		t.Errorf("ScanTime(27.11.2026) = %v, want an error", got)
+	}
 }
 
 func TestArg_WrongType(t *testing.T) {

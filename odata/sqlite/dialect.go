@@ -58,6 +58,26 @@ func (Dialect) DecimalFunc(f sqldb.DecimalFunction, args ...string) string {
 // TextTimestamps returns true: DateTimeOffset columns hold text in sqldb.TimestampTextLayout.
 func (Dialect) TextTimestamps() bool { return true }
 
+// TimeValue rewrites the text of edm.TimeSQL ('2006-01-02 15:04:05[.fff]', a 'T' for the space and a
+// trailing 'Z' or '+00:00' accepted; '15:04:05[.fff]' for a TimeOfDay) to the engine's fixed-width text, the
+// fraction cut or padded to six digits, and formats the seconds of edm.TimeUnix with strftime. NULL stays NULL.
+func (Dialect) TimeValue(expr string, k edm.Kind, s edm.TimeStorage) string {
+	switch {
+	case s == edm.TimeUnix:
+		return "strftime('%Y-%m-%dT%H:%M:%S.000000Z', " + expr + ", 'unixepoch')"
+	case k == edm.KindTimeOfDay:
+		return "(substr(" + expr + ", 1, 8) || " + sixDigits("substr("+expr+", 9)") + ")"
+	}
+	return "(substr(" + expr + ", 1, 10) || 'T' || substr(" + expr + ", 12, 8) || " +
+		sixDigits("substr("+expr+", 20)") + " || 'Z')"
+}
+
+// sixDigits is the fraction of a second of rest, the text after the seconds ("", ".5", ".123Z", "+00:00"), as
+// "." and six digits.
+func sixDigits(rest string) string {
+	return "'.' || substr(substr(rtrim(replace(" + rest + ", '+00:00', ''), 'Z'), 2) || '000000', 1, 6)"
+}
+
 // StoresNaN returns false: SQLite stores a NaN as NULL.
 func (Dialect) StoresNaN() bool { return false }
 

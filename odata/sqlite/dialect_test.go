@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"database/sql"
 	"strconv"
 	"testing"
 
@@ -62,6 +63,42 @@ func TestDialect_SQL(t *testing.T) {
 	} {
 		if c.got != c.want {
 			t.Errorf("%s = %q, want %q", c.name, c.got, c.want)
+		}
+	}
+}
+
+// TestDialect_TimeValue runs TimeValue on the forms other programs write and checks that each becomes the
+// engine's own fixed-width text, whose order is time order.
+func TestDialect_TimeValue(t *testing.T) {
+	db := open(t)
+	d := sqlite.Dialect{}
+	for _, tc := range []struct {
+		kind    edm.Kind
+		storage edm.TimeStorage
+		stored  any
+		want    sql.NullString
+	}{
+		{edm.KindDateTimeOffset, edm.TimeSQL, "2026-11-27 10:00:00", valid("2026-11-27T10:00:00.000000Z")},
+		{edm.KindDateTimeOffset, edm.TimeSQL, "2026-11-27 10:00:00.5", valid("2026-11-27T10:00:00.500000Z")},
+		{edm.KindDateTimeOffset, edm.TimeSQL, "2026-11-27 10:00:00.500", valid("2026-11-27T10:00:00.500000Z")},
+		{edm.KindDateTimeOffset, edm.TimeSQL, "2026-11-27T10:00:00.1234567Z", valid("2026-11-27T10:00:00.123456Z")},
+		{edm.KindDateTimeOffset, edm.TimeSQL, "2026-11-27 10:00:00+00:00", valid("2026-11-27T10:00:00.000000Z")},
+		{edm.KindDateTimeOffset, edm.TimeSQL, "2026-11-27 10:00:00.25+00:00", valid("2026-11-27T10:00:00.250000Z")},
+		{edm.KindDateTimeOffset, edm.TimeSQL, "2026-11-27T10:00:00Z", valid("2026-11-27T10:00:00.000000Z")},
+		{edm.KindDateTimeOffset, edm.TimeSQL, nil, sql.NullString{}},
+		{edm.KindDateTimeOffset, edm.TimeUnix, int64(1795773600), valid("2026-11-27T10:00:00.000000Z")},
+		{edm.KindDateTimeOffset, edm.TimeUnix, nil, sql.NullString{}},
+		{edm.KindTimeOfDay, edm.TimeSQL, "10:00:00", valid("10:00:00.000000")},
+		{edm.KindTimeOfDay, edm.TimeSQL, "10:00:00.5", valid("10:00:00.500000")},
+		{edm.KindTimeOfDay, edm.TimeSQL, "23:59:59.9999999", valid("23:59:59.999999")},
+	} {
+		var got sql.NullString
+		query := "SELECT " + d.TimeValue("x", tc.kind, tc.storage) + " FROM (SELECT ? AS x)"
+		if err := db.QueryRow(query, tc.stored).Scan(&got); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		if got != tc.want {
+			t.Errorf("TimeValue(%s stored as %s) of %v = %v, want %v", tc.kind, tc.storage, tc.stored, got, tc.want)
 		}
 	}
 }

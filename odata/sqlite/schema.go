@@ -34,8 +34,12 @@ func (Dialect) ColumnHolds(columnType string, k edm.Kind, _, _, _ int) bool {
 	if got == "" {
 		return true
 	}
-	if k == edm.KindDecimal {
+	switch k {
+	case edm.KindDecimal:
 		return got == "INTEGER"
+	case edm.KindDate:
+		// A DATE column keeps the engine's YYYY-MM-DD text as it is (it does not look like a number).
+		return got == "TEXT" || got == "NUMERIC" && names(columnType, "DATE") && !names(columnType, "DATETIME", "TIME")
 	}
 	switch want := storageClass(k); want {
 	case "INTEGER":
@@ -45,6 +49,48 @@ func (Dialect) ColumnHolds(columnType string, k edm.Kind, _, _, _ int) bool {
 	default:
 		return got == want
 	}
+}
+
+// TimeColumnType returns TEXT for edm.TimeSQL (a STRICT table knows no DATETIME; the affinity is the same as
+// far as the text is concerned) and INTEGER for edm.TimeUnix; ColumnType's for edm.TimeAuto.
+func (Dialect) TimeColumnType(k edm.Kind, s edm.TimeStorage) string {
+	if s == edm.TimeUnix {
+		return "INTEGER"
+	}
+	return storageClass(k)
+}
+
+// TimeColumnHolds accepts, besides a column without a type: for edm.TimeAuto a TEXT column (the engine's own
+// text); for edm.TimeSQL a TEXT column or one declared DATETIME or TIMESTAMP (a DateTimeOffset) or TIME (a
+// TimeOfDay), whose NUMERIC affinity keeps the text as it is; for edm.TimeUnix an INTEGER column or one declared
+// DATETIME or TIMESTAMP.
+// The precision does not matter: text and integers keep what they are given.
+func (Dialect) TimeColumnHolds(columnType string, k edm.Kind, s edm.TimeStorage, _ int) bool {
+	got := affinity(columnType)
+	switch {
+	case got == "":
+		return true
+	case s == edm.TimeUnix:
+		return k == edm.KindDateTimeOffset && (got == "INTEGER" || got == "NUMERIC" && names(columnType, "DATETIME", "TIMESTAMP"))
+	case got == "TEXT":
+		return true
+	case s == edm.TimeSQL && got == "NUMERIC" && k == edm.KindDateTimeOffset:
+		return names(columnType, "DATETIME", "TIMESTAMP")
+	case s == edm.TimeSQL && got == "NUMERIC" && k == edm.KindTimeOfDay:
+		return names(columnType, "TIME") && !names(columnType, "DATETIME", "TIMESTAMP")
+	}
+	return false
+}
+
+// names reports whether the declared type contains one of the words (upper case).
+func names(declared string, words ...string) bool {
+	t := strings.ToUpper(declared)
+	for _, w := range words {
+		if strings.Contains(t, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // affinity is the type affinity of a declared column type by SQLite's rules (section 3.1 of "Datatypes In

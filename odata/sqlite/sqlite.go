@@ -9,7 +9,9 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"io/fs"
 	"net/url"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -130,8 +132,8 @@ func compiled(p string) (*regexp.Regexp, error) {
 	return re, nil
 }
 
-// Open opens the SQLite database file at path with the settings the engine relies on: foreign keys on, WAL
-// journal, a busy timeout, write transactions that take the write lock at BEGIN (so two writers never deadlock
+// Open opens the SQLite database file at path with the settings the engine relies on: foreign keys on, a busy
+// timeout, write transactions that take the write lock at BEGIN (so two writers never deadlock
 // upgrading a read lock) and case-sensitive LIKE (OData string functions are case-sensitive), through DriverName
 // (so REGEXP works), and a page cache of DefaultCacheKiB per connection. Each connection keeps its last
 // 128 prepared statements: the engine's SQL text is the same for every request of a shape (values are arguments),
@@ -143,14 +145,21 @@ func compiled(p string) (*regexp.Regexp, error) {
 // and the WAL is checkpointed by a goroutine of the pool (checkpoint.go) rather than inside the commit that fills
 // it. The connections are instrumented (sqldb.Instrument, system "sqlite"): a statement run under a context with a
 // recording OpenTelemetry span is a child span of it. The result carries the pool and Dialect{} together.
-func Open(path string) (*sqldb.DB, error) {
+//
+// A new database (no file at path, or an empty one) is created in the WAL journal mode, which lets readers run
+// beside the writer. An existing file keeps its journal mode: the mode is stored in the file, so switching it
+// would change the file for every program that opens it (they would need the -wal and -shm files beside it),
+// and Open writes nothing to a file the program was only pointed at. Pass SwitchToWAL to switch such a file.
+func Open(path string, options ...Option) (*sqldb.DB, error) {
 	if path == "" || strings.HasPrefix(path, ":memory:") {
 		return nil, errors.New("sqlite: a file path is required (an in-memory database is empty on every pooled connection)")
 	}
 	q := url.Values{}
 	q.Set("_fk", "1")
 	q.Set("_busy_timeout", strconv.FormatInt(busyTimeout.Milliseconds(), 10))
-	q.Set("_journal_mode", "WAL")
+	if switchToWAL(path, options) {
+		q.Set("_journal_mode", "WAL")
+	}
 	q.Set("_txlock", "immediate")
 	q.Set("_cslike", "1")
 	q.Set("_synchronous", "NORMAL")
@@ -165,6 +174,35 @@ func Open(path string) (*sqldb.DB, error) {
 		return nil, err
 	}
 	return sqldb.NewDB(db, Dialect{}), nil
+}
+
+// An Option changes how Open opens a database.
+type Option func(*openOptions)
+
+// openOptions are the choices the Options make.
+type openOptions struct {
+	wal bool
+}
+
+// SwitchToWAL makes Open switch an existing database file to the WAL journal mode, as it does a new one. The mode
+// is kept in the file: every program that opens the file afterwards finds it in WAL. Use it for a file the
+// program owns, for the concurrency of readers and the writer that WAL gives.
+func SwitchToWAL() Option {
+	return func(o *openOptions) { o.wal = true }
+}
+
+// switchToWAL reports whether Open sets the WAL journal mode: for a new database (no file at path, or an empty
+// one) or when the options ask (SwitchToWAL). A file Open cannot stat is left as it is.
+func switchToWAL(path string, options []Option) bool {
+	var o openOptions
+	for _, apply := range options {
+		apply(&o)
+	}
+	if o.wal {
+		return true
+	}
+	info, err := os.Stat(path)
+	return errors.Is(err, fs.ErrNotExist) || err == nil && info.Mode().IsRegular() && info.Size() == 0
 }
 
 // DefaultCacheKiB is the page cache of each connection (PRAGMA cache_size): 16 MiB, where SQLite's default is

@@ -107,8 +107,8 @@ func parseApply(source string, base int, lim *Limits) ([]Transformation, *Error)
 	if err != nil {
 		return nil, err
 	}
-	if n := countTransformations(seq); n > lim.Transformations {
-		return nil, limitErrorAt(base, fmt.Sprintf("$apply holds %d transformations, more than the limit of %d", n, lim.Transformations))
+	if n := countTransformations(seq); n > lim.ApplyTransformations {
+		return nil, limitErrorAt(base, fmt.Sprintf("$apply holds %d transformations, more than the limit of %d", n, lim.ApplyTransformations))
 	}
 	if err := checkNodes(base, lim, transformationExprs(nil, seq)...); err != nil {
 		return nil, err
@@ -178,31 +178,38 @@ func (c *converter) transformation(s *grammarSegment, depth int) (Transformation
 	if len(a.Args) == 0 {
 		return t, syntaxErrorAt(a.Open.Pos.Offset+1, "expected the arguments of "+s.Name.Value)
 	}
+	return t, c.transformationArgs(&t, s, a, depth)
+}
+
+// transformationArgs converts the arguments a of the transformation t (named by s) other than identity and
+// search, by its name.
+func (c *converter) transformationArgs(t *Transformation, s *grammarSegment, a *grammarArguments, depth int) *Error {
+	name := t.Name
 	var err *Error
 	switch {
 	case name == "aggregate":
-		err = c.aggregate(&t, a, depth)
+		err = c.aggregate(t, a, depth)
 	case name == "groupby":
-		err = c.groupBy(&t, a, depth)
+		err = c.groupBy(t, a, depth)
 	case name == "filter":
 		t.Filter, err = c.soleExpression(a, depth)
 	case name == "compute":
-		err = c.applyCompute(&t, a, depth)
+		err = c.applyCompute(t, a, depth)
 	case name == "orderby":
-		err = c.applyOrderBy(&t, a, depth)
+		err = c.applyOrderBy(t, a, depth)
 	case name == "top" || name == "skip":
 		t.N, err = c.soleExpression(a, depth)
 		if err == nil && !isNonNegativeInteger(t.N) {
 			err = syntaxErrorAt(t.N.Position(), "expected a non-negative integer in "+name+"()")
 		}
 	case rankTransformations[name]:
-		err = c.rank(&t, a, depth)
+		err = c.rank(t, a, depth)
 	case name == "concat":
-		err = c.concat(&t, a, depth)
+		err = c.concat(t, a, depth)
 	case name == "join" || name == "outerjoin" || name == "addnested" || name == "expand":
-		err = c.navigationTransformation(&t, a, depth)
+		err = c.navigationTransformation(t, a, depth)
 	case name == "nest":
-		err = c.nest(&t, a, depth)
+		err = c.nest(t, a, depth)
 	case hierarchyTransformations[name] || strings.IndexByte(name, '.') > 0:
 		if strings.IndexByte(name, '.') > 0 {
 			t.Name = s.Name.Value
@@ -211,7 +218,7 @@ func (c *converter) transformation(s *grammarSegment, depth int) (Transformation
 	default:
 		err = syntaxErrorAt(s.Name.Pos.Offset, "unknown transformation "+strconv.Quote(s.Name.Value))
 	}
-	return t, err
+	return err
 }
 
 // isNonNegativeInteger reports whether e is an integer literal of at least 0.

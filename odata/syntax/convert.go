@@ -159,8 +159,8 @@ func (c *converter) list(p *grammarParenthesised, depth int) (Expr, *Error) {
 	if depth > maxNesting {
 		return nil, nestingError(p.Open.Pos.Offset)
 	}
-	if len(p.Items) > c.limits.ListItems {
-		return nil, limitErrorAt(p.Open.Pos.Offset, fmt.Sprintf("the list holds more than the limit of %d items", c.limits.ListItems))
+	if len(p.Items) > c.limits.InListItems {
+		return nil, limitErrorAt(p.Open.Pos.Offset, fmt.Sprintf("the list holds more than the limit of %d items", c.limits.InListItems))
 	}
 	l := &List{Pos: p.Open.Pos.Offset, Items: make([]Expr, 0, len(p.Items))}
 	for _, it := range p.Items {

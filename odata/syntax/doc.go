@@ -14,13 +14,17 @@
 //   - ParsePath parses a resource path into a ResourcePath: a list of Segments whose meaning (entity set,
 //     navigation, function, key as segment) the binder decides with the model.
 //   - ParseQuery parses a query string into a Query; ParseFilter, ParseOrderBy, ParseSelect, ParseExpand,
-//     ParseSearch, ParseCompute and ParseExpr parse one option value; SplitQuery and Unescape split a query
-//     into its options and decode text ('+' as a space, %XX) the way ParseQuery does, for callers that look
-//     at a query before parsing it (the planner's cache key).
+//     ParseSearch, ParseCompute and ParseExpr parse one option value.
+//   - SplitQuery splits a query string into a QueryString of parameters whose names it reads as ParseQuery
+//     does (a system option with or without "$", in any case, percent-encoded or not), for callers that look
+//     at a query, or rewrite it, before or without parsing it (the planner's cache key, next and delta links,
+//     the $id of /$entity, a function's parameters given as query options); Unescape and Escape decode and
+//     encode one name or value the way ParseQuery reads it. No other package of the engine splits or decodes
+//     query strings.
 //   - Errors are *Error values: "$filter:1:14: expected expression, found ")"", with Code SyntaxError or
-//     LimitExceeded (nesting over 64 levels, and by default lambdas nested over 4 or more than 32 in one
-//     expression, a literal over 1,000 characters, a matchesPattern pattern over 1,000 compiled instructions,
-//     $expand over 3, an in list over 1,000 items, an expression over 3,000 nodes or 16 KiB).
+//     LimitExceeded (nesting over 64 levels, and past any of Limits: lambdas nested too deep or too many in one
+//     expression, a literal too long, a matchesPattern pattern too large, $expand too deep, an in list, an
+//     expression or an option value too long; each limit's default is a Default* constant).
 //   - $apply (OData Data Aggregation) is parsed into Query.Apply, a sequence of Transformation values: the
 //     participle grammar reads a sequence as a member path whose argument lists may end in a tail ("with sum
 //     as Total", "as Alias", "desc"; "with" and "from" are keywords after an operand, as the operators are),

@@ -13,44 +13,57 @@ import (
 // The package-level parsers (ParseQuery, ParseFilter, ...) parse with the defaults; the methods of the same
 // names parse with l.
 type Limits struct {
-	// ExpandDepth is the deepest nesting of $expand: 3 by default ($expand=A($expand=B($expand=C))).
+	// ExpandDepth is the deepest nesting of $expand ($expand=A($expand=B($expand=C)) is 3): DefaultExpandDepth
+	// by default.
 	ExpandDepth int
-	// LambdaDepth is the deepest nesting of any/all in one expression: 4 by default.
+	// LambdaDepth is the deepest nesting of any/all in one expression: DefaultLambdaDepth by default.
 	LambdaDepth int
-	// Lambdas is the number of any/all in one expression: 32 by default.
+	// Lambdas is the number of any/all in one expression: DefaultLambdas by default.
 	Lambdas int
-	// LiteralLength is the number of characters of one literal (a string's text without its quotes): 1,000 by
-	// default.
+	// LiteralLength is the number of characters of one literal (a string's text without its quotes):
+	// DefaultLiteralLength by default.
 	LiteralLength int
 	// PatternSize is the size of a matchesPattern pattern, in instructions of its compiled program (Go's
-	// regexp/syntax): 1,000 by default. A regular expression engine's time grows with the program times the text.
+	// regexp/syntax): DefaultPatternSize by default. A regular expression engine's time grows with the program
+	// times the text.
 	PatternSize int
-	// ListItems is the number of items of the list after in: 1,000 by default.
-	ListItems int
-	// Nodes is the number of nodes (operands, operators, function calls, list items) of one expression: a
-	// $filter, a parameter alias, all the items of an $orderby or a $compute, each nested option on its own:
-	// 3,000 by default.
-	Nodes int
-	// Length is the number of bytes of the raw (still percent-encoded) value of one expression option ($filter,
-	// $orderby, $search, $compute, $apply, a parameter alias; each nested option on its own): 16,384 by default (16 KiB,
-	// the longest URL of SPEC part 9).
-	Length int
-	// Transformations is the number of transformations of one $apply, those of nested sequences (groupby,
-	// concat, join, ...) included: 32 by default. Each is a step of the SQL the planner writes.
-	Transformations int
+	// InListItems is the number of items of the list after in: DefaultInListItems by default.
+	InListItems int
+	// ExpressionNodes is the number of nodes (operands, operators, function calls, list items) of one
+	// expression: a $filter, a parameter alias, all the items of an $orderby or a $compute, each nested option on
+	// its own: DefaultExpressionNodes by default.
+	ExpressionNodes int
+	// ExpressionLength is the number of bytes of the raw (still percent-encoded) value of one expression option
+	// ($filter, $orderby, $search, $compute, $apply, a parameter alias; each nested option on its own):
+	// DefaultExpressionLength by default.
+	ExpressionLength int
+	// ApplyTransformations is the number of transformations of one $apply, those of nested sequences (groupby,
+	// concat, join, ...) included: DefaultApplyTransformations by default. Each is a step of the SQL the
+	// planner writes.
+	ApplyTransformations int
 }
 
-// The defaults of the fields of Limits.
+// The defaults of the fields of Limits, one each: the value a zero field stands for. Those SPEC part 9 names
+// are its values.
 const (
-	DefaultExpandDepth     = 3
-	DefaultLambdaDepth     = 4
-	DefaultLambdas         = 32
-	DefaultLiteralLength   = 1000
-	DefaultPatternSize     = 1000
-	DefaultListItems       = 1000
-	DefaultNodes           = 3000
-	DefaultLength          = 16 << 10
-	DefaultTransformations = 32
+	// DefaultExpandDepth is the default of Limits.ExpandDepth.
+	DefaultExpandDepth = 3
+	// DefaultLambdaDepth is the default of Limits.LambdaDepth.
+	DefaultLambdaDepth = 4
+	// DefaultLambdas is the default of Limits.Lambdas.
+	DefaultLambdas = 32
+	// DefaultLiteralLength is the default of Limits.LiteralLength.
+	DefaultLiteralLength = 1000
+	// DefaultPatternSize is the default of Limits.PatternSize.
+	DefaultPatternSize = 1000
+	// DefaultInListItems is the default of Limits.InListItems.
+	DefaultInListItems = 1000
+	// DefaultExpressionNodes is the default of Limits.ExpressionNodes.
+	DefaultExpressionNodes = 3000
+	// DefaultExpressionLength is the default of Limits.ExpressionLength: 16 KiB, the longest URL of SPEC part 9.
+	DefaultExpressionLength = 16 << 10
+	// DefaultApplyTransformations is the default of Limits.ApplyTransformations.
+	DefaultApplyTransformations = 32
 )
 
 // WithDefaults returns l with every zero field set to its default; negative fields (no limit) stay as they are.
@@ -65,10 +78,10 @@ func (l Limits) WithDefaults() Limits {
 	orDefault(&l.Lambdas, DefaultLambdas)
 	orDefault(&l.LiteralLength, DefaultLiteralLength)
 	orDefault(&l.PatternSize, DefaultPatternSize)
-	orDefault(&l.ListItems, DefaultListItems)
-	orDefault(&l.Nodes, DefaultNodes)
-	orDefault(&l.Length, DefaultLength)
-	orDefault(&l.Transformations, DefaultTransformations)
+	orDefault(&l.InListItems, DefaultInListItems)
+	orDefault(&l.ExpressionNodes, DefaultExpressionNodes)
+	orDefault(&l.ExpressionLength, DefaultExpressionLength)
+	orDefault(&l.ApplyTransformations, DefaultApplyTransformations)
 	return l
 }
 
@@ -76,7 +89,7 @@ func (l Limits) WithDefaults() Limits {
 func (l Limits) bounds() *Limits {
 	b := l.WithDefaults()
 	for _, v := range []*int{&b.ExpandDepth, &b.LambdaDepth, &b.Lambdas, &b.LiteralLength, &b.PatternSize,
-		&b.ListItems, &b.Nodes, &b.Length, &b.Transformations} {
+		&b.InListItems, &b.ExpressionNodes, &b.ExpressionLength, &b.ApplyTransformations} {
 		if *v < 0 {
 			*v = math.MaxInt
 		}
@@ -114,21 +127,21 @@ func (l Limits) ParseExpr(raw string) (Expr, error) {
 
 // checkLength refuses the raw value of an expression option that is longer than the limit.
 func checkLength(value string, base int, lim *Limits) *Error {
-	if len(value) > lim.Length {
-		return limitErrorAt(base, fmt.Sprintf("the value is longer than the limit of %d bytes", lim.Length))
+	if len(value) > lim.ExpressionLength {
+		return limitErrorAt(base, fmt.Sprintf("the value is longer than the limit of %d bytes", lim.ExpressionLength))
 	}
 	return nil
 }
 
 // checkNodes refuses expressions that hold more nodes, in all, than the limit; pos is where they start.
 func checkNodes(pos int, lim *Limits, exprs ...Expr) *Error {
-	if lim.Nodes == math.MaxInt {
+	if lim.ExpressionNodes == math.MaxInt {
 		return nil
 	}
-	budget := lim.Nodes
+	budget := lim.ExpressionNodes
 	for _, e := range exprs {
 		if budget = countNodes(e, budget); budget < 0 {
-			return limitErrorAt(pos, fmt.Sprintf("the expression holds more than the limit of %d nodes", lim.Nodes))
+			return limitErrorAt(pos, fmt.Sprintf("the expression holds more than the limit of %d nodes", lim.ExpressionNodes))
 		}
 	}
 	return nil

@@ -45,34 +45,34 @@ func TestLimits(t *testing.T) {
 		{"number literal length", Limits{LiteralLength: 3}, "$filter=Pages eq 1000", limitExceeded("$filter:1:10: the literal exceeds the limit of 3 characters")},
 		{"literal at the limit", Limits{LiteralLength: 3}, "$filter=Name eq 'abc' and Pages eq 100", limitResult{}},
 		{"pattern size", Limits{PatternSize: 10}, "$filter=matchesPattern(Name,'a{1,20}')", limitExceeded("$filter:1:21: the pattern of matchesPattern exceeds the limit of 10 compiled instructions")},
-		{"list items", Limits{ListItems: 2}, "$filter=" + list(3), limitExceeded("$filter:1:9: the list holds more than the limit of 2 items")},
-		{"list items at the limit", Limits{ListItems: 2}, "$filter=" + list(2), limitResult{}},
+		{"list items", Limits{InListItems: 2}, "$filter=" + list(3), limitExceeded("$filter:1:9: the list holds more than the limit of 2 items")},
+		{"list items at the limit", Limits{InListItems: 2}, "$filter=" + list(2), limitResult{}},
 		{"list items by default", Limits{}, "$filter=" + list(1001), limitExceeded("$filter:1:9: the list holds more than the limit of 1000 items")},
-		{"no list limit", Limits{ListItems: -1}, "$filter=" + list(1001), limitResult{}},
-		{"nodes", Limits{Nodes: 6}, "$filter=A eq 1 and B eq 2", limitExceeded("$filter:1:1: the expression holds more than the limit of 6 nodes")},
-		{"nodes at the limit", Limits{Nodes: 7}, "$filter=A eq 1 and B eq 2", limitResult{}},
-		{"nodes of a call", Limits{Nodes: 3}, "$filter=contains(Name,'a')", limitResult{}},
-		{"nodes of a list", Limits{Nodes: 4}, "$filter=" + list(3), limitExceeded("$filter:1:1: the expression holds more than the limit of 4 nodes")},
-		{"nodes of a lambda", Limits{Nodes: 5}, "$filter=A/any(a:a/B eq 1)", limitResult{}},
-		{"nodes of a lambda past the limit", Limits{Nodes: 4}, "$filter=A/any(a:a/B eq 1)", limitExceeded("$filter:1:1: the expression holds more than the limit of 4 nodes")},
-		{"nodes of a key predicate", Limits{Nodes: 2}, "$filter=Items('a')/Name eq 1", limitExceeded("$filter:1:1: the expression holds more than the limit of 2 nodes")},
-		{"nodes of $orderby, all items", Limits{Nodes: 2}, "$orderby=A,B desc,C", limitExceeded("$orderby:1:1: the expression holds more than the limit of 2 nodes")},
-		{"nodes of a parameter alias", Limits{Nodes: 3}, "$filter=A eq @p&@p=1 add 2 add 3", limitExceeded("@p:1:1: the expression holds more than the limit of 3 nodes")},
-		{"nodes of a nested $filter", Limits{Nodes: 2}, "$expand=A($filter=B eq 1)", limitExceeded("$expand:1:11: the expression holds more than the limit of 2 nodes")},
+		{"no list limit", Limits{InListItems: -1}, "$filter=" + list(1001), limitResult{}},
+		{"nodes", Limits{ExpressionNodes: 6}, "$filter=A eq 1 and B eq 2", limitExceeded("$filter:1:1: the expression holds more than the limit of 6 nodes")},
+		{"nodes at the limit", Limits{ExpressionNodes: 7}, "$filter=A eq 1 and B eq 2", limitResult{}},
+		{"nodes of a call", Limits{ExpressionNodes: 3}, "$filter=contains(Name,'a')", limitResult{}},
+		{"nodes of a list", Limits{ExpressionNodes: 4}, "$filter=" + list(3), limitExceeded("$filter:1:1: the expression holds more than the limit of 4 nodes")},
+		{"nodes of a lambda", Limits{ExpressionNodes: 5}, "$filter=A/any(a:a/B eq 1)", limitResult{}},
+		{"nodes of a lambda past the limit", Limits{ExpressionNodes: 4}, "$filter=A/any(a:a/B eq 1)", limitExceeded("$filter:1:1: the expression holds more than the limit of 4 nodes")},
+		{"nodes of a key predicate", Limits{ExpressionNodes: 2}, "$filter=Items('a')/Name eq 1", limitExceeded("$filter:1:1: the expression holds more than the limit of 2 nodes")},
+		{"nodes of $orderby, all items", Limits{ExpressionNodes: 2}, "$orderby=A,B desc,C", limitExceeded("$orderby:1:1: the expression holds more than the limit of 2 nodes")},
+		{"nodes of a parameter alias", Limits{ExpressionNodes: 3}, "$filter=A eq @p&@p=1 add 2 add 3", limitExceeded("@p:1:1: the expression holds more than the limit of 3 nodes")},
+		{"nodes of a nested $filter", Limits{ExpressionNodes: 2}, "$expand=A($filter=B eq 1)", limitExceeded("$expand:1:11: the expression holds more than the limit of 2 nodes")},
 		{"nodes by default", Limits{}, "$filter=" + strings.Repeat("A eq 1 or ", 750) + "A eq 1", limitExceeded("$filter:1:1: the expression holds more than the limit of 3000 nodes")},
-		{"no node limit", Limits{Nodes: -1}, "$filter=" + strings.Repeat("A eq 1 or ", 750) + "A eq 1", limitResult{}},
-		{"length", Limits{Length: 10}, "$filter=Name eq 'abc'", limitExceeded("$filter:1:1: the value is longer than the limit of 10 bytes")},
-		{"length of $search", Limits{Length: 3}, "$search=blue", limitExceeded("$search:1:1: the value is longer than the limit of 3 bytes")},
-		{"length of $orderby", Limits{Length: 3}, "$orderby=Name", limitExceeded("$orderby:1:1: the value is longer than the limit of 3 bytes")},
-		{"length counts the raw text", Limits{Length: 12}, "$filter=Name%20eq%201", limitExceeded("$filter:1:1: the value is longer than the limit of 12 bytes")},
-		{"length at the limit", Limits{Length: 14}, "$filter=Name eq 'abc'", limitResult{}},
-		{"transformations", Limits{Transformations: 3}, "$apply=filter(A eq 1)/groupby((B),filter(C eq 1)/aggregate($count as N))",
+		{"no node limit", Limits{ExpressionNodes: -1}, "$filter=" + strings.Repeat("A eq 1 or ", 750) + "A eq 1", limitResult{}},
+		{"length", Limits{ExpressionLength: 10}, "$filter=Name eq 'abc'", limitExceeded("$filter:1:1: the value is longer than the limit of 10 bytes")},
+		{"length of $search", Limits{ExpressionLength: 3}, "$search=blue", limitExceeded("$search:1:1: the value is longer than the limit of 3 bytes")},
+		{"length of $orderby", Limits{ExpressionLength: 3}, "$orderby=Name", limitExceeded("$orderby:1:1: the value is longer than the limit of 3 bytes")},
+		{"length counts the raw text", Limits{ExpressionLength: 12}, "$filter=Name%20eq%201", limitExceeded("$filter:1:1: the value is longer than the limit of 12 bytes")},
+		{"length at the limit", Limits{ExpressionLength: 14}, "$filter=Name eq 'abc'", limitResult{}},
+		{"transformations", Limits{ApplyTransformations: 3}, "$apply=filter(A eq 1)/groupby((B),filter(C eq 1)/aggregate($count as N))",
 			limitExceeded("$apply:1:1: $apply holds 4 transformations, more than the limit of 3")},
-		{"transformations at the limit", Limits{Transformations: 4}, "$apply=filter(A eq 1)/groupby((B),filter(C eq 1)/aggregate($count as N))", limitResult{}},
+		{"transformations at the limit", Limits{ApplyTransformations: 4}, "$apply=filter(A eq 1)/groupby((B),filter(C eq 1)/aggregate($count as N))", limitResult{}},
 		{"transformations by default", Limits{}, "$apply=" + strings.Repeat("top(5)/", 32) + "top(1)",
 			limitExceeded("$apply:1:1: $apply holds 33 transformations, more than the limit of 32")},
-		{"nodes of $apply", Limits{Nodes: 3}, "$apply=filter(A eq 1 and B eq 2)", limitExceeded("$apply:1:1: the expression holds more than the limit of 3 nodes")},
-		{"length of $apply", Limits{Length: 10}, "$apply=filter(A eq 1)", limitExceeded("$apply:1:1: the value is longer than the limit of 10 bytes")},
+		{"nodes of $apply", Limits{ExpressionNodes: 3}, "$apply=filter(A eq 1 and B eq 2)", limitExceeded("$apply:1:1: the expression holds more than the limit of 3 nodes")},
+		{"length of $apply", Limits{ExpressionLength: 10}, "$apply=filter(A eq 1)", limitExceeded("$apply:1:1: the value is longer than the limit of 10 bytes")},
 		{"length by default", Limits{}, "$filter=Name eq 1 or " + strings.Repeat(" ", 16<<10), limitExceeded("$filter:1:1: the value is longer than the limit of 16384 bytes")},
 	}
 	for _, tt := range tests {
@@ -87,7 +87,7 @@ func TestLimits(t *testing.T) {
 
 // TestLimitsOfOtherParsers checks that ParsePath, ParseFilter and ParseExpr honour the limits too.
 func TestLimitsOfOtherParsers(t *testing.T) {
-	small := Limits{LiteralLength: 3, ListItems: 1, Length: 20}
+	small := Limits{LiteralLength: 3, InListItems: 1, ExpressionLength: 20}
 	tests := []struct {
 		name  string
 		parse func(string) error
@@ -113,13 +113,13 @@ func TestLimitsOfOtherParsers(t *testing.T) {
 
 // TestLimitsWithDefaults checks the defaults a zero Limits stands for, and that negative limits stay.
 func TestLimitsWithDefaults(t *testing.T) {
-	want := Limits{ExpandDepth: 3, LambdaDepth: 4, Lambdas: 32, LiteralLength: 1000, PatternSize: 1000, ListItems: 1000,
-		Nodes: 3000, Length: 16384, Transformations: 32}
+	want := Limits{ExpandDepth: 3, LambdaDepth: 4, Lambdas: 32, LiteralLength: 1000, PatternSize: 1000, InListItems: 1000,
+		ExpressionNodes: 3000, ExpressionLength: 16384, ApplyTransformations: 32}
 	if diff := cmp.Diff(want, Limits{}.WithDefaults()); diff != "" {
 		t.Errorf("Limits{}.WithDefaults(): (-want +got)\n%s", diff)
 	}
-	want.Nodes, want.ListItems = -1, 5
-	if diff := cmp.Diff(want, Limits{Nodes: -1, ListItems: 5}.WithDefaults()); diff != "" {
+	want.ExpressionNodes, want.InListItems = -1, 5
+	if diff := cmp.Diff(want, Limits{ExpressionNodes: -1, InListItems: 5}.WithDefaults()); diff != "" {
 		t.Errorf("WithDefaults of negative and set fields: (-want +got)\n%s", diff)
 	}
 }

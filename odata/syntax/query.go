@@ -185,9 +185,9 @@ func ParseQuery(raw string) (*Query, error) {
 	return q, nil
 }
 
-// SplitQuery yields the offset and text of each non-empty part of a raw query between '&' separators, as
-// ParseQuery reads them: "name=value", still percent-encoded and with every '+' as sent (Unescape decodes both).
-func SplitQuery(raw string) iter.Seq2[int, string] {
+// splitQuery yields the offset and text of each non-empty part of a raw query between '&' separators:
+// "name=value", still percent-encoded and with every '+' as sent (Unescape decodes both).
+func splitQuery(raw string) iter.Seq2[int, string] {
 	return func(yield func(int, string) bool) {
 		for start := 0; start <= len(raw); {
 			end := strings.IndexByte(raw[start:], '&')
@@ -208,7 +208,7 @@ func SplitQuery(raw string) iter.Seq2[int, string] {
 func parseQuery(raw string, lim *Limits) (*Query, *Error) {
 	q := &Query{}
 	seen := map[string]bool{}
-	for partStart, part := range SplitQuery(raw) {
+	for partStart, part := range splitQuery(raw) {
 		rawName, value, hasValue := strings.Cut(part, "=")
 		valuePos := partStart + len(rawName) + 1
 		name := decode(rawName)
@@ -552,25 +552,16 @@ func parseFormat(source string, base int) (string, *Error) {
 // given twice, is reported as an *Error naming the option. The other options are not parsed: a service checks
 // the schema version a request is made against before it resolves the request's path and query.
 func SchemaVersion(raw string) (string, bool, error) {
-	raw = formSpaces(raw)
-	version, found := "", false
-	for _, part := range SplitQuery(raw) {
-		rawName, value, _ := strings.Cut(part, "=")
-		name := decode(rawName)
-		if kind, err := optionKindOf(name); err != nil || kind != optionSchemaVersion {
-			continue
-		}
-		if found {
-			return "", true, &Error{Option: name, Code: CodeSyntax, Msg: "$schemaversion must not appear more than once"}
-		}
-		v, err := parseSchemaVersion(value, 0)
-		if err != nil {
-			err.Option = name
-			return "", true, err
-		}
-		version, found = v, true
+	p, found, err := SplitQuery(raw).Lookup("$schemaversion")
+	if err != nil || !found {
+		return "", found, err
 	}
-	return version, found, nil
+	version, perr := parseSchemaVersion(formSpaces(p.Raw), 0)
+	if perr != nil {
+		perr.Option = p.Name
+		return "", true, perr
+	}
+	return version, true, nil
 }
 
 func parseSchemaVersion(source string, base int) (string, *Error) {

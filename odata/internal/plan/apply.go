@@ -328,7 +328,7 @@ func (a *applier) entityColumns(r *tableRange, prefix string) []*applyCol {
 			return
 		}
 		col := &edm.Property{Type: p.Type, Enum: p.Enum, Nullable: true, Precision: p.Precision, Scale: p.Scale,
-			DecimalStorage: p.DecimalStorage, MaxLength: p.MaxLength}
+			DecimalStorage: p.DecimalStorage, TimeStorage: p.TimeStorage, MaxLength: p.MaxLength}
 		out = append(out, a.newColumn(path, c.columnSQL(r, p), col))
 	}
 	for _, p := range r.typ.Properties {

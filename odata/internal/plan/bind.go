@@ -1042,27 +1042,8 @@ func (b *binder) aggregation(node syntax.Node, item *syntax.AggregateItem) (aggr
 		return aggregationResult{sql: "COALESCE(" + c.d.Cast("SUM("+sql+")", edm.KindInt64) + ", 0)", t: typeInt64, input: t,
 			scale: c.exactScale(typeInt64, 0)}, nil
 	}
-	switch item.Method {
-	case "":
-		return aggregationResult{}, b.fail(CodeSyntax, item.Expr, "%s is not a custom aggregate (the model declares none): name an aggregation method (with sum, min, max, average or countdistinct)",
-			fmt.Sprint(item.Expr))
-	case "sum", "average":
-		if !t.isNumeric() {
-			return aggregationResult{}, b.fail(CodeTypeMismatch, item.Expr, "%s needs a number, not %s", item.Method, t)
-		}
-	case "min", "max":
-		if !t.isScalar() || t.kind == edm.KindStream || t.kind == edm.KindBinary {
-			return aggregationResult{}, b.fail(CodeTypeMismatch, item.Expr, "%s needs a primitive value, not %s", item.Method, t)
-		}
-	case "countdistinct":
-		if !t.isScalar() {
-			return aggregationResult{}, b.fail(CodeTypeMismatch, item.Expr, "countdistinct needs a primitive value, not %s", t)
-		}
-	default:
-		if strings.IndexByte(item.Method, '.') > 0 {
-			return aggregationResult{}, b.fail(CodeNotSupported, item.Expr, "the custom aggregation method %s is not supported", item.Method)
-		}
-		return aggregationResult{}, b.fail(CodeSyntax, item.Expr, "unknown aggregation method %s (sum, min, max, average, countdistinct)", item.Method)
+	if err := b.checkAggregationMethod(item, t); err != nil {
+		return aggregationResult{}, err
 	}
 	sql, scale := c.value(e)
 	if scale == textScale && (item.Method == "sum" || item.Method == "average") {
@@ -1097,4 +1078,33 @@ func (b *binder) aggregation(node syntax.Node, item *syntax.AggregateItem) (aggr
 		out.scale = c.exactScale(typeInt64, 0)
 	}
 	return out, nil
+}
+
+// checkAggregationMethod returns the error of an aggregation method that does not apply to a value of type t:
+// none (a custom aggregate), sum and average of other than numbers, min and max of other than primitive
+// values but binary ones, countdistinct of other than primitive values, and a method the engine does not know.
+func (b *binder) checkAggregationMethod(item *syntax.AggregateItem, t boundType) error {
+	switch item.Method {
+	case "":
+		return b.fail(CodeSyntax, item.Expr, "%s is not a custom aggregate (the model declares none): name an aggregation method (with sum, min, max, average or countdistinct)",
+			fmt.Sprint(item.Expr))
+	case "sum", "average":
+		if !t.isNumeric() {
+			return b.fail(CodeTypeMismatch, item.Expr, "%s needs a number, not %s", item.Method, t)
+		}
+	case "min", "max":
+		if !t.isScalar() || t.kind == edm.KindStream || t.kind == edm.KindBinary {
+			return b.fail(CodeTypeMismatch, item.Expr, "%s needs a primitive value, not %s", item.Method, t)
+		}
+	case "countdistinct":
+		if !t.isScalar() {
+			return b.fail(CodeTypeMismatch, item.Expr, "countdistinct needs a primitive value, not %s", t)
+		}
+	default:
+		if strings.IndexByte(item.Method, '.') > 0 {
+			return b.fail(CodeNotSupported, item.Expr, "the custom aggregation method %s is not supported", item.Method)
+		}
+		return b.fail(CodeSyntax, item.Expr, "unknown aggregation method %s (sum, min, max, average, countdistinct)", item.Method)
+	}
+	return nil
 }

@@ -94,12 +94,8 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string, opts ReadOption
 		return nil, err
 	}
 	if single {
-		for _, name := range []string{"$filter", "$orderby", "$search", "$top", "$skip", "$count", "$apply"} {
-			for _, option := range q.Options {
-				if option.Name == name {
-					return nil, &Error{Code: CodeSyntax, Option: option.Spelt, Msg: name + " does not apply to a single entity"}
-				}
-			}
+		if err := checkSingleOptions(q); err != nil {
+			return nil, err
 		}
 	}
 	pl.where = append(pl.where, pl.scopeConds(s, root)...)
@@ -164,6 +160,19 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string, opts ReadOption
 		return nil, &Error{Code: CodeLimitExceeded, Msg: "the query is too complex to translate"}
 	}
 	return pl, nil
+}
+
+// checkSingleOptions returns the error of the first option of q, in a fixed order, that does not apply to the read
+// of a single entity.
+func checkSingleOptions(q *syntax.Query) error {
+	for _, name := range []string{"$filter", "$orderby", "$search", "$top", "$skip", "$count", "$apply"} {
+		for _, option := range q.Options {
+			if option.Name == name {
+				return &Error{Code: CodeSyntax, Option: option.Spelt, Msg: name + " does not apply to a single entity"}
+			}
+		}
+	}
+	return nil
 }
 
 // unsupported rejects the options this engine does not implement.

@@ -208,10 +208,10 @@ func TestReadLimits(t *testing.T) {
 		query  string
 		want   *plan.Error
 	}{
-		{"$top", plan.Limits{Top: 10}, "$top=11", &plan.Error{Code: "LimitExceeded", Option: "$top", Pos: 1, Msg: "$top 11 exceeds the limit of 10"}},
-		{"$top spelt otherwise", plan.Limits{Top: 10}, "top=11&$orderby=Name", &plan.Error{Code: "LimitExceeded", Option: "top", Pos: 1, Msg: "$top 11 exceeds the limit of 10"}},
-		{"$top at the limit", plan.Limits{Top: 10}, "$top=10", nil},
-		{"nested $top", plan.Limits{Top: 10}, "$expand=Categories($top=11)", &plan.Error{Code: "LimitExceeded", Option: "$expand", Pos: 1, Msg: "$top 11 exceeds the limit of 10"}},
+		{"$top", plan.Limits{MaxTop: 10}, "$top=11", &plan.Error{Code: "LimitExceeded", Option: "$top", Pos: 1, Msg: "$top 11 exceeds the limit of 10"}},
+		{"$top spelt otherwise", plan.Limits{MaxTop: 10}, "top=11&$orderby=Name", &plan.Error{Code: "LimitExceeded", Option: "top", Pos: 1, Msg: "$top 11 exceeds the limit of 10"}},
+		{"$top at the limit", plan.Limits{MaxTop: 10}, "$top=10", nil},
+		{"nested $top", plan.Limits{MaxTop: 10}, "$expand=Categories($top=11)", &plan.Error{Code: "LimitExceeded", Option: "$expand", Pos: 1, Msg: "$top 11 exceeds the limit of 10"}},
 		{"expansions", plan.Limits{Expands: 2}, "$expand=Categories($expand=Parent,Children)", &plan.Error{Code: "LimitExceeded", Option: "$expand", Pos: 27, Msg: "the query expands more than the limit of 2 navigation properties"}},
 		{"expansions of *", plan.Limits{Expands: 1}, "$expand=*", &plan.Error{Code: "LimitExceeded", Option: "$expand", Pos: 1, Msg: "the query expands more than the limit of 1 navigation properties"}},
 		{"expansions at the limit", plan.Limits{Expands: 2}, "$expand=Categories($expand=Parent)", nil},

@@ -13,8 +13,8 @@ type Limits struct {
 	// Query holds the limits of parsing the query (syntax.Limits); its ExpandDepth and LambdaDepth also bound
 	// what the binder builds (a parameter alias can nest a lambda inside another).
 	Query syntax.Limits
-	// Top is the largest $top, at the top level and in every $expand; 0 for no limit.
-	Top int64
+	// MaxTop is the largest $top, at the top level and in every $expand; 0 for no limit.
+	MaxTop int64
 	// Expands is the number of navigations one read expands, all levels counted ($expand=* counts each
 	// navigation of the type); 0 for no limit.
 	Expands int
@@ -47,11 +47,11 @@ func exceeds[N int | int64](n, limit N) bool { return limit > 0 && n > limit }
 
 // checkTop refuses a $top past the limit; option is the option as spelt, pos the 1-based position of its value.
 func (l Limits) checkTop(top *int64, option string, pos int) error {
-	if top == nil || !exceeds(*top, l.Top) {
+	if top == nil || !exceeds(*top, l.MaxTop) {
 		return nil
 	}
 	return &Error{Code: CodeLimitExceeded, Option: option, Pos: pos,
-		Msg: "$top " + strconv.FormatInt(*top, 10) + " exceeds the limit of " + strconv.FormatInt(l.Top, 10)}
+		Msg: "$top " + strconv.FormatInt(*top, 10) + " exceeds the limit of " + strconv.FormatInt(l.MaxTop, 10)}
 }
 
 // countExpands counts n more expanded navigations of the read and refuses them past the limit; option and pos

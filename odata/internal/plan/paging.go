@@ -19,8 +19,8 @@ import (
 
 // pageOptions holds the options that vary between the pages of one query.
 type pageOptions struct {
-	top, topSpelt     string
-	token, tokenSpelt string
+	top, topSpelt     string // the value of $top, percent-decoded, and its name as sent
+	token, tokenSpelt string // the same of $skiptoken
 	hasTop, hasToken  bool
 	query             string // the query without $top and $skiptoken
 }
@@ -28,82 +28,33 @@ type pageOptions struct {
 // splitPageOptions separates the $top and $skiptoken options of a raw query from the rest, which is the cache key.
 func splitPageOptions(raw string) (pageOptions, error) {
 	page := pageOptions{query: raw}
-	var kept strings.Builder
-	cut := false
-	var err error
-	for start, part := range syntax.SplitQuery(raw) {
-		name, value, _ := strings.Cut(part, "=")
-		canonical := optionName(name)
-		if canonical != "top" && canonical != "skiptoken" {
-			if cut {
-				if kept.Len() > 0 {
-					kept.WriteByte('&')
-				}
-				kept.WriteString(part)
-			}
-			continue
-		}
-		if (canonical == "top" && page.hasTop) || (canonical == "skiptoken" && page.hasToken) {
-			err = &Error{Code: CodeSyntax, Option: syntax.Unescape(name), Msg: "$" + canonical + " must not appear more than once"}
-			break
-		}
-		if canonical == "top" {
-			page.top, page.topSpelt, page.hasTop = value, syntax.Unescape(name), true
-		} else {
-			page.token, page.tokenSpelt, page.hasToken = value, syntax.Unescape(name), true
-		}
-		if !cut {
-			cut = true
-			kept.WriteString(strings.TrimSuffix(raw[:start], "&"))
-		}
+	q := syntax.SplitQuery(raw)
+	top, hasTop, err := q.Lookup("$top")
+	if err != nil {
+		return page, fromSyntax(err)
 	}
-	if cut {
-		page.query = kept.String()
+	token, hasToken, err := q.Lookup("$skiptoken")
+	if err != nil {
+		return page, fromSyntax(err)
 	}
-	return page, err
+	page.top, page.topSpelt, page.hasTop = top.Value(), top.Name, hasTop
+	page.token, page.tokenSpelt, page.hasToken = token.Value(), token.Name, hasToken
+	if hasTop || hasToken {
+		page.query = q.Without("$top", "$skiptoken").String()
+	}
+	return page, nil
 }
 
 // restOf is the raw query without $top, $skiptoken and $skip, the base of next links.
 func restOf(raw string) string {
-	var b strings.Builder
-	for _, part := range syntax.SplitQuery(raw) {
-		name, _, _ := strings.Cut(part, "=")
-		switch optionName(name) {
-		case "top", "skiptoken", "skip":
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('&')
-		}
-		b.WriteString(part)
-	}
-	return b.String()
-}
-
-// optionName returns the lower-case system option name without "$" for $top, $skiptoken and $skip (spelt
-// with or without "$", in any case, possibly percent-encoded), "" for any other option.
-func optionName(name string) string {
-	n := name
-	if strings.IndexByte(n, '%') >= 0 {
-		n = syntax.Unescape(n)
-	}
-	n = strings.TrimPrefix(n, "$")
-	switch {
-	case strings.EqualFold(n, "top"):
-		return "top"
-	case strings.EqualFold(n, "skiptoken"):
-		return "skiptoken"
-	case strings.EqualFold(n, "skip"):
-		return "skip"
-	}
-	return ""
+	return syntax.SplitQuery(raw).Without("$top", "$skiptoken", "$skip").String()
 }
 
 func (page pageOptions) parseTop() (*int64, error) {
 	if !page.hasTop {
 		return nil, nil
 	}
-	v := syntax.Unescape(page.top)
+	v := page.top
 	bad := v == ""
 	for i := 0; i < len(v); i++ {
 		if v[i] < '0' || v[i] > '9' {
@@ -124,7 +75,7 @@ func (page pageOptions) decodeToken() (string, error) {
 	if !page.hasToken {
 		return "", nil
 	}
-	v := syntax.Unescape(page.token)
+	v := page.token
 	if v == "" {
 		return "", &Error{Code: CodeSyntax, Option: page.tokenSpelt, Pos: 1, Msg: "expected a value, found end of input"}
 	}

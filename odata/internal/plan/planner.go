@@ -118,16 +118,26 @@ func (p *Planner) ReadFiltered(s Scope, rawQuery string, filters *RowFilters) (*
 	return p.ReadWith(s, rawQuery, ReadOptions{Filters: filters})
 }
 
+// checkReadScope returns the error of a scope no read starts from: a $crossjoin after other segments, or a path
+// without an entity set or singleton.
+func checkReadScope(s Scope) error {
+	crossJoin := len(s.CrossJoin) > 0
+	if crossJoin && (s.Set != nil || s.Singleton != nil || s.Key != nil || s.Path != nil) {
+		return &Error{Code: CodeSyntax, Option: "path", Msg: "$crossjoin starts a path"}
+	}
+	if s.Set == nil && (s.Singleton == nil || s.Key != nil) && !crossJoin {
+		return &Error{Code: CodeSyntax, Option: "path", Msg: "no entity set"}
+	}
+	return nil
+}
+
 // ReadWith is Read with the request's row filters (as ReadFiltered), without the properties it may not read
 // (Redactions) and under its limits (Limits).
 func (p *Planner) ReadWith(s Scope, rawQuery string, opts ReadOptions) (*Read, error) {
+	if err := checkReadScope(s); err != nil {
+		return nil, err
+	}
 	crossJoin := len(s.CrossJoin) > 0
-	if crossJoin && (s.Set != nil || s.Singleton != nil || s.Key != nil || s.Path != nil) {
-		return nil, &Error{Code: CodeSyntax, Option: "path", Msg: "$crossjoin starts a path"}
-	}
-	if s.Set == nil && (s.Singleton == nil || s.Key != nil) && !crossJoin {
-		return nil, &Error{Code: CodeSyntax, Option: "path", Msg: "no entity set"}
-	}
 	page, err := splitPageOptions(rawQuery)
 	if err != nil {
 		return nil, err

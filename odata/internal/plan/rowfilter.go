@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"net/url"
 	"sort"
 	"strings"
 
@@ -52,7 +51,7 @@ func (f *RowFilters) cacheKey() string {
 // serviceText are the limits of parsing the service's own texts (row filters): none but the nesting every
 // parse has, since the clients' limits do not apply to them.
 var serviceText = syntax.Limits{ExpandDepth: -1, LambdaDepth: -1, Lambdas: -1, LiteralLength: -1, PatternSize: -1,
-	ListItems: -1, Nodes: -1, Length: -1}
+	InListItems: -1, ExpressionNodes: -1, ExpressionLength: -1}
 
 // parse parses every text; an error is the service's mistake, not the client's, so it is no *Error.
 func (f *RowFilters) parse() (map[*edm.EntityType]syntax.Expr, error) {
@@ -63,7 +62,7 @@ func (f *RowFilters) parse() (map[*edm.EntityType]syntax.Expr, error) {
 	for t, text := range f.byType {
 		// ParseFilter reads a raw query-string value ('+' a space, %XX decoded): escape the text so it is read
 		// as written, 'C++' and '100%' included.
-		expr, err := serviceText.ParseFilter(url.QueryEscape(text))
+		expr, err := serviceText.ParseFilter(syntax.Escape(text))
 		if err != nil {
 			return nil, fmt.Errorf("row filter of %s: %v", t.Name, err)
 		}

@@ -866,9 +866,13 @@ func (c *compiler) translateValue(e boundExpr) (string, int) {
 
 // storedValue is the value of column, the SQL of p's column, in the dialect's own form: a Decimal column that
 // stores its values in another way (edm.Property.DecimalStorage) is converted, but decimal text, which the
-// translator compares and computes with as it is (textScale).
+// translator compares and computes with as it is (textScale); so is a DateTimeOffset or TimeOfDay column that
+// does (edm.Property.TimeStorage), so that comparisons, order and the date and time functions see one form.
 func (c *compiler) storedValue(column string, p *edm.Property) string {
-	if p.Type != edm.KindDecimal || p.SQL != "" || sqldb.NativeDecimal(c.d, p) || sqldb.TextDecimal(c.d, p) {
+	switch {
+	case (p.Type == edm.KindDateTimeOffset || p.Type == edm.KindTimeOfDay) && !sqldb.NativeTime(p):
+		return c.d.TimeValue(column, p.Type, p.TimeStorage)
+	case p.Type != edm.KindDecimal || p.SQL != "" || sqldb.NativeDecimal(c.d, p) || sqldb.TextDecimal(c.d, p):
 		return column
 	}
 	return c.d.DecimalValue(column, sqldb.DecimalStorage(c.d, p), p.Scale)

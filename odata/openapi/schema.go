@@ -1,4 +1,4 @@
-package odata
+package openapi
 
 import (
 	"encoding/json"
@@ -96,7 +96,7 @@ func (g *docBuilder) entitySchema(et *edm.EntityType) *jsObject {
 			continue
 		}
 		s := g.propertySchema(p)
-		if computed(p) {
+		if p.Computed() {
 			s.set("readOnly", true)
 		}
 		if p.Lazy {
@@ -142,7 +142,7 @@ func (g *docBuilder) inputSchema(et *edm.EntityType, w writable, create bool) *j
 		case p.Type == edm.KindStream:
 			continue
 		case upsert && create:
-		case computed(p):
+		case p.Computed():
 			continue
 		case !create && (p.IsKey() || p.Immutable):
 			continue
@@ -173,8 +173,6 @@ func jsonType(s *jsObject) string {
 	return t
 }
 
-// computed reports whether the server computes a property: clients cannot set it.
-func computed(p *edm.Property) bool { return p.ReadOnly || p.SQL != "" }
 
 // propertySchema is the schema of a structural property, with its facets, default and description.
 func (g *docBuilder) propertySchema(p *edm.Property) *jsObject {
@@ -271,6 +269,17 @@ func primitiveSchema(k edm.Kind, maxLength, precision, scale int) *jsObject {
 		}
 	}
 	return s
+}
+
+// intRange returns the range of the integer kinds narrower than Int32.
+func intRange(k edm.Kind) (lo, hi int64) {
+	switch k {
+	case edm.KindByte:
+		return 0, math.MaxUint8
+	case edm.KindSByte:
+		return math.MinInt8, math.MaxInt8
+	}
+	return math.MinInt16, math.MaxInt16
 }
 
 // decimalFacets writes a Decimal's scale as multipleOf and its range as minimum and maximum: the smaller of what

@@ -1,4 +1,4 @@
-package odata
+package openapi
 
 import (
 	"net/http"
@@ -9,10 +9,9 @@ import (
 	"github.com/storekit/store/odata/edm"
 )
 
-// The OpenAPI document of a Service, built once by NewService from the model, the sets' options and
-// Config.OpenAPI (see OpenAPI). Every path and method in it is one the service answers: the methods of an entity
-// set are those its Writes offer, navigations are read-only; a function is a GET whose required parameters are
-// parameter aliases in the query.
+// The document of a Service, built by Build from the model, what the sets allow and the Options. Every path and
+// method in it is one the service answers: the methods of an entity set are those its Set offers, navigations are
+// read-only; a function is a GET whose required parameters are parameter aliases in the query.
 
 // protocolURL is the OData 4.01 protocol specification, which the query options' descriptions link to.
 const protocolURL = "https://docs.oasis-open.org/odata/odata/v4.01/odata-v4.01-part1-protocol.html"
@@ -22,15 +21,15 @@ const serviceTag = "OData service"
 
 // docBuilder builds the document.
 type docBuilder struct {
-	s        *Service
+	svc      *Service
 	m        *edm.Model
-	cfg      *OpenAPI
+	cfg      *Options
 	writable map[*edm.EntityType]writable
 	schemas  *jsObject
 	params   *jsObject // components.parameters
 	paths    *jsObject
 	ids      map[string]int
-	note     string // the roles Config.OpenAPI.Security asks for, for descriptions
+	note     string // the roles Options.Security asks for, for descriptions
 	fail     func(string, ...any)
 }
 
@@ -54,28 +53,28 @@ type pathItem struct {
 	Trace      *jsObject `json:"trace,omitempty"`
 }
 
-// buildOpenAPI builds the document of s; fail reports configuration mistakes.
-func (s *Service) buildOpenAPI(cfg OpenAPI, fail func(string, ...any)) []byte {
-	g := &docBuilder{s: s, m: s.model, cfg: &cfg, writable: map[*edm.EntityType]writable{}, schemas: newObject(),
+// build builds the document of svc; fail reports the mistakes of cfg.
+func build(svc *Service, cfg *Options, fail func(string, ...any)) []byte {
+	g := &docBuilder{svc: svc, m: svc.Model, cfg: cfg, writable: map[*edm.EntityType]writable{}, schemas: newObject(),
 		params: newObject(), paths: newObject(), ids: map[string]int{}, fail: fail}
 	schemes := map[string]bool{}
 	for _, a := range g.m.Authorizations {
 		schemes[a.Name] = true
 	}
 	for _, es := range g.m.EntitySets {
-		config := s.sets[es]
+		set := svc.Sets[es.Name]
 		w := g.writable[es.EntityType()]
-		w.create = w.create || config.Writes&(WritePost|WritePut) != 0
-		w.update = w.update || config.Writes&WritePatch != 0
-		if w.upsert == nil && config.Writes&WritePost != 0 {
-			w.upsert = config.upsert
+		w.create = w.create || set.Post || set.Put
+		w.update = w.update || set.Patch
+		if w.upsert == nil && set.Post {
+			w.upsert = set.UpsertBy
 		}
 		g.writable[es.EntityType()] = w
 	}
 	for _, sg := range g.m.Singletons {
 		w := g.writable[sg.EntityType()]
-		w.create = w.create || s.singletons[sg].Writes&WritePut != 0
-		w.update = w.update || s.singletons[sg].Writes&WritePatch != 0
+		w.create = w.create || svc.Singletons[sg.Name].Put
+		w.update = w.update || svc.Singletons[sg.Name].Patch
 		g.writable[sg.EntityType()] = w
 	}
 	g.note = securityNote(cfg.Security)
@@ -84,7 +83,7 @@ func (s *Service) buildOpenAPI(cfg OpenAPI, fail func(string, ...any)) []byte {
 	for _, k := range g.schemas.keys {
 		modelSchemas[k] = true
 	}
-	checkOpenAPI(&cfg, schemes, modelSchemas, fail)
+	check(cfg, schemes, modelSchemas, fail)
 
 	tags := []any{}
 	for _, t := range cfg.Tags {
@@ -118,7 +117,7 @@ func (s *Service) buildOpenAPI(cfg OpenAPI, fail func(string, ...any)) []byte {
 	}
 	b, err := marshalDocument(doc)
 	if err != nil {
-		fail("OpenAPI: writing the document: %v", err)
+		fail("writing the document: %v", err)
 	}
 	return b
 }
@@ -209,7 +208,7 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// errorSchema is the error body of every answer that is not a success (SPEC part 8, OData JSON errors).
+// errorSchema is the error body of every answer that is not a success (the OData JSON error format).
 func errorSchema() *jsObject {
 	detail := newObject().set("type", "object").set("required", []string{"code", "message"}).set("properties",
 		newObject().set("code", Schema{"type": "string"}).set("target", Schema{"type": "string"}).
@@ -329,7 +328,7 @@ func searchable(et *edm.EntityType) bool {
 }
 
 // operation starts an OData operation: its id (made unique), tag and summary, and the security of
-// Config.OpenAPI.Security.
+// Options.Security.
 func (g *docBuilder) operation(id, tag, summary, description string) *jsObject {
 	o := newObject().set("operationId", g.uniqueID(id)).set("tags", []string{tag}).set("summary", summary)
 	describe(o, joinSentences(description, g.note))
@@ -397,13 +396,14 @@ func (g *docBuilder) collectionSchema(et *edm.EntityType) *jsObject {
 	return newObject().set("$ref", "#/components/schemas/"+name)
 }
 
-// readRestrictions returns the query options the entities of es do not take (SetOptions.NoFilter, ...), with the
-// others false; none for nil (contained entities, a type of several sets).
-func (g *docBuilder) readRestrictions(es *edm.EntitySet) *SetOptions {
-	if config := g.s.sets[es]; config != nil {
-		return &config.SetOptions
+// readRestrictions returns what es allows, whose No* fields are the query options its entities do not take
+// (Set.NoFilter, ...); nothing refused for nil (contained entities, a type of several sets).
+func (g *docBuilder) readRestrictions(es *edm.EntitySet) *Set {
+	if es == nil {
+		return &Set{}
 	}
-	return &SetOptions{}
+	set := g.svc.Sets[es.Name]
+	return &set
 }
 
 // navigationSet returns the entity set of the targets of n, nil when they are contained or of several sets.
@@ -412,6 +412,20 @@ func (g *docBuilder) navigationSet(n *edm.NavigationProperty) *edm.EntitySet {
 		return nil
 	}
 	return onlySet(g.m, n.TargetType())
+}
+
+// onlySet returns the one entity set of et, nil if it has none or several.
+func onlySet(m *edm.Model, et *edm.EntityType) *edm.EntitySet {
+	var found *edm.EntitySet
+	for _, es := range m.EntitySets {
+		if es.EntityType() == et {
+			if found != nil {
+				return nil
+			}
+			found = es
+		}
+	}
+	return found
 }
 
 // unless returns p, or nil (no parameter) when refused.
@@ -424,7 +438,7 @@ func unless(refused bool, p *jsObject) *jsObject {
 
 // listOperation reads a collection of et: of an entity set or through a collection navigation, whose entities
 // do not take the options r refuses.
-func (g *docBuilder) listOperation(id, tag, what string, et *edm.EntityType, r *SetOptions) *jsObject {
+func (g *docBuilder) listOperation(id, tag, what string, et *edm.EntityType, r *Set) *jsObject {
 	o := g.operation(id, tag, "Read "+what, "")
 	var search *jsObject
 	if searchable(et) {
@@ -437,7 +451,7 @@ func (g *docBuilder) listOperation(id, tag, what string, et *edm.EntityType, r *
 }
 
 // countOperation reads /$count of a collection, whose entities do not take the options r refuses.
-func (g *docBuilder) countOperation(id, tag, what string, et *edm.EntityType, r *SetOptions) *jsObject {
+func (g *docBuilder) countOperation(id, tag, what string, et *edm.EntityType, r *Set) *jsObject {
 	o := g.operation(id, tag, "Count "+what, "")
 	var search *jsObject
 	if searchable(et) {
@@ -450,7 +464,7 @@ func (g *docBuilder) countOperation(id, tag, what string, et *edm.EntityType, r 
 
 // getOperation reads one entity, which does not take the options r refuses; optional says that the entity may
 // not exist (a to-one navigation: 204).
-func (g *docBuilder) getOperation(id, tag, what string, et *edm.EntityType, r *SetOptions, optional bool) *jsObject {
+func (g *docBuilder) getOperation(id, tag, what string, et *edm.EntityType, r *Set, optional bool) *jsObject {
 	o := g.operation(id, tag, "Read "+what, "")
 	withParameters(o, unless(r.NoSelect, g.typeParameter(et, "select")), unless(r.NoExpand, g.typeParameter(et, "expand")))
 	list := []namedParameter{response("200", "The entity, with its ETag.", jsonContent(g.ref(et.Name)))}
@@ -500,17 +514,17 @@ func (g *docBuilder) keyTemplate(et *edm.EntityType, level int) (string, []any) 
 // the entity, its media value, its actions and its navigations.
 func (g *docBuilder) entitySetPaths(es *edm.EntitySet) {
 	et := es.EntityType()
-	config := g.s.sets[es]
-	base := g.s.mount + "/" + es.Name
+	set := g.svc.Sets[es.Name]
+	base := g.svc.Mount + "/" + es.Name
 	tag := es.Name
-	item := &pathItem{Get: g.listOperation(es.Name+".list", tag, "the entities of "+es.Name, et, &config.SetOptions)}
-	if config.Writes&WritePost != 0 {
-		item.Post = g.createOperation(es, config)
+	item := &pathItem{Get: g.listOperation(es.Name+".list", tag, "the entities of "+es.Name, et, &set)}
+	if set.Post {
+		item.Post = g.createOperation(es, &set)
 	}
 	g.paths.set(base, item)
-	if !config.NoCount {
+	if !set.NoCount {
 		g.paths.set(base+"/$count", &pathItem{Get: g.countOperation(es.Name+".count", tag, "the entities of "+es.Name, et,
-			&config.SetOptions)})
+			&set)})
 	}
 	g.boundActions(base, nil, et, true, tag, es.Name)
 	g.boundFunctions(base, nil, et, true, tag, es.Name)
@@ -518,18 +532,18 @@ func (g *docBuilder) entitySetPaths(es *edm.EntitySet) {
 	key, params := g.keyTemplate(et, 0)
 	entity := base + key
 	item = &pathItem{Parameters: params, Get: g.getOperation(es.Name+".get", tag, "one "+et.Name+" of "+es.Name, et,
-		&config.SetOptions, false)}
-	if config.Writes&WritePut != 0 {
+		&set, false)}
+	if set.Put {
 		item.Put = g.writeOperation(es.Name, et, "replace", "Replace", "a "+et.Name+" in full: omitted properties take their defaults. "+
-			keyRule(config), "-create")
+			keyRule(&set), "-create")
 	}
-	if config.Writes&WritePatch != 0 {
+	if set.Patch {
 		item.Patch = g.writeOperation(es.Name, et, "update", "Update", "the properties of a "+et.Name+" that the body holds.", "-update")
 	}
-	if config.Writes&WriteDelete != 0 {
+	if set.Delete {
 		o := g.operation(es.Name+".delete", tag, "Delete a "+et.Name, "")
 		withParameters(o, paramRef("If-Match"))
-		item.Delete = responses(o, response(strconv.Itoa(g.s.deleteStatus), "Deleted; the body is empty.", nil))
+		item.Delete = responses(o, response(strconv.Itoa(g.deleteStatus()), "Deleted; the body is empty.", nil))
 	}
 	g.paths.set(entity, item)
 	if data, contentType := et.Stream(); data != nil {
@@ -548,13 +562,13 @@ func (g *docBuilder) entitySetPaths(es *edm.EntitySet) {
 // singletonPaths adds the paths of a singleton: the entity and its navigations (read-only).
 func (g *docBuilder) singletonPaths(sg *edm.Singleton) {
 	et := sg.EntityType()
-	base := g.s.mount + "/" + sg.Name
-	item := &pathItem{Get: g.getOperation(sg.Name+".get", sg.Name, sg.Name, et, &SetOptions{}, false)}
-	writes := g.s.singletons[sg].Writes
-	if writes&WritePut != 0 {
+	base := g.svc.Mount + "/" + sg.Name
+	item := &pathItem{Get: g.getOperation(sg.Name+".get", sg.Name, sg.Name, et, &Set{}, false)}
+	writes := g.svc.Singletons[sg.Name]
+	if writes.Put {
 		item.Put = g.writeOperation(sg.Name, et, "replace", "Replace", "the "+sg.Name+" in full: omitted properties take their defaults; the key and read-only properties are kept.", "-create")
 	}
-	if writes&WritePatch != 0 {
+	if writes.Patch {
 		item.Patch = g.writeOperation(sg.Name, et, "update", "Update", "the properties of the "+sg.Name+" that the body holds.", "-update")
 	}
 	g.paths.set(base, item)
@@ -600,11 +614,11 @@ func (g *docBuilder) navigationPaths(prefix string, params []any, n *edm.Navigat
 
 // createOperation is POST to an entity set: a create, or with the UpsertBy value of an existing entity a full
 // update.
-func (g *docBuilder) createOperation(es *edm.EntitySet, config *setConfig) *jsObject {
+func (g *docBuilder) createOperation(es *edm.EntitySet, set *Set) *jsObject {
 	et := es.EntityType()
 	description := "Omitted properties take their defaults; computed ones are ignored."
-	if config.upsert != nil {
-		description += " A body whose " + config.upsert.Name + " names an existing entity replaces it in full (200)."
+	if set.UpsertBy != nil {
+		description += " A body whose " + set.UpsertBy.Name + " names an existing entity replaces it in full (200)."
 	}
 	o := g.operation(es.Name+".create", es.Name, "Create a "+et.Name, description)
 	o.set("requestBody", newObject().set("required", true).set("content", jsonContent(g.ref(et.Name+"-create"))))
@@ -614,7 +628,7 @@ func (g *docBuilder) createOperation(es *edm.EntitySet, config *setConfig) *jsOb
 	list := []namedParameter{{"201", newObject().set("description", "Created: the entity, with its ETag.").
 		set("headers", newObject().set("Location", url("The entity's URL."))).
 		set("content", jsonContent(g.ref(et.Name)))}}
-	if config.upsert != nil {
+	if set.UpsertBy != nil {
 		list = append(list, response("200", "Replaced: the entity, with its ETag.", jsonContent(g.ref(et.Name))))
 	}
 	list = append(list, namedParameter{"204", newObject().set("description", "Stored, with Prefer: return=minimal.").
@@ -624,9 +638,17 @@ func (g *docBuilder) createOperation(es *edm.EntitySet, config *setConfig) *jsOb
 	return responses(o, list...)
 }
 
+// deleteStatus is the status of a successful DELETE.
+func (g *docBuilder) deleteStatus() int {
+	if g.svc.DeleteStatus == 0 {
+		return http.StatusNoContent
+	}
+	return g.svc.DeleteStatus
+}
+
 // keyRule says what becomes of the values of the key and immutable properties a full replace sends.
-func keyRule(config *setConfig) string {
-	if config.RejectKeyChange {
+func keyRule(set *Set) string {
+	if set.RejectKeyChange {
 		return "The key and immutable properties, when sent, must hold the entity's values."
 	}
 	return "Values sent for the key and for read-only and immutable properties are ignored."
@@ -661,7 +683,7 @@ func (g *docBuilder) actionImports() bool {
 	for _, a := range g.m.Actions {
 		if !a.Bound {
 			found = true
-			g.paths.set(g.s.mount+"/"+a.Name, &pathItem{Post: g.actionOperation(a, a.Name, "Actions")})
+			g.paths.set(g.svc.Mount+"/"+a.Name, &pathItem{Post: g.actionOperation(a, a.Name, "Actions")})
 		}
 	}
 	return found
@@ -720,7 +742,7 @@ func (g *docBuilder) functionImports() bool {
 		if !f.Bound {
 			found = true
 			path, o := g.functionOperation(f, f.Name, "Functions")
-			g.paths.set(g.s.mount+"/"+path, &pathItem{Get: o})
+			g.paths.set(g.svc.Mount+"/"+path, &pathItem{Get: o})
 		}
 	}
 	return found
@@ -800,38 +822,42 @@ func (g *docBuilder) servicePaths() {
 			set("properties", newObject().set("name", Schema{"type": "string"}).
 				set("kind", Schema{"type": "string", "enum": []string{"EntitySet", "Singleton", "FunctionImport"}}).
 				set("url", Schema{"type": "string"})))))
-	g.paths.set(g.s.mount+"/", &pathItem{Get: responses(o, response("200", "The service document.", jsonContent(doc)))})
+	g.paths.set(g.svc.Mount+"/", &pathItem{Get: responses(o, response("200", "The service document.", jsonContent(doc)))})
 	o = g.operation("metadata", serviceTag, "Read the model (CSDL)",
 		"CSDL XML, or CSDL JSON with $format=json or Accept: application/json.")
 	withParameters(o, newObject().set("name", "$format").set("in", "query").set("schema",
 		Schema{"type": "string", "enum": []string{"xml", "json"}}))
-	g.paths.set(g.s.mount+"/$metadata", &pathItem{Get: responses(o, response("200", "The model.",
+	g.paths.set(g.svc.Mount+"/$metadata", &pathItem{Get: responses(o, response("200", "The model.",
 		newObject().set("application/xml", newObject().set("schema", Schema{"type": "string"})).
 			set("application/json", newObject().set("schema", Schema{"type": "object"}))))})
 	g.batchPath()
 }
 
-// batchPath adds POST $batch (batch.go): its bodies are described by the OData formats, not by schemas here.
+// batchPath adds POST $batch: its bodies are described by the OData formats, not by schemas here.
 func (g *docBuilder) batchPath() {
+	limit := ""
+	if g.svc.BatchRequests > 0 {
+		limit = "at most " + strconv.Itoa(g.svc.BatchRequests) + " "
+	}
 	o := g.operation("batch", serviceTag, "Send a batch of requests",
-		"A JSON batch (OData 4.01) or a multipart/mixed batch of at most "+strconv.Itoa(MaxBatchRequests)+
-			" requests; each atomicity group (change set) runs in one transaction.")
+		"A JSON batch (OData 4.01) or a multipart/mixed batch of "+limit+
+			"requests; each atomicity group (change set) runs in one transaction.")
 	content := newObject().set("application/json", newObject().set("schema", Schema{"type": "object"})).
 		set("multipart/mixed", newObject().set("schema", Schema{"type": "string"}))
 	o.set("requestBody", newObject().set("required", true).set("content", content))
-	g.paths.set(g.s.mount+"/$batch", &pathItem{Post: responses(o, response("200",
+	g.paths.set(g.svc.Mount+"/$batch", &pathItem{Post: responses(o, response("200",
 		"One response per request processed, in the format of the request.", content))})
 }
 
 // extraOperations adds the embedding program's operations.
-func (g *docBuilder) extraOperations(ops []OpenAPIOperation) {
+func (g *docBuilder) extraOperations(ops []Operation) {
 	for _, op := range ops {
 		item, _ := g.paths.get(op.Path).(*pathItem)
 		if item == nil {
 			item = &pathItem{}
 			g.paths.set(op.Path, item)
 		} else if item.method(op.Method) != nil {
-			g.fail("OpenAPI: Operations: %s %s is an operation of the OData service", op.Method, op.Path)
+			g.fail("Operations: %s %s is an operation of the OData service", op.Method, op.Path)
 			continue
 		}
 		o := newObject()
@@ -868,7 +894,7 @@ func (g *docBuilder) extraOperations(ops []OpenAPIOperation) {
 	}
 }
 
-func (g *docBuilder) extraParameters(o *jsObject, op OpenAPIOperation) {
+func (g *docBuilder) extraParameters(o *jsObject, op Operation) {
 	var params []any
 	for _, p := range op.Parameters {
 		s := p.Schema
@@ -888,7 +914,7 @@ func (g *docBuilder) extraParameters(o *jsObject, op OpenAPIOperation) {
 }
 
 // extraResponses writes an operation's responses; one from status 400 on without a schema has the error body.
-func extraResponses(list []OpenAPIResponse) *jsObject {
+func extraResponses(list []Response) *jsObject {
 	r := newObject()
 	for _, resp := range list {
 		ro := newObject().set("description", firstText(resp.Description, http.StatusText(atoi(resp.Status))))

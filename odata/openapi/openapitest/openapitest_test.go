@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/storekit/store/odata/openapitest"
+	"github.com/storekit/store/odata/openapi/openapitest"
 )
 
 func TestValidate(t *testing.T) {
