@@ -60,7 +60,7 @@ type groupKey struct{}
 type txGroup struct {
 	service *Service
 	tx      *sqldb.Tx
-	err     error      // the first error a write of the group returned, for sqldb.RunTx's retry decision
+	err     error           // the first error a write of the group returned, for sqldb.RunTx's retry decision
 	changes *trackedChanges // the changes of tracked sets the group's writes made, appended to the log before the commit
 }
 

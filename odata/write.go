@@ -64,7 +64,6 @@ func (s *Service) dbError(err error, deleting bool) error {
 	return err
 }
 
-
 // body is a decoded write body.
 type body struct {
 	vals    Entity          // the values sent, by property name

@@ -173,7 +173,6 @@ func jsonType(s *jsObject) string {
 	return t
 }
 
-
 // propertySchema is the schema of a structural property, with its facets, default and description.
 func (g *docBuilder) propertySchema(p *edm.Property) *jsObject {
 	var s *jsObject
