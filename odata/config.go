@@ -174,52 +174,20 @@ type SetOptions struct {
 	NewKey func() any
 	// Hooks run inside the write's transaction.
 	Hooks Hooks
-	// ReadFilter, when not nil, returns the row filter of the set for a request: OData $filter text over the
-	// set's entity type (such as "OwnerId eq 'u1'", built from the principal the embedding service put in the
-	// context), "" for none. The engine parses, binds and type-checks it as a client's $filter (it cannot use the
-	// client's parameter aliases; string values belong in quoted literals, with quotes doubled, and become SQL
-	// arguments) and adds it to every way a request reaches the set's rows: collection and by-key reads (a
-	// hidden entity is a 404), $count, navigation paths through or to the set, $expand into it, any/all, $count
-	// and in over navigations to it, to-one paths in $filter, $orderby and $select (a hidden target is null),
-	// $batch parts; and writes: PUT, PATCH, DELETE and actions bound to a hidden entity are 404, and a create or
-	// update whose result is hidden is refused with 403 Forbidden and rolled back. It is called for every read a
-	// request plans, whatever set it reads; an error it returns is answered as it is when it is an *Error (say,
-	// Forbidden without a principal), else as a 500. Navigations inside the filter text are not filtered
-	// themselves. Actions bound to the collection, hooks and Tx reads are not filtered. A set with a ReadFilter
-	// must be the only set of its entity type.
+	// ReadFilter, when not nil, returns the set's row filter for a request: $filter text over its entity type
+	// ("" for none) that every read reaching the set's rows, and every write to them, is held to (a hidden entity
+	// is a 404). See DESIGN.md, "Row filters". A set with one must be the only set of its entity type.
 	ReadFilter func(ctx context.Context) (string, error)
-	// Redact, when not nil, returns the properties of the set a request may not read: names of properties of
-	// the set's entity type, member paths of complex properties ("Address/City") or navigation properties,
-	// computed from the principal the embedding service put in the context; none when nil or empty. A redacted
-	// property is left out of every answer (collections, entities by key, navigations to the set, $expand into
-	// it, the entities writes, actions and functions answer with, $batch parts) and out of the ETags the request
-	// sees, so that no answer tells its value; a query that uses it ($select, $filter, $orderby, lambdas, to-one
-	// paths from other sets, parameter aliases) is a 400 NotReadable naming the property, $search matches the
-	// searchable properties the request may read, a property path or /$value addressing it is a 403 Forbidden,
-	// and a body that sends it is a 400 NotReadable: a client writes only what it reads, and a full update keeps
-	// the stored values of what it cannot send. A redacted navigation property cannot be expanded, followed in a
-	// path (403) or used in an expression (400), so a redacted foreign key does not show through it (redact the
-	// partner navigation of the other set too). A key property cannot be redacted. Redact is called whenever a
-	// request plans a read or writes an entity of the set's type; an error it returns is answered as it is when
-	// it is an *Error, else as a 500, as is a name the type does not have. Hooks, actions, functions and Tx see
-	// every property, and what an operation returns that is not an entity is written as it is; ReadFilter texts
-	// may use redacted properties. A set with Redact must be the only set of its entity type.
+	// Redact, when not nil, returns the properties of the set a request may not read (names, complex member
+	// paths, navigations): left out of every answer and ETag, a 400 NotReadable in queries and bodies, a 403 as a
+	// path. See DESIGN.md, "Redaction". A set with one must be the only set of its entity type.
 	Redact func(ctx context.Context) ([]string, error)
 	// Limits are the set's own limits where they differ from the service's (Config.Limits): page sizes, $top,
 	// $expand depth and body size.
 	Limits SetLimits
-	// TrackChanges makes the set serve delta links (OData 4.01 part 1, 11.3; see ChangeTrackingOptions): a GET
-	// of the set with Prefer: odata.track-changes answers as usual, with Preference-Applied and, on its last
-	// page, an @odata.deltaLink; a GET of that link answers the entities created or changed since (their
-	// current values, as the defining query selects them) and those deleted or no longer matching its $filter
-	// (@odata.removed), with a new delta link. The preference is not applied (the read answers without a delta
-	// link) to a read with $top, $skip, $expand or $apply. Every write of the set through the service (POST,
-	// PUT, PATCH, DELETE, $batch, deep insert and update, binds and $ref, and the Tx helpers hooks and actions
-	// call) notes the entity in the change log in its transaction, and a delete notes the entities of tracked
-	// sets that refer to the deleted one, which the database's ON DELETE CASCADE or SET NULL changes; SQL a
-	// plug-in runs itself, and other programs writing the table, are not seen. $metadata annotates the set with
-	// Capabilities.ChangeTracking. A set that tracks changes must be the only set of its entity type and cannot
-	// have a ReadFilter (the delta of a deleted entity could not be filtered) or a CaseInsensitiveKey.
+	// TrackChanges makes the set serve delta links (Prefer: odata.track-changes, OData 4.01 part 1, 11.3; see
+	// ChangeTrackingOptions and DESIGN.md, "Change tracking"). Such a set must be the only set of its entity type
+	// and cannot have a ReadFilter or a CaseInsensitiveKey.
 	TrackChanges bool
 	// RequireIfMatch makes every change of an existing entity of the set conditional (optimistic concurrency,
 	// OData 4.01 Protocol 8.2.4): PUT, PATCH and DELETE of the entity, writes of its collection properties and

@@ -105,10 +105,8 @@
 //
 // # Row filters and redaction
 //
-// SetOptions.ReadFilter adds a per-request condition to every way a request reaches a set's rows, and
-// SetOptions.Redact a per-request list of its properties (member paths, navigations) a request may not read:
-// they are left out of every answer and ETag, a query that uses one is a 400 NotReadable naming it, a path to
-// one a 403, and a body that sends one a 400; a full update keeps their stored values.
+// SetOptions.ReadFilter gives a set a per-request row filter and SetOptions.Redact a per-request list of
+// properties a request may not read; DESIGN.md ("Row filters", "Redaction") says everywhere each applies.
 //
 // # Limits
 //
