@@ -16,7 +16,7 @@ func (s *service) setPassword(ctx context.Context, call *odata.ActionCall) (any,
 	if err != nil {
 		return nil, err
 	}
-	if err := SetPasswordHash(ctx, call.Tx.Tx, call.Tx.Dialect, idOf(call.Entity), hash); err != nil {
+	if err := SetPasswordHash(ctx, call.Tx.Tx, idOf(call.Entity), hash); err != nil {
 		return nil, err
 	}
 	return true, nil
@@ -43,7 +43,7 @@ func setAddressFields(a *Address, p params) {
 
 // validateAddress checks a with the address rules (SPEC 4.6) and returns them as one ValidationError.
 func (s *service) validateAddress(ctx context.Context, tx *odata.Tx, a Address) error {
-	details, err := ValidateAddress(ctx, tx, tx.Dialect, a, s.cfg.CountriesEnabled)
+	details, err := ValidateAddress(ctx, tx, a, s.opts.CountriesEnabled)
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func (s *service) addAddress(ctx context.Context, call *odata.ActionCall) (any, 
 	if err := s.validateAddress(ctx, call.Tx, a); err != nil {
 		return nil, err
 	}
-	stored, err := InsertAddress(ctx, call.Tx, call.Tx.Dialect, idOf(call.Entity), a)
+	stored, err := InsertAddress(ctx, call.Tx, idOf(call.Entity), a)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (s *service) updateAddress(ctx context.Context, call *odata.ActionCall) (an
 	p := params(call.Params)
 	customerID, id := idOf(call.Entity), p.str("Id")
 	tx := call.Tx
-	a, found, err := LoadAddress(ctx, tx, tx.Dialect, customerID, id)
+	a, found, err := LoadAddress(ctx, tx, customerID, id)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (s *service) updateAddress(ctx context.Context, call *odata.ActionCall) (an
 	if err := s.validateAddress(ctx, tx, a); err != nil {
 		return nil, err
 	}
-	if _, err := UpdateAddress(ctx, tx, tx.Dialect, customerID, a); err != nil {
+	if _, err := UpdateAddress(ctx, tx, customerID, a); err != nil {
 		return nil, err
 	}
 	return s.storedAddress(ctx, tx, id)
@@ -106,7 +106,7 @@ func (s *service) updateAddress(ctx context.Context, call *odata.ActionCall) (an
 // not the customer's. A checkout in progress that chose the address loses that step.
 func (s *service) deleteAddress(ctx context.Context, call *odata.ActionCall) (any, error) {
 	id := params(call.Params).str("Id")
-	found, err := DeleteAddress(ctx, call.Tx, call.Tx.Dialect, idOf(call.Entity), id)
+	found, err := DeleteAddress(ctx, call.Tx, idOf(call.Entity), id)
 	if err != nil {
 		return nil, err
 	}

@@ -27,11 +27,11 @@ func (s *service) updateStock(ctx context.Context, call *odata.ActionCall) (any,
 		return nil, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeRequired, Target: "Stock",
 			Message: "Stock is required"})
 	}
-	tx, d, id := call.Tx, call.Tx.Dialect, idOf(call.Entity)
+	tx, d, id := call.Tx, call.Tx.Dialect(), idOf(call.Entity)
 	if _, err := tx.ExecContext(ctx, stmtSetStock.For(d), stock, sqldb.TimeArg(d, s.now()), id); err != nil {
 		return nil, errorf("update stock", err)
 	}
-	if err := ApplyLowStockActivity(ctx, tx.Tx, d, id); err != nil {
+	if err := ApplyLowStockActivity(ctx, tx.Tx, id); err != nil {
 		return nil, err
 	}
 	return true, nil
@@ -97,7 +97,7 @@ func (c *linkCall) target(ctx context.Context) (copied map[string]any, found boo
 		cols = append(cols, col)
 	}
 	targetType := c.s.model.EntityType(c.l.target)
-	query, args, err := sqldb.Builder(c.tx.Dialect).Select(cols...).From(c.tx.Dialect.QuoteIdent(targetType.Table)).
+	query, args, err := sqldb.Builder(c.tx.Dialect()).Select(cols...).From(c.tx.Dialect().QuoteIdent(targetType.Table)).
 		Where(sq.Eq{"id": c.ref}).ToSql()
 	if err != nil {
 		return nil, false, err
@@ -132,7 +132,7 @@ func (c *linkCall) target(ctx context.Context) (copied map[string]any, found boo
 // values returns the link's columns as the action sets them: the parameters sent, else base's values (the
 // stored link on an update), else the defaults; the copied properties from the target.
 func (c *linkCall) values(base odata.Entity, copied map[string]any) (map[string]any, error) {
-	d := c.tx.Dialect
+	d := c.tx.Dialect()
 	out := map[string]any{}
 	for _, p := range c.et.Properties {
 		if p.IsKey() {
@@ -197,7 +197,7 @@ func (s *service) createLink(l link) odata.ActionFunc {
 		}
 		vals["product_id"] = c.product
 		vals[c.key.Column] = c.ref
-		if _, err := c.tx.Builder().Insert(c.tx.Dialect.QuoteIdent(c.et.Table)).SetMap(vals).ExecContext(ctx); err != nil {
+		if _, err := c.tx.Builder().Insert(c.tx.Dialect().QuoteIdent(c.et.Table)).SetMap(vals).ExecContext(ctx); err != nil {
 			return nil, errorf("link "+l.what, err)
 		}
 		return true, nil
@@ -231,7 +231,7 @@ func (s *service) updateLink(l link) odata.ActionFunc {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := c.tx.Builder().Update(c.tx.Dialect.QuoteIdent(c.et.Table)).SetMap(vals).Where(c.where()).
+		if _, err := c.tx.Builder().Update(c.tx.Dialect().QuoteIdent(c.et.Table)).SetMap(vals).Where(c.where()).
 			ExecContext(ctx); err != nil {
 			return nil, errorf("update "+l.what+" link", err)
 		}
@@ -243,7 +243,7 @@ func (s *service) updateLink(l link) odata.ActionFunc {
 func (s *service) deleteLink(l link) odata.ActionFunc {
 	return func(ctx context.Context, call *odata.ActionCall) (any, error) {
 		c := s.newLinkCall(l, call)
-		res, err := c.tx.Builder().Delete(c.tx.Dialect.QuoteIdent(c.et.Table)).Where(c.where()).ExecContext(ctx)
+		res, err := c.tx.Builder().Delete(c.tx.Dialect().QuoteIdent(c.et.Table)).Where(c.where()).ExecContext(ctx)
 		if err != nil {
 			return nil, errorf("delete "+l.what+" link", err)
 		}
@@ -284,7 +284,7 @@ func (s *service) tierPrice(ctx context.Context, tx *odata.Tx, p params, base od
 		r.fail(odata.CodeInvalidValue, "Quantity", "Quantity must be at least 1")
 	}
 	r.notNegative("Price")
-	if err := r.checkReference(ctx, tx, tx.Dialect, "CustomerRoleId", "Customer role", roleExists); err != nil {
+	if err := r.checkReference(ctx, tx, "CustomerRoleId", "Customer role", roleExists); err != nil {
 		return nil, err
 	}
 	start, okStart := r.time("StartDateTimeUtc")

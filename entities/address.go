@@ -14,11 +14,13 @@ import (
 	"github.com/storekit/store/odata/sqldb"
 )
 
-// Querier runs SQL: a *sql.DB, *sql.Conn or *sql.Tx.
+// Querier runs SQL on a database and tells its dialect: a *sqldb.DB, *sqldb.Conn or *sqldb.Tx, or the *odata.Tx
+// of a hook or action.
 type Querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	Dialect() sqldb.Dialect
 }
 
 // Address is a customer's address (SPEC 4.6). An empty string field means null: it is stored as NULL and
@@ -141,7 +143,8 @@ var (
 // country has states; it must belong to the country), City, Address1, ZipPostalCode and PhoneNumber are
 // required. Without, CountryId and StateProvinceId are optional but must exist, and the state must belong to the
 // country, when given. The error is a database failure only.
-func ValidateAddress(ctx context.Context, q Querier, d sqldb.Dialect, a Address, countriesEnabled bool) ([]odata.ErrorDetail, error) {
+func ValidateAddress(ctx context.Context, q Querier, a Address, countriesEnabled bool) ([]odata.ErrorDetail, error) {
+	d := q.Dialect()
 	a = a.trimmed()
 	var details []odata.ErrorDetail
 	required := func(v, target, msg string) {
@@ -232,7 +235,8 @@ var (
 
 // InsertAddress stores a (trimmed; not validated: call ValidateAddress first) as a new address of the customer
 // and returns it with its new ID and CreatedOnUtc. An unknown customer is an error of the foreign key.
-func InsertAddress(ctx context.Context, q Querier, d sqldb.Dialect, customerID string, a Address) (Address, error) {
+func InsertAddress(ctx context.Context, q Querier, customerID string, a Address) (Address, error) {
+	d := q.Dialect()
 	a = a.trimmed()
 	a.ID = odata.NewID()
 	a.CreatedOnUtc = time.Now().UTC().Truncate(time.Microsecond)
@@ -249,7 +253,8 @@ func InsertAddress(ctx context.Context, q Querier, d sqldb.Dialect, customerID s
 
 // UpdateAddress replaces the fields of the customer's address a.ID with those of a (trimmed; not validated) and
 // reports whether the customer has that address.
-func UpdateAddress(ctx context.Context, q Querier, d sqldb.Dialect, customerID string, a Address) (bool, error) {
+func UpdateAddress(ctx context.Context, q Querier, customerID string, a Address) (bool, error) {
+	d := q.Dialect()
 	a = a.trimmed()
 	var args []any
 	for _, f := range a.fields() {
@@ -268,7 +273,8 @@ func UpdateAddress(ctx context.Context, q Querier, d sqldb.Dialect, customerID s
 }
 
 // DeleteAddress deletes the customer's address and reports whether the customer had it.
-func DeleteAddress(ctx context.Context, q Querier, d sqldb.Dialect, customerID, addressID string) (bool, error) {
+func DeleteAddress(ctx context.Context, q Querier, customerID, addressID string) (bool, error) {
+	d := q.Dialect()
 	res, err := q.ExecContext(ctx, stmtDeleteAddress.For(d), customerID, addressID)
 	if err != nil {
 		return false, fmt.Errorf("entities: delete address: %w", err)
@@ -282,7 +288,8 @@ func DeleteAddress(ctx context.Context, q Querier, d sqldb.Dialect, customerID, 
 
 // LoadAddress returns the customer's address with the id; found is false when the customer has no such address
 // (it does not exist, or it is another customer's).
-func LoadAddress(ctx context.Context, q Querier, d sqldb.Dialect, customerID, addressID string) (a Address, found bool, err error) {
+func LoadAddress(ctx context.Context, q Querier, customerID, addressID string) (a Address, found bool, err error) {
+	d := q.Dialect()
 	rows, err := q.QueryContext(ctx, stmtLoadAddress.For(d), customerID, addressID)
 	if err != nil {
 		return Address{}, false, fmt.Errorf("entities: load address: %w", err)
@@ -295,7 +302,8 @@ func LoadAddress(ctx context.Context, q Querier, d sqldb.Dialect, customerID, ad
 }
 
 // CustomerAddresses returns the customer's addresses, oldest first.
-func CustomerAddresses(ctx context.Context, q Querier, d sqldb.Dialect, customerID string) ([]Address, error) {
+func CustomerAddresses(ctx context.Context, q Querier, customerID string) ([]Address, error) {
+	d := q.Dialect()
 	rows, err := q.QueryContext(ctx, stmtCustomerAddresses.For(d), customerID)
 	if err != nil {
 		return nil, fmt.Errorf("entities: load addresses: %w", err)
@@ -304,8 +312,8 @@ func CustomerAddresses(ctx context.Context, q Querier, d sqldb.Dialect, customer
 }
 
 // FindIdenticalAddress returns the customer's oldest address that is the SameAs a, if there is one.
-func FindIdenticalAddress(ctx context.Context, q Querier, d sqldb.Dialect, customerID string, a Address) (Address, bool, error) {
-	list, err := CustomerAddresses(ctx, q, d, customerID)
+func FindIdenticalAddress(ctx context.Context, q Querier, customerID string, a Address) (Address, bool, error) {
+	list, err := CustomerAddresses(ctx, q, customerID)
 	if err != nil {
 		return Address{}, false, err
 	}

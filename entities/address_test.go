@@ -91,7 +91,7 @@ func TestValidateAddress(t *testing.T) {
 				detail("InvalidValue", "StateProvinceId", "State / province does not exist")}},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				got, err := entities.ValidateAddress(context.Background(), db, db.Dialect, tc.a, tc.countries)
+				got, err := entities.ValidateAddress(context.Background(), db, tc.a, tc.countries)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -119,10 +119,9 @@ func TestAddresses(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		addressFixture(t, db)
 		ctx := context.Background()
-		d := db.Dialect
 		in := validAddress()
 		in.FirstName = "  Ann "
-		a, err := entities.InsertAddress(ctx, db, d, "c1", in)
+		a, err := entities.InsertAddress(ctx, db, "c1", in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +129,7 @@ func TestAddresses(t *testing.T) {
 			t.Fatalf("InsertAddress() = %+v, want an id, a creation time and trimmed fields", a)
 		}
 		t.Run("OKLoad", func(t *testing.T) {
-			got, found, err := entities.LoadAddress(ctx, db, d, "c1", a.ID)
+			got, found, err := entities.LoadAddress(ctx, db, "c1", a.ID)
 			if err != nil || !found {
 				t.Fatalf("LoadAddress(c1, %s) = %v, %v", a.ID, found, err)
 			}
@@ -139,59 +138,59 @@ func TestAddresses(t *testing.T) {
 			}
 		})
 		t.Run("ErrLoadOtherCustomers", func(t *testing.T) {
-			if _, found, err := entities.LoadAddress(ctx, db, d, "c2", a.ID); err != nil || found {
+			if _, found, err := entities.LoadAddress(ctx, db, "c2", a.ID); err != nil || found {
 				t.Errorf("LoadAddress(c2, address of c1) = %v, %v, want not found", found, err)
 			}
 		})
 		t.Run("OKFindIdentical", func(t *testing.T) {
 			probe := validAddress()
 			probe.City = " New York "
-			got, found, err := entities.FindIdenticalAddress(ctx, db, d, "c1", probe)
+			got, found, err := entities.FindIdenticalAddress(ctx, db, "c1", probe)
 			if err != nil || !found || got.ID != a.ID {
 				t.Errorf("FindIdenticalAddress(same) = %v, %v, %v, want %s", got.ID, found, err, a.ID)
 			}
 			probe.Address2 = "Apt 2"
-			if _, found, err := entities.FindIdenticalAddress(ctx, db, d, "c1", probe); err != nil || found {
+			if _, found, err := entities.FindIdenticalAddress(ctx, db, "c1", probe); err != nil || found {
 				t.Errorf("FindIdenticalAddress(other Address2) = %v, %v, want not found", found, err)
 			}
-			if _, found, err := entities.FindIdenticalAddress(ctx, db, d, "c2", validAddress()); err != nil || found {
+			if _, found, err := entities.FindIdenticalAddress(ctx, db, "c2", validAddress()); err != nil || found {
 				t.Errorf("FindIdenticalAddress(another customer) = %v, %v, want not found", found, err)
 			}
 		})
 		t.Run("OKUpdate", func(t *testing.T) {
 			up := a
 			up.Company, up.Address2 = "Acme", "Apt 2"
-			if ok, err := entities.UpdateAddress(ctx, db, d, "c1", up); err != nil || !ok {
+			if ok, err := entities.UpdateAddress(ctx, db, "c1", up); err != nil || !ok {
 				t.Fatalf("UpdateAddress() = %v, %v", ok, err)
 			}
-			got, _, _ := entities.LoadAddress(ctx, db, d, "c1", a.ID)
+			got, _, _ := entities.LoadAddress(ctx, db, "c1", a.ID)
 			if got.Company != "Acme" || got.Address2 != "Apt 2" {
 				t.Errorf("after UpdateAddress: %+v", got)
 			}
-			if ok, err := entities.UpdateAddress(ctx, db, d, "c2", up); err != nil || ok {
+			if ok, err := entities.UpdateAddress(ctx, db, "c2", up); err != nil || ok {
 				t.Errorf("UpdateAddress(another customer's) = %v, %v, want false", ok, err)
 			}
 		})
 		t.Run("OKList", func(t *testing.T) {
-			b, err := entities.InsertAddress(ctx, db, d, "c1", validAddress())
+			b, err := entities.InsertAddress(ctx, db, "c1", validAddress())
 			if err != nil {
 				t.Fatal(err)
 			}
-			list, err := entities.CustomerAddresses(ctx, db, d, "c1")
+			list, err := entities.CustomerAddresses(ctx, db, "c1")
 			if err != nil || len(list) != 2 || list[0].ID != a.ID || list[1].ID != b.ID {
 				t.Errorf("CustomerAddresses(c1) = %v, %v, want [%s %s]", list, err, a.ID, b.ID)
 			}
 		})
 		t.Run("OKDelete", func(t *testing.T) {
-			if ok, err := entities.DeleteAddress(ctx, db, d, "c2", a.ID); err != nil || ok {
+			if ok, err := entities.DeleteAddress(ctx, db, "c2", a.ID); err != nil || ok {
 				t.Errorf("DeleteAddress(another customer's) = %v, %v, want false", ok, err)
 			}
-			if ok, err := entities.DeleteAddress(ctx, db, d, "c1", a.ID); err != nil || !ok {
+			if ok, err := entities.DeleteAddress(ctx, db, "c1", a.ID); err != nil || !ok {
 				t.Errorf("DeleteAddress() = %v, %v, want true", ok, err)
 			}
 		})
 		t.Run("ErrUnknownCustomer", func(t *testing.T) {
-			if _, err := entities.InsertAddress(ctx, db, d, "nobody", validAddress()); err == nil {
+			if _, err := entities.InsertAddress(ctx, db, "nobody", validAddress()); err == nil {
 				t.Error("InsertAddress(unknown customer) = nil, want an error")
 			}
 		})

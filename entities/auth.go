@@ -59,8 +59,9 @@ const maxEmailBytes = 320
 //
 // Revocation bound: zero on the node that revokes, CacheTTL on the others. Authenticate reads the token, its
 // customer (active or not) and the customer's roles from the database, and with a CacheTTL keeps the principal
-// it found for at most that long (never past the token's expiry). Revoke, and Forget (which the server calls
-// after every request that may write, but for those WriteMayRevoke clears), drop every cached principal, and a
+// it found for at most that long (never past the token's expiry). Revoke, and Forget (which the OData service
+// calls after each committed write of a customer or a role, Options.PrincipalChanged, and the server after
+// every other request that may write), drop every cached principal, and a
 // check that ran concurrently with them is not cached; so once a revocation commits (Revoke, a new password,
 // deactivation or deletion of the customer, each of which removes the token rows in its own transaction, or the
 // customer losing the Administrators role), every Authenticate that starts after it on the same node refuses the
@@ -70,9 +71,7 @@ const maxEmailBytes = 320
 // Sign-in throttling (SPEC 2 and 9) is per e-mail and client address and per client address; see Login.
 type Auth struct {
 	// DB is the store database, migrated with Migrations.
-	DB *sql.DB
-	// Dialect is DB's dialect.
-	Dialect sqldb.Dialect
+	DB *sqldb.DB
 	// TokenTTL is the lifetime of a new token; zero means DefaultTokenTTL.
 	TokenTTL time.Duration
 	// Now returns the current time; nil means time.Now.
@@ -218,12 +217,12 @@ func (a *Auth) Login(ctx context.Context, c Credentials) (Token, error) {
 	}
 	customerID, ok, err := a.checkCredentials(ctx, key, c.Password)
 	if err != nil {
-		_, _ = a.DB.ExecContext(context.WithoutCancel(ctx), stmtDeleteAttempt.For(a.Dialect), attempt) // no verdict: not a failure
+		_, _ = a.DB.ExecContext(context.WithoutCancel(ctx), stmtDeleteAttempt.For(a.DB.Dialect()), attempt) // no verdict: not a failure
 		return Token{}, err
 	}
 	if !ok {
 		// The attempt's row stays, now a failure. Should marking it fail, it stays counted as pending.
-		_, _ = a.DB.ExecContext(context.WithoutCancel(ctx), stmtFailAttempt.For(a.Dialect), false, attempt)
+		_, _ = a.DB.ExecContext(context.WithoutCancel(ctx), stmtFailAttempt.For(a.DB.Dialect()), false, attempt)
 		return Token{}, errInvalidCredentials()
 	}
 	return a.issue(ctx, customerID, key, client, now)
@@ -236,7 +235,7 @@ func (a *Auth) checkCredentials(ctx context.Context, key, password string) (cust
 		active bool
 		hash   sql.NullString
 	)
-	err = a.DB.QueryRowContext(ctx, stmtLoginCustomer.For(a.Dialect), key).Scan(&customerID, &active, &hash)
+	err = a.DB.QueryRowContext(ctx, stmtLoginCustomer.For(a.DB.Dialect()), key).Scan(&customerID, &active, &hash)
 	found := err == nil
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return "", false, fmt.Errorf("entities: login: %w", err)
@@ -256,7 +255,7 @@ func (a *Auth) checkCredentials(ctx context.Context, key, password string) (cust
 func (a *Auth) issue(ctx context.Context, customerID, key, client string, now time.Time) (Token, error) {
 	token, tokenHash := newToken()
 	ttl := a.ttl()
-	d := a.Dialect
+	d := a.DB.Dialect()
 	tx, err := a.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return Token{}, fmt.Errorf("entities: login: %w", err)
@@ -340,7 +339,7 @@ func errChecksBusy(cause error) *odata.Error {
 // concurrent attempts the last to count sees all the others, so no more than the limit are admitted. It returns
 // the attempt's row id.
 func (a *Auth) admit(ctx context.Context, key, client string, now time.Time) (string, error) {
-	d := a.Dialect
+	d := a.DB.Dialect()
 	cutoff := sqldb.TimeArg(d, now.Add(-failedLoginWindow))
 	if _, err := a.DB.ExecContext(ctx, stmtPurgeAttempts.For(d), cutoff); err != nil {
 		return "", fmt.Errorf("entities: login: purge attempts: %w", err)
@@ -370,7 +369,7 @@ func (a *Auth) admit(ctx context.Context, key, client string, now time.Time) (st
 // countAttempts counts the attempts in the window of the e-mail key from client and of client: every attempt
 // with pending true, the failures only otherwise.
 func (a *Auth) countAttempts(ctx context.Context, key, client string, cutoff any, pending bool) (perEmail, perClient int, err error) {
-	err = a.DB.QueryRowContext(ctx, stmtCountAttempts.For(a.Dialect), key, client, cutoff, false, pending,
+	err = a.DB.QueryRowContext(ctx, stmtCountAttempts.For(a.DB.Dialect()), key, client, cutoff, false, pending,
 		client, cutoff, false, pending).Scan(&perEmail, &perClient)
 	if err != nil {
 		return 0, 0, fmt.Errorf("entities: login: count attempts: %w", err)
@@ -382,7 +381,7 @@ func (a *Auth) countAttempts(ctx context.Context, key, client string, cutoff any
 // one of the limits, nil otherwise. Retry-After is the time until enough failures leave the window, for each
 // limit reached.
 func (a *Auth) throttled(ctx context.Context, key, client string, now time.Time) error {
-	d := a.Dialect
+	d := a.DB.Dialect()
 	cutoff := sqldb.TimeArg(d, now.Add(-failedLoginWindow))
 	perEmail, perClient, err := a.countAttempts(ctx, key, client, cutoff, false)
 	if err != nil {
@@ -420,7 +419,7 @@ func (a *Auth) throttled(ctx context.Context, key, client string, now time.Time)
 // waitFor returns how long until the attempt the query selects leaves the window.
 func (a *Auth) waitFor(ctx context.Context, st sqldb.Statement, args []any, now time.Time) (time.Duration, error) {
 	var at any
-	err := a.DB.QueryRowContext(ctx, st.For(a.Dialect), args...).Scan(&at)
+	err := a.DB.QueryRowContext(ctx, st.For(a.DB.Dialect()), args...).Scan(&at)
 	if errors.Is(err, sql.ErrNoRows) { // it left meanwhile
 		return 0, nil
 	}
@@ -507,7 +506,7 @@ func (a *Auth) authenticateStmt(ctx context.Context) (*sql.Stmt, error) {
 	if s := a.authenticate.Load(); s != nil {
 		return s, nil
 	}
-	s, err := a.DB.PrepareContext(ctx, stmtAuthenticate.For(a.Dialect))
+	s, err := a.DB.PrepareContext(ctx, stmtAuthenticate.For(a.DB.Dialect()))
 	if err != nil {
 		return nil, fmt.Errorf("entities: authenticate: %w", err)
 	}
@@ -524,7 +523,7 @@ func (a *Auth) Revoke(ctx context.Context, accessToken string) error {
 	if !wellFormedToken(accessToken) {
 		return nil
 	}
-	if _, err := a.DB.ExecContext(ctx, stmtDeleteToken.For(a.Dialect), hashToken(accessToken)); err != nil {
+	if _, err := a.DB.ExecContext(ctx, stmtDeleteToken.For(a.DB.Dialect()), hashToken(accessToken)); err != nil {
 		return fmt.Errorf("entities: revoke token: %w", err)
 	}
 	a.Forget()
@@ -583,22 +582,4 @@ func errUnauthorized(msg string, invalidToken bool) *odata.Error {
 	h := http.Header{}
 	h.Set("WWW-Authenticate", challenge)
 	return &odata.Error{Code: odata.CodeUnauthorized, Message: msg, Header: h}
-}
-
-// principalFreeSets are the entity sets whose writes (of their entities, navigations, references and bound
-// actions) never revoke a token nor take a right from a customer: none of them writes access_token, customer or
-// customer_role_mapping.
-var principalFreeSets = map[string]bool{"Manufacturer": true, "Category": true, "Product": true, "Picture": true,
-	"Country": true, "StateProvince": true, "Order": true, "NewsletterSubscription": true}
-
-// WriteMayRevoke reports whether a write to path, an OData resource path relative to the service root
-// ("Product('p1')", "Customer('a@b.c')/SetPassword", "$batch"), may revoke a token or take a right from its
-// customer, so that a server caching token checks (Auth.CacheTTL) must call Forget after it. It is false only
-// for paths into the sets that cannot, named exactly; anything else, $batch included, is true.
-func WriteMayRevoke(path string) bool {
-	end := strings.IndexAny(path, "(/")
-	if end < 0 {
-		end = len(path)
-	}
-	return !principalFreeSets[path[:end]]
 }

@@ -2,7 +2,6 @@ package entities_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
@@ -19,6 +18,7 @@ import (
 	"github.com/storekit/store/entities"
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/dbtest"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // clock is a settable time source for Auth.Now.
@@ -58,7 +58,7 @@ func newAuthFixture(t testing.TB, db *dbtest.DB) *authFixture {
 	t.Helper()
 	seeded(t, db, entities.SeedOptions{AdminEmail: adminEmail, AdminPassword: adminPassword})
 	f := &authFixture{db: db, clock: &clock{t: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}, ids: map[string]string{}}
-	f.auth = &entities.Auth{DB: db.DB, Dialect: db.Dialect, TokenTTL: time.Hour, Now: f.clock.Now}
+	f.auth = &entities.Auth{DB: db.DB, TokenTTL: time.Hour, Now: f.clock.Now}
 	f.ids[adminEmail] = customerID(t, db, adminEmail)
 	for _, c := range []struct {
 		email, password string
@@ -95,8 +95,8 @@ func (f *authFixture) setPassword(t testing.TB, customerID, password string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.inTx(t, func(ctx context.Context, tx *sql.Tx) error {
-		return entities.SetPasswordHash(ctx, tx, f.db.Dialect, customerID, hash)
+	f.inTx(t, func(ctx context.Context, tx *sqldb.Tx) error {
+		return entities.SetPasswordHash(ctx, tx, customerID, hash)
 	})
 }
 
@@ -152,7 +152,7 @@ func TestAuth_Login(t *testing.T) {
 			f.login(t, "  ANN@Example.COM ", userPassword)
 		})
 		t.Run("OKDefaultTTL", func(t *testing.T) {
-			a := &entities.Auth{DB: db.DB, Dialect: db.Dialect}
+			a := &entities.Auth{DB: db.DB}
 			tok, err := a.Login(ctx, creds(userEmail, userPassword))
 			if err != nil || tok.ExpiresIn != entities.DefaultTokenTTL {
 				t.Errorf("Login() with TokenTTL 0 = %v, %v, want %v", tok.ExpiresIn, err, entities.DefaultTokenTTL)
@@ -342,7 +342,7 @@ func TestAuth_Revoke(t *testing.T) {
 	})
 }
 
-func (f *authFixture) inTx(t testing.TB, fn func(ctx context.Context, tx *sql.Tx) error) {
+func (f *authFixture) inTx(t testing.TB, fn func(ctx context.Context, tx *sqldb.Tx) error) {
 	t.Helper()
 	ctx := context.Background()
 	tx, err := f.db.BeginTx(ctx, nil)
@@ -365,8 +365,8 @@ func TestRevokeCustomerTokens(t *testing.T) {
 		a := f.login(t, userEmail, userPassword)
 		b := f.login(t, userEmail, userPassword)
 		admin := f.login(t, adminEmail, adminPassword)
-		f.inTx(t, func(ctx context.Context, tx *sql.Tx) error {
-			return entities.RevokeCustomerTokens(ctx, tx, db.Dialect, f.ids[userEmail])
+		f.inTx(t, func(ctx context.Context, tx *sqldb.Tx) error {
+			return entities.RevokeCustomerTokens(ctx, tx, f.ids[userEmail])
 		})
 		for _, tok := range []string{a.AccessToken, b.AccessToken} {
 			_, err := f.auth.Authenticate(ctx, tok)
@@ -404,7 +404,7 @@ func TestSetPasswordHash(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer tx.Rollback()
-			err = entities.SetPasswordHash(ctx, tx, db.Dialect, "nosuchcustomer", "x")
+			err = entities.SetPasswordHash(ctx, tx, "nosuchcustomer", "x")
 			wantError(t, "SetPasswordHash(unknown)", err, http.StatusNotFound, "NotFound")
 		})
 	})
@@ -672,7 +672,7 @@ func TestAuth_Login_CheckConcurrency(t *testing.T) {
 				time.Sleep(time.Millisecond) // hold the check a little so that others pile up
 				return entities.CheckPassword(hash, password)
 			})()
-			a := &entities.Auth{DB: db.DB, Dialect: db.Dialect, MaxConcurrentChecks: 3, CheckWait: time.Minute}
+			a := &entities.Auth{DB: db.DB, MaxConcurrentChecks: 3, CheckWait: time.Minute}
 			var wg sync.WaitGroup
 			for i := range 16 {
 				wg.Add(1)
@@ -696,7 +696,7 @@ func TestAuth_Login_CheckConcurrency(t *testing.T) {
 				<-release
 				return entities.CheckPassword(hash, password)
 			})()
-			a := &entities.Auth{DB: db.DB, Dialect: db.Dialect, MaxConcurrentChecks: 1, CheckWait: 20 * time.Millisecond}
+			a := &entities.Auth{DB: db.DB, MaxConcurrentChecks: 1, CheckWait: 20 * time.Millisecond}
 			done := make(chan error, 1)
 			go func() {
 				_, err := a.Login(context.Background(), creds(userEmail, userPassword))
@@ -780,25 +780,4 @@ func TestAuth_Cache(t *testing.T) {
 			}
 		})
 	})
-}
-
-func TestWriteMayRevoke(t *testing.T) {
-	for path, want := range map[string]bool{
-		"Product":                       false,
-		"Product('p1')":                 false,
-		"Product('p1')/Categories/$ref": false,
-		"Order('o1')/MarkAsPaid":        false,
-		"Customer":                      true,
-		"Customer('a@b.c')/SetPassword": true,
-		"CustomerRole('r1')":            true,
-		"customer('a@b.c')":             true, // not a set named exactly: assumed to revoke
-		"product('p1')":                 true,
-		"$batch":                        true,
-		"":                              true,
-		"ProductX('p1')":                true,
-	} {
-		if got := entities.WriteMayRevoke(path); got != want {
-			t.Errorf("WriteMayRevoke(%q) = %v, want %v", path, got, want)
-		}
-	}
 }

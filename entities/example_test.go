@@ -29,18 +29,17 @@ func Example() {
 	}
 	defer db.Close()
 	ctx := context.Background()
-	d := sqlite.Dialect{}
 
-	if _, err := migrate.Up(ctx, db, d, entities.Migrations); err != nil {
+	if _, err := migrate.Up(ctx, db, entities.Migrations); err != nil {
 		log.Fatal(err)
 	}
-	res, err := entities.Seed(ctx, db, d, entities.SeedOptions{AdminEmail: "admin@example.com", Demo: true})
+	res, err := entities.Seed(ctx, db, entities.SeedOptions{AdminEmail: "admin@example.com", Demo: true})
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("seeded:", res.Seeded)
 
-	auth := &entities.Auth{DB: db, Dialect: d}
+	auth := &entities.Auth{DB: db}
 	tok, err := auth.Login(ctx, entities.Credentials{Email: "Admin@Example.com", Password: res.GeneratedAdminPassword})
 	if err != nil {
 		log.Fatal(err)
@@ -51,7 +50,7 @@ func Example() {
 	}
 	fmt.Println(p.Email, "admin:", p.Admin, "expires in:", tok.ExpiresIn)
 
-	again, err := entities.Seed(ctx, db, d, entities.SeedOptions{AdminEmail: "admin@example.com"})
+	again, err := entities.Seed(ctx, db, entities.SeedOptions{AdminEmail: "admin@example.com"})
 	if err != nil {
 		log.Fatal(err)
 	}

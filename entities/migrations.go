@@ -2,7 +2,6 @@ package entities
 
 import (
 	"context"
-	"database/sql"
 	"embed"
 	"fmt"
 	"io/fs"
@@ -30,7 +29,8 @@ func mustSub(f fs.FS, dir string) fs.FS {
 // it draws from order_number_seq, which every server node shares and which never blocks another checkout; a
 // rolled-back transaction leaves a gap. Without sequences (SQLite) it increments a counter row inside tx, so the
 // number is gap-free and is given back when tx rolls back.
-func NextOrderNumber(ctx context.Context, tx *sql.Tx, d sqldb.Dialect) (int64, error) {
+func NextOrderNumber(ctx context.Context, tx *sqldb.Tx) (int64, error) {
+	d := tx.Dialect()
 	q := d.NextValue("order_number_seq")
 	if q == "" {
 		q = `UPDATE sequence_counter SET value = value + 1 WHERE name = 'order_number' RETURNING value`

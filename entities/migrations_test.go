@@ -24,7 +24,7 @@ import (
 // migrated returns a fresh database of each dialect with the store schema.
 func migrated(t testing.TB, db *dbtest.DB) *dbtest.DB {
 	t.Helper()
-	if _, err := migrate.Up(context.Background(), db.DB, db.Dialect, entities.Migrations); err != nil {
+	if _, err := migrate.Up(context.Background(), db.DB, entities.Migrations); err != nil {
 		t.Fatalf("migrate.Up(entities.Migrations) = %v", err)
 	}
 	return db
@@ -32,7 +32,7 @@ func migrated(t testing.TB, db *dbtest.DB) *dbtest.DB {
 
 // q rewrites ? placeholders for db's dialect.
 func q(db *dbtest.DB, query string) string {
-	s, err := db.Dialect.Placeholder().ReplacePlaceholders(query)
+	s, err := db.Dialect().Placeholder().ReplacePlaceholders(query)
 	if err != nil {
 		panic(err)
 	}
@@ -58,17 +58,17 @@ func count(t testing.TB, db *dbtest.DB, query string, args ...any) int {
 func TestMigrations_Up(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		ctx := context.Background()
-		want, err := migrate.Load(entities.Migrations, db.Dialect.Name())
+		want, err := migrate.Load(entities.Migrations, db.Dialect().Name())
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Run("OK", func(t *testing.T) {
-			if n, err := migrate.Up(ctx, db.DB, db.Dialect, entities.Migrations); err != nil || n != len(want) {
+			if n, err := migrate.Up(ctx, db.DB, entities.Migrations); err != nil || n != len(want) {
 				t.Fatalf("Up(empty) = %d, %v, want %d, nil", n, err, len(want))
 			}
 		})
 		t.Run("OKTwiceDoesNothing", func(t *testing.T) {
-			if n, err := migrate.Up(ctx, db.DB, db.Dialect, entities.Migrations); err != nil || n != 0 {
+			if n, err := migrate.Up(ctx, db.DB, entities.Migrations); err != nil || n != 0 {
 				t.Fatalf("Up(migrated) = %d, %v, want 0, nil", n, err)
 			}
 		})
@@ -229,7 +229,7 @@ func expectedColumns(t *testing.T, props string, dialect int) []column {
 func tables(t *testing.T, db *dbtest.DB) []string {
 	t.Helper()
 	query := `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'`
-	if db.Dialect.Name() == "postgres" {
+	if db.Dialect().Name() == "postgres" {
 		query = `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`
 	}
 	rows, err := db.Query(query)
@@ -253,7 +253,7 @@ func columns(t *testing.T, db *dbtest.DB, table string) []column {
 	t.Helper()
 	var rows *sql.Rows
 	var err error
-	if db.Dialect.Name() == "postgres" {
+	if db.Dialect().Name() == "postgres" {
 		rows, err = db.Query(`SELECT column_name, CASE WHEN data_type = 'numeric'
 	THEN 'numeric(' || numeric_precision || ',' || numeric_scale || ')' ELSE data_type END,
 	COALESCE(collation_name, '')
@@ -291,7 +291,7 @@ func TestMigrations_NamingConvention(t *testing.T) {
 		for k, v := range schema {
 			want[k] = v
 		}
-		if db.Dialect.Name() == "postgres" {
+		if db.Dialect().Name() == "postgres" {
 			dialect = 1
 		} else {
 			for k, v := range sqliteOnly {
@@ -346,7 +346,7 @@ func TestMigrations_Defaults(t *testing.T) {
 		if price != "0" && price != "0.0000" {
 			t.Errorf("product price default = %q, want 0", price)
 		}
-		if s, ok := created.(string); db.Dialect.Name() == "sqlite" && (!ok || len(s) != len("2006-01-02T15:04:05.000000Z") || !strings.HasSuffix(s, "Z")) {
+		if s, ok := created.(string); db.Dialect().Name() == "sqlite" && (!ok || len(s) != len("2006-01-02T15:04:05.000000Z") || !strings.HasSuffix(s, "Z")) {
 			t.Errorf("created_on_utc default = %v, want YYYY-MM-DDTHH:MM:SS.ffffffZ", created)
 		}
 
@@ -452,7 +452,7 @@ func TestMigrations_Cascades(t *testing.T) {
 }
 
 func nowValue(db *dbtest.DB) any {
-	if db.Dialect.Name() == "sqlite" {
+	if db.Dialect().Name() == "sqlite" {
 		return "2030-01-01T00:00:00.000000Z"
 	}
 	return "2030-01-01T00:00:00Z"
@@ -480,7 +480,7 @@ func TestMigrations_Unique(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				_, err := db.Exec(tc.insert)
-				if got := db.Dialect.ClassifyError(err); got != sqldb.ErrUniqueViolation {
+				if got := db.Dialect().ClassifyError(err); got != sqldb.ErrUniqueViolation {
 					t.Errorf("Exec(%q) = %v (class %v), want a unique violation", tc.insert, err, got)
 				}
 			})
@@ -493,7 +493,7 @@ func TestMigrations_Unique(t *testing.T) {
 func TestMigrations_StrictMoney(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		migrated(t, db)
-		if db.Dialect.Name() == "sqlite" {
+		if db.Dialect().Name() == "sqlite" {
 			if _, err := db.Exec(`INSERT INTO product (id, name, price) VALUES ('p', 'P', '19.99')`); err == nil {
 				t.Error(`Exec(price = '19.99') = nil, want an error (money is stored scaled)`)
 			}
@@ -508,7 +508,7 @@ WHERE table_name = 'product' AND column_name = 'price'`).Scan(&precision, &scale
 			t.Errorf("product.price = NUMERIC(%d,%d) (%v), want NUMERIC(19,4)", precision, scale, err)
 		}
 		_, err := db.Exec(`INSERT INTO product (id, name, price) VALUES ('p', 'P', '1000000000000000')`)
-		if got := db.Dialect.ClassifyError(err); got != sqldb.ErrInvalidData {
+		if got := db.Dialect().ClassifyError(err); got != sqldb.ErrInvalidData {
 			t.Errorf("Exec(price = 10^15) = %v (class %v), want a numeric overflow", err, got)
 		}
 		if _, err := db.Exec(`INSERT INTO product (id, name, price) VALUES ('p', 'P', '19.99')`); err != nil {
@@ -527,7 +527,7 @@ func TestNextOrderNumber(t *testing.T) {
 				return 0, err
 			}
 			defer tx.Rollback()
-			n, err := entities.NextOrderNumber(ctx, tx, db.Dialect)
+			n, err := entities.NextOrderNumber(ctx, tx)
 			if err != nil {
 				return 0, err
 			}
@@ -583,7 +583,7 @@ func TestNextOrderNumber(t *testing.T) {
 				t.Errorf("NextOrderNumber concurrent: %d distinct numbers, want %d", len(seen), workers*each)
 			}
 		})
-		if db.Dialect.Name() == "sqlite" {
+		if db.Dialect().Name() == "sqlite" {
 			t.Run("OKRollbackGivesBack", func(t *testing.T) {
 				a, err := next(false)
 				if err != nil {
@@ -628,14 +628,14 @@ func upTo(t *testing.T, src migrate.Source, version int) migrate.Source {
 func TestMigrations_TemplateAndTaxCategoryText(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		ctx := context.Background()
-		if _, err := migrate.Up(ctx, db.DB, db.Dialect, upTo(t, entities.Migrations, 4)); err != nil {
+		if _, err := migrate.Up(ctx, db.DB, upTo(t, entities.Migrations, 4)); err != nil {
 			t.Fatalf("migrate.Up(versions 1 to 4) = %v", err)
 		}
 		exec(t, db, `INSERT INTO manufacturer (id, name) VALUES ('m0', 'Default')`)
 		exec(t, db, `INSERT INTO manufacturer (id, name, manufacturer_template_id) VALUES ('m7', 'Seven', 7)`)
 		exec(t, db, `INSERT INTO product (id, name, tax_category_id) VALUES ('p0', 'Zero', 0)`)
 		exec(t, db, `INSERT INTO product (id, name, tax_category_id) VALUES ('p3', 'Three', 3)`)
-		if n, err := migrate.Up(ctx, db.DB, db.Dialect, entities.Migrations); err != nil || n < 1 {
+		if n, err := migrate.Up(ctx, db.DB, entities.Migrations); err != nil || n < 1 {
 			t.Fatalf("migrate.Up(all) = %d, %v, want the later migrations applied", n, err)
 		}
 		read := func(query string) map[string]*string {
@@ -682,7 +682,7 @@ func TestMigrations_TemplateAndTaxCategoryText(t *testing.T) {
 func TestMigrations_SortIndexes(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		migrated(t, db)
-		if db.Dialect.Name() == "postgres" {
+		if db.Dialect().Name() == "postgres" {
 			for _, name := range []string{"product_price_id_idx", "product_name_id_idx", "product_created_on_utc_id_idx",
 				"customer_last_activity_date_utc_id_idx", "order_created_on_utc_id_idx"} {
 				if count(t, db, "SELECT count(*) FROM pg_indexes WHERE indexname = ?", name) != 1 {

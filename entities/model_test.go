@@ -357,7 +357,7 @@ type colInfo struct {
 func columnInfo(t *testing.T, db *dbtest.DB, table string) map[string]colInfo {
 	t.Helper()
 	query := `SELECT name, type, "notnull" = 1, COALESCE(dflt_value, '') FROM pragma_table_info(?)`
-	if db.Dialect.Name() == "postgres" {
+	if db.Dialect().Name() == "postgres" {
 		query = `SELECT column_name, CASE WHEN data_type = 'numeric'
 	THEN 'numeric(' || numeric_precision || ',' || numeric_scale || ')' ELSE data_type END,
 	is_nullable = 'NO', COALESCE(column_default, '')
@@ -436,7 +436,7 @@ func TestModel_MatchesSchema(t *testing.T) {
 	m := newModel(t)
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		migrated(t, db)
-		postgres := db.Dialect.Name() == "postgres"
+		postgres := db.Dialect().Name() == "postgres"
 		selected := map[string]map[string]bool{} // table -> columns
 		use := func(table string, cols ...string) {
 			if selected[table] == nil {
@@ -506,10 +506,10 @@ func TestModel_MatchesSchema(t *testing.T) {
 				if _, ok := info[c]; !ok {
 					t.Errorf("column %s.%s does not exist", table, c)
 				}
-				list = append(list, db.Dialect.QuoteIdent(c))
+				list = append(list, db.Dialect().QuoteIdent(c))
 			}
 			sort.Strings(list)
-			query := fmt.Sprintf("SELECT %s FROM %s WHERE 1=0", strings.Join(list, ", "), db.Dialect.QuoteIdent(table))
+			query := fmt.Sprintf("SELECT %s FROM %s WHERE 1=0", strings.Join(list, ", "), db.Dialect().QuoteIdent(table))
 			rows, err := db.Query(query)
 			if err != nil {
 				t.Errorf("%s: %v", query, err)

@@ -25,7 +25,8 @@ ON CONFLICT (lower(email)) DO NOTHING`)
 
 // SubscribeNewsletter makes the newsletter subscription of email active and links it to the customer customerID
 // ("" for none), creating it (at now) when the e-mail has none.
-func SubscribeNewsletter(ctx context.Context, q Querier, d sqldb.Dialect, email, customerID string, now time.Time) error {
+func SubscribeNewsletter(ctx context.Context, q Querier, email, customerID string, now time.Time) error {
+	d := q.Dialect()
 	if _, err := q.ExecContext(ctx, stmtSubscribe.For(d), odata.NewID(), email, nullString(customerID), true,
 		sqldb.TimeArg(d, now)); err != nil {
 		return fmt.Errorf("entities: subscribe newsletter: %w", err)
@@ -35,7 +36,8 @@ func SubscribeNewsletter(ctx context.Context, q Querier, d sqldb.Dialect, email,
 
 // UnsubscribeNewsletter makes the newsletter subscription of email inactive and links it to the customer
 // customerID ("" for none); an e-mail without a subscription changes nothing.
-func UnsubscribeNewsletter(ctx context.Context, q Querier, d sqldb.Dialect, email, customerID string) error {
+func UnsubscribeNewsletter(ctx context.Context, q Querier, email, customerID string) error {
+	d := q.Dialect()
 	if _, err := q.ExecContext(ctx, stmtUnsubscribe.For(d), false, nullString(customerID), normalizeEmail(email)); err != nil {
 		return fmt.Errorf("entities: unsubscribe newsletter: %w", err)
 	}
@@ -44,7 +46,8 @@ func UnsubscribeNewsletter(ctx context.Context, q Querier, d sqldb.Dialect, emai
 
 // AddInactiveSubscription creates an inactive newsletter subscription of email (at now), linked to the customer
 // customerID ("" for none), when the e-mail has none: one that waits for its owner's confirmation.
-func AddInactiveSubscription(ctx context.Context, q Querier, d sqldb.Dialect, email, customerID string, now time.Time) error {
+func AddInactiveSubscription(ctx context.Context, q Querier, email, customerID string, now time.Time) error {
+	d := q.Dialect()
 	if _, err := q.ExecContext(ctx, stmtAddSubscription.For(d), odata.NewID(), email, nullString(customerID), false,
 		sqldb.TimeArg(d, now)); err != nil {
 		return fmt.Errorf("entities: add subscription: %w", err)
@@ -53,7 +56,8 @@ func AddInactiveSubscription(ctx context.Context, q Querier, d sqldb.Dialect, em
 }
 
 // SetSubscriptionActive sets the active flag of the newsletter subscription with the id.
-func SetSubscriptionActive(ctx context.Context, q Querier, d sqldb.Dialect, subscriptionID string, active bool) error {
+func SetSubscriptionActive(ctx context.Context, q Querier, subscriptionID string, active bool) error {
+	d := q.Dialect()
 	if _, err := q.ExecContext(ctx, stmtSetSubscriptionActive.For(d), active, subscriptionID); err != nil {
 		return fmt.Errorf("entities: set subscription active: %w", err)
 	}

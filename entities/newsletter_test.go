@@ -10,6 +10,7 @@ import (
 
 	"github.com/storekit/store/entities"
 	"github.com/storekit/store/odata/dbtest"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // TestNewsletterSubscription walks one address through the writes of its subscription: an inactive one waiting
@@ -30,7 +31,7 @@ func TestNewsletterSubscription(t *testing.T) {
 			}
 			return []any{email, customer.String, active}
 		}
-		step := func(name string, fn func(ctx context.Context, tx *sql.Tx) error, want []any) {
+		step := func(name string, fn func(ctx context.Context, tx *sqldb.Tx) error, want []any) {
 			t.Helper()
 			if err := inTx(t, db, fn); err != nil {
 				t.Fatalf("%s = %v", name, err)
@@ -39,24 +40,24 @@ func TestNewsletterSubscription(t *testing.T) {
 				t.Errorf("subscription after %s (-want +got):\n%s", name, diff)
 			}
 		}
-		step("AddInactiveSubscription", func(ctx context.Context, tx *sql.Tx) error {
-			return entities.AddInactiveSubscription(ctx, tx, db.Dialect, "Ann@example.com", "", now)
+		step("AddInactiveSubscription", func(ctx context.Context, tx *sqldb.Tx) error {
+			return entities.AddInactiveSubscription(ctx, tx, "Ann@example.com", "", now)
 		}, []any{"Ann@example.com", "", false})
-		step("AddInactiveSubscription again", func(ctx context.Context, tx *sql.Tx) error {
-			return entities.AddInactiveSubscription(ctx, tx, db.Dialect, "ann@example.com", "c1", now)
+		step("AddInactiveSubscription again", func(ctx context.Context, tx *sqldb.Tx) error {
+			return entities.AddInactiveSubscription(ctx, tx, "ann@example.com", "c1", now)
 		}, []any{"Ann@example.com", "", false})
 		var id string
 		if err := db.QueryRow(`SELECT id FROM newsletter_subscription`).Scan(&id); err != nil {
 			t.Fatal(err)
 		}
-		step("SetSubscriptionActive", func(ctx context.Context, tx *sql.Tx) error {
-			return entities.SetSubscriptionActive(ctx, tx, db.Dialect, id, true)
+		step("SetSubscriptionActive", func(ctx context.Context, tx *sqldb.Tx) error {
+			return entities.SetSubscriptionActive(ctx, tx, id, true)
 		}, []any{"Ann@example.com", "", true})
-		step("UnsubscribeNewsletter", func(ctx context.Context, tx *sql.Tx) error {
-			return entities.UnsubscribeNewsletter(ctx, tx, db.Dialect, "ANN@example.com", "c1")
+		step("UnsubscribeNewsletter", func(ctx context.Context, tx *sqldb.Tx) error {
+			return entities.UnsubscribeNewsletter(ctx, tx, "ANN@example.com", "c1")
 		}, []any{"Ann@example.com", "c1", false})
-		step("SubscribeNewsletter", func(ctx context.Context, tx *sql.Tx) error {
-			return entities.SubscribeNewsletter(ctx, tx, db.Dialect, "ann@example.com", "", now)
+		step("SubscribeNewsletter", func(ctx context.Context, tx *sqldb.Tx) error {
+			return entities.SubscribeNewsletter(ctx, tx, "ann@example.com", "", now)
 		}, []any{"Ann@example.com", "", true})
 		if n := count(t, db, `SELECT COUNT(*) FROM newsletter_subscription`); n != 1 {
 			t.Errorf("subscriptions = %d, want 1", n)

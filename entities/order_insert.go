@@ -3,7 +3,6 @@ package entities
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -118,8 +117,9 @@ var (
 // OrderNumber (NextOrderNumber) and a random unique Code of 8 letters and digits. Each insert runs under a
 // savepoint, so a code already taken (a unique violation, as the dialect classifies it) is drawn again without
 // aborting the transaction.
-func InsertOrder(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, o Order) (Order, error) {
-	number, err := NextOrderNumber(ctx, tx, d)
+func InsertOrder(ctx context.Context, tx *sqldb.Tx, o Order) (Order, error) {
+	d := tx.Dialect()
+	number, err := NextOrderNumber(ctx, tx)
 	if err != nil {
 		return Order{}, err
 	}
@@ -128,11 +128,11 @@ func InsertOrder(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, o Order) (Ord
 	if err != nil {
 		return Order{}, err
 	}
-	if o.Code, err = insertOrderRow(ctx, tx, d, values); err != nil {
+	if o.Code, err = insertOrderRow(ctx, tx, values); err != nil {
 		return Order{}, err
 	}
 	for _, item := range o.Items {
-		if err := insertOrderItem(ctx, tx, d, o.ID, item); err != nil {
+		if err := insertOrderItem(ctx, tx, o.ID, item); err != nil {
 			return Order{}, err
 		}
 	}
@@ -174,7 +174,8 @@ func appendAddressValues(values []any, a *Address) []any {
 
 // insertOrderRow inserts the order row with a fresh random code, drawing again while the code is taken, and
 // returns the code.
-func insertOrderRow(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, values []any) (string, error) {
+func insertOrderRow(ctx context.Context, tx *sqldb.Tx, values []any) (string, error) {
+	d := tx.Dialect()
 	for attempt := 1; ; attempt++ {
 		code := newOrderCode()
 		if _, err := tx.ExecContext(ctx, "SAVEPOINT order_code"); err != nil {
@@ -197,7 +198,8 @@ func insertOrderRow(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, values []a
 }
 
 // insertOrderItem inserts one item of the order orderID.
-func insertOrderItem(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, orderID string, item OrderItem) error {
+func insertOrderItem(ctx context.Context, tx *sqldb.Tx, orderID string, item OrderItem) error {
+	d := tx.Dialect()
 	unitPrice, err := sqldb.DecimalArg(d, item.UnitPrice, moneyScale)
 	if err != nil {
 		return fmt.Errorf("entities: insert order item: unit_price: %w", err)

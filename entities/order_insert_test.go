@@ -53,9 +53,9 @@ func testOrder() entities.Order {
 func insertOrder(t *testing.T, db *dbtest.DB, o entities.Order) (entities.Order, error) {
 	t.Helper()
 	var placed entities.Order
-	err := inTx(t, db, func(ctx context.Context, tx *sql.Tx) error {
+	err := inTx(t, db, func(ctx context.Context, tx *sqldb.Tx) error {
 		var err error
-		placed, err = entities.InsertOrder(ctx, tx, db.Dialect, o)
+		placed, err = entities.InsertOrder(ctx, tx, o)
 		return err
 	})
 	return placed, err
@@ -179,9 +179,9 @@ func TestTakeStock(t *testing.T) {
 	VALUES (?, 'P', ?, ?, 10, ?)`, id, managed, tc.stock, tc.backorder)
 				var taken bool
 				var onHand int64
-				if err := inTx(t, db, func(ctx context.Context, tx *sql.Tx) error {
+				if err := inTx(t, db, func(ctx context.Context, tx *sqldb.Tx) error {
 					var err error
-					taken, onHand, err = entities.TakeStock(ctx, tx, db.Dialect, id, tc.quantity, now)
+					taken, onHand, err = entities.TakeStock(ctx, tx, id, tc.quantity, now)
 					return err
 				}); err != nil {
 					t.Fatalf("TakeStock() = %v", err)
@@ -196,8 +196,8 @@ func TestTakeStock(t *testing.T) {
 		}
 		t.Run("AddSold", func(t *testing.T) {
 			exec(t, db, `INSERT INTO product (id, name, stock_quantity, sold) VALUES ('unmanaged', 'P', 5, 10)`)
-			if err := inTx(t, db, func(ctx context.Context, tx *sql.Tx) error {
-				return entities.AddSold(ctx, tx, db.Dialect, "unmanaged", 3, now)
+			if err := inTx(t, db, func(ctx context.Context, tx *sqldb.Tx) error {
+				return entities.AddSold(ctx, tx, "unmanaged", 3, now)
 			}); err != nil {
 				t.Fatalf("AddSold() = %v", err)
 			}
@@ -216,8 +216,8 @@ func TestAddPurchasedRoles(t *testing.T) {
 		exec(t, db, `INSERT INTO customer_role (id, name, purchased_with_product_id) VALUES ('r1', 'R1', 'p1'),
 	('r2', 'R2', 'p2'), ('r3', 'R3', 'p3'), ('r4', 'R4', NULL)`)
 		exec(t, db, `INSERT INTO customer_role_mapping (customer_id, customer_role_id, ordinal) VALUES ('c1', 'r4', 0), ('c1', 'r2', 1)`)
-		if err := inTx(t, db, func(ctx context.Context, tx *sql.Tx) error {
-			return entities.AddPurchasedRoles(ctx, tx, db.Dialect, "c1", []string{"p1", "p2"})
+		if err := inTx(t, db, func(ctx context.Context, tx *sqldb.Tx) error {
+			return entities.AddPurchasedRoles(ctx, tx, "c1", []string{"p1", "p2"})
 		}); err != nil {
 			t.Fatalf("AddPurchasedRoles() = %v", err)
 		}

@@ -57,7 +57,8 @@ WHERE id = ?`)
 
 // lockOrder reads the statuses of the order in tx, locking its row (Dialect.LockForUpdate), so two moves of one
 // order run one after the other. An unknown order is a 404 *odata.Error.
-func lockOrder(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, orderID string) (orderState, error) {
+func lockOrder(ctx context.Context, tx *sqldb.Tx, orderID string) (orderState, error) {
+	d := tx.Dialect()
 	var s orderState
 	err := tx.QueryRowContext(ctx, stmtOrderState.For(d)+d.LockForUpdate(), orderID).Scan(&s.order, &s.payment, &s.shipping)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -96,8 +97,9 @@ func (s orderState) refuseClosed(move string) error {
 // whose payment status is Pending and that is neither Cancelled nor Complete can be: otherwise the answer is a
 // 409 *odata.Error naming the current state. A Pending order becomes Processing, or Complete when it has been
 // delivered or needs no shipping. An unknown order is a 404.
-func MarkOrderPaid(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, orderID string, now time.Time) error {
-	s, err := lockOrder(ctx, tx, d, orderID)
+func MarkOrderPaid(ctx context.Context, tx *sqldb.Tx, orderID string, now time.Time) error {
+	d := tx.Dialect()
+	s, err := lockOrder(ctx, tx, orderID)
 	if err != nil {
 		return err
 	}
@@ -119,8 +121,8 @@ func MarkOrderPaid(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, orderID str
 // ShipOrder marks the order Shipped in tx (the Ship action). Only an order that is NotYetShipped and neither
 // Cancelled nor Complete can be shipped; otherwise the answer is a 409 *odata.Error naming the current state. A
 // Pending order becomes Processing. An unknown order is a 404.
-func ShipOrder(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, orderID string) error {
-	s, err := lockOrder(ctx, tx, d, orderID)
+func ShipOrder(ctx context.Context, tx *sqldb.Tx, orderID string) error {
+	s, err := lockOrder(ctx, tx, orderID)
 	if err != nil {
 		return err
 	}
@@ -133,14 +135,14 @@ func ShipOrder(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, orderID string)
 	}
 	s.shipping = ShippingStatusShipped
 	s.settle()
-	return setOrderState(ctx, tx, d, orderID, s)
+	return setOrderState(ctx, tx, orderID, s)
 }
 
 // DeliverOrder marks a Shipped order Delivered in tx (the Deliver action); a paid order becomes Complete. Any
 // other shipping status, or a Cancelled or Complete order, is a 409 *odata.Error naming the current state. An
 // unknown order is a 404.
-func DeliverOrder(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, orderID string) error {
-	s, err := lockOrder(ctx, tx, d, orderID)
+func DeliverOrder(ctx context.Context, tx *sqldb.Tx, orderID string) error {
+	s, err := lockOrder(ctx, tx, orderID)
 	if err != nil {
 		return err
 	}
@@ -153,15 +155,16 @@ func DeliverOrder(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, orderID stri
 	}
 	s.shipping = ShippingStatusDelivered
 	s.settle()
-	return setOrderState(ctx, tx, d, orderID, s)
+	return setOrderState(ctx, tx, orderID, s)
 }
 
 // CancelOrder cancels the order in tx (the Cancel action): for each item it returns the quantity to the stock of
 // a product that still exists and manages its stock, and lowers the product's Sold by it (never below 0). The
 // payment status is left as it is. Only a Pending or Processing order that has not been shipped can be
 // cancelled; otherwise the answer is a 409 *odata.Error naming the current state. An unknown order is a 404.
-func CancelOrder(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, orderID string) error {
-	s, err := lockOrder(ctx, tx, d, orderID)
+func CancelOrder(ctx context.Context, tx *sqldb.Tx, orderID string) error {
+	d := tx.Dialect()
+	s, err := lockOrder(ctx, tx, orderID)
 	if err != nil {
 		return err
 	}
@@ -204,10 +207,11 @@ func CancelOrder(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, orderID strin
 		}
 	}
 	s.order = OrderStatusCancelled
-	return setOrderState(ctx, tx, d, orderID, s)
+	return setOrderState(ctx, tx, orderID, s)
 }
 
-func setOrderState(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, orderID string, s orderState) error {
+func setOrderState(ctx context.Context, tx *sqldb.Tx, orderID string, s orderState) error {
+	d := tx.Dialect()
 	if _, err := tx.ExecContext(ctx, stmtSetOrderState.For(d), s.order, s.payment, s.shipping, orderID); err != nil {
 		return fmt.Errorf("entities: update order: %w", err)
 	}

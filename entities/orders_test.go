@@ -18,7 +18,7 @@ import (
 )
 
 // inTx runs fn in a transaction of db and commits when it returns nil.
-func inTx(t testing.TB, db *dbtest.DB, fn func(ctx context.Context, tx *sql.Tx) error) error {
+func inTx(t testing.TB, db *dbtest.DB, fn func(ctx context.Context, tx *sqldb.Tx) error) error {
 	t.Helper()
 	ctx := context.Background()
 	tx, err := db.BeginTx(ctx, nil)
@@ -64,8 +64,8 @@ func TestApplyLowStockActivity(t *testing.T) {
 				id := odata.NewID()
 				exec(t, db, `INSERT INTO product (id, name, manage_inventory_method, stock_quantity, min_stock_quantity,
 	low_stock_activity) VALUES (?, 'P', ?, ?, ?, ?)`, id, tc.method, tc.stock, tc.min, tc.activty)
-				if err := inTx(t, db, func(ctx context.Context, tx *sql.Tx) error {
-					return entities.ApplyLowStockActivity(ctx, tx, db.Dialect, id)
+				if err := inTx(t, db, func(ctx context.Context, tx *sqldb.Tx) error {
+					return entities.ApplyLowStockActivity(ctx, tx, id)
 				}); err != nil {
 					t.Fatalf("ApplyLowStockActivity() = %v", err)
 				}
@@ -75,8 +75,8 @@ func TestApplyLowStockActivity(t *testing.T) {
 			})
 		}
 		t.Run("OKUnknownProduct", func(t *testing.T) {
-			if err := inTx(t, db, func(ctx context.Context, tx *sql.Tx) error {
-				return entities.ApplyLowStockActivity(ctx, tx, db.Dialect, "nope")
+			if err := inTx(t, db, func(ctx context.Context, tx *sqldb.Tx) error {
+				return entities.ApplyLowStockActivity(ctx, tx, "nope")
 			}); err != nil {
 				t.Errorf("ApplyLowStockActivity(unknown) = %v, want nil", err)
 			}
@@ -123,9 +123,9 @@ func TestOrderMoves(t *testing.T) {
 			entities.ShippingStatusNotYetShipped, entities.ShippingStatusShipped, entities.ShippingStatusDelivered
 	)
 	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	moves := map[string]func(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, id string) error{
-		"MarkOrderPaid": func(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, id string) error {
-			return entities.MarkOrderPaid(ctx, tx, d, id, now)
+	moves := map[string]func(ctx context.Context, tx *sqldb.Tx, id string) error{
+		"MarkOrderPaid": func(ctx context.Context, tx *sqldb.Tx, id string) error {
+			return entities.MarkOrderPaid(ctx, tx, id, now)
 		},
 		"ShipOrder":    entities.ShipOrder,
 		"DeliverOrder": entities.DeliverOrder,
@@ -165,7 +165,7 @@ func TestOrderMoves(t *testing.T) {
 				id := odata.NewID()
 				orderFixture(t, db, id, tc.status, tc.payment, tc.shipping)
 				before := [][]any{productStock(t, db, "pm"), productStock(t, db, "pu")}
-				err := inTx(t, db, func(ctx context.Context, tx *sql.Tx) error { return moves[tc.move](ctx, tx, db.Dialect, id) })
+				err := inTx(t, db, func(ctx context.Context, tx *sqldb.Tx) error { return moves[tc.move](ctx, tx, id) })
 				if tc.wantErr != "" {
 					var e *odata.Error
 					if !errors.As(err, &e) || e.Status() != http.StatusConflict || e.Code != "Conflict" || !strings.Contains(e.Message, tc.wantErr) {
@@ -193,7 +193,7 @@ func TestOrderMoves(t *testing.T) {
 		}
 		for name := range moves {
 			t.Run("ErrNotFound"+name, func(t *testing.T) {
-				err := inTx(t, db, func(ctx context.Context, tx *sql.Tx) error { return moves[name](ctx, tx, db.Dialect, "nope") })
+				err := inTx(t, db, func(ctx context.Context, tx *sqldb.Tx) error { return moves[name](ctx, tx, "nope") })
 				if e := odata.AsError(err); err == nil || e.Status() != http.StatusNotFound {
 					t.Errorf("%s(unknown) = %v, want 404", name, err)
 				}
@@ -203,7 +203,7 @@ func TestOrderMoves(t *testing.T) {
 			id := odata.NewID()
 			orderFixture(t, db, id, pending, payPending, notYet)
 			for _, m := range []string{"ShipOrder", "MarkOrderPaid", "DeliverOrder"} {
-				if err := inTx(t, db, func(ctx context.Context, tx *sql.Tx) error { return moves[m](ctx, tx, db.Dialect, id) }); err != nil {
+				if err := inTx(t, db, func(ctx context.Context, tx *sqldb.Tx) error { return moves[m](ctx, tx, id) }); err != nil {
 					t.Fatalf("%s() = %v", m, err)
 				}
 			}
@@ -215,7 +215,7 @@ func TestOrderMoves(t *testing.T) {
 			id := odata.NewID()
 			exec(t, db, `INSERT INTO "order" (id, order_number, code, customer_id, customer_email) VALUES (?, 9999, 'GONE0001', 'c', 'c@example.com')`, id)
 			exec(t, db, `INSERT INTO order_item (id, order_id, product_id, product_name, quantity) VALUES (?, ?, 'deleted', 'D', 1)`, odata.NewID(), id)
-			if err := inTx(t, db, func(ctx context.Context, tx *sql.Tx) error { return entities.CancelOrder(ctx, tx, db.Dialect, id) }); err != nil {
+			if err := inTx(t, db, func(ctx context.Context, tx *sqldb.Tx) error { return entities.CancelOrder(ctx, tx, id) }); err != nil {
 				t.Errorf("CancelOrder(order of a deleted product) = %v", err)
 			}
 		})
@@ -223,7 +223,7 @@ func TestOrderMoves(t *testing.T) {
 			exec(t, db, `UPDATE product SET sold = 1 WHERE id = 'pu'`)
 			id := odata.NewID()
 			orderFixture(t, db, id, pending, payPending, notYet)
-			if err := inTx(t, db, func(ctx context.Context, tx *sql.Tx) error { return entities.CancelOrder(ctx, tx, db.Dialect, id) }); err != nil {
+			if err := inTx(t, db, func(ctx context.Context, tx *sqldb.Tx) error { return entities.CancelOrder(ctx, tx, id) }); err != nil {
 				t.Fatal(err)
 			}
 			if got := productStock(t, db, "pu")[1]; got != 0 {

@@ -3,7 +3,6 @@ package entities
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/base64"
 	"fmt"
 	"sync"
@@ -97,7 +96,8 @@ ON CONFLICT (customer_id) DO UPDATE SET password_hash = excluded.password_hash, 
 // SetPasswordHash stores hash (from HashPassword) as the password of the customer with id customerID, marks the
 // customer HasPassword and revokes every token of the customer, all in tx. An unknown customer is a 404
 // *odata.Error.
-func SetPasswordHash(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, customerID, hash string) error {
+func SetPasswordHash(ctx context.Context, tx *sqldb.Tx, customerID, hash string) error {
+	d := tx.Dialect()
 	res, err := tx.ExecContext(ctx, stmtSetHasPassword.For(d), true, customerID)
 	if err != nil {
 		return fmt.Errorf("entities: set password: %w", err)
@@ -110,12 +110,13 @@ func SetPasswordHash(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, customerI
 	if _, err := tx.ExecContext(ctx, stmtUpsertPassword.For(d), customerID, hash, sqldb.TimeArg(d, time.Now())); err != nil {
 		return fmt.Errorf("entities: set password: %w", err)
 	}
-	return RevokeCustomerTokens(ctx, tx, d, customerID)
+	return RevokeCustomerTokens(ctx, tx, customerID)
 }
 
 // RevokeCustomerTokens revokes every token of the customer in tx: call it when the password is set again and when
 // the customer is deactivated (deleting the customer removes its tokens by cascade).
-func RevokeCustomerTokens(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, customerID string) error {
+func RevokeCustomerTokens(ctx context.Context, tx *sqldb.Tx, customerID string) error {
+	d := tx.Dialect()
 	if _, err := tx.ExecContext(ctx, stmtRevokeCustomerTokens.For(d), customerID); err != nil {
 		return fmt.Errorf("entities: revoke tokens: %w", err)
 	}

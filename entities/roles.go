@@ -2,7 +2,6 @@ package entities
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	sq "github.com/Masterminds/squirrel"
@@ -17,7 +16,8 @@ ON CONFLICT (customer_id, customer_role_id) DO NOTHING`)
 // AddPurchasedRoles adds the customer, in tx, to every customer role whose PurchasedWithProductId is one of
 // productIDs (an order of those products), after the roles the customer has; a role the customer has stays as
 // it is.
-func AddPurchasedRoles(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, customerID string, productIDs []string) error {
+func AddPurchasedRoles(ctx context.Context, tx *sqldb.Tx, customerID string, productIDs []string) error {
+	d := tx.Dialect()
 	query, args, err := sqldb.Builder(d).Select("id").From("customer_role").
 		Where(sq.Eq{"purchased_with_product_id": productIDs}).OrderBy("id").ToSql()
 	if err != nil {

@@ -2,7 +2,6 @@ package entities
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"log/slog"
 	"net/mail"
@@ -54,7 +53,8 @@ var withdrawnCountries = map[string]bool{"AN": true, "YU": true}
 // administrator (in the roles Administrators and Registered); and with opts.Demo a small demo catalog. It runs in
 // one transaction that also writes a marker row, so a later start, or another server node starting at the same
 // time, seeds nothing and answers Seeded false.
-func Seed(ctx context.Context, db *sql.DB, d sqldb.Dialect, opts SeedOptions) (SeedResult, error) {
+func Seed(ctx context.Context, db *sqldb.DB, opts SeedOptions) (SeedResult, error) {
+	d := db.Dialect()
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -106,12 +106,12 @@ func Seed(ctx context.Context, db *sql.DB, d sqldb.Dialect, opts SeedOptions) (S
 	if err != nil {
 		return SeedResult{}, err
 	}
-	if err := seedAdmin(ctx, tx, d, opts.AdminEmail, hash, roles); err != nil {
+	if err := seedAdmin(ctx, tx, opts.AdminEmail, hash, roles); err != nil {
 		return SeedResult{}, err
 	}
 	demo := false
 	if opts.Demo {
-		if demo, err = seedDemo(ctx, tx, d); err != nil {
+		if demo, err = seedDemo(ctx, tx); err != nil {
 			return SeedResult{}, err
 		}
 	}
@@ -124,7 +124,7 @@ func Seed(ctx context.Context, db *sql.DB, d sqldb.Dialect, opts SeedOptions) (S
 }
 
 // seedRoles creates the system roles and returns their ids by system name.
-func seedRoles(ctx context.Context, tx *sql.Tx, b sq.StatementBuilderType) (map[string]string, error) {
+func seedRoles(ctx context.Context, tx *sqldb.Tx, b sq.StatementBuilderType) (map[string]string, error) {
 	ids := map[string]string{}
 	ins := b.Insert("customer_role").Columns("id", "name", "active", "is_system_role", "system_name")
 	for _, name := range []string{RoleAdministrators, RoleRegistered, RoleGuests} {
@@ -138,7 +138,7 @@ func seedRoles(ctx context.Context, tx *sql.Tx, b sq.StatementBuilderType) (map[
 }
 
 // seedCountries inserts the countries and the states of stateCountries.
-func seedCountries(ctx context.Context, tx *sql.Tx, b sq.StatementBuilderType) (nCountries, nStates int, err error) {
+func seedCountries(ctx context.Context, tx *sqldb.Tx, b sq.StatementBuilderType) (nCountries, nStates int, err error) {
 	var rows [][]any
 	for _, c := range countries.All() {
 		alpha2 := c.Alpha2()
@@ -180,7 +180,8 @@ func cutCode(code string) (country, sub string, ok bool) {
 }
 
 // seedAdmin creates the administrator with the password hash, in the roles Administrators and Registered.
-func seedAdmin(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, email, hash string, roles map[string]string) error {
+func seedAdmin(ctx context.Context, tx *sqldb.Tx, email, hash string, roles map[string]string) error {
+	d := tx.Dialect()
 	b := sqldb.Builder(d)
 	id := odata.NewID()
 	if err := execBuilder(ctx, tx, b.Insert("customer").Columns("id", "email", "username", "active").
@@ -193,11 +194,11 @@ func seedAdmin(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, email, hash str
 		Values(id, roles[RoleRegistered], 1)); err != nil {
 		return fmt.Errorf("entities: seed: admin roles: %w", err)
 	}
-	return SetPasswordHash(ctx, tx, d, id, hash)
+	return SetPasswordHash(ctx, tx, id, hash)
 }
 
 // insertRows inserts rows into table in batches of seedBatch.
-func insertRows(ctx context.Context, tx *sql.Tx, b sq.StatementBuilderType, table string, cols []string, rows [][]any) error {
+func insertRows(ctx context.Context, tx *sqldb.Tx, b sq.StatementBuilderType, table string, cols []string, rows [][]any) error {
 	for start := 0; start < len(rows); start += seedBatch {
 		ins := b.Insert(table).Columns(cols...)
 		for _, r := range rows[start:min(start+seedBatch, len(rows))] {
@@ -210,7 +211,7 @@ func insertRows(ctx context.Context, tx *sql.Tx, b sq.StatementBuilderType, tabl
 	return nil
 }
 
-func execBuilder(ctx context.Context, tx *sql.Tx, s sq.Sqlizer) error {
+func execBuilder(ctx context.Context, tx *sqldb.Tx, s sq.Sqlizer) error {
 	q, args, err := s.ToSql()
 	if err != nil {
 		return err

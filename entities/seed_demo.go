@@ -2,7 +2,6 @@ package entities
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"github.com/shopspring/decimal"
@@ -69,7 +68,8 @@ var (
 )
 
 // seedDemo adds the demo catalog when the catalog is empty and reports whether it did.
-func seedDemo(ctx context.Context, tx *sql.Tx, d sqldb.Dialect) (bool, error) {
+func seedDemo(ctx context.Context, tx *sqldb.Tx) (bool, error) {
+	d := tx.Dialect()
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM product) + (SELECT COUNT(*) FROM category) + (SELECT COUNT(*) FROM manufacturer)`).Scan(&n); err != nil {
 		return false, fmt.Errorf("entities: seed: demo: %w", err)

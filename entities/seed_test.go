@@ -18,7 +18,7 @@ const adminEmail = "admin@example.com"
 func seeded(t testing.TB, db *dbtest.DB, opts entities.SeedOptions) entities.SeedResult {
 	t.Helper()
 	migrated(t, db)
-	res, err := entities.Seed(context.Background(), db.DB, db.Dialect, opts)
+	res, err := entities.Seed(context.Background(), db.DB, opts)
 	if err != nil {
 		t.Fatalf("Seed(%+v) = %v", opts, err)
 	}
@@ -107,7 +107,7 @@ FROM customer c WHERE c.email = ?`), adminEmail).Scan(&hasPassword, &roles)
 			if err != nil || !hasPassword || roles != 2 {
 				t.Fatalf("admin: has_password %v, roles %d, err %v; want true, 2, nil", hasPassword, roles, err)
 			}
-			a := &entities.Auth{DB: db.DB, Dialect: db.Dialect}
+			a := &entities.Auth{DB: db.DB}
 			tok, err := a.Login(ctx, creds(adminEmail, res.GeneratedAdminPassword))
 			if err != nil {
 				t.Fatalf("Login(admin, generated password) = %v", err)
@@ -142,13 +142,13 @@ FROM customer c WHERE c.email = ?`), adminEmail).Scan(&hasPassword, &roles)
 			if err := db.QueryRow(`SELECT CAST(price AS TEXT) FROM product WHERE sku = 'NW-MOUSE-01'`).Scan(&price); err != nil {
 				t.Fatal(err)
 			}
-			want := map[string]string{"sqlite": "249900", "postgres": "24.9900"}[db.Dialect.Name()]
+			want := map[string]string{"sqlite": "249900", "postgres": "24.9900"}[db.Dialect().Name()]
 			if price != want {
 				t.Errorf("stored price of 24.99 = %q, want %q", price, want)
 			}
 		})
 		t.Run("OKSecondSeedDoesNothing", func(t *testing.T) {
-			res, err := entities.Seed(ctx, db.DB, db.Dialect, entities.SeedOptions{AdminEmail: "other@example.com", Demo: true})
+			res, err := entities.Seed(ctx, db.DB, entities.SeedOptions{AdminEmail: "other@example.com", Demo: true})
 			if err != nil || res.Seeded || res.GeneratedAdminPassword != "" {
 				t.Fatalf("Seed() again = %+v, %v, want not seeded", res, err)
 			}
@@ -173,7 +173,7 @@ func TestSeed_Options(t *testing.T) {
 			if !res.Seeded || res.GeneratedAdminPassword != "" {
 				t.Fatalf("Seed() = %+v, want Seeded without a generated password", res)
 			}
-			a := &entities.Auth{DB: db.DB, Dialect: db.Dialect}
+			a := &entities.Auth{DB: db.DB}
 			if _, err := a.Login(ctx, creds("boss@example.com", "correct horse")); err != nil {
 				t.Errorf("Login(admin) = %v", err)
 			}
@@ -200,7 +200,7 @@ func TestSeed_Errors(t *testing.T) {
 			{"ErrShortAdminPassword", entities.SeedOptions{AdminEmail: adminEmail, AdminPassword: "short"}, "at least 8"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				_, err := entities.Seed(context.Background(), db.DB, db.Dialect, tc.opts)
+				_, err := entities.Seed(context.Background(), db.DB, tc.opts)
 				if err == nil || !strings.Contains(err.Error(), tc.want) {
 					t.Errorf("Seed(%+v) = %v, want an error containing %q", tc.opts, err, tc.want)
 				}
@@ -225,7 +225,7 @@ func TestSeed_Concurrent(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				results[i], errs[i] = entities.Seed(context.Background(), db.DB, db.Dialect,
+				results[i], errs[i] = entities.Seed(context.Background(), db.DB,
 					entities.SeedOptions{AdminEmail: adminEmail, Demo: true})
 			}()
 		}

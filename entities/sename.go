@@ -189,7 +189,8 @@ func seNameQuery(where string) sqldb.Statement {
 // uniqueSeName returns the slug for an entity of table ("product", "category" or "manufacturer") with the given
 // id ("" on create): seNameBase of seName and name, made unique across the three tables. It takes the dialect's
 // TransactionLock first, so that two transactions never choose the same slug: q must be the write transaction.
-func uniqueSeName(ctx context.Context, q Querier, d sqldb.Dialect, table, id, seName, name string) (string, error) {
+func uniqueSeName(ctx context.Context, q Querier, table, id, seName, name string) (string, error) {
+	d := q.Dialect()
 	base := seNameBase(seName, name, table)
 	if lock := d.TransactionLock(); lock != "" {
 		for _, key := range seNameLockKeys(base) {

@@ -2,12 +2,12 @@ package entities
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 	"testing"
 
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/dbtest"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 func TestSlug(t *testing.T) {
@@ -98,7 +98,7 @@ func TestUniqueSeName(t *testing.T) {
 		long := strings.Repeat("x", 250)
 		exec := func(query string, args ...any) {
 			t.Helper()
-			q, err := db.Dialect.Placeholder().ReplacePlaceholders(query)
+			q, err := db.Dialect().Placeholder().ReplacePlaceholders(query)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,8 +133,8 @@ func TestUniqueSeName(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				f.inTx(t, func(ctx context.Context, tx *sql.Tx) {
-					got, err := uniqueSeName(ctx, tx, db.Dialect, tt.table, tt.id, tt.seName, tt.entity)
+				f.inTx(t, func(ctx context.Context, tx *sqldb.Tx) {
+					got, err := uniqueSeName(ctx, tx, tt.table, tt.id, tt.seName, tt.entity)
 					if err != nil || got != tt.want {
 						t.Errorf("uniqueSeName(%q, %q, %q, %q) = %q, %v, want %q", tt.table, tt.id, tt.seName, tt.entity, got, err, tt.want)
 					}
@@ -150,8 +150,8 @@ func TestUniqueSeName_Concurrent(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		newFixture(t, db)
 		ctx := context.Background()
-		insert := func(tx *sql.Tx, seName string) error {
-			q, err := db.Dialect.Placeholder().ReplacePlaceholders(`INSERT INTO product (id, name, se_name) VALUES (?, 'Tent', ?)`)
+		insert := func(tx *sqldb.Tx, seName string) error {
+			q, err := db.Dialect().Placeholder().ReplacePlaceholders(`INSERT INTO product (id, name, se_name) VALUES (?, 'Tent', ?)`)
 			if err != nil {
 				return err
 			}
@@ -163,7 +163,7 @@ func TestUniqueSeName_Concurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer tx1.Rollback()
-		first, err := uniqueSeName(ctx, tx1, db.Dialect, "product", "", "", "Tent")
+		first, err := uniqueSeName(ctx, tx1, "product", "", "", "Tent")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +186,7 @@ func TestUniqueSeName_Concurrent(t *testing.T) {
 				done <- result{err: err}
 				return
 			}
-			s, err := uniqueSeName(ctx, tx2, db.Dialect, "product", "", "", "Tent")
+			s, err := uniqueSeName(ctx, tx2, "product", "", "", "Tent")
 			if err == nil {
 				err = insert(tx2, s)
 			}

@@ -2,105 +2,58 @@ package entities
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"time"
 
-	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/trace"
-
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/edm"
-	"github.com/storekit/store/odata/openapi"
 	"github.com/storekit/store/odata/schema"
 	"github.com/storekit/store/odata/sqldb"
 )
 
-// Config configures the store's OData service.
-type Config struct {
-	// DB is the store database, migrated with Migrations (and seeded with Seed for the system roles).
-	DB *sql.DB
-	// Dialect is DB's dialect (odata/sqlite.Dialect or odata/postgres.Dialect).
-	Dialect sqldb.Dialect
-	// Logger receives the causes of internal errors; slog.Default() when nil.
-	Logger *slog.Logger
-	// Mount is the path the service root is served under, such as "/odata" (see odata.Config.Mount).
-	Mount string
-	// PublicURL is the absolute URL clients reach the server at; absolute URLs in answers start with it and
-	// Mount. Empty: the request's scheme and host (see odata.Config.PublicURL).
-	PublicURL string
-	// CountriesEnabled makes addresses name a country, and a state where the country has states (SPEC 4.6).
-	CountriesEnabled bool
-	// Now returns the current time; time.Now when nil.
-	Now func() time.Time
-	// TimeBudget is how long one request may run (see odata.Config.TimeBudget; default 10 s).
-	TimeBudget time.Duration
-	// OpenAPI configures the service's OpenAPI document (see openapi.Options): the server adds its own endpoints.
-	OpenAPI openapi.Options
-	// SkipSchemaCheck leaves the comparison of the database with the model out of NewService (see
-	// odata.Config.SkipSchemaCheck), for a caller that builds the service before it migrates the database and
-	// runs CheckSchema after.
-	SkipSchemaCheck bool
-	// TracerProvider and MeterProvider receive the service's spans and metrics (see odata.Config); nil: the
-	// global providers.
-	TracerProvider trace.TracerProvider
-	MeterProvider  metric.MeterProvider
-}
-
 // CheckSchema compares the tables of db with the store's model (odata/schema.Check): nil when they match, else
 // an error listing every missing table or column, column that cannot hold its property and key without a
 // unique index.
-func CheckSchema(ctx context.Context, db *sql.DB, d sqldb.Dialect) error {
+func CheckSchema(ctx context.Context, db *sqldb.DB) error {
 	model, err := NewModel()
 	if err != nil {
 		return err
 	}
-	return schema.Check(ctx, db, d, model)
+	return schema.Check(ctx, db, model)
 }
 
-// NewService returns the store's OData service (SPEC parts 3 to 5) over cfg.DB: the model of NewModel, the
-// writes of the catalog and customer sets with the store's rules as hooks, the read-only sets (Country,
-// StateProvince, NewsletterSubscription, Order) and a handler for every bound action of the model.
+// Register adds the store's OData service (SPEC parts 3 to 5) to c: the model of NewModel, the writes of the
+// catalog and customer sets with the store's rules as hooks, the read-only sets (Country, StateProvince,
+// NewsletterSubscription, Order), a handler for every bound action of the model, and the DELETE status of
+// SPEC part 3. The program sets the rest of c (DB, Mount, PublicURL, Logger, limits, OpenAPI, telemetry) and
+// calls odata.NewService.
 //
 // Writes: Manufacturer, Category, CustomerRole, Product, Picture and Customer offer POST, PUT, PATCH and
 // DELETE, with the answers of SPEC part 3 (the seed's, where they differ from the engine's defaults): a POST
 // whose Id names an existing entity replaces it in full (for Customer too, whose key is the e-mail), an Id or
 // e-mail in the body of an update that differs from the entity's is a 400, and a DELETE answers 200 with an
-// empty body. Customer keys (e-mail addresses) match without regard to case. Every save runs the set's prepare step (computed fields such as SeName, timestamps,
-// Size, the default role) and then its validation, inside the write's transaction; each failed rule is one
-// detail of a single 400. Deleting a system role is a 403. Deactivating a customer revokes its tokens.
-// The database schema removes what goes with a deleted entity (links, cart and wishlist lines, addresses,
-// checkout state, tokens) and detaches a deleted category's children; orders keep their copies.
-func NewService(cfg Config) (*odata.Service, error) {
+// empty body. Customer keys (e-mail addresses) match without regard to case. Every save runs the set's
+// prepare step (computed fields such as SeName, timestamps, Size, the default role) and then its validation,
+// inside the write's transaction; each failed rule is one detail of a single 400. Picture bodies may reach
+// PictureBodyBytes. Deleting a system role is a 403. Deactivating a customer revokes its tokens, and every
+// committed write of a customer or a customer role, and every customer action, calls o.PrincipalChanged. The
+// database schema removes what goes with a deleted entity (links, cart and wishlist lines, addresses, checkout
+// state, tokens) and detaches a deleted category's children; orders keep their copies.
+func Register(c *odata.Config, o Options) error {
 	model, err := NewModel()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	s := &service{cfg: cfg, opts: Options{Now: cfg.Now}, model: model}
-	return odata.NewService(odata.Config{
-		Model:      model,
-		DB:         cfg.DB,
-		Dialect:    cfg.Dialect,
-		Logger:     cfg.Logger,
-		Mount:      cfg.Mount,
-		PublicURL:  cfg.PublicURL,
-		Sets:       s.sets(),
-		Actions:    s.actions(),
-		OpenAPI:    cfg.OpenAPI,
-		TimeBudget: cfg.TimeBudget,
-		// SPEC part 3: the seed's 200 with an empty body, not the engine's 204.
-		DeleteStatus:    http.StatusOK,
-		SkipSchemaCheck: cfg.SkipSchemaCheck,
-		TracerProvider:  cfg.TracerProvider,
-		MeterProvider:   cfg.MeterProvider,
-	})
+	s := &service{opts: o, model: model}
+	c.Model, c.Sets, c.Actions = model, s.sets(), s.actions()
+	// SPEC part 3: the seed's 200 with an empty body, not the engine's 204.
+	c.DeleteStatus = http.StatusOK
+	return nil
 }
 
 // service holds what the hooks and actions of the store's OData service need.
 type service struct {
-	cfg   Config
 	opts  Options
 	model *edm.Model
 }
@@ -109,8 +62,8 @@ func (s *service) now() time.Time { return s.opts.timestampNow() }
 
 // prepareFunc and validateFunc are the two steps of a set's rules (see validate.go).
 type (
-	prepareFunc  func(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) error
-	validateFunc func(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error)
+	prepareFunc  func(ctx context.Context, q Querier, e, old map[string]any, opts Options) error
+	validateFunc func(ctx context.Context, q Querier, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error)
 )
 
 // sets returns the options of every writable entity set; the others (Country, StateProvince,
@@ -125,9 +78,11 @@ func (s *service) sets() map[string]odata.SetOptions {
 	}
 	role := writable(prepareCustomerRole, validateCustomerRole)
 	role.Hooks.BeforeDelete = s.beforeDeleteRole
+	role.Hooks = s.changingPrincipals(role.Hooks)
 	customer := writable(prepareCustomer, validateCustomer)
 	customer.CaseInsensitiveKey = true
 	customer.Hooks.AfterSave = s.afterSaveCustomer
+	customer.Hooks = s.changingPrincipals(customer.Hooks)
 	picture := writable(preparePicture, validatePicture)
 	picture.Limits.BodyBytes = PictureBodyBytes
 	return map[string]odata.SetOptions{
@@ -140,19 +95,53 @@ func (s *service) sets() map[string]odata.SetOptions {
 	}
 }
 
+// changingPrincipals returns the hooks h of a set whose writes may revoke a token or take a right from a
+// customer, each save and delete also calling Options.PrincipalChanged once its transaction commits.
+func (s *service) changingPrincipals(h odata.Hooks) odata.Hooks {
+	save, del := h.BeforeSave, h.BeforeDelete
+	h.BeforeSave = func(ctx context.Context, tx *odata.Tx, c *odata.Change) error {
+		s.principalChanged(tx)
+		return save(ctx, tx, c)
+	}
+	h.BeforeDelete = func(ctx context.Context, tx *odata.Tx, old odata.Entity) error {
+		s.principalChanged(tx)
+		if del == nil {
+			return nil
+		}
+		return del(ctx, tx, old)
+	}
+	return h
+}
+
+// changingPrincipal is the handler f of an action that may revoke a token or take a right from a customer,
+// also calling Options.PrincipalChanged once its transaction commits.
+func (s *service) changingPrincipal(f odata.ActionFunc) odata.ActionFunc {
+	return func(ctx context.Context, call *odata.ActionCall) (any, error) {
+		s.principalChanged(call.Tx)
+		return f(ctx, call)
+	}
+}
+
+// principalChanged makes tx call Options.PrincipalChanged after it commits.
+func (s *service) principalChanged(tx *odata.Tx) {
+	if s.opts.PrincipalChanged != nil {
+		tx.AfterCommit(s.opts.PrincipalChanged)
+	}
+}
+
 // beforeSave runs a set's rules on a save: prepare, then validate; the failed rules are one ValidationError.
 func (s *service) beforeSave(prepare prepareFunc, validate validateFunc) func(context.Context, *odata.Tx, *odata.Change) error {
 	return func(ctx context.Context, tx *odata.Tx, c *odata.Change) error {
 		et := c.Set.EntityType()
-		if c.Op != odata.Patch && !c.Sent["CustomerRoles"] && et.Property("CustomerRoles") != nil {
+		if c.Op != odata.OpPatch && !c.Sent["CustomerRoles"] && et.Property("CustomerRoles") != nil {
 			// Not sent on a create or a full update: the default (the Registered role) applies, which
 			// prepareCustomer reads from the database.
 			c.New["CustomerRoles"] = nil
 		}
-		if err := prepare(ctx, tx, tx.Dialect, c.New, c.Old, s.opts); err != nil {
+		if err := prepare(ctx, tx, c.New, c.Old, s.opts); err != nil {
 			return err
 		}
-		details, err := validate(ctx, tx, tx.Dialect, c.New, c.Old, s.opts)
+		details, err := validate(ctx, tx, c.New, c.Old, s.opts)
 		if err != nil {
 			return err
 		}
@@ -180,7 +169,7 @@ func withoutEngineRequired(et *edm.EntityType, details []odata.ErrorDetail) []od
 
 // beforeDeleteRole refuses to delete a system role (403).
 func (s *service) beforeDeleteRole(ctx context.Context, tx *odata.Tx, old odata.Entity) error {
-	refusal, err := checkDeleteRole(ctx, tx, tx.Dialect, old)
+	refusal, err := checkDeleteRole(ctx, tx, old)
 	if err != nil {
 		return err
 	}
@@ -195,7 +184,7 @@ func (s *service) afterSaveCustomer(ctx context.Context, tx *odata.Tx, c *odata.
 	wasActive, _ := c.Old["Active"].(bool)
 	active, _ := c.New["Active"].(bool)
 	if c.Old != nil && wasActive && !active {
-		return RevokeCustomerTokens(ctx, tx.Tx, tx.Dialect, idOf(c.Old))
+		return RevokeCustomerTokens(ctx, tx.Tx, idOf(c.Old))
 	}
 	return nil
 }
@@ -203,10 +192,10 @@ func (s *service) afterSaveCustomer(ctx context.Context, tx *odata.Tx, c *odata.
 // actions returns the handler of every bound action of the model (SPEC part 5).
 func (s *service) actions() map[string]odata.ActionFunc {
 	return map[string]odata.ActionFunc{
-		"Customer/SetPassword":   s.setPassword,
-		"Customer/AddAddress":    s.addAddress,
-		"Customer/UpdateAddress": s.updateAddress,
-		"Customer/DeleteAddress": s.deleteAddress,
+		"Customer/SetPassword":   s.changingPrincipal(s.setPassword),
+		"Customer/AddAddress":    s.changingPrincipal(s.addAddress),
+		"Customer/UpdateAddress": s.changingPrincipal(s.updateAddress),
+		"Customer/DeleteAddress": s.changingPrincipal(s.deleteAddress),
 
 		"Product/UpdateStock":             s.updateStock,
 		"Product/CreateProductCategory":   s.createLink(categoryLink),
@@ -222,8 +211,8 @@ func (s *service) actions() map[string]odata.ActionFunc {
 		"Product/UpdateProductTierPrice":  s.updateTierPrice,
 		"Product/DeleteProductTierPrice":  s.deleteTierPrice,
 
-		"Order/MarkAsPaid": s.orderMove(func(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, id string) error {
-			return MarkOrderPaid(ctx, tx, d, id, s.now())
+		"Order/MarkAsPaid": s.orderMove(func(ctx context.Context, tx *sqldb.Tx, id string) error {
+			return MarkOrderPaid(ctx, tx, id, s.now())
 		}),
 		"Order/Ship":    s.orderMove(ShipOrder),
 		"Order/Deliver": s.orderMove(DeliverOrder),
@@ -232,9 +221,9 @@ func (s *service) actions() map[string]odata.ActionFunc {
 }
 
 // orderMove is the handler of an order action: move runs on the bound order in the request's transaction.
-func (s *service) orderMove(move func(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, orderID string) error) odata.ActionFunc {
+func (s *service) orderMove(move func(ctx context.Context, tx *sqldb.Tx, orderID string) error) odata.ActionFunc {
 	return func(ctx context.Context, call *odata.ActionCall) (any, error) {
-		if err := move(ctx, call.Tx.Tx, call.Tx.Dialect, idOf(call.Entity)); err != nil {
+		if err := move(ctx, call.Tx.Tx, idOf(call.Entity)); err != nil {
 			return nil, err
 		}
 		return true, nil

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/storekit/store/entities"
+	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/dbtest"
 	"github.com/storekit/store/odata/migrate"
 	"github.com/storekit/store/odata/sqlite"
@@ -24,19 +25,65 @@ import (
 // newService migrates and seeds db (without the demo catalog) and returns the store's OData service on it.
 func newService(t *testing.T, db *dbtest.DB, countries bool) http.Handler {
 	t.Helper()
-	ctx := context.Background()
-	if _, err := migrate.Up(ctx, db.DB, db.Dialect, entities.Migrations); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := entities.Seed(ctx, db.DB, db.Dialect, entities.SeedOptions{AdminEmail: "admin@example.com", AdminPassword: "password1"}); err != nil {
-		t.Fatal(err)
-	}
-	svc, err := entities.NewService(entities.Config{DB: db.DB, Dialect: db.Dialect, Mount: "/odata", CountriesEnabled: countries,
+	return newServiceWith(t, db, entities.Options{CountriesEnabled: countries,
 		Now: func() time.Time { return time.Date(2030, 6, 15, 12, 0, 0, 0, time.UTC) }})
+}
+
+// newServiceWith migrates and seeds db (without the demo catalog) and returns the store's OData service on it,
+// registered with o.
+func newServiceWith(t *testing.T, db *dbtest.DB, o entities.Options) http.Handler {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := migrate.Up(ctx, db.DB, entities.Migrations); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := entities.Seed(ctx, db.DB, entities.SeedOptions{AdminEmail: "admin@example.com", AdminPassword: "password1"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := odata.Config{DB: db.DB, Mount: "/odata"}
+	if err := entities.Register(&cfg, o); err != nil {
+		t.Fatalf("Register() = %v", err)
+	}
+	svc, err := odata.NewService(cfg)
 	if err != nil {
 		t.Fatalf("NewService() = %v", err)
 	}
 	return svc
+}
+
+// TestRegister_PrincipalChanged checks that Options.PrincipalChanged runs once after each committed write of a
+// customer or a role and each customer action, alone or in a batch, and never for other sets, for failed
+// writes or for reads.
+func TestRegister_PrincipalChanged(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		calls := 0
+		svc := newServiceWith(t, db, entities.Options{PrincipalChanged: func() { calls++ }})
+		batch := `{"requests":[{"id":"1","atomicityGroup":"g","method":"PATCH","url":"Customer('c@example.com')",` +
+			`"headers":{"content-type":"application/json"},"body":{"FirstName":"Cee"}}]}`
+		for _, tc := range []struct {
+			method, path, body string
+			wantStatus         int
+			wantCalls          int
+		}{
+			{"POST", "/Manufacturer", `{"Name":"Acme"}`, http.StatusCreated, 0},
+			{"POST", "/Customer", `{"Email":"c@example.com","FirstName":"C"}`, http.StatusCreated, 1},
+			{"GET", "/Customer('c@example.com')", "", http.StatusOK, 0},
+			{"PATCH", "/Customer('c@example.com')", `{"Active":false}`, http.StatusOK, 1},
+			{"PATCH", "/Customer('c@example.com')", `{"Email":"not an address"}`, http.StatusBadRequest, 0},
+			{"POST", "/Customer('c@example.com')/SetPassword", `{"Password":"password2"}`, http.StatusOK, 1},
+			{"POST", "/CustomerRole", `{"Name":"Wholesale"}`, http.StatusCreated, 1},
+			{"POST", "/$batch", batch, http.StatusOK, 1},
+			{"DELETE", "/Customer('c@example.com')", "", http.StatusOK, 1},
+		} {
+			before := calls
+			if code, m := call(t, svc, tc.method, tc.path, tc.body); code != tc.wantStatus {
+				t.Fatalf("%s %s = %d %v, want %d", tc.method, tc.path, code, m, tc.wantStatus)
+			}
+			if got := calls - before; got != tc.wantCalls {
+				t.Errorf("%s %s called PrincipalChanged %d times, want %d", tc.method, tc.path, got, tc.wantCalls)
+			}
+		}
+	})
 }
 
 // call sends one request to h and returns the status and the decoded body (nil when empty).
@@ -138,12 +185,12 @@ func TestNewService(t *testing.T) {
 	})
 }
 
-// ExampleNewService serves the store's OData service on a new SQLite database: a manufacturer is created with
+// ExampleRegister serves the store's OData service on a new SQLite database: a manufacturer is created with
 // its computed SeName, and a rule that fails answers one detail.
 //
 // SQLite only: an Example is documentation that runs with nothing beside it (no database server) and prints
 // fixed output; the tests of the package run the same code on both databases.
-func ExampleNewService() {
+func ExampleRegister() {
 	dir, err := os.MkdirTemp("", "store")
 	if err != nil {
 		log.Fatal(err)
@@ -155,14 +202,17 @@ func ExampleNewService() {
 	}
 	defer db.Close()
 	ctx := context.Background()
-	d := sqlite.Dialect{}
-	if _, err := migrate.Up(ctx, db, d, entities.Migrations); err != nil {
+	if _, err := migrate.Up(ctx, db, entities.Migrations); err != nil {
 		log.Fatal(err)
 	}
-	if _, err := entities.Seed(ctx, db, d, entities.SeedOptions{AdminEmail: "admin@example.com", AdminPassword: "password1"}); err != nil {
+	if _, err := entities.Seed(ctx, db, entities.SeedOptions{AdminEmail: "admin@example.com", AdminPassword: "password1"}); err != nil {
 		log.Fatal(err)
 	}
-	svc, err := entities.NewService(entities.Config{DB: db, Dialect: d, Mount: "/odata", CountriesEnabled: true})
+	cfg := odata.Config{DB: db, Mount: "/odata"}
+	if err := entities.Register(&cfg, entities.Options{CountriesEnabled: true}); err != nil {
+		log.Fatal(err)
+	}
+	svc, err := odata.NewService(cfg)
 	if err != nil {
 		log.Fatal(err)
 	}

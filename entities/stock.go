@@ -2,7 +2,6 @@ package entities
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 
@@ -28,7 +27,8 @@ WHERE id = ? AND manage_inventory_method = ? AND low_stock_activity = ? AND stoc
 // changing the stock (an order, the UpdateStock action). It only applies to products whose
 // ManageInventoryMethod is ManageStock, and it never undoes itself when the stock rises again: re-enabling a
 // product is the administrator's decision. An unknown product changes nothing.
-func ApplyLowStockActivity(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, productID string) error {
+func ApplyLowStockActivity(ctx context.Context, tx *sqldb.Tx, productID string) error {
+	d := tx.Dialect()
 	now := sqldb.TimeArg(d, time.Now())
 	if _, err := tx.ExecContext(ctx, stmtLowStockDisableBuy.For(d), true, now, productID,
 		ManageInventoryMethodManageStock, LowStockActivityDisableBuyButton, false); err != nil {
@@ -47,8 +47,9 @@ func ApplyLowStockActivity(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, pro
 // stock there is. An order takes the stock of its products in the order of their ids, so two orders lock rows in
 // the same order and cannot deadlock; the update is conditional, which keeps the stock from going negative under
 // concurrency (on PostgreSQL it reads the row again after waiting for another order's lock).
-func TakeStock(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, productID string, quantity int64,
+func TakeStock(ctx context.Context, tx *sqldb.Tx, productID string, quantity int64,
 	now time.Time) (taken bool, onHand int64, err error) {
+	d := tx.Dialect()
 	res, err := tx.ExecContext(ctx, stmtTakeStock.For(d), quantity, quantity, sqldb.TimeArg(d, now), productID,
 		BackorderModeAllowQtyBelow0, quantity)
 	if err != nil {
@@ -66,7 +67,8 @@ func TakeStock(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, productID strin
 }
 
 // AddSold raises by quantity the Sold of a product whose stock is not managed, for an order in tx.
-func AddSold(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, productID string, quantity int64, now time.Time) error {
+func AddSold(ctx context.Context, tx *sqldb.Tx, productID string, quantity int64, now time.Time) error {
+	d := tx.Dialect()
 	if _, err := tx.ExecContext(ctx, stmtAddSold.For(d), quantity, sqldb.TimeArg(d, now), productID); err != nil {
 		return fmt.Errorf("entities: add sold: %w", err)
 	}

@@ -19,10 +19,10 @@ import (
 // The rules of the writable entity sets. For each set X there are two steps, both run inside the write
 // transaction, before the row is written:
 //
-//   - prepareX(ctx, q, d, e, old, opts) error fills in what the server computes (Id of a customer, SeName,
+//   - prepareX(ctx, q, e, old, opts) error fills in what the server computes (Id of a customer, SeName,
 //     Username, CustomerGuid, CreatedOnUtc, UpdatedOnUtc, Size, the default CustomerRoles, ...), overwriting any
 //     value of a read-only property with the server's;
-//   - validateX(ctx, q, d, e, old, opts) ([]odata.ErrorDetail, error) checks every rule of the service contract
+//   - validateX(ctx, q, e, old, opts) ([]odata.ErrorDetail, error) checks every rule of the service contract
 //     and answers one detail per failed rule (target = the property), or a database error.
 //
 // e is the entity as it will be stored, keyed by property name with the Go values of odata/DESIGN.md (nil or
@@ -33,6 +33,11 @@ import (
 type Options struct {
 	// Now returns the current time; time.Now when nil.
 	Now func() time.Time
+	// CountriesEnabled makes addresses name a country, and a state where the country has states (SPEC 4.6).
+	CountriesEnabled bool
+	// PrincipalChanged, when not nil, runs after each committed write that may revoke a token or take a right
+	// from a customer (see Register): a server that caches token checks (Auth.CacheTTL) passes Auth.Forget.
+	PrincipalChanged func()
 }
 
 func (o Options) now() time.Time {
@@ -207,9 +212,9 @@ func (r *rules) intList(name string, distinct bool) {
 
 // unique fails name with the message when st, run with value and self (the entity's own key, "" on create),
 // finds another entity that holds value.
-func (r *rules) unique(ctx context.Context, q Querier, d sqldb.Dialect, st sqldb.Statement, name string, value any,
+func (r *rules) unique(ctx context.Context, q Querier, st sqldb.Statement, name string, value any,
 	self string, format string, args ...any) error {
-	taken, err := exists(ctx, q, d, st, value, self)
+	taken, err := exists(ctx, q, st, value, self)
 	if err != nil {
 		return err
 	}
@@ -220,7 +225,8 @@ func (r *rules) unique(ctx context.Context, q Querier, d sqldb.Dialect, st sqldb
 }
 
 // exists reports whether query (with ? placeholders) returns a row.
-func exists(ctx context.Context, q Querier, d sqldb.Dialect, st sqldb.Statement, args ...any) (bool, error) {
+func exists(ctx context.Context, q Querier, st sqldb.Statement, args ...any) (bool, error) {
+	d := q.Dialect()
 	var one int
 	err := q.QueryRowContext(ctx, st.For(d), args...).Scan(&one)
 	switch {
@@ -243,12 +249,12 @@ var (
 
 // checkReference adds a detail when the string property name is set and query finds no row for it. what names
 // the referenced type in the message.
-func (r *rules) checkReference(ctx context.Context, q Querier, d sqldb.Dialect, name, what string, st sqldb.Statement) error {
+func (r *rules) checkReference(ctx context.Context, q Querier, name, what string, st sqldb.Statement) error {
 	id, ok := r.reference(name)
 	if !ok {
 		return nil
 	}
-	found, err := exists(ctx, q, d, st, id)
+	found, err := exists(ctx, q, st, id)
 	if err != nil {
 		return err
 	}

@@ -16,11 +16,11 @@ const maxCategoryDepth = 1000
 var categoryParent = sqldb.NewStatement(`SELECT parent_category_id FROM category WHERE id = ?`)
 
 // prepareCatalogItem computes SeName and the timestamps of a manufacturer, category or product stored in table.
-func prepareCatalogItem(ctx context.Context, q Querier, d sqldb.Dialect, table string, e, old map[string]any, opts Options) error {
+func prepareCatalogItem(ctx context.Context, q Querier, table string, e, old map[string]any, opts Options) error {
 	id := selfID(e, old)
 	seName, _ := e["SeName"].(string)
 	name, _ := e["Name"].(string)
-	s, err := uniqueSeName(ctx, q, d, table, id, seName, name)
+	s, err := uniqueSeName(ctx, q, table, id, seName, name)
 	if err != nil {
 		return err
 	}
@@ -30,24 +30,24 @@ func prepareCatalogItem(ctx context.Context, q Querier, d sqldb.Dialect, table s
 }
 
 // prepareManufacturer computes a manufacturer's SeName, CreatedOnUtc and UpdatedOnUtc.
-func prepareManufacturer(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) error {
-	return prepareCatalogItem(ctx, q, d, "manufacturer", e, old, opts)
+func prepareManufacturer(ctx context.Context, q Querier, e, old map[string]any, opts Options) error {
+	return prepareCatalogItem(ctx, q, "manufacturer", e, old, opts)
 }
 
 // validateManufacturer checks a manufacturer: Name required, PictureId names a picture, PageSize not negative,
 // PageSizeOptions a list of distinct positive integers.
-func validateManufacturer(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
+func validateManufacturer(ctx context.Context, q Querier, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
 	r := &rules{e: e}
 	r.required("Name", "Manufacturer name is required")
-	if err := r.catalogDisplay(ctx, q, d); err != nil {
+	if err := r.catalogDisplay(ctx, q); err != nil {
 		return nil, err
 	}
 	return r.details, nil
 }
 
 // catalogDisplay checks the display fields manufacturers and categories share.
-func (r *rules) catalogDisplay(ctx context.Context, q Querier, d sqldb.Dialect) error {
-	if err := r.checkReference(ctx, q, d, "PictureId", "Picture", pictureExists); err != nil {
+func (r *rules) catalogDisplay(ctx context.Context, q Querier) error {
+	if err := r.checkReference(ctx, q, "PictureId", "Picture", pictureExists); err != nil {
 		return err
 	}
 	if n, ok := r.int("PageSize"); ok && n < 0 {
@@ -58,21 +58,21 @@ func (r *rules) catalogDisplay(ctx context.Context, q Querier, d sqldb.Dialect) 
 }
 
 // prepareCategory computes a category's SeName, CreatedOnUtc and UpdatedOnUtc.
-func prepareCategory(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) error {
-	return prepareCatalogItem(ctx, q, d, "category", e, old, opts)
+func prepareCategory(ctx context.Context, q Querier, e, old map[string]any, opts Options) error {
+	return prepareCatalogItem(ctx, q, "category", e, old, opts)
 }
 
 // validateCategory checks a category: the manufacturer's rules, and ParentCategoryId names another category that
 // is not below this one (the tree has no cycle).
-func validateCategory(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
+func validateCategory(ctx context.Context, q Querier, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
 	r := &rules{e: e}
 	r.required("Name", "Category name is required")
-	if err := r.catalogDisplay(ctx, q, d); err != nil {
+	if err := r.catalogDisplay(ctx, q); err != nil {
 		return nil, err
 	}
 	if parent, ok := r.reference("ParentCategoryId"); ok {
 		self := selfID(e, old)
-		if err := r.categoryParent(ctx, q, d, self, parent); err != nil {
+		if err := r.categoryParent(ctx, q, self, parent); err != nil {
 			return nil, err
 		}
 	}
@@ -80,7 +80,8 @@ func validateCategory(ctx context.Context, q Querier, d sqldb.Dialect, e, old ma
 }
 
 // categoryParent checks that parent exists and that self is not parent or one of its ancestors.
-func (r *rules) categoryParent(ctx context.Context, q Querier, d sqldb.Dialect, self, parent string) error {
+func (r *rules) categoryParent(ctx context.Context, q Querier, self, parent string) error {
+	d := q.Dialect()
 	const target = "ParentCategoryId"
 	if self != "" && parent == self {
 		r.fail(odata.CodeInvalidValue, target, "A category cannot be its own parent")
@@ -111,10 +112,10 @@ func (r *rules) categoryParent(ctx context.Context, q Querier, d sqldb.Dialect, 
 
 // prepareProduct computes a product's SeName, CreatedOnUtc and UpdatedOnUtc, keeps Sold (0 on create), and
 // stores a blank Sku as null (Sku is unique when set).
-func prepareProduct(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) error {
+func prepareProduct(ctx context.Context, q Querier, e, old map[string]any, opts Options) error {
 	keep(e, old, "Sold", int64(0))
 	emptyToNull(e, "Sku")
-	return prepareCatalogItem(ctx, q, d, "product", e, old, opts)
+	return prepareCatalogItem(ctx, q, "product", e, old, opts)
 }
 
 var (
@@ -126,7 +127,8 @@ var (
 // is a GroupedProduct; Price, OldPrice, ProductCost, AdditionalShippingCharge and the dimensions not negative; Sku
 // unique; AllowedQuantities a list of positive integers; 1 <= OrderMinimumQuantity <= OrderMaximumQuantity;
 // AvailableStartDateTimeUtc not after AvailableEndDateTimeUtc.
-func validateProduct(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
+func validateProduct(ctx context.Context, q Querier, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
+	d := q.Dialect()
 	r := &rules{e: e}
 	self := selfID(e, old)
 	r.required("Name", "Product name is required")
@@ -157,7 +159,7 @@ func validateProduct(ctx context.Context, q Querier, d sqldb.Dialect, e, old map
 	}
 
 	if sku, ok := r.reference("Sku"); ok {
-		if err := r.unique(ctx, q, d, skuTaken, "Sku", sku, self,
+		if err := r.unique(ctx, q, skuTaken, "Sku", sku, self,
 			"Sku '%s' is already used by another product", sku); err != nil {
 			return nil, err
 		}

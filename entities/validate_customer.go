@@ -31,7 +31,7 @@ var systemRoleFields = []string{"Name", "SystemName", "Active", "IsSystemRole"}
 
 // prepareCustomerRole keeps IsSystemRole (false on create: only first start creates system roles) and stores a
 // blank SystemName as null (SystemName is unique when set).
-func prepareCustomerRole(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) error {
+func prepareCustomerRole(ctx context.Context, q Querier, e, old map[string]any, opts Options) error {
 	keep(e, old, "IsSystemRole", false)
 	emptyToNull(e, "SystemName")
 	return nil
@@ -39,17 +39,17 @@ func prepareCustomerRole(ctx context.Context, q Querier, d sqldb.Dialect, e, old
 
 // validateCustomerRole checks a customer role: Name required and unique; SystemName unique when set; the Name,
 // SystemName, Active and IsSystemRole of a system role unchanged; PurchasedWithProductId names a product.
-func validateCustomerRole(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
+func validateCustomerRole(ctx context.Context, q Querier, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
 	r := &rules{e: e}
 	self := selfID(e, old)
 	if name, ok := r.required("Name", "Customer role name is required"); ok {
-		if err := r.unique(ctx, q, d, roleNameTaken, "Name", name, self,
+		if err := r.unique(ctx, q, roleNameTaken, "Name", name, self,
 			"A customer role named '%s' already exists", name); err != nil {
 			return nil, err
 		}
 	}
 	if sys, ok := r.reference("SystemName"); ok {
-		if err := r.unique(ctx, q, d, roleSystemNameTaken, "SystemName", sys, self,
+		if err := r.unique(ctx, q, roleSystemNameTaken, "SystemName", sys, self,
 			"A customer role with the system name '%s' already exists", sys); err != nil {
 			return nil, err
 		}
@@ -61,7 +61,7 @@ func validateCustomerRole(ctx context.Context, q Querier, d sqldb.Dialect, e, ol
 			}
 		}
 	}
-	if err := r.checkReference(ctx, q, d, "PurchasedWithProductId", "Product", productExists); err != nil {
+	if err := r.checkReference(ctx, q, "PurchasedWithProductId", "Product", productExists); err != nil {
 		return nil, err
 	}
 	return r.details, nil
@@ -69,7 +69,8 @@ func validateCustomerRole(ctx context.Context, q Querier, d sqldb.Dialect, e, ol
 
 // checkDeleteRole refuses to delete a system role with 403. old is the stored role; when it lacks IsSystemRole
 // the database is asked by its Id. It returns nil when the role may be deleted (its memberships go with it).
-func checkDeleteRole(ctx context.Context, q Querier, d sqldb.Dialect, old map[string]any) (*odata.Error, error) {
+func checkDeleteRole(ctx context.Context, q Querier, old map[string]any) (*odata.Error, error) {
+	d := q.Dialect()
 	isSystem, ok := old["IsSystemRole"].(bool)
 	if !ok {
 		err := q.QueryRowContext(ctx, roleIsSystem.For(d), idOf(old)).Scan(&isSystem)
@@ -91,7 +92,8 @@ func checkDeleteRole(ctx context.Context, q Querier, d sqldb.Dialect, old map[st
 // prepareCustomer computes what the server owns of a customer: Id, CustomerGuid, HasPassword (false on create;
 // SetPassword changes it), CreatedOnUtc and LastActivityDateUtc (now on create, kept on update); Username
 // defaults to the e-mail; CustomerRoles defaults to the Registered role and lists each role once.
-func prepareCustomer(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) error {
+func prepareCustomer(ctx context.Context, q Querier, e, old map[string]any, opts Options) error {
+	d := q.Dialect()
 	if old == nil {
 		now := opts.timestampNow()
 		e["Id"] = odata.NewID()
@@ -137,23 +139,23 @@ func prepareCustomer(ctx context.Context, q Querier, d sqldb.Dialect, e, old map
 // validateCustomer checks a customer: Email required, a plain valid address and unique ignoring case;
 // CustomerRoles names existing roles; CountryId and StateProvinceId exist and belong together; DateOfBirth not in
 // the future.
-func validateCustomer(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
+func validateCustomer(ctx context.Context, q Querier, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
 	r := &rules{e: e}
 	self := selfID(e, old)
 	if email, ok := r.required("Email", "Email is required"); ok {
 		if !validEmail(email) {
 			r.fail(odata.CodeInvalidValue, "Email", "Email is not a valid e-mail address")
 		} else {
-			if err := r.unique(ctx, q, d, emailTaken, "Email", normalizeEmail(email), self,
+			if err := r.unique(ctx, q, emailTaken, "Email", normalizeEmail(email), self,
 				"Email is already registered"); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if err := r.customerRoles(ctx, q, d); err != nil {
+	if err := r.customerRoles(ctx, q); err != nil {
 		return nil, err
 	}
-	if err := r.countryAndState(ctx, q, d, "CountryId", "StateProvinceId"); err != nil {
+	if err := r.countryAndState(ctx, q, "CountryId", "StateProvinceId"); err != nil {
 		return nil, err
 	}
 	if dob, ok := r.date("DateOfBirth"); ok && dob.Compare(edm.DateOf(opts.now().UTC())) > 0 {
@@ -170,7 +172,8 @@ func validEmail(s string) bool {
 }
 
 // customerRoles checks that CustomerRoles lists ids of existing roles.
-func (r *rules) customerRoles(ctx context.Context, q Querier, d sqldb.Dialect) error {
+func (r *rules) customerRoles(ctx context.Context, q Querier) error {
+	d := q.Dialect()
 	const target = "CustomerRoles"
 	v := r.e[target]
 	if v == nil {
@@ -244,11 +247,12 @@ func queryStrings(ctx context.Context, q Querier, query string, args ...any) ([]
 
 // countryAndState checks that the country and the state properties, when set, name existing rows, and that the
 // state lies in the country (a state needs its country).
-func (r *rules) countryAndState(ctx context.Context, q Querier, d sqldb.Dialect, countryProp, stateProp string) error {
+func (r *rules) countryAndState(ctx context.Context, q Querier, countryProp, stateProp string) error {
+	d := q.Dialect()
 	country, countryGiven := r.reference(countryProp)
 	countryValid := false
 	if countryGiven {
-		found, err := exists(ctx, q, d, countryExists, country)
+		found, err := exists(ctx, q, countryExists, country)
 		if err != nil {
 			return err
 		}

@@ -2,7 +2,6 @@ package entities
 
 import (
 	"context"
-	"database/sql"
 	"maps"
 	"net/http"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/storekit/store/odata/dbtest"
 	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 func TestValidateCustomerRole(t *testing.T) {
@@ -64,8 +64,8 @@ func TestCheckDeleteRole(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				f.inTx(t, func(ctx context.Context, tx *sql.Tx) {
-					got, err := checkDeleteRole(ctx, tx, db.Dialect, tt.old)
+				f.inTx(t, func(ctx context.Context, tx *sqldb.Tx) {
+					got, err := checkDeleteRole(ctx, tx, tt.old)
 					if err != nil {
 						t.Fatalf("checkDeleteRole(%v) error = %v", tt.old, err)
 					}
@@ -143,10 +143,10 @@ func TestPrepareCustomer(t *testing.T) {
 		now := testNow.Truncate(time.Microsecond)
 		created := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
 		t.Run("OKCreate", func(t *testing.T) {
-			f.inTx(t, func(ctx context.Context, tx *sql.Tx) {
+			f.inTx(t, func(ctx context.Context, tx *sqldb.Tx) {
 				e := map[string]any{"Email": "jane@example.com", "Id": "client", "CustomerGuid": "client",
 					"HasPassword": true, "CreatedOnUtc": created}
-				if err := prepareCustomer(ctx, tx, db.Dialect, e, nil, testOpts); err != nil {
+				if err := prepareCustomer(ctx, tx, e, nil, testOpts); err != nil {
 					t.Fatal(err)
 				}
 				id, _ := e["Id"].(string)
@@ -168,12 +168,12 @@ func TestPrepareCustomer(t *testing.T) {
 			})
 		})
 		t.Run("OKUpdate", func(t *testing.T) {
-			f.inTx(t, func(ctx context.Context, tx *sql.Tx) {
+			f.inTx(t, func(ctx context.Context, tx *sqldb.Tx) {
 				old := map[string]any{"Id": f.customer, "Email": "admin@example.com", "CustomerGuid": "g",
 					"HasPassword": true, "CreatedOnUtc": created, "LastActivityDateUtc": created, "Username": "boss"}
 				e := map[string]any{"Email": "admin@example.com", "Username": "root", "HasPassword": false,
 					"CustomerRoles": []any{f.role, f.administrators, f.role}}
-				if err := prepareCustomer(ctx, tx, db.Dialect, e, old, testOpts); err != nil {
+				if err := prepareCustomer(ctx, tx, e, old, testOpts); err != nil {
 					t.Fatal(err)
 				}
 				want := map[string]any{"Id": f.customer, "Email": "admin@example.com", "Username": "root",
@@ -185,9 +185,9 @@ func TestPrepareCustomer(t *testing.T) {
 			})
 		})
 		t.Run("OKEmptyRolesKept", func(t *testing.T) {
-			f.inTx(t, func(ctx context.Context, tx *sql.Tx) {
+			f.inTx(t, func(ctx context.Context, tx *sqldb.Tx) {
 				e := map[string]any{"Email": "x@example.com", "Username": "", "CustomerRoles": []any{}}
-				if err := prepareCustomer(ctx, tx, db.Dialect, e, nil, testOpts); err != nil {
+				if err := prepareCustomer(ctx, tx, e, nil, testOpts); err != nil {
 					t.Fatal(err)
 				}
 				if diff := cmp.Diff([]any{}, e["CustomerRoles"]); diff != "" || e["Username"] != "x@example.com" {
@@ -211,7 +211,7 @@ func TestPrepareCustomerRole(t *testing.T) {
 	}
 	for _, tt := range tests {
 		e := maps.Clone(tt.e)
-		if err := prepareCustomerRole(context.Background(), nil, nil, e, tt.old, testOpts); err != nil {
+		if err := prepareCustomerRole(context.Background(), nil, e, tt.old, testOpts); err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff(tt.want, e); diff != "" {

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/storekit/store/odata"
-	"github.com/storekit/store/odata/sqldb"
 )
 
 // pictureTypes are the media types a picture may have.
@@ -18,7 +17,8 @@ var pictureTypes = map[string]bool{"image/jpeg": true, "image/png": true, "image
 // preparePicture lower-cases MimeType and computes Size from the bytes. An update without PictureBinary keeps the
 // stored bytes: they are read into e (the property is returned only when selected, so a client that sends back
 // what it read does not have them), which lets the rules check MimeType against them.
-func preparePicture(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) error {
+func preparePicture(ctx context.Context, q Querier, e, old map[string]any, opts Options) error {
+	d := q.Dialect()
 	if s, ok := e["MimeType"].(string); ok {
 		e["MimeType"] = strings.ToLower(strings.TrimSpace(s))
 	}
@@ -42,7 +42,7 @@ func preparePicture(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[
 
 // validatePicture checks a picture: MimeType required and one of image/jpeg, image/png, image/gif and image/webp;
 // PictureBinary required, at most 10 MiB, and an image of that type.
-func validatePicture(ctx context.Context, q Querier, d sqldb.Dialect, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
+func validatePicture(ctx context.Context, q Querier, e, old map[string]any, opts Options) ([]odata.ErrorDetail, error) {
 	r := &rules{e: e}
 	mime, mimeOK := r.required("MimeType", "MimeType is required")
 	if mimeOK && !pictureTypes[mime] {

@@ -3,12 +3,12 @@ package entities
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/storekit/store/odata/dbtest"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // Image headers that http.DetectContentType recognizes.
@@ -77,9 +77,9 @@ func TestPreparePicture(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				f.inTx(t, func(ctx context.Context, tx *sql.Tx) {
+				f.inTx(t, func(ctx context.Context, tx *sqldb.Tx) {
 					e := with(tt.e, nil)
-					if err := preparePicture(ctx, tx, db.Dialect, e, tt.old, testOpts); err != nil {
+					if err := preparePicture(ctx, tx, e, tt.old, testOpts); err != nil {
 						t.Fatalf("preparePicture(%v) = %v", tt.e, err)
 					}
 					if diff := cmp.Diff(tt.want, e); diff != "" {

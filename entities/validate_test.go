@@ -3,7 +3,6 @@ package entities
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"image"
 	"image/png"
 	"maps"
@@ -38,16 +37,16 @@ type fixture struct {
 func newFixture(t *testing.T, db *dbtest.DB) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := migrate.Up(ctx, db.DB, db.Dialect, Migrations); err != nil {
+	if _, err := migrate.Up(ctx, db.DB, Migrations); err != nil {
 		t.Fatalf("migrate.Up = %v", err)
 	}
-	if _, err := Seed(ctx, db.DB, db.Dialect, SeedOptions{AdminEmail: "admin@example.com", AdminPassword: "password1", Demo: true}); err != nil {
+	if _, err := Seed(ctx, db.DB, SeedOptions{AdminEmail: "admin@example.com", AdminPassword: "password1", Demo: true}); err != nil {
 		t.Fatalf("Seed = %v", err)
 	}
 	f := &fixture{db: db, picture: odata.NewID(), grouped: odata.NewID(), simple: odata.NewID(), root: odata.NewID(),
 		child: odata.NewID(), grandchild: odata.NewID(), otherRoot: odata.NewID(), role: odata.NewID(),
 		manufacturer: odata.NewID()}
-	b := sqldb.Builder(db.Dialect)
+	b := sqldb.Builder(db.Dialect())
 	run := func(s interface {
 		ToSql() (string, []any, error)
 	}) {
@@ -94,7 +93,7 @@ func pngBytes(t testing.TB) []byte {
 }
 
 // inTx runs fn in a transaction that is rolled back.
-func (f *fixture) inTx(t *testing.T, fn func(ctx context.Context, tx *sql.Tx)) {
+func (f *fixture) inTx(t *testing.T, fn func(ctx context.Context, tx *sqldb.Tx)) {
 	t.Helper()
 	ctx := context.Background()
 	tx, err := f.db.BeginTx(ctx, nil)
@@ -141,8 +140,8 @@ func runRules(t *testing.T, f *fixture, fn string, validate validateFunc, base m
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := with(base, tt.changes)
-			f.inTx(t, func(ctx context.Context, tx *sql.Tx) {
-				got, err := validate(ctx, tx, f.db.Dialect, e, tt.old, testOpts)
+			f.inTx(t, func(ctx context.Context, tx *sqldb.Tx) {
+				got, err := validate(ctx, tx, e, tt.old, testOpts)
 				if err != nil {
 					t.Fatalf("%s(%v) error = %v", fn, e, err)
 				}
@@ -322,9 +321,9 @@ func TestPrepareCatalogItems(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				f.inTx(t, func(ctx context.Context, tx *sql.Tx) {
+				f.inTx(t, func(ctx context.Context, tx *sqldb.Tx) {
 					e := maps.Clone(tt.e)
-					if err := tt.prepare(ctx, tx, db.Dialect, e, tt.old, testOpts); err != nil {
+					if err := tt.prepare(ctx, tx, e, tt.old, testOpts); err != nil {
 						t.Fatalf("prepare(%v) = %v", tt.e, err)
 					}
 					if diff := cmp.Diff(tt.want, e); diff != "" {
@@ -350,8 +349,8 @@ func TestValidate_RequiredMatchesModel(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		f := newFixture(t, db)
 		for typ, validate := range validators {
-			f.inTx(t, func(ctx context.Context, tx *sql.Tx) {
-				got, err := validate(ctx, tx, db.Dialect, map[string]any{}, nil, testOpts)
+			f.inTx(t, func(ctx context.Context, tx *sqldb.Tx) {
+				got, err := validate(ctx, tx, map[string]any{}, nil, testOpts)
 				if err != nil {
 					t.Fatal(err)
 				}

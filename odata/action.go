@@ -318,5 +318,5 @@ func (s *Service) boundWhere(ctx context.Context, tx *Tx, t *target) (sq.Sqlizer
 	if err != nil {
 		return nil, err
 	}
-	return keyWhere(s.dialect, s.names, t.typ, key, false)
+	return keyWhere(s.db.Dialect(), s.names, t.typ, key, false)
 }

@@ -91,7 +91,7 @@ func newAsyncJobs(s *Service, opts AsyncOptions) (*asyncJobs, error) {
 	if table == "" {
 		table = DefaultAsyncTable
 	}
-	a := &asyncJobs{s: s, table: s.dialect.QuoteIdent(table), budget: opts.TimeBudget, keep: opts.Keep,
+	a := &asyncJobs{s: s, table: s.db.Dialect().QuoteIdent(table), budget: opts.TimeBudget, keep: opts.Keep,
 		answerBytes: opts.AnswerBytes, running: map[string]context.CancelFunc{}}
 	if a.budget <= 0 {
 		a.budget = DefaultAsyncTimeBudget
@@ -106,7 +106,7 @@ func newAsyncJobs(s *Service, opts AsyncOptions) (*asyncJobs, error) {
 	for _, config := range s.sets {
 		a.bodyBytes = max(a.bodyBytes, config.limits.bodyBytes, config.limits.mediaBytes)
 	}
-	d := s.dialect
+	d := s.db.Dialect()
 	ddl := "CREATE TABLE IF NOT EXISTS " + a.table + " (id " + d.ColumnType(edm.KindString, 0, 0) + " NOT NULL PRIMARY KEY, " +
 		"status " + d.ColumnType(edm.KindInt32, 0, 0) + " NOT NULL, " +
 		"expires_at " + d.ColumnType(edm.KindInt64, 0, 0) + " NOT NULL, " +
@@ -163,7 +163,7 @@ func (a *asyncJobs) start(w http.ResponseWriter, r *http.Request) {
 
 // builder returns a statement builder of the service's dialect that runs on its database.
 func (a *asyncJobs) builder() sq.StatementBuilderType {
-	return sqldb.Builder(a.s.dialect).RunWith(a.s.db)
+	return sqldb.Builder(a.s.db.Dialect()).RunWith(a.s.db)
 }
 
 // record inserts the row of a new request, and deletes the rows kept past their time.

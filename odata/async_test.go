@@ -153,7 +153,7 @@ func TestAsync_Cancel(t *testing.T) {
 		node := asyncNode(t, db, slow)
 		other := asyncNode(t, db, nil)
 		cancellers := []*fixture{node, other}
-		if db.Dialect.Name() == "sqlite" {
+		if db.Dialect().Name() == "sqlite" {
 			// One SQLite file has one writer: the other node's DELETE would wait for the write it cancels. A
 			// deployment of several nodes runs on PostgreSQL.
 			cancellers = cancellers[:1]

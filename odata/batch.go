@@ -3,7 +3,6 @@ package odata
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -60,9 +59,9 @@ type groupKey struct{}
 // that Service.inTx runs their writes in it rather than in a transaction of their own.
 type txGroup struct {
 	service *Service
-	tx      *sql.Tx
-	err     error      // the first error a write of the group returned, for sqldb.RunTx's retry decision
-	changes *changeSet // the changes of tracked sets the group's writes made, appended to the log before the commit
+	tx      *sqldb.Tx
+	err     error           // the first error a write of the group returned, for sqldb.RunTx's retry decision
+	changes *trackedChanges // the changes of tracked sets the group's writes made, appended to the log before the commit
 }
 
 // sharedTx returns the group transaction ctx carries for s, or nil.
@@ -230,8 +229,8 @@ func (b *batchRun) runGroup(ctx context.Context, items []*batchItem) []*batchRes
 	}
 	locations := maps.Clone(b.locations)
 	var results []*batchResult
-	err := sqldb.RunTx(ctx, s.db, s.dialect, func(tx *sql.Tx) error {
-		g := &txGroup{service: s, tx: tx, changes: &changeSet{}}
+	err := sqldb.RunTx(ctx, s.db, func(tx *sqldb.Tx) error {
+		g := &txGroup{service: s, tx: tx, changes: &trackedChanges{}}
 		groupCtx := context.WithValue(ctx, groupKey{}, g)
 		b.locations, results = maps.Clone(locations), results[:0]
 		for _, item := range items {

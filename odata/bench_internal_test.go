@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/sqldb"
 	"github.com/storekit/store/odata/sqlite"
 	"github.com/storekit/store/odata/syntax"
 )
@@ -69,7 +70,7 @@ func BenchmarkPlanByKey(b *testing.B) {
 	if err := m.Build(); err != nil {
 		b.Fatal(err)
 	}
-	s, err := NewService(Config{Model: m, DB: &sql.DB{}, Dialect: sqlite.Dialect{}, SkipSchemaCheck: true})
+	s, err := NewService(Config{Model: m, DB: sqldb.NewDB(&sql.DB{}, sqlite.Dialect{}), SkipSchemaCheck: true})
 	if err != nil {
 		b.Fatal(err)
 	}

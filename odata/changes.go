@@ -2,7 +2,6 @@ package odata
 
 import (
 	"context"
-	"database/sql"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -55,8 +54,7 @@ const changePruneEvery = 10 * time.Minute
 
 // changeLog is the log of changes of the tracked entity sets.
 type changeLog struct {
-	dialect sqldb.Dialect
-	db      *sql.DB
+	db      *sqldb.DB
 	table   string // quoted
 	lockKey int64  // the advisory lock appends are serialized by, from the table's name
 	keep    time.Duration
@@ -83,8 +81,8 @@ func newChangeLog(s *Service, opts ChangeTrackingOptions) (*changeLog, error) {
 	if name == "" {
 		name = DefaultChangeTable
 	}
-	d := s.dialect
-	c := &changeLog{dialect: d, db: s.db, table: d.QuoteIdent(name), keep: opts.Keep, tracked: tracked}
+	d := s.db.Dialect()
+	c := &changeLog{db: s.db, table: d.QuoteIdent(name), keep: opts.Keep, tracked: tracked}
 	if c.keep <= 0 {
 		c.keep = DefaultChangeKeep
 	}
@@ -109,8 +107,9 @@ func newChangeLog(s *Service, opts ChangeTrackingOptions) (*changeLog, error) {
 	return c, nil
 }
 
-// changeSet collects the entities a transaction changes, for the log, each once.
-type changeSet struct {
+// trackedChanges collects the entities of tracked sets a transaction changes, for the delta change log, each
+// once (not to be confused with a batch's change sets).
+type trackedChanges struct {
 	seen    map[changeRef]bool
 	changes []changeRef
 }
@@ -122,7 +121,7 @@ type changeRef struct {
 
 // add notes a change of the entity of et with the given key values for each tracked set it belongs to: the set of
 // its type or of a type it derives from.
-func (c *changeLog) add(set *changeSet, et *edm.EntityType, key []any) {
+func (c *changeLog) add(set *trackedChanges, et *edm.EntityType, key []any) {
 	if set == nil {
 		return
 	}
@@ -232,17 +231,17 @@ func (tx *Tx) recordWhere(ctx context.Context, et *edm.EntityType, where sq.Sqli
 // flush appends the changes of set to the log in tx, the transaction that made them, just before it commits: it
 // takes the log's lock first, so that the positions of the rows follow the order of the commits, and deletes the
 // rows kept past their time when this node has not done so for a while.
-func (c *changeLog) flush(ctx context.Context, tx *sql.Tx, set *changeSet) error {
+func (c *changeLog) flush(ctx context.Context, tx *sqldb.Tx, set *trackedChanges) error {
 	if c == nil || set == nil || len(set.changes) == 0 {
 		return nil
 	}
-	if lock := c.dialect.TransactionLock(); lock != "" {
+	if lock := c.db.Dialect().TransactionLock(); lock != "" {
 		if _, err := tx.ExecContext(ctx, lock, c.lockKey); err != nil {
 			return fmt.Errorf("odata: change log lock: %w", err)
 		}
 	}
 	now := time.Now()
-	builder := sqldb.Builder(c.dialect).RunWith(tx)
+	builder := sqldb.Builder(c.db.Dialect()).RunWith(tx)
 	// One statement per 200 rows keeps the number of bound parameters far below both databases' limits.
 	for start := 0; start < len(set.changes); start += 200 {
 		q := builder.Insert(c.table).Columns("set_name", "entity_key", "changed_at")
@@ -266,7 +265,7 @@ func (c *changeLog) flush(ctx context.Context, tx *sql.Tx, set *changeSet) error
 // committed before the call is at or below it, and every later one above it (flush).
 func (c *changeLog) position(ctx context.Context) (int64, error) {
 	var seq int64
-	err := sqldb.Builder(c.dialect).RunWith(c.db).Select("COALESCE(MAX(seq), 0)").From(c.table).
+	err := sqldb.Builder(c.db.Dialect()).RunWith(c.db).Select("COALESCE(MAX(seq), 0)").From(c.table).
 		QueryRowContext(ctx).Scan(&seq)
 	if err != nil {
 		return 0, fmt.Errorf("odata: change log: %w", err)
@@ -281,7 +280,7 @@ func (c *changeLog) changedKeys(ctx context.Context, set string, from, to int64,
 	if after != "" {
 		where = append(where, sq.Gt{"entity_key": after})
 	}
-	rows, err := sqldb.Builder(c.dialect).RunWith(c.db).Select("entity_key").From(c.table).Where(where).
+	rows, err := sqldb.Builder(c.db.Dialect()).RunWith(c.db).Select("entity_key").From(c.table).Where(where).
 		GroupBy("entity_key").OrderBy("entity_key").Limit(uint64(size) + 1).QueryContext(ctx)
 	if err != nil {
 		return nil, false, fmt.Errorf("odata: change log: %w", err)

@@ -113,7 +113,7 @@ func (s *Service) writeCollection(req *request, method string) error {
 		b.vals[p.Name] = edited
 		return nil
 	}
-	stored, err := s.replaceIn(req.r.Context(), req, Patch, where, b, nil)
+	stored, err := s.replaceIn(req.r.Context(), req, OpPatch, where, b, nil)
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func TestService_CollectionSourceColumns(t *testing.T) {
 		if err := m.Build(); err != nil {
 			t.Fatal(err)
 		}
-		svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/odata",
+		svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Mount: "/odata",
 			Logger: discardLogger(), Sets: map[string]odata.SetOptions{"Member": {Writes: odata.WriteAll, UpsertBy: "Id"}}})
 		if err != nil {
 			t.Fatal(err)

@@ -45,7 +45,7 @@ func decimalsModel() *edm.Model {
 func newDecimalsService(t *testing.T, db *dbtest.DB) *fixture {
 	t.Helper()
 	m := createSchema(t, db, decimalsModel())
-	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/odata",
+	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Mount: "/odata",
 		Sets: map[string]odata.SetOptions{"Amounts": {Writes: odata.WriteAll}}, Logger: discardLogger()})
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func TestService_DecimalStorage(t *testing.T) {
 // autoArg is the argument of v for a DecimalAuto column of scale 2: the scaled integer on SQLite, the text
 // elsewhere.
 func autoArg(db *dbtest.DB, v string) any {
-	if db.Dialect.ScaledDecimals() {
+	if db.Dialect().ScaledDecimals() {
 		var n float64
 		fmt.Sscan(v, &n)
 		return int64(n*100 + 0.5)
@@ -234,17 +234,17 @@ func TestSchema_DecimalStorage(t *testing.T) {
 		if err := m.Build(); err != nil {
 			t.Fatal(err)
 		}
-		statements, err := schema.Create(db.Dialect, m)
+		statements, err := schema.Create(db.Dialect(), m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for column, want := range declared[db.Dialect.Name()] {
+		for column, want := range declared[db.Dialect().Name()] {
 			if !strings.Contains(statements[0], want+" NOT NULL") {
 				t.Errorf("schema.Create: %s is not declared %s:\n%s", column, want, statements[0])
 			}
 		}
 		for i, tc := range cases {
-			column := tc.column[db.Dialect.Name()]
+			column := tc.column[db.Dialect().Name()]
 			if column == "" {
 				continue
 			}
@@ -262,7 +262,7 @@ func TestSchema_DecimalStorage(t *testing.T) {
 			if err := m.Build(); err != nil {
 				t.Fatal(err)
 			}
-			err := schema.Check(t.Context(), db.DB, db.Dialect, m)
+			err := schema.Check(t.Context(), db.DB, m)
 			switch {
 			case tc.problem == "" && err != nil:
 				t.Errorf("%s: Check = %v, want nil", tc.name, err)
@@ -279,7 +279,7 @@ func TestSchema_DecimalStorage(t *testing.T) {
 func TestService_DecimalFloatColumn(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		column := "DECIMAL(10,2)"
-		if db.Dialect.Name() == "postgres" {
+		if db.Dialect().Name() == "postgres" {
 			column = "DOUBLE PRECISION"
 		}
 		if _, err := db.Exec(`CREATE TABLE product (id INTEGER PRIMARY KEY, price ` + column + ` NOT NULL)`); err != nil {
@@ -295,7 +295,7 @@ func TestService_DecimalFloatColumn(t *testing.T) {
 		if err := m.Build(); err != nil {
 			t.Fatal(err)
 		}
-		svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Logger: discardLogger()})
+		svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Logger: discardLogger()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -349,7 +349,7 @@ var wideDecimalValues = []struct {
 func TestService_WideDecimal(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		m := createSchema(t, db, wideDecimalsModel())
-		svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/odata",
+		svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Mount: "/odata",
 			Sets: map[string]odata.SetOptions{"Entries": {Writes: odata.WriteAll}}, Logger: discardLogger()})
 		if err != nil {
 			t.Fatal(err)
@@ -467,7 +467,7 @@ func TestService_WideDecimal(t *testing.T) {
 
 // autoPrice is 0 as a DecimalAuto Decimal(19,4) column keeps it.
 func autoPrice(db *dbtest.DB) any {
-	if db.Dialect.ScaledDecimals() {
+	if db.Dialect().ScaledDecimals() {
 		return 0
 	}
 	return "0"
@@ -478,7 +478,7 @@ func autoPrice(db *dbtest.DB) any {
 func TestService_WideDecimalOpenAPI(t *testing.T) {
 	db := dbtest.SQLite(t)
 	m := createSchema(t, db, wideDecimalsModel())
-	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Logger: discardLogger()})
+	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Logger: discardLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}

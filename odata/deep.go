@@ -171,7 +171,7 @@ func (s *Service) createNested(ctx context.Context, tx *Tx, req *request, et *ed
 	if err != nil {
 		return nil, err
 	}
-	b := decodeEntity(et, members, config, Create)
+	b := decodeEntity(et, members, config, OpCreate)
 	s.resolveBinds(req, b)
 	inline(b, where, fixed)
 	return s.create(ctx, tx, req, et, set, config, b)
@@ -394,13 +394,13 @@ func (s *Service) upsertNested(ctx context.Context, tx *Tx, req *request, et *ed
 			if config.Writes&WritePatch == 0 {
 				return nil, false, BadRequest(CodeInvalidValue, where, fmt.Sprintf("%s takes no PATCH: its entities cannot be updated inline.", set.Name))
 			}
-			b := decodeEntity(et, members, config, Patch)
+			b := decodeEntity(et, members, config, OpPatch)
 			s.resolveBinds(req, b)
 			if len(b.nested) > 0 {
 				return nil, false, BadRequest(CodeInvalidValue, where+"/"+b.nested[0].nav.Name, "Related entities are updated inline one level deep.")
 			}
 			inline(b, where, fixed)
-			stored, err := s.update(ctx, tx, &Change{Op: Patch, Set: set, Old: old, Sent: b.sent, typ: et}, config, b)
+			stored, err := s.update(ctx, tx, &Change{Op: OpPatch, Set: set, Old: old, Sent: b.sent, typ: et}, config, b)
 			return stored, false, err
 		case !errors.Is(err, ErrNotFound):
 			return nil, false, err

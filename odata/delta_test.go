@@ -584,7 +584,7 @@ func TestNewService_TrackChanges(t *testing.T) {
 			tc.edit(&o)
 		}
 		sets[tc.set] = o
-		_, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Sets: sets, Actions: actions})
+		_, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Sets: sets, Actions: actions})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: NewService error %v, want %q", tc.name, err, tc.want)
 		}

@@ -10,13 +10,12 @@
 // A Service is an http.Handler built once from a Config:
 //
 //	svc, err := odata.NewService(odata.Config{
-//		Model:   model,              // built edm.Model
-//		DB:      db,                 // *sql.DB
-//		Dialect: sqlite.Dialect{},   // or postgres.Dialect{}
-//		Mount:   "/odata",
+//		Model: model, // built edm.Model
+//		DB:    db,    // *sqldb.DB from sqlite.Open(path) or postgres.Open(url, pool): the pool and its dialect
+//		Mount: "/odata",
 //		Sets: map[string]odata.SetOptions{
 //			"Product": {Writes: odata.WriteAll, Hooks: odata.Hooks{BeforeSave: validateProduct}},
-//			"Order":   {},           // read-only; its actions still run
+//			"Order":   {}, // read-only; its actions still run
 //		},
 //		Actions: map[string]odata.ActionFunc{"Order/MarkAsPaid": markAsPaid},
 //	})
@@ -106,10 +105,8 @@
 //
 // # Row filters and redaction
 //
-// SetOptions.ReadFilter adds a per-request condition to every way a request reaches a set's rows, and
-// SetOptions.Redact a per-request list of its properties (member paths, navigations) a request may not read:
-// they are left out of every answer and ETag, a query that uses one is a 400 NotReadable naming it, a path to
-// one a 403, and a body that sends one a 400; a full update keeps their stored values.
+// SetOptions.ReadFilter gives a set a per-request row filter and SetOptions.Redact a per-request list of
+// properties a request may not read; DESIGN.md ("Row filters", "Redaction") says everywhere each applies.
 //
 // # Limits
 //

@@ -28,7 +28,7 @@ type Player struct {
 func Example() {
 	db, err := sqlite.Open("hello.db")
 	if err == nil {
-		err = odata.ListenAndServe("localhost:8080", odata.Config{DB: db, Dialect: sqlite.Dialect{}, Structs: []any{Team{}, Player{}}, Migrate: true, Writes: odata.WriteAll})
+		err = odata.ListenAndServe("localhost:8080", odata.Config{DB: db, Structs: []any{Team{}, Player{}}, Migrate: true, Writes: odata.WriteAll})
 	}
 	log.Fatal(err)
 }

@@ -52,10 +52,9 @@ func ExampleNewService() {
 		return
 	}
 	svc, err := odata.NewService(odata.Config{
-		Model:   model,
-		DB:      db,
-		Dialect: sqlite.Dialect{},
-		Mount:   "/odata",
+		Model: model,
+		DB:    db,
+		Mount: "/odata",
 		Sets: map[string]odata.SetOptions{
 			"Note": {
 				Writes: odata.WritePost | odata.WritePatch,
@@ -127,7 +126,7 @@ func exampleLibrary() (svc *odata.Service, done func(), err error) {
 		closeAll()
 		return nil, nil, err
 	}
-	svc, err = odata.NewService(odata.Config{Model: model, DB: db, Dialect: sqlite.Dialect{}, Mount: "/odata"})
+	svc, err = odata.NewService(odata.Config{Model: model, DB: db, Mount: "/odata"})
 	if err != nil {
 		closeAll()
 		return nil, nil, err

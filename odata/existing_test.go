@@ -299,12 +299,12 @@ var (
 // own form (read back with raw SQL).
 func TestService_ExistingColumns(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
-		if db.Dialect.Name() == "postgres" {
+		if db.Dialect().Name() == "postgres" {
 			awayFromUTC(t, db)
 		}
 		for i, c := range existingColumns {
 			rows, decl, stored := c.rows, c.sqlite, c.stored
-			if db.Dialect.Name() == "postgres" {
+			if db.Dialect().Name() == "postgres" {
 				decl = c.postgres
 				if c.pgRows != nil {
 					rows = c.pgRows
@@ -360,10 +360,10 @@ func existingService(t *testing.T, db *dbtest.DB, table, decl string, prop edm.P
 		t.Fatal(err)
 	}
 	// A migration of the model finds nothing to add or refuse.
-	if statements, err := schema.Changes(ctx, db.DB, db.Dialect, m); err != nil || len(statements) != 0 {
+	if statements, err := schema.Changes(ctx, db.DB, m); err != nil || len(statements) != 0 {
 		t.Errorf("schema.Changes = %q, %v; want none", statements, err)
 	}
-	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/odata",
+	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Mount: "/odata",
 		Sets: map[string]odata.SetOptions{"Items": {Writes: odata.WriteAll}}, Logger: discardLogger(),
 		SkipSchemaCheck: skipCheck})
 	if err != nil {
@@ -441,7 +441,7 @@ func testExistingColumn(t *testing.T, f *fixture, table string, c existingColumn
 func checkStored(t *testing.T, f *fixture, table, written, want string) {
 	t.Helper()
 	query := "SELECT quote(v) FROM " + table + " WHERE id = 5"
-	if f.db.Dialect.Name() == "postgres" {
+	if f.db.Dialect().Name() == "postgres" {
 		query = "SELECT v::text FROM " + table + " WHERE id = 5"
 	}
 	var got string
@@ -524,7 +524,7 @@ var refusedColumns = []struct {
 func TestService_RefusedExistingColumns(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		for i, c := range refusedColumns {
-			if c.dialect != db.Dialect.Name() {
+			if c.dialect != db.Dialect().Name() {
 				continue
 			}
 			t.Run(c.name, func(t *testing.T) {
@@ -536,7 +536,7 @@ func TestService_RefusedExistingColumns(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				_, err = odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/odata",
+				_, err = odata.NewService(odata.Config{Model: m, DB: db.DB, Mount: "/odata",
 					Sets: map[string]odata.SetOptions{"Items": {Writes: odata.WriteAll}}, Logger: discardLogger()})
 				var mismatch *schema.MismatchError
 				if !errors.As(err, &mismatch) {

@@ -2,7 +2,6 @@ package odata
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"maps"
@@ -148,7 +147,7 @@ func (s *Service) inReadTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if group := sharedTx(ctx, s); group != nil {
 		return group.run(fn)
 	}
-	err := sqldb.RunTx(ctx, s.db, s.dialect, func(sqlTx *sql.Tx) error {
+	err := sqldb.RunTx(ctx, s.db, func(sqlTx *sqldb.Tx) error {
 		if err := fn(s.tx(sqlTx)); err != nil {
 			return err
 		}

@@ -161,7 +161,7 @@ func TestNewService_FunctionHandlers(t *testing.T) {
 	db := dbtest.SQLite(t)
 	createLibrarySchema(t, db)
 	sets, actions := libraryConfig(m)
-	_, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Sets: sets, Actions: actions,
+	_, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Sets: sets, Actions: actions,
 		Functions: map[string]odata.FunctionFunc{"Book/Count": func(context.Context, *odata.FunctionCall) (any, error) { return 1, nil }}})
 	for _, want := range []string{`Functions["Book/Count"]: the model has no overload of "Count" bound to Book`,
 		`function "Count" has no handler: add Functions["Count"]`} {

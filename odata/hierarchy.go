@@ -65,7 +65,7 @@ func (s *Service) storedType(ctx context.Context, et *edm.EntityType, where sq.S
 		return et, nil
 	}
 	q := sq.Select(s.names.QuoteIdent(column)).From(s.names.QuoteIdent(et.Table)).Where(where).Limit(1).
-		PlaceholderFormat(s.dialect.Placeholder())
+		PlaceholderFormat(s.db.Dialect().Placeholder())
 	var name string
 	if err := q.RunWith(s.db).QueryRowContext(ctx).Scan(&name); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {

@@ -48,7 +48,7 @@ func newHierarchyService(t *testing.T, db *dbtest.DB, readFilter string, items .
 	var saved []string // the types the hooks saw
 	hook := func(_ context.Context, _ *odata.Tx, c *odata.Change) error {
 		saved = append(saved, c.EntityType().Name)
-		if c.Op == odata.Create {
+		if c.Op == odata.OpCreate {
 			c.New["Version"] = int64(1)
 		} else {
 			c.New["Version"] = c.Old["Version"].(int64) + 1
@@ -60,7 +60,7 @@ func newHierarchyService(t *testing.T, db *dbtest.DB, readFilter string, items .
 	for _, change := range items {
 		change(&itemOptions)
 	}
-	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Logger: discardLogger(),
+	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Logger: discardLogger(),
 		Sets: map[string]odata.SetOptions{"Items": itemOptions,
 			"Shelves": {Writes: odata.WritePost}, "Books": {Writes: odata.WriteAll, Hooks: odata.Hooks{BeforeSave: hook}}}})
 	if err != nil {

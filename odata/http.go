@@ -183,9 +183,9 @@ func (s *Service) dispatch(req *request) error {
 		if t.kind == tMediaValue {
 			return s.putMedia(req)
 		}
-		return s.put(req, Update)
+		return s.put(req, OpUpdate)
 	case http.MethodPatch:
-		return s.put(req, Patch)
+		return s.put(req, OpPatch)
 	case http.MethodDelete:
 		return s.delete(req)
 	}

@@ -51,7 +51,7 @@ func newKeysService(t *testing.T, db *dbtest.DB) *fixture {
 	}
 	sets["Codes"] = odata.SetOptions{Writes: odata.WriteAll,
 		NewKey: func() any { return fmt.Sprintf("code-%d", codes.Add(1)) }}
-	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/odata", Sets: sets,
+	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Mount: "/odata", Sets: sets,
 		Logger: discardLogger()})
 	if err != nil {
 		t.Fatal(err)

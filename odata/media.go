@@ -86,7 +86,7 @@ func (s *Service) putMedia(req *request) error {
 	if err != nil {
 		return s.dbError(err, false)
 	}
-	stored, err := s.replaceIn(req.r.Context(), req, Patch, where, mediaBody(t.typ, data, mediaType), nil)
+	stored, err := s.replaceIn(req.r.Context(), req, OpPatch, where, mediaBody(t.typ, data, mediaType), nil)
 	if err != nil {
 		return err
 	}

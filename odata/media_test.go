@@ -45,7 +45,7 @@ func (f *fixture) sendRaw(method, path, contentType string, data []byte, headers
 func TestService_MediaWrites(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		m := createSchema(t, db, mediaModel())
-		svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Logger: discardLogger(),
+		svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Logger: discardLogger(),
 			Sets: map[string]odata.SetOptions{"Images": {Writes: odata.WriteAll}}})
 		if err != nil {
 			t.Fatal(err)

@@ -189,7 +189,7 @@ func TestService_OpenAPIConfig(t *testing.T) {
 		{7, "a multipart/mixed batch of at most 7 requests;"},
 		{-1, "a multipart/mixed batch of requests;"},
 	} {
-		svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/api",
+		svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Mount: "/api",
 			OpenAPI: openapi.Options{Title: "Shop API"}, Limits: odata.Limits{BatchRequests: tc.batchRequests},
 			SkipSchemaCheck: true})
 		if err != nil {
@@ -214,7 +214,7 @@ func TestService_OpenAPIConfig(t *testing.T) {
 		}
 	}
 
-	_, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/api",
+	_, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Mount: "/api",
 		OpenAPI: openapi.Options{Operations: []openapi.Operation{{Method: "FETCH", Path: "x"}},
 			Schemas: map[string]openapi.Schema{"Shop.Item": {}}}, SkipSchemaCheck: true})
 	for _, want := range []string{
@@ -244,7 +244,7 @@ func ExampleService_OpenAPIDocument() {
 		panic(err)
 	}
 	defer db.Close()
-	svc, err := odata.NewService(odata.Config{Model: m, DB: db, Dialect: sqlite.Dialect{}, Mount: "/odata",
+	svc, err := odata.NewService(odata.Config{Model: m, DB: db, Mount: "/odata",
 		Sets:            map[string]odata.SetOptions{"Items": {Writes: odata.WriteAll}},
 		SkipSchemaCheck: true, // the example serves the document only: the database has no tables
 		OpenAPI: openapi.Options{Title: "Shop", Version: "1.0", Operations: []openapi.Operation{{

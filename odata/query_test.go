@@ -96,7 +96,7 @@ func TestService_Queries(t *testing.T) {
 		}
 		text := b.String()
 		path := filepath.Join("testdata", "queries.golden")
-		if *update && db.Dialect.Name() == "sqlite" {
+		if *update && db.Dialect().Name() == "sqlite" {
 			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -121,7 +121,7 @@ func newQueryFixture(t *testing.T, db *dbtest.DB) *fixture {
 	f.seed()
 	f.exec(`UPDATE book SET publisher_id = NULL, pages = 300, title = 'Gamma' WHERE id = 'b3'`)
 	f.exec(`UPDATE book SET price = ? WHERE id = 'b2'`, priceArg(db, "20"))
-	if db.Dialect.Name() == "sqlite" {
+	if db.Dialect().Name() == "sqlite" {
 		f.exec(`UPDATE publisher SET created_on_utc = '2020-01-02T03:04:05.000000Z'`)
 	} else {
 		f.exec(`UPDATE publisher SET created_on_utc = '2020-01-02T03:04:05Z'`)
@@ -167,7 +167,7 @@ func TestService_QueryDataErrors(t *testing.T) {
 	long := strings.Repeat("x", 60000)
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		f := newQueryFixture(t, db)
-		pg := db.Dialect.Name() == "postgres"
+		pg := db.Dialect().Name() == "postgres"
 		for _, c := range []struct {
 			query      string
 			sqlite, pg int

@@ -66,7 +66,7 @@ func (s *Service) readError(err error) error {
 	if err == nil || errors.As(err, &e) {
 		return err
 	}
-	switch s.dialect.ClassifyError(err) {
+	switch s.db.Dialect().ClassifyError(err) {
 	case sqldb.ErrInvalidData:
 		return &Error{Code: CodeInvalidValue, Err: err,
 			Message: "The database cannot compute the query with the values it gives (a number out of range, an invalid pattern or a value too long)."}

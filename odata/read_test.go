@@ -423,7 +423,7 @@ func TestService_JSONValues(t *testing.T) {
 		}
 		got = etag.ReplaceAllString(got, "")
 		path := filepath.Join("testdata", "book.json")
-		if *update && db.Dialect.Name() == "sqlite" {
+		if *update && db.Dialect().Name() == "sqlite" {
 			var out bytes.Buffer
 			if err := json.Indent(&out, []byte(got), "", "  "); err != nil {
 				t.Fatal(err)

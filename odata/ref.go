@@ -311,7 +311,7 @@ func columnsNullable(et *edm.EntityType, columns []string, partner string) bool 
 
 // columnValues reads the values of columns of the entity of et with the given key, as the driver returns them.
 func (tx *Tx) columnValues(ctx context.Context, et *edm.EntityType, key []any, columns []string) ([]any, error) {
-	where, err := keyWhere(tx.Dialect, tx.names(), et, key, false)
+	where, err := keyWhere(tx.Dialect(), tx.names(), et, key, false)
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +338,7 @@ func (tx *Tx) setColumns(ctx context.Context, et *edm.EntityType, key []any, col
 
 // setColumnsWhere is setColumns for the entity when it also meets and (when not nil); a 404 when none does.
 func (tx *Tx) setColumnsWhere(ctx context.Context, et *edm.EntityType, key []any, columns []string, values []any, and sq.Sqlizer) error {
-	where, err := keyWhere(tx.Dialect, tx.names(), et, key, false)
+	where, err := keyWhere(tx.Dialect(), tx.names(), et, key, false)
 	if err != nil {
 		return err
 	}

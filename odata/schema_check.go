@@ -2,7 +2,6 @@ package odata
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 
@@ -16,10 +15,10 @@ const schemaCheckTimeout = time.Minute
 
 // checkSchema compares the tables of db with the model m and gives the properties whose columns another program
 // declared the storage those columns hold (schema.Adapt), nil when they match.
-func checkSchema(db *sql.DB, d sqldb.Dialect, m *edm.Model) error {
+func checkSchema(db *sqldb.DB, m *edm.Model) error {
 	ctx, cancel := context.WithTimeout(context.Background(), schemaCheckTimeout)
 	defer cancel()
-	if err := schema.Adapt(ctx, db, d, m); err != nil {
+	if err := schema.Adapt(ctx, db, m); err != nil {
 		return fmt.Errorf("odata: %w", err)
 	}
 	return nil

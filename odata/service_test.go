@@ -70,7 +70,7 @@ func insertBooks(t testing.TB, f *fixture, n int) {
 	if err := m.Build(); err != nil {
 		t.Fatal(err)
 	}
-	otx := &odata.Tx{Tx: tx, Dialect: f.db.Dialect, Model: m}
+	otx := &odata.Tx{Tx: tx, Model: m}
 	bt := m.EntityType("Book")
 	for i := 0; i < n; i++ {
 		e := odata.Entity{"Id": "k" + pad4(i), "Title": "Book number " + pad4(i), "Price": decimal.New(int64(1999+i), -2),
@@ -120,7 +120,7 @@ func TestNewService_SchemaCheck(t *testing.T) {
 		}
 		sets, actions := libraryConfig(m)
 		sets["Nope"] = odata.SetOptions{}
-		cfg := odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Sets: sets, Actions: actions}
+		cfg := odata.Config{Model: m, DB: db.DB, Sets: sets, Actions: actions}
 		_, err := odata.NewService(cfg)
 		for _, want := range []string{
 			`Sets["Nope"]: the model has no entity set`,
@@ -157,8 +157,7 @@ func TestNewService_Errors(t *testing.T) {
 	}{
 		{"nil model", func(c *odata.Config) { c.Model = nil }, "Config.Model is nil"},
 		{"model not built", func(c *odata.Config) { c.Model = libraryModel() }, "not built"},
-		{"nil DB", func(c *odata.Config) { c.DB = nil }, "Config.DB is nil"},
-		{"nil dialect", func(c *odata.Config) { c.Dialect = nil }, "Config.Dialect is nil"},
+		{"nil DB", func(c *odata.Config) { c.DB = nil }, "Config.DB is nil: open the database with odata/sqlite.Open or odata/postgres.Open"},
 		{"unknown set", func(c *odata.Config) { c.Sets["Nope"] = odata.SetOptions{} }, `Sets["Nope"]: the model has no entity set`},
 		{"set name in other case", func(c *odata.Config) { c.Sets["book"] = odata.SetOptions{} }, `the entity set is called "Book"`},
 		{"unknown UpsertBy", func(c *odata.Config) { c.Sets["Author"] = odata.SetOptions{UpsertBy: "Code"} }, `UpsertBy "Code" is not a property`},
@@ -204,7 +203,7 @@ func TestNewService_Errors(t *testing.T) {
 			t.Fatal(err)
 		}
 		sets, actions := libraryConfig(m)
-		cfg := odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Sets: sets, Actions: actions}
+		cfg := odata.Config{Model: m, DB: db.DB, Sets: sets, Actions: actions}
 		tc.edit(&cfg)
 		_, err := odata.NewService(cfg)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -216,7 +215,7 @@ func TestNewService_Errors(t *testing.T) {
 		t.Fatal(err)
 	}
 	sets, actions := libraryConfig(m)
-	if _, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Sets: sets, Actions: actions}); err != nil {
+	if _, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Sets: sets, Actions: actions}); err != nil {
 		t.Errorf("NewService(valid config) = %v", err)
 	}
 }
@@ -253,7 +252,7 @@ func twoBookSets(c *odata.Config, book odata.SetOptions) {
 }
 
 // TestNewService_AllErrors checks that NewService reports every mistake of a configuration at once, not only the
-// first: a missing database hides neither a missing dialect nor the mistakes of the sets and actions.
+// first: a missing database hides none of the mistakes of the sets and actions.
 func TestNewService_AllErrors(t *testing.T) {
 	m := libraryModel()
 	if err := m.Build(); err != nil {
@@ -263,7 +262,7 @@ func TestNewService_AllErrors(t *testing.T) {
 	sets["Nope"] = odata.SetOptions{}
 	delete(actions, "Book/Rate")
 	_, err := odata.NewService(odata.Config{Model: m, Sets: sets, Actions: actions, Mount: "odata", Limits: odata.Limits{PageSize: -1}})
-	want := []string{"Config.DB is nil", "Config.Dialect is nil", "PageSize -1", `Mount "odata"`, `Sets["Nope"]`,
+	want := []string{"Config.DB is nil", "PageSize -1", `Mount "odata"`, `Sets["Nope"]`,
 		`action "Rate" has no handler`}
 	for _, w := range want {
 		if err == nil || !strings.Contains(err.Error(), w) {
@@ -271,7 +270,7 @@ func TestNewService_AllErrors(t *testing.T) {
 		}
 	}
 	_, err = odata.NewService(odata.Config{Mount: "odata"})
-	for _, w := range []string{"Config.Model is nil", "Config.DB is nil", "Config.Dialect is nil", `Mount "odata"`} {
+	for _, w := range []string{"Config.Model is nil", "Config.DB is nil", `Mount "odata"`} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("NewService(Config{Mount: \"odata\"}) error = %v, want one containing %q", err, w)
 		}
@@ -292,7 +291,7 @@ func TestTx_Helpers(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer sqlTx.Rollback()
-		tx := &odata.Tx{Tx: sqlTx, Dialect: db.Dialect, Model: m}
+		tx := &odata.Tx{Tx: sqlTx, Model: m}
 		bt, pt := m.EntityType("Book"), m.EntityType("Publisher")
 		b, err := tx.Get(ctx, bt, "b1")
 		if err != nil {

@@ -30,7 +30,7 @@ func singletonModel() *edm.Model {
 func newSingletonService(t *testing.T, db *dbtest.DB) *fixture {
 	t.Helper()
 	m := createSchema(t, db, singletonModel(), `INSERT INTO shop (id, name, motto, version) VALUES (1, 'Corner', 'Fresh', 1)`)
-	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Logger: discardLogger(),
+	svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Logger: discardLogger(),
 		Singletons: map[string]odata.SingletonOptions{"Shop": {Writes: odata.WritePut | odata.WritePatch,
 			Hooks: odata.Hooks{BeforeSave: func(_ context.Context, _ *odata.Tx, c *odata.Change) error {
 				if c.Singleton == nil || c.Singleton.Name != "Shop" || c.Set != nil {
@@ -107,7 +107,7 @@ func TestService_SingletonEmptyTable(t *testing.T) {
 func TestNewService_SingletonOptions(t *testing.T) {
 	db := dbtest.SQLite(t)
 	m := createSchema(t, db, singletonModel())
-	_, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Singletons: map[string]odata.SingletonOptions{
+	_, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Singletons: map[string]odata.SingletonOptions{
 		"Nope": {Writes: odata.WritePatch}, "Shop": {Writes: odata.WriteAll}}})
 	for _, want := range []string{`Singletons["Nope"]: the model has no singleton "Nope"`,
 		`Singletons["Shop"]: a singleton takes PUT and PATCH only`} {

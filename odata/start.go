@@ -89,7 +89,7 @@ func plural(name string) string {
 func migrateModel(c Config, m *edm.Model) error {
 	ctx, cancel := context.WithTimeout(context.Background(), migrateTimeout)
 	defer cancel()
-	if _, err := migrate.Up(ctx, c.DB, c.Dialect, schema.Migration(m.Namespace, m)); err != nil {
+	if _, err := migrate.Up(ctx, c.DB, schema.Migration(m.Namespace, m)); err != nil {
 		return fmt.Errorf("odata: Config.Migrate: %w", err)
 	}
 	return nil

@@ -47,7 +47,7 @@ func TestNewService_Structs(t *testing.T) {
 		}
 		defer db.Close()
 		model := &edm.Model{Namespace: "Library", EntitySets: []*edm.EntitySet{{Name: "Writers", Type: "startAuthor"}}}
-		svc, err := odata.NewService(odata.Config{DB: db, Dialect: sqlite.Dialect{}, Model: model, Logger: discardLogger(),
+		svc, err := odata.NewService(odata.Config{DB: db, Model: model, Logger: discardLogger(),
 			Structs: []any{startAuthor{}, (*startBook)(nil)}, Migrate: true, Writes: odata.WritePost,
 			Sets: map[string]odata.SetOptions{"startBooks": {}}})
 		if err != nil {

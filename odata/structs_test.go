@@ -138,7 +138,7 @@ func inTx(t *testing.T, db *dbtest.DB, m *edm.Model, fn func(ctx context.Context
 		t.Fatal(err)
 	}
 	defer sqlTx.Rollback()
-	if err := fn(ctx, &odata.Tx{Tx: sqlTx, Dialect: db.Dialect, Model: m}); err != nil {
+	if err := fn(ctx, &odata.Tx{Tx: sqlTx, Model: m}); err != nil {
 		t.Fatal(err)
 	}
 	if err := sqlTx.Commit(); err != nil {
@@ -334,7 +334,7 @@ func TestService_Structs(t *testing.T) {
 			g.Id, g.Text = 0, g.Text+" (copy)"
 			return &g, call.Tx.InsertStruct(ctx, &g)
 		}
-		svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/odata", Logger: discardLogger(),
+		svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Mount: "/odata", Logger: discardLogger(),
 			Sets:    map[string]odata.SetOptions{"Gadgets": {Writes: odata.WriteAll, Hooks: odata.Hooks{BeforeSave: beforeSave}}, "Parts": {}},
 			Actions: map[string]odata.ActionFunc{"Gadget/Copy": copyGadget}})
 		if err != nil {

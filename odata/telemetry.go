@@ -93,8 +93,8 @@ func newTelemetry(cfg Config) (*telemetry, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.DB != nil && cfg.Dialect != nil && recordsPool(cfg.MeterProvider) {
-		if err := observePool(meter, cfg.DB, cfg.Dialect.Name()); err != nil {
+	if cfg.DB != nil && recordsPool(cfg.MeterProvider) {
+		if err := observePool(meter, cfg.DB.DB, cfg.DB.Dialect().Name()); err != nil {
 			return nil, err
 		}
 	}

@@ -400,7 +400,7 @@ func TestService_TelemetryMetrics(t *testing.T) {
 			states = append(states, a["db.client.connection.state"]+" "+a["db.client.connection.pool.name"])
 		}
 		sort.Strings(states)
-		if diff := cmp.Diff([]string{"idle " + db.Dialect.Name(), "used " + db.Dialect.Name()}, states); diff != "" {
+		if diff := cmp.Diff([]string{"idle " + db.Dialect().Name(), "used " + db.Dialect().Name()}, states); diff != "" {
 			t.Errorf("db.client.connection.count points (-want +got):\n%s", diff)
 		}
 		for _, name := range []string{"db.client.connection.max", "db.client.connection.waits", "db.client.connection.wait_duration", "db.client.connection.closed"} {

@@ -24,7 +24,8 @@ func entityNotFound(et *edm.EntityType) *Error {
 }
 
 // Tx is the transaction of one write request (or action), with what plug-ins need to run their own SQL in it:
-// the dialect, the model and helpers that read and write whole entities by the model (columns, complex members,
+// the database's transaction with its dialect (the embedded *sqldb.Tx: tx.ExecContext, tx.Dialect(), ...), the
+// model and helpers that read and write whole entities by the model (columns, complex members,
 // side tables of collections and the storage conversions of odata/DESIGN.md).
 //
 // The helpers work on the stored form only: they do not apply defaults, run hooks or check MaxLength and
@@ -35,12 +36,11 @@ func entityNotFound(et *edm.EntityType) *Error {
 // one place the engine's API hands out squirrel types, on purpose; values go in as arguments (sqldb.Arg and
 // friends convert them), identifiers come from the model.
 type Tx struct {
-	*sql.Tx
-	Dialect sqldb.Dialect
-	Model   *edm.Model
+	*sqldb.Tx
+	Model *edm.Model
 
 	svc     *Service
-	changes *changeSet // the changes of tracked sets, for the change log (changes.go); nil outside a Service's writes
+	changes *trackedChanges // the changes of tracked sets, for the change log (changes.go); nil outside a Service's writes
 }
 
 // names quotes identifiers for the helpers: from the Service's quoted names of the model, or with the Dialect
@@ -49,20 +49,20 @@ func (tx *Tx) names() modelsql.Quoter {
 	if tx.svc != nil {
 		return tx.svc.names
 	}
-	return tx.Dialect
+	return tx.Dialect()
 }
 
 // Builder returns a squirrel statement builder with the dialect's placeholders that runs its statements in the
 // transaction.
 func (tx *Tx) Builder() sq.StatementBuilderType {
-	return sqldb.Builder(tx.Dialect).RunWith(tx.Tx)
+	return sqldb.Builder(tx.Dialect()).RunWith(tx.Tx)
 }
 
 // Get reads the entity of type et with the given key values (in key order), with every property that is not
 // lazy. A key of a type whose entity set has SetOptions.CaseInsensitiveKey matches without regard to case. A
 // missing entity is a 404 *Error wrapping ErrNotFound.
 func (tx *Tx) Get(ctx context.Context, et *edm.EntityType, key ...any) (Entity, error) {
-	where, err := keyWhere(tx.Dialect, tx.names(), et, key, tx.svc.foldKey(et))
+	where, err := keyWhere(tx.Dialect(), tx.names(), et, key, tx.svc.foldKey(et))
 	if err != nil {
 		return nil, err
 	}
@@ -73,11 +73,11 @@ func (tx *Tx) Get(ctx context.Context, et *edm.EntityType, key ...any) (Entity, 
 // transaction ends when forUpdate (Dialect.LockForUpdate).
 func (tx *Tx) getWhere(ctx context.Context, et *edm.EntityType, where sq.Sqlizer, forUpdate bool) (Entity, error) {
 	l := tx.svc.defaultLayout(et)
-	b := selectFrom(tx.Dialect, tx.names(), l).Where(where).Limit(1)
+	b := selectFrom(tx.Dialect(), tx.names(), l).Where(where).Limit(1)
 	if et.Base() != nil {
 		b = b.Where(typeWhere(tx.names(), tx.Model.Namespace, et)) // a derived type: its rows only
 	}
-	if lock := tx.Dialect.LockForUpdate(); forUpdate && lock != "" {
+	if lock := tx.Dialect().LockForUpdate(); forUpdate && lock != "" {
 		b = b.Suffix(strings.TrimPrefix(lock, " "))
 	}
 	list, err := tx.queryLayout(ctx, l, b)
@@ -95,7 +95,7 @@ func (tx *Tx) getWhere(ctx context.Context, et *edm.EntityType, where sq.Sqlizer
 // name; they come from code, never from a request.
 func (tx *Tx) Query(ctx context.Context, et *edm.EntityType, where sq.Sqlizer, orderBy ...string) ([]Entity, error) {
 	l := tx.svc.defaultLayout(et)
-	b := selectFrom(tx.Dialect, tx.names(), l)
+	b := selectFrom(tx.Dialect(), tx.names(), l)
 	if where != nil {
 		b = b.Where(where)
 	}
@@ -109,7 +109,7 @@ func (tx *Tx) Query(ctx context.Context, et *edm.EntityType, where sq.Sqlizer, o
 }
 
 func (tx *Tx) queryLayout(ctx context.Context, l *layout, b sq.SelectBuilder) ([]Entity, error) {
-	query, args, err := b.PlaceholderFormat(tx.Dialect.Placeholder()).ToSql()
+	query, args, err := b.PlaceholderFormat(tx.Dialect().Placeholder()).ToSql()
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +208,7 @@ func (tx *Tx) Insert(ctx context.Context, et *edm.EntityType, e Entity) error {
 		if !ok || p.SQL != "" || p.Collection || p.Generated && v == nil {
 			continue
 		}
-		c, a, err := columnArgs(tx.Dialect, tx.names(), p, v)
+		c, a, err := columnArgs(tx.Dialect(), tx.names(), p, v)
 		if err != nil {
 			return err
 		}
@@ -250,13 +250,13 @@ func (tx *Tx) insertRow(ctx context.Context, et *edm.EntityType, cols []string, 
 		if len(cols) == 0 {
 			return fmt.Errorf("odata: %s: the entity has no values to insert", et.Name)
 		}
-		return tx.exec(ctx, sqldb.Builder(tx.Dialect).Insert(table).Columns(cols...).Values(vals...))
+		return tx.exec(ctx, sqldb.Builder(tx.Dialect()).Insert(table).Columns(cols...).Values(vals...))
 	}
-	returning := tx.Dialect.Returning(generated.Column)
+	returning := tx.Dialect().Returning(generated.Column)
 	query, args := "INSERT INTO "+table+" DEFAULT VALUES "+returning, []any(nil)
 	if len(cols) > 0 {
 		var err error
-		query, args, err = sqldb.Builder(tx.Dialect).Insert(table).Columns(cols...).Values(vals...).Suffix(returning).ToSql()
+		query, args, err = sqldb.Builder(tx.Dialect()).Insert(table).Columns(cols...).Values(vals...).Suffix(returning).ToSql()
 		if err != nil {
 			return err
 		}
@@ -283,18 +283,18 @@ func (tx *Tx) Update(ctx context.Context, et *edm.EntityType, e Entity) error {
 	}
 	names := tx.names()
 	table := names.QuoteIdent(et.Table)
-	where, err := keyWhere(tx.Dialect, names, et, key, false)
+	where, err := keyWhere(tx.Dialect(), names, et, key, false)
 	if err != nil {
 		return err
 	}
-	q := sqldb.Builder(tx.Dialect).Update(table).Where(where)
+	q := sqldb.Builder(tx.Dialect()).Update(table).Where(where)
 	n := 0
 	for _, p := range et.Properties {
 		v, ok := e[p.Name]
 		if !ok || p.SQL != "" || p.Collection || p.IsKey() {
 			continue
 		}
-		cols, args, err := columnArgs(tx.Dialect, names, p, v)
+		cols, args, err := columnArgs(tx.Dialect(), names, p, v)
 		if err != nil {
 			return err
 		}
@@ -330,7 +330,7 @@ func (tx *Tx) Update(ctx context.Context, et *edm.EntityType, e Entity) error {
 // of its many-to-many navigations (in both directions), the entities it contains, and its own row. A missing
 // entity is a 404 *Error wrapping ErrNotFound.
 func (tx *Tx) Delete(ctx context.Context, et *edm.EntityType, key ...any) error {
-	d := tx.Dialect
+	d := tx.Dialect()
 	names := tx.names()
 	table := names.QuoteIdent(et.Table)
 	where, err := keyWhere(d, names, et, key, false)
@@ -390,14 +390,14 @@ func (tx *Tx) deleteRefs(ctx context.Context, table string, cols []string, in sq
 		return nil
 	}
 	done[id] = true
-	d := tx.Dialect
+	d := tx.Dialect()
 	names := tx.names()
 	return tx.exec(ctx, sqldb.Builder(d).Delete(names.QuoteIdent(table)).Where(modelsql.TupleIn(names, "", cols, in)))
 }
 
 // deleteContained deletes the entities a containment navigation leads to, with their collections.
 func (tx *Tx) deleteContained(ctx context.Context, n *edm.NavigationProperty, sourceIn sq.SelectBuilder) error {
-	d := tx.Dialect
+	d := tx.Dialect()
 	target := n.TargetType()
 	names := tx.names()
 	table := names.QuoteIdent(target.Table)
@@ -528,7 +528,7 @@ func ownerWhere(d sqldb.Dialect, q modelsql.Quoter, et *edm.EntityType, ct *edm.
 // ownerValues returns the values of the owner columns of ct for the entity of et with the given key: the key
 // arguments, or the entity's source columns as stored.
 func (tx *Tx) ownerValues(ctx context.Context, et *edm.EntityType, ct *edm.CollectionTable, key []any) ([]any, error) {
-	d := tx.Dialect
+	d := tx.Dialect()
 	if sideIsKey(et, ct) {
 		return keyArgs(d, et, key)
 	}
@@ -578,7 +578,7 @@ func sourceSelect(d sqldb.Dialect, q modelsql.Quoter, et *edm.EntityType, ct *ed
 }
 
 func (tx *Tx) deleteItems(ctx context.Context, et *edm.EntityType, p *edm.Property, key []any) error {
-	d := tx.Dialect
+	d := tx.Dialect()
 	where, err := ownerWhere(d, tx.names(), et, p.CollectionTable, key)
 	if err != nil {
 		return err
@@ -597,7 +597,7 @@ func (tx *Tx) insertItems(ctx context.Context, et *edm.EntityType, p *edm.Proper
 	if len(items) == 0 {
 		return nil
 	}
-	d := tx.Dialect
+	d := tx.Dialect()
 	ct := p.CollectionTable
 	cols := modelsql.Columns(tx.names(), "", append(append([]string(nil), ct.OwnerColumns...), ct.ValueColumn, ct.OrdinalColumn))
 	owner, err := tx.ownerValues(ctx, et, ct, key)

@@ -25,7 +25,7 @@ func (s *Service) inTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if group := sharedTx(ctx, s); group != nil {
 		return group.run(fn)
 	}
-	return sqldb.RunTx(ctx, s.db, s.dialect, func(sqlTx *sql.Tx) error {
+	return sqldb.RunTx(ctx, s.db, func(sqlTx *sqldb.Tx) error {
 		tx := s.tx(sqlTx)
 		if err := fn(tx); err != nil {
 			return err
@@ -44,7 +44,7 @@ func (s *Service) dbError(err error, deleting bool) error {
 	if errors.As(err, &e) {
 		return err
 	}
-	switch s.dialect.ClassifyError(err) {
+	switch s.db.Dialect().ClassifyError(err) {
 	case sqldb.ErrUniqueViolation:
 		return &Error{Code: CodeConflict, Err: err,
 			Message: "The entity conflicts with an existing one: a value that must be unique is already taken."}
@@ -63,9 +63,6 @@ func (s *Service) dbError(err error, deleting bool) error {
 	}
 	return err
 }
-
-// readOnly reports whether clients cannot set p: computed by the server or by SQL.
-func readOnly(p *edm.Property) bool { return p.ReadOnly || p.SQL != "" }
 
 // body is a decoded write body.
 type body struct {
@@ -139,9 +136,9 @@ func decodeEntity(et *edm.EntityType, members []member, config *setConfig, op Op
 func (c *setConfig) uses(p *edm.Property, op Op) bool {
 	switch {
 	case p == c.upsert:
-		return op == Create || c.RejectKeyChange
-	case op == Create:
-		return !readOnly(p)
+		return op == OpCreate || c.RejectKeyChange
+	case op == OpCreate:
+		return !p.Computed()
 	case c.fixed(p):
 		return c.RejectKeyChange && (p.IsKey() || p.Immutable)
 	}
@@ -232,7 +229,7 @@ func fillComplex(p *edm.Property, v any, base any) any {
 func missingRequired(et *edm.EntityType, e Entity, skip func(*edm.Property) bool) []ErrorDetail {
 	var out []ErrorDetail
 	for _, p := range et.Properties {
-		if !p.Required && !(p.IsKey() && !readOnly(p)) {
+		if !p.Required && !(p.IsKey() && !p.Computed()) {
 			continue
 		}
 		if skip != nil && skip(p) {
@@ -340,12 +337,12 @@ func (s *Service) post(req *request) error {
 	if err := s.checkWritable(ctx, et, members); err != nil {
 		return err
 	}
-	b := decodeEntity(et, members, config, Create)
+	b := decodeEntity(et, members, config, OpCreate)
 	s.resolveBinds(req, b)
 	vals := b.vals
 	if u := config.upsert; u != nil && vals[u.Name] != nil && vals[u.Name] != "" {
 		fold := config.CaseInsensitiveKey && u.IsKey()
-		where, err := propWhere(s.dialect, s.names, et, u, vals[u.Name], fold)
+		where, err := propWhere(s.db.Dialect(), s.names, et, u, vals[u.Name], fold)
 		if err != nil {
 			return s.dbError(err, false)
 		}
@@ -361,12 +358,12 @@ func (s *Service) post(req *request) error {
 			return err
 		}
 		if storedType != et {
-			b = decodeEntity(storedType, members, config, Create)
+			b = decodeEntity(storedType, members, config, OpCreate)
 			s.resolveBinds(req, b)
 		}
 		t.typ = storedType
 		missing := BadRequest(CodeInvalidValue, u.Name, fmt.Sprintf("%s %s does not exist", et.Name, u.Name))
-		return s.replace(req, Update, where, b, missing)
+		return s.replace(req, OpUpdate, where, b, missing)
 	}
 	if u := config.upsert; u != nil && b.bad[u.Name] {
 		return ValidationError(b.details...)
@@ -399,7 +396,7 @@ func (s *Service) create(ctx context.Context, tx *Tx, req *request, et *edm.Enti
 		return nil, err
 	}
 	details := append(b.details, missingRequired(et, e, func(p *edm.Property) bool { return b.bad[p.Name] })...)
-	c := &Change{Op: Create, Set: set, New: e, Sent: b.sent, typ: et}
+	c := &Change{Op: OpCreate, Set: set, New: e, Sent: b.sent, typ: et}
 	if err := saveHook(ctx, tx, config.Hooks.BeforeSave, c, details); err != nil {
 		return nil, err
 	}
@@ -424,7 +421,7 @@ func newEntity(et *edm.EntityType, config *setConfig, b *body) Entity {
 	e := defaults(et)
 	for name := range b.sent {
 		p := et.Property(name)
-		if b.bad[name] || readOnly(p) {
+		if b.bad[name] || p.Computed() {
 			continue // computed by the server: ignored on create
 		}
 		e[name] = fillComplex(p, b.vals[name], nil)
@@ -470,7 +467,7 @@ func (s *Service) afterSave(ctx context.Context, tx *Tx, config *setConfig, c *C
 	if err != nil {
 		return nil, err
 	}
-	where, err := keyWhere(s.dialect, s.names, et, key, false)
+	where, err := keyWhere(s.db.Dialect(), s.names, et, key, false)
 	if err != nil {
 		return nil, err
 	}
@@ -543,7 +540,7 @@ func (s *Service) singletonWhere(ctx context.Context, sg *edm.Singleton) (sq.Sql
 	for _, k := range et.KeyProperties() {
 		columns = append(columns, s.names.QuoteIdent(k.Column))
 	}
-	q := sq.Select(columns...).From(s.names.QuoteIdent(et.Table)).OrderBy(columns...).Limit(1).PlaceholderFormat(s.dialect.Placeholder())
+	q := sq.Select(columns...).From(s.names.QuoteIdent(et.Table)).OrderBy(columns...).Limit(1).PlaceholderFormat(s.db.Dialect().Placeholder())
 	values := make([]any, len(columns))
 	targets := make([]any, len(columns))
 	for i := range values {
@@ -563,7 +560,7 @@ func (s *Service) singletonWhere(ctx context.Context, sg *edm.Singleton) (sq.Sql
 		}
 		key[i] = v
 	}
-	return keyWhere(s.dialect, s.names, et, key, false)
+	return keyWhere(s.db.Dialect(), s.names, et, key, false)
 }
 
 // replace saves b as a full update (op Update) or a patch (op Patch) of the entity of the request's set that
@@ -662,13 +659,13 @@ func (s *Service) update(ctx context.Context, tx *Tx, c *Change, config *setConf
 
 // fixed reports whether an update cannot change p: a key, read-only or immutable property, or the UpsertBy one.
 func (c *setConfig) fixed(p *edm.Property) bool {
-	return p.IsKey() || readOnly(p) || p.Immutable || p == c.upsert
+	return p.IsKey() || p.Computed() || p.Immutable || p == c.upsert
 }
 
 // updateBase returns the entity an update of old starts from: for a patch the stored entity, for a full update
 // the defaults with the stored values of the fixed properties.
 func updateBase(et *edm.EntityType, config *setConfig, op Op, old Entity) Entity {
-	if op == Patch {
+	if op == OpPatch {
 		return maps.Clone(old)
 	}
 	e := defaults(et)
@@ -697,7 +694,7 @@ func applySent(et *edm.EntityType, config *setConfig, op Op, e, old Entity, b *b
 			continue
 		}
 		var base any
-		if op == Patch {
+		if op == OpPatch {
 			base = old[p.Name]
 		}
 		e[p.Name] = fillComplex(p, v, base)

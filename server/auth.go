@@ -16,45 +16,45 @@ import (
 	"github.com/storekit/store/storefront"
 )
 
-// Authenticator issues, checks and revokes bearer tokens. Its errors are *odata.Error values with their status
+// authenticator issues, checks and revokes bearer tokens. Its errors are *odata.Error values with their status
 // (400 InvalidCredentials, 429 with Retry-After, 503 with Retry-After when too many password checks are
 // running, 401 for an unknown, expired or revoked token) and are answered as they are; any other error is a 500.
-type Authenticator interface {
+type authenticator interface {
 	// Login checks the credentials and issues a token. Credentials.Client is the address the request comes
 	// from, behind trusted proxies the one they forwarded.
-	Login(ctx context.Context, c Credentials) (Token, error)
+	Login(ctx context.Context, c credentials) (token, error)
 	// Authenticate returns the customer a token belongs to.
-	Authenticate(ctx context.Context, accessToken string) (Principal, error)
+	Authenticate(ctx context.Context, accessToken string) (principal, error)
 	// Revoke makes the token unusable.
 	Revoke(ctx context.Context, accessToken string) error
 }
 
-// forgetter is an Authenticator that caches checks (entities.Auth with a CacheTTL): requireToken calls Forget
+// forgetter is an authenticator that caches checks (entities.Auth with a CacheTTL): requireToken calls Forget
 // after every request that may revoke a token (mayRevoke), so a revocation it made is seen by the next check on
 // this node.
 type forgetter interface {
 	Forget()
 }
 
-// Token is an issued bearer token: AccessToken, the opaque token the client sends as "Authorization: Bearer
+// token is an issued bearer token: AccessToken, the opaque token the client sends as "Authorization: Bearer
 // <token>", and ExpiresIn, the time left until it expires.
-type Token = entities.Token
+type token = entities.Token
 
-// Credentials are what a sign-in presents: the e-mail, the password and the client's address.
-type Credentials = entities.Credentials
+// credentials are what a sign-in presents: the e-mail, the password and the client's address.
+type credentials = entities.Credentials
 
-// Principal is the customer a request acts for; Admin is true for members of the Administrators role.
-type Principal = entities.Principal
+// principal is the customer a request acts for; Admin is true for members of the Administrators role.
+type principal = entities.Principal
 
 type principalKey struct{}
 
-func withPrincipal(ctx context.Context, p Principal) context.Context {
+func withPrincipal(ctx context.Context, p principal) context.Context {
 	ctx = context.WithValue(ctx, principalKey{}, p)
 	return storefront.WithCustomer(ctx, p.CustomerID, p.Email)
 }
 
-func principalFrom(ctx context.Context) (Principal, bool) {
-	p, ok := ctx.Value(principalKey{}).(Principal)
+func principalFrom(ctx context.Context) (principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(principal)
 	return p, ok
 }
 
@@ -111,7 +111,7 @@ func isB64Token(s string) bool {
 
 // requireToken lets a request through only with a valid bearer token, and puts its Principal (and the storefront
 // customer) into the request context.
-func requireToken(auth Authenticator, logger *slog.Logger) func(http.Handler) http.Handler {
+func requireToken(auth authenticator, logger *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			tok, err := bearerToken(r.Header)
@@ -170,17 +170,14 @@ func (f *forgetOnAnswer) Flush() {
 func (f *forgetOnAnswer) Unwrap() http.ResponseWriter { return f.ResponseWriter }
 
 // mayRevoke reports whether a request may revoke a token or take a right from a customer: any request that may
-// write (every method but GET, HEAD and OPTIONS), but for OData writes into the entity sets the store knows
-// cannot (entities.WriteMayRevoke).
+// write (every method but GET, HEAD and OPTIONS) outside the OData service, whose writes that may call Forget
+// themselves once they commit (entities.Options.PrincipalChanged).
 func mayRevoke(r *http.Request) bool {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		return false
 	}
-	if rest, ok := strings.CutPrefix(r.URL.Path, "/odata/"); ok {
-		return entities.WriteMayRevoke(rest)
-	}
-	return true
+	return !odataPath(r.URL.Path)
 }
 
 // withChallenge adds "WWW-Authenticate: Bearer" to a 401 error that lacks it, without changing err itself (it
@@ -213,7 +210,7 @@ func requireAdmin(logger *slog.Logger) func(http.Handler) http.Handler {
 }
 
 // handleLogin serves POST /api/token: {"email", "password"} -> {"access_token", "token_type", "expires_in"}.
-func handleLogin(auth Authenticator, logger *slog.Logger) http.Handler {
+func handleLogin(auth authenticator, logger *slog.Logger) http.Handler {
 	type request struct {
 		Email    *string `json:"email"`
 		Password *string `json:"password"`
@@ -240,7 +237,7 @@ func handleLogin(auth Authenticator, logger *slog.Logger) http.Handler {
 			odata.WriteError(w, r, logger, odata.ValidationError(missing...))
 			return
 		}
-		tok, err := auth.Login(r.Context(), Credentials{Email: *req.Email, Password: *req.Password,
+		tok, err := auth.Login(r.Context(), credentials{Email: *req.Email, Password: *req.Password,
 			Client: clientAddrFrom(r.Context())})
 		if err != nil {
 			odata.WriteError(w, r, logger, err)
@@ -255,7 +252,7 @@ func handleLogin(auth Authenticator, logger *slog.Logger) http.Handler {
 
 // handleRevoke serves POST /api/token/revoke: it revokes the token the request carries (logout). It runs after
 // requireToken, so the header is known to be well-formed.
-func handleRevoke(auth Authenticator, logger *slog.Logger) http.Handler {
+func handleRevoke(auth authenticator, logger *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tok, err := bearerToken(r.Header)
 		if err == nil {

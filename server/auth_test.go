@@ -261,7 +261,7 @@ func TestLogin_ClientAddress(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			auth := newFakeAuth()
-			h, err := newHandler(newLogger(io.Discard, "json"), &Components{Auth: auth}, &drainGate{}, Config{TrustedProxies: tc.trusted, RequestBudget: odata.DefaultTimeBudget}, &telemetry{})
+			h, err := newHandler(newLogger(io.Discard, "json"), &components{Auth: auth}, &drainGate{}, config{TrustedProxies: tc.trusted, RequestBudget: odata.DefaultTimeBudget}, &telemetry{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,8 +11,8 @@ import (
 // BenchmarkHandler measures the cost of the middleware chain, routing and authentication around a trivial
 // storefront handler (the fake authenticator is a map lookup; logging goes to io.Discard).
 func BenchmarkHandler(b *testing.B) {
-	h, err := newHandler(newLogger(io.Discard, "json"), &Components{OData: &fakeOData{}, Storefront: fakeStorefront,
-		Auth: newFakeAuth()}, &drainGate{}, Config{RequestBudget: odata.DefaultTimeBudget}, &telemetry{})
+	h, err := newHandler(newLogger(io.Discard, "json"), &components{OData: &fakeOData{}, Storefront: fakeStorefront,
+		Auth: newFakeAuth()}, &drainGate{}, config{RequestBudget: odata.DefaultTimeBudget}, &telemetry{})
 	if err != nil {
 		b.Fatal(err)
 	}

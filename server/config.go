@@ -19,8 +19,8 @@ import (
 	"github.com/storekit/store/odata/postgres"
 )
 
-// Config is the configuration of the service, read from flags and environment variables.
-type Config struct {
+// config is the configuration of the service, read from flags and environment variables.
+type config struct {
 	// Addr is the listen address (host:port; port 0 picks a free port).
 	Addr string
 	// DB is a SQLite file path, or a postgres:// (postgresql://) URL that selects PostgreSQL.
@@ -59,11 +59,11 @@ type Config struct {
 	// Metrics serves the metrics at /metrics in the Prometheus text format, for an administrator's token.
 	Metrics bool
 	// OTLP says which signals go to an OpenTelemetry collector, from the standard OTEL_* variables.
-	OTLP OTLP
+	OTLP otlpConfig
 }
 
 // Postgres reports whether DB names a PostgreSQL database.
-func (c Config) Postgres() bool { return isPostgresURL(c.DB) }
+func (c config) Postgres() bool { return isPostgresURL(c.DB) }
 
 func isPostgresURL(s string) bool {
 	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
@@ -98,13 +98,13 @@ var options = []option{
 // parseConfig reads the configuration from args (args[0] is the program name) and getenv. A flag wins over its
 // environment variable, which wins over the default. With -help it writes the help text to help and returns
 // flag.ErrHelp. Every bad value is reported in one error.
-func parseConfig(args []string, getenv func(string) string, help io.Writer) (Config, error) {
+func parseConfig(args []string, getenv func(string) string, help io.Writer) (config, error) {
 	name := "storeserver"
 	if len(args) > 0 {
 		name = filepath.Base(args[0])
 		args = args[1:]
 	}
-	c := Config{
+	c := config{
 		Addr:             "127.0.0.1:8080",
 		DB:               "store.db",
 		AdminEmail:       "admin@example.com",
@@ -142,12 +142,12 @@ func parseConfig(args []string, getenv func(string) string, help io.Writer) (Con
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(fs, help)
-			return Config{}, err
+			return config{}, err
 		}
-		return Config{}, fmt.Errorf("%v (run %s -help for the list of flags)", err, name)
+		return config{}, fmt.Errorf("%v (run %s -help for the list of flags)", err, name)
 	}
 	if fs.NArg() > 0 {
-		return Config{}, fmt.Errorf("unexpected argument %q (run %s -help for the list of flags)", fs.Arg(0), name)
+		return config{}, fmt.Errorf("unexpected argument %q (run %s -help for the list of flags)", fs.Arg(0), name)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -171,13 +171,13 @@ func parseConfig(args []string, getenv func(string) string, help io.Writer) (Con
 	c.OTLP = otlp
 	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
 	if len(errs) > 0 {
-		return Config{}, fmt.Errorf("invalid configuration:\n\t%w", joinErrors(errs))
+		return config{}, fmt.Errorf("invalid configuration:\n\t%w", joinErrors(errs))
 	}
 	return c, nil
 }
 
 // validate returns one error per bad value.
-func (c Config) validate() []error {
+func (c config) validate() []error {
 	var errs []error
 	bad := func(flagName, format string, args ...any) {
 		env := ""

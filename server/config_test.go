@@ -14,7 +14,7 @@ import (
 	"github.com/storekit/store/odata/postgres"
 )
 
-func defaultConfig() Config {
+func defaultConfig() config {
 	c, err := parseConfig([]string{"storeserver"}, func(string) string { return "" }, nil)
 	if err != nil {
 		panic(err)
@@ -24,7 +24,7 @@ func defaultConfig() Config {
 
 func TestParseConfig(t *testing.T) {
 	def := defaultConfig()
-	with := func(f func(c *Config)) Config {
+	with := func(f func(c *config)) config {
 		c := def
 		f(&c)
 		return c
@@ -33,14 +33,14 @@ func TestParseConfig(t *testing.T) {
 		name string
 		args []string
 		env  map[string]string
-		want Config
+		want config
 	}{
 		{"Defaults", nil, nil, def},
 		{"Flags", []string{"-addr", ":0", "-db", "/tmp/x.db", "-admin-email", "root@shop.test", "-admin-password",
 			"correct horse", "-demo=false", "-token-ttl", "90m", "-token-cache-ttl", "0", "-countries=false", "-db-max-open", "5",
 			"-db-max-idle", "2", "-db-max-lifetime", "1m", "-shutdown-timeout", "5s", "-request-budget", "3s",
 			"-log-format", "text", "-metrics=false"}, nil,
-			Config{Addr: ":0", DB: "/tmp/x.db", AdminEmail: "root@shop.test", AdminPassword: "correct horse",
+			config{Addr: ":0", DB: "/tmp/x.db", AdminEmail: "root@shop.test", AdminPassword: "correct horse",
 				Demo: false, TokenTTL: 90 * time.Minute, TokenCacheTTL: 0, CountriesEnabled: false,
 				Pool: poolOf(5, 2, time.Minute), ShutdownTimeout: 5 * time.Second, RequestBudget: 3 * time.Second,
 				LogFormat: "text"}},
@@ -51,32 +51,32 @@ func TestParseConfig(t *testing.T) {
 			"STORE_REQUEST_BUDGET": "45s", "STORE_LOG_FORMAT": "text", "STORE_METRICS": "false",
 			"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector.test:4318", "OTEL_METRICS_EXPORTER": "none",
 			"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf"},
-			Config{Addr: ":0", DB: "postgres://u:p@db.test/store", AdminEmail: "root@shop.test",
+			config{Addr: ":0", DB: "postgres://u:p@db.test/store", AdminEmail: "root@shop.test",
 				AdminPassword: "correct horse", Demo: false, TokenTTL: time.Hour, TokenCacheTTL: 250 * time.Millisecond,
 				CountriesEnabled: false,
 				Pool:             poolOf(7, 7, 2*time.Hour), ShutdownTimeout: time.Minute, RequestBudget: 45 * time.Second,
-				LogFormat: "text", OTLP: OTLP{Traces: true}}},
+				LogFormat: "text", OTLP: otlpConfig{Traces: true}}},
 		{"OTLPSignalEndpoints", nil, map[string]string{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "http://collector.test:4318/v1/metrics"},
-			func() Config { c := defaultConfig(); c.OTLP = OTLP{Metrics: true}; return c }()},
+			func() config { c := defaultConfig(); c.OTLP = otlpConfig{Metrics: true}; return c }()},
 		{"OTLPDisabled", nil, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector.test:4318", "OTEL_SDK_DISABLED": "true"},
 			defaultConfig()},
 		{"FlagWinsOverEnv", []string{"-addr", "127.0.0.1:9000", "-demo=true", "-token-ttl", "2h"},
 			map[string]string{"STORE_ADDR": "127.0.0.1:9999", "STORE_DEMO": "false", "STORE_TOKEN_TTL": "bogus"},
-			with(func(c *Config) { c.Addr = "127.0.0.1:9000"; c.TokenTTL = 2 * time.Hour })},
+			with(func(c *config) { c.Addr = "127.0.0.1:9000"; c.TokenTTL = 2 * time.Hour })},
 		{"EnvBesideFlags", []string{"-addr", "127.0.0.1:9000"}, map[string]string{"STORE_DEMO": "false"},
-			with(func(c *Config) { c.Addr = "127.0.0.1:9000"; c.Demo = false })},
+			with(func(c *config) { c.Addr = "127.0.0.1:9000"; c.Demo = false })},
 		{"PostgresqlScheme", []string{"-db", "postgresql://localhost/store?sslmode=disable"}, nil,
-			with(func(c *Config) { c.DB = "postgresql://localhost/store?sslmode=disable" })},
-		{"IPv6", []string{"-addr", "[::1]:8080"}, nil, with(func(c *Config) { c.Addr = "[::1]:8080" })},
+			with(func(c *config) { c.DB = "postgresql://localhost/store?sslmode=disable" })},
+		{"IPv6", []string{"-addr", "[::1]:8080"}, nil, with(func(c *config) { c.Addr = "[::1]:8080" })},
 		{"PublicURLAndProxiesFlags", []string{"-public-url", "https://shop.example.com/store/", "-trusted-proxies",
 			" 10.0.0.5, 192.168.1.7/24,::1,2001:db8::/32,::ffff:10.1.2.3"}, nil,
-			with(func(c *Config) {
+			with(func(c *config) {
 				c.PublicURL = "https://shop.example.com/store"
 				c.TrustedProxies = prefixes("10.0.0.5/32", "192.168.1.0/24", "::1/128", "2001:db8::/32", "10.1.2.3/32")
 			})},
 		{"PublicURLAndProxiesEnv", nil, map[string]string{"STORE_PUBLIC_URL": "http://127.0.0.1:8080",
 			"STORE_TRUSTED_PROXIES": "127.0.0.1"},
-			with(func(c *Config) {
+			with(func(c *config) {
 				c.PublicURL = "http://127.0.0.1:8080"
 				c.TrustedProxies = prefixes("127.0.0.1/32")
 			})},
@@ -95,7 +95,7 @@ func TestParseConfig(t *testing.T) {
 
 func TestParseConfig_Defaults(t *testing.T) {
 	c := defaultConfig()
-	want := Config{Addr: "127.0.0.1:8080", DB: "store.db", AdminEmail: "admin@example.com", Demo: true,
+	want := config{Addr: "127.0.0.1:8080", DB: "store.db", AdminEmail: "admin@example.com", Demo: true,
 		TokenTTL: 24 * time.Hour, TokenCacheTTL: time.Second, CountriesEnabled: true, Pool: poolOf(20, 0, 30*time.Minute),
 		ShutdownTimeout: 30 * time.Second, RequestBudget: 10 * time.Second, LogFormat: "json", Metrics: true}
 	if diff := cmp.Diff(want, c, equatePrefixes); diff != "" {

@@ -24,44 +24,44 @@ const (
 	unknownToken  = "unknown-token"
 )
 
-// fakeAuth is an in-memory Authenticator: two accounts, tokens in a map.
+// fakeAuth is an in-memory authenticator: two accounts, tokens in a map.
 type fakeAuth struct {
 	mu       sync.Mutex
-	tokens   map[string]Principal
+	tokens   map[string]principal
 	loginErr error    // returned by every Login when set
 	clients  []string // the client address of every Login
 }
 
 func newFakeAuth() *fakeAuth {
-	return &fakeAuth{tokens: map[string]Principal{
+	return &fakeAuth{tokens: map[string]principal{
 		adminToken:    {CustomerID: "c-admin", Email: "admin@example.com", Admin: true},
 		customerToken: {CustomerID: "c-1", Email: "jane@example.com"},
 	}}
 }
 
-func (a *fakeAuth) Login(ctx context.Context, c Credentials) (Token, error) {
+func (a *fakeAuth) Login(ctx context.Context, c credentials) (token, error) {
 	a.mu.Lock()
 	a.clients = append(a.clients, c.Client.String())
 	a.mu.Unlock()
 	if a.loginErr != nil {
-		return Token{}, a.loginErr
+		return token{}, a.loginErr
 	}
 	switch {
 	case c.Email == "admin@example.com" && c.Password == "admin-secret":
-		return Token{AccessToken: adminToken, ExpiresIn: 24 * time.Hour}, nil
+		return token{AccessToken: adminToken, ExpiresIn: 24 * time.Hour}, nil
 	case c.Email == "jane@example.com" && c.Password == "jane-secret":
-		return Token{AccessToken: customerToken, ExpiresIn: 90 * time.Minute}, nil
+		return token{AccessToken: customerToken, ExpiresIn: 90 * time.Minute}, nil
 	}
-	return Token{}, odata.BadRequest(odata.CodeInvalidCredentials, "", "The e-mail or the password is wrong.")
+	return token{}, odata.BadRequest(odata.CodeInvalidCredentials, "", "The e-mail or the password is wrong.")
 }
 
-func (a *fakeAuth) Authenticate(ctx context.Context, tok string) (Principal, error) {
+func (a *fakeAuth) Authenticate(ctx context.Context, tok string) (principal, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	p, ok := a.tokens[tok]
 	if !ok {
 		// No WWW-Authenticate header: the server adds it.
-		return Principal{}, &odata.Error{Code: odata.CodeUnauthorized,
+		return principal{}, &odata.Error{Code: odata.CodeUnauthorized,
 			Message: "The token is unknown, expired or revoked."}
 	}
 	return p, nil
@@ -125,7 +125,7 @@ var storefrontRoutes = []struct{ method, pattern string }{
 
 // fakeStorefront registers every storefront route with a handler answering the route, its path values and the
 // customer.
-func fakeStorefront(r Router) {
+func fakeStorefront(r storefront.Router) {
 	for _, rt := range storefrontRoutes {
 		pattern := rt.pattern
 		r.Handle(rt.method, pattern, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -160,7 +160,7 @@ type testServer struct {
 func newTestServer(t *testing.T) *testServer {
 	t.Helper()
 	s := &testServer{log: &syncBuffer{}, auth: newFakeAuth(), odata: &fakeOData{}, gate: &drainGate{}}
-	h, err := newHandler(newLogger(s.log, "json"), &Components{OData: s.odata, Storefront: fakeStorefront, Auth: s.auth}, s.gate, Config{RequestBudget: odata.DefaultTimeBudget}, &telemetry{})
+	h, err := newHandler(newLogger(s.log, "json"), &components{OData: s.odata, Storefront: fakeStorefront, Auth: s.auth}, s.gate, config{RequestBudget: odata.DefaultTimeBudget}, &telemetry{})
 	if err != nil {
 		t.Fatalf("newHandler: %v", err)
 	}

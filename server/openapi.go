@@ -15,7 +15,7 @@ import (
 
 // Paths of the documentation.
 const (
-	openAPIPath = "/odata/$openapi"
+	openAPIPath = odataMount + "/$openapi"
 	docsPath    = "/docs"
 )
 

@@ -12,18 +12,8 @@ import (
 	"github.com/storekit/store/odata"
 )
 
-// Router is where a component registers its HTTP routes; Components.Storefront receives one. It keeps the
-// components free of any router package.
-type Router interface {
-	// Handle serves requests with the method on the path pattern. Patterns match case-sensitively; a {name}
-	// segment matches one non-empty path segment, which the handler reads with r.PathValue(name). A pattern
-	// ending in "/" also matches without that slash; a GET route also answers HEAD. Every route needs a bearer
-	// token: the handler reads its customer with storefront.CustomerFrom.
-	Handle(method, pattern string, h http.Handler)
-	// HandlePublic is Handle for a route that needs no bearer token (such as a link in an e-mail, which carries
-	// its own proof); a wrong method on its path is a 405 without a token too.
-	HandlePublic(method, pattern string, h http.Handler)
-}
+// odataMount is the path the OData service is served under (components.OData): its one spelling in the server.
+const odataMount = "/odata"
 
 // publicPaths need no token whatever the method, so a wrong method on them is a 405, not a 401; so do the
 // paths below docsPath.
@@ -32,7 +22,7 @@ var publicPaths = map[string]bool{"/healthz": true, "/api/token": true, openAPIP
 func isPublic(path string) bool { return publicPaths[path] || strings.HasPrefix(path, docsPath+"/") }
 
 // routes lists every route of the service on r; metrics, when not nil, serves /metrics to admins.
-func routes(r *mux.Router, logger *slog.Logger, c *Components, metrics http.Handler) error {
+func routes(r *mux.Router, logger *slog.Logger, c *components, metrics http.Handler) error {
 	token := requireToken(c.Auth, logger)
 	admin := requireAdmin(logger)
 
@@ -41,13 +31,13 @@ func routes(r *mux.Router, logger *slog.Logger, c *Components, metrics http.Hand
 	r.Handle("/api/token/revoke", token(handleRevoke(c.Auth, logger))).Methods(http.MethodPost)
 	if c.OData != nil {
 		// The API documentation holds no data: no token (see openapi.go).
-		r.Handle(openAPIPath, stripPrefix("/odata", c.OData)).Methods(http.MethodGet, http.MethodHead)
+		r.Handle(openAPIPath, stripPrefix(odataMount, c.OData)).Methods(http.MethodGet, http.MethodHead)
 		docs := docsHandler()
 		r.Handle(docsPath, docs).Methods(http.MethodGet, http.MethodHead)
 		r.PathPrefix(docsPath+"/").Handler(docs).Methods(http.MethodGet, http.MethodHead)
-		h := token(admin(stripPrefix("/odata", c.OData)))
-		r.Handle("/odata", h)
-		r.PathPrefix("/odata/").Handler(h)
+		h := token(admin(stripPrefix(odataMount, c.OData)))
+		r.Handle(odataMount, h)
+		r.PathPrefix(odataMount + "/").Handler(h)
 	}
 	if metrics != nil {
 		// Every path but the public ones of SPEC part 2 needs a token; the metrics are the operator's.

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/storekit/store/storefront"
 )
 
 func TestHealthz(t *testing.T) {
@@ -164,7 +166,7 @@ func TestODataMount(t *testing.T) {
 func TestNewHandler_Components(t *testing.T) {
 	logger := newLogger(&syncBuffer{}, "json")
 	t.Run("NoOData", func(t *testing.T) {
-		h, err := newHandler(logger, &Components{Auth: newFakeAuth()}, &drainGate{}, Config{}, &telemetry{})
+		h, err := newHandler(logger, &components{Auth: newFakeAuth()}, &drainGate{}, config{}, &telemetry{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,9 +177,9 @@ func TestNewHandler_Components(t *testing.T) {
 	})
 	t.Run("ErrBadPattern", func(t *testing.T) {
 		for _, pattern := range []string{"cart", "/cart/{id"} {
-			_, err := newHandler(logger, &Components{Auth: newFakeAuth(), Storefront: func(r Router) {
+			_, err := newHandler(logger, &components{Auth: newFakeAuth(), Storefront: func(r storefront.Router) {
 				r.Handle("GET", pattern, http.NotFoundHandler())
-			}}, &drainGate{}, Config{}, &telemetry{})
+			}}, &drainGate{}, config{}, &telemetry{})
 			if err == nil || !strings.Contains(err.Error(), pattern) {
 				t.Errorf("newHandler(route %q) = %v, want an error naming it", pattern, err)
 			}

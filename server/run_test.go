@@ -32,40 +32,39 @@ var testMigrations = migrate.Source{Name: "servertest", FS: fstest.MapFS{
 	"postgres/0001_admin.sql": {Data: []byte(`CREATE TABLE test_admin (email TEXT PRIMARY KEY, password TEXT NOT NULL);`)},
 }}
 
-// dbAuth is an Authenticator over the test_admin table, with tokens in memory.
+// dbAuth is an authenticator over the test_admin table, with tokens in memory.
 type dbAuth struct {
-	db      *sql.DB
-	dialect sqldb.Dialect
-	mu      sync.Mutex
-	tokens  map[string]Principal
+	db     *sqldb.DB
+	mu     sync.Mutex
+	tokens map[string]principal
 }
 
-func (a *dbAuth) Login(ctx context.Context, c Credentials) (Token, error) {
-	q, args, _ := sqldb.Builder(a.dialect).Select("password").From("test_admin").Where("email = ?", c.Email).ToSql()
+func (a *dbAuth) Login(ctx context.Context, c credentials) (token, error) {
+	q, args, _ := sqldb.Builder(a.db.Dialect()).Select("password").From("test_admin").Where("email = ?", c.Email).ToSql()
 	var stored string
 	err := a.db.QueryRowContext(ctx, q, args...).Scan(&stored)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && stored != c.Password {
-		return Token{}, odata.BadRequest(odata.CodeInvalidCredentials, "", "The e-mail or the password is wrong.")
+		return token{}, odata.BadRequest(odata.CodeInvalidCredentials, "", "The e-mail or the password is wrong.")
 	}
 	if err != nil {
-		return Token{}, err
+		return token{}, err
 	}
 	var b [32]byte
 	_, _ = rand.Read(b[:])
 	tok := hex.EncodeToString(b[:])
 	a.mu.Lock()
-	a.tokens[tok] = Principal{CustomerID: "admin", Email: c.Email, Admin: true}
+	a.tokens[tok] = principal{CustomerID: "admin", Email: c.Email, Admin: true}
 	a.mu.Unlock()
-	return Token{AccessToken: tok, ExpiresIn: time.Hour}, nil
+	return token{AccessToken: tok, ExpiresIn: time.Hour}, nil
 }
 
-func (a *dbAuth) Authenticate(ctx context.Context, tok string) (Principal, error) {
+func (a *dbAuth) Authenticate(ctx context.Context, tok string) (principal, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if p, ok := a.tokens[tok]; ok {
 		return p, nil
 	}
-	return Principal{}, &odata.Error{Code: odata.CodeUnauthorized, Message: "Unknown token."}
+	return principal{}, &odata.Error{Code: odata.CodeUnauthorized, Message: "Unknown token."}
 }
 
 func (a *dbAuth) Revoke(ctx context.Context, tok string) error {
@@ -80,16 +79,16 @@ func (a *dbAuth) Revoke(ctx context.Context, tok string) error {
 type testWiring struct {
 	entered chan struct{} // receives when /odata/slow starts
 	release chan struct{} // closed to let /odata/slow finish
-	deps    Deps
+	deps    wiring
 }
 
 func newTestWiring() *testWiring {
 	return &testWiring{entered: make(chan struct{}, 1), release: make(chan struct{})}
 }
 
-func (w *testWiring) wire(ctx context.Context, deps Deps) (*Components, error) {
+func (w *testWiring) wire(ctx context.Context, deps wiring) (*components, error) {
 	w.deps = deps
-	b := sqldb.Builder(deps.Dialect)
+	b := sqldb.Builder(deps.DB.Dialect())
 	seed := func(ctx context.Context) (string, error) {
 		q, args, _ := b.Select("COUNT(*)").From("test_admin").ToSql()
 		var n int
@@ -112,12 +111,12 @@ func (w *testWiring) wire(ctx context.Context, deps Deps) (*Components, error) {
 		}
 		writeJSON(rw, http.StatusOK, map[string]string{"path": r.URL.Path})
 	})
-	return &Components{
+	return &components{
 		Migrations: []migrate.Source{testMigrations},
 		Seed:       seed,
 		OData:      od,
 		Storefront: fakeStorefront,
-		Auth:       &dbAuth{db: deps.DB, dialect: deps.Dialect, tokens: map[string]Principal{}},
+		Auth:       &dbAuth{db: deps.DB, tokens: map[string]principal{}},
 	}, nil
 }
 
@@ -344,7 +343,7 @@ func TestRun_AddressInUse(t *testing.T) {
 	eachDSN(t, func(t *testing.T, dsn string) {
 		w := newTestWiring()
 		wired := false
-		wire := func(ctx context.Context, deps Deps) (*Components, error) {
+		wire := func(ctx context.Context, deps wiring) (*components, error) {
 			wired = true
 			return w.wire(ctx, deps)
 		}
@@ -427,13 +426,13 @@ func TestRun_StartErrors(t *testing.T) {
 	})
 	eachDSN(t, func(t *testing.T, dsn string) {
 		t.Run("WiringFails", func(t *testing.T) {
-			wire := func(context.Context, Deps) (*Components, error) { return nil, errors.New("no catalog") }
+			wire := func(context.Context, wiring) (*components, error) { return nil, errors.New("no catalog") }
 			if err := start(wire, "-db", dsn); err == nil || !strings.Contains(err.Error(), "no catalog") {
 				t.Errorf("run with a failing wiring = %v, want its error", err)
 			}
 		})
 		t.Run("NoAuthenticator", func(t *testing.T) {
-			wire := func(context.Context, Deps) (*Components, error) { return &Components{}, nil }
+			wire := func(context.Context, wiring) (*components, error) { return &components{}, nil }
 			if err := start(wire, "-db", dsn); err == nil || !strings.Contains(err.Error(), "no authenticator") {
 				t.Errorf("run without an authenticator = %v, want an error", err)
 			}

@@ -10,7 +10,7 @@
 // the context is cancelled (SIGINT, SIGTERM) the server drains: the listener stays open and every new request,
 // /healthz included, answers 503 ServiceUnavailable with the error body, Retry-After and Connection: close (a
 // load balancer takes the node out; a client retries elsewhere), while the requests already running finish,
-// for at most Config.ShutdownTimeout; then the listener and the connections close and Run returns nil.
+// for at most config.ShutdownTimeout; then the listener and the connections close and Run returns nil.
 //
 // # Requests
 //
@@ -21,23 +21,23 @@
 // (the raw query string), status, error_code (the code of an error answer), duration_ms, bytes, request_id and
 // the trace_id and span_id of the request's span; the token of a newsletter confirmation link is redacted), panic
 // recovery (500 InternalError; the panic and its stack only in the log), 503 ServiceUnavailable once draining,
-// the URL limit (16 KiB: 414 URITooLong) and the body limits (1 MiB, 16 MiB on /odata/Picture paths: 413
-// PayloadTooLarge), then the routes. Every route but /healthz, POST /api/token, the API documentation (GET
-// /odata/$openapi and the page /docs, see openapi.go) and the storefront's public routes (Router.HandlePublic:
+// the URL limit (16 KiB: 414 URITooLong) and the body limit outside /odata (1 MiB: 413 PayloadTooLarge; the
+// OData service holds its bodies to the same 1 MiB, 16 MiB for Picture, by its own limits), then the routes. Every route but /healthz, POST /api/token, the API documentation (GET
+// /odata/$openapi and the page /docs, see openapi.go) and the storefront's public routes (storefront.Router.HandlePublic:
 // the newsletter confirmation link) needs a bearer token (401 with WWW-Authenticate: Bearer); /odata/ and
 // /metrics (Prometheus text format, see telemetry.go) need an admin (403).
 //
 // # Proxies and absolute URLs
 //
 // The client of a request is the connection's remote address. Only when that address is one of
-// Config.TrustedProxies are X-Forwarded-For (the client: the right-most entry that is not a trusted proxy),
+// config.TrustedProxies are X-Forwarded-For (the client: the right-most entry that is not a trusted proxy),
 // X-Forwarded-Host (r.Host) and X-Forwarded-Proto (r.URL.Scheme) honoured; from anyone else they are removed
 // unread. Absolute URLs in answers (@odata.context, next links, Location, OData-EntityId) and in queued e-mails
-// start with Config.PublicURL; without one, with the request's scheme and host, which is for development only.
+// start with config.PublicURL; without one, with the request's scheme and host, which is for development only.
 //
 // # Sign-in
 //
-// POST /api/token passes the e-mail, the password and the client address to the Authenticator (entities.Auth),
+// POST /api/token passes the e-mail, the password and the client address to the authenticator (entities.Auth),
 // which bounds the password checks running at once (503 with Retry-After when they stay busy) and throttles
 // failures per e-mail and address and per address (429 with Retry-After).
 //
@@ -48,7 +48,6 @@ package server
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
@@ -68,6 +67,7 @@ import (
 	"github.com/storekit/store/odata/postgres"
 	"github.com/storekit/store/odata/sqldb"
 	"github.com/storekit/store/odata/sqlite"
+	"github.com/storekit/store/storefront"
 )
 
 // Server timeouts of SPEC part 9.
@@ -78,14 +78,12 @@ const (
 	idleTimeout       = 120 * time.Second
 )
 
-// Deps is what the store's components are built from.
-type Deps struct {
-	// DB is the open database; the schema is not migrated yet when the components are built.
-	DB *sql.DB
-	// Dialect is the database's dialect (odata/sqlite.Dialect or odata/postgres.Dialect).
-	Dialect sqldb.Dialect
+// wiring is what the store's components are built from.
+type wiring struct {
+	// DB is the open database, with its dialect; the schema is not migrated yet when the components are built.
+	DB *sqldb.DB
 	// Config is the service's configuration (admin e-mail and password, demo, token TTL, countries...).
-	Config Config
+	Config config
 	// Logger is the service's logger; records logged with a request's context carry its request id, and its
 	// trace and span ids when the request is traced.
 	Logger *slog.Logger
@@ -95,9 +93,9 @@ type Deps struct {
 	MeterProvider  metric.MeterProvider
 }
 
-// Components are the parts of the store that Run serves. Only Auth is required; a nil OData or Storefront
+// components are the parts of the store that Run serves. Only Auth is required; a nil OData or Storefront
 // leaves its paths unrouted (404).
-type Components struct {
+type components struct {
 	// Migrations are applied in order at start-up, before Seed.
 	Migrations []migrate.Source
 	// CheckSchema, when not nil, runs after the migrations: it compares the database with what the components
@@ -111,14 +109,14 @@ type Components struct {
 	// "/Product('1')"). Only admins reach it.
 	OData http.Handler
 	// Storefront registers the storefront routes of SPEC parts 6 and 7.
-	Storefront func(r Router)
+	Storefront func(r storefront.Router)
 	// Auth issues and checks bearer tokens.
-	Auth Authenticator
+	Auth authenticator
 }
 
 // wireFunc builds the components on the open database. It must not query the schema: migrations run after it
-// returns (Components.Seed runs after them).
-type wireFunc func(ctx context.Context, deps Deps) (*Components, error)
+// returns (components.Seed runs after them).
+type wireFunc func(ctx context.Context, deps wiring) (*components, error)
 
 // Run runs the store service with the given command-line arguments (args[0] is the program name) and
 // environment, printing "listening on http://ADDR" to stdout when ready and logging to stderr, until ctx is
@@ -151,18 +149,18 @@ func run(ctx context.Context, wire wireFunc, args []string, getenv func(string) 
 	}
 	defer ln.Close() // on a failed start; the server closes it otherwise (a second Close does nothing)
 
-	db, dialect, err := openDB(cfg)
+	db, err := openDB(cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close() // on a failed start; idempotent
-	logger.Info("database open", "dialect", dialect.Name(), "db", redactDB(cfg.DB))
+	logger.Info("database open", "dialect", db.Dialect().Name(), "db", redactDB(cfg.DB))
 	if cfg.PublicURL == "" {
 		logger.Warn("no public URL configured (-public-url, STORE_PUBLIC_URL): absolute URLs in answers take the " +
 			"request's Host header, which a client chooses; set it outside development")
 	}
 
-	c, err := wire(ctx, Deps{DB: db, Dialect: dialect, Config: cfg, Logger: logger,
+	c, err := wire(ctx, wiring{DB: db, Config: cfg, Logger: logger,
 		TracerProvider: tel.tracerProvider(), MeterProvider: tel.meterProvider()})
 	if err != nil {
 		return startErr(ctx, fmt.Errorf("build the components: %w", err))
@@ -170,7 +168,7 @@ func run(ctx context.Context, wire wireFunc, args []string, getenv func(string) 
 	if c == nil || c.Auth == nil {
 		return errors.New("build the components: no authenticator")
 	}
-	n, err := migrate.Up(ctx, db, dialect, c.Migrations...)
+	n, err := migrate.Up(ctx, db, c.Migrations...)
 	if err != nil {
 		return startErr(ctx, err)
 	}
@@ -273,7 +271,7 @@ func startErr(ctx context.Context, err error) error {
 // newHandler returns the service's handler: the routes behind the middleware, outermost first: request id,
 // security headers, the client and host behind trusted proxies, request span, log and metrics, panic recovery,
 // 503 while draining, URL and body limits, the time budget; authentication is per route.
-func newHandler(logger *slog.Logger, c *Components, gate *drainGate, cfg Config, tel *telemetry) (http.Handler, error) {
+func newHandler(logger *slog.Logger, c *components, gate *drainGate, cfg config, tel *telemetry) (http.Handler, error) {
 	r := mux.NewRouter()
 	r.SkipClean(true) // OData paths are not file paths: never redirect them
 	r.Use(recordRoute)
@@ -293,17 +291,17 @@ func newHandler(logger *slog.Logger, c *Components, gate *drainGate, cfg Config,
 }
 
 // openDB opens the database that cfg.DB names.
-func openDB(cfg Config) (*sql.DB, sqldb.Dialect, error) {
+func openDB(cfg config) (*sqldb.DB, error) {
 	if cfg.Postgres() {
 		db, err := postgres.Open(cfg.DB, cfg.Pool)
 		if err != nil {
-			return nil, nil, fmt.Errorf("open PostgreSQL database %s: %w", redactDB(cfg.DB), err)
+			return nil, fmt.Errorf("open PostgreSQL database %s: %w", redactDB(cfg.DB), err)
 		}
-		return db, postgres.Dialect{}, nil
+		return db, nil
 	}
 	db, err := sqlite.Open(cfg.DB)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open SQLite database %s: %w", cfg.DB, err)
+		return nil, fmt.Errorf("open SQLite database %s: %w", cfg.DB, err)
 	}
 	idle := cfg.Pool.MaxIdle
 	if idle == 0 {
@@ -311,7 +309,7 @@ func openDB(cfg Config) (*sql.DB, sqldb.Dialect, error) {
 	}
 	db.SetMaxOpenConns(cfg.Pool.MaxOpen)
 	db.SetMaxIdleConns(idle)
-	return db, sqlite.Dialect{}, nil
+	return db, nil
 }
 
 // redactDB returns the database name for the log, without a password.

@@ -43,9 +43,9 @@ const metricsPath = "/metrics"
 // another.
 const serviceName = "storeserver"
 
-// OTLP says which signals go to an OpenTelemetry collector over OTLP (http/protobuf), as the standard
+// otlpConfig says which signals go to an OpenTelemetry collector over otlpConfig (http/protobuf), as the standard
 // environment variables configure it.
-type OTLP struct {
+type otlpConfig struct {
 	// Traces: OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set and OTEL_TRACES_EXPORTER
 	// is not "none".
 	Traces bool
@@ -56,12 +56,12 @@ type OTLP struct {
 
 // otlpFromEnv reads the standard variables: which signals are exported (none with OTEL_SDK_DISABLED=true), and
 // that their protocol, when set, is http/protobuf, the only one this server sends.
-func otlpFromEnv(getenv func(string) string) (OTLP, error) {
+func otlpFromEnv(getenv func(string) string) (otlpConfig, error) {
 	if strings.EqualFold(getenv("OTEL_SDK_DISABLED"), "true") {
-		return OTLP{}, nil
+		return otlpConfig{}, nil
 	}
 	endpoint := getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != ""
-	o := OTLP{
+	o := otlpConfig{
 		Traces: (endpoint || getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "") &&
 			getenv("OTEL_TRACES_EXPORTER") != "none",
 		Metrics: (endpoint || getenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") != "") &&
@@ -69,7 +69,7 @@ func otlpFromEnv(getenv func(string) string) (OTLP, error) {
 	}
 	for _, name := range []string{"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"} {
 		if p := getenv(name); p != "" && p != "http/protobuf" {
-			return OTLP{}, fmt.Errorf("%s=%s: this server exports OTLP over http/protobuf only", name, p)
+			return otlpConfig{}, fmt.Errorf("%s=%s: this server exports OTLP over http/protobuf only", name, p)
 		}
 	}
 	return o, nil
@@ -85,12 +85,12 @@ type telemetry struct {
 	duration metric.Float64Histogram // nil when no metric is read
 }
 
-// newTelemetry sets up the providers cfg asks for: a meter provider read by /metrics (Config.Metrics) and by an
+// newTelemetry sets up the providers cfg asks for: a meter provider read by /metrics (config.Metrics) and by an
 // OTLP exporter (cfg.OTLP.Metrics), a tracer provider exporting over OTLP (cfg.OTLP.Traces). The OTLP exporters
 // read the rest of their configuration (headers, timeout, compression, certificates) and the SDK its own
 // (OTEL_TRACES_SAMPLER, OTEL_BSP_*, OTEL_METRIC_EXPORT_INTERVAL, OTEL_RESOURCE_ATTRIBUTES, ...) from the process
 // environment.
-func newTelemetry(ctx context.Context, cfg Config) (*telemetry, error) {
+func newTelemetry(ctx context.Context, cfg config) (*telemetry, error) {
 	var spans sdktrace.SpanProcessor
 	if cfg.OTLP.Traces {
 		exp, err := otlptracehttp.New(ctx)

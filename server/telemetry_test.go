@@ -28,8 +28,8 @@ func newTelemetryServer(t *testing.T) (*testServer, *tracetest.SpanRecorder) {
 	}
 	t.Cleanup(func() { _ = tel.shutdown(context.Background()) })
 	s := &testServer{log: &syncBuffer{}, auth: newFakeAuth(), odata: &fakeOData{}, gate: &drainGate{}}
-	s.h, err = newHandler(newLogger(s.log, "json"), &Components{OData: s.odata, Storefront: fakeStorefront, Auth: s.auth},
-		s.gate, Config{RequestBudget: odata.DefaultTimeBudget}, tel)
+	s.h, err = newHandler(newLogger(s.log, "json"), &components{OData: s.odata, Storefront: fakeStorefront, Auth: s.auth},
+		s.gate, config{RequestBudget: odata.DefaultTimeBudget}, tel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestTelemetry_RequestSpan(t *testing.T) {
 	}
 }
 
-// TestTelemetry_RequestSpanParent: the OData engine (Components.OData) sees the request's span in its context.
+// TestTelemetry_RequestSpanParent: the OData engine (components.OData) sees the request's span in its context.
 func TestTelemetry_RequestSpanParent(t *testing.T) {
 	spans := tracetest.NewSpanRecorder()
 	tel, err := buildTelemetry(context.Background(), false, spans, nil)
@@ -122,8 +122,8 @@ func TestTelemetry_RequestSpanParent(t *testing.T) {
 		inner = trace.SpanContextFromContext(r.Context())
 		writeJSON(w, http.StatusOK, map[string]any{})
 	})
-	h, err := newHandler(newLogger(&syncBuffer{}, "json"), &Components{OData: od, Auth: newFakeAuth()}, &drainGate{},
-		Config{RequestBudget: odata.DefaultTimeBudget}, tel)
+	h, err := newHandler(newLogger(&syncBuffer{}, "json"), &components{OData: od, Auth: newFakeAuth()}, &drainGate{},
+		config{RequestBudget: odata.DefaultTimeBudget}, tel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,14 +190,14 @@ func TestOTLPFromEnv(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		env  map[string]string
-		want OTLP
+		want otlpConfig
 	}{
-		{"none", nil, OTLP{}},
-		{"endpoint", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"}, OTLP{Traces: true, Metrics: true}},
-		{"traces endpoint", map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://c:4318/v1/traces"}, OTLP{Traces: true}},
-		{"metrics off", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_METRICS_EXPORTER": "none"}, OTLP{Traces: true}},
-		{"traces off", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_TRACES_EXPORTER": "none"}, OTLP{Metrics: true}},
-		{"disabled", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_SDK_DISABLED": "TRUE"}, OTLP{}},
+		{"none", nil, otlpConfig{}},
+		{"endpoint", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"}, otlpConfig{Traces: true, Metrics: true}},
+		{"traces endpoint", map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://c:4318/v1/traces"}, otlpConfig{Traces: true}},
+		{"metrics off", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_METRICS_EXPORTER": "none"}, otlpConfig{Traces: true}},
+		{"traces off", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_TRACES_EXPORTER": "none"}, otlpConfig{Metrics: true}},
+		{"disabled", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_SDK_DISABLED": "TRUE"}, otlpConfig{}},
 	} {
 		got, err := otlpFromEnv(mapEnv(tc.env))
 		if err != nil || got != tc.want {

@@ -52,7 +52,7 @@ func (s *Store) accountInfo(r *http.Request, c customer) (any, error) {
 		dest = append(dest, &strs[i])
 	}
 	dest = append(dest, &m.Newsletter)
-	err := s.db.QueryRowContext(r.Context(), stmtAccountInfo.For(s.dialect), true, c.id).Scan(dest...)
+	err := s.db.QueryRowContext(r.Context(), stmtAccountInfo.For(s.db.Dialect()), true, c.id).Scan(dest...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, odata.Unauthorized("The customer no longer exists.")
 	}
@@ -81,7 +81,7 @@ func (s *Store) accountInfo(r *http.Request, c customer) (any, error) {
 
 // accountAddresses serves GET /account/addresses.
 func (s *Store) accountAddresses(r *http.Request, c customer) (any, error) {
-	list, err := entities.CustomerAddresses(r.Context(), s.db, s.dialect, c.id)
+	list, err := entities.CustomerAddresses(r.Context(), s.db, c.id)
 	if err != nil {
 		return nil, err
 	}

@@ -101,11 +101,11 @@ func TestAccountAddresses(t *testing.T) {
 				t.Errorf("Addresses = %v, want []", got)
 			}
 		})
-		a, err := entities.InsertAddress(t.Context(), db, db.Dialect, c, entities.Address{FirstName: "Ann", CountryID: "US", City: "NYC"})
+		a, err := entities.InsertAddress(t.Context(), db, c, entities.Address{FirstName: "Ann", CountryID: "US", City: "NYC"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := entities.InsertAddress(t.Context(), db, db.Dialect, other, entities.Address{FirstName: "Bob"}); err != nil {
+		if _, err := entities.InsertAddress(t.Context(), db, other, entities.Address{FirstName: "Bob"}); err != nil {
 			t.Fatal(err)
 		}
 		t.Run("OK", func(t *testing.T) {

@@ -34,7 +34,7 @@ func BenchmarkCheckout(b *testing.B) {
 	c := f.customer("bench@example.com")
 	p := f.product("Pen", cols{"manage_inventory_method": entities.ManageInventoryMethodManageStock,
 		"stock_quantity": 1_000_000_000})
-	a, err := entities.InsertAddress(b.Context(), f.db, f.db.Dialect, c, entities.Address{FirstName: "Ann", LastName: "Lee",
+	a, err := entities.InsertAddress(b.Context(), f.db, c, entities.Address{FirstName: "Ann", LastName: "Lee",
 		Email: "ann@example.com", CountryID: "US", StateProvinceID: "US-NY", City: "New York", Address1: "1 Main St",
 		ZipPostalCode: "10001", PhoneNumber: "555-0100"})
 	if err != nil {

@@ -84,7 +84,7 @@ func (s *Store) loadList(ctx context.Context, q entities.Querier, customerID str
 		return nil, err
 	}
 	l := &list{listType: listType, buyer: b, now: s.now().UTC()}
-	rows, err := q.QueryContext(ctx, stmtLines.For(s.dialect), customerID, listType)
+	rows, err := q.QueryContext(ctx, stmtLines.For(s.db.Dialect()), customerID, listType)
 	if err != nil {
 		return nil, fmt.Errorf("storefront: load cart: %w", err)
 	}
@@ -303,7 +303,7 @@ func (s *Store) addToCart(details bool) handlerFunc {
 			return nil, err
 		}
 		res := addResult{Success: true}
-		err = s.inTx(ctx, func(tx *sql.Tx) error {
+		err = s.inTx(ctx, func(tx *sqldb.Tx) error {
 			now := s.now().UTC()
 			p, found, err := s.loadProduct(ctx, tx, productID)
 			if err != nil {
@@ -316,7 +316,7 @@ func (s *Store) addToCart(details bool) handlerFunc {
 				lineID   string
 				existing int64
 			)
-			err = tx.QueryRowContext(ctx, stmtLineOfProduct.For(s.dialect)+s.dialect.LockForUpdate(), c.id, listType, productID).Scan(&lineID, &existing)
+			err = tx.QueryRowContext(ctx, stmtLineOfProduct.For(s.db.Dialect())+s.db.Dialect().LockForUpdate(), c.id, listType, productID).Scan(&lineID, &existing)
 			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return fmt.Errorf("storefront: add to cart: %w", err)
 			}
@@ -324,17 +324,17 @@ func (s *Store) addToCart(details bool) handlerFunc {
 				return warningsError(warnings)
 			}
 			if lineID != "" {
-				_, err = tx.ExecContext(ctx, stmtSetLineQuantity.For(s.dialect), existing+qty, s.timeArg(now), lineID)
+				_, err = tx.ExecContext(ctx, stmtSetLineQuantity.For(s.db.Dialect()), existing+qty, s.timeArg(now), lineID)
 			} else {
 				var n int
-				if err := tx.QueryRowContext(ctx, stmtCountLines.For(s.dialect), c.id, listType).Scan(&n); err != nil {
+				if err := tx.QueryRowContext(ctx, stmtCountLines.For(s.db.Dialect()), c.id, listType).Scan(&n); err != nil {
 					return fmt.Errorf("storefront: add to cart: %w", err)
 				}
 				if n >= maxLines {
 					return &odata.Error{Code: odata.CodeLimitExceeded,
 						Message: fmt.Sprintf("A %s holds at most %d different products.", listName(listType), maxLines)}
 				}
-				_, err = tx.ExecContext(ctx, stmtInsertLine.For(s.dialect), odata.NewID(), c.id, listType, productID, qty,
+				_, err = tx.ExecContext(ctx, stmtInsertLine.For(s.db.Dialect()), odata.NewID(), c.id, listType, productID, qty,
 					s.timeArg(now), s.timeArg(now))
 			}
 			if err != nil {
@@ -392,8 +392,8 @@ var (
 )
 
 // lockLine reads the customer's line (locked on PostgreSQL); another customer's line, or none, is a 404.
-func (s *Store) lockLine(ctx context.Context, tx *sql.Tx, customerID, lineID string) (listType int, productID string, err error) {
-	err = tx.QueryRowContext(ctx, stmtLine.For(s.dialect)+s.dialect.LockForUpdate(), lineID, customerID).Scan(&listType, &productID)
+func (s *Store) lockLine(ctx context.Context, tx *sqldb.Tx, customerID, lineID string) (listType int, productID string, err error) {
+	err = tx.QueryRowContext(ctx, stmtLine.For(s.db.Dialect())+s.db.Dialect().LockForUpdate(), lineID, customerID).Scan(&listType, &productID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, "", odata.NotFound("The cart item does not exist.")
 	}
@@ -431,13 +431,13 @@ func (s *Store) deleteCartItem(r *http.Request, c customer) (any, error) {
 // setLineQuantity sets the quantity of one of the customer's lines (0 removes it) and returns the line's list.
 func (s *Store) setLineQuantity(ctx context.Context, c customer, lineID string, qty int64) (cartModel, error) {
 	var model cartModel
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *sqldb.Tx) error {
 		listType, productID, err := s.lockLine(ctx, tx, c.id, lineID)
 		if err != nil {
 			return err
 		}
 		if qty == 0 {
-			if _, err := tx.ExecContext(ctx, stmtDeleteLine.For(s.dialect), lineID, c.id); err != nil {
+			if _, err := tx.ExecContext(ctx, stmtDeleteLine.For(s.db.Dialect()), lineID, c.id); err != nil {
 				return fmt.Errorf("storefront: delete cart item: %w", err)
 			}
 		} else {
@@ -451,7 +451,7 @@ func (s *Store) setLineQuantity(ctx context.Context, c customer, lineID string, 
 			if warnings := lineWarnings(p, listType, qty, qty, 0, s.now().UTC()); len(warnings) > 0 {
 				return warningsError(warnings)
 			}
-			if _, err := tx.ExecContext(ctx, stmtSetLineQuantity.For(s.dialect), qty, s.timeArg(s.now()), lineID); err != nil {
+			if _, err := tx.ExecContext(ctx, stmtSetLineQuantity.For(s.db.Dialect()), qty, s.timeArg(s.now()), lineID); err != nil {
 				return fmt.Errorf("storefront: update cart item: %w", err)
 			}
 		}

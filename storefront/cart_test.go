@@ -314,7 +314,7 @@ func TestUnitPrice(t *testing.T) {
 
 // timeValue returns t as the fixture's dialect stores a DateTimeOffset.
 func timeValue(f *fixture, t time.Time) any {
-	if f.db.Dialect.Name() == "sqlite" {
+	if f.db.Dialect().Name() == "sqlite" {
 		return t.UTC().Format("2006-01-02T15:04:05.000000Z")
 	}
 	return t

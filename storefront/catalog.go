@@ -108,7 +108,7 @@ var stmtProduct = sqldb.NewStatement(`SELECT ` + productColumns + ` FROM product
 // loadProduct reads a product; found is false when there is none with the id.
 func (s *Store) loadProduct(ctx context.Context, q entities.Querier, id string) (p product, found bool, err error) {
 	var ps productScan
-	err = q.QueryRowContext(ctx, stmtProduct.For(s.dialect), id).Scan(ps.dest()...)
+	err = q.QueryRowContext(ctx, stmtProduct.For(s.db.Dialect()), id).Scan(ps.dest()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return product{}, false, nil
 	}
@@ -136,14 +136,14 @@ JOIN customer_role r ON r.id = m.customer_role_id WHERE m.customer_id = ? AND r.
 // loadBuyer reads the customer and its active roles. A customer deleted since its token was checked is a 401.
 func (s *Store) loadBuyer(ctx context.Context, q entities.Querier, customerID string) (buyer, error) {
 	b := buyer{id: customerID, roles: map[string]bool{}}
-	err := q.QueryRowContext(ctx, stmtBuyer.For(s.dialect), customerID).Scan(&b.email, &b.freeShipping)
+	err := q.QueryRowContext(ctx, stmtBuyer.For(s.db.Dialect()), customerID).Scan(&b.email, &b.freeShipping)
 	if errors.Is(err, sql.ErrNoRows) {
 		return b, odata.Unauthorized("The customer no longer exists.")
 	}
 	if err != nil {
 		return b, fmt.Errorf("storefront: load customer: %w", err)
 	}
-	rows, err := q.QueryContext(ctx, stmtRoles.For(s.dialect), customerID, true)
+	rows, err := q.QueryContext(ctx, stmtRoles.For(s.db.Dialect()), customerID, true)
 	if err != nil {
 		return b, fmt.Errorf("storefront: load roles: %w", err)
 	}

@@ -75,12 +75,12 @@ ON CONFLICT (customer_id) DO UPDATE SET shipping_saved = excluded.shipping_saved
 
 // lockState reads the customer's checkout state in tx, locking its row on PostgreSQL so that two steps (or two
 // ConfirmOrder) of one customer run one after the other. No row is the empty state.
-func (s *Store) lockState(ctx context.Context, tx *sql.Tx, customerID string) (checkoutState, error) {
+func (s *Store) lockState(ctx context.Context, tx *sqldb.Tx, customerID string) (checkoutState, error) {
 	var (
 		st                                                  checkoutState
 		shipAddr, billAddr, method, provider, paymentMethod sql.NullString
 	)
-	err := tx.QueryRowContext(ctx, stmtLoadState.For(s.dialect)+s.dialect.LockForUpdate(), customerID).Scan(&st.shippingSaved, &st.pickUp,
+	err := tx.QueryRowContext(ctx, stmtLoadState.For(s.db.Dialect())+s.db.Dialect().LockForUpdate(), customerID).Scan(&st.shippingSaved, &st.pickUp,
 		&shipAddr, &billAddr, &method, &provider, &paymentMethod, &st.paymentInfoSaved)
 	if errors.Is(err, sql.ErrNoRows) {
 		return checkoutState{}, nil
@@ -93,8 +93,8 @@ func (s *Store) lockState(ctx context.Context, tx *sql.Tx, customerID string) (c
 	return st, nil
 }
 
-func (s *Store) saveState(ctx context.Context, tx *sql.Tx, customerID string, st checkoutState) error {
-	_, err := tx.ExecContext(ctx, stmtSaveState.For(s.dialect), customerID, st.shippingSaved, st.pickUp,
+func (s *Store) saveState(ctx context.Context, tx *sqldb.Tx, customerID string, st checkoutState) error {
+	_, err := tx.ExecContext(ctx, stmtSaveState.For(s.db.Dialect()), customerID, st.shippingSaved, st.pickUp,
 		nullArg(st.shippingAddressID), nullArg(st.billingAddressID), nullArg(st.shippingMethod),
 		nullArg(st.shippingProvider), nullArg(st.paymentMethod), st.paymentInfoSaved, s.timeArg(s.now()))
 	if err != nil {
@@ -142,7 +142,7 @@ func (co *checkout) done(step int) bool {
 
 // beginStep starts a checkout step in tx: it locks and reads the state, reads the cart (400 "Your cart is
 // empty" when it is) and checks that every step before step is done (409 naming the first missing one).
-func (s *Store) beginStep(ctx context.Context, tx *sql.Tx, customerID string, step int) (*checkout, error) {
+func (s *Store) beginStep(ctx context.Context, tx *sqldb.Tx, customerID string, step int) (*checkout, error) {
 	st, err := s.lockState(ctx, tx, customerID)
 	if err != nil {
 		return nil, err
@@ -208,7 +208,7 @@ FROM payment_method WHERE active = ? ORDER BY display_order, system_name`)
 )
 
 func (s *Store) shippingMethods(ctx context.Context, q entities.Querier) ([]shippingMethod, error) {
-	rows, err := q.QueryContext(ctx, stmtShippingMethods.For(s.dialect), true)
+	rows, err := q.QueryContext(ctx, stmtShippingMethods.For(s.db.Dialect()), true)
 	if err != nil {
 		return nil, fmt.Errorf("storefront: shipping methods: %w", err)
 	}
@@ -233,7 +233,7 @@ func (s *Store) shippingMethods(ctx context.Context, q entities.Querier) ([]ship
 }
 
 func (s *Store) paymentMethods(ctx context.Context, q entities.Querier) ([]paymentMethod, error) {
-	rows, err := q.QueryContext(ctx, stmtPaymentMethods.For(s.dialect), true)
+	rows, err := q.QueryContext(ctx, stmtPaymentMethods.For(s.db.Dialect()), true)
 	if err != nil {
 		return nil, fmt.Errorf("storefront: payment methods: %w", err)
 	}
@@ -293,7 +293,7 @@ func shippingOption(name, provider string) string { return name + "___" + provid
 
 // afterBilling returns the section after the addresses: the shipping methods, or the payment methods when the
 // order needs no shipping method.
-func (s *Store) afterBilling(ctx context.Context, tx *sql.Tx, co *checkout) (stepResult, error) {
+func (s *Store) afterBilling(ctx context.Context, tx *sqldb.Tx, co *checkout) (stepResult, error) {
 	if !co.needsShippingMethod() {
 		return s.paymentMethodSection(ctx, tx, co)
 	}
@@ -312,7 +312,7 @@ func (s *Store) afterBilling(ctx context.Context, tx *sql.Tx, co *checkout) (ste
 
 // paymentMethodSection returns the payment-method section: the methods the order can use (Pay In Store only
 // when it is picked up).
-func (s *Store) paymentMethodSection(ctx context.Context, tx *sql.Tx, co *checkout) (stepResult, error) {
+func (s *Store) paymentMethodSection(ctx context.Context, tx *sqldb.Tx, co *checkout) (stepResult, error) {
 	methods, err := s.paymentMethods(ctx, tx)
 	if err != nil {
 		return stepResult{}, err
@@ -348,10 +348,10 @@ func formAddress(f form, prefix string) (entities.Address, bool) {
 // addressFromForm returns the id of the address a step names: idField (one of the customer's addresses) or a
 // new address in the fields prefix.* (validated, and stored unless the customer has an identical one). With
 // neither, it returns "" or, when required, a 400.
-func (s *Store) addressFromForm(ctx context.Context, tx *sql.Tx, customerID string, f form, idField, prefix string, required bool) (string, error) {
+func (s *Store) addressFromForm(ctx context.Context, tx *sqldb.Tx, customerID string, f form, idField, prefix string, required bool) (string, error) {
 	if f.has(idField) {
 		id := strings.TrimSpace(f.get(idField))
-		_, found, err := entities.LoadAddress(ctx, tx, s.dialect, customerID, id)
+		_, found, err := entities.LoadAddress(ctx, tx, customerID, id)
 		if err != nil {
 			return "", err
 		}
@@ -369,7 +369,7 @@ func (s *Store) addressFromForm(ctx context.Context, tx *sql.Tx, customerID stri
 		}
 		return "", nil
 	}
-	details, err := entities.ValidateAddress(ctx, tx, s.dialect, a, s.countries)
+	details, err := entities.ValidateAddress(ctx, tx, a, s.countries)
 	if err != nil {
 		return "", err
 	}
@@ -379,22 +379,22 @@ func (s *Store) addressFromForm(ctx context.Context, tx *sql.Tx, customerID stri
 		}
 		return "", odata.ValidationError(details...)
 	}
-	if same, found, err := entities.FindIdenticalAddress(ctx, tx, s.dialect, customerID, a); err != nil || found {
+	if same, found, err := entities.FindIdenticalAddress(ctx, tx, customerID, a); err != nil || found {
 		return same.ID, err
 	}
-	stored, err := entities.InsertAddress(ctx, tx, s.dialect, customerID, a)
+	stored, err := entities.InsertAddress(ctx, tx, customerID, a)
 	return stored.ID, err
 }
 
 // runStep runs a checkout step in a transaction: it begins the step (checks) and calls fn.
-func (s *Store) runStep(r *http.Request, c customer, step int, fn func(ctx context.Context, tx *sql.Tx, f form, co *checkout) (stepResult, error)) (any, error) {
+func (s *Store) runStep(r *http.Request, c customer, step int, fn func(ctx context.Context, tx *sqldb.Tx, f form, co *checkout) (stepResult, error)) (any, error) {
 	ctx := r.Context()
 	f, err := readForm(r)
 	if err != nil {
 		return nil, err
 	}
 	var res stepResult
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(tx *sqldb.Tx) error {
 		co, err := s.beginStep(ctx, tx, c.id, step)
 		if err != nil {
 			return err
@@ -410,7 +410,7 @@ func (s *Store) runStep(r *http.Request, c customer, step int, fn func(ctx conte
 
 // saveShipping serves POST /checkout/SaveShipping/.
 func (s *Store) saveShipping(r *http.Request, c customer) (any, error) {
-	return s.runStep(r, c, stepShipping, func(ctx context.Context, tx *sql.Tx, f form, co *checkout) (stepResult, error) {
+	return s.runStep(r, c, stepShipping, func(ctx context.Context, tx *sqldb.Tx, f form, co *checkout) (stepResult, error) {
 		pickUp, err := f.boolean("PickUpInStore", false)
 		if err != nil {
 			return stepResult{}, err
@@ -431,7 +431,7 @@ func (s *Store) saveShipping(r *http.Request, c customer) (any, error) {
 			return stepResult{}, err
 		}
 		if co.state.billingAddressID == "" {
-			addresses, err := entities.CustomerAddresses(ctx, tx, s.dialect, c.id)
+			addresses, err := entities.CustomerAddresses(ctx, tx, c.id)
 			if err != nil {
 				return stepResult{}, err
 			}
@@ -446,7 +446,7 @@ func (s *Store) saveShipping(r *http.Request, c customer) (any, error) {
 
 // saveBilling serves POST /checkout/SaveBilling/.
 func (s *Store) saveBilling(r *http.Request, c customer) (any, error) {
-	return s.runStep(r, c, stepBilling, func(ctx context.Context, tx *sql.Tx, f form, co *checkout) (stepResult, error) {
+	return s.runStep(r, c, stepBilling, func(ctx context.Context, tx *sqldb.Tx, f form, co *checkout) (stepResult, error) {
 		addressID, err := s.addressFromForm(ctx, tx, c.id, f, "billing_address_id", "BillingNewAddress", true)
 		if err != nil {
 			return stepResult{}, err
@@ -463,7 +463,7 @@ func (s *Store) saveBilling(r *http.Request, c customer) (any, error) {
 
 // saveShippingMethod serves POST /checkout/SaveShippingMethod/.
 func (s *Store) saveShippingMethod(r *http.Request, c customer) (any, error) {
-	return s.runStep(r, c, stepShippingMethod, func(ctx context.Context, tx *sql.Tx, f form, co *checkout) (stepResult, error) {
+	return s.runStep(r, c, stepShippingMethod, func(ctx context.Context, tx *sqldb.Tx, f form, co *checkout) (stepResult, error) {
 		if !co.needsShippingMethod() {
 			why := "nothing in the cart is shipped"
 			if co.state.pickUp {
@@ -503,7 +503,7 @@ func (s *Store) saveShippingMethod(r *http.Request, c customer) (any, error) {
 
 // savePaymentMethod serves POST /checkout/SavePaymentMethod/.
 func (s *Store) savePaymentMethod(r *http.Request, c customer) (any, error) {
-	return s.runStep(r, c, stepPaymentMethod, func(ctx context.Context, tx *sql.Tx, f form, co *checkout) (stepResult, error) {
+	return s.runStep(r, c, stepPaymentMethod, func(ctx context.Context, tx *sqldb.Tx, f form, co *checkout) (stepResult, error) {
 		name := strings.TrimSpace(f.get("paymentmethod"))
 		if name == "" {
 			return stepResult{}, odata.ValidationError(odata.ErrorDetail{Code: odata.CodeRequired, Target: "paymentmethod",
@@ -539,7 +539,7 @@ func (s *Store) savePaymentMethod(r *http.Request, c customer) (any, error) {
 
 // savePaymentInfo serves POST /checkout/SavePaymentInfo/. The built-in methods take no payment information.
 func (s *Store) savePaymentInfo(r *http.Request, c customer) (any, error) {
-	return s.runStep(r, c, stepPaymentInfo, func(ctx context.Context, tx *sql.Tx, f form, co *checkout) (stepResult, error) {
+	return s.runStep(r, c, stepPaymentInfo, func(ctx context.Context, tx *sqldb.Tx, f form, co *checkout) (stepResult, error) {
 		totals, err := s.totals(ctx, tx, co)
 		if err != nil {
 			return stepResult{}, err
@@ -583,7 +583,7 @@ type orderTotals struct {
 
 // totals computes the amounts of the order the checkout would place now. A shipping or payment method that is
 // no longer offered leaves its step undone (409).
-func (s *Store) totals(ctx context.Context, tx *sql.Tx, co *checkout) (orderTotals, error) {
+func (s *Store) totals(ctx context.Context, tx *sqldb.Tx, co *checkout) (orderTotals, error) {
 	var totals orderTotals
 	totals.subtotal = co.cart.subTotal()
 	totals.shipping = decimal.Zero

@@ -103,7 +103,7 @@ func TestCheckout_Refusals(t *testing.T) {
 		f := newFixture(t, db)
 		c := f.customer("ann@example.com")
 		other := f.customer("bob@example.com")
-		otherAddr, err := entities.InsertAddress(t.Context(), db, db.Dialect, other, entities.Address{FirstName: "Bob"})
+		otherAddr, err := entities.InsertAddress(t.Context(), db, other, entities.Address{FirstName: "Bob"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,6 @@ package storefront
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"net/http"
 	"sort"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/storekit/store/entities"
 	"github.com/storekit/store/odata"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // confirmResult is the answer of ConfirmOrder.
@@ -33,7 +33,7 @@ func (s *Store) confirmOrder(r *http.Request, c customer) (any, error) {
 		return nil, err
 	}
 	var res confirmResult
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *sqldb.Tx) error {
 		var err error
 		res, err = s.placeOrder(ctx, tx, c)
 		return err
@@ -45,7 +45,7 @@ func (s *Store) confirmOrder(r *http.Request, c customer) (any, error) {
 }
 
 // placeOrder places the order of the customer's checkout in tx: see confirmOrder.
-func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, c customer) (confirmResult, error) {
+func (s *Store) placeOrder(ctx context.Context, tx *sqldb.Tx, c customer) (confirmResult, error) {
 	co, err := s.beginStep(ctx, tx, c.id, stepConfirm)
 	if err != nil {
 		return confirmResult{}, err
@@ -69,7 +69,7 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, c customer) (confirm
 	if err := s.takeStock(ctx, tx, lines, now); err != nil {
 		return confirmResult{}, err
 	}
-	order, err := entities.InsertOrder(ctx, tx, s.dialect, newOrder(co, totals, billing, shipping, now))
+	order, err := entities.InsertOrder(ctx, tx, newOrder(co, totals, billing, shipping, now))
 	if err != nil {
 		return confirmResult{}, fmt.Errorf("storefront: confirm order: %w", err)
 	}
@@ -77,7 +77,7 @@ func (s *Store) placeOrder(ctx context.Context, tx *sql.Tx, c customer) (confirm
 	for i, ln := range lines {
 		productIDs[i] = ln.p.id
 	}
-	if err := entities.AddPurchasedRoles(ctx, tx, s.dialect, c.id, productIDs); err != nil {
+	if err := entities.AddPurchasedRoles(ctx, tx, c.id, productIDs); err != nil {
 		return confirmResult{}, fmt.Errorf("storefront: confirm order: %w", err)
 	}
 	if err := s.clearCheckout(ctx, tx, c, co); err != nil {
@@ -102,8 +102,8 @@ func checkLines(lines []line, now time.Time) error {
 
 // orderAddresses returns the billing address of the checkout and its shipping address (nil when the order is
 // not shipped by a shipping method); an address gone meanwhile leaves its step undone (409).
-func (s *Store) orderAddresses(ctx context.Context, tx *sql.Tx, c customer, co *checkout) (entities.Address, *entities.Address, error) {
-	billing, found, err := entities.LoadAddress(ctx, tx, s.dialect, c.id, co.state.billingAddressID)
+func (s *Store) orderAddresses(ctx context.Context, tx *sqldb.Tx, c customer, co *checkout) (entities.Address, *entities.Address, error) {
+	billing, found, err := entities.LoadAddress(ctx, tx, c.id, co.state.billingAddressID)
 	if err != nil {
 		return entities.Address{}, nil, err
 	}
@@ -113,7 +113,7 @@ func (s *Store) orderAddresses(ctx context.Context, tx *sql.Tx, c customer, co *
 	if !co.needsShippingMethod() {
 		return billing, nil, nil
 	}
-	shipping, found, err := entities.LoadAddress(ctx, tx, s.dialect, c.id, co.state.shippingAddressID)
+	shipping, found, err := entities.LoadAddress(ctx, tx, c.id, co.state.shippingAddressID)
 	if err != nil {
 		return entities.Address{}, nil, err
 	}
@@ -147,7 +147,7 @@ func newOrder(co *checkout, totals orderTotals, billing entities.Address, shippi
 
 // clearCheckout deletes the cart lines that were ordered (a line added meanwhile by another request stays) and
 // the checkout state.
-func (s *Store) clearCheckout(ctx context.Context, tx *sql.Tx, c customer, co *checkout) error {
+func (s *Store) clearCheckout(ctx context.Context, tx *sqldb.Tx, c customer, co *checkout) error {
 	ids := make([]string, len(co.cart.lines))
 	for i, ln := range co.cart.lines {
 		ids[i] = ln.id
@@ -159,7 +159,7 @@ func (s *Store) clearCheckout(ctx context.Context, tx *sql.Tx, c customer, co *c
 	if _, err := tx.ExecContext(ctx, query, args...); err != nil {
 		return fmt.Errorf("storefront: confirm order: clear cart: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, stmtDeleteState.For(s.dialect), c.id); err != nil {
+	if _, err := tx.ExecContext(ctx, stmtDeleteState.For(s.db.Dialect()), c.id); err != nil {
 		return fmt.Errorf("storefront: confirm order: clear checkout: %w", err)
 	}
 	return nil
@@ -168,16 +168,16 @@ func (s *Store) clearCheckout(ctx context.Context, tx *sql.Tx, c customer, co *c
 // takeStock takes the stock of the managed products of lines (in the order given) and raises every product's
 // Sold (entities.TakeStock, entities.AddSold), then applies the LowStockActivity of the managed products. When
 // the stock of some line is short it is a 409 with one detail per such line.
-func (s *Store) takeStock(ctx context.Context, tx *sql.Tx, lines []line, now time.Time) error {
+func (s *Store) takeStock(ctx context.Context, tx *sqldb.Tx, lines []line, now time.Time) error {
 	var details []odata.ErrorDetail
 	for _, ln := range lines {
 		if !ln.p.manageStock {
-			if err := entities.AddSold(ctx, tx, s.dialect, ln.p.id, ln.qty, now); err != nil {
+			if err := entities.AddSold(ctx, tx, ln.p.id, ln.qty, now); err != nil {
 				return fmt.Errorf("storefront: confirm order: %w", err)
 			}
 			continue
 		}
-		taken, onHand, err := entities.TakeStock(ctx, tx, s.dialect, ln.p.id, ln.qty, now)
+		taken, onHand, err := entities.TakeStock(ctx, tx, ln.p.id, ln.qty, now)
 		if err != nil {
 			return fmt.Errorf("storefront: confirm order: %w", err)
 		}
@@ -191,7 +191,7 @@ func (s *Store) takeStock(ctx context.Context, tx *sql.Tx, lines []line, now tim
 	}
 	for _, ln := range lines {
 		if ln.p.manageStock {
-			if err := entities.ApplyLowStockActivity(ctx, tx, s.dialect, ln.p.id); err != nil {
+			if err := entities.ApplyLowStockActivity(ctx, tx, ln.p.id); err != nil {
 				return err
 			}
 		}

@@ -2,7 +2,6 @@ package storefront_test
 
 import (
 	"context"
-	"database/sql"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/storekit/store/entities"
 	"github.com/storekit/store/odata/dbtest"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 var orderCodePattern = regexp.MustCompile(`^[A-Z0-9]{8}$`)
@@ -107,16 +107,16 @@ func TestEndToEnd(t *testing.T) {
 			}
 		})
 		t.Run("OKAdminMovesToComplete", func(t *testing.T) {
-			for _, move := range []func(ctx context.Context, tx *sql.Tx) error{
-				func(ctx context.Context, tx *sql.Tx) error { return entities.ShipOrder(ctx, tx, db.Dialect, orderID) },
-				func(ctx context.Context, tx *sql.Tx) error {
-					return entities.DeliverOrder(ctx, tx, db.Dialect, orderID)
+			for _, move := range []func(ctx context.Context, tx *sqldb.Tx) error{
+				func(ctx context.Context, tx *sqldb.Tx) error { return entities.ShipOrder(ctx, tx, orderID) },
+				func(ctx context.Context, tx *sqldb.Tx) error {
+					return entities.DeliverOrder(ctx, tx, orderID)
 				},
-				func(ctx context.Context, tx *sql.Tx) error {
-					return entities.MarkOrderPaid(ctx, tx, db.Dialect, orderID, testNow.Add(48*time.Hour))
+				func(ctx context.Context, tx *sqldb.Tx) error {
+					return entities.MarkOrderPaid(ctx, tx, orderID, testNow.Add(48*time.Hour))
 				},
 			} {
-				tx, err := db.Begin()
+				tx, err := db.BeginTx(context.Background(), nil)
 				if err != nil {
 					t.Fatal(err)
 				}

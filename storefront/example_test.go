@@ -56,8 +56,7 @@ func Example() {
 	}
 	defer db.Close()
 	ctx := context.Background()
-	d := sqlite.Dialect{}
-	if _, err := migrate.Up(ctx, db, d, entities.Migrations, storefront.Migrations); err != nil {
+	if _, err := migrate.Up(ctx, db, entities.Migrations, storefront.Migrations); err != nil {
 		log.Fatal(err)
 	}
 	// A customer and a product at 19.99 (money is stored x 10^4 on SQLite).
@@ -66,7 +65,7 @@ INSERT INTO product (id, name, se_name, price) VALUES ('p1', 'Fountain Pen', 'fo
 		log.Fatal(err)
 	}
 
-	store := storefront.New(storefront.Config{DB: db, Dialect: d, CountriesEnabled: true})
+	store := storefront.New(storefront.Config{DB: db, CountriesEnabled: true})
 	mux := http.NewServeMux()
 	store.Register(serveMux{mux: mux, customerID: "c1", email: "ann@example.com"})
 

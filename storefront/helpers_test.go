@@ -3,7 +3,6 @@ package storefront_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -99,14 +98,14 @@ func countriesDisabled(c *storefront.Config) { c.CountriesEnabled = false }
 func newFixture(t testing.TB, db *dbtest.DB, opts ...fixtureOption) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := migrate.Up(ctx, db.DB, db.Dialect, entities.Migrations, storefront.Migrations); err != nil {
+	if _, err := migrate.Up(ctx, db.DB, entities.Migrations, storefront.Migrations); err != nil {
 		t.Fatalf("migrate.Up(entities, storefront) = %v", err)
 	}
 	f := &fixture{t: t, db: db, clock: &clock{t: testNow}, emails: map[string]string{}}
 	f.exec(`INSERT INTO country (id, name) VALUES ('US', 'United States'), ('CA', 'Canada'), ('DE', 'Germany')`)
 	f.exec(`INSERT INTO state_province (id, country_id, name) VALUES ('US-NY', 'US', 'New York'), ('US-CA', 'US', 'California'),
 	('CA-QC', 'CA', 'Quebec')`)
-	cfg := storefront.Config{DB: db.DB, Dialect: db.Dialect, CountriesEnabled: true, Now: f.clock.Now,
+	cfg := storefront.Config{DB: db.DB, CountriesEnabled: true, Now: f.clock.Now,
 		Logger: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
 		o(&cfg)
@@ -118,7 +117,7 @@ func newFixture(t testing.TB, db *dbtest.DB, opts ...fixtureOption) *fixture {
 
 // node returns the storefront's handler on the database pool db: a second pool on the same database is what a
 // second server node has.
-func (f *fixture) node(db *sql.DB) http.Handler {
+func (f *fixture) node(db *sqldb.DB) http.Handler {
 	cfg := f.cfg
 	cfg.DB = db
 	mux := http.NewServeMux()
@@ -130,10 +129,10 @@ func (f *fixture) node(db *sql.DB) http.Handler {
 func (f *fixture) secondNode() http.Handler {
 	f.t.Helper()
 	var (
-		db  *sql.DB
+		db  *sqldb.DB
 		err error
 	)
-	if f.db.Dialect.Name() == "sqlite" {
+	if f.db.Dialect().Name() == "sqlite" {
 		db, err = sqlite.Open(f.db.URL)
 	} else {
 		db, err = postgres.Open(f.db.URL, postgres.Pool{MaxOpen: 10})
@@ -147,7 +146,7 @@ func (f *fixture) secondNode() http.Handler {
 
 // q rewrites ? placeholders for the fixture's dialect.
 func (f *fixture) q(query string) string {
-	s, err := f.db.Dialect.Placeholder().ReplacePlaceholders(query)
+	s, err := f.db.Dialect().Placeholder().ReplacePlaceholders(query)
 	if err != nil {
 		panic(err)
 	}
@@ -172,7 +171,7 @@ func (f *fixture) count(query string, args ...any) int {
 
 // money returns m as the fixture's dialect stores money.
 func (f *fixture) money(m string) any {
-	v, err := sqldb.DecimalArg(f.db.Dialect, decimal.RequireFromString(m), 4)
+	v, err := sqldb.DecimalArg(f.db.Dialect(), decimal.RequireFromString(m), 4)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -228,12 +227,12 @@ func (f *fixture) product(name string, c cols) string {
 			v = f.money(v.(string))
 		default:
 			if t, ok := v.(time.Time); ok {
-				v = sqldb.TimeArg(f.db.Dialect, t)
+				v = sqldb.TimeArg(f.db.Dialect(), t)
 			}
 		}
 		names, vals = append(names, k), append(vals, v)
 	}
-	q, args, err := sqldb.Builder(f.db.Dialect).Insert("product").Columns(names...).Values(vals...).ToSql()
+	q, args, err := sqldb.Builder(f.db.Dialect()).Insert("product").Columns(names...).Values(vals...).ToSql()
 	if err != nil {
 		f.t.Fatal(err)
 	}

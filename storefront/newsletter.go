@@ -81,7 +81,7 @@ func (s *Store) subscribeNewsletter(r *http.Request, c customer) (any, error) {
 		if base == "" {
 			base = requestBase(r)
 		}
-		err = s.inTx(ctx, func(tx *sql.Tx) error { return s.requestConfirmation(ctx, tx, base, email, subscribe) })
+		err = s.inTx(ctx, func(tx *sqldb.Tx) error { return s.requestConfirmation(ctx, tx, base, email, subscribe) })
 		if err != nil {
 			return nil, err
 		}
@@ -92,7 +92,7 @@ func (s *Store) subscribeNewsletter(r *http.Request, c customer) (any, error) {
 		return newsletterResult{Success: true, Result: "A verification e-mail has been sent to that address; the " +
 			"subscription ends when it is confirmed."}, nil
 	}
-	err = s.inTx(ctx, func(tx *sql.Tx) error { return s.setSubscription(ctx, tx, email, subscribe) })
+	err = s.inTx(ctx, func(tx *sqldb.Tx) error { return s.setSubscription(ctx, tx, email, subscribe) })
 	if err != nil {
 		return nil, err
 	}
@@ -104,15 +104,15 @@ func (s *Store) subscribeNewsletter(r *http.Request, c customer) (any, error) {
 
 // setSubscription makes the subscription of email active or not; it is linked to the customer whose e-mail it
 // is, if any.
-func (s *Store) setSubscription(ctx context.Context, tx *sql.Tx, email string, active bool) error {
+func (s *Store) setSubscription(ctx context.Context, tx *sqldb.Tx, email string, active bool) error {
 	owner, err := s.emailOwner(ctx, tx, email)
 	if err != nil {
 		return err
 	}
 	if active {
-		err = entities.SubscribeNewsletter(ctx, tx, s.dialect, email, owner, s.now())
+		err = entities.SubscribeNewsletter(ctx, tx, email, owner, s.now())
 	} else {
-		err = entities.UnsubscribeNewsletter(ctx, tx, s.dialect, email, owner)
+		err = entities.UnsubscribeNewsletter(ctx, tx, email, owner)
 	}
 	if err != nil {
 		return fmt.Errorf("storefront: newsletter: %w", err)
@@ -121,9 +121,9 @@ func (s *Store) setSubscription(ctx context.Context, tx *sql.Tx, email string, a
 }
 
 // emailOwner returns the id of the customer whose e-mail is email (ignoring ASCII case), or "".
-func (s *Store) emailOwner(ctx context.Context, tx *sql.Tx, email string) (string, error) {
+func (s *Store) emailOwner(ctx context.Context, tx *sqldb.Tx, email string) (string, error) {
 	var customerID string
-	err := tx.QueryRowContext(ctx, stmtCustomerByEmail.For(s.dialect), foldASCII(email)).Scan(&customerID)
+	err := tx.QueryRowContext(ctx, stmtCustomerByEmail.For(s.db.Dialect()), foldASCII(email)).Scan(&customerID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -139,9 +139,9 @@ func (s *Store) emailOwner(ctx context.Context, tx *sql.Tx, email string) (strin
 // confirmation links is queued in the outbox for the address, at most one every confirmationResendInterval.
 // The answer to the customer is the same in every case, so it tells nothing about another person's
 // subscription.
-func (s *Store) requestConfirmation(ctx context.Context, tx *sql.Tx, base, email string, subscribe bool) error {
+func (s *Store) requestConfirmation(ctx context.Context, tx *sqldb.Tx, base, email string, subscribe bool) error {
 	now := s.now().UTC()
-	if _, err := tx.ExecContext(ctx, stmtPurgeTokens.For(s.dialect), s.timeArg(now)); err != nil {
+	if _, err := tx.ExecContext(ctx, stmtPurgeTokens.For(s.db.Dialect()), s.timeArg(now)); err != nil {
 		return fmt.Errorf("storefront: newsletter: %w", err)
 	}
 	if subscribe {
@@ -149,7 +149,7 @@ func (s *Store) requestConfirmation(ctx context.Context, tx *sql.Tx, base, email
 		if err != nil {
 			return err
 		}
-		if err := entities.AddInactiveSubscription(ctx, tx, s.dialect, email, owner, now); err != nil {
+		if err := entities.AddInactiveSubscription(ctx, tx, email, owner, now); err != nil {
 			return fmt.Errorf("storefront: newsletter: %w", err)
 		}
 	}
@@ -157,7 +157,7 @@ func (s *Store) requestConfirmation(ctx context.Context, tx *sql.Tx, base, email
 		id, stored string
 		active     bool
 	)
-	err := tx.QueryRowContext(ctx, stmtSubscription.For(s.dialect)+s.dialect.LockForUpdate(), foldASCII(email)).Scan(&id, &stored, &active)
+	err := tx.QueryRowContext(ctx, stmtSubscription.For(s.db.Dialect())+s.db.Dialect().LockForUpdate(), foldASCII(email)).Scan(&id, &stored, &active)
 	if errors.Is(err, sql.ErrNoRows) { // unsubscribing an address that has no subscription
 		return nil
 	}
@@ -168,7 +168,7 @@ func (s *Store) requestConfirmation(ctx context.Context, tx *sql.Tx, base, email
 		return nil
 	}
 	var latest any
-	if err := tx.QueryRowContext(ctx, stmtLatestToken.For(s.dialect), id, s.timeArg(now)).Scan(&latest); err != nil {
+	if err := tx.QueryRowContext(ctx, stmtLatestToken.For(s.db.Dialect()), id, s.timeArg(now)).Scan(&latest); err != nil {
 		return fmt.Errorf("storefront: newsletter: %w", err)
 	}
 	if latest != nil {
@@ -182,11 +182,11 @@ func (s *Store) requestConfirmation(ctx context.Context, tx *sql.Tx, base, email
 	}
 	token, hash := newConfirmationToken()
 	expires := now.Add(confirmationTTL)
-	if _, err := tx.ExecContext(ctx, stmtInsertToken.For(s.dialect), hash, id, s.timeArg(now), s.timeArg(expires)); err != nil {
+	if _, err := tx.ExecContext(ctx, stmtInsertToken.For(s.db.Dialect()), hash, id, s.timeArg(now), s.timeArg(expires)); err != nil {
 		return fmt.Errorf("storefront: newsletter: %w", err)
 	}
 	subject, body := confirmationEmail(base, stored, token, subscribe, expires)
-	if _, err := tx.ExecContext(ctx, stmtQueueEmail.For(s.dialect), odata.NewID(), stored, subject, body, s.timeArg(now)); err != nil {
+	if _, err := tx.ExecContext(ctx, stmtQueueEmail.For(s.db.Dialect()), odata.NewID(), stored, subject, body, s.timeArg(now)); err != nil {
 		return fmt.Errorf("storefront: newsletter: queue e-mail: %w", err)
 	}
 	return nil
@@ -250,12 +250,12 @@ func (s *Store) activateSubscription(r *http.Request) (any, error) {
 		return nil, notFound
 	}
 	hash := hashConfirmationToken(token)
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(tx *sqldb.Tx) error {
 		var (
 			subscriptionID string
 			expires        any
 		)
-		err := tx.QueryRowContext(ctx, stmtTokenOf.For(s.dialect)+s.dialect.LockForUpdate(), hash).Scan(&subscriptionID, &expires)
+		err := tx.QueryRowContext(ctx, stmtTokenOf.For(s.db.Dialect())+s.db.Dialect().LockForUpdate(), hash).Scan(&subscriptionID, &expires)
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFound
 		}
@@ -272,7 +272,7 @@ func (s *Store) activateSubscription(r *http.Request) (any, error) {
 		if r.Method == http.MethodHead { // the route answers HEAD as GET does, but a HEAD changes nothing
 			return nil
 		}
-		res, err := tx.ExecContext(ctx, stmtUseToken.For(s.dialect), hash)
+		res, err := tx.ExecContext(ctx, stmtUseToken.For(s.db.Dialect()), hash)
 		if err != nil {
 			return fmt.Errorf("storefront: newsletter activation: %w", err)
 		}
@@ -281,10 +281,10 @@ func (s *Store) activateSubscription(r *http.Request) (any, error) {
 		} else if n != 1 { // used meanwhile
 			return notFound
 		}
-		if _, err := tx.ExecContext(ctx, stmtDropTokens.For(s.dialect), subscriptionID); err != nil {
+		if _, err := tx.ExecContext(ctx, stmtDropTokens.For(s.db.Dialect()), subscriptionID); err != nil {
 			return fmt.Errorf("storefront: newsletter activation: %w", err)
 		}
-		if err := entities.SetSubscriptionActive(ctx, tx, s.dialect, subscriptionID, active); err != nil {
+		if err := entities.SetSubscriptionActive(ctx, tx, subscriptionID, active); err != nil {
 			return fmt.Errorf("storefront: newsletter activation: %w", err)
 		}
 		return nil

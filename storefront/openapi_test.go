@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/storekit/store/odata/sqldb"
 	"github.com/storekit/store/odata/sqlite"
 	"github.com/storekit/store/storefront"
 )
@@ -25,7 +26,7 @@ func (r *routeList) HandlePublic(method, pattern string, h http.Handler) {
 // TestOpenAPI checks that the storefront's operations are its routes: one per route, none more.
 func TestOpenAPI(t *testing.T) {
 	var routes routeList
-	storefront.New(storefront.Config{Dialect: sqlite.Dialect{}}).Register(&routes)
+	storefront.New(storefront.Config{DB: sqldb.NewDB(nil, sqlite.Dialect{})}).Register(&routes)
 	var ops []string
 	for _, op := range storefront.OpenAPI().Operations {
 		ops = append(ops, op.Method+" "+op.Path)

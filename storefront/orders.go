@@ -83,10 +83,10 @@ func (s *Store) orderHistory(r *http.Request, c customer) (any, error) {
 	m := historyModel{Orders: []historyOrder{}, PagingContext: pagingContext{PageNumber: page, PageSize: size}}
 	// Plain reads, no transaction: on SQLite a transaction of this project takes the write lock.
 	err = func() error {
-		if err := s.db.QueryRowContext(ctx, stmtCountOrders.For(s.dialect), c.id).Scan(&m.PagingContext.TotalItems); err != nil {
+		if err := s.db.QueryRowContext(ctx, stmtCountOrders.For(s.db.Dialect()), c.id).Scan(&m.PagingContext.TotalItems); err != nil {
 			return fmt.Errorf("storefront: order history: %w", err)
 		}
-		rows, err := s.db.QueryContext(ctx, stmtOrderPage.For(s.dialect), c.id, size, (page-1)*size)
+		rows, err := s.db.QueryContext(ctx, stmtOrderPage.For(s.db.Dialect()), c.id, size, (page-1)*size)
 		if err != nil {
 			return fmt.Errorf("storefront: order history: %w", err)
 		}
@@ -214,7 +214,7 @@ func (s *Store) orderDetails(r *http.Request, c customer) (any, error) {
 		dest = append(dest, &addr[i])
 	}
 	dest = append(dest, &created, &paid)
-	err := s.db.QueryRowContext(ctx, stmtOrder.For(s.dialect), r.PathValue("orderId"), c.id).Scan(dest...)
+	err := s.db.QueryRowContext(ctx, stmtOrder.For(s.db.Dialect()), r.PathValue("orderId"), c.id).Scan(dest...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, odata.NotFound("The order does not exist.")
 	}
@@ -260,7 +260,7 @@ func (s *Store) orderDetails(r *http.Request, c customer) (any, error) {
 }
 
 func (s *Store) orderItems(r *http.Request, orderID string) ([]itemModel, error) {
-	rows, err := s.db.QueryContext(r.Context(), stmtOrderItems.For(s.dialect), orderID)
+	rows, err := s.db.QueryContext(r.Context(), stmtOrderItems.For(s.db.Dialect()), orderID)
 	if err != nil {
 		return nil, fmt.Errorf("storefront: order items: %w", err)
 	}

@@ -2,7 +2,6 @@ package storefront
 
 import (
 	"context"
-	"database/sql"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -37,9 +36,7 @@ func mustSub(f fs.FS, dir string) fs.FS {
 // Config is what a Store is built from.
 type Config struct {
 	// DB is the store database, migrated with entities.Migrations and Migrations.
-	DB *sql.DB
-	// Dialect is DB's dialect.
-	Dialect sqldb.Dialect
+	DB *sqldb.DB
 	// Logger receives the causes of 500 answers; nil means slog.Default().
 	Logger *slog.Logger
 	// CountriesEnabled makes addresses name a country (and a state where the country has states).
@@ -56,8 +53,7 @@ type Config struct {
 // state between requests: everything lives in the database, so several server nodes can share it. Its methods
 // are safe for concurrent use.
 type Store struct {
-	db        *sql.DB
-	dialect   sqldb.Dialect
+	db        *sqldb.DB
 	builder   sq.StatementBuilderType // squirrel statements with the dialect's placeholders
 	logger    *slog.Logger
 	countries bool
@@ -67,7 +63,7 @@ type Store struct {
 
 // New returns a Store on cfg.DB.
 func New(cfg Config) *Store {
-	s := &Store{db: cfg.DB, dialect: cfg.Dialect, builder: sqldb.Builder(cfg.Dialect), logger: cfg.Logger,
+	s := &Store{db: cfg.DB, builder: sqldb.Builder(cfg.DB.Dialect()), logger: cfg.Logger,
 		countries: cfg.CountriesEnabled, now: cfg.Now, publicURL: strings.TrimRight(cfg.PublicURL, "/")}
 	if s.logger == nil {
 		s.logger = slog.Default()
@@ -78,12 +74,16 @@ func New(cfg Config) *Store {
 	return s
 }
 
-// Router is where Register adds the routes: the server's router. Patterns use {name} segments read with
-// r.PathValue(name); a pattern ending in "/" also matches without it.
+// Router is where Register adds the routes: the server's router, which keeps this package free of any router
+// package.
 type Router interface {
-	// Handle serves a route that needs a bearer token: the handler reads its customer with CustomerFrom.
+	// Handle serves requests with the method on the path pattern. Patterns match case-sensitively; a {name}
+	// segment matches one non-empty path segment, which the handler reads with r.PathValue(name). A pattern
+	// ending in "/" also matches without that slash; a GET route also answers HEAD. Every route needs a bearer
+	// token: the handler reads its customer with CustomerFrom.
 	Handle(method, pattern string, h http.Handler)
-	// HandlePublic serves a route without a bearer token.
+	// HandlePublic is Handle for a route that needs no bearer token (such as a link in an e-mail, which carries
+	// its own proof); a wrong method on its path is a 405 without a token too.
 	HandlePublic(method, pattern string, h http.Handler)
 }
 
@@ -178,8 +178,8 @@ func writeJSON(w http.ResponseWriter, v any) {
 // OData writes. A unique violation (that is not already an answer) is retried too: here it means that a
 // concurrent transaction inserted the same row first (a cart line, a checkout state, a subscription), and the
 // next attempt finds that row.
-func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	return sqldb.RunTx(ctx, s.db, s.dialect, func(tx *sql.Tx) error {
+func (s *Store) inTx(ctx context.Context, fn func(tx *sqldb.Tx) error) error {
+	return sqldb.RunTx(ctx, s.db, func(tx *sqldb.Tx) error {
 		if err := fn(tx); err != nil {
 			return s.retryInsertRace(err)
 		}
@@ -190,11 +190,11 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // retryInsertRace marks a unique violation that is not already an answer for a retry (see inTx).
 func (s *Store) retryInsertRace(err error) error {
 	var answer *odata.Error
-	if !errors.As(err, &answer) && s.dialect.ClassifyError(err) == sqldb.ErrUniqueViolation {
+	if !errors.As(err, &answer) && s.db.Dialect().ClassifyError(err) == sqldb.ErrUniqueViolation {
 		return sqldb.Retry(err)
 	}
 	return err
 }
 
 // timeArg returns t as the store's dialect stores a DateTimeOffset.
-func (s *Store) timeArg(t time.Time) any { return sqldb.TimeArg(s.dialect, t) }
+func (s *Store) timeArg(t time.Time) any { return sqldb.TimeArg(s.db.Dialect(), t) }

@@ -90,7 +90,7 @@ func resetAllPrices(ctx context.Context, call *odata.ActionCall) (any, error) {
 
 // process lowers the price of every product (of those priced at least minPrice, when given) by percentage.
 func process(ctx context.Context, call *odata.ActionCall) (any, error) {
-	q := call.Tx.Dialect.QuoteIdent
+	q := call.Tx.Dialect().QuoteIdent
 	update := call.Tx.Builder().Update(q("product")).
 		Set(q("price"), sq.Expr(q("price")+" * ?", 1-call.Params["percentage"].(float64)/100)).
 		Set(q("version"), sq.Expr(q("version")+" + 1"))
@@ -107,7 +107,7 @@ func process(ctx context.Context, call *odata.ActionCall) (any, error) {
 // sets ProductType to the name of the type created (Product or SpecialProduct); every update increments Version
 // (the ETag).
 func productBeforeSave(_ context.Context, _ *odata.Tx, c *odata.Change) error {
-	if c.Op == odata.Create {
+	if c.Op == odata.OpCreate {
 		c.New["Version"] = int64(1)
 		c.New["CreatedAt"] = time.Now().UTC()
 		c.New["ProductType"] = c.EntityType().Name // the discriminator the contract shows: Product or SpecialProduct

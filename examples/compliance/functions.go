@@ -61,19 +61,19 @@ func functions() map[string]odata.FunctionFunc {
 		},
 		"Collection(Product)/GetProductStats": func(ctx context.Context, call *odata.FunctionCall) (any, error) {
 			var n int64
-			err := call.Tx.Builder().Select("count(*)").From(call.Tx.Dialect.QuoteIdent("product")).QueryRowContext(ctx).Scan(&n)
+			err := call.Tx.Builder().Select("count(*)").From(call.Tx.Dialect().QuoteIdent("product")).QueryRowContext(ctx).Scan(&n)
 			return n, err
 		},
 		"Product/GetRelatedProducts": func(ctx context.Context, call *odata.FunctionCall) (any, error) {
-			q := call.Tx.Dialect.QuoteIdent
+			q := call.Tx.Dialect().QuoteIdent
 			related := sq.Select(q("related_product_id")).From(q(relationTable)).
 				Where(sq.Eq{q("product_id"): call.Entity["ID"]})
 			return call.Tx.Query(ctx, call.Tx.Model.EntityType("Product"), sq.Expr(q("id")+" IN (?)", related), "name")
 		},
 		"Collection(Product)/GetAveragePrice": func(ctx context.Context, call *odata.FunctionCall) (any, error) {
 			var avg *float64
-			err := call.Tx.Builder().Select("avg(" + call.Tx.Dialect.QuoteIdent("price") + ")").
-				From(call.Tx.Dialect.QuoteIdent("product")).QueryRowContext(ctx).Scan(&avg)
+			err := call.Tx.Builder().Select("avg(" + call.Tx.Dialect().QuoteIdent("price") + ")").
+				From(call.Tx.Dialect().QuoteIdent("product")).QueryRowContext(ctx).Scan(&avg)
 			if err != nil || avg == nil {
 				return 0.0, err
 			}
@@ -81,7 +81,7 @@ func functions() map[string]odata.FunctionFunc {
 		},
 		"FindProducts": func(ctx context.Context, call *odata.FunctionCall) (any, error) {
 			all, err := call.Tx.Query(ctx, call.Tx.Model.EntityType("Product"),
-				sq.LtOrEq{call.Tx.Dialect.QuoteIdent("price"): call.Params["maxPrice"]}, "name")
+				sq.LtOrEq{call.Tx.Dialect().QuoteIdent("price"): call.Params["maxPrice"]}, "name")
 			var out []odata.Entity
 			for _, p := range all {
 				if name, _ := p["Name"].(string); strings.Contains(name, call.Params["name"].(string)) {
@@ -119,7 +119,7 @@ func functions() map[string]odata.FunctionFunc {
 // topProducts returns the products by price, highest first: all of them, the first count, or the first count
 // of the category of that name.
 func topProducts(ctx context.Context, call *odata.FunctionCall) (any, error) {
-	q := call.Tx.Dialect.QuoteIdent
+	q := call.Tx.Dialect().QuoteIdent
 	var where sq.Sqlizer
 	if category, ok := call.Params["category"].(string); ok {
 		where = sq.Expr(q("category_id")+" IN (?)", sq.Select(q("id")).From(q("category")).

@@ -60,7 +60,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
@@ -109,7 +108,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		*dsn = v
 	}
 
-	db, dialect, err := open(*dsn)
+	db, err := open(*dsn)
 	if err != nil {
 		return err
 	}
@@ -118,10 +117,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := m.Build(); err != nil {
 		return err
 	}
-	if err := createSchema(ctx, db, dialect, m); err != nil {
+	if err := createSchema(ctx, db, m); err != nil {
 		return err
 	}
-	svc, err := newService(m, db, dialect, slog.New(slog.NewTextHandler(stderr, nil)))
+	svc, err := newService(m, db, slog.New(slog.NewTextHandler(stderr, nil)))
 	if err != nil {
 		return err
 	}
@@ -155,13 +154,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 }
 
 // open opens the database dsn names: PostgreSQL for a postgres:// or postgresql:// URL, else a SQLite file.
-func open(dsn string) (*sql.DB, sqldb.Dialect, error) {
+func open(dsn string) (*sqldb.DB, error) {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		db, err := postgres.Open(dsn, postgres.Pool{})
-		return db, postgres.Dialect{}, err
+		return postgres.Open(dsn, postgres.Pool{})
 	}
-	db, err := sqlite.Open(dsn)
-	return db, sqlite.Dialect{}, err
+	return sqlite.Open(dsn)
 }
 
 // newService serves the model at the root: every set but ReadOnlyItems takes every write, with generated Guid keys;
@@ -169,10 +166,10 @@ func open(dsn string) (*sql.DB, sqldb.Dialect, error) {
 // schemaVersion is the version of the model the service serves (odata.Config.SchemaVersion).
 const schemaVersion = "1.0"
 
-func newService(m *edm.Model, db *sql.DB, dialect sqldb.Dialect, logger *slog.Logger) (*odata.Service, error) {
+func newService(m *edm.Model, db *sqldb.DB, logger *slog.Logger) (*odata.Service, error) {
 	guid := func() any { return edm.NewGuid() }
 	return odata.NewService(odata.Config{
-		Model: m, DB: db, Dialect: dialect, Logger: logger, MaxVersion: odata.Version401,
+		Model: m, DB: db, Logger: logger, MaxVersion: odata.Version401,
 		// $metadata carries Core.SchemaVersion; $schemaversion=1.0 or * is served, another version is a 404.
 		SchemaVersion: schemaVersion,
 		Async:         odata.AsyncOptions{Enabled: true},

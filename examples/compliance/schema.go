@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"github.com/storekit/store/odata/edm"
@@ -13,7 +12,8 @@ import (
 // createSchema drops the program's tables and creates them afresh from the model (odata/schema.Create: a table
 // per entity type, the side table of each collection property, the link table of RelatedProducts, the foreign keys of the navigations and their indexes),
 // and the unique category name the contract asks for, which the model does not express.
-func createSchema(ctx context.Context, db *sql.DB, dialect sqldb.Dialect, m *edm.Model) error {
+func createSchema(ctx context.Context, db *sqldb.DB, m *edm.Model) error {
+	dialect := db.Dialect()
 	q := dialect.QuoteIdent
 	tables := allTables(m)
 	statements := []string{"DROP TABLE IF EXISTS " + q(relationTable)}

@@ -167,7 +167,7 @@ func seedDescriptions() []odata.Entity {
 func reseed(ctx context.Context, tx *odata.Tx) error {
 	rows := seedRows(time.Now().UTC())
 	// Link rows first, then the tables in the reverse order of the seed (rows that refer to others go first).
-	if _, err := tx.ExecContext(ctx, "DELETE FROM "+tx.Dialect.QuoteIdent(relationTable)); err != nil {
+	if _, err := tx.ExecContext(ctx, "DELETE FROM "+tx.Dialect().QuoteIdent(relationTable)); err != nil {
 		return err
 	}
 	tables := allTables(tx.Model)
@@ -177,11 +177,11 @@ func reseed(ctx context.Context, tx *odata.Tx) error {
 			if !p.Collection {
 				continue
 			}
-			if _, err := tx.ExecContext(ctx, "DELETE FROM "+tx.Dialect.QuoteIdent(p.CollectionTable.Table)); err != nil {
+			if _, err := tx.ExecContext(ctx, "DELETE FROM "+tx.Dialect().QuoteIdent(p.CollectionTable.Table)); err != nil {
 				return err
 			}
 		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM "+tx.Dialect.QuoteIdent(tables[i].Table)); err != nil {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+tx.Dialect().QuoteIdent(tables[i].Table)); err != nil {
 			return err
 		}
 	}

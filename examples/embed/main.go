@@ -30,10 +30,8 @@ import (
 
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/edm"
-	"github.com/storekit/store/odata/migrate"
 	"github.com/storekit/store/odata/openapi"
 	"github.com/storekit/store/odata/openapiui"
-	"github.com/storekit/store/odata/schema"
 	"github.com/storekit/store/odata/sqlite"
 )
 
@@ -132,13 +130,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := m.Build(); err != nil {
 		return err
 	}
-	if *migrateSchema { // the model's tables, as a versioned migration (see schema_migrations)
-		if _, err := migrate.Up(ctx, db, sqlite.Dialect{}, schema.Migration("library", m)); err != nil {
-			return err
-		}
-	}
-	// NewService checks the tables against the model: a missing table or column stops the start here.
-	svc, err := odata.NewService(odata.Config{Model: m, DB: db, Dialect: sqlite.Dialect{}, Mount: "/odata",
+	// NewService adds the tables and columns the file lacks, as a versioned migration (Migrate, see
+	// schema_migrations), and checks them against the model: a missing table or column stops the start here.
+	svc, err := odata.NewService(odata.Config{Model: m, DB: db, Mount: "/odata", Migrate: *migrateSchema,
 		Sets: map[string]odata.SetOptions{
 			"Authors": {Writes: odata.WritePost | odata.WritePatch, Redact: hiddenFromReaders},
 			"Books":   {Writes: odata.WriteAll, ReadFilter: visibleBooks},

@@ -24,10 +24,8 @@ import (
 
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/edm"
-	"github.com/storekit/store/odata/migrate"
 	"github.com/storekit/store/odata/openapi"
 	"github.com/storekit/store/odata/openapiui"
-	"github.com/storekit/store/odata/schema"
 	"github.com/storekit/store/odata/sqlite"
 )
 
@@ -56,17 +54,12 @@ type Book struct {
 	Author   *Author `odata:",fk=AuthorId,partner=Books"`
 }
 
-// model is the literal model of examples/embed, derived from the structs, with the action AddBook.
-func model() (*edm.Model, error) {
-	types, err := edm.EntityTypesOf(Author{}, Book{})
-	if err != nil {
-		return nil, err
-	}
-	m := &edm.Model{Namespace: "Library", EntityTypes: types,
-		EntitySets: []*edm.EntitySet{{Name: "Authors", Type: "Author"}, {Name: "Books", Type: "Book"}},
+// library declares what the structs cannot: the namespace and the action AddBook. NewService adds the structs'
+// entity types and their sets (Authors, Books) to it and builds it (Config.Structs).
+func library() *edm.Model {
+	return &edm.Model{Namespace: "Library",
 		Actions: []*edm.Action{{Name: "AddBook", Bound: true, BindingType: "Author", ReturnType: &edm.ReturnType{Entity: "Book"},
 			Parameters: []edm.Parameter{{Name: "Title", Type: edm.KindString, Required: true}, {Name: "Year", Type: edm.KindInt32}}}}}
-	return m, m.Build()
 }
 
 // checkBook trims a book's title and refuses a year still to come.
@@ -119,16 +112,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer db.Close()
-	m, err := model()
-	if err != nil {
-		return err
-	}
-	if *migrateSchema {
-		if _, err := migrate.Up(ctx, db, sqlite.Dialect{}, schema.Migration("library", m)); err != nil {
-			return err
-		}
-	}
-	svc, err := odata.NewService(odata.Config{Model: m, DB: db, Dialect: sqlite.Dialect{}, Mount: "/odata",
+	svc, err := odata.NewService(odata.Config{Model: library(), Structs: []any{Author{}, Book{}}, DB: db, Mount: "/odata",
+		Migrate: *migrateSchema,
 		Sets: map[string]odata.SetOptions{
 			"Authors": {Writes: odata.WritePost | odata.WritePatch},
 			"Books":   {Writes: odata.WriteAll, Hooks: odata.Hooks{BeforeSave: checkBook}},

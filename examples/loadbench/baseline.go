@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
@@ -30,16 +29,15 @@ import (
 //
 // Options are parsed by splitting, and any other option or value is a 400.
 type baseline struct {
-	db *sql.DB
-	d  sqldb.Dialect
+	db *sqldb.DB
 
 	mu   sync.Mutex
 	sqls map[string]string // statements by their ?-placeholder text, in the dialect's placeholders
 	pool sync.Pool         // *pageBuffer
 }
 
-func newBaseline(db *sql.DB, d sqldb.Dialect) *baseline {
-	return &baseline{db: db, d: d, sqls: map[string]string{},
+func newBaseline(db *sqldb.DB) *baseline {
+	return &baseline{db: db, sqls: map[string]string{},
 		pool: sync.Pool{New: func() any { return newPageBuffer() }}}
 }
 
@@ -49,7 +47,7 @@ func (b *baseline) sql(q string) string {
 	defer b.mu.Unlock()
 	s, ok := b.sqls[q]
 	if !ok {
-		s = sqldb.NewStatement(q).For(b.d)
+		s = sqldb.NewStatement(q).For(b.db.Dialect())
 		b.sqls[q] = s
 	}
 	return s
@@ -173,7 +171,7 @@ func (b *baseline) parseFilter(q *listQuery, f string) error {
 		if err != nil {
 			return fmt.Errorf("%w: $filter=%s", errBadOption, f)
 		}
-		arg, err := sqldb.DecimalArg(b.d, v, moneyScale)
+		arg, err := sqldb.DecimalArg(b.db.Dialect(), v, moneyScale)
 		if err != nil {
 			return fmt.Errorf("%w: %v", errBadOption, err)
 		}
@@ -201,7 +199,7 @@ func (b *baseline) parseToken(q *listQuery, t string) error {
 	if !ok || err != nil {
 		return fmt.Errorf("%w: $skiptoken", errBadOption)
 	}
-	arg, err := sqldb.DecimalArg(b.d, v, moneyScale)
+	arg, err := sqldb.DecimalArg(b.db.Dialect(), v, moneyScale)
 	if err != nil {
 		return fmt.Errorf("%w: $skiptoken", errBadOption)
 	}

@@ -79,7 +79,7 @@ const sampleIDs = 1000
 
 // newEnv reads the size of the store and a sample of its product keys.
 func newEnv(ctx context.Context, cfg benchConfig) (*env, error) {
-	db, _, err := openDB(cfg.DB, 2)
+	db, err := openDB(cfg.DB, 2)
 	if err != nil {
 		return nil, err
 	}

@@ -43,7 +43,8 @@ type tableColumn struct {
 }
 
 // readColumns reads the columns of a table from the database's catalog (sqldb.Dialect.TableColumns).
-func readColumns(ctx context.Context, db *sql.DB, d sqldb.Dialect, table string) ([]tableColumn, error) {
+func readColumns(ctx context.Context, db *sqldb.DB, table string) ([]tableColumn, error) {
+	d := db.Dialect()
 	rows, err := db.QueryContext(ctx, d.TableColumns(), table)
 	if err != nil {
 		return nil, fmt.Errorf("read the columns of %s: %w", table, err)
@@ -141,8 +142,8 @@ func insertStatement(d sqldb.Dialect, table string, cols []insertColumn, n int) 
 
 // writeTable inserts the rows of t, rowsPerTx rows per transaction, with multi-row statements prepared once per
 // transaction, drawing a progress bar on progress.
-func writeTable(ctx context.Context, db *sql.DB, d sqldb.Dialect, t *bulkTable, progress io.Writer) error {
-	cols, err := readColumns(ctx, db, d, t.table)
+func writeTable(ctx context.Context, db *sqldb.DB, t *bulkTable, progress io.Writer) error {
+	cols, err := readColumns(ctx, db, t.table)
 	if err != nil {
 		return err
 	}
@@ -152,7 +153,7 @@ func writeTable(ctx context.Context, db *sql.DB, d sqldb.Dialect, t *bulkTable, 
 	}
 	perStmt := max(1, min(maxRowsPerStatement, maxArgsPerStatement/len(ins)))
 	bar := newProgress(progress, t.table, t.rows)
-	w := &bulkWriter{db: db, d: d, t: t, cols: ins, perStmt: perStmt, args: make([]any, 0, perStmt*len(ins))}
+	w := &bulkWriter{db: db, t: t, cols: ins, perStmt: perStmt, args: make([]any, 0, perStmt*len(ins))}
 	for from := 0; from < t.rows; from += rowsPerTx {
 		to := min(from+rowsPerTx, t.rows)
 		if err := w.writeTx(ctx, from, to); err != nil {
@@ -167,8 +168,7 @@ func writeTable(ctx context.Context, db *sql.DB, d sqldb.Dialect, t *bulkTable, 
 
 // bulkWriter writes the rows of one table.
 type bulkWriter struct {
-	db      *sql.DB
-	d       sqldb.Dialect
+	db      *sqldb.DB
 	t       *bulkTable
 	cols    []insertColumn
 	perStmt int
@@ -178,7 +178,7 @@ type bulkWriter struct {
 
 // writeTx inserts rows [from, to) in one transaction.
 func (w *bulkWriter) writeTx(ctx context.Context, from, to int) error {
-	return sqldb.RunTx(ctx, w.db, w.d, func(tx *sql.Tx) error {
+	return sqldb.RunTx(ctx, w.db, func(tx *sqldb.Tx) error {
 		var stmt *sql.Stmt
 		for i := from; i < to; i += w.perStmt {
 			n := min(w.perStmt, to-i)
@@ -186,14 +186,14 @@ func (w *bulkWriter) writeTx(ctx context.Context, from, to int) error {
 				return err
 			}
 			if n < w.perStmt {
-				if _, err := tx.ExecContext(ctx, insertStatement(w.d, w.t.table, w.cols, n), w.args...); err != nil {
+				if _, err := tx.ExecContext(ctx, insertStatement(w.db.Dialect(), w.t.table, w.cols, n), w.args...); err != nil {
 					return fmt.Errorf("insert into %s: %w", w.t.table, err)
 				}
 				continue
 			}
 			if stmt == nil {
 				if w.full == "" {
-					w.full = insertStatement(w.d, w.t.table, w.cols, w.perStmt)
+					w.full = insertStatement(w.db.Dialect(), w.t.table, w.cols, w.perStmt)
 				}
 				var err error
 				if stmt, err = tx.PrepareContext(ctx, w.full); err != nil {
@@ -217,7 +217,7 @@ func (w *bulkWriter) fill(from, n int) error {
 			v := c.value(i)
 			if c.prop != nil && v != nil {
 				var err error
-				if v, err = sqldb.Arg(w.d, c.prop, v); err != nil {
+				if v, err = sqldb.Arg(w.db.Dialect(), c.prop, v); err != nil {
 					return fmt.Errorf("%s.%s of row %d: %w", w.t.table, c.name, i, err)
 				}
 			}

@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/storekit/store/odata/dbtest"
+	"github.com/storekit/store/odata/sqldb"
 	"github.com/storekit/store/odata/sqlite"
 )
 
@@ -396,7 +397,7 @@ func TestRun_Usage(t *testing.T) {
 // TestBaseline_Refuses checks that the baseline answers only what it serves: other options, values, paths and
 // methods are errors, never a different answer.
 func TestBaseline_Refuses(t *testing.T) {
-	b := newBaseline(nil, sqlite.Dialect{}) // every request here is refused before any SQL
+	b := newBaseline(sqldb.NewDB(nil, sqlite.Dialect{})) // every request here is refused before any SQL
 	for _, c := range []struct {
 		method, target string
 		want           int

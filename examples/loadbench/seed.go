@@ -55,7 +55,7 @@ func seedStore(ctx context.Context, o seedOptions) (seedResult, error) {
 	if err := srv.stop(); err != nil {
 		return seedResult{}, err
 	}
-	db, d, err := openDB(o.DB, 2)
+	db, err := openDB(o.DB, 2)
 	if err != nil {
 		return seedResult{}, err
 	}
@@ -74,7 +74,7 @@ func seedStore(ctx context.Context, o seedOptions) (seedResult, error) {
 	g := newCatalog(o)
 	tables := []*bulkTable{g.categoryTable(model), g.productTable(model), g.linkTable(model)}
 	for _, t := range tables {
-		if err := writeTable(ctx, db, d, t, o.Progress); err != nil {
+		if err := writeTable(ctx, db, t, o.Progress); err != nil {
 			return seedResult{}, err
 		}
 	}
@@ -87,7 +87,7 @@ func seedStore(ctx context.Context, o seedOptions) (seedResult, error) {
 		analyze = "VACUUM ANALYZE "
 	}
 	for _, t := range tables {
-		if _, err := db.ExecContext(ctx, analyze+d.QuoteIdent(t.table)); err != nil {
+		if _, err := db.ExecContext(ctx, analyze+db.Dialect().QuoteIdent(t.table)); err != nil {
 			return seedResult{}, fmt.Errorf("analyze %s: %w", t.table, err)
 		}
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -80,17 +79,16 @@ func isPostgres(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
 }
 
-// openDB opens the database dsn names with the project's adapter, and returns its dialect.
-func openDB(dsn string, maxOpen int) (*sql.DB, sqldb.Dialect, error) {
+// openDB opens the database dsn names with the project's adapter.
+func openDB(dsn string, maxOpen int) (*sqldb.DB, error) {
 	if isPostgres(dsn) {
-		db, err := postgres.Open(dsn, postgres.Pool{MaxOpen: maxOpen})
-		return db, postgres.Dialect{}, err
+		return postgres.Open(dsn, postgres.Pool{MaxOpen: maxOpen})
 	}
 	db, err := sqlite.Open(dsn)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	db.SetMaxOpenConns(maxOpen)
 	db.SetMaxIdleConns(maxOpen)
-	return db, sqlite.Dialect{}, nil
+	return db, nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,15 +57,15 @@ func startTarget(ctx context.Context, cfg benchConfig, name string) (*target, er
 	case targetStore:
 		return startStoreTarget(ctx, cfg)
 	case targetEngine, targetBaseline:
-		db, d, err := openDB(cfg.DB, cfg.MaxOpen)
+		db, err := openDB(cfg.DB, cfg.MaxOpen)
 		if err != nil {
 			return nil, err
 		}
 		var h http.Handler
 		if name == targetEngine {
-			h, err = engineService(db, d)
+			h, err = engineService(db)
 		} else {
-			h = newBaseline(db, d)
+			h = newBaseline(db)
 		}
 		if err != nil {
 			db.Close()
@@ -156,7 +155,7 @@ func signIn(ctx context.Context, c *http.Client, url, email, password string) (s
 // engineService is the bare engine over the store's tables: the store's model served by odata.NewService with
 // none of the store's rules, under /odata. Product takes writes; every action of the model answers 501, since
 // its handler is the store's.
-func engineService(db *sql.DB, d sqldb.Dialect) (*odata.Service, error) {
+func engineService(db *sqldb.DB) (*odata.Service, error) {
 	model, err := entities.NewModel()
 	if err != nil {
 		return nil, err
@@ -173,7 +172,7 @@ func engineService(db *sql.DB, d sqldb.Dialect) (*odata.Service, error) {
 		}
 		actions[name] = notServed
 	}
-	return odata.NewService(odata.Config{Model: model, DB: db, Dialect: d, Mount: "/odata",
+	return odata.NewService(odata.Config{Model: model, DB: db, Mount: "/odata",
 		Logger: slog.New(slog.DiscardHandler), Actions: actions,
 		Sets: map[string]odata.SetOptions{"Product": {Writes: odata.WriteAll}}})
 }

@@ -392,7 +392,7 @@ func TestStore_SignInThrottling(t *testing.T) {
 func failures(t testing.TB, s *storeServer, client string, n int) {
 	t.Helper()
 	for i := range n {
-		at := sqldb.TimeArg(s.db.Dialect, time.Now().Add(-time.Duration(n-i)*time.Second))
+		at := sqldb.TimeArg(s.db.Dialect(), time.Now().Add(-time.Duration(n-i)*time.Second))
 		s.exec(t, `INSERT INTO login_attempt (id, email, client_address, attempted_on_utc, pending) VALUES (?, ?, ?, ?, ?)`,
 			fmt.Sprintf("%024x", i+1), fmt.Sprintf("unknown%02d@example.com", i), client, at, false)
 	}

@@ -233,7 +233,7 @@ func TestStore_BusyPort(t *testing.T) {
 func tableCount(t testing.TB, db *dbtest.DB) int {
 	t.Helper()
 	q := `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'`
-	if db.Dialect.Name() == "postgres" {
+	if db.Dialect().Name() == "postgres" {
 		q = `SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema()`
 	}
 	var n int

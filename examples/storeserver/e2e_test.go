@@ -329,7 +329,7 @@ func (s *storeServer) exec(t testing.TB, q string, args ...any) {
 
 // placeholders rewrites ? placeholders for the database's dialect.
 func placeholders(db *dbtest.DB, q string) string {
-	out, err := db.Dialect.Placeholder().ReplacePlaceholders(q)
+	out, err := db.Dialect().Placeholder().ReplacePlaceholders(q)
 	if err != nil {
 		panic(err)
 	}
@@ -341,7 +341,7 @@ func (s *storeServer) expireToken(t testing.TB, token string) {
 	t.Helper()
 	sum := sha256.Sum256([]byte(token))
 	s.exec(t, `UPDATE access_token SET expires_on_utc = ? WHERE token_hash = ?`,
-		sqldb.TimeArg(s.db.Dialect, time.Now().Add(-time.Minute)), hex.EncodeToString(sum[:]))
+		sqldb.TimeArg(s.db.Dialect(), time.Now().Add(-time.Minute)), hex.EncodeToString(sum[:]))
 }
 
 // str returns m[key] as a string ("" when absent or not a string).

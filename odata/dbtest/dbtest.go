@@ -4,7 +4,6 @@ package dbtest
 
 import (
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"net/url"
 	"os"
@@ -19,10 +18,9 @@ import (
 // EnvPostgres names the environment variable with the PostgreSQL server URL for tests.
 const EnvPostgres = "STORE_TEST_POSTGRES"
 
-// DB is an open test database and its dialect.
+// DB is an open test database (its pool and dialect, as the adapters' Open return them) and its URL.
 type DB struct {
-	*sql.DB
-	Dialect sqldb.Dialect
+	*sqldb.DB
 	// URL is the DSN (a file path for SQLite, a postgres:// URL for PostgreSQL), for code that opens its own pool.
 	URL string
 }
@@ -36,7 +34,7 @@ func SQLite(tb testing.TB) *DB {
 		tb.Fatalf("open sqlite: %v", err)
 	}
 	tb.Cleanup(func() { db.Close() })
-	return &DB{DB: db, Dialect: sqlite.Dialect{}, URL: path}
+	return &DB{DB: db, URL: path}
 }
 
 // PostgresURL returns the server URL from STORE_TEST_POSTGRES, or "" when it is not set.
@@ -75,7 +73,7 @@ func Postgres(tb testing.TB) *DB {
 		_, _ = admin.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`)
 		admin.Close()
 	})
-	return &DB{DB: db, Dialect: postgres.Dialect{}, URL: u.String()}
+	return &DB{DB: db, URL: u.String()}
 }
 
 // Each runs f as a subtest on SQLite ("sqlite") and, when STORE_TEST_POSTGRES is set, on PostgreSQL

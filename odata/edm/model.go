@@ -550,6 +550,10 @@ func (s TimeStorage) String() string {
 // IsKey reports whether the property is part of its entity type's key.
 func (p *Property) IsKey() bool { return p.isKey }
 
+// Computed reports whether the server computes the property's value, so that clients cannot set it: ReadOnly, or
+// computed by SQL (the Core.Computed annotation).
+func (p *Property) Computed() bool { return p.ReadOnly || p.SQL != "" }
+
 // Property returns the member of a complex property with the given name (exact, else a unique
 // case-insensitive match), with its Column being the full column name on the entity's table; nil if there is
 // none or p is not complex.

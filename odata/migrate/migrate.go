@@ -38,7 +38,7 @@ type Source struct {
 	// that bring the database to what the component needs and a name that says what they do, no statements
 	// when the database is there. Up applies them as the component's next version. odata/schema.Migration
 	// computes them from a model.
-	Changes func(ctx context.Context, tx *sql.Tx, d sqldb.Dialect) (name string, statements []string, err error)
+	Changes func(ctx context.Context, tx *sqldb.Tx) (name string, statements []string, err error)
 }
 
 // Migration is one file of a Source.
@@ -58,7 +58,8 @@ type maintenanceSession interface {
 const advisoryLockKey = 7355608
 
 // Up applies every pending migration of the sources, in the order given, and returns how many it applied.
-func Up(ctx context.Context, db *sql.DB, d sqldb.Dialect, sources ...Source) (int, error) {
+func Up(ctx context.Context, db *sqldb.DB, sources ...Source) (int, error) {
+	d := db.Dialect()
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return 0, err
@@ -80,7 +81,7 @@ func Up(ctx context.Context, db *sql.DB, d sqldb.Dialect, sources ...Source) (in
 	applied := 0
 	for _, src := range sources {
 		if src.Changes != nil {
-			n, err := applyChanges(ctx, conn, d, src)
+			n, err := applyChanges(ctx, conn, src)
 			applied += n
 			if err != nil {
 				return applied, err
@@ -91,7 +92,7 @@ func Up(ctx context.Context, db *sql.DB, d sqldb.Dialect, sources ...Source) (in
 		if err != nil {
 			return applied, err
 		}
-		current, err := currentVersion(ctx, conn, d, src.Name)
+		current, err := currentVersion(ctx, conn, src.Name)
 		if err != nil {
 			return applied, err
 		}
@@ -107,7 +108,7 @@ func Up(ctx context.Context, db *sql.DB, d sqldb.Dialect, sources ...Source) (in
 			if m.Version <= current {
 				continue
 			}
-			if err := apply(ctx, conn, d, src.Name, m); err != nil {
+			if err := apply(ctx, conn, src.Name, m); err != nil {
 				return applied, err
 			}
 			applied++
@@ -147,18 +148,19 @@ func Load(src Source, dialect string) ([]Migration, error) {
 	return list, nil
 }
 
-// querier is a *sql.Conn or *sql.Tx.
+// querier is a *sqldb.Conn or *sqldb.Tx.
 type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	Dialect() sqldb.Dialect
 }
 
 // currentVersion returns the latest version of component that schema_migrations records, 0 when it records
 // none or there is no such table yet (record creates it with the first migration).
-func currentVersion(ctx context.Context, conn querier, d sqldb.Dialect, component string) (int, error) {
-	if exists, err := hasTable(ctx, conn, d); err != nil || !exists {
+func currentVersion(ctx context.Context, conn querier, component string) (int, error) {
+	if exists, err := hasTable(ctx, conn); err != nil || !exists {
 		return 0, err
 	}
-	q, args, err := sqldb.Builder(d).Select("COALESCE(MAX(version), 0)").From("schema_migrations").
+	q, args, err := sqldb.Builder(conn.Dialect()).Select("COALESCE(MAX(version), 0)").From("schema_migrations").
 		Where("component = ?", component).ToSql()
 	if err != nil {
 		return 0, err
@@ -170,7 +172,7 @@ func currentVersion(ctx context.Context, conn querier, d sqldb.Dialect, componen
 	return v, nil
 }
 
-func apply(ctx context.Context, conn *sql.Conn, d sqldb.Dialect, component string, m Migration) error {
+func apply(ctx context.Context, conn *sqldb.Conn, component string, m Migration) error {
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -179,7 +181,7 @@ func apply(ctx context.Context, conn *sql.Conn, d sqldb.Dialect, component strin
 	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 		return fmt.Errorf("migrate: %s %s: %w", component, m.Name, err)
 	}
-	if err := record(ctx, tx, d, component, m); err != nil {
+	if err := record(ctx, tx, component, m); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -187,17 +189,17 @@ func apply(ctx context.Context, conn *sql.Conn, d sqldb.Dialect, component strin
 
 // applyChanges applies the changes src.Changes computes, if any, as the next version of src in one
 // transaction, and returns 1 when it applied them.
-func applyChanges(ctx context.Context, conn *sql.Conn, d sqldb.Dialect, src Source) (int, error) {
+func applyChanges(ctx context.Context, conn *sqldb.Conn, src Source) (int, error) {
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
 	}
 	defer tx.Rollback()
-	current, err := currentVersion(ctx, tx, d, src.Name)
+	current, err := currentVersion(ctx, tx, src.Name)
 	if err != nil {
 		return 0, err
 	}
-	name, statements, err := src.Changes(ctx, tx, d)
+	name, statements, err := src.Changes(ctx, tx)
 	if err != nil {
 		return 0, fmt.Errorf("migrate: %s: %w", src.Name, err)
 	}
@@ -209,7 +211,7 @@ func applyChanges(ctx context.Context, conn *sql.Conn, d sqldb.Dialect, src Sour
 			return 0, fmt.Errorf("migrate: %s version %d: %s: %w", src.Name, current+1, s, err)
 		}
 	}
-	if err := record(ctx, tx, d, src.Name, Migration{Version: current + 1, Name: name}); err != nil {
+	if err := record(ctx, tx, src.Name, Migration{Version: current + 1, Name: name}); err != nil {
 		return 0, err
 	}
 	return 1, tx.Commit()
@@ -224,9 +226,9 @@ const createTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
 	PRIMARY KEY (component, version))`
 
 // hasTable reports whether the database has the schema_migrations table, from the dialect's catalog query.
-func hasTable(ctx context.Context, conn querier, d sqldb.Dialect) (bool, error) {
+func hasTable(ctx context.Context, conn querier) (bool, error) {
 	var columns int
-	err := conn.QueryRowContext(ctx, "SELECT count(*) FROM ("+d.TableColumns()+") AS c", "schema_migrations").Scan(&columns)
+	err := conn.QueryRowContext(ctx, "SELECT count(*) FROM ("+conn.Dialect().TableColumns()+") AS c", "schema_migrations").Scan(&columns)
 	if err != nil {
 		return false, fmt.Errorf("migrate: read the catalog: %w", err)
 	}
@@ -236,11 +238,11 @@ func hasTable(ctx context.Context, conn querier, d sqldb.Dialect) (bool, error) 
 // record adds the row of migration m of component to schema_migrations, creating the table first when it does
 // not exist: in the migration's own transaction, so a migration that fails or is refused leaves no table behind
 // and a database with nothing to migrate is not written to.
-func record(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, component string, m Migration) error {
+func record(ctx context.Context, tx *sqldb.Tx, component string, m Migration) error {
 	if _, err := tx.ExecContext(ctx, createTable); err != nil {
 		return fmt.Errorf("migrate: create schema_migrations: %w", err)
 	}
-	q, args, err := sqldb.Builder(d).Insert("schema_migrations").Columns("component", "version", "name", "applied_at").
+	q, args, err := sqldb.Builder(tx.Dialect()).Insert("schema_migrations").Columns("component", "version", "name", "applied_at").
 		Values(component, m.Version, m.Name, time.Now().UTC().Format(time.RFC3339)).ToSql()
 	if err != nil {
 		return err

@@ -2,7 +2,6 @@ package migrate_test
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -33,13 +32,13 @@ func TestUp(t *testing.T) {
 			"0002_b.sql": `CREATE TABLE b (id TEXT PRIMARY KEY); INSERT INTO b (id) VALUES ('x');`,
 		})
 		t.Run("OK", func(t *testing.T) {
-			if n, err := migrate.Up(ctx, db.DB, db.Dialect, v1); err != nil || n != 1 {
+			if n, err := migrate.Up(ctx, db.DB, v1); err != nil || n != 1 {
 				t.Fatalf("Up(v1) = %d, %v, want 1, nil", n, err)
 			}
-			if n, err := migrate.Up(ctx, db.DB, db.Dialect, v2); err != nil || n != 1 {
+			if n, err := migrate.Up(ctx, db.DB, v2); err != nil || n != 1 {
 				t.Fatalf("Up(v2) = %d, %v, want 1, nil", n, err)
 			}
-			if n, err := migrate.Up(ctx, db.DB, db.Dialect, v2); err != nil || n != 0 {
+			if n, err := migrate.Up(ctx, db.DB, v2); err != nil || n != 0 {
 				t.Fatalf("Up(v2) again = %d, %v, want 0, nil", n, err)
 			}
 			var id string
@@ -48,7 +47,7 @@ func TestUp(t *testing.T) {
 			}
 		})
 		t.Run("ErrNewerDatabase", func(t *testing.T) {
-			_, err := migrate.Up(ctx, db.DB, db.Dialect, v1)
+			_, err := migrate.Up(ctx, db.DB, v1)
 			if err == nil || !strings.Contains(err.Error(), "newer than this program") {
 				t.Fatalf("Up(older program) = %v, want a refusal", err)
 			}
@@ -59,7 +58,7 @@ func TestUp(t *testing.T) {
 				"0002_b.sql": `CREATE TABLE b (id TEXT PRIMARY KEY); INSERT INTO b (id) VALUES ('x');`,
 				"0003_c.sql": `CREATE TABLE c (id TEXT PRIMARY KEY); INSERT INTO nosuchtable VALUES (1);`,
 			})
-			if _, err := migrate.Up(ctx, db.DB, db.Dialect, bad); err == nil {
+			if _, err := migrate.Up(ctx, db.DB, bad); err == nil {
 				t.Fatal("Up(bad) = nil error")
 			}
 			if _, err := db.Exec(`SELECT * FROM c`); err == nil {
@@ -75,7 +74,8 @@ func TestUp_Changes(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		ctx := context.Background()
 		want := []string{"a", "b"} // the tables the component needs
-		src := migrate.Source{Name: "computed", Changes: func(ctx context.Context, tx *sql.Tx, d sqldb.Dialect) (string, []string, error) {
+		src := migrate.Source{Name: "computed", Changes: func(ctx context.Context, tx *sqldb.Tx) (string, []string, error) {
+			d := tx.Dialect()
 			var names, statements []string
 			for _, table := range want {
 				if _, err := tx.ExecContext(ctx, "SAVEPOINT probe"); err != nil {
@@ -108,24 +108,24 @@ func TestUp_Changes(t *testing.T) {
 			}
 			return out
 		}
-		if n, err := migrate.Up(ctx, db.DB, db.Dialect, src); err != nil || n != 1 {
+		if n, err := migrate.Up(ctx, db.DB, src); err != nil || n != 1 {
 			t.Fatalf("Up(empty database) = %d, %v, want 1, nil", n, err)
 		}
-		if n, err := migrate.Up(ctx, db.DB, db.Dialect, src); err != nil || n != 0 {
+		if n, err := migrate.Up(ctx, db.DB, src); err != nil || n != 0 {
 			t.Fatalf("Up(again) = %d, %v, want 0, nil", n, err)
 		}
 		want = append(want, "c")
-		if n, err := migrate.Up(ctx, db.DB, db.Dialect, src); err != nil || n != 1 {
+		if n, err := migrate.Up(ctx, db.DB, src); err != nil || n != 1 {
 			t.Fatalf("Up(a table more) = %d, %v, want 1, nil", n, err)
 		}
 		if diff := cmp.Diff([]string{"1 create a; create b", "2 create c"}, versions()); diff != "" {
 			t.Errorf("schema_migrations (-want +got):\n%s", diff)
 		}
 		failing := src
-		failing.Changes = func(ctx context.Context, tx *sql.Tx, d sqldb.Dialect) (string, []string, error) {
+		failing.Changes = func(ctx context.Context, tx *sqldb.Tx) (string, []string, error) {
 			return "create d; fail", []string{"CREATE TABLE d (id TEXT)", "INSERT INTO nosuchtable VALUES (1)"}, nil
 		}
-		if _, err := migrate.Up(ctx, db.DB, db.Dialect, failing); err == nil || !strings.Contains(err.Error(), "computed version 3") {
+		if _, err := migrate.Up(ctx, db.DB, failing); err == nil || !strings.Contains(err.Error(), "computed version 3") {
 			t.Fatalf("Up(failing changes) = %v, want an error naming version 3", err)
 		}
 		if _, err := db.Exec(`SELECT * FROM d`); err == nil {

@@ -2,7 +2,6 @@ package migrate_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"testing"
 
@@ -17,7 +16,7 @@ import (
 func TestUp_NothingWrittenUntilApplied(t *testing.T) {
 	refused := errors.New("the database does not match")
 	changes := func(name string, statements []string, err error) migrate.Source {
-		return migrate.Source{Name: "computed", Changes: func(context.Context, *sql.Tx, sqldb.Dialect) (string, []string, error) {
+		return migrate.Source{Name: "computed", Changes: func(context.Context, *sqldb.Tx) (string, []string, error) {
 			return name, statements, err
 		}}
 	}
@@ -37,7 +36,7 @@ func TestUp_NothingWrittenUntilApplied(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
-				_, err := migrate.Up(context.Background(), db.DB, db.Dialect, tc.src)
+				_, err := migrate.Up(context.Background(), db.DB, tc.src)
 				if (err != nil) != tc.wantErr {
 					t.Fatalf("Up() error = %v, want an error: %v", err, tc.wantErr)
 				}

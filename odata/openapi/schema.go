@@ -96,7 +96,7 @@ func (g *docBuilder) entitySchema(et *edm.EntityType) *jsObject {
 			continue
 		}
 		s := g.propertySchema(p)
-		if computed(p) {
+		if p.Computed() {
 			s.set("readOnly", true)
 		}
 		if p.Lazy {
@@ -142,7 +142,7 @@ func (g *docBuilder) inputSchema(et *edm.EntityType, w writable, create bool) *j
 		case p.Type == edm.KindStream:
 			continue
 		case upsert && create:
-		case computed(p):
+		case p.Computed():
 			continue
 		case !create && (p.IsKey() || p.Immutable):
 			continue
@@ -172,9 +172,6 @@ func jsonType(s *jsObject) string {
 	t, _ := s.get("type").(string)
 	return t
 }
-
-// computed reports whether the server computes a property: clients cannot set it.
-func computed(p *edm.Property) bool { return p.ReadOnly || p.SQL != "" }
 
 // propertySchema is the schema of a structural property, with its facets, default and description.
 func (g *docBuilder) propertySchema(p *edm.Property) *jsObject {

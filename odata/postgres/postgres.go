@@ -41,8 +41,8 @@ const defaultStatementTimeout = 60 * time.Second
 // with the pool's statement_timeout, unless the URL sets either, as in "?statement_timeout=0". The connections
 // are instrumented (sqldb.Instrument, system "postgresql"): a statement run under a context with a recording
 // OpenTelemetry span is a child span of it; sqldb.DriverConn returns the *stdlib.Conn that sql.Conn.Raw hands
-// over.
-func Open(url string, pool Pool) (*sql.DB, error) {
+// over. The result carries the pool and Dialect{} together.
+func Open(url string, pool Pool) (*sqldb.DB, error) {
 	if pool.MaxOpen <= 0 {
 		pool.MaxOpen = 20
 	}
@@ -65,7 +65,7 @@ func Open(url string, pool Pool) (*sql.DB, error) {
 		db.Close()
 		return nil, err
 	}
-	return db, nil
+	return sqldb.NewDB(db, Dialect{}), nil
 }
 
 // sessionSettings sets the run-time parameters Open gives every session: jit off, and statement_timeout from

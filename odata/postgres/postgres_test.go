@@ -4,7 +4,6 @@ package postgres_test
 
 import (
 	"context"
-	"database/sql"
 	"os"
 	"strings"
 	"testing"
@@ -40,7 +39,7 @@ func TestOpen_Pool(t *testing.T) {
 			}
 			// Returned connections stay idle up to MaxIdle (by default MaxOpen): no session is closed and
 			// reopened between requests.
-			conns := make([]*sql.Conn, 3)
+			conns := make([]*sqldb.Conn, 3)
 			for i := range conns {
 				if conns[i], err = p.Conn(context.Background()); err != nil {
 					t.Fatal(err)
@@ -148,7 +147,7 @@ func TestOpen_MigrationsWithoutStatementTimeout(t *testing.T) {
 	slow := migrate.Source{Name: "slow", FS: fstest.MapFS{
 		"postgres/0001_slow.sql": {Data: []byte("SELECT pg_sleep(0.3);\nCREATE TABLE t (id INTEGER);")},
 	}}
-	if _, err := migrate.Up(context.Background(), db, postgres.Dialect{}, slow); err != nil {
+	if _, err := migrate.Up(context.Background(), db, slow); err != nil {
 		t.Fatalf("migrate.Up with a slow migration: %v", err)
 	}
 	var limit string

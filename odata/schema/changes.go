@@ -2,7 +2,6 @@ package schema
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 
 	"github.com/storekit/store/odata/edm"
@@ -16,15 +15,15 @@ type change struct {
 	sql  string
 }
 
-// Changes returns the statements that bring database q (of dialect d) to the built model m by adding what it
+// Changes returns the statements that bring database q to the built model m by adding what it
 // lacks: the tables (as Create writes them), the columns of existing tables, and the indexes the model implies
 // (see Create). It never drops or changes what exists. A problem no addition solves (a column of the wrong
 // type, a key without a unique index, a non-nullable column without a Default to fill the rows a table may
 // hold) is returned as a *MismatchError, with no statements; a column that holds its property's values in
 // another form that Adapt gives the property (a DATETIME column for a DateTimeOffset) is no problem. A database
 // that matches gets none.
-func Changes(ctx context.Context, q Querier, d sqldb.Dialect, m *edm.Model) ([]string, error) {
-	changes, err := plan(ctx, q, d, m)
+func Changes(ctx context.Context, q Querier, m *edm.Model) ([]string, error) {
+	changes, err := plan(ctx, q, m)
 	if err != nil {
 		return nil, err
 	}
@@ -40,8 +39,8 @@ func Changes(ctx context.Context, q Querier, d sqldb.Dialect, m *edm.Model) ([]s
 // (Changes), the additions are applied as the source's next version, in one transaction under the dialect's
 // session lock, and recorded with a name that lists them ("create table book; add column book.year").
 func Migration(name string, m *edm.Model) migrate.Source {
-	return migrate.Source{Name: name, Changes: func(ctx context.Context, tx *sql.Tx, d sqldb.Dialect) (string, []string, error) {
-		changes, err := plan(ctx, tx, d, m)
+	return migrate.Source{Name: name, Changes: func(ctx context.Context, tx *sqldb.Tx) (string, []string, error) {
+		changes, err := plan(ctx, tx, m)
 		if err != nil || len(changes) == 0 {
 			return "", nil, err
 		}
@@ -58,7 +57,8 @@ func Migration(name string, m *edm.Model) migrate.Source {
 }
 
 // plan returns the changes that bring q to m (see Changes).
-func plan(ctx context.Context, q Querier, d sqldb.Dialect, m *edm.Model) ([]change, error) {
+func plan(ctx context.Context, q Querier, m *edm.Model) ([]change, error) {
+	d := q.Dialect()
 	tables, err := describe(m)
 	if err != nil {
 		return nil, err
@@ -66,7 +66,7 @@ func plan(ctx context.Context, q Querier, d sqldb.Dialect, m *edm.Model) ([]chan
 	var creates, columns, indexes, foreign []change
 	var problems []Problem
 	for _, t := range tables {
-		found, err := readTable(ctx, q, d, t.name)
+		found, err := readTable(ctx, q, t.name)
 		if err != nil {
 			return nil, err
 		}

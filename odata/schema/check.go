@@ -11,9 +11,10 @@ import (
 	"github.com/storekit/store/odata/sqldb"
 )
 
-// Querier reads the catalog: a *sql.DB, *sql.Conn or *sql.Tx.
+// Querier reads the catalog of a database and tells its dialect: a *sqldb.DB, *sqldb.Conn or *sqldb.Tx.
 type Querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	Dialect() sqldb.Dialect
 }
 
 // Problem is one difference between the model and the database that the engine cannot work with.
@@ -56,7 +57,7 @@ func (e *MismatchError) Error() string {
 	return b.String()
 }
 
-// Check compares the tables of database q (of dialect d) with what the built model m implies (see Create)
+// Check compares the tables of database q with what the built model m implies (see Create)
 // and returns a *MismatchError listing every problem: a missing table, a missing column, a column whose type
 // cannot hold its property's values in the storage the property declares (edm.Property.DecimalStorage,
 // TimeStorage; for a column that holds them in another form the engine reads, the message names the storage to
@@ -65,8 +66,8 @@ func (e *MismatchError) Error() string {
 // column gets no value when an insert leaves it out. Other columns, tables, indexes and constraints of the
 // database are not its concern; nor is it ever changed (see Migration). Other errors are those of reading the
 // catalog.
-func Check(ctx context.Context, q Querier, d sqldb.Dialect, m *edm.Model) error {
-	return check(ctx, q, d, m, false)
+func Check(ctx context.Context, q Querier, m *edm.Model) error {
+	return check(ctx, q, m, false)
 }
 
 // Adapt checks the database as Check does, after giving every property that declares the database's own
@@ -78,12 +79,13 @@ func Check(ctx context.Context, q Querier, d sqldb.Dialect, m *edm.Model) error 
 // edm.DecimalFloat. odata.NewService runs it at start-up. It changes the model only where the database needs
 // it and only when the database matches; a model that two databases with differently declared columns serve
 // needs a model each.
-func Adapt(ctx context.Context, q Querier, d sqldb.Dialect, m *edm.Model) error {
-	return check(ctx, q, d, m, true)
+func Adapt(ctx context.Context, q Querier, m *edm.Model) error {
+	return check(ctx, q, m, true)
 }
 
 // check is Check, or with adapt Adapt.
-func check(ctx context.Context, q Querier, d sqldb.Dialect, m *edm.Model, adapt bool) error {
+func check(ctx context.Context, q Querier, m *edm.Model, adapt bool) error {
+	d := q.Dialect()
 	tables, err := describe(m)
 	if err != nil {
 		return err
@@ -91,7 +93,7 @@ func check(ctx context.Context, q Querier, d sqldb.Dialect, m *edm.Model, adapt 
 	var problems []Problem
 	var adapted []*column
 	for _, t := range tables {
-		found, err := readTable(ctx, q, d, t.name)
+		found, err := readTable(ctx, q, t.name)
 		if err != nil {
 			return err
 		}
@@ -370,7 +372,8 @@ func isNameByte(c byte) bool {
 }
 
 // readTable reads the table called name from the catalog; nil when there is none.
-func readTable(ctx context.Context, q Querier, d sqldb.Dialect, name string) (*catalogTable, error) {
+func readTable(ctx context.Context, q Querier, name string) (*catalogTable, error) {
+	d := q.Dialect()
 	t := &catalogTable{columns: map[string]*catalogColumn{}}
 	err := query(ctx, q, d.TableColumns(), name, func(rows *sql.Rows) error {
 		var column string

@@ -80,7 +80,7 @@ func ExampleCheck() {
 		CREATE TABLE book (id TEXT, title TEXT NOT NULL)`); err != nil {
 		panic(err)
 	}
-	fmt.Println(schema.Check(context.Background(), db, sqlite.Dialect{}, books()))
+	fmt.Println(schema.Check(context.Background(), db, books()))
 	// Output:
 	// schema: the database does not match the model (4 problems):
 	// 	table "author", column "name": the column's type INTEGER cannot hold Author/Name, Edm.String(100) (sqlite wants TEXT)
@@ -105,7 +105,7 @@ func ExampleMigration() {
 		books(), // nothing to do
 		books(&edm.Property{Name: "Year", Type: edm.KindInt32}),
 	} {
-		n, err := migrate.Up(ctx, db, sqlite.Dialect{}, schema.Migration("library", m))
+		n, err := migrate.Up(ctx, db, schema.Migration("library", m))
 		fmt.Println("applied", n, err)
 	}
 	rows, err := db.Query(`SELECT version, name FROM schema_migrations WHERE component = 'library' ORDER BY version`)

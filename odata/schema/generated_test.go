@@ -64,10 +64,10 @@ func TestCheck_GeneratedKeys(t *testing.T) {
 				if c.ddl == nil {
 					create(t, db, m)
 				}
-				for _, s := range c.ddl[db.Dialect.Name()] {
+				for _, s := range c.ddl[db.Dialect().Name()] {
 					exec(t, db, s)
 				}
-				err := schema.Check(context.Background(), db.DB, db.Dialect, m)
+				err := schema.Check(context.Background(), db.DB, m)
 				if c.want == nil {
 					if err != nil {
 						t.Fatalf("Check() = %v", err)
@@ -78,7 +78,7 @@ func TestCheck_GeneratedKeys(t *testing.T) {
 				if !errors.As(err, &mismatch) {
 					t.Fatalf("Check() = %v, want a *MismatchError", err)
 				}
-				if diff := cmp.Diff(c.want(db.Dialect), mismatch.Problems); diff != "" {
+				if diff := cmp.Diff(c.want(db.Dialect()), mismatch.Problems); diff != "" {
 					t.Errorf("Check() problems (-want +got):\n%s", diff)
 				}
 			})
@@ -90,13 +90,13 @@ func TestCheck_GeneratedKeys(t *testing.T) {
 // separate primary key.
 func TestCreate_GeneratedKeys(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
-		statements, err := schema.Create(db.Dialect, generatedModel(t))
+		statements, err := schema.Create(db.Dialect(), generatedModel(t))
 		if err != nil {
 			t.Fatal(err)
 		}
-		q := db.Dialect.QuoteIdent
-		want := "CREATE TABLE " + q("ticket") + " (\n\t" + q("id") + " " + db.Dialect.GeneratedKey(edm.KindInt64) + ",\n\t" +
-			q("name") + " " + db.Dialect.ColumnType(edm.KindString, 0, 0) + "\n)" + db.Dialect.TableOptions()
+		q := db.Dialect().QuoteIdent
+		want := "CREATE TABLE " + q("ticket") + " (\n\t" + q("id") + " " + db.Dialect().GeneratedKey(edm.KindInt64) + ",\n\t" +
+			q("name") + " " + db.Dialect().ColumnType(edm.KindString, 0, 0) + "\n)" + db.Dialect().TableOptions()
 		if diff := cmp.Diff(want, statements[0]); diff != "" {
 			t.Errorf("Create() ticket (-want +got):\n%s", diff)
 		}

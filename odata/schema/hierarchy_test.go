@@ -85,20 +85,20 @@ func TestMigration_Hierarchy(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		ctx := context.Background()
 		up := func(m *edm.Model) (int, error) {
-			return migrate.Up(ctx, db.DB, db.Dialect, schema.Migration("shop", m))
+			return migrate.Up(ctx, db.DB, schema.Migration("shop", m))
 		}
 		if n, err := up(hierarchyModel(t, false)); err != nil || n != 1 {
 			t.Fatalf("Up(root alone) = %d, %v, want 1, nil", n, err)
 		}
 		exec(t, db, `INSERT INTO item (id, name) VALUES ('i1', 'Old')`)
 		m := hierarchyModel(t, true)
-		if err := schema.Check(ctx, db.DB, db.Dialect, m); err == nil {
+		if err := schema.Check(ctx, db.DB, m); err == nil {
 			t.Error("Check(database without the hierarchy's columns) = nil, want the missing columns")
 		}
 		if n, err := up(m); err != nil || n != 1 {
 			t.Fatalf("Up(hierarchy) = %d, %v, want 1, nil", n, err)
 		}
-		if err := schema.Check(ctx, db.DB, db.Dialect, m); err != nil {
+		if err := schema.Check(ctx, db.DB, m); err != nil {
 			t.Errorf("Check after the migration = %v", err)
 		}
 		exec(t, db, `INSERT INTO item (id, name, pages, odata_type) VALUES ('b1', 'Book', 10, 'Shop.Book')`)

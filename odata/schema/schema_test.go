@@ -54,10 +54,10 @@ func TestCreate_Applies(t *testing.T) {
 		ctx := context.Background()
 		m := builtModel(t, nil)
 		create(t, db, m)
-		if err := schema.Check(ctx, db.DB, db.Dialect, m); err != nil {
+		if err := schema.Check(ctx, db.DB, m); err != nil {
 			t.Errorf("Check after Create = %v", err)
 		}
-		if changes, err := schema.Changes(ctx, db.DB, db.Dialect, m); err != nil || len(changes) != 0 {
+		if changes, err := schema.Changes(ctx, db.DB, m); err != nil || len(changes) != 0 {
 			t.Errorf("Changes after Create = %q, %v, want none", changes, err)
 		}
 		exec(t, db, `INSERT INTO publisher (id, name) VALUES ('p1', 'Penguin')`)
@@ -72,7 +72,7 @@ func TestCreate_Applies(t *testing.T) {
 		if price == nil || sold == nil || created == nil {
 			t.Errorf("defaults: price %v, sold %v, created_on_utc %v, want values", price, sold, created)
 		}
-		if _, err := db.Exec(`INSERT INTO loan (book_id, member_no) VALUES ('missing', 1)`); db.Dialect.ClassifyError(err) != sqldb.ErrForeignKeyViolation {
+		if _, err := db.Exec(`INSERT INTO loan (book_id, member_no) VALUES ('missing', 1)`); db.Dialect().ClassifyError(err) != sqldb.ErrForeignKeyViolation {
 			t.Errorf("a loan of a missing book: error %v, want a foreign key violation", err)
 		}
 		exec(t, db, `DELETE FROM publisher`)
@@ -180,14 +180,14 @@ func TestCheck(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dbtest.Each(t, func(t *testing.T, fresh *dbtest.DB) {
-				statements, err := schema.Create(fresh.Dialect, m)
+				statements, err := schema.Create(fresh.Dialect(), m)
 				if err != nil {
 					t.Fatal(err)
 				}
 				for _, s := range statements {
 					for _, e := range c.edits {
 						if s != "" {
-							s = e(fresh.Dialect, s)
+							s = e(fresh.Dialect(), s)
 						}
 					}
 					if s != "" {
@@ -196,9 +196,9 @@ func TestCheck(t *testing.T) {
 				}
 				var want []schema.Problem
 				for _, p := range c.want {
-					want = append(want, schema.Problem{Table: p.table, Column: p.column, Message: p.message(fresh.Dialect)})
+					want = append(want, schema.Problem{Table: p.table, Column: p.column, Message: p.message(fresh.Dialect())})
 				}
-				err = schema.Check(context.Background(), fresh.DB, fresh.Dialect, m)
+				err = schema.Check(context.Background(), fresh.DB, m)
 				var mismatch *schema.MismatchError
 				if !errors.As(err, &mismatch) {
 					t.Fatalf("Check() = %v, want a *MismatchError", err)
@@ -247,10 +247,10 @@ func TestCheck_HandWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
-		for _, s := range ddl[db.Dialect.Name()] {
+		for _, s := range ddl[db.Dialect().Name()] {
 			exec(t, db, s)
 		}
-		if err := schema.Check(context.Background(), db.DB, db.Dialect, m); err != nil {
+		if err := schema.Check(context.Background(), db.DB, m); err != nil {
 			t.Errorf("Check(hand-written tables) = %v", err)
 		}
 	})
@@ -270,7 +270,7 @@ func TestMigration(t *testing.T) {
 			book.Navigations = book.Navigations[1:]
 		})
 		up := func(m *edm.Model) (int, error) {
-			return migrate.Up(ctx, db.DB, db.Dialect, schema.Migration("library", m))
+			return migrate.Up(ctx, db.DB, schema.Migration("library", m))
 		}
 		if n, err := up(withoutPagesAndPublisher); err != nil || n != 1 {
 			t.Fatalf("Up(empty database) = %d, %v, want 1, nil", n, err)
@@ -281,15 +281,15 @@ func TestMigration(t *testing.T) {
 		exec(t, db, `INSERT INTO book (id, title, flag, level) VALUES ('b1', 'Alpha', 0, 0)`)
 
 		m := builtModel(t, nil)
-		changes, err := schema.Changes(ctx, db.DB, db.Dialect, m)
+		changes, err := schema.Changes(ctx, db.DB, m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		q := db.Dialect.QuoteIdent
+		q := db.Dialect().QuoteIdent
 		wantStart := []string{
 			"CREATE TABLE " + q("publisher") + " (",
-			"ALTER TABLE " + q("book") + " ADD COLUMN " + q("pages") + " " + db.Dialect.ColumnType(edm.KindInt32, 0, 0) + " NOT NULL DEFAULT 0",
-			"ALTER TABLE " + q("book") + " ADD COLUMN " + q("publisher_id") + " " + db.Dialect.ColumnType(edm.KindString, 0, 0),
+			"ALTER TABLE " + q("book") + " ADD COLUMN " + q("pages") + " " + db.Dialect().ColumnType(edm.KindInt32, 0, 0) + " NOT NULL DEFAULT 0",
+			"ALTER TABLE " + q("book") + " ADD COLUMN " + q("publisher_id") + " " + db.Dialect().ColumnType(edm.KindString, 0, 0),
 			"CREATE INDEX " + q("book_publisher_id_idx"),
 		}
 		if len(changes) < len(wantStart) {
@@ -303,14 +303,14 @@ func TestMigration(t *testing.T) {
 		if n, err := up(m); err != nil || n != 1 {
 			t.Fatalf("Up(model with Publisher and Book/Pages) = %d, %v, want 1, nil", n, err)
 		}
-		if err := schema.Check(ctx, db.DB, db.Dialect, m); err != nil {
+		if err := schema.Check(ctx, db.DB, m); err != nil {
 			t.Errorf("Check after the migration = %v", err)
 		}
 		var pages int
 		if err := db.QueryRow(`SELECT pages FROM book WHERE id = 'b1'`).Scan(&pages); err != nil || pages != 0 {
 			t.Errorf("pages of the book stored before = %d, %v, want 0", pages, err)
 		}
-		if _, err := db.Exec(`UPDATE book SET publisher_id = 'missing'`); db.Dialect.ClassifyError(err) != sqldb.ErrForeignKeyViolation {
+		if _, err := db.Exec(`UPDATE book SET publisher_id = 'missing'`); db.Dialect().ClassifyError(err) != sqldb.ErrForeignKeyViolation {
 			t.Errorf("a reference to a missing publisher: error %v, want a foreign key violation", err)
 		}
 		var versions []string
@@ -366,7 +366,7 @@ func slicesDelete(properties []*edm.Property, names ...string) []*edm.Property {
 // create runs the DDL of m on db.
 func create(t *testing.T, db *dbtest.DB, m *edm.Model) {
 	t.Helper()
-	statements, err := schema.Create(db.Dialect, m)
+	statements, err := schema.Create(db.Dialect(), m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,16 +419,16 @@ func TestNotBuilt(t *testing.T) {
 		call func(m *edm.Model) error
 	}{
 		{"Create", func(m *edm.Model) error {
-			_, err := schema.Create(db.Dialect, m)
+			_, err := schema.Create(db.Dialect(), m)
 			return err
 		}},
-		{"Check", func(m *edm.Model) error { return schema.Check(ctx, db.DB, db.Dialect, m) }},
+		{"Check", func(m *edm.Model) error { return schema.Check(ctx, db.DB, m) }},
 		{"Changes", func(m *edm.Model) error {
-			_, err := schema.Changes(ctx, db.DB, db.Dialect, m)
+			_, err := schema.Changes(ctx, db.DB, m)
 			return err
 		}},
 		{"Migration", func(m *edm.Model) error {
-			_, err := migrate.Up(ctx, db.DB, db.Dialect, schema.Migration("library", m))
+			_, err := migrate.Up(ctx, db.DB, schema.Migration("library", m))
 			var n int
 			if db.QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n) == nil {
 				t.Error("the refused migration left a schema_migrations table behind")

@@ -56,15 +56,15 @@ func TestAdapt(t *testing.T) {
 	}
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		ctx := context.Background()
-		if _, err := db.ExecContext(ctx, tables[db.Dialect.Name()]); err != nil {
+		if _, err := db.ExecContext(ctx, tables[db.Dialect().Name()]); err != nil {
 			t.Fatal(err)
 		}
 		m := storageModel(t, edm.DecimalAuto, edm.TimeAuto)
 		// A migration has nothing to add: the columns are served in the form they hold.
-		if statements, err := schema.Changes(ctx, db, db.Dialect, m); err != nil || len(statements) != 0 {
+		if statements, err := schema.Changes(ctx, db, m); err != nil || len(statements) != 0 {
 			t.Errorf("Changes = %q, %v; want none", statements, err)
 		}
-		err := schema.Check(ctx, db, db.Dialect, m)
+		err := schema.Check(ctx, db, m)
 		var mismatch *schema.MismatchError
 		if !errors.As(err, &mismatch) {
 			t.Fatalf("Check = %v, want a *schema.MismatchError", err)
@@ -78,13 +78,13 @@ func TestAdapt(t *testing.T) {
 			"Price": "auto", "Fee": "auto"}) {
 			t.Errorf("storages after Check = %v, want all auto", got)
 		}
-		if err := schema.Adapt(ctx, db, db.Dialect, m); err != nil {
+		if err := schema.Adapt(ctx, db, m); err != nil {
 			t.Fatalf("Adapt = %v", err)
 		}
-		if diff := cmp.Diff(want[db.Dialect.Name()], storages(m)); diff != "" {
+		if diff := cmp.Diff(want[db.Dialect().Name()], storages(m)); diff != "" {
 			t.Errorf("storages after Adapt (-want +got):\n%s", diff)
 		}
-		if err := schema.Check(ctx, db, db.Dialect, m); err != nil {
+		if err := schema.Check(ctx, db, m); err != nil {
 			t.Errorf("Check after Adapt = %v", err)
 		}
 	})
@@ -99,7 +99,7 @@ func TestAdapt_Mismatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := storageModel(t, edm.DecimalAuto, edm.TimeAuto)
-	err := schema.Adapt(ctx, db, db.Dialect, m)
+	err := schema.Adapt(ctx, db, m)
 	want := `schema: the database does not match the model (1 problem):
 	table "event", column "stamp": the column's type REAL cannot hold Event/Stamp, Edm.DateTimeOffset (sqlite wants TEXT); a column of another form is served as its storage says: TEXT as TimeSQL (storage=sql), INTEGER as TimeUnix (storage=unix)`
 	if err == nil || err.Error() != want {
@@ -144,7 +144,7 @@ func TestCreate_TimeStorage(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		for i, storage := range []edm.TimeStorage{edm.TimeSQL, edm.TimeUnix} {
 			m := storageModelIn(t, "event_"+storage.String(), edm.DecimalAuto, storage)
-			statements, err := schema.Create(db.Dialect, m)
+			statements, err := schema.Create(db.Dialect(), m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,7 +153,7 @@ func TestCreate_TimeStorage(t *testing.T) {
 					t.Fatalf("%d: %s: %v", i, s, err)
 				}
 			}
-			if err := schema.Check(context.Background(), db, db.Dialect, m); err != nil {
+			if err := schema.Check(context.Background(), db, m); err != nil {
 				t.Errorf("Check of the tables Create made for StartsAt stored as %s = %v", storage, err)
 			}
 		}

@@ -3,6 +3,9 @@
 // beside it, such as its storefront), migrations, and the database adapters odata/sqlite and odata/postgres,
 // which implement its Dialect.
 //
+//   - DB (db.go) is a database as the adapters' Open return it: the *sql.DB pool with its Dialect, one value that
+//     the engine, migrations, schema checks and plug-ins take whole. Its BeginTx and Conn return a Tx and a Conn
+//     that carry the Dialect too.
 //   - Dialect (dialect.go) holds every difference between the supported databases: placeholders, identifier
 //     quoting, how values are stored, row and advisory locks, sequences, the SQL text of the planner's
 //     translation and the classes of driver errors (ErrorClass, errors.go). Code outside the adapters never
@@ -14,8 +17,8 @@
 //     converts a scanned column back (odata/DESIGN.md's storage table), in the storage a property declares
 //     (edm.Property.DecimalStorage, TimeStorage); TimeArg, ScanTime, DecimalArg and ScanDecimal
 //     do the same for hand-written SQL.
-//   - Transactions (tx.go): RunTx runs a transaction with the one retry policy of the project; a database that
-//     stays busy is ErrBusy, which odata answers 503 with Retry-After.
+//   - Transactions (tx.go): RunTx runs a transaction of a DB with the one retry policy of the project; a database
+//     that stays busy is ErrBusy, which odata answers 503 with Retry-After.
 //   - Telemetry (instrument.go): Instrument wraps a driver's connector so that each statement run under a
 //     context with a recording OpenTelemetry span is a child span of it (the adapters' Open does it), and
 //     WithStatementCounter counts the statements of a context.

@@ -2,7 +2,6 @@ package sqldb_test
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 	"testing"
 
@@ -48,15 +47,15 @@ func TestInstrument_Spans(t *testing.T) {
 		if _, err := db.Exec(`CREATE TABLE item (id TEXT PRIMARY KEY, n INTEGER NOT NULL)`); err != nil {
 			t.Fatal(err)
 		}
-		system := map[string]string{"sqlite": "sqlite", "postgres": "postgresql"}[db.Dialect.Name()]
+		system := map[string]string{"sqlite": "sqlite", "postgres": "postgresql"}[db.Dialect().Name()]
 		rec := tracetest.NewSpanRecorder()
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 		defer tp.Shutdown(context.Background())
 		ctx, request := tp.Tracer("test").Start(context.Background(), "request")
 
-		insert := sqldb.NewStatement(`INSERT INTO item (id, n) VALUES (?, ?)`).For(db.Dialect)
-		selectN := sqldb.NewStatement(`SELECT n FROM item WHERE id = ?`).For(db.Dialect)
-		err := sqldb.RunTx(ctx, db.DB, db.Dialect, func(tx *sql.Tx) error {
+		insert := sqldb.NewStatement(`INSERT INTO item (id, n) VALUES (?, ?)`).For(db.Dialect())
+		selectN := sqldb.NewStatement(`SELECT n FROM item WHERE id = ?`).For(db.Dialect())
+		err := sqldb.RunTx(ctx, db.DB, func(tx *sqldb.Tx) error {
 			_, err := tx.ExecContext(ctx, insert, "secret-key", 42)
 			return err
 		})
@@ -67,7 +66,7 @@ func TestInstrument_Spans(t *testing.T) {
 		if err := db.QueryRowContext(ctx, selectN, "secret-key").Scan(&n); err != nil || n != 42 {
 			t.Fatalf("QueryRow = %d, %v, want 42", n, err)
 		}
-		if _, err := db.ExecContext(ctx, insert, "secret-key", 1); db.Dialect.ClassifyError(err) != sqldb.ErrUniqueViolation {
+		if _, err := db.ExecContext(ctx, insert, "secret-key", 1); db.Dialect().ClassifyError(err) != sqldb.ErrUniqueViolation {
 			t.Fatalf("duplicate insert: %v, want a unique violation", err)
 		}
 		stmt, err := db.PrepareContext(ctx, selectN)
@@ -147,7 +146,7 @@ func TestWithStatementCounter(t *testing.T) {
 		t.Fatal(err)
 	}
 	ictx := sqldb.WithStatementCounter(ctx, inner)
-	err := sqldb.RunTx(ictx, db.DB, db.Dialect, func(tx *sql.Tx) error {
+	err := sqldb.RunTx(ictx, db.DB, func(tx *sqldb.Tx) error {
 		if _, err := tx.ExecContext(ictx, `INSERT INTO item VALUES (1)`); err != nil {
 			return err
 		}

@@ -11,7 +11,7 @@ import (
 // TestStandard_Clauses runs the write clauses both dialects share, and the row lock, on both databases.
 func TestStandard_Clauses(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
-		d := db.Dialect
+		d := db.Dialect()
 		q := d.QuoteIdent
 		if _, err := db.Exec(`CREATE TABLE country (id TEXT PRIMARY KEY, name TEXT NOT NULL)`); err != nil {
 			t.Fatal(err)

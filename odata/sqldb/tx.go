@@ -2,7 +2,6 @@ package sqldb
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -28,16 +27,16 @@ const (
 // everything back (so does a panic of fn, which goes on) and is returned.
 //
 // The policy, the same for every caller: when the error says the whole transaction may run again
-// (d.ClassifyError(err) == ErrRetry: SQLite busy or locked, a PostgreSQL serialization failure or deadlock; or
+// (db.Dialect().ClassifyError(err) == ErrRetry: SQLite busy or locked, a PostgreSQL serialization failure or deadlock; or
 // an error marked with Retry), RunTx runs it again, up to 5 attempts in all, after pauses of about 5, 10, 20
 // and 40 ms (each drawn between half and one and a half times that), and stops waiting as soon as ctx is
 // done. When the last attempt fails that way too, the error wraps ErrBusy and the last error. fn must
 // therefore be safe to run more than once: keep side effects outside the database out of it.
-func RunTx(ctx context.Context, db *sql.DB, d Dialect, fn func(tx *sql.Tx) error) error {
+func RunTx(ctx context.Context, db *DB, fn func(tx *Tx) error) error {
 	pause := txFirstPause
 	for attempt := 1; ; attempt++ {
 		err := runOnce(ctx, db, fn)
-		if err == nil || !retryable(d, err) {
+		if err == nil || !retryable(db.dialect, err) {
 			return err
 		}
 		if attempt == txAttempts || ctx.Err() != nil {
@@ -54,7 +53,7 @@ func RunTx(ctx context.Context, db *sql.DB, d Dialect, fn func(tx *sql.Tx) error
 	}
 }
 
-func runOnce(ctx context.Context, db *sql.DB, fn func(tx *sql.Tx) error) error {
+func runOnce(ctx context.Context, db *DB, fn func(tx *Tx) error) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -2,8 +2,8 @@ package sqldb_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/storekit/store/odata/dbtest"
@@ -22,6 +22,9 @@ func (d conflictDialect) ClassifyError(err error) sqldb.ErrorClass {
 	}
 	return d.Dialect.ClassifyError(err)
 }
+
+// conflicting returns db with its dialect wrapped in conflictDialect.
+func conflicting(db *sqldb.DB) *sqldb.DB { return sqldb.NewDB(db.DB, conflictDialect{db.Dialect()}) }
 
 func TestRunTx(t *testing.T) {
 	errOther := errors.New("other")
@@ -56,8 +59,11 @@ func TestRunTx(t *testing.T) {
 				t.Fatal(err)
 			}
 			attempts := 0
-			err := sqldb.RunTx(context.Background(), db.DB, conflictDialect{db.Dialect}, func(tx *sql.Tx) error {
+			var afterCommit []int // the attempts whose AfterCommit function ran
+			err := sqldb.RunTx(context.Background(), conflicting(db.DB), func(tx *sqldb.Tx) error {
 				attempts++
+				n := attempts
+				tx.AfterCommit(func() { afterCommit = append(afterCommit, n) })
 				if _, err := tx.Exec(`INSERT INTO attempt (n) VALUES (?)`, attempts); err != nil {
 					return err
 				}
@@ -79,6 +85,13 @@ func TestRunTx(t *testing.T) {
 			if rows != tc.wantRows {
 				t.Errorf("RunTx committed %d rows, want %d", rows, tc.wantRows)
 			}
+			var wantAfterCommit []int
+			if tc.wantRows > 0 {
+				wantAfterCommit = []int{tc.wantAttempts} // only the attempt that committed
+			}
+			if !slices.Equal(afterCommit, wantAfterCommit) {
+				t.Errorf("AfterCommit ran for attempts %v, want %v", afterCommit, wantAfterCommit)
+			}
 		})
 	}
 }
@@ -88,7 +101,7 @@ func TestRunTx_ContextDone(t *testing.T) {
 	db := dbtest.SQLite(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	attempts := 0
-	err := sqldb.RunTx(ctx, db.DB, conflictDialect{db.Dialect}, func(*sql.Tx) error {
+	err := sqldb.RunTx(ctx, conflicting(db.DB), func(*sqldb.Tx) error {
 		attempts++
 		cancel()
 		return errConflict
@@ -110,7 +123,7 @@ func TestRunTx_Panic(t *testing.T) {
 				t.Errorf("RunTx swallowed the panic of fn")
 			}
 		}()
-		_ = sqldb.RunTx(context.Background(), db.DB, db.Dialect, func(tx *sql.Tx) error {
+		_ = sqldb.RunTx(context.Background(), db.DB, func(tx *sqldb.Tx) error {
 			if _, err := tx.Exec(`INSERT INTO attempt (n) VALUES (1)`); err != nil {
 				return err
 			}

@@ -47,18 +47,18 @@ func TestArgScan_RoundTrip(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		for _, tc := range cases {
 			col := tc.sqliteCol
-			if db.Dialect.Name() == "postgres" {
+			if db.Dialect().Name() == "postgres" {
 				col = tc.pgCol
 			}
 			table := "t_" + tc.p.Name
 			if _, err := db.Exec(`CREATE TABLE ` + table + ` (v ` + col + `)`); err != nil {
 				t.Fatal(err)
 			}
-			arg, err := sqldb.Arg(db.Dialect, tc.p, tc.v)
+			arg, err := sqldb.Arg(db.Dialect(), tc.p, tc.v)
 			if err != nil {
 				t.Fatalf("Arg(%s, %v) error: %v", tc.p.Name, tc.v, err)
 			}
-			ins, args, _ := sqldb.Builder(db.Dialect).Insert(table).Columns("v").Values(arg).ToSql()
+			ins, args, _ := sqldb.Builder(db.Dialect()).Insert(table).Columns("v").Values(arg).ToSql()
 			if _, err := db.Exec(ins, args...); err != nil {
 				t.Fatalf("insert %s: %v", tc.p.Name, err)
 			}

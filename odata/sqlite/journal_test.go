@@ -38,7 +38,7 @@ func TestOpen_JournalMode(t *testing.T) {
 			if _, err := db.Exec("CREATE TABLE IF NOT EXISTS t (x INTEGER)"); err != nil {
 				t.Fatal(err)
 			}
-			if got := journalMode(t, db); got != tc.want {
+			if got := journalMode(t, db.DB); got != tc.want {
 				t.Errorf("journal_mode after Open = %q, want %q", got, tc.want)
 			}
 			db.Close()

@@ -144,13 +144,13 @@ func compiled(p string) (*regexp.Regexp, error) {
 // (writegate.go), so the next one begins the moment the last one ends rather than when its busy handler wakes up,
 // and the WAL is checkpointed by a goroutine of the pool (checkpoint.go) rather than inside the commit that fills
 // it. The connections are instrumented (sqldb.Instrument, system "sqlite"): a statement run under a context with a
-// recording OpenTelemetry span is a child span of it.
+// recording OpenTelemetry span is a child span of it. The result carries the pool and Dialect{} together.
 //
 // A new database (no file at path, or an empty one) is created in the WAL journal mode, which lets readers run
 // beside the writer. An existing file keeps its journal mode: the mode is stored in the file, so switching it
 // would change the file for every program that opens it (they would need the -wal and -shm files beside it),
 // and Open writes nothing to a file the program was only pointed at. Pass SwitchToWAL to switch such a file.
-func Open(path string, options ...Option) (*sql.DB, error) {
+func Open(path string, options ...Option) (*sqldb.DB, error) {
 	if path == "" || strings.HasPrefix(path, ":memory:") {
 		return nil, errors.New("sqlite: a file path is required (an in-memory database is empty on every pooled connection)")
 	}
@@ -173,7 +173,7 @@ func Open(path string, options ...Option) (*sql.DB, error) {
 		db.Close()
 		return nil, err
 	}
-	return db, nil
+	return sqldb.NewDB(db, Dialect{}), nil
 }
 
 // An Option changes how Open opens a database.

@@ -4,7 +4,6 @@ package sqlite_test
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,7 +14,7 @@ import (
 	"github.com/storekit/store/odata/sqlite"
 )
 
-func open(t *testing.T) *sql.DB {
+func open(t *testing.T) *sqldb.DB {
 	t.Helper()
 	db, err := sqlite.Open(filepath.Join(t.TempDir(), "t.db"))
 	if err != nil {
@@ -109,7 +108,7 @@ func TestOpen_PoolKeepsIdleConnections(t *testing.T) {
 	if got := db.Stats().MaxOpenConnections; got != sqlite.DefaultPoolSize {
 		t.Errorf("MaxOpenConnections = %d, want %d", got, sqlite.DefaultPoolSize)
 	}
-	conns := make([]*sql.Conn, 8)
+	conns := make([]*sqldb.Conn, 8)
 	for i := range conns {
 		if conns[i], err = db.Conn(context.Background()); err != nil {
 			t.Fatal(err)
@@ -149,7 +148,7 @@ func TestOpen_DriverConn(t *testing.T) {
 // TestOpen_PageCache: every connection of the pool has a page cache of DefaultCacheKiB.
 func TestOpen_PageCache(t *testing.T) {
 	db := open(t)
-	conns := make([]*sql.Conn, 3)
+	conns := make([]*sqldb.Conn, 3)
 	for i := range conns {
 		c, err := db.Conn(context.Background())
 		if err != nil {

@@ -17,7 +17,7 @@ import (
 // program may open it twice): every increment lands, and none fails busy.
 func TestWriteGate_ConcurrentWriters(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.db")
-	var dbs []*sql.DB
+	var dbs []*sqldb.DB
 	for range 2 {
 		db, err := sqlite.Open(path)
 		if err != nil {
@@ -36,7 +36,7 @@ func TestWriteGate_ConcurrentWriters(t *testing.T) {
 		wg.Go(func() {
 			db := dbs[g%len(dbs)]
 			for range each {
-				errs <- sqldb.RunTx(context.Background(), db, sqlite.Dialect{}, func(tx *sql.Tx) error {
+				errs <- sqldb.RunTx(context.Background(), db, func(tx *sqldb.Tx) error {
 					var n int
 					if err := tx.QueryRow(`SELECT n FROM counter`).Scan(&n); err != nil {
 						return err
@@ -73,7 +73,7 @@ func TestWriteGate_Released(t *testing.T) {
 		if err != nil {
 			t.Fatalf("BeginTx = %v", err)
 		}
-		return tx
+		return tx.Tx
 	}
 	// within is a context that ends long before SQLite's busy timeout (10 s): a gate left held fails the test.
 	within := func(t *testing.T) context.Context {

@@ -39,7 +39,7 @@ func schema(t *testing.T, db *dbtest.DB) {
 	t.Helper()
 	text := "TEXT"
 	binary := "BLOB"
-	if db.Dialect.Name() == "postgres" {
+	if db.Dialect().Name() == "postgres" {
 		text, binary = `TEXT COLLATE "C"`, "BYTEA"
 	}
 	ddl := strings.NewReplacer("TEXT", text, "BLOB", binary).Replace(`
@@ -55,7 +55,7 @@ INSERT INTO membership VALUES ('g1', 'p1'), ('g1', 'p2'), ('g2', 'p1')`)
 			t.Fatalf("%s: %v", stmt, err)
 		}
 	}
-	insert, _ := db.Dialect.Placeholder().ReplacePlaceholders(`INSERT INTO person_badges VALUES (?, ?, 0)`)
+	insert, _ := db.Dialect().Placeholder().ReplacePlaceholders(`INSERT INTO person_badges VALUES (?, ?, 0)`)
 	if _, err := db.Exec(insert, "ann@example.com", []byte{0xca, 0xfe}); err != nil {
 		t.Fatal(err)
 	}
@@ -64,8 +64,8 @@ INSERT INTO membership VALUES ('g1', 'p1'), ('g1', 'p2'), ('g2', 'p1')`)
 func count(t *testing.T, db *dbtest.DB, where sqldb.Statement, args ...any) int {
 	t.Helper()
 	var n int
-	if err := db.QueryRow(where.For(db.Dialect), args...).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", where.For(db.Dialect), err)
+	if err := db.QueryRow(where.For(db.Dialect()), args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", where.For(db.Dialect()), err)
 	}
 	return n
 }
@@ -74,7 +74,7 @@ func count(t *testing.T, db *dbtest.DB, where sqldb.Statement, args ...any) int 
 func TestEquals(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		schema(t, db)
-		d := db.Dialect
+		d := db.Dialect()
 		for _, tc := range []struct {
 			value string
 			fold  bool
@@ -98,7 +98,7 @@ func TestEquals(t *testing.T) {
 func TestTupleIn(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		schema(t, db)
-		d := db.Dialect
+		d := db.Dialect()
 		cols := modelsql.Columns(d, "m", []string{"group_id", "person_id"})
 		cond := modelsql.Tuple(cols) + " IN (SELECT 'g1', id FROM person WHERE email = ?)"
 		if got := count(t, db, sqldb.NewStatement(`SELECT COUNT(*) FROM membership AS "m" WHERE `+cond), "ann@example.com"); got != 1 {
@@ -113,7 +113,7 @@ func TestCollectionArray(t *testing.T) {
 	person := m.EntityType("Person")
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		schema(t, db)
-		d := db.Dialect
+		d := db.Dialect()
 		names := modelsql.NewNames(d, m, "p")
 		cols := modelsql.Select(d, names, "p", []*edm.Property{person.Property("Email"), person.Property("Nicknames"), person.Property("Badges")})
 		rows, err := db.Query(`SELECT ` + strings.Join(cols, ", ") + ` FROM person AS "p" ORDER BY "p"."email"`)

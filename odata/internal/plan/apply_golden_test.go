@@ -135,23 +135,23 @@ func TestGoldenApply(t *testing.T) {
 		scope := plan.Scope{Set: m.EntitySet(c.set)}
 		var want string
 		for i, db := range dbs {
-			r, err := newPlanner(m, db.Dialect).Read(scope, raw)
+			r, err := newPlanner(m, db.Dialect()).Read(scope, raw)
 			if err != nil {
-				t.Errorf("%s: Read(%q) = %v", db.Dialect.Name(), raw, err)
+				t.Errorf("%s: Read(%q) = %v", db.Dialect().Name(), raw, err)
 				break
 			}
-			rows, err := applyRows(db.Dialect.Name(), r, func(s string, args []any) ([][]any, error) {
+			rows, err := applyRows(db.Dialect().Name(), r, func(s string, args []any) ([][]any, error) {
 				out, _, err := fetchSQL(db, s, args, nil)
 				return out, err
 			})
 			if err != nil {
-				t.Errorf("%s: %s: %v", db.Dialect.Name(), raw, err)
+				t.Errorf("%s: %s: %v", db.Dialect().Name(), raw, err)
 				break
 			}
 			cs, cargs := r.Count()
 			n, err := count(db, cs, cargs)
 			if err != nil {
-				t.Errorf("%s: %s: count: %v", db.Dialect.Name(), raw, err)
+				t.Errorf("%s: %s: count: %v", db.Dialect().Name(), raw, err)
 			}
 			if i == 0 {
 				want = rows
@@ -160,7 +160,7 @@ func TestGoldenApply(t *testing.T) {
 					t.Errorf("%s: count %d for rows %s", raw, n, rows)
 				}
 			} else if rows != want {
-				t.Errorf("%s: rows of %s = %s, want %s (as on %s)", db.Dialect.Name(), raw, rows, want, dbs[0].Dialect.Name())
+				t.Errorf("%s: rows of %s = %s, want %s (as on %s)", db.Dialect().Name(), raw, rows, want, dbs[0].Dialect().Name())
 			}
 		}
 		for _, d := range texts {

@@ -129,7 +129,7 @@ func TestErrorString(t *testing.T) {
 func TestSkipTokenOfAnotherQuery(t *testing.T) {
 	m := builtModel(t)
 	dbs := fixtureDBs(t, m)
-	p := newPlanner(m, dbs[0].Dialect)
+	p := newPlanner(m, dbs[0].Dialect())
 	scope := plan.Scope{Set: m.EntitySet("Product")}
 	r, err := p.Read(scope, "$orderby=Name")
 	if err != nil {

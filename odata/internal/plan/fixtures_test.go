@@ -59,7 +59,7 @@ func insertEntity(tb testing.TB, db *dbtest.DB, t *edm.EntityType, r row) {
 		if !ok && !p.Nullable {
 			v = zero(p)
 		}
-		a, err := sqldb.Arg(db.Dialect, p, v)
+		a, err := sqldb.Arg(db.Dialect(), p, v)
 		if err != nil {
 			tb.Fatalf("%s.%s: %v", t.Name, name, err)
 		}
@@ -80,11 +80,11 @@ func insertEntity(tb testing.TB, db *dbtest.DB, t *edm.EntityType, r row) {
 			var vs []any
 			for j, col := range ct.SourceColumns {
 				k := propertyOfColumn(t, col)
-				a, _ := sqldb.Arg(db.Dialect, k, r[k.Name])
+				a, _ := sqldb.Arg(db.Dialect(), k, r[k.Name])
 				cs = append(cs, ct.OwnerColumns[j])
 				vs = append(vs, a)
 			}
-			a, err := sqldb.Arg(db.Dialect, &item, it)
+			a, err := sqldb.Arg(db.Dialect(), &item, it)
 			if err != nil {
 				tb.Fatal(err)
 			}

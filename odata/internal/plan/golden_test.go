@@ -397,7 +397,7 @@ func TestGolden(t *testing.T) {
 		planners["text "+d.Name()] = newPlanner(m, d)
 	}
 	for _, db := range dbs {
-		planners["db "+db.Dialect.Name()] = newPlanner(m, db.Dialect)
+		planners["db "+db.Dialect().Name()] = newPlanner(m, db.Dialect())
 	}
 
 	run := func(b *strings.Builder, set, option, value, extra, ast string, page bool) {
@@ -413,30 +413,30 @@ func TestGolden(t *testing.T) {
 		fmt.Fprintf(b, "\nast: %s\n", ast)
 		var want []string
 		for i, db := range dbs {
-			r, err := planners["db "+db.Dialect.Name()].Read(scope, raw)
+			r, err := planners["db "+db.Dialect().Name()].Read(scope, raw)
 			if err != nil {
-				t.Errorf("%s: Read(%q) = %v", db.Dialect.Name(), raw, err)
+				t.Errorf("%s: Read(%q) = %v", db.Dialect().Name(), raw, err)
 				return
 			}
 			_, keys, err := fetch(db, r, 1000)
 			if err != nil {
-				t.Errorf("%s: %v", db.Dialect.Name(), err)
+				t.Errorf("%s: %v", db.Dialect().Name(), err)
 				return
 			}
 			cs, cargs := r.Count()
 			n, err := count(db, cs, cargs)
 			if err != nil {
-				t.Errorf("%s: %v", db.Dialect.Name(), err)
+				t.Errorf("%s: %v", db.Dialect().Name(), err)
 				return
 			}
 			if int(n) != len(keys) {
-				t.Errorf("%s: %s: count %d, rows %d", db.Dialect.Name(), raw, n, len(keys))
+				t.Errorf("%s: %s: count %d, rows %d", db.Dialect().Name(), raw, n, len(keys))
 			}
 			if i == 0 {
 				want = keys
 				fmt.Fprintf(b, "rows: %s\n", strings.Join(keys, " "))
 			} else if strings.Join(keys, " ") != strings.Join(want, " ") {
-				t.Errorf("%s: rows of %s = %v, want %v (as on %s)", db.Dialect.Name(), raw, keys, want, dbs[0].Dialect.Name())
+				t.Errorf("%s: rows of %s = %v, want %v (as on %s)", db.Dialect().Name(), raw, keys, want, dbs[0].Dialect().Name())
 			}
 		}
 		for _, d := range texts {

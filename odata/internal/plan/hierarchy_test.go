@@ -67,7 +67,7 @@ func loadHierarchy(t *testing.T, db *dbtest.DB, m *edm.Model) {
 			t.Fatal(err)
 		}
 	}
-	insert, _ := db.Dialect.Placeholder().ReplacePlaceholders(
+	insert, _ := db.Dialect().Placeholder().ReplacePlaceholders(
 		"INSERT INTO item (id, odata_type, name, price, shelf_id, pages, megabytes, watts, screen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
 	for _, r := range hierarchyRows {
 		if _, err := db.Exec(insert, r...); err != nil {
@@ -131,18 +131,18 @@ func TestHierarchy(t *testing.T) {
 	for _, c := range hierarchyCases {
 		scope := scopeOf(t, m, c.path)
 		for _, db := range dbs {
-			r, err := newPlanner(m, db.Dialect).Read(scope, encodeOptions(c.query))
+			r, err := newPlanner(m, db.Dialect()).Read(scope, encodeOptions(c.query))
 			if err != nil {
-				t.Errorf("%s: Read(%s?%s) = %v", db.Dialect.Name(), c.path, c.query, err)
+				t.Errorf("%s: Read(%s?%s) = %v", db.Dialect().Name(), c.path, c.query, err)
 				continue
 			}
 			_, keys, err := fetch(db, r, 100)
 			if err != nil {
-				t.Errorf("%s: %s?%s: %v", db.Dialect.Name(), c.path, c.query, err)
+				t.Errorf("%s: %s?%s: %v", db.Dialect().Name(), c.path, c.query, err)
 				continue
 			}
 			if diff := cmp.Diff(c.want, keys, cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("%s: %s?%s rows (-want +got):\n%s", db.Dialect.Name(), c.path, c.query, diff)
+				t.Errorf("%s: %s?%s rows (-want +got):\n%s", db.Dialect().Name(), c.path, c.query, diff)
 			}
 		}
 		fmt.Fprintf(&b, "### %s?%s\n", c.path, c.query)

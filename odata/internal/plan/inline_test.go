@@ -29,7 +29,7 @@ func TestInlineCollections(t *testing.T) {
 		{"Customer('BOB@example.com')", "", []string{`bob@example.com ["registered"]`}},
 	}
 	for _, db := range fixtureDBs(t, m) {
-		p := plan.NewPlanner(m, db.Dialect, plan.Options{InlineCollections: true, CaseInsensitiveKeys: []string{"Customer"}})
+		p := plan.NewPlanner(m, db.Dialect(), plan.Options{InlineCollections: true, CaseInsensitiveKeys: []string{"Customer"}})
 		for _, c := range cases {
 			r, err := p.Read(scopeOf(t, m, c.path), encodeOptions(c.query))
 			if err != nil {
@@ -53,7 +53,7 @@ func TestInlineCollections(t *testing.T) {
 				got = append(got, line)
 			}
 			if diff := cmp.Diff(c.want, got); diff != "" {
-				t.Errorf("%s: Read(%s?%s) rows mismatch (-want +got):\n%s", db.Dialect.Name(), c.path, c.query, diff)
+				t.Errorf("%s: Read(%s?%s) rows mismatch (-want +got):\n%s", db.Dialect().Name(), c.path, c.query, diff)
 			}
 		}
 		// Collections of the ETag are read when not selected; selected ones only in expansions that ask.
@@ -93,7 +93,7 @@ func TestInlineCollections(t *testing.T) {
 			}
 		}
 		if diff := cmp.Diff([]string{`Tags=["phone","5g"]`, `Sizes=[6]`}, got); diff != "" {
-			t.Errorf("%s: expanded collections mismatch (-want +got):\n%s", db.Dialect.Name(), diff)
+			t.Errorf("%s: expanded collections mismatch (-want +got):\n%s", db.Dialect().Name(), diff)
 		}
 	}
 }

@@ -208,21 +208,21 @@ func TestIntegration(t *testing.T) {
 		t.Errorf("only %d filter cases", filters)
 	}
 	for _, db := range dbs {
-		p := newPlanner(m, db.Dialect)
+		p := newPlanner(m, db.Dialect())
 		for _, c := range integrationCases {
 			raw := encodeOptions(c.query)
 			r, err := p.Read(scopeOf(t, m, c.path), raw)
 			if err != nil {
-				t.Errorf("%s: Read(%s?%s) = %v", db.Dialect.Name(), c.path, c.query, err)
+				t.Errorf("%s: Read(%s?%s) = %v", db.Dialect().Name(), c.path, c.query, err)
 				continue
 			}
 			_, got, err := fetch(db, r, 100)
 			if err != nil {
-				t.Errorf("%s: %s?%s: %v", db.Dialect.Name(), c.path, c.query, err)
+				t.Errorf("%s: %s?%s: %v", db.Dialect().Name(), c.path, c.query, err)
 				continue
 			}
 			if diff := cmp.Diff(c.want, got, cmpEmpty); diff != "" {
-				t.Errorf("%s: %s?%s: keys (-want +got):\n%s", db.Dialect.Name(), c.path, c.query, diff)
+				t.Errorf("%s: %s?%s: keys (-want +got):\n%s", db.Dialect().Name(), c.path, c.query, diff)
 			}
 			if r.Single() {
 				continue
@@ -230,7 +230,7 @@ func TestIntegration(t *testing.T) {
 			cs, ca := r.Count()
 			n, err := count(db, cs, ca)
 			if err != nil {
-				t.Errorf("%s: %v", db.Dialect.Name(), err)
+				t.Errorf("%s: %v", db.Dialect().Name(), err)
 				continue
 			}
 			all := len(c.want)
@@ -239,7 +239,7 @@ func TestIntegration(t *testing.T) {
 				continue // the count ignores $top and $skip
 			}
 			if int(n) != all {
-				t.Errorf("%s: %s?%s: count = %d, want %d", db.Dialect.Name(), c.path, c.query, n, all)
+				t.Errorf("%s: %s?%s: count = %d, want %d", db.Dialect().Name(), c.path, c.query, n, all)
 			}
 		}
 	}
@@ -268,7 +268,7 @@ func TestIntegrationExpand(t *testing.T) {
 		"p09": "Categories= count=0 | Manufacturer= | TierPrices= | Tags=",
 	}
 	for _, db := range dbs {
-		p := newPlanner(m, db.Dialect)
+		p := newPlanner(m, db.Dialect())
 		r, err := p.Read(plan.Scope{Set: m.EntitySet("Product")}, encodeOptions(query))
 		if err != nil {
 			t.Fatal(err)
@@ -347,7 +347,7 @@ func TestIntegrationExpand(t *testing.T) {
 			gotFlat[k] = strings.Join(v, " | ")
 		}
 		if diff := cmp.Diff(want, gotFlat); diff != "" {
-			t.Errorf("%s: expansions (-want +got):\n%s", db.Dialect.Name(), diff)
+			t.Errorf("%s: expansions (-want +got):\n%s", db.Dialect().Name(), diff)
 		}
 		// Selected columns: Id and Name are selected; the other ETag columns are read but not selected.
 		var selected []string
@@ -370,7 +370,7 @@ func TestIntegrationPages(t *testing.T) {
 	m := builtModel(t)
 	dbs := fixtureDBs(t, m)
 	for _, db := range dbs {
-		p := newPlanner(m, db.Dialect)
+		p := newPlanner(m, db.Dialect())
 		for _, c := range []struct {
 			query    string
 			pageSize int
@@ -387,7 +387,7 @@ func TestIntegrationPages(t *testing.T) {
 			for pages := 0; raw != "" && pages < 20; pages++ {
 				r, err := p.Read(plan.Scope{Set: m.EntitySet("Product")}, raw)
 				if err != nil {
-					t.Fatalf("%s: Read(%q) = %v", db.Dialect.Name(), raw, err)
+					t.Fatalf("%s: Read(%q) = %v", db.Dialect().Name(), raw, err)
 				}
 				rows, keys, err := fetch(db, r, c.pageSize)
 				if err != nil {
@@ -403,7 +403,7 @@ func TestIntegrationPages(t *testing.T) {
 				got = append(got, keys...)
 			}
 			if diff := cmp.Diff(c.want, got); diff != "" {
-				t.Errorf("%s: pages of %s (-want +got):\n%s", db.Dialect.Name(), c.query, diff)
+				t.Errorf("%s: pages of %s (-want +got):\n%s", db.Dialect().Name(), c.query, diff)
 			}
 		}
 	}

@@ -21,7 +21,7 @@ func BenchmarkNavigationPath(b *testing.B) {
 		for i := 0; i < 50; i++ {
 			insert(b, db, "manufacturer", []string{"id", "name"}, []any{fmt.Sprintf("m%02d", i), fmt.Sprintf("Maker %02d", 49-i)})
 		}
-		if db.Dialect.Name() == "postgres" {
+		if db.Dialect().Name() == "postgres" {
 			if _, err := db.Exec("ANALYZE"); err != nil {
 				b.Fatal(err)
 			}
@@ -29,7 +29,7 @@ func BenchmarkNavigationPath(b *testing.B) {
 			b.Fatal(err)
 		}
 		ph := "?"
-		if db.Dialect.Name() == "postgres" {
+		if db.Dialect().Name() == "postgres" {
 			ph = "$1"
 		}
 		for _, c := range []struct{ name, sql string }{
@@ -42,7 +42,7 @@ func BenchmarkNavigationPath(b *testing.B) {
 			if c.name[:7] == "orderby" {
 				arg = "k"
 			}
-			b.Run(db.Dialect.Name()+"/"+c.name, func(b *testing.B) {
+			b.Run(db.Dialect().Name()+"/"+c.name, func(b *testing.B) {
 				b.ReportAllocs()
 				for i := 0; i < b.N; i++ {
 					rows, err := db.Query(c.sql, arg)

@@ -63,25 +63,25 @@ func TestExactNumbers(t *testing.T) {
 	}
 	for _, db := range fixtureDBs(t, m) {
 		for id, sold := range map[string]int64{"p03": 9223372036854775807, "p04": -9223372036854775808} {
-			update := sq.Update("product").Set("sold", sold).Where(sq.Eq{"id": id}).PlaceholderFormat(db.Dialect.Placeholder())
+			update := sq.Update("product").Set("sold", sold).Where(sq.Eq{"id": id}).PlaceholderFormat(db.Dialect().Placeholder())
 			if _, err := update.RunWith(db.DB).Exec(); err != nil {
 				t.Fatal(err)
 			}
 		}
-		p := newPlanner(m, db.Dialect)
+		p := newPlanner(m, db.Dialect())
 		for _, c := range cases {
 			r, err := p.Read(plan.Scope{Set: m.EntitySet("Product")}, encodeOptions("$filter="+c.filter))
 			if err != nil {
-				t.Errorf("%s: Read($filter=%s) = %v", db.Dialect.Name(), c.filter, err)
+				t.Errorf("%s: Read($filter=%s) = %v", db.Dialect().Name(), c.filter, err)
 				continue
 			}
 			_, got, err := fetch(db, r, 100)
 			if err != nil {
-				t.Errorf("%s: $filter=%s: %v", db.Dialect.Name(), c.filter, err)
+				t.Errorf("%s: $filter=%s: %v", db.Dialect().Name(), c.filter, err)
 				continue
 			}
 			if diff := cmp.Diff(c.want, got, cmpEmpty); diff != "" {
-				t.Errorf("%s: $filter=%s: keys (-want +got):\n%s", db.Dialect.Name(), c.filter, diff)
+				t.Errorf("%s: $filter=%s: keys (-want +got):\n%s", db.Dialect().Name(), c.filter, diff)
 			}
 		}
 	}

@@ -38,10 +38,10 @@ func loadProducts(t testing.TB, db *dbtest.DB, m *edm.Model, n int) []pagingRow 
 	cols := scalarColumns(pt)
 	names := make([]string, len(cols))
 	for i, c := range cols {
-		names[i] = db.Dialect.QuoteIdent(c.Column)
+		names[i] = db.Dialect().QuoteIdent(c.Column)
 	}
 	newInsert := func() sq.InsertBuilder {
-		return sqldb.Builder(db.Dialect).Insert(db.Dialect.QuoteIdent(pt.Table)).Columns(names...)
+		return sqldb.Builder(db.Dialect()).Insert(db.Dialect().QuoteIdent(pt.Table)).Columns(names...)
 	}
 	ins := newInsert()
 	flush := func() {
@@ -88,7 +88,7 @@ func loadProducts(t testing.TB, db *dbtest.DB, m *edm.Model, n int) []pagingRow 
 			} else if !ok && strings.HasPrefix(c.Column, "dimensions_") {
 				v = decimal.Zero
 			}
-			a, err := sqldb.Arg(db.Dialect, c, v)
+			a, err := sqldb.Arg(db.Dialect(), c, v)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,7 +109,7 @@ func TestKeysetPaging(t *testing.T) {
 	m := builtModel(t)
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		data := loadProducts(t, db, m, 1000)
-		p := newPlanner(m, db.Dialect)
+		p := newPlanner(m, db.Dialect())
 		cmpNullFloat := func(a, b *float64, desc bool) int {
 			switch {
 			case a == nil && b == nil:

@@ -57,7 +57,7 @@ func TestPlanGolden(t *testing.T) {
 		query := c.query
 		if strings.Contains(query, "{token}") {
 			first := strings.Replace(query, "&$skiptoken={token}", "", 1)
-			p := newPlanner(m, dbs[0].Dialect)
+			p := newPlanner(m, dbs[0].Dialect())
 			r, err := p.Read(scopeOf(t, m, c.path), encodeOptions(first))
 			if err != nil {
 				t.Fatalf("Read(%s?%s) = %v", c.path, first, err)
@@ -77,14 +77,14 @@ func TestPlanGolden(t *testing.T) {
 		for i, db := range dbs {
 			out, keys, err := planRun(t, db, c.path, query)
 			if err != nil {
-				t.Errorf("%s: %s?%s: %v", db.Dialect.Name(), c.path, query, err)
+				t.Errorf("%s: %s?%s: %v", db.Dialect().Name(), c.path, query, err)
 				break
 			}
 			if i == 0 {
 				want = keys
 				fmt.Fprintf(&b, "rows: %s\n", keys)
 			} else if keys != want {
-				t.Errorf("%s: %s?%s: rows %s, want %s", db.Dialect.Name(), c.path, query, keys, want)
+				t.Errorf("%s: %s?%s: rows %s, want %s", db.Dialect().Name(), c.path, query, keys, want)
 			}
 			b.WriteString(out)
 		}
@@ -104,13 +104,13 @@ func TestPlanGolden(t *testing.T) {
 // planRun plans and executes one read with its expansions (recursively) and collections on db.
 func planRun(t *testing.T, db *dbtest.DB, path, query string) (string, string, error) {
 	m := builtModel(t)
-	p := newPlanner(m, db.Dialect)
+	p := newPlanner(m, db.Dialect())
 	r, err := p.Read(scopeOf(t, m, path), encodeOptions(query))
 	if err != nil {
 		return "", "", err
 	}
 	var b strings.Builder
-	name := db.Dialect.Name()
+	name := db.Dialect().Name()
 	s, args := r.Select(100)
 	fmt.Fprintf(&b, "%s select: %s\n  args: %s\n", name, s, formatArgs(args))
 	rows, keys, err := fetchSQL(db, s, args, r.Projection)
@@ -225,7 +225,7 @@ func planText(t *testing.T, path, query string, d sqldb.Dialect, db *dbtest.DB) 
 	if err != nil {
 		return "", err
 	}
-	rd, err := newPlanner(m, db.Dialect).Read(scopeOf(t, m, path), encodeOptions(query))
+	rd, err := newPlanner(m, db.Dialect()).Read(scopeOf(t, m, path), encodeOptions(query))
 	if err != nil {
 		return "", err
 	}
@@ -308,19 +308,19 @@ func TestDeepSkip(t *testing.T) {
 		for _, db := range dbs {
 			_, want, err := planRun(t, db, c.path, c.query)
 			if err != nil {
-				t.Fatalf("%s: %s?%s: %v", db.Dialect.Name(), c.path, c.query, err)
+				t.Fatalf("%s: %s?%s: %v", db.Dialect().Name(), c.path, c.query, err)
 			}
 			restore := plan.SetDeepSkip(1)
 			out, got, err := planRun(t, db, c.path, c.query)
 			restore()
 			if err != nil {
-				t.Fatalf("%s: %s?%s in two steps: %v", db.Dialect.Name(), c.path, c.query, err)
+				t.Fatalf("%s: %s?%s in two steps: %v", db.Dialect().Name(), c.path, c.query, err)
 			}
 			if !strings.Contains(out, " IN (SELECT ") {
-				t.Errorf("%s: %s?%s: no two-step read in\n%s", db.Dialect.Name(), c.path, c.query, out)
+				t.Errorf("%s: %s?%s: no two-step read in\n%s", db.Dialect().Name(), c.path, c.query, out)
 			}
 			if got != want {
-				t.Errorf("%s: %s?%s in two steps: rows %s, want %s", db.Dialect.Name(), c.path, c.query, got, want)
+				t.Errorf("%s: %s?%s in two steps: rows %s, want %s", db.Dialect().Name(), c.path, c.query, got, want)
 			}
 		}
 	}

@@ -43,7 +43,7 @@ func propertyOfColumn(t *edm.EntityType, col string) *edm.Property {
 // createSchema creates the tables of m as the engine derives them from the model (odata/schema.Create).
 func createSchema(t testing.TB, db *dbtest.DB, m *edm.Model) {
 	t.Helper()
-	statements, err := schema.Create(db.Dialect, m)
+	statements, err := schema.Create(db.Dialect(), m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,10 +57,10 @@ func createSchema(t testing.TB, db *dbtest.DB, m *edm.Model) {
 // insert adds one row; values are Go values of the properties (by column name) or of link and side columns.
 func insert(t testing.TB, db *dbtest.DB, table string, cols []string, vals []any) {
 	t.Helper()
-	b := sqldb.Builder(db.Dialect).Insert(db.Dialect.QuoteIdent(table))
+	b := sqldb.Builder(db.Dialect()).Insert(db.Dialect().QuoteIdent(table))
 	q := make([]string, len(cols))
 	for i, c := range cols {
-		q[i] = db.Dialect.QuoteIdent(c)
+		q[i] = db.Dialect().QuoteIdent(c)
 	}
 	s, args, err := b.Columns(q...).Values(vals...).ToSql()
 	if err != nil {

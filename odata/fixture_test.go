@@ -223,7 +223,7 @@ func createSchema(t testing.TB, db *dbtest.DB, m *edm.Model, extra ...string) *e
 	if err := m.Build(); err != nil {
 		t.Fatal(err)
 	}
-	statements, err := schema.Create(db.Dialect, m)
+	statements, err := schema.Create(db.Dialect(), m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +350,7 @@ func newFixtureWith(t testing.TB, db *dbtest.DB, change func(cfg *odata.Config))
 		t.Fatal(err)
 	}
 	sets, actions := libraryConfig(m)
-	cfg := odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/odata", Sets: sets, Actions: actions,
+	cfg := odata.Config{Model: m, DB: db.DB, Mount: "/odata", Sets: sets, Actions: actions,
 		Logger: discardLogger()}
 	if change != nil {
 		change(&cfg)
@@ -371,7 +371,7 @@ func libraryService(t *testing.T, db *dbtest.DB, edit func(c *odata.Config)) *od
 		t.Fatal(err)
 	}
 	sets, actions := libraryConfig(m)
-	cfg := odata.Config{Model: m, DB: db.DB, Dialect: db.Dialect, Mount: "/odata", Sets: sets, Actions: actions,
+	cfg := odata.Config{Model: m, DB: db.DB, Mount: "/odata", Sets: sets, Actions: actions,
 		Logger: discardLogger()}
 	edit(&cfg)
 	svc, err := odata.NewService(cfg)
@@ -388,7 +388,7 @@ func (f *fixture) exec(query string, args ...any) {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	if f.db.Dialect.Name() == "postgres" {
+	if f.db.Dialect().Name() == "postgres" {
 		q, _ = sq.Dollar.ReplacePlaceholders(q)
 	}
 	if _, err := f.db.Exec(q, args...); err != nil {
@@ -457,14 +457,14 @@ func (f *fixture) seed() {
 
 func priceArg(db *dbtest.DB, s string) any {
 	d := decimal.RequireFromString(s)
-	if db.Dialect.Name() == "sqlite" {
+	if db.Dialect().Name() == "sqlite" {
 		return d.Shift(4).IntPart()
 	}
 	return d.String()
 }
 
 func boolArg(db *dbtest.DB, b bool) any {
-	if db.Dialect.Name() == "sqlite" {
+	if db.Dialect().Name() == "sqlite" {
 		if b {
 			return int64(1)
 		}
