@@ -328,7 +328,7 @@ Flags:
 	}
 	fmt.Fprintf(w, `
 Telemetry: OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, _METRICS_ENDPOINT) sends traces
-and metrics to an OpenTelemetry collector over OTLP/HTTP; the other OTEL_* variables apply (see README).
+and metrics to an OpenTelemetry collector over OTLP/HTTP; the other OTEL_* variables apply (see docs/telemetry.md).
 
 Signals: SIGINT and SIGTERM start a drain: new requests, /healthz included, answer 503 ServiceUnavailable while
 the requests already running finish (for up to -shutdown-timeout); then the listener closes, the database closes

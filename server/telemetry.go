@@ -28,7 +28,7 @@ import (
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 )
 
-// Telemetry of the store server (README, "Telemetry"): a span per request, the OData engine's spans and
+// Telemetry of the store server (docs/telemetry.md): a span per request, the OData engine's spans and
 // statement spans below it, exported over OTLP when the standard OTEL_EXPORTER_OTLP_*ENDPOINT variables name a
 // collector; the request, engine and pool metrics at /metrics (Prometheus text format, an admin's token) and
 // over OTLP likewise.
