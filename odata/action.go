@@ -160,7 +160,7 @@ func (s *Service) renderEntity(req *request, name string, et *edm.EntityType, re
 		return nil, "", fmt.Errorf("odata: operation %s: %w", name, err)
 	}
 	fragment := s.model.Namespace + "." + et.Name
-	if set := onlySet(s.model, et); set != nil {
+	if set := s.model.EntitySetOf(et); set != nil {
 		fragment = set.Name + "/$entity"
 	}
 	l, err := s.answerLayout(req.r.Context(), et)
@@ -182,7 +182,7 @@ func (s *Service) renderEntity(req *request, name string, et *edm.EntityType, re
 // entityPath returns the path of the entity e of type et relative to the service root, Set('k'), when the type
 // has one entity set (an action's result could belong to any of several); "" otherwise.
 func (s *Service) entityPath(et *edm.EntityType, e Entity) string {
-	set := onlySet(s.model, et)
+	set := s.model.EntitySetOf(et)
 	if set == nil {
 		return ""
 	}
@@ -200,7 +200,7 @@ func (s *Service) renderEntities(req *request, name string, et *edm.EntityType, 
 		return nil, fmt.Errorf("odata: operation %s: %w", name, err)
 	}
 	fragment := "Collection(" + s.model.Namespace + "." + et.Name + ")"
-	if set := onlySet(s.model, et); set != nil {
+	if set := s.model.EntitySetOf(et); set != nil {
 		fragment = set.Name
 	}
 	l, err := s.answerLayout(req.r.Context(), et)

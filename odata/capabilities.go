@@ -235,7 +235,7 @@ func (s *Service) restrictedExpands(from *edm.EntitySet, expands []*plan.Expand,
 				set = from.Binding(e.Nav.Name)
 			}
 			if set == nil {
-				set = onlySet(s.model, e.Nav.TargetType())
+				set = s.model.EntitySetOf(e.Nav.TargetType())
 			}
 		}
 		config := s.sets[set]

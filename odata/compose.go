@@ -51,7 +51,7 @@ func (s *Service) composedSet(t *target, f *edm.Function) (*edm.EntitySet, error
 	case f.Bound && f.BindingCollection && t.set != nil && t.set.EntityType() == et:
 		return t.set, nil
 	}
-	if es := onlySet(s.model, et); es != nil {
+	if es := s.model.EntitySetOf(et); es != nil {
 		return es, nil
 	}
 	return nil, Errorf(CodeNotImplemented, "The entities the function %s returns belong to no single entity set: query options do not apply to them.", f.Name)

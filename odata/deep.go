@@ -67,7 +67,7 @@ func (s *Service) nestedConfig(n *edm.NavigationProperty, container *setConfig, 
 	if n.ContainsTarget {
 		return containerSet, newTypeConfig(n.TargetType(), SetOptions{Writes: container.Writes}), nil
 	}
-	set := onlySet(s.model, n.TargetType())
+	set := s.model.EntitySetOf(n.TargetType())
 	if set == nil {
 		return nil, nil, BadRequest(CodeInvalidValue, n.Name, fmt.Sprintf("%s entities belong to no single entity set: create them there and bind them.", n.TargetType().Name))
 	}

@@ -114,7 +114,7 @@ func (s *Service) newShape(p *plan.Projection) *levelShape {
 			navigation.child.layout.expected = target // a cast in $expand: the context implies the target's type
 		}
 		if !expand.Nav.ContainsTarget {
-			navigation.set = onlySet(s.model, expand.Nav.TargetType())
+			navigation.set = s.model.EntitySetOf(expand.Nav.TargetType())
 		}
 		shape.expands = append(shape.expands, navigation)
 	}

@@ -381,7 +381,7 @@ func (s *Service) navigate(t *target, n *edm.NavigationProperty, from string) {
 		next = t.ctxSet.Binding(n.Name)
 	}
 	if next == nil && !n.ContainsTarget {
-		next = onlySet(s.model, n.TargetType())
+		next = s.model.EntitySetOf(n.TargetType())
 	}
 	t.ctxSet, t.ctxPath, t.containedBase = next, "", ""
 	if n.ContainsTarget {
@@ -395,20 +395,6 @@ func (s *Service) navigate(t *target, n *edm.NavigationProperty, from string) {
 		t.kind, t.single, t.toOne = tEntity, true, true
 		t.entityID = t.containedBase
 	}
-}
-
-// onlySet returns the one entity set of et, nil if it has none or several.
-func onlySet(m *edm.Model, et *edm.EntityType) *edm.EntitySet {
-	var found *edm.EntitySet
-	for _, es := range m.EntitySets {
-		if es.EntityType() == et {
-			if found != nil {
-				return nil
-			}
-			found = es
-		}
-	}
-	return found
 }
 
 // applyKey narrows a collection to the entity with the key in args.

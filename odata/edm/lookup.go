@@ -12,6 +12,21 @@ func (m *Model) EntitySet(name string) *EntitySet {
 	return s
 }
 
+// EntitySetOf returns the one entity set of the entity type et, nil when the model has none or several (a path
+// to et's entities then names no set of its own). Unlike the lookups by name it scans the sets.
+func (m *Model) EntitySetOf(et *EntityType) *EntitySet {
+	var found *EntitySet
+	for _, es := range m.EntitySets {
+		if es.EntityType() == et {
+			if found != nil {
+				return nil
+			}
+			found = es
+		}
+	}
+	return found
+}
+
 // Singleton returns the singleton with the given name, compared case-insensitively; nil if there is none.
 func (m *Model) Singleton(name string) *Singleton {
 	s, _ := m.singletons.get(name)

@@ -290,3 +290,25 @@ func TestConcurrentUse(t *testing.T) {
 }
 
 var errNotFound = errors.New("lookup found nothing")
+
+func TestEntitySetOf(t *testing.T) {
+	m := &edm.Model{Namespace: "Store",
+		EntityTypes: []*edm.EntityType{
+			{Name: "Product", Key: []string{"Id"}, Properties: []*edm.Property{{Name: "Id", Type: edm.KindString}}},
+			{Name: "Note", Key: []string{"Id"}, Properties: []*edm.Property{{Name: "Id", Type: edm.KindString}}},
+			{Name: "Draft", Key: []string{"Id"}, Properties: []*edm.Property{{Name: "Id", Type: edm.KindString}}}},
+		EntitySets: []*edm.EntitySet{{Name: "Products", Type: "Product"},
+			{Name: "Notes", Type: "Note"}, {Name: "Archive", Type: "Note"}}}
+	if err := m.Build(); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"Product": "Products", "Note": "", "Draft": ""} {
+		got := ""
+		if es := m.EntitySetOf(m.EntityType(name)); es != nil {
+			got = es.Name
+		}
+		if got != want {
+			t.Errorf("EntitySetOf(%s) = %q, want %q (empty: none or several)", name, got, want)
+		}
+	}
+}

@@ -411,21 +411,7 @@ func (g *docBuilder) navigationSet(n *edm.NavigationProperty) *edm.EntitySet {
 	if n.ContainsTarget {
 		return nil
 	}
-	return onlySet(g.m, n.TargetType())
-}
-
-// onlySet returns the one entity set of et, nil if it has none or several.
-func onlySet(m *edm.Model, et *edm.EntityType) *edm.EntitySet {
-	var found *edm.EntitySet
-	for _, es := range m.EntitySets {
-		if es.EntityType() == et {
-			if found != nil {
-				return nil
-			}
-			found = es
-		}
-	}
-	return found
+	return g.m.EntitySetOf(n.TargetType())
 }
 
 // unless returns p, or nil (no parameter) when refused.
