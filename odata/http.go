@@ -77,6 +77,10 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request, version Version)
 	if err := s.checkSchemaVersion(r); err != nil {
 		return nil, err
 	}
+	r, err := s.queryInBody(r)
+	if err != nil {
+		return nil, err
+	}
 	byID := isEntityPath(s.servicePath(r))
 	if byID {
 		var err error
