@@ -89,6 +89,9 @@ type answerFormat struct {
 	req       *request // the request, for the service root URL (made when an id needs it)
 	root      string   // the service root URL once made
 	namespace string   // the model's namespace
+	// untyped marks the entities of a collection whose context names no type or set (Collection(Edm.EntityType),
+	// $all): each carries its type and id with minimal metadata too (JSON Format 4.01, 4.5.3 and 4.5.8).
+	untyped bool
 }
 
 // base returns the service root URL.
@@ -111,7 +114,7 @@ func (a *answerFormat) controls() bool { return a.metadata != metadataNone }
 // needsID reports whether an entity of layout l needs its @odata.id in the answer: always with full metadata,
 // with minimal metadata when the answer does not show all of its key ($select without the key).
 func (a *answerFormat) needsID(l *layout) bool {
-	return a.metadata == metadataFull || a.metadata == metadataMinimal && !l.keysShown
+	return a.metadata == metadataFull || a.metadata == metadataMinimal && (!l.keysShown || a.untyped)
 }
 
 // needsPath reports whether an entity of layout l needs its path in the answer: for its id (needsID), its links
@@ -131,7 +134,7 @@ func (a *answerFormat) appendEntityControls(b []byte, l *layout, rowType *edm.En
 	}
 	// The type with full metadata; with minimal metadata when it is not the one the context implies (an entity
 	// of a derived type in a collection of its base type).
-	if full || a.controls() && rowType != l.expectedType() {
+	if full || a.controls() && (rowType != l.expectedType() || a.untyped) {
 		b = appendName(b, typeName)
 		b = a.appendTypeName(b, rowType.Name)
 	}

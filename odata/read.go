@@ -37,6 +37,8 @@ func (s *Service) read(req *request) error {
 		return s.readEntities(req)
 	case tCrossJoin:
 		return s.readCrossJoin(req)
+	case tAll:
+		return s.readAll(req)
 	case tProperty:
 		if err := req.negotiateJSON(); err != nil {
 			return err
@@ -145,14 +147,19 @@ func (sh *levelShape) expandedNavigations() []*edm.NavigationProperty {
 
 // plan plans the read of the request's target with its query string.
 func (s *Service) plan(req *request, scope plan.Scope) (*plan.Read, *readShape, error) {
+	raw := req.r.URL.RawQuery
+	if req.tracking != nil {
+		raw = req.tracking.query
+	}
+	return s.planQuery(req, scope, raw)
+}
+
+// planQuery plans the read of scope, the rows of the request's target, with the query string raw.
+func (s *Service) planQuery(req *request, scope plan.Scope, raw string) (*plan.Read, *readShape, error) {
 	ctx := req.r.Context()
 	limits := req.limits
 	if limits == nil {
 		limits = s.limitsOf(req.target)
-	}
-	raw := req.r.URL.RawQuery
-	if req.tracking != nil {
-		raw = req.tracking.query
 	}
 	read, err := s.planRead(ctx, scope, raw, limits)
 	if err != nil {

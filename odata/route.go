@@ -31,6 +31,7 @@ const (
 	tOpenAPI                         // $openapi: the OpenAPI document (openapi.go)
 	tBatch                           // $batch: a batch of requests (batch.go)
 	tCrossJoin                       // $crossjoin(Set1,...): the combinations of the sets' entities (crossjoin.go)
+	tAll                             // $all, $all/Ns.Type: the entities of every entity set (all.go)
 )
 
 // target is a resolved resource path.
@@ -138,6 +139,8 @@ func (r *pathResolver) root(path *syntax.ResourcePath) (complete bool, err error
 		return true, nil
 	case first.Name == "$crossjoin" && !first.Literal:
 		return false, r.crossJoin(first)
+	case first.Name == "$all" && !first.Literal:
+		return true, r.all()
 	case strings.HasPrefix(first.Name, "$") && !first.Literal:
 		return false, Errorf(CodeNotImplemented, "The %s resource is not supported.", first.Name)
 	}

@@ -357,9 +357,17 @@ func checkSegmentOrder(prev []Segment, seg Segment) *Error {
 				return syntaxErrorAt(seg.Pos-1, "only $query may follow $crossjoin")
 			}
 		case "$all", "$entity":
+			// $all/$query passes the options of $all in a body (URL Conventions 4.17 appends /$query to the
+			// resource path of any GET; the ABNF's resourcePath omits it after $all).
+			if last.Name == "$all" && seg.Name == "$query" && !seg.Literal {
+				return nil
+			}
 			if seg.Literal || !seg.IsQualified() || len(seg.Args) > 0 {
 				return syntaxErrorAt(seg.Pos, "expected a qualified type name after "+last.Name)
 			}
+		}
+		if len(prev) >= 2 && prev[len(prev)-2].Name == "$all" && !prev[len(prev)-2].Literal && seg.Name == "$query" && !seg.Literal {
+			return nil
 		}
 		if len(prev) >= 2 && (prev[len(prev)-2].Name == "$all" || prev[len(prev)-2].Name == "$entity") && !prev[len(prev)-2].Literal {
 			return syntaxErrorAt(seg.Pos-1, "no segment may follow the type cast after "+prev[len(prev)-2].Name)

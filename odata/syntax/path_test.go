@@ -93,6 +93,8 @@ func TestParsePath(t *testing.T) {
 		{"Products/$filter(@foo)/$each/Special.Discount", "Products/$filter(@foo)/$each/Special.Discount"},
 		{"$crossjoin(Customers,Countries)/$query", "$crossjoin(Customers,Countries)/$query"},
 		{"$all/Model.Customer", "$all/Model.Customer"},
+		{"$all/$query", "$all/$query"},
+		{"$all/Model.Customer/$query", "$all/Model.Customer/$query"},
 		{"$entity/Model.Customer", "$entity/Model.Customer"},
 		{"$metadata", "$metadata"},
 		{"Products(1)/Model.BestSellingProduct", "Products(1)/Model.BestSellingProduct"},

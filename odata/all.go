@@ -1,0 +1,293 @@
+package odata
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/internal/plan"
+	"github.com/storekit/store/odata/syntax"
+)
+
+// $all (OData 4.01 URL Conventions 4.16, "Addressing All Entities in a Service") is the collection of the
+// entities of every entity set, $all/Ns.Type those of the type (and its derived types). It is read as the GETs
+// of the sets one after the other, in the order the model declares them, each with the request's options, so
+// that each set's row filter, redactions, capabilities and limits apply as to a GET of it; $top, $skip and
+// $count count across the sets, and a page holds the entities of as many sets as it has room for. Its answer is a
+// Collection(Edm.EntityType), each entity with its @odata.type and @odata.id (JSON Format 4.01, 4.5.3, 4.5.8).
+// See DESIGN.md, "All entities".
+
+// allFragment is the context URL fragment of $all.
+const allFragment = "Collection(Edm.EntityType)"
+
+// all resolves the path $all, or $all/Ns.Type (segment 1): the entities of every entity set, or those of the
+// type.
+func (r *pathResolver) all() error {
+	t := r.target
+	t.kind = tAll
+	if len(r.segments) < 2 {
+		return nil
+	}
+	seg := r.segments[1]
+	et := r.service.model.EntityType(seg.Name)
+	if et == nil {
+		return NotFound(fmt.Sprintf("The service has no entity type %s.", seg.Name))
+	}
+	t.cast = et
+	return nil
+}
+
+// allMembers returns the targets of the GETs $all stands for, one per entity set whose entities may be of the
+// type cast (all sets when cast is nil): the set itself when its type is cast or derives from it, the set
+// narrowed to cast (Set/Ns.Type) when cast derives from its type.
+func (s *Service) allMembers(cast *edm.EntityType) []*target {
+	var out []*target
+	for _, es := range s.model.EntitySets {
+		et := es.EntityType()
+		t := &target{kind: tCollection, typ: et, set: es, ctxSet: es, direct: true, scope: plan.Scope{Set: es}, path: es.Name}
+		switch {
+		case cast == nil || et.IsA(cast):
+		case cast.IsA(et):
+			t.typ, t.set, t.direct, t.cast, t.scope.Cast = cast, nil, false, cast, cast
+			t.path += "/" + s.model.Namespace + "." + cast.Name
+		default:
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// allPage is the state of a page of $all under way: what is left of $top and $skip, the room left on the page,
+// and the $skiptoken of the next page once one is known.
+type allPage struct {
+	top, skip int64 // -1: no $top
+	room      int
+	next      string
+	written   int
+}
+
+// readAll answers a GET of $all: a page of the entities of the sets, the count of all when asked, and a next
+// link whose $skiptoken names the set to go on with and where in it ("2.<token of the set's next page>").
+func (s *Service) readAll(req *request) error {
+	if err := req.negotiateJSON(); err != nil {
+		return err
+	}
+	q := req.query
+	if len(q.Apply) > 0 {
+		return Errorf(CodeNotImplemented, "$apply is not supported on $all: apply it to an entity set.")
+	}
+	members := s.allMembers(req.target.cast)
+	start, inner, err := allSkipToken(q.SkipToken, len(members))
+	if err != nil {
+		return err
+	}
+	base := syntax.SplitQuery(req.r.URL.RawQuery).Without("$top", "$skip", "$skiptoken", "$count")
+	size, preferred := s.pageSizeFor(req.r, req.target)
+	p := &allPage{top: -1, room: size}
+	if q.Top != nil {
+		p.top = *q.Top
+	}
+	if q.Skip != nil {
+		p.skip = *q.Skip
+	}
+	count := int64(-1)
+	if q.Count != nil && *q.Count {
+		if count, err = s.countAll(req, members, base); err != nil {
+			return err
+		}
+	}
+	var page pageWriter
+	page.start(req, allFragment, count, size, preferred)
+	defer page.release()
+	for i := start; i < len(members) && p.room > 0 && p.top != 0; i++ {
+		query := base
+		if i == start && inner != "" {
+			query = query.With("$skiptoken", inner)
+		}
+		if err = s.readAllMember(req, &page, members[i], query, p); err != nil {
+			break
+		}
+		if p.next != "" {
+			p.next = strconv.Itoa(i) + "." + p.next
+			break
+		}
+		if p.room == 0 && p.top != 0 && i+1 < len(members) {
+			p.next = strconv.Itoa(i+1) + "."
+		}
+	}
+	if err == nil {
+		err = page.finishAll(req, base, p)
+	}
+	switch {
+	case err == nil:
+		return nil
+	case !page.started():
+		delete(req.w.Header(), "Preference-Applied")
+		return err
+	}
+	return abort(s, req, err)
+}
+
+// allSkipToken reads the $skiptoken of a next page of $all: the index of the set to go on with, a dot, and the
+// $skiptoken of that set's next page ("" to start it from its beginning).
+func allSkipToken(token string, sets int) (int, string, error) {
+	if token == "" {
+		return 0, "", nil
+	}
+	index, inner, ok := strings.Cut(token, ".")
+	i, err := strconv.Atoi(index)
+	if !ok || err != nil || i < 0 || i >= sets {
+		return 0, "", BadRequest(CodeInvalidValue, "$skiptoken", "The $skiptoken is not one of this service's next links.")
+	}
+	return i, inner, nil
+}
+
+// countAll returns the number of entities of the members with the options of base ($filter, $search), each under
+// its row filter.
+func (s *Service) countAll(req *request, members []*target, base syntax.QueryString) (int64, error) {
+	var total int64
+	for _, m := range members {
+		n, err := s.countMember(req, m, base.String())
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// countMember returns the number of entities of the GET of m with the options raw.
+func (s *Service) countMember(req *request, m *target, raw string) (int64, error) {
+	sub := *req
+	sub.target = m
+	read, _, err := s.planQuery(&sub, m.scope, raw)
+	if err != nil {
+		return 0, err
+	}
+	query, args := read.Count()
+	var n int64
+	if err := s.db.QueryRowContext(req.r.Context(), query, args...).Scan(&n); err != nil {
+		return 0, s.readError(err)
+	}
+	return n, nil
+}
+
+// readAllMember writes the entities of the GET of m with the options query that the page has room for, after
+// what is left of $skip, and notes in p what is left of $top, $skip and the room, and the $skiptoken of the
+// set's next page when it has more.
+func (s *Service) readAllMember(req *request, page *pageWriter, m *target, query syntax.QueryString, p *allPage) error {
+	if err := s.checkReadable(req.r.Context(), m); err != nil {
+		return err
+	}
+	if p.skip > 0 {
+		n, err := s.countMember(req, m, query.String())
+		if err != nil {
+			return err
+		}
+		if n <= p.skip {
+			p.skip -= n
+			return nil
+		}
+		query, p.skip = query.With("$skip", strconv.FormatInt(p.skip, 10)), 0
+	}
+	room := p.room
+	if p.top >= 0 && p.top < int64(room) {
+		room = int(p.top)
+	}
+	sub := *req
+	sub.target = m
+	read, shape, err := s.planQuery(&sub, m.scope, query.String())
+	if err != nil {
+		return err
+	}
+	rowsRead, ew, err := s.readAllRows(&sub, read, shape, room)
+	if err != nil || len(rowsRead) == 0 {
+		return err
+	}
+	writer := ew.writer
+	n := min(len(rowsRead), room)
+	for i, row := range rowsRead[:n] {
+		if p.written > 0 || i > 0 {
+			page.buf = append(page.buf, ',')
+		}
+		copy(writer.values, row)
+		if err := writer.convert(); err != nil {
+			return err
+		}
+		if page.buf, err = ew.expanded.appendRow(page.buf, writer, row); err != nil {
+			return err
+		}
+		if err := page.flush(); err != nil {
+			return err
+		}
+	}
+	p.written += n
+	p.room -= n
+	if p.top >= 0 {
+		p.top -= int64(n)
+	}
+	if len(rowsRead) > n && p.top != 0 {
+		p.next, err = read.SkipToken(rowsRead[n-1])
+	}
+	return err
+}
+
+// allRows are the rows of one set of a page of $all and their writer.
+type allRows struct {
+	writer   *rowWriter
+	expanded *expWriter
+}
+
+// readAllRows reads at most room rows of the read (one more when the set has more) with their expansions, and
+// returns them with the writer that writes them as entities of $all: with their type and id.
+func (s *Service) readAllRows(sub *request, read *plan.Read, shape *readShape, room int) ([][]any, *allRows, error) {
+	query, args := read.Select(room)
+	rows, err := s.db.QueryContext(sub.r.Context(), query, args...)
+	if err != nil {
+		return nil, nil, s.readError(err)
+	}
+	defer rows.Close()
+	writer := newRowWriter(shape.layout)
+	sub.setFormat(writer, shape.levelShape)
+	more, err := s.firstRow(sub.r.Context(), sub.target, rows, writer)
+	if err != nil || !more {
+		return nil, nil, err
+	}
+	rowsRead, expanded, err := s.readExpandedPage(sub, shape, rows, writer, more, room)
+	if err != nil {
+		return nil, nil, err
+	}
+	untyped := *sub.answer()
+	untyped.untyped = true
+	writer.format = &untyped
+	expanded.rootID = sub.target.rowPath
+	return rowsRead, &allRows{writer: writer, expanded: expanded}, nil
+}
+
+// finishAll ends the envelope of a page of $all, with its next link when p has one: the request's options
+// without $skip (spent), with what is left of $top and the page's $skiptoken.
+func (w *pageWriter) finishAll(req *request, base syntax.QueryString, p *allPage) error {
+	w.buf = append(w.buf, ']')
+	if p.next != "" {
+		next := base
+		if p.top >= 0 {
+			next = next.With("$top", strconv.FormatInt(p.top, 10))
+		}
+		if req.query.Count != nil && *req.query.Count {
+			next = next.With("$count", "true")
+		}
+		next = next.With("$skiptoken", p.next)
+		w.buf = append(w.buf, `,"@odata.nextLink":`...)
+		w.buf = appendString(w.buf, req.base()+"/"+req.target.path+"?"+next.String())
+	}
+	w.buf = append(w.buf, '}')
+	if !w.started() {
+		req.w.Header()["Content-Length"] = []string{strconv.Itoa(w.out.Buffered() + len(w.buf))}
+	}
+	if _, err := w.out.Write(w.buf); err != nil {
+		return err
+	}
+	return w.out.Flush()
+}
