@@ -336,6 +336,28 @@ func dollarSegment(text string, base int, lim *Limits) (Segment, *Error) {
 	return seg, nil
 }
 
+// checkAfterCastable checks the segment after $all or $entity (last): a qualified type name, or $query after
+// $all. $all/$query passes the options of $all in a body: URL Conventions 4.17 appends /$query to the resource
+// path of any GET, though the ABNF's resourcePath omits it after $all.
+func checkAfterCastable(last, seg Segment) *Error {
+	if last.Name == "$all" && seg.Name == "$query" && !seg.Literal {
+		return nil
+	}
+	if seg.Literal || !seg.IsQualified() || len(seg.Args) > 0 {
+		return syntaxErrorAt(seg.Pos, "expected a qualified type name after "+last.Name)
+	}
+	return nil
+}
+
+// checkAfterCast checks the segment after the type cast that follows $all or $entity (castable): only $query,
+// after $all.
+func checkAfterCast(castable, seg Segment) *Error {
+	if castable.Name == "$all" && seg.Name == "$query" && !seg.Literal {
+		return nil
+	}
+	return syntaxErrorAt(seg.Pos-1, "no segment may follow the type cast after "+castable.Name)
+}
+
 // checkSegmentOrder enforces what the grammar says about where "$"-segments may stand.
 func checkSegmentOrder(prev []Segment, seg Segment) *Error {
 	if len(prev) == 0 {
@@ -357,20 +379,10 @@ func checkSegmentOrder(prev []Segment, seg Segment) *Error {
 				return syntaxErrorAt(seg.Pos-1, "only $query may follow $crossjoin")
 			}
 		case "$all", "$entity":
-			// $all/$query passes the options of $all in a body (URL Conventions 4.17 appends /$query to the
-			// resource path of any GET; the ABNF's resourcePath omits it after $all).
-			if last.Name == "$all" && seg.Name == "$query" && !seg.Literal {
-				return nil
-			}
-			if seg.Literal || !seg.IsQualified() || len(seg.Args) > 0 {
-				return syntaxErrorAt(seg.Pos, "expected a qualified type name after "+last.Name)
-			}
-		}
-		if len(prev) >= 2 && prev[len(prev)-2].Name == "$all" && !prev[len(prev)-2].Literal && seg.Name == "$query" && !seg.Literal {
-			return nil
+			return checkAfterCastable(last, seg)
 		}
 		if len(prev) >= 2 && (prev[len(prev)-2].Name == "$all" || prev[len(prev)-2].Name == "$entity") && !prev[len(prev)-2].Literal {
-			return syntaxErrorAt(seg.Pos-1, "no segment may follow the type cast after "+prev[len(prev)-2].Name)
+			return checkAfterCast(prev[len(prev)-2], seg)
 		}
 	}
 	if !seg.Literal {
