@@ -2,6 +2,7 @@ package odata
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -59,6 +60,19 @@ func (s *Service) allMembers(cast *edm.EntityType) []*target {
 	return out
 }
 
+// searchable returns the members whose type has searchable properties: $search on $all looks for the terms in
+// the sets that can be searched (URL Conventions 4.16's example is $all?$search=red), where a GET of a set without
+// searchable properties is a 501.
+func searchable(members []*target) []*target {
+	var out []*target
+	for _, m := range members {
+		if slices.ContainsFunc(m.typ.Properties, func(p *edm.Property) bool { return p.Searchable }) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // allPage is the state of a page of $all under way: what is left of $top and $skip, the room left on the page,
 // and the $skiptoken of the next page once one is known.
 type allPage struct {
@@ -79,6 +93,9 @@ func (s *Service) readAll(req *request) error {
 		return Errorf(CodeNotImplemented, "$apply is not supported on $all: apply it to an entity set.")
 	}
 	members := s.allMembers(req.target.cast)
+	if q.Search != nil {
+		members = searchable(members)
+	}
 	start, inner, err := allSkipToken(q.SkipToken, len(members))
 	if err != nil {
 		return err

@@ -100,6 +100,8 @@ func TestAll(t *testing.T) {
 		{"type cast with options", "/odata/$all/Lib.Book?$filter=Pages%20gt%20100&$select=Title&$orderby=Title%20desc", "",
 			[]string{"Book('b3')"}, -1, 1},
 		{"type cast, the hidden row by name", "/odata/$all/Lib.Book?$filter=Id%20eq%20'b2'", "", nil, -1, 1},
+		{"$search in the sets that can be searched", "/odata/$all?$search=Gamma%20OR%20Alpha", "", []string{"Book('b1')", "Book('b3')"}, -1, 1},
+		{"$search for the hidden row", "/odata/$all?$search=Beta", "", nil, -1, 1},
 		{"type cast with $expand", "/odata/$all/Lib.Book?$expand=Authors&$orderby=Title%20desc", "1",
 			[]string{"Book('b3')", "Book('b1')"}, -1, 2},
 	}
