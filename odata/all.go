@@ -209,7 +209,9 @@ func (s *Service) readAllMember(req *request, page *pageWriter, m *target, query
 		}
 		query, p.skip = query.With("$skip", strconv.FormatInt(p.skip, 10)), 0
 	}
-	room := p.room
+	// A set's own page size bounds its part of the page, as it bounds a page of its GET.
+	room, _ := s.pageSizeFor(req.r, m)
+	room = min(room, p.room)
 	if p.top >= 0 && p.top < int64(room) {
 		room = int(p.top)
 	}
