@@ -209,11 +209,13 @@ func (s *Service) readAllMember(req *request, page *pageWriter, m *target, query
 		}
 		query, p.skip = query.With("$skip", strconv.FormatInt(p.skip, 10)), 0
 	}
-	// A set's own page size bounds its part of the page, as it bounds a page of its GET.
+	// A set's own page size bounds its part of the page, as it bounds a page of its GET; what is left of $top is
+	// the set's $top, held to the set's MaxTop.
 	room, _ := s.pageSizeFor(req.r, m)
 	room = min(room, p.room)
-	if p.top >= 0 && p.top < int64(room) {
-		room = int(p.top)
+	if p.top >= 0 {
+		query = query.With("$top", strconv.FormatInt(p.top, 10))
+		room = int(min(int64(room), p.top))
 	}
 	sub := *req
 	sub.target = m
