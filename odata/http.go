@@ -17,8 +17,11 @@ import (
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Every answer, errors and asynchronous ones included, may differ by these request headers (DESIGN.md,
 	// "Format negotiation"); the parts of a batch are answered inside the batch's answer and need none.
-	h := w.Header()
-	h["Vary"] = append(h["Vary"], varyHeader...)
+	if h := w.Header(); len(h["Vary"]) == 0 {
+		h["Vary"] = varyHeader
+	} else {
+		h["Vary"] = append(h["Vary"], varyHeader...)
+	}
 	if s.async != nil {
 		path := s.servicePath(r)
 		if id, ok := strings.CutPrefix(path, asyncPath); ok {
