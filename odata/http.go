@@ -15,6 +15,13 @@ import (
 // ServeHTTP answers one OData request. The path is read still percent-encoded (r.URL.EscapedPath), with or
 // without the Mount prefix. A request that WithTimeBudget already gave a budget keeps that one.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Every answer, errors and asynchronous ones included, may differ by these request headers (DESIGN.md,
+	// "Format negotiation"); the parts of a batch are answered inside the batch's answer and need none.
+	if h := w.Header(); len(h["Vary"]) == 0 {
+		h["Vary"] = varyHeader
+	} else {
+		h["Vary"] = append(h["Vary"], varyHeader...)
+	}
 	if s.async != nil {
 		path := s.servicePath(r)
 		if id, ok := strings.CutPrefix(path, asyncPath); ok {
@@ -57,8 +64,12 @@ func (s *Service) answer(w http.ResponseWriter, r *http.Request) (*target, error
 	if err == nil {
 		t, err = s.serve(w, r, version)
 	}
-	if err == errNoContent {
+	switch err {
+	case errNoContent:
 		w.WriteHeader(http.StatusNoContent)
+		return t, nil
+	case errTokenFetch:
+		w.WriteHeader(http.StatusOK)
 		return t, nil
 	}
 	if err != nil {
@@ -130,10 +141,32 @@ func (s *Service) route(r *http.Request) (*target, *syntax.Query, error) {
 		}
 	}
 	allow := s.allowed(t)
+	if r.Method == http.MethodHead && tokenFetch(r.Header) && (t.kind == tRoot || offersWrite(allow)) {
+		return t, nil, errTokenFetch
+	}
 	if !inList(allow, method) {
 		return t, nil, s.methodNotAllowed(t, r.Method, method, allow)
 	}
 	return t, query, nil
+}
+
+// errTokenFetch is route's answer to a CSRF token fetch: a HEAD with X-CSRF-Token: Fetch, which SAP's clients
+// (UI5, the Cloud SDK) send before they write, to the service root or to the URL they write to. On the service
+// root and on any target that offers a write, answer gives 200 without a body and without reading the target,
+// alike on $batch and action URLs (which offer no GET) and on entity sets and entities (which do). The service
+// needs no CSRF token (it reads bearer tokens, which a browser does not send on its own), so the answer carries
+// none. Allow is unchanged: a HEAD without the fetch is answered as GET is, 405 where GET is not offered.
+var errTokenFetch = errors.New("odata: CSRF token fetch")
+
+// tokenFetch reports whether h asks for a CSRF token (X-CSRF-Token: Fetch, without regard to case).
+func tokenFetch(h http.Header) bool {
+	return strings.EqualFold(strings.TrimSpace(h.Get("X-CSRF-Token")), "fetch")
+}
+
+// offersWrite reports whether the Allow list names a method that writes.
+func offersWrite(allow string) bool {
+	return inList(allow, http.MethodPost) || inList(allow, http.MethodPut) || inList(allow, http.MethodPatch) ||
+		inList(allow, http.MethodDelete)
 }
 
 // servicePath returns the path of r below the service root, still percent-encoded, Mount cut off when r has it.
@@ -364,6 +397,11 @@ func appendJSONText(b []byte, s string) []byte {
 // Header values shared by every answer (net/http only reads them).
 var (
 	hdrText = []string{"text/plain;charset=utf-8"}
+	// varyHeader names the request headers an answer's representation depends on: Accept (the media type and
+	// its odata.metadata and IEEE754Compatible parameters, $metadata's XML or JSON), OData-MaxVersion (the
+	// version) and Prefer (page size, return=minimal, omit-values, respond-async, track-changes). The engine
+	// reads no Accept-Language: messages are in English whatever it says.
+	varyHeader = []string{"Accept, OData-MaxVersion, Prefer"}
 )
 
 // jsonHeaders sets the headers of a JSON answer.
@@ -597,50 +635,67 @@ func (s *Service) serviceDocument(req *request) error {
 	return err
 }
 
-// metadata answers $metadata: CSDL XML, or CSDL JSON for $format=json or an Accept that prefers JSON.
+// metadata answers $metadata: CSDL XML, or CSDL JSON when metadataFormat chooses it, each saying the version the
+// answer is written in (Edmx Version, "$Version").
 func (s *Service) metadata(req *request) error {
-	asJSON := false
-	switch f := strings.ToLower(req.query.Format); {
-	case f == "":
-		accept := strings.Join(req.r.Header.Values("Accept"), ",")
-		if strings.TrimSpace(accept) == "" {
-			break
-		}
-		found := false
-		for _, accepted := range parseAccept(accept) {
-			switch accepted.typ {
-			case "application/xml", "text/xml", "application/*", "*/*":
-				found = true
-			case "application/json":
-				asJSON, found = true, true
-			}
-			if found {
-				break
-			}
-		}
-		if !found {
-			return notAcceptable("The requested format (Accept: " + accept + ") cannot be served; $metadata is available as application/xml and application/json.")
-		}
-	case f == "json" || strings.HasPrefix(f, "application/json"):
-		asJSON = true
-	case f == "xml" || strings.HasPrefix(f, "application/xml"):
-	default:
-		return notAcceptable("The requested format ($format=" + req.query.Format + ") cannot be served; $metadata is available as xml and json.")
+	asJSON, err := metadataFormat(req.query.Format, req.r.Header)
+	if err != nil {
+		return err
 	}
 	h := req.w.Header()
 	h["Odata-Version"] = req.version.header()
-	if asJSON {
-		h.Set("Content-Type", "application/json")
-		_, err := req.w.Write(s.metadataJS)
-		return err
-	}
-	h.Set("Content-Type", "application/xml")
 	document := s.metadataXML
-	if req.version == Version401 {
+	switch {
+	case asJSON && req.version == Version401:
+		document = s.metadataJS401
+	case asJSON:
+		document = s.metadataJS
+	case req.version == Version401:
 		document = s.metadataXML401
 	}
-	_, err := req.w.Write(document)
+	if asJSON {
+		h.Set("Content-Type", "application/json")
+	} else {
+		h.Set("Content-Type", "application/xml")
+	}
+	_, err = req.w.Write(document)
 	return err
+}
+
+// metadataFormat chooses the form of $metadata (DESIGN.md, "Format negotiation"): $format json or xml when the
+// request has it; else CSDL XML, the format every OData 4 client reads (OData 4.01 Part 1, 11.1.2), unless
+// Accept ranks application/json first and the client reads 4.01 (OData-MaxVersion 4.01 or above: CSDL JSON is
+// a 4.01 format), or Accept takes JSON and no XML at all. An Accept that takes neither is 406.
+func metadataFormat(format string, h http.Header) (asJSON bool, err error) {
+	switch f := strings.ToLower(format); {
+	case f == "json" || strings.HasPrefix(f, "application/json"):
+		return true, nil
+	case f == "xml" || strings.HasPrefix(f, "application/xml"):
+		return false, nil
+	case f != "":
+		return false, notAcceptable("The requested format ($format=" + format + ") cannot be served; $metadata is available as xml and json.")
+	}
+	accept := strings.Join(h.Values("Accept"), ",")
+	if strings.TrimSpace(accept) == "" {
+		return false, nil
+	}
+	jsonFirst, takesJSON, takesXML := false, false, false
+	for _, accepted := range parseAccept(accept) {
+		switch accepted.typ {
+		case "application/xml", "text/xml", "application/*", "*/*":
+			takesXML = true
+		case "application/json":
+			jsonFirst = jsonFirst || !takesXML
+			takesJSON = true
+		}
+	}
+	switch {
+	case !takesJSON && !takesXML:
+		return false, notAcceptable("The requested format (Accept: " + accept + ") cannot be served; $metadata is available as application/xml and application/json.")
+	case !takesXML:
+		return true, nil
+	}
+	return jsonFirst && declaresVersion401(h), nil
 }
 
 // checkIsolation refuses a request for snapshot isolation (OData-Isolation: snapshot, or 4.01's Isolation):

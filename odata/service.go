@@ -52,8 +52,9 @@ type Service struct {
 	metadataXML401   []byte  // metadataXML as a 4.01 document, when maxVersion is Version401
 	maxVersion       Version // Config.MaxVersion
 	schemaVersion    string  // Config.SchemaVersion
-	metadataJS       []byte
-	openapi          []byte // the OpenAPI document, see openapi.go
+	metadataJS       []byte  // CSDL JSON written as 4.0 ("$Version": "4.0")
+	metadataJS401    []byte  // metadataJS as a 4.01 document, when maxVersion is Version401
+	openapi          []byte  // the OpenAPI document, see openapi.go
 	telemetry        *telemetry
 	async            *asyncJobs // nil unless Config.Async.Enabled
 	changes          *changeLog // nil unless a set tracks changes (SetOptions.TrackChanges)
@@ -342,7 +343,10 @@ func (s *Service) writeDocuments(openAPI openapi.Options, fail func(format strin
 	if err := s.model.WriteJSON(&buf, capabilities...); err != nil {
 		fail("writing $metadata: %v", err)
 	}
-	s.metadataJS = bytes.Clone(buf.Bytes())
+	if s.maxVersion == Version401 {
+		s.metadataJS401 = bytes.Clone(buf.Bytes())
+	}
+	s.metadataJS = jsonVersion40(buf.Bytes())
 	s.openapi = s.buildOpenAPI(openAPI, fail)
 }
 

@@ -73,6 +73,13 @@ func readsVersion401(h http.Header) bool {
 	return !ok || major > 4 || major == 4 && minor >= 1
 }
 
+// declaresVersion401 reports whether the client of h's request says it reads OData 4.01: an OData-MaxVersion of
+// 4.01 or above (unlike readsVersion401, a missing one does not count).
+func declaresVersion401(h http.Header) bool {
+	major, minor, ok := parseODataVersion(h.Get("OData-MaxVersion"))
+	return ok && (major > 4 || major == 4 && minor >= 1)
+}
+
 // parseODataVersion reads a version header value "major.minor" (or "major").
 func parseODataVersion(v string) (major, minor int, ok bool) {
 	m, n, hasMinor := strings.Cut(strings.TrimSpace(v), ".")
@@ -92,4 +99,11 @@ func parseODataVersion(v string) (major, minor int, ok bool) {
 // whose every element is valid in both versions, under edmx:Edmx Version="4.01".
 func xmlVersion401(xml40 []byte) []byte {
 	return bytes.Replace(xml40, []byte(`<edmx:Edmx Version="4.0"`), []byte(`<edmx:Edmx Version="4.01"`), 1)
+}
+
+// jsonVersion40 returns a copy of the CSDL JSON document js401 (written as 4.01) as the 4.0 document: the same
+// schema under "$Version": "4.0", so that CSDL JSON and CSDL XML say the same version for the same answer
+// (CSDL JSON 4.01, section 3.1, allows both values).
+func jsonVersion40(js401 []byte) []byte {
+	return bytes.Replace(js401, []byte(`"$Version": "4.01"`), []byte(`"$Version": "4.0"`), 1)
 }

@@ -76,6 +76,7 @@ func checkService(t *testing.T, base string) {
 	}
 
 	checkMetadata(t, base)
+	checkPowerQuery(t, base)
 
 	var laptop struct {
 		Name, Status    string
@@ -216,6 +217,100 @@ func checkMetadata(t *testing.T, base string) {
 	if want := len(model().EntitySets); edmx.Schema.Namespace != namespace || len(edmx.Schema.Container.Sets) != want {
 		t.Errorf("$metadata: namespace %q with %d entity sets, want %q with %d",
 			edmx.Schema.Namespace, len(edmx.Schema.Container.Sets), namespace, want)
+	}
+}
+
+// powerQueryHeaders are the headers Microsoft Power Query (Excel, Power BI: OData.Feed) sends with each request.
+var powerQueryHeaders = map[string]string{
+	"Accept": "application/json;odata.metadata=minimal;q=1.0,application/json;odata=minimalmetadata;q=0.9," +
+		"application/atomsvc+xml;q=0.8,application/atom+xml;q=0.8,application/xml;q=0.7,text/plain;q=0.7",
+	"OData-MaxVersion":      "4.0",
+	"MaxDataServiceVersion": "3.0",
+}
+
+// checkPowerQuery replays Power Query over HTTP: the service document, $metadata (CSDL XML, which is all it
+// reads), then Products page by page (two a page), following each next link to the last page; and the CSRF token
+// fetch SAP clients send before writes, on $batch and an action URL.
+func checkPowerQuery(t *testing.T, base string) {
+	t.Helper()
+	do := func(method, url string, headers map[string]string) (*http.Response, []byte) {
+		t.Helper()
+		req, err := http.NewRequest(method, url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, value := range headers {
+			req.Header.Set(name, value)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, body
+	}
+	check := func(url string, resp *http.Response, body []byte, contentType string) {
+		t.Helper()
+		got := []string{fmt.Sprint(resp.StatusCode), resp.Header.Get("Content-Type"), resp.Header.Get("OData-Version")}
+		if diff := cmp.Diff([]string{"200", contentType, "4.0"}, got); diff != "" {
+			t.Fatalf("GET %s: status, Content-Type, OData-Version (-want +got):\n%s%.300s", url, diff, body)
+		}
+	}
+	const jsonType = "application/json;odata.metadata=minimal"
+	resp, body := do("GET", base+"/", powerQueryHeaders)
+	check(base+"/", resp, body, jsonType)
+	resp, body = do("GET", base+"/$metadata", powerQueryHeaders)
+	check(base+"/$metadata", resp, body, "application/xml")
+	if !strings.Contains(string(body), `<edmx:Edmx Version="4.0"`) {
+		t.Errorf("$metadata for Power Query: %.200s, want CSDL XML of version 4.0", body)
+	}
+
+	var all struct {
+		Value []struct{ ID any } `json:"value"`
+	}
+	get(t, base+"/Products?$select=ID&$top=1000", &all)
+	headers := map[string]string{"Prefer": "odata.maxpagesize=2"}
+	for name, value := range powerQueryHeaders {
+		headers[name] = value
+	}
+	var ids []any
+	next := base + "/Products?$select=ID"
+	for pages := 0; next != ""; pages++ {
+		if pages > len(all.Value) {
+			t.Fatalf("more pages than products; the last next link was %s", next)
+		}
+		resp, body = do("GET", next, headers)
+		check(next, resp, body, jsonType)
+		var page struct {
+			Value    []struct{ ID any } `json:"value"`
+			NextLink string             `json:"@odata.nextLink"`
+		}
+		if err := json.Unmarshal(body, &page); err != nil {
+			t.Fatalf("GET %s: %v", next, err)
+		}
+		for _, p := range page.Value {
+			ids = append(ids, p.ID)
+		}
+		next = page.NextLink
+	}
+	var want []any
+	for _, p := range all.Value {
+		want = append(want, p.ID)
+	}
+	if diff := cmp.Diff(want, ids); diff != "" || len(ids) < 3 {
+		t.Errorf("the pages hold (-every product +paged), want all (at least 3):\n%s", diff)
+	}
+
+	for _, path := range []string{"/", "/$batch", "/Reseed", "/Products"} {
+		resp, body := do("HEAD", base+path, map[string]string{"X-CSRF-Token": "Fetch"})
+		if resp.StatusCode != http.StatusOK || len(body) != 0 || resp.Header.Get("X-CSRF-Token") != "" {
+			t.Errorf("HEAD %s with X-CSRF-Token: Fetch = %d, %d bytes, X-CSRF-Token %q; want 200 without either",
+				path, resp.StatusCode, len(body), resp.Header.Get("X-CSRF-Token"))
+		}
 	}
 }
 
