@@ -35,6 +35,9 @@ func (s *Service) queryInBody(r *http.Request) (*http.Request, error) {
 		return r, nil
 	}
 	rest := raw[:max(last.Pos-1, 0)]
+	if r.Method == http.MethodHead && tokenFetch(r.Header) {
+		return nil, errTokenFetch // a POST follows: answered as on every URL a client may POST to
+	}
 	if r.Method != http.MethodPost {
 		return nil, &Error{Code: CodeMethodNotAllowed, Header: http.Header{"Allow": {http.MethodPost}},
 			Message: "The method " + r.Method + " is not allowed on $query; allowed: POST."}
