@@ -12,8 +12,9 @@ import (
 )
 
 // $all (OData 4.01 URL Conventions 4.16, "Addressing All Entities in a Service") is the collection of the
-// entities of every entity set, $all/Ns.Type those of the type (and its derived types). It is read as the GETs
-// of the sets one after the other, in the order the model declares them, each with the request's options, so
+// entities of every entity set and singleton, $all/Ns.Type those of the type (and its derived types). It is read
+// as the GETs of the sets, then of the singletons, in the order the model declares them, with the request's
+// options, so
 // that each set's row filter, redactions, capabilities and limits apply as to a GET of it; $top, $skip and
 // $count count across the sets, and a page holds the entities of as many sets as it has room for. Its answer is a
 // Collection(Edm.EntityType), each entity with its @odata.type and @odata.id (JSON Format 4.01, 4.5.3, 4.5.8).
@@ -41,7 +42,7 @@ func (r *pathResolver) all() error {
 
 // allMembers returns the targets of the GETs $all stands for, one per entity set whose entities may be of the
 // type cast (all sets when cast is nil): the set itself when its type is cast or derives from it, the set
-// narrowed to cast (Set/Ns.Type) when cast derives from its type.
+// narrowed to cast (Set/Ns.Type) when cast derives from its type; then one per singleton of the type.
 func (s *Service) allMembers(cast *edm.EntityType) []*target {
 	var out []*target
 	for _, es := range s.model.EntitySets {
@@ -56,6 +57,12 @@ func (s *Service) allMembers(cast *edm.EntityType) []*target {
 			continue
 		}
 		out = append(out, t)
+	}
+	for _, sg := range s.model.Singletons {
+		if et := sg.EntityType(); cast == nil || et.IsA(cast) {
+			out = append(out, &target{kind: tEntity, typ: et, single: true, ctxPath: sg.Name, entityID: sg.Name,
+				scope: plan.Scope{Singleton: sg}, path: sg.Name})
+		}
 	}
 	return out
 }
@@ -177,6 +184,13 @@ func (s *Service) countAll(req *request, members []*target, base syntax.QueryStr
 
 // countMember returns the number of entities of the GET of m with the options raw.
 func (s *Service) countMember(req *request, m *target, raw string) (int64, error) {
+	if m.single {
+		row, err := s.readSingleton(req, m, syntax.SplitQuery(raw))
+		if err != nil || row == nil {
+			return 0, err
+		}
+		return 1, nil
+	}
 	sub := *req
 	sub.target = m
 	read, _, err := s.planQuery(&sub, m.scope, raw)
@@ -197,6 +211,9 @@ func (s *Service) countMember(req *request, m *target, raw string) (int64, error
 func (s *Service) readAllMember(req *request, page *pageWriter, m *target, query syntax.QueryString, p *allPage) error {
 	if err := s.checkReadable(req.r.Context(), m); err != nil {
 		return err
+	}
+	if m.single {
+		return s.readAllSingleton(req, page, m, query, p)
 	}
 	if p.skip > 0 {
 		n, err := s.countMember(req, m, query.String())
@@ -253,6 +270,66 @@ func (s *Service) readAllMember(req *request, page *pageWriter, m *target, query
 		p.next, err = read.SkipToken(rowsRead[n-1])
 	}
 	return err
+}
+
+// singletonOptions are the options of $all that do not apply to a single entity: a singleton's part of $all is
+// read without them, and left out when the request filters or searches (see readSingleton).
+var singletonOptions = []string{"$filter", "$search", "$orderby", "$top", "$skip", "$skiptoken", "$count"}
+
+// allSingleton is the entity of a singleton read for $all, with its writer.
+type allSingleton struct {
+	row  []any
+	rows *allRows
+}
+
+// readSingleton reads the entity of the singleton m for $all with the options of query that apply to one entity
+// ($select, $expand, $compute, ...): nil when the singleton has none, or when the request filters or searches
+// ($filter and $search are not evaluated on a single entity, so no singleton is taken to match).
+func (s *Service) readSingleton(req *request, m *target, query syntax.QueryString) (*allSingleton, error) {
+	if query.Has("$filter", "$search") {
+		return nil, nil
+	}
+	sub := *req
+	sub.target = m
+	read, shape, err := s.planQuery(&sub, m.scope, query.Without(singletonOptions...).String())
+	if err != nil {
+		return nil, err
+	}
+	rowsRead, rows, err := s.readAllRows(&sub, read, shape, 1)
+	if err != nil || len(rowsRead) == 0 {
+		return nil, err
+	}
+	return &allSingleton{row: rowsRead[0], rows: rows}, nil
+}
+
+// readAllSingleton writes the entity of the singleton m when the page has room for it and $skip is spent (else it
+// spends one of $skip), as readAllMember does for a set.
+func (s *Service) readAllSingleton(req *request, page *pageWriter, m *target, query syntax.QueryString, p *allPage) error {
+	one, err := s.readSingleton(req, m, query)
+	switch {
+	case err != nil || one == nil:
+		return err
+	case p.skip > 0:
+		p.skip--
+		return nil
+	}
+	if p.written > 0 {
+		page.buf = append(page.buf, ',')
+	}
+	writer := one.rows.writer
+	copy(writer.values, one.row)
+	if err := writer.convert(); err != nil {
+		return err
+	}
+	if page.buf, err = one.rows.expanded.appendRow(page.buf, writer, one.row); err != nil {
+		return err
+	}
+	p.written++
+	p.room--
+	if p.top > 0 {
+		p.top--
+	}
+	return page.flush()
 }
 
 // allRows are the rows of one set of a page of $all and their writer.

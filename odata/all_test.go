@@ -201,3 +201,55 @@ func TestAllRedaction(t *testing.T) {
 		}
 	})
 }
+
+// TestAllSingletons reads $all of a service with two singletons and no entity set, on SQLite and PostgreSQL: each
+// singleton is one entity of $all with its own id, counted and paged as a set's entities are, and left out when
+// the request filters or searches.
+func TestAllSingletons(t *testing.T) {
+	cases := []struct {
+		path, pageSize string
+		want           []string
+		count          int64
+		pages          int
+	}{
+		{"/$all?$count=true", "", []string{"Shop", "Notice"}, 2, 1},
+		{"/$all/Site.Shop?$select=Name", "1", []string{"Shop", "Notice"}, -1, 2},
+		{"/$all?$skip=1&$count=true", "", []string{"Notice"}, 2, 1},
+		{"/$all?$top=1", "", []string{"Shop"}, -1, 1},
+		{"/$all?$filter=Name%20eq%20'Corner'&$count=true", "", nil, 0, 1},
+	}
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := newSingletonService(t, db)
+		for _, c := range cases {
+			t.Run(c.path, func(t *testing.T) {
+				f.t = t
+				var headers []string
+				if c.pageSize != "" {
+					headers = []string{"Prefer", "odata.maxpagesize=" + c.pageSize}
+				}
+				var ids []string
+				count, pages := int64(-1), 0
+				for path := c.path; path != "" && pages < 10; pages++ {
+					resp := f.doAsWith("", "GET", path, headers...)
+					var page allPage
+					if err := json.Unmarshal([]byte(resp.Body), &page); err != nil || resp.Status != 200 {
+						t.Fatalf("GET %s = %d %s", path, resp.Status, resp.Body)
+					}
+					if pages == 0 && page.Count != nil {
+						count = *page.Count
+					}
+					for _, v := range page.Value {
+						if v.Type != "#Site.Shop" {
+							t.Errorf("GET %s: type %q", path, v.Type)
+						}
+						ids = append(ids, strings.TrimPrefix(v.ID, "http://example.com/"))
+					}
+					path = strings.TrimPrefix(page.NextLink, "http://example.com")
+				}
+				if diff := cmp.Diff(c.want, ids); diff != "" || count != c.count || pages != c.pages {
+					t.Errorf("GET %s: count %d in %d pages (want %d in %d), ids (-want +got):\n%s", c.path, count, pages, c.count, c.pages, diff)
+				}
+			})
+		}
+	})
+}
