@@ -407,6 +407,23 @@ func TestStore_ODataProtocol(t *testing.T) {
 				t.Errorf("CSDL JSON: Store.Product.$Key = %v, want [Id]", path(j, "Store", "Product", "$Key"))
 			}
 		})
+		t.Run("OKQueryInBody", func(t *testing.T) {
+			// POST .../$query (the options in a text/plain body) answers as the GET with those options.
+			const options = "$filter=Id%20eq%20'US'%20or%20Id%20eq%20'CA'&$select=Name&$orderby=Id"
+			get := admin.must(t, http.StatusOK, "GET", "/odata/Country?"+options, nil)
+			post := admin.must(t, http.StatusOK, "POST", "/odata/Country/$query", options, "Content-Type", "text/plain")
+			if !bytes.Equal(get.body, post.body) {
+				t.Errorf("POST Country/$query = %s\nGET Country?... = %s", post.body, get.body)
+			}
+		})
+		t.Run("OKAll", func(t *testing.T) {
+			r := admin.must(t, http.StatusOK, "GET", "/odata/$all/Store.Country?$top=2&$select=Name", nil).json(t)
+			values := r["value"].([]any)
+			if str(r, "@odata.context") != base+"$metadata#Collection(Edm.EntityType)" || len(values) != 2 ||
+				str(values[0].(map[string]any), "@odata.type") != "#Store.Country" {
+				t.Errorf("GET $all/Store.Country?$top=2 = %v", r)
+			}
+		})
 		t.Run("OKCaseInsensitiveSet", func(t *testing.T) {
 			r := admin.must(t, http.StatusOK, "GET", "/odata/product", nil)
 			if got := str(r.json(t), "@odata.context"); got != base+"$metadata#Product" {
