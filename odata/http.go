@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/storekit/store/odata/internal/plan"
 	"github.com/storekit/store/odata/syntax"
 )
 
@@ -307,9 +308,30 @@ func syntaxError(err error) error {
 		if code == syntax.CodeNotSupported {
 			code = CodeNotImplemented
 		}
-		return &Error{Code: code, Target: syntaxErr.Option, Message: syntaxErr.Error()}
+		return &Error{Code: code, Target: syntaxErr.Option, Message: optionMessage(syntaxErr.Code, syntaxErr.Option, syntaxErr.Pos, syntaxErr.Msg, syntaxErr.Error())}
 	}
 	return BadRequest(CodeBadRequest, "", err.Error())
+}
+
+// optionMessage words the error of a query option or of the resource path for the client. A client error
+// (code: a syntax error, an unknown name, a type mismatch, an invalid value) begins with the words clients and
+// tools search for, "invalid $filter" (the option as the client spelt it; "invalid resource path", "invalid
+// key"), and keeps the position: "invalid $filter at 1:9: expected operator, found \"syntax\"". A limit exceeded,
+// a value the request may not read and a form not implemented keep the parser's wording, plain
+// ("$expand:1:20: ..."), as does an error that names no option.
+func optionMessage(code, option string, pos int, msg, plain string) string {
+	switch {
+	case option == "", code == syntax.CodeLimitExceeded, code == syntax.CodeNotSupported, code == plan.CodeNotReadable:
+		return plain
+	}
+	s := "invalid " + option
+	if option == "path" {
+		s = "invalid resource path"
+	}
+	if pos > 0 {
+		s += " at 1:" + strconv.Itoa(pos)
+	}
+	return s + ": " + msg
 }
 
 // request is one request being answered.

@@ -58,7 +58,8 @@ func queryError(err error) error {
 	if planErr.Code == plan.CodeNotSupported {
 		return &Error{Code: CodeNotImplemented, Target: planErr.Option, Message: planErr.Error(), Err: err}
 	}
-	return &Error{Code: planErr.Code, Target: planErr.Option, Message: planErr.Error(), Err: err}
+	message := optionMessage(planErr.Code, planErr.Option, planErr.Pos, planErr.Msg, planErr.Error())
+	return &Error{Code: planErr.Code, Target: planErr.Option, Message: message, Err: err}
 }
 
 // readError gives a database error of a read its meaning for the client: values of the query the database
