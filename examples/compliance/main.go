@@ -53,9 +53,11 @@
 //   - The precision and scale (10, 2) of Price and of the Dimensions members: the engine gives Precision and Scale
 //     to Decimal properties only, and these are Double as the contract says.
 //
-// Keys are generated (Guid) when a POST to Products, Categories, MediaItems or DecimalSamples leaves the key
-// out; a POST always creates (a key the client sends is used, an existing one is a 409), as OData says, and
-// ProductDescriptions takes its composite key from the body.
+// The key of Products is server-generated, as the contract says: read-only (Core.Computed in $metadata), so a
+// POST ignores a key the body sends and always gets a new Guid. Keys are generated (Guid) when a POST to
+// Categories, MediaItems or DecimalSamples leaves the key out; there a POST always creates (a key the client
+// sends is used, an existing one is a 409), as OData says, and ProductDescriptions takes its composite key from
+// the body.
 package main
 
 import (

@@ -78,7 +78,9 @@ func productType(status *edm.EnumType, address, dimensions *edm.ComplexType) *ed
 		// The ETag is the Version alone, which every update increments (see productBeforeSave).
 		ETag: []string{"Version"},
 		Properties: []*edm.Property{
-			guidKey(),
+			// The contract's key is server-generated: read-only (Core.Computed), so a create ignores a key
+			// the body sends and takes a new one from NewKey.
+			{Name: "ID", Type: edm.KindGuid, ReadOnly: true},
 			{Name: "Name", Type: edm.KindString, MaxLength: 100, Required: true, Searchable: true,
 				Description: "Product display name"},
 			{Name: "Description", Type: edm.KindString, MaxLength: 500, Nullable: true,
