@@ -176,15 +176,17 @@ func newService(m *edm.Model, db *sqldb.DB, logger *slog.Logger) (*odata.Service
 		SchemaVersion: schemaVersion,
 		Async:         odata.AsyncOptions{Enabled: true},
 		Sets: map[string]odata.SetOptions{
-			// A key (or Immutable value) a body sends that differs from the entity's is a 400, not ignored.
+			// A key (or Immutable value) an update's body sends is ignored, as OData 4.01 has it (part 1, 11.4.3:
+			// "the service MUST ignore that value when applying the update"); no set rejects it
+			// (odata.SetOptions.RejectKeyChange).
 			// Products tracks changes: Prefer: odata.track-changes gives a delta link (the suite's 11.2.8).
-			"Products": {Writes: odata.WriteAll, NewKey: guid, RejectKeyChange: true, TrackChanges: true,
+			"Products": {Writes: odata.WriteAll, NewKey: guid, TrackChanges: true,
 				Hooks: odata.Hooks{BeforeSave: productBeforeSave}},
-			"Categories":          {Writes: odata.WriteAll, NewKey: guid, RejectKeyChange: true},
-			"ProductDescriptions": {Writes: odata.WriteAll, RejectKeyChange: true},
-			"MediaItems": {Writes: odata.WriteAll, NewKey: guid, RejectKeyChange: true,
+			"Categories":          {Writes: odata.WriteAll, NewKey: guid},
+			"ProductDescriptions": {Writes: odata.WriteAll},
+			"MediaItems": {Writes: odata.WriteAll, NewKey: guid,
 				Hooks: odata.Hooks{BeforeSave: mediaItemBeforeSave}},
-			"DecimalSamples": {Writes: odata.WriteAll, NewKey: guid, RejectKeyChange: true},
+			"DecimalSamples": {Writes: odata.WriteAll, NewKey: guid},
 			restrictedSet:    restrictedOptions,
 		},
 		Singletons: map[string]odata.SingletonOptions{
