@@ -308,30 +308,25 @@ func syntaxError(err error) error {
 		if code == syntax.CodeNotSupported {
 			code = CodeNotImplemented
 		}
-		return &Error{Code: code, Target: syntaxErr.Option, Message: optionMessage(syntaxErr.Code, syntaxErr.Option, syntaxErr.Pos, syntaxErr.Msg, syntaxErr.Error())}
+		return &Error{Code: code, Target: syntaxErr.Option, Message: optionMessage(syntaxErr.Code, syntaxErr.Option, syntaxErr.Error())}
 	}
 	return BadRequest(CodeBadRequest, "", err.Error())
 }
 
-// optionMessage words the error of a query option or of the resource path for the client. A client error
-// (code: a syntax error, an unknown name, a type mismatch, an invalid value) begins with the words clients and
-// tools search for, "invalid $filter" (the option as the client spelt it; "invalid resource path", "invalid
-// key"), and keeps the position: "invalid $filter at 1:9: expected operator, found \"syntax\"". A limit exceeded,
-// a value the request may not read and a form not implemented keep the parser's wording, plain
-// ("$expand:1:20: ..."), as does an error that names no option.
-func optionMessage(code, option string, pos int, msg, plain string) string {
+// optionMessage words the error of a query option or of the resource path for the client: the parser's wording
+// with the option and the position, as SPEC part 8 has it ("$filter:1:9: expected operator, found \"syntax\""),
+// and for a client error (a syntax error, an unknown name, a type mismatch, an invalid value) the words clients
+// and tools search for after it: " (invalid $filter)", the option as the client spelt it, or "(invalid resource
+// path)". A limit exceeded, a value the request may not read, a form not implemented and an error that names no
+// option keep the parser's wording alone.
+func optionMessage(code, option, plain string) string {
 	switch {
 	case option == "", code == syntax.CodeLimitExceeded, code == syntax.CodeNotSupported, code == plan.CodeNotReadable:
 		return plain
+	case option == "path":
+		return plain + " (invalid resource path)"
 	}
-	s := "invalid " + option
-	if option == "path" {
-		s = "invalid resource path"
-	}
-	if pos > 0 {
-		s += " at 1:" + strconv.Itoa(pos)
-	}
-	return s + ": " + msg
+	return plain + " (invalid " + option + ")"
 }
 
 // request is one request being answered.

@@ -342,7 +342,7 @@ func TestService_FormEncodedQueries(t *testing.T) {
 
 		// Errors quote the decoded text; the position counts bytes of the value as sent (Title+eq+%27a%27+or+%7E).
 		e := decodeError(t, f.must(400, "GET", "/odata/Book?"+url.Values{"$filter": {"Title eq 'a' or ~"}}.Encode(), "").Body)
-		if e.Target != "$filter" || e.Message != `invalid $filter at 1:21: unexpected "~"` {
+		if e.Target != "$filter" || e.Message != `$filter:1:21: unexpected "~" (invalid $filter)` {
 			t.Errorf("error of a form-encoded $filter: %+v", e)
 		}
 

@@ -58,7 +58,7 @@ func queryError(err error) error {
 	if planErr.Code == plan.CodeNotSupported {
 		return &Error{Code: CodeNotImplemented, Target: planErr.Option, Message: planErr.Error(), Err: err}
 	}
-	message := optionMessage(planErr.Code, planErr.Option, planErr.Pos, planErr.Msg, planErr.Error())
+	message := optionMessage(planErr.Code, planErr.Option, planErr.Error())
 	return &Error{Code: planErr.Code, Target: planErr.Option, Message: message, Err: err}
 }
 

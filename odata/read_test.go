@@ -294,7 +294,7 @@ func TestService_Reads(t *testing.T) {
 		if diff := cmp.Diff([]string{"@odata.context", "@odata.etag", "@odata.id", "Tags", "Title"}, keys); diff != "" {
 			t.Errorf("$select=Title,Tags: members mismatch (-want +got):\n%s", diff)
 		}
-		if e := decodeError(t, f.must(400, "GET", "/odata/Book?$filter=Pages%20gt", "").Body); !strings.HasPrefix(e.Message, "invalid $filter at 1:") || e.Target != "$filter" {
+		if e := decodeError(t, f.must(400, "GET", "/odata/Book?$filter=Pages%20gt", "").Body); !strings.HasPrefix(e.Message, "$filter:1:") || e.Target != "$filter" {
 			t.Errorf("$filter syntax error: %+v", e)
 		}
 	})

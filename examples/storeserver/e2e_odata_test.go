@@ -754,7 +754,7 @@ func TestStore_FormEncodedQuery(t *testing.T) {
 			t.Errorf("GET Customer('ann+shop@example.com') = %v", e)
 		}
 		target := "/odata/Product?" + url.Values{"$filter": {"Name eq 'Fountain Pen' or"}}.Encode()
-		if e := admin.fails(t, http.StatusBadRequest, "SyntaxError", "GET", target, nil); e.Target != "$filter" || e.Message != "invalid $filter at 1:30: expected expression, found end of input" {
+		if e := admin.fails(t, http.StatusBadRequest, "SyntaxError", "GET", target, nil); e.Target != "$filter" || e.Message != "$filter:1:30: expected expression, found end of input (invalid $filter)" {
 			t.Errorf("GET %s: error %+v", target, e)
 		}
 	})
