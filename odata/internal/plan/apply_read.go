@@ -81,12 +81,22 @@ func (pl *compiledRead) aggregated(a *applier, rel *applyRel, q *syntax.Query) e
 	if len(order) == 0 {
 		order = a.columnOrder(rel.cols) // a total order for paging
 	}
-	cols := rel.cols
+	var visible []*applyCol
+	var sequence *applyCol
+	for _, col := range rel.cols {
+		switch {
+		case col.sequence:
+			sequence = col
+		case !col.hidden:
+			visible = append(visible, col)
+		}
+	}
+	cols := visible
 	if len(q.Select) > 0 && !selectsAll(q.Select) {
 		cols = nil
 		for _, it := range q.Select {
 			name, found := it.Path[0].Name, false
-			for _, col := range rel.cols {
+			for _, col := range visible {
 				if top, _, _ := strings.Cut(col.path, "/"); top == name {
 					cols, found = append(cols, col), true
 				}
@@ -102,7 +112,7 @@ func (pl *compiledRead) aggregated(a *applier, rel *applyRel, q *syntax.Query) e
 	var names []string
 	nested := map[string][]string{}
 	for i, col := range cols {
-		agg.Columns = append(agg.Columns, AggregateColumn{Path: strings.Split(col.path, "/"), Property: col.prop})
+		agg.Columns = append(agg.Columns, AggregateColumn{Path: strings.Split(col.path, "/"), Property: col.prop, In: col.in})
 		list[i] = col.sql
 		top, rest, ok := strings.Cut(col.path, "/")
 		if _, seen := nested[top]; !seen {
@@ -119,6 +129,10 @@ func (pl *compiledRead) aggregated(a *applier, rel *applyRel, q *syntax.Query) e
 		}
 	}
 	agg.Select = "(" + strings.Join(names, ",") + ")"
+	if sequence != nil {
+		agg.Sequence = true
+		list = append(list, sequence.sql)
+	}
 	counted := *rel
 	counted.order = nil
 	count := "SELECT COUNT(*) FROM (" + a.render(&counted, "1") + ") AS " + c.quote(c.newAlias())
