@@ -81,16 +81,7 @@ func (pl *compiledRead) aggregated(a *applier, rel *applyRel, q *syntax.Query) e
 	if len(order) == 0 {
 		order = a.columnOrder(rel.cols) // a total order for paging
 	}
-	var visible []*applyCol
-	var sequence *applyCol
-	for _, col := range rel.cols {
-		switch {
-		case col.sequence:
-			sequence = col
-		case !col.hidden:
-			visible = append(visible, col)
-		}
-	}
+	visible, sequence := visibleColumns(rel.cols)
 	cols := visible
 	if len(q.Select) > 0 && !selectsAll(q.Select) {
 		cols = nil
@@ -151,4 +142,18 @@ func (pl *compiledRead) aggregated(a *applier, rel *applyRel, q *syntax.Query) e
 		return &Error{Code: CodeLimitExceeded, Msg: "the query is too complex to translate"}
 	}
 	return nil
+}
+
+// visibleColumns are the columns of cols the answer writes, and the hidden column of a concat's sequence number
+// (nil without).
+func visibleColumns(cols []*applyCol) (visible []*applyCol, sequence *applyCol) {
+	for _, col := range cols {
+		switch {
+		case col.sequence:
+			sequence = col
+		case !col.hidden:
+			visible = append(visible, col)
+		}
+	}
+	return visible, sequence
 }
