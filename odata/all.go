@@ -144,14 +144,7 @@ func (s *Service) readAll(req *request) error {
 	if err == nil {
 		err = page.finishAll(req, base, p)
 	}
-	switch {
-	case err == nil:
-		return nil
-	case !page.started():
-		delete(req.w.Header(), "Preference-Applied")
-		return err
-	}
-	return abort(s, req, err)
+	return page.end(s, req, err)
 }
 
 // allSkipToken reads the $skiptoken of a next page of $all: the index of the set to go on with, a dot, and the

@@ -121,14 +121,7 @@ func (s *Service) readCrossJoin(req *request) error {
 		}
 		err = pw.finish(req, read, last, size)
 	}
-	switch {
-	case err == nil:
-		return nil
-	case !pw.started():
-		delete(req.w.Header(), "Preference-Applied")
-		return err
-	}
-	return abort(s, req, err)
+	return pw.end(s, req, err)
 }
 
 // memberWriter reads the expansions of an expanded member for the rows of a page and returns its writer.

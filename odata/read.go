@@ -351,15 +351,7 @@ func (s *Service) readCollection(req *request, read *plan.Read, shape *readShape
 	if err == nil {
 		err = page.finish(req, read, last, size)
 	}
-	switch {
-	case err == nil:
-		return nil
-	case !page.started():
-		// Nothing was sent: the error is answered as any other.
-		delete(req.w.Header(), "Preference-Applied")
-		return err
-	}
-	return abort(s, req, err)
+	return page.end(s, req, err)
 }
 
 // pageQuery is the query of one page of a collection under way: its rows (close them), the count the request
@@ -657,6 +649,20 @@ func scanConvert(rows rowSource, writer *rowWriter) error {
 func abort(s *Service, req *request, err error) error {
 	s.logger.ErrorContext(req.r.Context(), "answer aborted", append(requestAttrs(req.r, req.target), "err", err)...)
 	panic(http.ErrAbortHandler)
+}
+
+// end ends the answer of a page with the error err of writing it: nil when there is none; err itself, answered as
+// any other error, while nothing was sent; else the answer is aborted.
+func (pw *pageWriter) end(s *Service, req *request, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case !pw.started():
+		// Nothing was sent: the error is answered as any other.
+		delete(req.w.Header(), "Preference-Applied")
+		return err
+	}
+	return abort(s, req, err)
 }
 
 // readEntity answers one entity (by key, through a to-one navigation, or a singleton).
