@@ -1,6 +1,11 @@
 package odata
 
-import "github.com/storekit/store/odata/internal/plan"
+import (
+	"slices"
+	"strconv"
+
+	"github.com/storekit/store/odata/internal/plan"
+)
 
 // readAggregated answers a read whose $apply aggregates (plan.Read.Aggregation): a page of rows, each written
 // from its columns, nested where a column's path is (a grouping through a navigation or complex property, the
@@ -15,6 +20,9 @@ func (s *Service) readAggregated(req *request, read *plan.Read, agg *plan.Aggreg
 	tree := aggregateTree(agg)
 	format := req.answer()
 	values := make([]any, len(agg.Columns))
+	if agg.Sequence {
+		values = append(values, nil)
+	}
 	pointers := make([]any, len(values))
 	for i := range values {
 		pointers[i] = &values[i]
@@ -110,6 +118,9 @@ func aggregateTree(agg *plan.Aggregation) *aggregateNode {
 func (n *aggregateNode) appendObject(b []byte, agg *plan.Aggregation, values []any, format *answerFormat) ([]byte, error) {
 	b = append(b, '{')
 	for _, m := range n.members {
+		if !m.present(agg, values) {
+			continue
+		}
 		null := m.allNull(values)
 		if null && format.omitNulls {
 			continue
@@ -153,4 +164,40 @@ func (n *aggregateNode) allNull(values []any) bool {
 		}
 	}
 	return true
+}
+
+// present reports whether the row has a member below n: every row has every column, except the rows of a concat
+// whose sequence gave no such column (plan.AggregateColumn.In).
+func (n *aggregateNode) present(agg *plan.Aggregation, values []any) bool {
+	if n.column >= 0 {
+		in := agg.Columns[n.column].In
+		return in == nil || !agg.Sequence || slices.Contains(in, sequenceNumber(values[len(values)-1]))
+	}
+	for _, m := range n.members {
+		if m.present(agg, values) {
+			return true
+		}
+	}
+	return false
+}
+
+// sequenceNumber is the number of a concat sequence as the database driver scanned it.
+func sequenceNumber(v any) int {
+	switch n := v.(type) {
+	case int64:
+		return int(n)
+	case int32:
+		return int(n)
+	case int:
+		return n
+	case float64:
+		return int(n)
+	case []byte:
+		i, _ := strconv.Atoi(string(n))
+		return i
+	case string:
+		i, _ := strconv.Atoi(n)
+		return i
+	}
+	return -1
 }

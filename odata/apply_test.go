@@ -23,6 +23,12 @@ func TestService_Apply(t *testing.T) {
 		}{
 			{"count", "Book?$apply=aggregate($count%20as%20N)",
 				`{"@odata.context":"http://example.com/odata/$metadata#Book(N)","value":[{"N":3}]}`},
+			{"concat of sequences that differ: each row its own members, the sequences in order",
+				"Book?$apply=concat(aggregate($count%20as%20N),aggregate(Price%20with%20sum%20as%20Total))",
+				`{"@odata.context":"http://example.com/odata/$metadata#Book(N,Total)","value":[{"N":3},{"Total":37.5}]}`},
+			{"concat, then filter on a member one sequence lacks",
+				"Book?$apply=concat(groupby((Title)),aggregate($count%20as%20N))/filter(N%20eq%203%20or%20Title%20eq%20'Beta')",
+				`{"@odata.context":"http://example.com/odata/$metadata#Book(Title,N)","value":[{"Title":"Beta"},{"N":3}]}`},
 			{"sum, exact decimal", "Book?$apply=aggregate(Price%20with%20sum%20as%20Total,Pages%20with%20max%20as%20Most)",
 				`{"@odata.context":"http://example.com/odata/$metadata#Book(Total,Most)","value":[{"Total":37.5,"Most":300}]}`},
 			{"group through a navigation", "Book?$apply=groupby((Publisher/Name),aggregate(Pages%20with%20sum%20as%20Pages))",

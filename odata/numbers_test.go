@@ -32,6 +32,11 @@ func TestService_ExactNumbers(t *testing.T) {
 			{"cast(Flag,Edm.Int32) eq 200", []string{"b2"}},
 			{"cast(Level,Edm.Int64) eq 0", []string{"b1", "b2", "b3"}},
 			{"cast(Edition,Edm.Int64) add 1 eq 2", []string{"b1", "b2", "b3"}},
+			{"cast('5',Edm.Int32) eq 5", []string{"b1", "b2", "b3"}},
+			{"cast('5',Edm.Int32) eq 6", nil},
+			{"cast(Title,Edm.Double) eq null", []string{"b1", "b2", "b3"}},
+			{"cast(concat('2',cast(Flag,Edm.String)),Edm.Int32) eq 2200", []string{"b2"}},
+			{"cast(concat('9',cast(Flag,Edm.String)),Edm.SByte) eq null and Flag ne null", []string{"b2"}},
 		} {
 			resp := f.do("GET", "/odata/"+encodeURL("Book?$select=Id&$filter="+c.filter), "")
 			if resp.Status != 200 {

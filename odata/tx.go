@@ -62,6 +62,12 @@ func (tx *Tx) Builder() sq.StatementBuilderType {
 // lazy. A key of a type whose entity set has SetOptions.CaseInsensitiveKey matches without regard to case. A
 // missing entity is a 404 *Error wrapping ErrNotFound.
 func (tx *Tx) Get(ctx context.Context, et *edm.EntityType, key ...any) (Entity, error) {
+	for _, k := range key {
+		if s, ok := k.(string); ok && strings.IndexByte(s, 0) >= 0 {
+			// No column holds the NUL character (PostgreSQL refuses it as an argument): no entity has the key.
+			return nil, entityNotFound(et)
+		}
+	}
 	where, err := keyWhere(tx.Dialect(), tx.names(), et, key, tx.svc.foldKey(et))
 	if err != nil {
 		return nil, err

@@ -95,8 +95,8 @@ func stringLiteral(l *Literal, kind lexer.TokenType, limit int) *Error {
 	} else if err := json.Unmarshal([]byte(l.Text), &text); err != nil {
 		return syntaxErrorAt(l.Pos, "invalid JSON string")
 	}
-	if err := checkText(text, l.Pos); err != nil {
-		return err
+	if !utf8.ValidString(text) {
+		return syntaxErrorAt(l.Pos, "the string is not UTF-8 text")
 	}
 	if utf8.RuneCountInString(text) > limit {
 		return literalTooLong(l.Pos, limit)
@@ -322,8 +322,10 @@ func parseDateTime(s string) (time.Time, bool) {
 	return time.Date(year, month, day, 0, 0, 0, 0, location).Add(sinceMidnight), true
 }
 
-// checkText refuses a string value (percent-decoded) that is not UTF-8 text or holds the NUL character: no
-// database column could match it, and PostgreSQL refuses to compare with it, so every database answers the same.
+// checkText refuses a search term (percent-decoded) that is not UTF-8 text or holds the NUL character: terms are
+// matched against columns, which cannot hold it, and PostgreSQL refuses to compare with it, so every database
+// answers the same. A string literal may hold NUL (a parameter of a function, an alias): the planner refuses it
+// where the value would reach the database.
 func checkText(s string, off int) *Error {
 	if !utf8.ValidString(s) {
 		return syntaxErrorAt(off, "the string is not UTF-8 text")

@@ -33,6 +33,9 @@ type Aggregation struct {
 	Columns []AggregateColumn
 	// Select is the context URL's select list: the top-level names of the columns, "(Category(Name),Total)".
 	Select string
+	// Sequence reports that each row has one more column after Columns: the number (from 0) of the sequence of
+	// a concat the row comes from, which tells the members the row has (AggregateColumn.In).
+	Sequence bool
 }
 
 // AggregateColumn is one column of an aggregated row: Path is its place in the answer ("Category", "Name"),
@@ -40,6 +43,10 @@ type Aggregation struct {
 type AggregateColumn struct {
 	Path     []string
 	Property *edm.Property
+	// In lists the sequences of a concat whose rows have the column, nil when every row has it: a row of
+	// another sequence leaves the member out (Data Aggregation 4.0, 3.3.2: the rows of each sequence keep
+	// their own structure), rather than writing it as null.
+	In []int
 }
 
 // applyRel is the input of a transformation.
@@ -68,6 +75,11 @@ type applyCol struct {
 	path string
 	prop *edm.Property
 	sql  string
+	// in lists the sequences of a concat whose rows have the column (nil: all rows).
+	in []int
+	// hidden marks the columns a concat adds to keep its rows in order, which are not bound by name nor
+	// written: the number of the sequence (sequence) and the row's place in it.
+	hidden, sequence bool
 }
 
 // applier translates one $apply.
@@ -282,11 +294,14 @@ func (a *applier) derive(sql string, cols []*applyCol) *applyRel {
 	r := &tableRange{alias: a.c.newAlias(), typ: a.root.typ, derived: true}
 	out := &applyRel{r: r, from: "(" + sql + ") AS " + a.c.quote(r.alias)}
 	for _, col := range cols {
-		next := &applyCol{path: col.path, prop: col.prop}
+		next := &applyCol{path: col.path, prop: col.prop, in: col.in, hidden: col.hidden, sequence: col.sequence}
 		next.sql = a.c.columnSQL(r, col.prop)
+		out.cols = append(out.cols, next)
+		if col.hidden {
+			continue
+		}
 		t := propType(col.prop)
 		r.computed = append(r.computed, &computed{alias: col.path, expr: &boundColumn{t: t, r: r, p: col.prop}})
-		out.cols = append(out.cols, next)
 	}
 	return out
 }
@@ -428,18 +443,24 @@ func (a *applier) orderKeys(rel *applyRel, items []syntax.OrderItem) ([]string, 
 }
 
 // columnOrder orders by every column of a derived relation (ascending, nulls first): the ties of an order
-// broken the same way on every database, and a total order for paging when there is none.
+// broken the same way on every database, and a total order for paging when there is none. The rows of a
+// concat come first by their sequence, then in the order each sequence gave them.
 func (a *applier) columnOrder(cols []*applyCol) []string {
 	c := a.c
-	order := make([]string, len(cols))
-	for i, col := range cols {
+	var order, hidden []string
+	for _, col := range cols {
 		s := col.sql
 		if col.prop.Type == edm.KindString {
 			s = c.d.CollateBinary(s)
 		}
-		order[i] = s + c.d.NullsOrder(false)
+		if col.hidden {
+			hidden = append(hidden, s)
+			continue
+		}
+		order = append(order, s+c.d.NullsOrder(false))
 	}
-	return order
+	// The columns a concat adds to keep its rows in order come first.
+	return append(hidden, order...)
 }
 
 func (a *applier) orderBy(rel *applyRel, items []syntax.OrderItem) (*applyRel, error) {

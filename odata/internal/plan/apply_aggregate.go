@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/storekit/store/odata/edm"
@@ -260,13 +261,15 @@ func (a *applier) aggregateColumns(rel *applyRel, items []syntax.AggregateItem, 
 	return cols, nil
 }
 
-// concat applies each sequence to rel and puts their rows one after the other: every column of any of them,
-// null where a sequence has none.
+// concat applies each sequence to rel and puts their rows one after the other, the rows of each sequence in
+// its order (Data Aggregation 4.0, 3.3.2): every column of any of them, a column absent from a sequence null
+// in its rows and listed as not in them (applyCol.in), so the answer leaves it out there. Two hidden columns
+// keep the order: the number of the sequence and the place of the row in it.
 func (a *applier) concat(rel *applyRel, t *syntax.Transformation) (*applyRel, error) {
 	var branches []*applyRel
 	var final []*applyCol
 	seen := map[string]int{}
-	for _, seq := range t.Sequences {
+	for n, seq := range t.Sequences {
 		start := *rel
 		b, err := a.sequence(&start, seq)
 		if err != nil {
@@ -275,33 +278,57 @@ func (a *applier) concat(rel *applyRel, t *syntax.Transformation) (*applyRel, er
 		b = a.materialize(b)
 		branches = append(branches, b)
 		for _, col := range b.cols {
+			if col.hidden {
+				continue
+			}
 			if i, ok := seen[col.path]; ok {
 				if have := final[i].prop; have.Type != col.prop.Type || have.Enum != col.prop.Enum {
 					return nil, a.fail(CodeTypeMismatch, nil, "the sequences of concat give %s different types", col.path)
 				}
+				final[i].in = append(final[i].in, n)
 				continue
 			}
 			seen[col.path] = len(final)
 			p := *col.prop
-			final = append(final, a.newColumn(col.path, "", &p))
+			next := a.newColumn(col.path, "", &p)
+			next.in = []int{n}
+			final = append(final, next)
 		}
 	}
+	for _, col := range final {
+		if len(col.in) == len(branches) {
+			col.in = nil
+		}
+	}
+	sequence := a.newColumn("$sequence", "", &edm.Property{Type: edm.KindInt64})
+	sequence.hidden, sequence.sequence = true, true
+	place := a.newColumn("$place", "", &edm.Property{Type: edm.KindInt64})
+	place.hidden = true
 	parts := make([]string, len(branches))
 	for i, b := range branches {
-		list := make([]string, len(final))
+		list := make([]string, len(final), len(final)+2)
 		for j, col := range final {
 			value := a.c.d.TypedNull(storedKind(propType(col.prop)))
 			for _, have := range b.cols {
-				if have.path == col.path {
+				if have.path == col.path && !have.hidden {
 					value = have.sql
 				}
 			}
 			list[j] = value + " AS " + a.c.quote(col.prop.Column)
 		}
+		order := b.order
+		if len(order) == 0 {
+			order = a.columnOrder(b.cols)
+		}
+		list = append(list, strconv.Itoa(i)+" AS "+a.c.quote(sequence.prop.Column),
+			"ROW_NUMBER() OVER (ORDER BY "+strings.Join(order, ", ")+") AS "+a.c.quote(place.prop.Column))
 		alias := a.c.newAlias()
 		parts[i] = "SELECT * FROM (" + a.render(b, strings.Join(list, ", ")) + ") AS " + a.c.quote(alias)
 	}
-	return a.derive(strings.Join(parts, " UNION ALL "), final), nil
+	cols := append(final, sequence, place)
+	out := a.derive(strings.Join(parts, " UNION ALL "), cols)
+	out.order = a.columnOrder(out.cols[len(out.cols)-2:])
+	return out, nil
 }
 
 // join puts each entity of rel beside each entity its collection navigation reaches (filtered by the

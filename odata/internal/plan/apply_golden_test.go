@@ -2,6 +2,7 @@ package plan_test
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,6 +102,8 @@ var applyCases = []struct{ set, apply, extra string }{
 	{"Product", "concat(topcount(2,Price),bottomcount(2,Price))/aggregate($count as N)", ""},
 	{"Product", "concat(filter(Price gt 1000),filter(Price lt 20))", "$select=Name,Price"},
 	{"Product", "concat(identity,aggregate($count as Rows))/aggregate(Rows with sum as Sum,$count as Rows)", ""},
+	{"Product", "filter(Price lt 20)/concat(aggregate($count as N),aggregate(Price with sum as Total))", ""},
+	{"Product", "concat(filter(Price lt 20)/orderby(Price desc)/top(2),filter(Price gt 1000))/compute(Price mul 2 as Twice)", "$select=Name,Twice"},
 	{"Product", "join(Categories as Category)/groupby((Category/Name),aggregate($count as N))", ""},
 	{"Product", "outerjoin(Categories as Category)/aggregate($count as Rows)", ""},
 	{"Product", "join(Categories as Category,filter(Published))/aggregate($count as Rows)", ""},
@@ -223,6 +226,9 @@ func applyRows(name string, r *plan.Read, query func(string, []any) ([][]any, er
 		}
 		var parts []string
 		for i, col := range agg.Columns {
+			if agg.Sequence && col.In != nil && !slices.Contains(col.In, int(sequenceOf(row[len(row)-1]))) {
+				continue
+			}
 			v, err := sqldb.Scan(col.Property, row[i])
 			if err != nil {
 				return "", fmt.Errorf("%s: column %s: %w", name, strings.Join(col.Path, "/"), err)
@@ -235,4 +241,15 @@ func applyRows(name string, r *plan.Read, query func(string, []any) ([][]any, er
 		out = append(out, strings.Join(parts, ","))
 	}
 	return strings.Join(out, " | "), nil
+}
+
+// sequenceOf is the concat sequence number of an aggregated row as the driver scanned it.
+func sequenceOf(v any) int64 {
+	switch n := v.(type) {
+	case int64:
+		return n
+	case int32:
+		return int64(n)
+	}
+	return -1
 }

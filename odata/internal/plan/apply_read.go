@@ -81,12 +81,13 @@ func (pl *compiledRead) aggregated(a *applier, rel *applyRel, q *syntax.Query) e
 	if len(order) == 0 {
 		order = a.columnOrder(rel.cols) // a total order for paging
 	}
-	cols := rel.cols
+	visible, sequence := visibleColumns(rel.cols)
+	cols := visible
 	if len(q.Select) > 0 && !selectsAll(q.Select) {
 		cols = nil
 		for _, it := range q.Select {
 			name, found := it.Path[0].Name, false
-			for _, col := range rel.cols {
+			for _, col := range visible {
 				if top, _, _ := strings.Cut(col.path, "/"); top == name {
 					cols, found = append(cols, col), true
 				}
@@ -102,7 +103,7 @@ func (pl *compiledRead) aggregated(a *applier, rel *applyRel, q *syntax.Query) e
 	var names []string
 	nested := map[string][]string{}
 	for i, col := range cols {
-		agg.Columns = append(agg.Columns, AggregateColumn{Path: strings.Split(col.path, "/"), Property: col.prop})
+		agg.Columns = append(agg.Columns, AggregateColumn{Path: strings.Split(col.path, "/"), Property: col.prop, In: col.in})
 		list[i] = col.sql
 		top, rest, ok := strings.Cut(col.path, "/")
 		if _, seen := nested[top]; !seen {
@@ -119,6 +120,10 @@ func (pl *compiledRead) aggregated(a *applier, rel *applyRel, q *syntax.Query) e
 		}
 	}
 	agg.Select = "(" + strings.Join(names, ",") + ")"
+	if sequence != nil {
+		agg.Sequence = true
+		list = append(list, sequence.sql)
+	}
 	counted := *rel
 	counted.order = nil
 	count := "SELECT COUNT(*) FROM (" + a.render(&counted, "1") + ") AS " + c.quote(c.newAlias())
@@ -137,4 +142,18 @@ func (pl *compiledRead) aggregated(a *applier, rel *applyRel, q *syntax.Query) e
 		return &Error{Code: CodeLimitExceeded, Msg: "the query is too complex to translate"}
 	}
 	return nil
+}
+
+// visibleColumns are the columns of cols the answer writes, and the hidden column of a concat's sequence number
+// (nil without).
+func visibleColumns(cols []*applyCol) (visible []*applyCol, sequence *applyCol) {
+	for _, col := range cols {
+		switch {
+		case col.sequence:
+			sequence = col
+		case !col.hidden:
+			visible = append(visible, col)
+		}
+	}
+	return visible, sequence
 }

@@ -90,11 +90,25 @@ func (b *binder) expr(e syntax.Expr) (boundExpr, error) {
 
 func (b *binder) literal(n *syntax.Literal) (boundExpr, error) {
 	t, v, err := literalValue(b.c.m, n)
+	if err == nil {
+		err = databaseText(n)
+	}
 	if err != nil {
 		err.Option = b.option
 		return nil, err
 	}
 	return &boundLiteral{t: t, v: v}, nil
+}
+
+// databaseText refuses a string literal holding the NUL character where its value goes to the database (an
+// operand of an expression, a key): no column can hold it (PostgreSQL's text cannot) and PostgreSQL refuses it
+// as an argument, so every database answers the same. Elsewhere (a parameter of a function, an alias for one)
+// the text is the function's.
+func databaseText(n *syntax.Literal) *Error {
+	if s, ok := n.Value.(string); ok && n.Kind == syntax.LitString && strings.IndexByte(s, 0) >= 0 {
+		return errorf(CodeSyntax, n, "the string holds the NUL character %%00, which no database column can hold")
+	}
+	return nil
 }
 
 // literalValue returns the type and Go value of a literal.

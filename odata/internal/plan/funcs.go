@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -360,20 +361,99 @@ func (b *binder) castTarget(n *syntax.Call) (edm.Kind, error) {
 	return k, nil
 }
 
-// castLiteral converts a literal to the type to where a literal of its type may stand for one of type to, and
-// formats integers and GUIDs as strings.
+// castLiteral converts a literal to the type to where a literal of its type may stand for one of type to,
+// formats numbers and GUIDs as strings, and reads a string as a number of the kind to, null where the text
+// is no literal of that kind (castNumber).
 func castLiteral(literal *boundLiteral, to boundType) (boundExpr, bool) {
 	if v, ok := coerce(literal.v, literal.t, to); ok {
 		return &boundLiteral{t: to, v: v}, true
 	}
-	if to.kind == edm.KindString && literal.t.enum == nil && (numericRank(literal.t.kind) == 1 || literal.t.kind == edm.KindGuid) {
-		return &boundLiteral{t: to, v: formatLiteral(literal.v)}, true
+	if literal.t.enum != nil || to.enum != nil {
+		return nil, false
+	}
+	if to.kind == edm.KindString && (numericRank(literal.t.kind) > 0 || literal.t.kind == edm.KindGuid) {
+		text := formatLiteral(literal.v)
+		if f, ok := literal.v.(float64); ok {
+			text = formatDouble(f)
+		}
+		return &boundLiteral{t: to, v: text}, true
+	}
+	if text, ok := literal.v.(string); ok && literal.t.kind == edm.KindString && numericRank(to.kind) > 0 {
+		v := castNumber(text, to.kind)
+		return &boundLiteral{t: to.withNullable(v == nil), v: v}, true
 	}
 	return nil, false
 }
 
+// Casts between strings and numbers (OData 4.01 URL Conventions, 5.1.1.10.1): "Primitive types are cast to
+// Edm.String [...] by using the literal representation used in payloads", and "Edm.String [...] can be cast to
+// a primitive type if the string contains a literal representation for the target type"; "If the cast fails,
+// the cast function returns null". The patterns are the ABNF's number literals (int64Value, decimalValue,
+// doubleValue) without NaN and INF, which the SQL translation does not read; a literal reads them.
+const (
+	integerText = `^[+-]?[0-9]+$`
+	decimalText = `^[+-]?[0-9]+([.][0-9]+)?([eE][+-]?[0-9]+)?$`
+)
+
+var integerPattern, decimalPattern = regexp.MustCompile(integerText), regexp.MustCompile(decimalText)
+
+// castNumber reads text as a number of kind k (int64, decimal.Decimal or float64), nil when it is no literal of
+// k or, for an integer kind, its value lies outside k's range.
+func castNumber(text string, k edm.Kind) any {
+	if r, ok := integerRanges[k]; ok {
+		if !integerPattern.MatchString(text) {
+			return nil
+		}
+		n, err := strconv.ParseInt(text, 10, 64)
+		if err != nil || n < r[0] || n > r[1] {
+			return nil
+		}
+		return n
+	}
+	switch text {
+	case "NaN", "INF", "-INF":
+		if k == edm.KindDecimal {
+			return nil
+		}
+		f, _ := strconv.ParseFloat(strings.Replace(text, "INF", "Inf", 1), 64)
+		return f
+	}
+	if !decimalPattern.MatchString(text) {
+		return nil
+	}
+	if k == edm.KindDecimal {
+		d, err := decimal.NewFromString(text)
+		if err != nil {
+			return nil
+		}
+		return d
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || math.IsInf(f, 0) {
+		return nil
+	}
+	if k == edm.KindSingle && math.Abs(f) > math.MaxFloat32 {
+		return nil
+	}
+	return f
+}
+
+// formatDouble is the payload literal of a Double: NaN, INF, -INF, or the shortest decimal text.
+func formatDouble(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "INF"
+	case math.IsInf(f, -1):
+		return "-INF"
+	}
+	return strconv.FormatFloat(f, 'G', -1, 64)
+}
+
 // castConversion names the function that converts a value of type from to kind to in SQL ("cast", "narrow",
-// "date" or "time"), "" when the engine does not translate that cast: integers and GUIDs to strings; numbers to
+// "parse", "date" or "time"), "" when the engine does not translate that cast: integers and GUIDs to strings
+// (the text of a decimal or a double differs between the databases: 9.50, 1e+20); strings to numbers, null where the text is no literal of the kind (parse); numbers to
 // Decimal, Single and Double; integers to the integer kinds that hold all their values (Byte to Int32), and to
 // the others, null where a value does not fit (Int64 to Int32, as OData's cast fails to null); an enum to an
 // integer kind (its underlying value, null where it does not fit); a DateTimeOffset to its Date or TimeOfDay.
@@ -387,6 +467,8 @@ func castConversion(from boundType, to edm.Kind) string {
 		return ""
 	case to == edm.KindString && (numericRank(from.kind) == 1 || from.kind == edm.KindGuid):
 		return "cast"
+	case from.kind == edm.KindString && numericRank(to) > 0:
+		return "parse"
 	case numericRank(from.kind) > 0 && numericRank(to) > 1:
 		return "cast"
 	case widensInteger(from.kind, to):

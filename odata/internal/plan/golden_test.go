@@ -195,6 +195,12 @@ var filterCases = []struct{ set, filter, extra string }{
 	{"Product", "floor(-Weight) eq -3", ""},
 	// cast and isof.
 	{"Product", "cast(StockQuantity,Edm.String) eq '10'", ""},
+	{"Product", "cast(substring(Sku,3),Edm.Int32) ge 100", ""},
+	{"Product", "cast(substring(Sku,3),Edm.Decimal) lt 0", ""},
+	{"Product", "cast(substring(Sku,3),Edm.Double) eq null", ""},
+	{"Product", "cast(substring(Sku,3),Edm.Byte) eq 200", ""},
+	{"Product", "cast('5',Edm.Int32) eq 5 and cast('x5',Edm.Int32) eq null and cast('300',Edm.Byte) eq null", ""},
+	{"Product", "cast('1.5e1',Edm.Double) eq 15 and cast('-2.50',Edm.Decimal) eq -2.5 and cast(2.5,Edm.String) eq '2.5'", ""},
 	{"Product", "cast(Price,Edm.Double) gt 1000.5", ""},
 	{"Product", "cast(StockQuantity,Edm.Decimal) lt 1", ""},
 	{"Product", "cast(Sold,Edm.Byte) eq null", ""},

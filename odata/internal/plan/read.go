@@ -180,6 +180,9 @@ func (p *Planner) keyValues(t *edm.EntityType, key []syntax.Arg) ([]any, error) 
 			return nil, fail(a, CodeNotSupported, "a key value must be a literal")
 		}
 		valueType, value, literalError := literalValue(p.model, literal)
+		if literalError == nil {
+			literalError = databaseText(literal)
+		}
 		if literalError != nil {
 			literalError.Option = "path"
 			return nil, literalError

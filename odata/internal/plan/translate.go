@@ -1081,7 +1081,28 @@ func init() {
 		"ceiling":            roundingValue,
 		"cast":               castValue,
 		"narrow":             narrowValue,
+		"parse":              parseValue,
 	}
+}
+
+// parseValue reads a string as a number of kind x.to: the number where the text is a literal of that kind
+// (integerText, decimalText) and, for an integer kind, within its range; else null.
+func parseValue(c *compiler, x *boundCall) (string, int) {
+	s, _ := c.value(x.args[0])
+	pattern := decimalText
+	if _, ok := integerRanges[x.to]; ok {
+		pattern = integerText
+	}
+	number := c.d.Cast(s, x.to)
+	scale := -1
+	if r, ok := integerRanges[x.to]; ok {
+		// The range is checked on the exact (NUMERIC; REAL on SQLite) value before the integer cast, which
+		// would fail or saturate.
+		number = "(CASE WHEN " + c.d.Cast(s, edm.KindDecimal) + " BETWEEN " + strconv.FormatInt(r[0], 10) + " AND " +
+			strconv.FormatInt(r[1], 10) + " THEN " + number + " END)"
+		scale = c.integerScale()
+	}
+	return "(CASE WHEN " + c.d.Regexp(s, c.param(typeString, pattern)) + " THEN " + number + " END)", scale
 }
 
 // narrowValue converts an integer (or an enum's underlying value) to an integer kind that does not hold all its
