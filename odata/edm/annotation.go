@@ -267,7 +267,7 @@ func literalText(v any) (expression, text string, ok bool) {
 	case int64:
 		return "Int", strconv.FormatInt(v, 10), true
 	case float64:
-		return "Float", formatFloat(v), true
+		return "Float", FormatDouble(v), true
 	case decimal.Decimal:
 		return "Decimal", v.String(), true
 	case EnumValue:
@@ -295,9 +295,9 @@ func jsonLiteral(v any) (any, bool) {
 		return rawJSON(strconv.FormatInt(v, 10)), true
 	case float64:
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return formatFloat(v), true
+			return FormatDouble(v), true
 		}
-		return rawJSON(formatFloat(v)), true
+		return rawJSON(FormatDouble(v)), true
 	case decimal.Decimal:
 		return rawJSON(v.String()), true
 	case EnumValue:

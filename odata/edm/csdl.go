@@ -194,7 +194,7 @@ func defaultLiteral(p *Property) (string, bool) {
 	case decimal.Decimal:
 		return v.String(), true
 	case float64:
-		return formatFloat(v), true
+		return FormatDouble(v), true
 	case Date:
 		return v.String(), true
 	case TimeOfDay:
@@ -207,8 +207,9 @@ func defaultLiteral(p *Property) (string, bool) {
 	return "", false
 }
 
-// formatFloat formats a double as OData does: shortest round-trip digits, INF, -INF or NaN.
-func formatFloat(f float64) string {
+// FormatDouble writes a Double as OData literals and CSDL do: the shortest digits that read back as f, INF, -INF
+// or NaN.
+func FormatDouble(f float64) string {
 	switch {
 	case math.IsNaN(f):
 		return "NaN"
@@ -237,9 +238,9 @@ func defaultJSON(p *Property) (any, bool) {
 		return rawJSON(v.String()), true
 	case float64:
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return formatFloat(v), true
+			return FormatDouble(v), true
 		}
-		return rawJSON(formatFloat(v)), true
+		return rawJSON(FormatDouble(v)), true
 	}
 	s, ok := defaultLiteral(p)
 	return s, ok

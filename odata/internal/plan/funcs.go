@@ -374,7 +374,7 @@ func castLiteral(literal *boundLiteral, to boundType) (boundExpr, bool) {
 	if to.kind == edm.KindString && (numericRank(literal.t.kind) > 0 || literal.t.kind == edm.KindGuid) {
 		text := formatLiteral(literal.v)
 		if f, ok := literal.v.(float64); ok {
-			text = formatDouble(f)
+			text = edm.FormatDouble(f)
 		}
 		return &boundLiteral{t: to, v: text}, true
 	}
@@ -436,19 +436,6 @@ func castNumber(text string, k edm.Kind) any {
 		return nil
 	}
 	return f
-}
-
-// formatDouble is the payload literal of a Double: NaN, INF, -INF, or the shortest decimal text.
-func formatDouble(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "INF"
-	case math.IsInf(f, -1):
-		return "-INF"
-	}
-	return strconv.FormatFloat(f, 'G', -1, 64)
 }
 
 // castConversion names the function that converts a value of type from to kind to in SQL ("cast", "narrow",
