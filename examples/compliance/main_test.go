@@ -235,23 +235,7 @@ func checkPowerQuery(t *testing.T, base string) {
 	t.Helper()
 	do := func(method, url string, headers map[string]string) (*http.Response, []byte) {
 		t.Helper()
-		req, err := http.NewRequest(method, url, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for name, value := range headers {
-			req.Header.Set(name, value)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp, body
+		return request(t, method, url, "", headers)
 	}
 	check := func(url string, resp *http.Response, body []byte, contentType string) {
 		t.Helper()
@@ -413,11 +397,20 @@ func send(t *testing.T, method, url, body string) []byte {
 // sendJSON sends a JSON body and returns the answer's status and body.
 func sendJSON(t *testing.T, method, url, body string) (int, []byte) {
 	t.Helper()
+	resp, answer := request(t, method, url, body, map[string]string{"Content-Type": "application/json"})
+	return resp.StatusCode, answer
+}
+
+// request sends a request with body (none when empty) and headers, and returns the answer and its body.
+func request(t *testing.T, method, url, body string, headers map[string]string) (*http.Response, []byte) {
+	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
+	for name, value := range headers {
+		req.Header.Set(name, value)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -427,7 +420,7 @@ func sendJSON(t *testing.T, method, url, body string) (int, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return resp.StatusCode, answer
+	return resp, answer
 }
 
 // checkRestricted reads RestrictedItems, whose reads take no $filter, $orderby, $count, $expand or $select and
