@@ -27,7 +27,8 @@ type Transformation struct {
 	// Groups are the grouping properties of groupby.
 	Groups []GroupItem
 	// Sequence is the transformation sequence of groupby (after the grouping properties), join, outerjoin,
-	// addnested and expand (after the navigation path).
+	// addnested and expand (after the navigation path), and the one that finds the start nodes of ancestors
+	// and descendants.
 	Sequence []Transformation
 	// Sequences are the sequences of concat and nest (nest: Aliases[i] names Sequences[i]).
 	Sequences [][]Transformation
@@ -35,7 +36,7 @@ type Transformation struct {
 	// Filter is the condition of filter; Search the expression of search.
 	Filter Expr
 	Search SearchExpr
-	// Compute are the items of compute; OrderBy the items of orderby.
+	// Compute are the items of compute; OrderBy the items of orderby and the order of siblings in traverse.
 	Compute []ComputeItem
 	OrderBy []OrderItem
 	// N is the number of top, skip, topcount, bottomcount, toppercent, bottompercent, topsum and bottomsum;
@@ -46,8 +47,10 @@ type Transformation struct {
 	// addnested give their result.
 	Path  *Path
 	Alias string
-	// Args are the arguments of a custom function and of the hierarchy transformations.
+	// Args are the arguments of a custom function.
 	Args []Arg
+	// Hierarchy holds the arguments of ancestors, descendants and traverse other than Sequence and OrderBy.
+	Hierarchy *HierarchyArgs
 }
 
 // AggregateItem is one item of aggregate: "Expr with Method as Alias", "$count as Alias", a path ending in
@@ -210,10 +213,10 @@ func (c *converter) transformationArgs(t *Transformation, s *grammarSegment, a *
 		err = c.navigationTransformation(t, a, depth)
 	case name == "nest":
 		err = c.nest(t, a, depth)
-	case hierarchyTransformations[name] || strings.IndexByte(name, '.') > 0:
-		if strings.IndexByte(name, '.') > 0 {
-			t.Name = s.Name.Value
-		}
+	case hierarchyTransformations[name]:
+		err = c.hierarchy(t, a, depth)
+	case strings.IndexByte(name, '.') > 0:
+		t.Name = s.Name.Value
 		t.Args, err = c.looseArgs(a, depth)
 	default:
 		err = syntaxErrorAt(s.Name.Pos.Offset, "unknown transformation "+strconv.Quote(s.Name.Value))
@@ -592,8 +595,7 @@ func (c *converter) nest(t *Transformation, a *grammarArguments, depth int) *Err
 	return nil
 }
 
-// looseArgs converts the arguments of a custom function or hierarchy transformation: expressions, named or
-// not, without tails.
+// looseArgs converts the arguments of a custom function: expressions, named or not, without tails.
 func (c *converter) looseArgs(a *grammarArguments, depth int) ([]Arg, *Error) {
 	out := make([]Arg, 0, len(a.Args))
 	for _, arg := range a.Args {
@@ -681,6 +683,9 @@ func transformationExprs(out []Expr, seq []Transformation) []Expr {
 		for _, a := range t.Args {
 			out = append(out, a.Value)
 		}
+		if h := t.Hierarchy; h != nil {
+			out = append(out, h.Set, h.Node)
+		}
 		out = transformationExprs(out, t.Sequence)
 		for _, s := range t.Sequences {
 			out = transformationExprs(out, s)
@@ -760,6 +765,8 @@ func writeTransformation(b *strings.Builder, t *Transformation) {
 			writeSequence(b, t.Sequences[i])
 			b.WriteString(" as " + t.Aliases[i])
 		})
+	case t.Hierarchy != nil:
+		writeHierarchy(b, t)
 	case t.Path != nil:
 		writeMemberPath(b, t.Path)
 		if t.Name == "join" || t.Name == "outerjoin" {

@@ -467,6 +467,8 @@ func tailError(a *grammarArgument) *Error {
 		return syntaxErrorAt(t.Direction.Pos.Offset, "unexpected "+describe(t.Direction))
 	case t.As.Type != 0:
 		return syntaxErrorAt(t.As.Pos.Offset, `unexpected alias `+strconv.Quote(t.As.Value))
+	case t.Start.Type != 0:
+		return syntaxErrorAt(t.Start.Pos.Offset, `unexpected "start"`)
 	}
 	return syntaxErrorAt(exprStart(a.Value), "unexpected aggregation outside $apply")
 }

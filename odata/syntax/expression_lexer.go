@@ -28,7 +28,7 @@ func (s *scanner) nextExpr() (lexer.Token, error) {
 			s.cursor = end
 			s.afterOperand = false
 			token := s.token(t, start, end, v)
-			if t != tokenDirection && t != tokenAs && t != tokenWith && t != tokenFrom {
+			if t != tokenDirection && t != tokenAs && t != tokenWith && t != tokenFrom && t != tokenStart {
 				s.unaryRun = 0
 				if s.operators == nil {
 					s.operators = make([]lexer.Token, 0, 8)
@@ -80,6 +80,7 @@ var operatorKeywords = map[string]operatorKeyword{
 	"div": {tokenMultiplicativeOperator, "div"}, "divby": {tokenMultiplicativeOperator, "divby"},
 	"mod": {tokenMultiplicativeOperator, "mod"}, "asc": {tokenDirection, "asc"}, "desc": {tokenDirection, "desc"},
 	"as": {tokenAs, "as"}, "with": {tokenWith, "with"}, "from": {tokenFrom, "from"},
+	"start": {tokenStart, "start"},
 }
 
 // keyword classifies a word in operator position, case-insensitively.

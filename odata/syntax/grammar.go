@@ -114,12 +114,14 @@ type grammarArgument struct {
 }
 
 // grammarTail is the end of an argument of a $apply transformation: the aggregation of an aggregate item
-// ("with sum", "from Time with average", then "as Alias"), an alias (compute, join, nest) or a direction (orderby).
+// ("with sum", "from Time with average", then "as Alias"), an alias (compute, join, nest), a direction (orderby)
+// or the "start" of "keep start" (ancestors, descendants).
 type grammarTail struct {
 	Steps     []*grammarAggregationStep `parser:"( @@+"`
 	Alias     lexer.Token               `parser:"  ( As @Name )?"`
 	As        lexer.Token               `parser:"| As @Name"`
-	Direction lexer.Token               `parser:"| @Direction )"`
+	Direction lexer.Token               `parser:"| @Direction"`
+	Start     lexer.Token               `parser:"| @Start )"`
 }
 
 // grammarAggregationStep is "with method" or "from path" in an aggregate item.

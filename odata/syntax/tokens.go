@@ -43,8 +43,9 @@ const (
 	tokenMinus
 	tokenDirection // asc desc
 	tokenAs
-	tokenWith // with, in $apply only
-	tokenFrom // from, in $apply only
+	tokenWith  // with, in $apply only
+	tokenFrom  // from, in $apply only
+	tokenStart // start of "keep start", in $apply only
 
 	tokenLeftParenthesis
 	tokenRightParenthesis
@@ -73,7 +74,7 @@ var symbols = map[string]lexer.TokenType{
 	"And": tokenAnd, "EqualityOperator": tokenEqualityOperator, "RelationalOperator": tokenRelationalOperator,
 	"AdditiveOperator": tokenAdditiveOperator, "MultiplicativeOperator": tokenMultiplicativeOperator,
 	"PrefixOperator": tokenPrefixOperator, "Direction": tokenDirection, "As": tokenAs,
-	"With": tokenWith, "From": tokenFrom,
+	"With": tokenWith, "From": tokenFrom, "Start": tokenStart,
 	"LeftParenthesis": tokenLeftParenthesis, "RightParenthesis": tokenRightParenthesis,
 	"LeftBracket": tokenLeftBracket, "RightBracket": tokenRightBracket, "LeftBrace": tokenLeftBrace,
 	"RightBrace": tokenRightBrace, "Comma": tokenComma, "Colon": tokenColon, "Slash": tokenSlash,
