@@ -27,7 +27,7 @@ func TestService_Statuses(t *testing.T) {
 			{"GET", "Book?$apply=groupby((Title))/frobnicate(Title)", "", 400, "SyntaxError", "unknown transformation"},
 			{"GET", "Book?apply=aggregate(Pages with total as Total)", "", 400, "SyntaxError", "unknown aggregation method"},
 			{"GET", "Book('b1')?$apply=groupby((Title))", "", 400, "SyntaxError", "$apply does not apply to a single entity"},
-			{"GET", "Book?$apply=ancestors($root/Book,H,Id,filter(Pages gt 1))", "", 501, "NotImplemented", "ancestors is not supported"},
+			{"GET", "Book?$apply=ancestors($root/Book,H,Id,filter(Pages gt 1))", "", 400, "InvalidValue", `Book has no recursive hierarchy "H"`},
 			{"GET", "Book?$expand=Authors($apply=groupby((Name)))", "", 501, "NotImplemented", "$apply"},
 			{"GET", "Book?$index=1", "", 400, "SyntaxError", "$index applies to a POST that inserts into an ordered collection"},
 			{"GET", "Book?$expand=Authors($compute=Name as Name)", "", 400, "SyntaxError", "has the name of another property"},

@@ -112,6 +112,9 @@ func (b *builder) build() {
 		}
 	}
 	b.derivedTargets()
+	for _, t := range m.EntityTypes {
+		b.recursiveHierarchies(t)
+	}
 	b.container()
 	b.operations()
 	b.authorizations()

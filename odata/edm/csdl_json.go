@@ -136,7 +136,7 @@ func (m *Model) jsonEntityType(t *EntityType, annotator *annotator) *jsonObject 
 	for _, n := range t.DeclaredNavigations() {
 		o.set(n.Name, m.jsonNavigation(n, annotator))
 	}
-	o.annotate(annotator.describe(t.Description))
+	o.annotate(annotator.recursiveHierarchyAnnotations(annotator.describe(t.Description), t))
 	return o
 }
 

@@ -113,7 +113,7 @@ func (m *Model) xmlEntityType(schema *xmlElement, t *EntityType, annotator *anno
 	for _, n := range t.DeclaredNavigations() {
 		m.xmlNavigation(element, n, annotator)
 	}
-	element.annotate(annotator.describe(t.Description))
+	element.annotate(annotator.recursiveHierarchyAnnotations(annotator.describe(t.Description), t))
 }
 
 func (m *Model) xmlNavigation(entityType *xmlElement, n *NavigationProperty, annotator *annotator) {

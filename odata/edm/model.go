@@ -130,6 +130,8 @@
 //	nullable         NavigationProperty.Nullable          to-one only
 //	contains         NavigationProperty.ContainsTarget
 //	description=text NavigationProperty.Description
+//	hierarchy=Q      EntityType.RecursiveHierarchies      the navigation leads to the parent in the recursive
+//	                                                      hierarchy Q, whose node property is the key
 //
 // An unknown option is an error that names the option meant when it is spelt as the field it sets
 // (DecimalStorage=float: did you mean storage=), in another case or with a typo.
@@ -238,6 +240,9 @@ type EntityType struct {
 	// DiscriminatorColumn is, on the root of a hierarchy with derived types, the column of its table that holds
 	// each row's qualified type name; "odata_type" when empty. Only a root declares it.
 	DiscriminatorColumn string
+	// RecursiveHierarchies are the trees the type's entities form through a parent navigation (see
+	// RecursiveHierarchy), which $apply's ancestors, descendants and traverse walk.
+	RecursiveHierarchies []RecursiveHierarchy
 
 	key             []*Property
 	etag            []*Property

@@ -513,6 +513,8 @@ func (d *deriver) navigationOption(n *NavigationProperty, source, target *Entity
 		n.Partner = o.Value
 	case "description":
 		n.Description = o.Value
+	case "hierarchy":
+		source.RecursiveHierarchies = append(source.RecursiveHierarchies, RecursiveHierarchy{Qualifier: o.Value, ParentNavigation: n.Name})
 	}
 }
 
@@ -535,7 +537,7 @@ func (d *deriver) conventionalJoin(n *NavigationProperty, source, target *Entity
 
 // navigationOptions are the options of a navigation with a value.
 var navigationOptions = map[string]bool{"fk": true, "fkcolumns": true, "link": true, "linksource": true,
-	"linktarget": true, "partner": true, "description": true}
+	"linktarget": true, "partner": true, "description": true, "hierarchy": true}
 
 // propertyColumns returns the columns of the properties of t named names.
 func (d *deriver) propertyColumns(t *EntityType, names []string, report func(string)) []string {

@@ -47,6 +47,7 @@ var navigationTagOptions = []tagOption{
 	{"nullable", false, []string{"NavigationProperty.Nullable"}},
 	{"contains", false, []string{"NavigationProperty.ContainsTarget"}},
 	{"description", true, []string{"NavigationProperty.Description"}},
+	{"hierarchy", true, []string{"EntityType.RecursiveHierarchies"}},
 }
 
 // unknownOption is the message for the tag option key that none of options is: it names the option meant when

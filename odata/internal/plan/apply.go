@@ -22,9 +22,9 @@ import (
 // ApplyTransformations lists the transformations of $apply the planner translates, for the
 // Aggregation.ApplySupported annotation of $metadata.
 func ApplyTransformations() []string {
-	return []string{"aggregate", "bottomcount", "bottompercent", "bottomsum", "compute", "concat", "expand",
-		"filter", "groupby", "identity", "join", "orderby", "outerjoin", "search", "skip", "top", "topcount",
-		"toppercent", "topsum"}
+	return []string{"aggregate", "ancestors", "bottomcount", "bottompercent", "bottomsum", "compute", "concat",
+		"descendants", "expand", "filter", "groupby", "identity", "join", "orderby", "outerjoin", "search", "skip",
+		"top", "topcount", "toppercent", "topsum", "traverse"}
 }
 
 // Aggregation describes the rows of a $apply whose result is not entities: their columns, each written at its
@@ -159,6 +159,10 @@ func (a *applier) transformation(rel *applyRel, t *syntax.Transformation) (*appl
 		return a.concat(rel, t)
 	case "join", "outerjoin":
 		return a.join(rel, t)
+	case "ancestors", "descendants":
+		return a.ancestorsDescendants(rel, t)
+	case "traverse":
+		return a.traverse(rel, t)
 	}
 	return nil, a.fail(CodeNotSupported, nil, "the transformation %s is not supported", t.Name)
 }

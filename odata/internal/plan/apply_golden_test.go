@@ -108,6 +108,21 @@ var applyCases = []struct{ set, apply, extra string }{
 	{"Product", "outerjoin(Categories as Category)/aggregate($count as Rows)", ""},
 	{"Product", "join(Categories as Category,filter(Published))/aggregate($count as Rows)", ""},
 	{"Category", "join(Products as Product)/groupby((Name),aggregate(Product/Price with sum as Total))", ""},
+	// Recursive hierarchies: Category's Tree (c1 > c2 > c6, c1 > c3; c4 and c5 are roots).
+	{"Category", "descendants($root/Category,Tree,Id,filter(Id eq 'c1'))", ""},
+	{"Category", "descendants($root/Category,Tree,Id,filter(Id eq 'c1'),1)", ""},
+	{"Category", "descendants($root/Category,Tree,Id,filter(Id eq 'c1'),1,keep start)", ""},
+	{"Category", "descendants($root/Category,Tree,Id,filter(Published eq false or Id eq 'c2'),keep start)", "$orderby=Name"},
+	{"Category", "ancestors($root/Category,Tree,Id,filter(Name eq 'Laptops'))", ""},
+	{"Category", "ancestors($root/Category,Tree,Id,filter(Id eq 'c6'),1,keep start)", ""},
+	{"Category", "filter(Id ne 'c2')/ancestors($root/Category,Tree,Id,filter(Id eq 'c6'),keep start)", ""},
+	{"Category", "ancestors($root/Category,Tree,Id,filter(Id eq 'c6' or Id eq 'c3'),keep start)/aggregate($count as N)", ""},
+	{"Category", "ancestors($root/Category,Tree,Id,descendants($root/Category,Tree,Id,filter(Id eq 'c1')))", ""},
+	{"Category", "traverse($root/Category,Tree,Id,preorder)", ""},
+	{"Category", "traverse($root/Category,Tree,Id,postorder)", ""},
+	{"Category", "traverse($root/Category,Tree,Id,preorder,Name desc)", ""},
+	{"Category", "traverse($root/Category,Tree,Id,postorder,DisplayOrder desc,Name)", "$select=Name"},
+	{"Category", "filter(Published)/traverse($root/Category,Tree,Id,preorder,DisplayOrder)/top(3)", ""},
 }
 
 // TestGoldenApply translates every $apply case for both dialects, compares the AST (printed), the SQL of the

@@ -38,6 +38,7 @@ func testModel() *edm.Model {
 		ComplexTypes: []*edm.ComplexType{geo, address, dims},
 		EntityTypes: []*edm.EntityType{
 			{Name: "Category", Key: []string{"Id"},
+				RecursiveHierarchies: []edm.RecursiveHierarchy{{Qualifier: "Tree", NodeProperty: "Id", ParentNavigation: "Parent"}},
 				Properties: []*edm.Property{
 					id(),
 					{Name: "Name", Type: edm.KindString, Searchable: true},
