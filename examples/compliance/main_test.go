@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,7 +70,7 @@ func checkService(t *testing.T, base string) {
 		names = append(names, v.Name+" "+v.Kind)
 	}
 	wantNames := []string{"Products EntitySet", "Categories EntitySet", "ProductDescriptions EntitySet",
-		"MediaItems EntitySet", "ReadOnlyItems EntitySet", "DecimalSamples EntitySet", "RestrictedItems EntitySet", "Company Singleton",
+		"MediaItems EntitySet", "ReadOnlyItems EntitySet", "DecimalSamples EntitySet", "RestrictedItems EntitySet", "HierarchyNodes EntitySet", "Company Singleton",
 		"GetTopProducts FunctionImport", "FindProducts FunctionImport", "Calculate FunctionImport", "Convert FunctionImport"}
 	if diff := cmp.Diff(wantNames, names); diff != "" {
 		t.Errorf("service document mismatch (-want +got):\n%s", diff)
@@ -111,6 +112,7 @@ func checkService(t *testing.T, base string) {
 	checkDecimals(t, base)
 	checkSpecialProducts(t, base)
 	checkRestricted(t, base)
+	checkHierarchy(t, base)
 	answer := send(t, http.MethodPatch, base+"/Company", `{"CEO": "Ada"}`)
 	if !strings.Contains(string(answer), `"CEO":"Ada"`) || !strings.Contains(string(answer), `"Version":2`) {
 		t.Errorf("PATCH /Company = %s, want CEO Ada and Version 2", answer)
@@ -452,6 +454,37 @@ func checkRestricted(t *testing.T, base string) {
 		if status != tt.status || answer.Error.Code != tt.code || tt.status == 200 && len(answer.Value) != 1 {
 			t.Errorf("%s %s%s = %d %s %v, want %d %q", tt.method, restrictedSet, tt.query, status,
 				answer.Error.Code, answer.Value, tt.status, tt.code)
+		}
+	}
+}
+
+// checkHierarchy walks the tree of HierarchyNodes (1 > 2 > 4, 1 > 3, 5) with the hierarchical transformations
+// of $apply; an unknown hierarchy and a distance of 0 answer 400.
+func checkHierarchy(t *testing.T, base string) {
+	tests := []struct {
+		apply  string
+		status int
+		ids    []int
+	}{
+		{"ancestors($root/HierarchyNodes,Tree,ID,filter(ID eq 4),keep start)", 200, []int{1, 2, 4}},
+		{"descendants($root/HierarchyNodes,Tree,ID,filter(ID eq 1),1)", 200, []int{2, 3}},
+		{"traverse($root/HierarchyNodes,Tree,ID,preorder,Name desc)", 200, []int{5, 1, 3, 2, 4}},
+		{"traverse($root/HierarchyNodes,Tree,ID,postorder)", 200, []int{4, 2, 3, 1, 5}},
+		{"ancestors($root/HierarchyNodes,Forest,ID,filter(ID eq 4))", 400, nil},
+		{"descendants($root/HierarchyNodes,Tree,ID,filter(ID eq 1),0)", 400, nil},
+	}
+	for _, tt := range tests {
+		status, body := sendJSON(t, http.MethodGet, base+"/"+hierarchySet+"?$apply="+url.QueryEscape(tt.apply), "")
+		var answer struct{ Value []struct{ ID int } }
+		if err := json.Unmarshal(body, &answer); err != nil {
+			t.Fatalf("$apply=%s: %v", tt.apply, err)
+		}
+		var ids []int
+		for _, v := range answer.Value {
+			ids = append(ids, v.ID)
+		}
+		if status != tt.status || !slices.Equal(ids, tt.ids) {
+			t.Errorf("$apply=%s = %d %v, want %d %v", tt.apply, status, ids, tt.status, tt.ids)
 		}
 	}
 }

@@ -55,6 +55,7 @@ func model() *edm.Model {
 				{Name: "Amount", Type: edm.KindDecimal, Precision: 38, Scale: 18}}},
 			companyInfoType(),
 			restrictedItemType(),
+			hierarchyNodeType(),
 		},
 		EntitySets: []*edm.EntitySet{
 			{Name: "Products", Type: "Product"},
@@ -64,6 +65,7 @@ func model() *edm.Model {
 			{Name: "ReadOnlyItems", Type: "ReadOnlyItem"},
 			{Name: "DecimalSamples", Type: "DecimalSample"},
 			{Name: restrictedSet, Type: "RestrictedItem"},
+			{Name: hierarchySet, Type: "HierarchyNode"},
 		},
 		Singletons: []*edm.Singleton{{Name: "Company", Type: "CompanyInfo"}},
 		Actions:    actionDeclarations(),

@@ -63,6 +63,7 @@ func seedRows(now time.Time) []seed {
 			{"ID": decimalSampleID, "Name": "Seed Decimal", "Amount": decimal.RequireFromString("123.450000000000000000")},
 		}},
 		restrictedSeed(),
+		hierarchySeed(),
 	}
 }
 
