@@ -101,6 +101,35 @@ func TestBuildErrors(t *testing.T) {
 		}, `edm: annotations of "Library.Publish(Library.Book)": term "Org.OData.Core.V1.Description": a value of type struct {} cannot be written`},
 		{"vocabulary without a URI", func(m *edm.Model) { m.Vocabularies = []edm.Vocabulary{{Namespace: "Acme.V1"}} },
 			`edm: vocabulary "Acme.V1": needs a namespace and the URI of its document`},
+		// Recursive hierarchies.
+		{"hierarchy without its parent navigation", func(m *edm.Model) {
+			book(m).RecursiveHierarchies = []edm.RecursiveHierarchy{{Qualifier: "Tree", ParentNavigation: "Parent"}}
+		}, `edm: entity type "Book": recursive hierarchy "Tree": ParentNavigation "Parent" is not a navigation of the type`},
+		{"hierarchy whose parent is another type", func(m *edm.Model) {
+			book(m).RecursiveHierarchies = []edm.RecursiveHierarchy{{Qualifier: "Tree", NodeProperty: "Id", ParentNavigation: "Author"}}
+		}, `edm: entity type "Book": recursive hierarchy "Tree": ParentNavigation "Author" must be a to-one navigation by one foreign key column to the type itself`},
+		{"hierarchy on a complex node property", func(m *edm.Model) {
+			book(m).RecursiveHierarchies = []edm.RecursiveHierarchy{{Qualifier: "Tree", NodeProperty: "Price", ParentNavigation: "Author"}}
+		}, `edm: entity type "Book": recursive hierarchy "Tree": NodeProperty "Price" is not a primitive property of the type`},
+		{"hierarchy whose foreign key refers to another property", func(m *edm.Model) {
+			b := book(m)
+			b.Navigations = append(b.Navigations, &edm.NavigationProperty{Name: "Sequel", Target: "Book", Nullable: true,
+				Join: edm.Join{SourceColumns: []string{"author_id"}, TargetColumns: []string{"title"}}})
+			b.RecursiveHierarchies = []edm.RecursiveHierarchy{{Qualifier: "Series", NodeProperty: "Id", ParentNavigation: "Sequel"}}
+		}, `edm: entity type "Book": recursive hierarchy "Series": the foreign key of ParentNavigation "Sequel" must refer to the column of NodeProperty "Id"`},
+		{"hierarchy declared twice", func(m *edm.Model) {
+			b := book(m)
+			b.Navigations = append(b.Navigations, &edm.NavigationProperty{Name: "Sequel", Target: "Book", Nullable: true,
+				Join: edm.Join{SourceColumns: []string{"author_id"}}})
+			b.RecursiveHierarchies = []edm.RecursiveHierarchy{{Qualifier: "Series", ParentNavigation: "Sequel"},
+				{Qualifier: "Series", ParentNavigation: "Sequel"}}
+		}, `edm: entity type "Book": recursive hierarchy "Series": declared twice`},
+		{"hierarchy qualifier not an identifier", func(m *edm.Model) {
+			b := book(m)
+			b.Navigations = append(b.Navigations, &edm.NavigationProperty{Name: "Sequel", Target: "Book", Nullable: true,
+				Join: edm.Join{SourceColumns: []string{"author_id"}}})
+			b.RecursiveHierarchies = []edm.RecursiveHierarchy{{Qualifier: "A Tree", ParentNavigation: "Sequel"}}
+		}, `edm: entity type "Book": recursive hierarchy "A Tree": the qualifier must be an identifier`},
 		// Model and names.
 		{"invalid namespace", func(m *edm.Model) { m.Namespace = "1Library" },
 			`edm: namespace "1Library": not a valid namespace (identifiers separated by dots)`},

@@ -56,6 +56,7 @@ func sampleModel() *edm.Model {
 				Name:        "Category",
 				Key:         []string{"Id"},
 				Description: "A node of the catalog tree.",
+				RecursiveHierarchies: []edm.RecursiveHierarchy{{Qualifier: "Tree", ParentNavigation: "Parent"}},
 				Properties: []*edm.Property{
 					id(),
 					{Name: "Name", Type: edm.KindString, MaxLength: 400, Required: true,

@@ -397,3 +397,30 @@ func TestEntityTypesOf_Conventions(t *testing.T) {
 		t.Errorf("EntityTypesOf conventions mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// treeNode declares the recursive hierarchy Tree by the tag of its parent navigation.
+type treeNode struct {
+	ID       int64
+	Name     string
+	ParentID *int64
+	Parent   *treeNode `odata:",fk=ParentID,nullable,hierarchy=Tree"`
+}
+
+func TestEntityTypesOf_Hierarchy(t *testing.T) {
+	types, err := edm.EntityTypesOf(treeNode{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &edm.Model{Namespace: "Trees", EntityTypes: types, EntitySets: []*edm.EntitySet{{Name: "Nodes", Type: "treeNode"}}}
+	if err := m.Build(); err != nil {
+		t.Fatal(err)
+	}
+	got, ok := m.EntityType("treeNode").RecursiveHierarchy("Tree")
+	want := edm.RecursiveHierarchy{Qualifier: "Tree", NodeProperty: "ID", ParentNavigation: "Parent"}
+	if diff := cmp.Diff(want, got); !ok || diff != "" {
+		t.Errorf("RecursiveHierarchy(%q) = %v (-want +got):\n%s", "Tree", ok, diff)
+	}
+	if _, ok := m.EntityType("treeNode").RecursiveHierarchy("Other"); ok {
+		t.Errorf("RecursiveHierarchy(%q) found a hierarchy the type does not declare", "Other")
+	}
+}
