@@ -53,9 +53,9 @@ func sampleModel() *edm.Model {
 		ComplexTypes: []*edm.ComplexType{address},
 		EntityTypes: []*edm.EntityType{
 			{
-				Name:        "Category",
-				Key:         []string{"Id"},
-				Description: "A node of the catalog tree.",
+				Name:                 "Category",
+				Key:                  []string{"Id"},
+				Description:          "A node of the catalog tree.",
 				RecursiveHierarchies: []edm.RecursiveHierarchy{{Qualifier: "Tree", ParentNavigation: "Parent"}},
 				Properties: []*edm.Property{
 					id(),
