@@ -1,0 +1,78 @@
+package plan_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/storekit/store/odata/internal/plan"
+	"github.com/storekit/store/odata/sqlite"
+)
+
+func TestRecursiveHierarchyErrors(t *testing.T) {
+	m := builtModel(t)
+	p := newPlanner(m, sqlite.Dialect{})
+	for _, c := range []struct {
+		path, query string
+		want        plan.Error
+	}{
+		{"Category", "$apply=ancestors($root/Category,Forest,Id,filter(Id eq 'c6'))", plan.Error{Code: "InvalidValue", Option: "$apply", Pos: 26, Msg: `Category has no recursive hierarchy "Forest"`}},
+		{"Category", "$apply=ancestors($root/Product,Tree,Id,filter(Id eq 'c6'))", plan.Error{Code: "InvalidValue", Option: "$apply", Pos: 25, Msg: `Product has no recursive hierarchy "Tree"`}},
+		{"Category", "$apply=ancestors($root/Nodes,Tree,Id,filter(Id eq 'c6'))", plan.Error{Code: "InvalidValue", Option: "$apply", Pos: 11, Msg: "the nodes of a hierarchy are an entity set ($root/Set)"}},
+		{"Category", "$apply=descendants($root/Category,Tree,Id,aggregate($count as N))", plan.Error{Code: "InvalidValue", Option: "$apply", Msg: "the start nodes of descendants are found by transformations that keep rows as they are (filter, search, top, ...), not by aggregate"}},
+		{"Category", "$apply=descendants($root/Category,Tree,Parent,filter(Id eq 'c1'))", plan.Error{Code: "TypeMismatch", Option: "$apply", Pos: 33, Msg: "the node value must be a primitive value, not Category"}},
+		{"Category", "$apply=descendants($root/Category,Tree,Nope,filter(Id eq 'c1'))", plan.Error{Code: "UnknownProperty", Option: "$apply", Pos: 33, Msg: "Category has no property Nope"}},
+		{"Category", "$apply=traverse($root/Category,Tree,Id,preorder,Products)", plan.Error{Code: "TypeMismatch", Option: "$apply", Pos: 42, Msg: "cannot order by a value of type Collection(Product)"}},
+	} {
+		_, err := p.Read(scopeOf(t, m, c.path), encodeOptions(c.query))
+		var got *plan.Error
+		if !errors.As(err, &got) {
+			t.Errorf("Read(%s?%s) = %v, want %v", c.path, c.query, err, c.want)
+			continue
+		}
+		if diff := cmp.Diff(c.want, *got); diff != "" {
+			t.Errorf("Read(%s?%s) error mismatch (-want +got):\n%s", c.path, c.query, diff)
+		}
+	}
+}
+
+// TestRecursiveHierarchyCycle runs the hierarchical transformations over data whose parents form a cycle
+// (c7 > c8 > c7, c9 under c7) on every database: each walk ends, and traverse leaves out the nodes no root
+// reaches.
+func TestRecursiveHierarchyCycle(t *testing.T) {
+	m := builtModel(t)
+	for _, db := range fixtureDBs(t, m) {
+		et := m.EntityType("Category")
+		insertEntity(t, db, et, row{"Id": "c7", "Name": "Loop A"})
+		insertEntity(t, db, et, row{"Id": "c8", "Name": "Loop B", "ParentCategoryId": "c7"})
+		insertEntity(t, db, et, row{"Id": "c9", "Name": "Below", "ParentCategoryId": "c7"})
+		q := db.Dialect().QuoteIdent
+		if _, err := db.Exec("UPDATE " + q("category") + " SET " + q("parent_category_id") + " = 'c8' WHERE " + q("id") + " = 'c7'"); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct{ apply, want string }{
+			{"descendants($root/Category,Tree,Id,filter(Id eq 'c7'))", "c7 | c8 | c9"},
+			{"descendants($root/Category,Tree,Id,filter(Id eq 'c8'),3)", "c7 | c8 | c9"},
+			{"ancestors($root/Category,Tree,Id,filter(Id eq 'c9'))", "c7 | c8"},
+			{"ancestors($root/Category,Tree,Id,filter(Id eq 'c9'),5,keep start)", "c7 | c8 | c9"},
+			{"traverse($root/Category,Tree,Id,preorder)/aggregate($count as N)", "N=6"},
+		} {
+			raw := "$apply=" + encodeQuery(c.apply)
+			r, err := newPlanner(m, db.Dialect()).Read(plan.Scope{Set: m.EntitySet("Category")}, raw)
+			if err != nil {
+				t.Fatalf("%s: Read(%q) = %v", db.Dialect().Name(), raw, err)
+			}
+			got, err := applyRows(db.Dialect().Name(), r, func(s string, args []any) ([][]any, error) {
+				out, _, err := fetchSQL(db, s, args, nil)
+				return out, err
+			})
+			if err != nil {
+				t.Fatalf("%s: %s: %v", db.Dialect().Name(), c.apply, err)
+			}
+			if got != c.want {
+				t.Errorf("%s: %s = %s, want %s", db.Dialect().Name(), c.apply, got, c.want)
+			}
+		}
+	}
+}
