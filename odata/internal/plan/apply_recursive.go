@@ -43,19 +43,29 @@ type recursiveHierarchy struct {
 // hierarchyOf resolves the node set and qualifier of a hierarchical transformation.
 func (a *applier) hierarchyOf(t *syntax.Transformation) (*recursiveHierarchy, error) {
 	h := t.Hierarchy
-	seg := h.Set.Segments
+	rh, err := a.c.recursiveHierarchy(h.Set, h.Qualifier, h.QualifierPos)
+	if err != nil {
+		err.Option = a.option
+		return nil, err
+	}
+	return rh, nil
+}
+
+// recursiveHierarchy resolves a hierarchy named by its nodes ($root/Set) and the qualifier of its annotation
+// (at qualifierPos, from 0).
+func (c *compiler) recursiveHierarchy(nodes *syntax.Path, qualifier string, qualifierPos int) (*recursiveHierarchy, *Error) {
 	var set *edm.EntitySet
-	if len(seg) == 1 && len(seg[0].Args) == 0 {
-		set = a.c.m.EntitySet(seg[0].Name)
+	if seg := nodes.Segments; nodes.Base == syntax.BaseRoot && len(seg) == 1 && len(seg[0].Args) == 0 {
+		set = c.m.EntitySet(seg[0].Name)
 	}
 	if set == nil {
-		return nil, a.fail(CodeInvalidValue, h.Set, "the nodes of a hierarchy are an entity set ($root/Set)")
+		return nil, errorf(CodeInvalidValue, nodes, "the nodes of a hierarchy are an entity set ($root/Set)")
 	}
 	typ := set.EntityType()
-	rh, ok := typ.RecursiveHierarchy(h.Qualifier)
+	rh, ok := typ.RecursiveHierarchy(qualifier)
 	if !ok {
-		return nil, &Error{Code: CodeInvalidValue, Option: a.option, Pos: h.QualifierPos + 1,
-			Msg: set.Name + " has no recursive hierarchy " + strconv.Quote(h.Qualifier)}
+		return nil, &Error{Code: CodeInvalidValue, Pos: qualifierPos + 1,
+			Msg: set.Name + " has no recursive hierarchy " + strconv.Quote(qualifier)}
 	}
 	node := typ.Property(rh.NodeProperty)
 	nav := typ.Navigation(rh.ParentNavigation)
@@ -65,8 +75,7 @@ func (a *applier) hierarchyOf(t *syntax.Transformation) (*recursiveHierarchy, er
 
 // nodes is the FROM of the hierarchy's rows aliased alias (joined to the walk by join when not empty) and
 // its conditions: where, the row filter of the request and the condition of the set's type.
-func (a *applier) nodes(h *recursiveHierarchy, alias, join string, where ...string) string {
-	c := a.c
+func (c *compiler) nodes(h *recursiveHierarchy, alias, join string, where ...string) string {
 	if cond := c.typeCondition(h.typ, alias); cond != "" {
 		where = append(where, cond)
 	}
@@ -119,7 +128,7 @@ func (a *applier) ancestorsDescendants(rel *applyRel, t *syntax.Transformation) 
 	if err != nil {
 		return nil, err
 	}
-	walk := a.walk(h, t.Name == "ancestors", startSQL, t.Hierarchy.Distance)
+	walk := a.c.walk(h, t.Name == "ancestors", startSQL, t.Hierarchy.Distance)
 	condition := node + " IN (" + walk + ")"
 	if t.Hierarchy.KeepStart {
 		condition = "(" + condition + " OR " + node + " IN (" + startSQL + "))"
@@ -131,8 +140,7 @@ func (a *applier) ancestorsDescendants(rel *applyRel, t *syntax.Transformation) 
 
 // walk is the SELECT of the node values of the ancestors (up) or descendants of the nodes startSQL selects,
 // at most distance edges away (0: any).
-func (a *applier) walk(h *recursiveHierarchy, up bool, startSQL string, distance int64) string {
-	c := a.c
+func (c *compiler) walk(h *recursiveHierarchy, up bool, startSQL string, distance int64) string {
 	cte, x := c.quote(c.newAlias()), c.newAlias()
 	col := func(column string) string { return c.qualifiedColumn(x, column) }
 	// Up, a row's parent is the value of its foreign key; down, a row's children are the rows whose foreign
@@ -156,8 +164,8 @@ func (a *applier) walk(h *recursiveHierarchy, up bool, startSQL string, distance
 	if distance > 0 {
 		names = "(n, d)"
 	}
-	return "WITH RECURSIVE " + cte + names + " AS (SELECT " + columns + " FROM " + a.nodes(h, x, "", base...) +
-		" UNION SELECT " + next + " FROM " + a.nodes(h, x, " JOIN "+cte+" ON "+from+" = "+cte+".n", step...) +
+	return "WITH RECURSIVE " + cte + names + " AS (SELECT " + columns + " FROM " + c.nodes(h, x, "", base...) +
+		" UNION SELECT " + next + " FROM " + c.nodes(h, x, " JOIN "+cte+" ON "+from+" = "+cte+".n", step...) +
 		") SELECT n FROM " + cte
 }
 

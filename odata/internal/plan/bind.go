@@ -170,6 +170,9 @@ func (b *binder) path(p *syntax.Path) (boundExpr, error) {
 	case syntax.BaseRoot:
 		return nil, b.fail(CodeNotSupported, p, "$root paths are not supported")
 	}
+	if name := hierarchyFunctionName(p); name != "" {
+		return b.hierarchyFunction(p, name)
+	}
 	start, segments := b.pathStart(p)
 	if start == nil {
 		return nil, b.fail(CodeUnknownProperty, p, "a path of a $crossjoin starts with the name of one of its entity sets")
