@@ -63,13 +63,14 @@ func TestService_Capabilities(t *testing.T) {
 	for _, f := range functions {
 		has[f.(string)] = true
 	}
-	if !has["contains"] || !has["matchesPattern"] || !has["isof"] || has["geo.distance"] || has["hassubset"] {
-		t.Errorf("FilterFunctions = %v: want contains, matchesPattern and isof, no geo.distance or hassubset", functions)
+	if !has["contains"] || !has["matchesPattern"] || !has["isof"] || !has["Org.OData.Aggregation.V1.isdescendant"] ||
+		has["geo.distance"] || has["hassubset"] {
+		t.Errorf("FilterFunctions = %v: want contains, matchesPattern, isof and Org.OData.Aggregation.V1.isdescendant, no geo.distance or hassubset", functions)
 	}
 	apply, _ := annotations["Lib.Container"].(map[string]any)["@Org.OData.Aggregation.V1.ApplySupported"].(map[string]any)
-	if diff := cmp.Diff(map[string]any{"Rollup": "SingleHierarchy", "Transformations": []any{"aggregate", "bottomcount",
-		"bottompercent", "bottomsum", "compute", "concat", "expand", "filter", "groupby", "identity", "join", "orderby",
-		"outerjoin", "search", "skip", "top", "topcount", "toppercent", "topsum"}}, apply); diff != "" {
+	if diff := cmp.Diff(map[string]any{"Rollup": "SingleHierarchy", "Transformations": []any{"aggregate", "ancestors", "bottomcount",
+		"bottompercent", "bottomsum", "compute", "concat", "descendants", "expand", "filter", "groupby", "identity", "join", "orderby",
+		"outerjoin", "search", "skip", "top", "topcount", "toppercent", "topsum", "traverse"}}, apply); diff != "" {
 		t.Errorf("ApplySupported (-want +got):\n%s", diff)
 	}
 

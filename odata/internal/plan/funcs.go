@@ -72,11 +72,15 @@ var functionSignatures = map[string]functionSignature{
 
 // FilterFunctions lists the canonical functions expressions may call, by their names in the OData
 // specification, for the Capabilities.FilterFunctions of $metadata: the signatures above, cast, isof and case
-// (geo.* and hassubset/hassubsequence are not among them).
+// (geo.* and hassubset/hassubsequence are not among them), and the hierarchy functions of the Aggregation
+// vocabulary by their qualified names.
 func FilterFunctions() []string {
 	out := []string{"cast", "isof", "case"}
 	for name := range functionSignatures {
 		out = append(out, functionName(name))
+	}
+	for name := range hierarchyFunctionParameters {
+		out = append(out, "Org.OData.Aggregation.V1."+name)
 	}
 	slices.Sort(out)
 	return out
