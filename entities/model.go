@@ -306,6 +306,8 @@ func categoryType() *edm.EntityType {
 		Key:         []string{"Id"},
 		ETag:        catalogETag,
 		Description: "A node of the catalog tree.",
+		// The tree is the recursive hierarchy Tree: $apply=descendants($root/Category,Tree,Id,filter(...)).
+		RecursiveHierarchies: []edm.RecursiveHierarchy{{Qualifier: "Tree", NodeProperty: "Id", ParentNavigation: "Parent"}},
 		Properties: []*edm.Property{
 			idProp(),
 			searchable(required(str("Name", maxName), "Category name is required")),
