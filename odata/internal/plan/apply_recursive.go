@@ -176,6 +176,9 @@ func (a *applier) traverse(rel *applyRel, t *syntax.Transformation) (*applyRel, 
 		return nil, err
 	}
 	c := a.c
+	if len(rel.expands) > 0 {
+		return nil, a.fail(CodeNotSupported, nil, "traverse after expand is not supported")
+	}
 	rel = a.settled(rel)
 	node, err := a.nodeValue(rel, t)
 	if err != nil {

@@ -28,6 +28,7 @@ func TestRecursiveHierarchyErrors(t *testing.T) {
 		{"Category", "$filter=Aggregation.isroot(HierarchyNodes=$root/Category,HierarchyQualifier='Forest',Node=Id)", plan.Error{Code: "InvalidValue", Option: "$filter", Pos: 69, Msg: `Category has no recursive hierarchy "Forest"`}},
 		{"Category", "$filter=Aggregation.isleaf(HierarchyNodes=$root/Category,HierarchyQualifier='Tree',Node=Id,Other='c1')", plan.Error{Code: "SyntaxError", Option: "$filter", Pos: 90, Msg: "isleaf has no parameter Other"}},
 		{"Category", "$filter=Aggregation.isroot(HierarchyNodes=$root/Category,HierarchyQualifier='Tree',Node=Parent)", plan.Error{Code: "TypeMismatch", Option: "$filter", Pos: 81, Msg: "Node is a node identifier, a primitive value, not Category"}},
+		{"Category", "$apply=expand(Parent)/traverse($root/Category,Tree,Id,preorder)", plan.Error{Code: "NotSupported", Option: "$apply", Msg: "traverse after expand is not supported"}},
 		{"Category", "$apply=traverse($root/Category,Tree,Id,preorder,Products)", plan.Error{Code: "TypeMismatch", Option: "$apply", Pos: 42, Msg: "cannot order by a value of type Collection(Product)"}},
 	} {
 		_, err := p.Read(scopeOf(t, m, c.path), encodeOptions(c.query))
