@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -42,37 +44,41 @@ var trackedParams = map[string]bool{"application_name": true, "client_encoding":
 // forPooler prepares config for a transaction-mode pooler when its URL says so (PoolerParam, which it removes
 // from the run-time parameters): it chooses a query exec mode that prepares no named statement, and moves the
 // run-time parameters a pooler does not pass on out of the startup packet into the statement returned, which
-// sets them for one transaction. It returns "" without the parameter, and an error for a value other than
+// sets them for one transaction, and their names in lower case. It returns "" without the parameter, and an error for a value other than
 // "transaction".
-func forPooler(config *pgx.ConnConfig) (settings string, pooled bool, err error) {
+func forPooler(config *pgx.ConnConfig) (settings string, names []string, pooled bool, err error) {
 	mode, set := config.RuntimeParams[PoolerParam]
 	if !set {
-		return "", false, nil
+		return "", nil, false, nil
 	}
 	delete(config.RuntimeParams, PoolerParam)
 	if mode != "transaction" {
-		return "", false, fmt.Errorf("postgres: %s=%q: the only value is \"transaction\"", PoolerParam, mode)
+		return "", nil, false, fmt.Errorf("postgres: %s=%q: the only value is \"transaction\"", PoolerParam, mode)
 	}
 	if config.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement {
 		config.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
 	}
-	var names []string
 	for name := range config.RuntimeParams {
 		if !trackedParams[strings.ToLower(name)] {
 			names = append(names, name)
 		}
 	}
 	if len(names) == 0 {
-		return "", true, nil
+		return "", nil, true, nil
 	}
 	sort.Strings(names)
-	calls := make([]string, len(names))
+	sets := make([]string, len(names))
 	for i, name := range names {
-		calls[i] = "set_config(" + quoteLiteral(name) + ", " + quoteLiteral(config.RuntimeParams[name]) + ", true)"
+		value := config.RuntimeParams[name]
 		delete(config.RuntimeParams, name)
+		names[i] = strings.ToLower(name)
+		sets[i] = "SET LOCAL " + quoteIdent(names[i]) + " TO " + quoteLiteral(value)
 	}
-	return "SELECT " + strings.Join(calls, ", "), true, nil
+	return strings.Join(sets, "; "), names, true, nil
 }
+
+// quoteIdent quotes s as an SQL identifier.
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // quoteLiteral quotes s as an SQL string literal (standard_conforming_strings is on from PostgreSQL 9.1).
 func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
@@ -80,7 +86,15 @@ func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''
 // pooledConnector makes the connections of a pool behind a transaction-mode pooler (see PoolerParam).
 type pooledConnector struct {
 	inner    driver.Connector
-	settings string // the statement that sets the run-time parameters for one transaction, or ""
+	settings string   // the statement that sets the run-time parameters for one transaction, or ""
+	names    []string // the names of those parameters
+
+	mu      sync.Mutex
+	checked bool // whether the server's defaults were compared with the settings
+	// ownTx is whether a statement run outside a transaction needs one of its own for the settings: not when
+	// the server's defaults for the session (its configuration, ALTER DATABASE and ALTER ROLE ... SET) are
+	// the settings already.
+	ownTx atomic.Bool
 }
 
 func (c *pooledConnector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -88,7 +102,34 @@ func (c *pooledConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pooledConn{Conn: dc.(*stdlib.Conn), settings: c.settings}, nil
+	conn := &pooledConn{Conn: dc.(*stdlib.Conn), connector: c}
+	c.compareDefaults(ctx, conn.Conn.Conn())
+	return conn, nil
+}
+
+// compareDefaults compares, once, the server's defaults of the session with the settings on conn (the first
+// connection), and sets ownTx when they differ; it leaves ownTx set when the comparison fails, to try again
+// on the next connection.
+func (c *pooledConnector) compareDefaults(ctx context.Context, conn *pgx.Conn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.checked || c.settings == "" {
+		return
+	}
+	c.ownTx.Store(true)
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{BeginQuery: "BEGIN; " + c.settings})
+	if err != nil {
+		return
+	}
+	defer tx.Rollback(ctx)
+	var differ int
+	err = tx.QueryRow(ctx, `SELECT count(*) FROM pg_settings WHERE name = ANY($1::text[]) AND setting IS DISTINCT FROM reset_val`,
+		c.names).Scan(&differ)
+	if err != nil {
+		return
+	}
+	c.checked = true
+	c.ownTx.Store(differ > 0)
 }
 
 func (c *pooledConnector) Driver() driver.Driver { return c.inner.Driver() }
@@ -98,7 +139,7 @@ func (c *pooledConnector) Driver() driver.Driver { return c.inner.Driver() }
 // stay in the client.
 type pooledConn struct {
 	*stdlib.Conn
-	settings string
+	connector *pooledConnector
 }
 
 // Unwrap returns pgx's connection, for sqldb.DriverConn.
@@ -144,8 +185,8 @@ func (c *pooledConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 	if opts.ReadOnly {
 		begin += " READ ONLY"
 	}
-	if c.settings != "" {
-		begin += "; " + c.settings
+	if c.connector.settings != "" {
+		begin += "; " + c.connector.settings
 	}
 	tx, err := pc.BeginTx(ctx, pgx.TxOptions{BeginQuery: begin})
 	if err != nil {
@@ -163,13 +204,16 @@ type pooledTx struct {
 func (t pooledTx) Commit() error   { return t.tx.Commit(t.ctx) }
 func (t pooledTx) Rollback() error { return t.tx.Rollback(t.ctx) }
 
-// inTransaction reports whether the session is inside a transaction block.
-func (c *pooledConn) inTransaction() bool { return c.Conn.Conn().PgConn().TxStatus() != 'I' }
+// ownTx reports whether a statement must run in a transaction of its own: outside a transaction, unless the
+// server's defaults are the settings.
+func (c *pooledConn) ownTx() bool {
+	return c.connector.ownTx.Load() && c.Conn.Conn().PgConn().TxStatus() == 'I'
+}
 
 // ExecContext runs a statement outside a transaction in a transaction of its own that sets the run-time
-// parameters.
+// parameters (see ownTx).
 func (c *pooledConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	if c.settings == "" || c.inTransaction() {
+	if !c.ownTx() {
 		return c.Conn.ExecContext(ctx, query, args)
 	}
 	tx, err := c.BeginTx(ctx, driver.TxOptions{})
@@ -185,9 +229,9 @@ func (c *pooledConn) ExecContext(ctx context.Context, query string, args []drive
 }
 
 // QueryContext runs a query outside a transaction in a transaction of its own that sets the run-time
-// parameters, and commits it when its rows are closed.
+// parameters, and commits it when its rows are closed (see ownTx).
 func (c *pooledConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	if c.settings == "" || c.inTransaction() {
+	if !c.ownTx() {
 		return c.Conn.QueryContext(ctx, query, args)
 	}
 	tx, err := c.BeginTx(ctx, driver.TxOptions{})

@@ -77,11 +77,11 @@ func Open(url string, pool Pool) (*sqldb.DB, error) {
 // connectorFor returns the connector of config: pgx's own, or for a URL with PoolerParam one whose sessions
 // carry nothing between transactions.
 func connectorFor(config *pgx.ConnConfig) (driver.Connector, error) {
-	settings, pooled, err := forPooler(config)
+	settings, names, pooled, err := forPooler(config)
 	if err != nil || !pooled {
 		return stdlib.GetConnector(*config), err
 	}
-	return &pooledConnector{inner: stdlib.GetConnector(*config), settings: settings}, nil
+	return &pooledConnector{inner: stdlib.GetConnector(*config), settings: settings, names: names}, nil
 }
 
 // sessionSettings sets the run-time parameters Open gives every session: jit off, and statement_timeout from

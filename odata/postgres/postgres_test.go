@@ -280,8 +280,10 @@ func TestOpen_Pooler(t *testing.T) {
 }
 
 // BenchmarkOpen_Pooler measures what pooler=transaction costs against the same server: "direct" sends the
-// settings when connecting and prepares statements on the server (the default), "pooler" sets them in each
-// transaction's BEGIN and describes statements without naming them; "exec" is pooler with pgx's exec mode.
+// settings when connecting and prepares statements on the server (the default), "direct-describe" too but
+// describes statements without naming them (cache_describe, the exec mode of pooler), "pooler" sets them in each
+// transaction's BEGIN and describes statements without naming them; "exec" is pooler with pgx's exec mode;
+// "defaults" is pooler with settings that are the server's defaults.
 // Tx is a transaction of one query, Statement a query outside a transaction (its own transaction with pooler).
 func BenchmarkOpen_Pooler(b *testing.B) {
 	fresh := dbtest.Postgres(b)
@@ -292,12 +294,28 @@ INSERT INTO item SELECT i, 'item ' || i, i * 1.5 FROM generate_series(1, 1000) A
 	base := strings.ReplaceAll(strings.ReplaceAll(fresh.URL, "&"+postgres.PoolerParam+"=transaction", ""), postgres.PoolerParam+"=transaction&", "")
 	const query = "SELECT id, name, price FROM item WHERE id = $1"
 	ctx := context.Background()
+	// The server's defaults, read on a session that asked for no settings when connecting.
+	plain, err := postgres.Open(withParams(base, postgres.PoolerParam+"=transaction"), postgres.Pool{MaxOpen: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var jit, timeout string
+	err = plain.QueryRow(`SELECT (SELECT reset_val FROM pg_settings WHERE name = 'jit'),
+	(SELECT reset_val FROM pg_settings WHERE name = 'statement_timeout')`).Scan(&jit, &timeout)
+	plain.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, mode := range []struct{ name, params string }{
 		{"direct", ""},
+		{"direct-describe", "default_query_exec_mode=cache_describe"},
 		{"pooler", postgres.PoolerParam + "=transaction"},
 		{"exec", postgres.PoolerParam + "=transaction&default_query_exec_mode=exec"},
+		// The settings are the server's defaults (as after ALTER ROLE ... SET): statements outside a transaction
+		// need none of their own.
+		{"defaults", postgres.PoolerParam + "=transaction&jit=" + jit + "&statement_timeout=" + timeout},
 	} {
-		if mode.name == "direct" && base != fresh.URL {
+		if strings.HasPrefix(mode.name, "direct") && base != fresh.URL {
 			continue // through a pooler, only pooler=transaction connects
 		}
 		db, err := postgres.Open(withParams(base, mode.params), postgres.Pool{MaxOpen: 1})
