@@ -24,16 +24,18 @@ import (
 //   - run-time parameters (jit, statement_timeout, and any other the URL sets but those a pooler tracks itself:
 //     application_name, client_encoding, DateStyle, TimeZone, standard_conforming_strings) are not sent when
 //     connecting, which PgBouncer refuses ("unsupported startup parameter"): every transaction sets them with
-//     set_config(..., true) (SET LOCAL) in the round trip of its BEGIN, and a statement run outside a
-//     transaction runs in one of its own that does the same (a BEGIN and a COMMIT more);
+//     SET LOCAL in the round trip of its BEGIN, and a statement run outside a transaction runs in one of its
+//     own that does the same (a BEGIN and a COMMIT more, two round trips), unless the server's defaults for the
+//     session are these settings already (ALTER ROLE ... SET jit = off, ...), which the first connection
+//     compares;
 //   - statements are not prepared on the server under names that another client's transaction could find or
 //     collide with (SQLSTATE 42P05, 26000): pgx's default_query_exec_mode is cache_describe, which parses each
 //     statement in the unnamed statement of its own round trip and caches only its parameter and result types
 //     in the client, unless the URL chooses another (describe_exec, exec, simple_protocol); and sql.DB.Prepare
 //     keeps the statement's text in the client rather than preparing it on the server.
 //
-// Statements that cannot run inside a transaction block (CREATE DATABASE, VACUUM, CREATE INDEX CONCURRENTLY)
-// therefore fail on such a pool: run them on a direct connection. The engine takes advisory locks only at
+// Statements that cannot run inside a transaction block (CREATE DATABASE, VACUUM, CREATE INDEX CONCURRENTLY) may
+// then fail on such a pool: run them on a direct connection. The engine takes advisory locks only at
 // transaction scope (Dialect.TransactionLock), so migrations are serialized through a pooler as well.
 const PoolerParam = "pooler"
 
