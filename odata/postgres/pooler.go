@@ -24,19 +24,19 @@ import (
 //   - run-time parameters (jit, statement_timeout, and any other the URL sets but those a pooler tracks itself:
 //     application_name, client_encoding, DateStyle, TimeZone, standard_conforming_strings) are not sent when
 //     connecting, which PgBouncer refuses ("unsupported startup parameter"): every transaction sets them with
-//     SET LOCAL in the round trip of its BEGIN, and a statement run outside a transaction runs in one of its
-//     own that does the same (a BEGIN and a COMMIT more, two round trips), unless the server's defaults for the
-//     session are these settings already (ALTER ROLE ... SET jit = off, ...), which the first connection
-//     compares;
+//     SET LOCAL in the round trip of its BEGIN, and a query, or a statement with arguments, run outside a
+//     transaction runs in one of its own that does the same (a BEGIN and a COMMIT more, two round trips),
+//     unless the server's defaults for the session are these settings already (ALTER ROLE ... SET jit = off,
+//     ...), which the first connection compares; a statement without arguments run outside a transaction
+//     (VACUUM, DDL) runs as written, under the server's defaults;
 //   - statements are not prepared on the server under names that another client's transaction could find or
 //     collide with (SQLSTATE 42P05, 26000): pgx's default_query_exec_mode is cache_describe, which parses each
 //     statement in the unnamed statement of its own round trip and caches only its parameter and result types
 //     in the client, unless the URL chooses another (describe_exec, exec, simple_protocol); and sql.DB.Prepare
 //     keeps the statement's text in the client rather than preparing it on the server.
 //
-// Statements that cannot run inside a transaction block (CREATE DATABASE, VACUUM, CREATE INDEX CONCURRENTLY) may
-// then fail on such a pool: run them on a direct connection. The engine takes advisory locks only at
-// transaction scope (Dialect.TransactionLock), so migrations are serialized through a pooler as well.
+// The engine takes advisory locks only at transaction scope (Dialect.TransactionLock), so migrations are
+// serialized through a pooler as well.
 const PoolerParam = "pooler"
 
 // trackedParams are the run-time parameters PgBouncer accepts when connecting and keeps per client itself.
@@ -46,8 +46,8 @@ var trackedParams = map[string]bool{"application_name": true, "client_encoding":
 // forPooler prepares config for a transaction-mode pooler when its URL says so (PoolerParam, which it removes
 // from the run-time parameters): it chooses a query exec mode that prepares no named statement, and moves the
 // run-time parameters a pooler does not pass on out of the startup packet into the statement returned, which
-// sets them for one transaction, and their names in lower case. It returns "" without the parameter, and an error for a value other than
-// "transaction".
+// sets them for one transaction, and their names in lower case. It returns "" without the parameter, and an
+// error for a value other than "transaction".
 func forPooler(config *pgx.ConnConfig) (settings string, names []string, pooled bool, err error) {
 	mode, set := config.RuntimeParams[PoolerParam]
 	if !set {
@@ -105,33 +105,48 @@ func (c *pooledConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		return nil, err
 	}
 	conn := &pooledConn{Conn: dc.(*stdlib.Conn), connector: c}
-	c.compareDefaults(ctx, conn.Conn.Conn())
+	if err := c.compareDefaults(ctx, conn.Conn.Conn()); err != nil {
+		conn.Close()
+		return nil, err
+	}
 	return conn, nil
 }
 
 // compareDefaults compares, once, the server's defaults of the session with the settings on conn (the first
-// connection), and sets ownTx when they differ; it leaves ownTx set when the comparison fails, to try again
-// on the next connection.
-func (c *pooledConnector) compareDefaults(ctx context.Context, conn *pgx.Conn) {
+// connection), and sets ownTx when they differ. When the comparison fails (settings the server refuses, as
+// connecting with them would fail), it returns the error and leaves ownTx set, to try again on the next
+// connection.
+func (c *pooledConnector) compareDefaults(ctx context.Context, conn *pgx.Conn) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.checked || c.settings == "" {
-		return
+		return nil
 	}
 	c.ownTx.Store(true)
-	tx, err := conn.BeginTx(ctx, pgx.TxOptions{BeginQuery: "BEGIN; " + c.settings})
+	tx, err := begin(ctx, conn, "BEGIN; "+c.settings)
 	if err != nil {
-		return
+		return err
 	}
 	defer tx.Rollback(ctx)
 	var differ int
 	err = tx.QueryRow(ctx, `SELECT count(*) FROM pg_settings WHERE name = ANY($1::text[]) AND setting IS DISTINCT FROM reset_val`,
 		c.names).Scan(&differ)
 	if err != nil {
-		return
+		return err
 	}
 	c.checked = true
 	c.ownTx.Store(differ > 0)
+	return nil
+}
+
+// begin begins a transaction on conn with the statements of query (BEGIN and the settings, one round trip);
+// when one of them fails, it ends what BEGIN started, so the session is left as it was.
+func begin(ctx context.Context, conn *pgx.Conn, query string) (pgx.Tx, error) {
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{BeginQuery: query})
+	if err != nil && !conn.IsClosed() && conn.PgConn().TxStatus() != 'I' {
+		_, _ = conn.Exec(ctx, "ROLLBACK")
+	}
+	return tx, err
 }
 
 func (c *pooledConnector) Driver() driver.Driver { return c.inner.Driver() }
@@ -170,27 +185,27 @@ func (c *pooledConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 	if pc.IsClosed() {
 		return nil, driver.ErrBadConn
 	}
-	begin := "BEGIN"
+	query := "BEGIN"
 	switch sql.IsolationLevel(opts.Isolation) {
 	case sql.LevelDefault:
 	case sql.LevelReadUncommitted:
-		begin += " ISOLATION LEVEL READ UNCOMMITTED"
+		query += " ISOLATION LEVEL READ UNCOMMITTED"
 	case sql.LevelReadCommitted:
-		begin += " ISOLATION LEVEL READ COMMITTED"
+		query += " ISOLATION LEVEL READ COMMITTED"
 	case sql.LevelRepeatableRead, sql.LevelSnapshot:
-		begin += " ISOLATION LEVEL REPEATABLE READ"
+		query += " ISOLATION LEVEL REPEATABLE READ"
 	case sql.LevelSerializable:
-		begin += " ISOLATION LEVEL SERIALIZABLE"
+		query += " ISOLATION LEVEL SERIALIZABLE"
 	default:
 		return nil, fmt.Errorf("unsupported isolation: %v", opts.Isolation)
 	}
 	if opts.ReadOnly {
-		begin += " READ ONLY"
+		query += " READ ONLY"
 	}
 	if c.connector.settings != "" {
-		begin += "; " + c.connector.settings
+		query += "; " + c.connector.settings
 	}
-	tx, err := pc.BeginTx(ctx, pgx.TxOptions{BeginQuery: begin})
+	tx, err := begin(ctx, pc, query)
 	if err != nil {
 		return nil, err
 	}
@@ -212,10 +227,12 @@ func (c *pooledConn) ownTx() bool {
 	return c.connector.ownTx.Load() && c.Conn.Conn().PgConn().TxStatus() == 'I'
 }
 
-// ExecContext runs a statement outside a transaction in a transaction of its own that sets the run-time
-// parameters (see ownTx).
+// ExecContext runs a statement with arguments outside a transaction in a transaction of its own that sets the
+// run-time parameters (see ownTx). A statement without arguments runs as written, under the server's defaults:
+// such are the maintenance statements that cannot run in a transaction block (VACUUM, CREATE INDEX
+// CONCURRENTLY) and DDL, for which a statement_timeout is no safety net.
 func (c *pooledConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	if !c.ownTx() {
+	if len(args) == 0 || !c.ownTx() {
 		return c.Conn.ExecContext(ctx, query, args)
 	}
 	tx, err := c.BeginTx(ctx, driver.TxOptions{})

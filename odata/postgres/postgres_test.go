@@ -143,7 +143,7 @@ func TestOpen_MigrationsWithoutStatementTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec("SELECT pg_sleep(0.3)"); err == nil {
+	if _, err := db.Exec("SELECT pg_sleep($1)", 0.3); err == nil {
 		t.Fatal("a statement past statement_timeout succeeded, want it cancelled")
 	}
 	slow := migrate.Source{Name: "slow", FS: fstest.MapFS{
@@ -190,8 +190,8 @@ func TestOpen_DriverConn(t *testing.T) {
 }
 
 // TestOpen_Pooler: with pooler=transaction, the session keeps nothing between transactions (the settings hold
-// in each transaction and in each statement run outside one, the session's own are the server's defaults), and
-// no statement is prepared on the server under a name, also through sql.DB.Prepare.
+// in each transaction and in each query run outside one, the session's own are the server's defaults), no
+// statement is prepared on the server under a name, also through sql.DB.Prepare, and VACUUM runs.
 func TestOpen_Pooler(t *testing.T) {
 	fresh := dbtest.Postgres(t)
 	url := fresh.URL
@@ -254,8 +254,21 @@ func TestOpen_Pooler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.ExecContext(ctx, "SELECT pg_sleep(2)"); err == nil {
+	if _, err := db.ExecContext(ctx, "SELECT pg_sleep($1)", 2); err == nil {
 		t.Errorf("a statement past the statement_timeout succeeded, want it cancelled")
+	}
+
+	// A statement without arguments outside a transaction runs as written: VACUUM cannot run in a transaction.
+	for _, q := range []string{"CREATE TABLE vacuumed (id INTEGER)", "VACUUM ANALYZE vacuumed"} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Errorf("%s: %v", q, err)
+		}
+	}
+
+	// A setting the server refuses fails Open, as it does when connecting without a pooler.
+	if bad, err := postgres.Open(withParams(url, "no_such_setting=1"), postgres.Pool{}); err == nil {
+		bad.Close()
+		t.Errorf("Open with an unknown setting = nil error, want the server's")
 	}
 
 	// The session itself, read past the adapter, has the server's defaults.
