@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
@@ -321,4 +323,14 @@ func named(args []driver.Value) []driver.NamedValue {
 		nv[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
 	}
 	return nv
+}
+
+// poolerHint adds to err, the failure of a first connection, what to do when it is PgBouncer refusing the
+// startup parameters of a URL without PoolerParam (SQLSTATE 08P01, "unsupported startup parameter").
+func poolerHint(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "08P01" && strings.Contains(pgErr.Message, "unsupported startup parameter") {
+		return fmt.Errorf("%w (behind a connection pooler in transaction mode, add %s=transaction to the URL)", err, PoolerParam)
+	}
+	return err
 }

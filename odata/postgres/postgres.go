@@ -69,7 +69,7 @@ func Open(url string, pool Pool) (*sqldb.DB, error) {
 	db.SetConnMaxLifetime(pool.MaxLifetime)
 	if err := db.Ping(); err != nil {
 		db.Close()
-		return nil, err
+		return nil, poolerHint(err)
 	}
 	return sqldb.NewDB(db, Dialect{}), nil
 }

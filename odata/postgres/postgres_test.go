@@ -197,6 +197,15 @@ func TestOpen_Pooler(t *testing.T) {
 	url := fresh.URL
 	if !strings.Contains(url, postgres.PoolerParam+"=") {
 		url = withParams(url, postgres.PoolerParam+"=transaction")
+	} else {
+		// Through the pooler, a URL without the parameter is refused, and the error says what to add.
+		direct := strings.NewReplacer("&"+postgres.PoolerParam+"=transaction", "", postgres.PoolerParam+"=transaction&", "").Replace(url)
+		if db, err := postgres.Open(direct, postgres.Pool{}); err == nil {
+			db.Close()
+			t.Logf("the pooler of %s took the startup parameters", direct)
+		} else if !strings.Contains(err.Error(), postgres.PoolerParam+"=transaction") {
+			t.Errorf("Open(%s) = %v, want the advice to add %s=transaction", direct, err, postgres.PoolerParam)
+		}
 	}
 	db, err := postgres.Open(url, postgres.Pool{MaxOpen: 4, StatementTimeout: 1500 * time.Millisecond})
 	if err != nil {
