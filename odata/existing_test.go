@@ -15,6 +15,7 @@ import (
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/dbtest"
 	"github.com/storekit/store/odata/edm"
+	"github.com/storekit/store/odata/postgres"
 	"github.com/storekit/store/odata/schema"
 )
 
@@ -336,6 +337,16 @@ END $$`)
 	}
 	db.SetMaxIdleConns(0) // the sessions opened from now on have the zone
 	db.SetMaxIdleConns(2)
+	if strings.Contains(db.URL, postgres.PoolerParam+"=") {
+		// A pooler keeps its server sessions, opened before: the zone is asked for when connecting, which
+		// a pooler passes on to the session of each transaction.
+		pooled, err := postgres.Open(db.URL+"&timezone=Asia/Kolkata", postgres.Pool{MaxOpen: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { pooled.Close() })
+		db.DB = pooled
+	}
 	var zone string
 	if err := db.QueryRowContext(context.Background(), "SHOW timezone").Scan(&zone); err != nil || zone != "Asia/Kolkata" {
 		t.Fatalf("time zone %q, %v; want Asia/Kolkata", zone, err)

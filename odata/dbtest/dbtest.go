@@ -1,5 +1,9 @@
 // Package dbtest opens real databases for tests: a SQLite file under the test's temporary directory, and a fresh
 // PostgreSQL database on the server named by STORE_TEST_POSTGRES (created for the test, dropped after it).
+// STORE_TEST_POSTGRES may name a transaction-mode pooler in front of the server ("?pooler=transaction", see
+// odata/postgres.PoolerParam) that reaches every database by its name, such as PgBouncer with the entry
+// "* = host=... port=..."; the databases are then created and dropped through STORE_TEST_POSTGRES_ADMIN, a
+// direct connection to the same server (CREATE DATABASE cannot run through such a pool).
 package dbtest
 
 import (
@@ -17,6 +21,11 @@ import (
 
 // EnvPostgres names the environment variable with the PostgreSQL server URL for tests.
 const EnvPostgres = "STORE_TEST_POSTGRES"
+
+// EnvPostgresAdmin names the environment variable with a direct URL to the server of STORE_TEST_POSTGRES, for
+// creating and dropping the test databases when STORE_TEST_POSTGRES goes through a pooler; without it they are
+// created through STORE_TEST_POSTGRES.
+const EnvPostgresAdmin = "STORE_TEST_POSTGRES_ADMIN"
 
 // DB is an open test database (its pool and dialect, as the adapters' Open return them) and its URL.
 type DB struct {
@@ -48,9 +57,13 @@ func Postgres(tb testing.TB) *DB {
 	if base == "" {
 		tb.Skip(EnvPostgres + " is not set")
 	}
-	admin, err := postgres.Open(base, postgres.Pool{MaxOpen: 2})
+	adminURL := os.Getenv(EnvPostgresAdmin)
+	if adminURL == "" {
+		adminURL = base
+	}
+	admin, err := postgres.Open(adminURL, postgres.Pool{MaxOpen: 2})
 	if err != nil {
-		tb.Fatalf("open %s: %v", EnvPostgres, err)
+		tb.Fatalf("open %s: %v", adminURL, err)
 	}
 	var b [6]byte
 	_, _ = rand.Read(b[:])

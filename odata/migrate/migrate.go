@@ -9,8 +9,10 @@
 // schema_migrations table (component, version), which the first migration applied creates: a database with
 // nothing to apply, or whose migration fails or is refused, is left as it was. A Source may compute its changes instead (Source.Changes, as
 // odata/schema.Migration does from a model): they are applied, when there are any, as its next version. A database that holds a version newer than the program knows is
-// refused, so an old binary never runs against a newer schema. The dialect's SessionLock (an advisory lock on
-// PostgreSQL) serializes concurrent starts of several server nodes.
+// refused, so an old binary never runs against a newer schema. Each migration's transaction first takes the
+// dialect's TransactionLock (pg_advisory_xact_lock on PostgreSQL) and reads the version again under it, which
+// serializes concurrent starts of several server nodes; the lock holds no session beyond the transaction, so
+// migrations run as well through a transaction-mode connection pooler.
 package migrate
 
 import (
@@ -48,10 +50,11 @@ type Migration struct {
 	SQL     string
 }
 
-// maintenanceSession is implemented by dialects whose sessions carry limits that migrations must not run under
-// (the PostgreSQL adapter's statement_timeout): Up runs begin before the migrations and end after them.
-type maintenanceSession interface {
-	MaintenanceSession() (begin, end string)
+// maintenanceTransaction is implemented by dialects whose sessions carry limits that migrations must not run
+// under (the PostgreSQL adapter's statement_timeout): each migration's transaction starts with the statement it
+// returns, which lifts them for that transaction only (SET LOCAL).
+type maintenanceTransaction interface {
+	MaintenanceTransaction() string
 }
 
 // advisoryLockKey is an arbitrary constant shared by every node of one deployment.
@@ -59,40 +62,17 @@ const advisoryLockKey = 7355608
 
 // Up applies every pending migration of the sources, in the order given, and returns how many it applied.
 func Up(ctx context.Context, db *sqldb.DB, sources ...Source) (int, error) {
-	d := db.Dialect()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer conn.Close()
-	if lock, unlock := d.SessionLock(); lock != "" {
-		if _, err := conn.ExecContext(ctx, lock, advisoryLockKey); err != nil {
-			return 0, fmt.Errorf("migrate: lock: %w", err)
-		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), unlock, advisoryLockKey)
-	}
-	if m, ok := d.(maintenanceSession); ok {
-		begin, end := m.MaintenanceSession()
-		if _, err := conn.ExecContext(ctx, begin); err != nil {
-			return 0, fmt.Errorf("migrate: %s: %w", begin, err)
-		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), end)
-	}
 	applied := 0
 	for _, src := range sources {
 		if src.Changes != nil {
-			n, err := applyChanges(ctx, conn, src)
+			n, err := applyChanges(ctx, db, src)
 			applied += n
 			if err != nil {
 				return applied, err
 			}
 			continue
 		}
-		list, err := Load(src, d.Name())
-		if err != nil {
-			return applied, err
-		}
-		current, err := currentVersion(ctx, conn, src.Name)
+		list, err := Load(src, db.Dialect().Name())
 		if err != nil {
 			return applied, err
 		}
@@ -100,21 +80,57 @@ func Up(ctx context.Context, db *sqldb.DB, sources ...Source) (int, error) {
 		if len(list) > 0 {
 			latest = list[len(list)-1].Version
 		}
-		if current > latest {
-			return applied, fmt.Errorf("migrate: the database schema of %q is at version %d, newer than this program (%d): refusing to start",
-				src.Name, current, latest)
+		current, err := currentVersion(ctx, db, src.Name)
+		if err != nil {
+			return applied, err
 		}
 		for _, m := range list {
 			if m.Version <= current {
 				continue
 			}
-			if err := apply(ctx, conn, src.Name, m); err != nil {
+			done, err := apply(ctx, db, src.Name, m, latest)
+			if err != nil {
 				return applied, err
 			}
-			applied++
+			if done {
+				applied++
+			}
+		}
+		if current > latest {
+			return applied, newerError(src.Name, current, latest)
 		}
 	}
 	return applied, nil
+}
+
+// newerError refuses a database whose schema of component is newer than the program's latest version.
+func newerError(component string, current, latest int) error {
+	return fmt.Errorf("migrate: the database schema of %q is at version %d, newer than this program (%d): refusing to start",
+		component, current, latest)
+}
+
+// begin starts the transaction of one migration: without the session's limits (maintenanceTransaction), holding
+// the dialect's TransactionLock, so that nodes starting together apply each migration once, one after the
+// other, also through a connection pooler that keeps no session between transactions.
+func begin(ctx context.Context, db *sqldb.DB) (*sqldb.Tx, error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	d := db.Dialect()
+	if m, ok := d.(maintenanceTransaction); ok {
+		if _, err := tx.ExecContext(ctx, m.MaintenanceTransaction()); err != nil {
+			tx.Rollback()
+			return nil, fmt.Errorf("migrate: %s: %w", m.MaintenanceTransaction(), err)
+		}
+	}
+	if lock := d.TransactionLock(); lock != "" {
+		if _, err := tx.ExecContext(ctx, lock, advisoryLockKey); err != nil {
+			tx.Rollback()
+			return nil, fmt.Errorf("migrate: lock: %w", err)
+		}
+	}
+	return tx, nil
 }
 
 // Load reads and orders the migrations of src for the dialect named dialect.
@@ -148,7 +164,7 @@ func Load(src Source, dialect string) ([]Migration, error) {
 	return list, nil
 }
 
-// querier is a *sqldb.Conn or *sqldb.Tx.
+// querier is a *sqldb.DB or *sqldb.Tx.
 type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 	Dialect() sqldb.Dialect
@@ -172,25 +188,38 @@ func currentVersion(ctx context.Context, conn querier, component string) (int, e
 	return v, nil
 }
 
-func apply(ctx context.Context, conn *sqldb.Conn, component string, m Migration) error {
-	tx, err := conn.BeginTx(ctx, nil)
+// apply applies migration m of component in its own transaction, unless the version the database holds once
+// the lock is taken shows that another node applied it meanwhile (done is then false); latest is the program's
+// newest version of component.
+func apply(ctx context.Context, db *sqldb.DB, component string, m Migration, latest int) (done bool, err error) {
+	tx, err := begin(ctx, db)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer tx.Rollback()
+	current, err := currentVersion(ctx, tx, component)
+	if err != nil {
+		return false, err
+	}
+	if current > latest {
+		return false, newerError(component, current, latest)
+	}
+	if current >= m.Version {
+		return false, nil
+	}
 	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
-		return fmt.Errorf("migrate: %s %s: %w", component, m.Name, err)
+		return false, fmt.Errorf("migrate: %s %s: %w", component, m.Name, err)
 	}
 	if err := record(ctx, tx, component, m); err != nil {
-		return err
+		return false, err
 	}
-	return tx.Commit()
+	return true, tx.Commit()
 }
 
 // applyChanges applies the changes src.Changes computes, if any, as the next version of src in one
 // transaction, and returns 1 when it applied them.
-func applyChanges(ctx context.Context, conn *sqldb.Conn, src Source) (int, error) {
-	tx, err := conn.BeginTx(ctx, nil)
+func applyChanges(ctx context.Context, db *sqldb.DB, src Source) (int, error) {
+	tx, err := begin(ctx, db)
 	if err != nil {
 		return 0, err
 	}

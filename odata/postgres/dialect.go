@@ -235,16 +235,10 @@ func (Dialect) LockForUpdate() string { return " FOR UPDATE" }
 // TransactionLock uses pg_advisory_xact_lock.
 func (Dialect) TransactionLock() string { return "SELECT pg_advisory_xact_lock($1)" }
 
-// SessionLock uses pg_advisory_lock and pg_advisory_unlock.
-func (Dialect) SessionLock() (lock, unlock string) {
-	return "SELECT pg_advisory_lock($1)", "SELECT pg_advisory_unlock($1)"
-}
-
-// MaintenanceSession returns the statements that lift and restore the session's statement_timeout (see
-// Pool.StatementTimeout) around work that may run long, such as the migrations of package migrate.
-func (Dialect) MaintenanceSession() (begin, end string) {
-	return "SET statement_timeout = 0", "RESET statement_timeout"
-}
+// MaintenanceTransaction returns the statement that lifts the statement_timeout of Open's sessions (see
+// Pool.StatementTimeout) for the rest of one transaction (SET LOCAL, which a transaction-mode pooler passes
+// through), for work that may run long, such as each migration of package migrate.
+func (Dialect) MaintenanceTransaction() string { return "SET LOCAL statement_timeout = 0" }
 
 // NextValue uses nextval.
 func (Dialect) NextValue(sequence string) string {

@@ -6,6 +6,7 @@ package postgres
 
 import (
 	"database/sql"
+	"database/sql/driver"
 	"strconv"
 	"time"
 
@@ -38,7 +39,8 @@ const defaultStatementTimeout = 60 * time.Second
 
 // Open opens a pool on the postgres:// URL with the given settings (zero values take the defaults). Its sessions
 // run with jit off (the engine's statements are short; compiling them cost seconds for nested any() filters) and
-// with the pool's statement_timeout, unless the URL sets either, as in "?statement_timeout=0". The connections
+// with the pool's statement_timeout, unless the URL sets either, as in "?statement_timeout=0"; behind a
+// transaction-mode pooler (PgBouncer), add "pooler=transaction" to the URL (see PoolerParam). The connections
 // are instrumented (sqldb.Instrument, system "postgresql"): a statement run under a context with a recording
 // OpenTelemetry span is a child span of it; sqldb.DriverConn returns the *stdlib.Conn that sql.Conn.Raw hands
 // over. The result carries the pool and Dialect{} together.
@@ -57,15 +59,29 @@ func Open(url string, pool Pool) (*sqldb.DB, error) {
 		return nil, err
 	}
 	sessionSettings(config.RuntimeParams, pool.StatementTimeout)
-	db := sql.OpenDB(sqldb.Instrument(stdlib.GetConnector(*config), "postgresql", Dialect{}))
+	connector, err := connectorFor(config)
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(sqldb.Instrument(connector, "postgresql", Dialect{}))
 	db.SetMaxOpenConns(pool.MaxOpen)
 	db.SetMaxIdleConns(pool.MaxIdle)
 	db.SetConnMaxLifetime(pool.MaxLifetime)
 	if err := db.Ping(); err != nil {
 		db.Close()
-		return nil, err
+		return nil, poolerHint(err)
 	}
 	return sqldb.NewDB(db, Dialect{}), nil
+}
+
+// connectorFor returns the connector of config: pgx's own, or for a URL with PoolerParam one whose sessions
+// carry nothing between transactions.
+func connectorFor(config *pgx.ConnConfig) (driver.Connector, error) {
+	settings, names, pooled, err := forPooler(config)
+	if err != nil || !pooled {
+		return stdlib.GetConnector(*config), err
+	}
+	return &pooledConnector{inner: stdlib.GetConnector(*config), settings: settings, names: names}, nil
 }
 
 // sessionSettings sets the run-time parameters Open gives every session: jit off, and statement_timeout from

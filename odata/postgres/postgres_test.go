@@ -4,8 +4,10 @@ package postgres_test
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -141,7 +143,7 @@ func TestOpen_MigrationsWithoutStatementTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec("SELECT pg_sleep(0.3)"); err == nil {
+	if _, err := db.Exec("SELECT pg_sleep($1)", 0.3); err == nil {
 		t.Fatal("a statement past statement_timeout succeeded, want it cancelled")
 	}
 	slow := migrate.Source{Name: "slow", FS: fstest.MapFS{
@@ -185,4 +187,196 @@ func TestOpen_DriverConn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestOpen_Pooler: with pooler=transaction, the session keeps nothing between transactions (the settings hold
+// in each transaction and in each query run outside one, the session's own are the server's defaults), no
+// statement is prepared on the server under a name, also through sql.DB.Prepare, and VACUUM runs.
+func TestOpen_Pooler(t *testing.T) {
+	fresh := dbtest.Postgres(t)
+	url := fresh.URL
+	if !strings.Contains(url, postgres.PoolerParam+"=") {
+		url = withParams(url, postgres.PoolerParam+"=transaction")
+	} else {
+		// Through the pooler, a URL without the parameter is refused, and the error says what to add.
+		direct := strings.NewReplacer("&"+postgres.PoolerParam+"=transaction", "", postgres.PoolerParam+"=transaction&", "").Replace(url)
+		if db, err := postgres.Open(direct, postgres.Pool{}); err == nil {
+			db.Close()
+			t.Logf("the pooler of %s took the startup parameters", direct)
+		} else if !strings.Contains(err.Error(), postgres.PoolerParam+"=transaction") {
+			t.Errorf("Open(%s) = %v, want the advice to add %s=transaction", direct, err, postgres.PoolerParam)
+		}
+	}
+	db, err := postgres.Open(url, postgres.Pool{MaxOpen: 4, StatementTimeout: 1500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	const settingsQuery = "SELECT current_setting('jit'), current_setting('statement_timeout'), (SELECT count(*) FROM pg_prepared_statements)"
+	type settings struct {
+		JIT, Timeout string
+		Prepared     int
+	}
+	want := settings{"off", "1500ms", 0}
+	read := func(q interface {
+		QueryRowContext(context.Context, string, ...any) *sql.Row
+	}) settings {
+		t.Helper()
+		var s settings
+		if err := q.QueryRowContext(ctx, settingsQuery).Scan(&s.JIT, &s.Timeout, &s.Prepared); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+
+	stmt, err := db.PrepareContext(ctx, "SELECT $1::int + 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stmt.Close()
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var n int
+			if err := stmt.QueryRowContext(ctx, i).Scan(&n); err != nil || n != i+1 {
+				t.Errorf("prepared statement(%d) = %d, %v; want %d", i, n, err, i+1)
+			}
+		}()
+	}
+	wg.Wait()
+
+	if got := read(db); got != want {
+		t.Errorf("outside a transaction: %+v, want %+v", got, want)
+	}
+	err = sqldb.RunTx(ctx, db, func(tx *sqldb.Tx) error {
+		if _, err := tx.ExecContext(ctx, "SELECT $1::text", "x"); err != nil {
+			return err
+		}
+		if got := read(tx); got != want {
+			t.Errorf("in a transaction: %+v, want %+v", got, want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, "SELECT pg_sleep($1)", 2); err == nil {
+		t.Errorf("a statement past the statement_timeout succeeded, want it cancelled")
+	}
+
+	// A statement without arguments outside a transaction runs as written: VACUUM cannot run in a transaction.
+	for _, q := range []string{"CREATE TABLE vacuumed (id INTEGER)", "VACUUM ANALYZE vacuumed"} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Errorf("%s: %v", q, err)
+		}
+	}
+
+	// A setting the server refuses fails Open, as it does when connecting without a pooler.
+	if bad, err := postgres.Open(withParams(url, "no_such_setting=1"), postgres.Pool{}); err == nil {
+		bad.Close()
+		t.Errorf("Open with an unknown setting = nil error, want the server's")
+	}
+
+	// The session itself, read past the adapter, has the server's defaults.
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	err = c.Raw(func(dc any) error {
+		var timeout string
+		if err := sqldb.DriverConn(dc).(*stdlib.Conn).Conn().QueryRow(ctx, "SHOW statement_timeout").Scan(&timeout); err != nil {
+			return err
+		}
+		if timeout == "1500ms" {
+			t.Errorf("the session's statement_timeout is %q, want the server's default", timeout)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// BenchmarkOpen_Pooler measures what pooler=transaction costs against the same server: "direct" sends the
+// settings when connecting and prepares statements on the server (the default), "direct-describe" too but
+// describes statements without naming them (cache_describe, the exec mode of pooler), "pooler" sets them in each
+// transaction's BEGIN and describes statements without naming them; "exec" is pooler with pgx's exec mode;
+// "defaults" is pooler with settings that are the server's defaults.
+// Tx is a transaction of one query, Statement a query outside a transaction (its own transaction with pooler).
+func BenchmarkOpen_Pooler(b *testing.B) {
+	fresh := dbtest.Postgres(b)
+	if _, err := fresh.Exec(`CREATE TABLE item (id BIGINT PRIMARY KEY, name TEXT NOT NULL, price NUMERIC(19,4));
+INSERT INTO item SELECT i, 'item ' || i, i * 1.5 FROM generate_series(1, 1000) AS i`); err != nil {
+		b.Fatal(err)
+	}
+	base := strings.ReplaceAll(strings.ReplaceAll(fresh.URL, "&"+postgres.PoolerParam+"=transaction", ""), postgres.PoolerParam+"=transaction&", "")
+	const query = "SELECT id, name, price FROM item WHERE id = $1"
+	ctx := context.Background()
+	// The server's defaults, read on a session that asked for no settings when connecting.
+	plain, err := postgres.Open(withParams(base, postgres.PoolerParam+"=transaction"), postgres.Pool{MaxOpen: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var jit, timeout string
+	err = plain.QueryRow(`SELECT (SELECT reset_val FROM pg_settings WHERE name = 'jit'),
+	(SELECT reset_val FROM pg_settings WHERE name = 'statement_timeout')`).Scan(&jit, &timeout)
+	plain.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, mode := range []struct{ name, params string }{
+		{"direct", ""},
+		{"direct-describe", "default_query_exec_mode=cache_describe"},
+		{"pooler", postgres.PoolerParam + "=transaction"},
+		{"exec", postgres.PoolerParam + "=transaction&default_query_exec_mode=exec"},
+		// The settings are the server's defaults (as after ALTER ROLE ... SET): statements outside a transaction
+		// need none of their own.
+		{"defaults", postgres.PoolerParam + "=transaction&jit=" + jit + "&statement_timeout=" + timeout},
+	} {
+		if strings.HasPrefix(mode.name, "direct") && base != fresh.URL {
+			continue // through a pooler, only pooler=transaction connects
+		}
+		db, err := postgres.Open(withParams(base, mode.params), postgres.Pool{MaxOpen: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		scan := func(row *sql.Row) error {
+			var id int64
+			var name, price string
+			return row.Scan(&id, &name, &price)
+		}
+		b.Run(mode.name+"/Tx", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := range b.N {
+				err := sqldb.RunTx(ctx, db, func(tx *sqldb.Tx) error { return scan(tx.QueryRowContext(ctx, query, i%1000+1)) })
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(mode.name+"/Statement", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := range b.N {
+				if err := scan(db.QueryRowContext(ctx, query, i%1000+1)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		db.Close()
+	}
+}
+
+// withParams adds the URL parameters params ("a=1&b=2") to url; "" adds none.
+func withParams(url, params string) string {
+	switch {
+	case params == "":
+		return url
+	case strings.Contains(url, "?"):
+		return url + "&" + params
+	}
+	return url + "?" + params
 }

@@ -37,7 +37,7 @@ func Changes(ctx context.Context, q Querier, m *edm.Model) ([]string, error) {
 // Migration returns the migration source, named name in the schema_migrations table, that keeps a database
 // in step with the built model m: each time migrate.Up runs it and the database lacks something of the model
 // (Changes), the additions are applied as the source's next version, in one transaction under the dialect's
-// session lock, and recorded with a name that lists them ("create table book; add column book.year").
+// TransactionLock, and recorded with a name that lists them ("create table book; add column book.year").
 func Migration(name string, m *edm.Model) migrate.Source {
 	return migrate.Source{Name: name, Changes: func(ctx context.Context, tx *sqldb.Tx) (string, []string, error) {
 		changes, err := plan(ctx, tx, m)

@@ -62,7 +62,8 @@ func (tx *Tx) Commit() error {
 }
 
 // Conn returns a single connection of the pool, as sql.DB.Conn does (db.DB.Conn is that one), with the
-// database's dialect: for work that needs one session throughout, such as holding a session lock.
+// database's dialect: for work that needs one session throughout (which a transaction-mode pooler in front of
+// PostgreSQL does not keep beyond a transaction).
 func (db *DB) Conn(ctx context.Context) (*Conn, error) {
 	c, err := db.DB.Conn(ctx)
 	if err != nil {

@@ -88,12 +88,6 @@ type Dialect interface {
 	// transaction ends, so that transactions doing the same work run one after the other (PostgreSQL
 	// pg_advisory_xact_lock); "" on SQLite, whose write transactions already run one at a time.
 	TransactionLock() string
-	// SessionLock returns the statements that take and release a lock named by their one argument, an int64
-	// key, which the connection holds across its transactions until it releases it or closes (PostgreSQL
-	// pg_advisory_lock and pg_advisory_unlock): for work that must not run twice at once on one database, such as
-	// migrations when several server nodes start together. Both are "" on SQLite, which has no such locks; each
-	// of its write transactions holds the whole database's lock.
-	SessionLock() (lock, unlock string)
 	// NextValue is the statement that draws the next value of the named sequence (CREATE SEQUENCE, nextval),
 	// "" when the database has no sequences (SQLite). The name comes from code, never from a request.
 	NextValue(sequence string) string

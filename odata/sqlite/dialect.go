@@ -216,9 +216,6 @@ func (Dialect) LockForUpdate() string { return "" }
 // TransactionLock returns "": write transactions run one at a time.
 func (Dialect) TransactionLock() string { return "" }
 
-// SessionLock returns no statements: SQLite has no advisory locks.
-func (Dialect) SessionLock() (lock, unlock string) { return "", "" }
-
 // NextValue returns "": SQLite has no sequences.
 func (Dialect) NextValue(string) string { return "" }
 
