@@ -65,6 +65,9 @@ func (a *applier) groupSQL(rel *applyRel, cols, groups []*applyCol) string {
 // prefixes (rollup($all, ...) and rollup(null, ...) the grand total), with null for the properties rolled up.
 func (a *applier) groupBy(rel *applyRel, t *syntax.Transformation) (*applyRel, error) {
 	rel = a.settled(rel)
+	if len(t.Sequence) > 0 && t.Sequence[0].Name == "nest" {
+		return a.groupNest(rel, t)
+	}
 	var items []syntax.AggregateItem
 	rest := t.Sequence
 	if len(rest) > 0 {
@@ -282,6 +285,9 @@ func (a *applier) concat(rel *applyRel, t *syntax.Transformation) (*applyRel, er
 				continue
 			}
 			if i, ok := seen[col.path]; ok {
+				if col.nested != nil || final[i].nested != nil {
+					return nil, a.fail(CodeNotSupported, nil, "the sequences of concat both give %s: a nested collection is supported in one", col.path)
+				}
 				if have := final[i].prop; have.Type != col.prop.Type || have.Enum != col.prop.Enum {
 					return nil, a.fail(CodeTypeMismatch, nil, "the sequences of concat give %s different types", col.path)
 				}
@@ -291,7 +297,7 @@ func (a *applier) concat(rel *applyRel, t *syntax.Transformation) (*applyRel, er
 			seen[col.path] = len(final)
 			p := *col.prop
 			next := a.newColumn(col.path, "", &p)
-			next.in = []int{n}
+			next.in, next.nested = []int{n}, col.nested
 			final = append(final, next)
 		}
 	}
