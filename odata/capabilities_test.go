@@ -67,9 +67,9 @@ func TestService_Capabilities(t *testing.T) {
 		t.Errorf("FilterFunctions = %v: want contains, matchesPattern and isof, no geo.distance or hassubset", functions)
 	}
 	apply, _ := annotations["Lib.Container"].(map[string]any)["@Org.OData.Aggregation.V1.ApplySupported"].(map[string]any)
-	if diff := cmp.Diff(map[string]any{"Rollup": "SingleHierarchy", "Transformations": []any{"aggregate", "bottomcount",
-		"bottompercent", "bottomsum", "compute", "concat", "expand", "filter", "groupby", "identity", "join", "orderby",
-		"outerjoin", "search", "skip", "top", "topcount", "toppercent", "topsum"}}, apply); diff != "" {
+	if diff := cmp.Diff(map[string]any{"Rollup": "SingleHierarchy", "Transformations": []any{"addnested", "aggregate",
+		"bottomcount", "bottompercent", "bottomsum", "compute", "concat", "expand", "filter", "groupby", "identity", "join",
+		"nest", "orderby", "outerjoin", "search", "skip", "top", "topcount", "toppercent", "topsum"}}, apply); diff != "" {
 		t.Errorf("ApplySupported (-want +got):\n%s", diff)
 	}
 
