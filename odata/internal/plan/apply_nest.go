@@ -138,6 +138,13 @@ func (a *applier) collection(rel *applyRel, seq []syntax.Transformation, alias s
 	c := a.c
 	start := *rel
 	start.where = append(rel.where[:len(rel.where):len(rel.where)], correlate...)
+	if rel.entity {
+		// compute in the sequence adds to the range's computed properties, joins to its joins: those of a copy,
+		// so that the other sequences of a nest do not see them.
+		r := *rel.r
+		r.computed, r.joins = r.computed[:len(r.computed):len(r.computed)], r.joins[:len(r.joins):len(r.joins)]
+		start.r = &r
+	}
 	b, err := a.sequence(&start, seq)
 	if err != nil {
 		return nil, err

@@ -19,6 +19,7 @@ var nestCases = []struct{ set, apply, extra string }{
 	{"Product", "nest(aggregate($count as N) as Count,filter(Price gt 100)/groupby((ManufacturerId),aggregate(Price with sum as Total)) as Makers)", ""},
 	{"Product", "nest(orderby(Price desc)/top(2) as Top)", "$select=Top"},
 	{"Product", "filter(Price gt 1000)/nest(identity as All)/compute(1 as One)", ""},
+	{"Product", "nest(compute(Price mul 2 as Twice)/filter(Twice gt 2000)/orderby(Name) as Dear,filter(Price lt 6) as Cheap)", ""},
 	{"Product", "groupby((Manufacturer/Name),nest(orderby(Price)/top(1)/groupby((Name,Price)) as Cheapest))", ""},
 	{"Product", "groupby((Published),nest(aggregate(Price with sum as Total) as Sum))/orderby(Published desc)", ""},
 	{"Product", "nest(groupby((Published),nest(aggregate($count as N) as Count)) as Kinds)", ""},
