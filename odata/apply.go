@@ -200,7 +200,7 @@ func appendNested(b []byte, agg *plan.Aggregation, src any, format *answerFormat
 		return nil
 	}, func(n int) error {
 		if agg.MaxRows > 0 && n >= agg.MaxRows {
-			return &Error{Code: CodeLimitExceeded, Message: "A collection of nest or addnested holds more than " +
+			return &Error{Code: CodeLimitExceeded, Target: "$apply", Message: "A collection of nest or addnested holds more than " +
 				strconv.Itoa(agg.MaxRows) + " rows (the largest page): narrow it with filter or top."}
 		}
 		if n > 0 {
