@@ -100,3 +100,33 @@ func driverValue(p *edm.Property, v any) any {
 	}
 	return v
 }
+
+// TestNestedRows: a collection of nest reads at most Limits.NestedRows rows and one more, which tells the writer
+// it is too large (Aggregation.MaxRows); without the limit it holds every row, on both databases.
+func TestNestedRows(t *testing.T) {
+	m := builtModel(t)
+	for _, db := range fixtureDBs(t, m) {
+		for _, tc := range []struct {
+			limit, rows int
+		}{{0, 12}, {2, 3}, {20, 12}} {
+			opts := plan.ReadOptions{Limits: plan.Limits{NestedRows: tc.limit}}
+			r, err := newPlanner(m, db.Dialect()).ReadWith(plan.Scope{Set: m.EntitySet("Product")}, "$apply=nest(groupby((Id))%20as%20P)", opts)
+			if err != nil {
+				t.Fatalf("%s: %v", db.Dialect().Name(), err)
+			}
+			nested := r.Aggregation().Columns[0].Nested
+			if nested == nil || nested.MaxRows != tc.limit {
+				t.Fatalf("%s: limit %d: nested %+v, want MaxRows %d", db.Dialect().Name(), tc.limit, nested, tc.limit)
+			}
+			s, args := r.Select(100)
+			rows, _, err := fetchSQL(db, s, args, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text, _ := nestedRows(nested, rows[0][0])
+			if got := strings.Count(text, "Id="); len(rows) != 1 || got != tc.rows {
+				t.Errorf("%s: limit %d: %d rows holding %s, want 1 holding %d", db.Dialect().Name(), tc.limit, len(rows), text, tc.rows)
+			}
+		}
+	}
+}
