@@ -236,9 +236,16 @@ func nestedValue(p *edm.Property, nested bool, k itemKind, v []byte) any {
 		}
 		return string(v)
 	}
-	if !nested && p.Enum == nil && p.Type == edm.KindBinary {
+	switch {
+	case nested || p.Enum != nil:
+	case p.Type == edm.KindBinary:
 		if out, err := decodeHex(string(v)); err == nil {
 			return out
+		}
+	case p.Type == edm.KindDouble || p.Type == edm.KindSingle:
+		// PostgreSQL writes NaN and the infinities as the strings "NaN", "Infinity", "-Infinity".
+		if f, err := strconv.ParseFloat(string(v), 64); err == nil {
+			return f
 		}
 	}
 	return string(v)
