@@ -326,6 +326,9 @@ func (a *applier) concat(rel *applyRel, t *syntax.Transformation) (*applyRel, er
 		if len(order) == 0 {
 			order = a.columnOrder(b.cols)
 		}
+		if len(order) == 0 {
+			order = []string{"NULL"} // the one row of a nest: no column to order by
+		}
 		list = append(list, strconv.Itoa(i)+" AS "+a.c.quote(sequence.prop.Column),
 			"ROW_NUMBER() OVER (ORDER BY "+strings.Join(order, ", ")+") AS "+a.c.quote(place.prop.Column))
 		alias := a.c.newAlias()

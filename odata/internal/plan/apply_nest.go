@@ -189,7 +189,7 @@ func (a *applier) collection(rel *applyRel, seq []syntax.Transformation, alias s
 	}
 	rowOrder := strings.Join(w.order, ", ")
 	if rowOrder == "" {
-		rowOrder = "1"
+		rowOrder = "NULL" // rows of collections only: one row, from a nest
 	}
 	rows := c.d.ArrayAgg(c.d.JSONRow(values, kinds), rowOrder, edm.KindString)
 	sql := "CAST((SELECT COALESCE(" + rows + ", '[]') FROM " + w.from + ") AS TEXT)"
