@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,7 +43,9 @@ func (a *applier) aggregate(rel *applyRel, items []syntax.AggregateItem) (*apply
 	return a.derive(a.groupSQL(rel, cols, nil), cols), nil
 }
 
-// groupSQL is the SELECT of cols over rel grouped by groups.
+// groupSQL is the SELECT of cols over rel grouped by groups. A grouping value with an argument (compute(Price
+// mul 2 as P)/groupby((P))) is grouped by its place in the select list: written twice, its arguments would be
+// two placeholders, which PostgreSQL takes for two expressions.
 func (a *applier) groupSQL(rel *applyRel, cols, groups []*applyCol) string {
 	var b strings.Builder
 	b.WriteString("SELECT " + a.columnList(cols) + " FROM " + a.fromClause(rel))
@@ -53,6 +56,9 @@ func (a *applier) groupSQL(rel *applyRel, cols, groups []*applyCol) string {
 		list := make([]string, len(groups))
 		for i, g := range groups {
 			list[i] = g.sql
+			if place := slices.Index(cols, g); place >= 0 && strings.ContainsRune(g.sql, 0) {
+				list[i] = strconv.Itoa(place + 1)
+			}
 		}
 		b.WriteString(" GROUP BY " + strings.Join(list, ", "))
 	}
