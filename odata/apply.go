@@ -140,6 +140,9 @@ func (n *aggregateNode) appendObject(b []byte, agg *plan.Aggregation, values []a
 			continue
 		}
 		if nested := agg.Columns[m.column].Nested; nested != nil {
+			if nested.Single && !null && emptyRows(values[m.column]) {
+				continue // a single-valued navigation without a target: the property is left out
+			}
 			b = appendName(b, m.name)
 			if null {
 				b = append(b, "null"...)
@@ -171,13 +174,8 @@ func (n *aggregateNode) appendObject(b []byte, agg *plan.Aggregation, values []a
 // column: a JSON array of rows, each the array of the values of agg's columns as the driver would scan them
 // (plan.AggregateColumn.Nested). A collection of more than agg.MaxRows rows is refused.
 func appendNested(b []byte, agg *plan.Aggregation, src any, format *answerFormat) ([]byte, error) {
-	var text []byte
-	switch v := src.(type) {
-	case string:
-		text = []byte(v)
-	case []byte:
-		text = v
-	default:
+	text, ok := nestedText(src)
+	if !ok {
 		return b, fmt.Errorf("odata: nested collection of type %T", src)
 	}
 	tree := aggregateTree(agg)
@@ -186,7 +184,9 @@ func appendNested(b []byte, agg *plan.Aggregation, src any, format *answerFormat
 		width++
 	}
 	values := make([]any, width)
-	b = append(b, '[')
+	if !agg.Single {
+		b = append(b, '[')
+	}
 	err := scanRows(text, func(i int, k itemKind, v []byte) error {
 		if i >= width {
 			return errArray
@@ -203,6 +203,9 @@ func appendNested(b []byte, agg *plan.Aggregation, src any, format *answerFormat
 			return &Error{Code: CodeLimitExceeded, Target: "$apply", Message: "A collection of nest or addnested holds more than " +
 				strconv.Itoa(agg.MaxRows) + " rows (the largest page): narrow it with filter or top."}
 		}
+		if n > 0 && agg.Single {
+			return errArray
+		}
 		if n > 0 {
 			b = append(b, ',')
 		}
@@ -211,10 +214,32 @@ func appendNested(b []byte, agg *plan.Aggregation, src any, format *answerFormat
 		clear(values)
 		return err
 	})
-	if err != nil {
+	if err != nil || agg.Single {
 		return b, err
 	}
 	return append(b, ']'), nil
+}
+
+// nestedText is the text of a nested collection as the driver scanned it.
+func nestedText(src any) ([]byte, bool) {
+	switch v := src.(type) {
+	case string:
+		return []byte(v), true
+	case []byte:
+		return v, true
+	}
+	return nil, false
+}
+
+// emptyRows reports whether src, the text of a nested collection, holds no row.
+func emptyRows(src any) bool {
+	text, _ := nestedText(src)
+	i := skipSpace(text, 0)
+	if i >= len(text) || text[i] != '[' {
+		return false
+	}
+	i = skipSpace(text, i+1)
+	return i < len(text) && text[i] == ']'
 }
 
 // nestedValue is the value of the item of kind k and text v of a row of a nested collection as the database

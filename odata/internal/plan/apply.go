@@ -39,6 +39,9 @@ type Aggregation struct {
 	// MaxRows is, for the rows of a nested collection (AggregateColumn.Nested), the most it may hold: its
 	// column holds one row more when the collection has more, which the answer refuses. 0 for no limit.
 	MaxRows int
+	// Single marks, for a nested collection, the result of addnested over a single-valued navigation: its one
+	// row is written as an object, and the property is left out without one.
+	Single bool
 }
 
 // AggregateColumn is one column of an aggregated row: Path is its place in the answer ("Category", "Name"),

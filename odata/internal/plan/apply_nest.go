@@ -89,9 +89,9 @@ func (a *applier) nestColumns(rel *applyRel, t *syntax.Transformation, correlate
 	return cols, nil
 }
 
-// addNested adds to each entity of rel the collection addnested(Nav, sequence as Alias) makes: the sequence
-// applied to the entities the collection navigation Nav reaches from it. The entities become rows of their
-// properties and the collection, in their order.
+// addNested adds to each entity of rel what addnested(Nav, sequence as Alias) makes: the sequence applied to the
+// entities the navigation Nav reaches from it, a collection, or for a single-valued Nav the one entity (left out
+// without one). The entities become rows of their properties and Alias, in their order.
 func (a *applier) addNested(rel *applyRel, t *syntax.Transformation) (*applyRel, error) {
 	c := a.c
 	rel = a.settled(rel)
@@ -110,8 +110,6 @@ func (a *applier) addNested(rel *applyRel, t *syntax.Transformation) (*applyRel,
 			return nil, a.fail(CodeNotSupported, t.Path, "addnested of a structural property is not supported")
 		}
 		return nil, a.fail(CodeUnknownProperty, t.Path, "%s is not a navigation property of %s", s.Name, typ.Name)
-	case !nav.Collection:
-		return nil, a.fail(CodeNotSupported, t.Path, "addnested of a single-valued navigation is not supported")
 	case typ.Property(t.Alias) != nil || typ.Navigation(t.Alias) != nil || rel.r.computedNamed(t.Alias) != nil:
 		return nil, a.fail(CodeSyntax, t.Path, "the alias %s of addnested is the name of a property of %s", t.Alias, typ.Name)
 	}
@@ -124,11 +122,20 @@ func (a *applier) addNested(rel *applyRel, t *syntax.Transformation) (*applyRel,
 		same = append(same, c.columnSQL(item, k)+" = "+c.columnSQL(target, k))
 	}
 	related := "EXISTS (" + c.subquery("1", &boundCollection{from: rel.r, nav: nav}, item, strings.Join(same, " AND "), true) + ")"
+	if !nav.Collection {
+		// One entity or none: the sequence must keep it one (3.4.3).
+		for _, step := range t.Sequence {
+			if step.Name != "identity" && step.Name != "compute" && step.Name != "addnested" {
+				return nil, a.fail(CodeSyntax, t.Path, "addnested of the single-valued %s takes identity, compute and addnested, not %s", s.Name, step.Name)
+			}
+		}
+	}
 	inner := &applier{c: c, root: target, option: a.option}
 	col, err := inner.collection(&applyRel{r: target, entity: true}, t.Sequence, t.Alias, []string{related})
 	if err != nil {
 		return nil, err
 	}
+	col.nested.Single = !nav.Collection
 	return a.ordered(rel, col), nil
 }
 

@@ -25,6 +25,7 @@ var nestCases = []struct{ set, apply, extra string }{
 	{"Product", "nest(groupby((Published),nest(aggregate($count as N) as Count)) as Kinds)", ""},
 	{"Category", "addnested(Products,filter(Price gt 100)/orderby(Price desc)/compute(Price mul 2 as Twice) as Dear)", "$select=Name,Dear"},
 	{"Category", "orderby(Name desc)/addnested(Products,aggregate($count as N) as Count)/filter(Name ne 'Books')", "$select=Name,Count"},
+	{"Product", "addnested(Manufacturer,compute(length(Name) as Letters) as Maker)", "$select=Name,Maker&$top=4"},
 	{"Order", "addnested(Items,groupby((ProductId),aggregate(Quantity with sum as Units)) as Lines)", "$select=Id,Lines&$top=3"},
 }
 
