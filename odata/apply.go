@@ -172,7 +172,8 @@ func (n *aggregateNode) appendObject(b []byte, agg *plan.Aggregation, values []a
 
 // appendNested appends the JSON array of the rows of a collection of nest or addnested from src, the text of its
 // column: a JSON array of rows, each the array of the values of agg's columns as the driver would scan them
-// (plan.AggregateColumn.Nested). A collection of more than agg.MaxRows rows is refused.
+// (plan.AggregateColumn.Nested); the one row of agg.Single as an object. A collection of more than agg.MaxRows
+// rows is refused.
 func appendNested(b []byte, agg *plan.Aggregation, src any, format *answerFormat) ([]byte, error) {
 	text, ok := nestedText(src)
 	if !ok {
@@ -192,7 +193,7 @@ func appendNested(b []byte, agg *plan.Aggregation, src any, format *answerFormat
 			return errArray
 		}
 		if i == len(agg.Columns) {
-			values[i] = nestedValue(&edm.Property{Type: edm.KindInt64}, false, k, v)
+			values[i] = nestedValue(sequenceProperty, false, k, v)
 			return nil
 		}
 		column := &agg.Columns[i]
@@ -219,6 +220,9 @@ func appendNested(b []byte, agg *plan.Aggregation, src any, format *answerFormat
 	}
 	return append(b, ']'), nil
 }
+
+// sequenceProperty is how the number of a concat's sequence in a row of a nested collection is read.
+var sequenceProperty = &edm.Property{Type: edm.KindInt64}
 
 // nestedText is the text of a nested collection as the driver scanned it.
 func nestedText(src any) ([]byte, bool) {
