@@ -47,6 +47,8 @@ func TestService_ApplyNest(t *testing.T) {
 				`{"@odata.context":"http://example.com/odata/$metadata#Book(T())","value":[{"T":[{"Title":"Alpha","C":[{"N":1}]},{"Title":"Beta","C":[{"N":1}]},{"Title":"Gamma","C":[{"N":1}]}]}]}`},
 			{"nest in a concat", "Book?$apply=concat(nest(groupby((Title))%20as%20T),aggregate($count%20as%20N))", nil,
 				`{"@odata.context":"http://example.com/odata/$metadata#Book(T(),N)","value":[{"T":[{"Title":"Alpha"},{"Title":"Beta"},{"Title":"Gamma"}]},{"N":3}]}`},
+			{"a concat in a nest: each row its own members", "Book?$apply=nest(concat(groupby((Title)),aggregate($count%20as%20N))%20as%20C)", nil,
+				`{"@odata.context":"http://example.com/odata/$metadata#Book(C())","value":[{"C":[{"Title":"Alpha"},{"Title":"Beta"},{"Title":"Gamma"},{"N":3}]}]}`},
 			{"a collection of collections", "Book?$apply=nest(nest(aggregate($count%20as%20N)%20as%20C)%20as%20Outer)", nil,
 				`{"@odata.context":"http://example.com/odata/$metadata#Book(Outer())","value":[{"Outer":[{"C":[{"N":3}]}]}]}`},
 			{"addnested with filter and orderby inside",
