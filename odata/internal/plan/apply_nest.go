@@ -48,10 +48,14 @@ func (a *applier) groupNest(rel *applyRel, t *syntax.Transformation) (*applyRel,
 		groups = append(groups, col)
 	}
 	keys := a.derive(a.groupSQL(rel, groups, groups), groups)
-	// The group's rows: those whose grouping values are the row's, null equal to null.
+	// The group's rows: those whose grouping values are the row's, null equal to null where the value may be
+	// null (PostgreSQL uses no index for IS NOT DISTINCT FROM).
 	correlate := make([]string, len(groups))
 	for i, g := range groups {
-		correlate[i] = a.c.d.NullSafeEqual(g.sql, keys.cols[i].sql, true)
+		correlate[i] = g.sql + " = " + keys.cols[i].sql
+		if e, err := a.binder(rel).expr(t.Groups[i].Path); err != nil || nullable(e) {
+			correlate[i] = a.c.d.NullSafeEqual(g.sql, keys.cols[i].sql, true)
+		}
 	}
 	nested, err := a.nestColumns(rel, &t.Sequence[0], correlate, keys.cols)
 	if err != nil {
