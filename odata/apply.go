@@ -1,9 +1,11 @@
 package odata
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 
+	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/internal/plan"
 )
 
@@ -137,6 +139,21 @@ func (n *aggregateNode) appendObject(b []byte, agg *plan.Aggregation, values []a
 			}
 			continue
 		}
+		if nested := agg.Columns[m.column].Nested; nested != nil {
+			if nested.Single && !null && emptyRows(values[m.column]) {
+				continue // a single-valued navigation without a target: the property is left out
+			}
+			b = appendName(b, m.name)
+			if null {
+				b = append(b, "null"...)
+				continue
+			}
+			var err error
+			if b, err = appendNested(b, nested, values[m.column], format); err != nil {
+				return b, err
+			}
+			continue
+		}
 		p := agg.Columns[m.column].Property
 		b = format.appendPropertyType(b, p, null)
 		b = appendName(b, m.name)
@@ -151,6 +168,116 @@ func (n *aggregateNode) appendObject(b []byte, agg *plan.Aggregation, values []a
 		}
 	}
 	return append(b, '}'), nil
+}
+
+// appendNested appends the JSON array of the rows of a collection of nest or addnested from src, the text of its
+// column: a JSON array of rows, each the array of the values of agg's columns as the driver would scan them
+// (plan.AggregateColumn.Nested); the one row of agg.Single as an object. A collection of more than agg.MaxRows
+// rows is refused.
+func appendNested(b []byte, agg *plan.Aggregation, src any, format *answerFormat) ([]byte, error) {
+	text, ok := nestedText(src)
+	if !ok {
+		return b, fmt.Errorf("odata: nested collection of type %T", src)
+	}
+	tree := aggregateTree(agg)
+	width := len(agg.Columns)
+	if agg.Sequence {
+		width++
+	}
+	values := make([]any, width)
+	if !agg.Single {
+		b = append(b, '[')
+	}
+	err := scanRows(text, func(i int, k itemKind, v []byte) error {
+		if i >= width {
+			return errArray
+		}
+		if i == len(agg.Columns) {
+			values[i] = nestedValue(sequenceProperty, false, k, v)
+			return nil
+		}
+		column := &agg.Columns[i]
+		values[i] = nestedValue(column.Property, column.Nested != nil, k, v)
+		return nil
+	}, func(n int) error {
+		if agg.MaxRows > 0 && n >= agg.MaxRows {
+			return &Error{Code: CodeLimitExceeded, Target: "$apply", Message: "A collection of nest or addnested holds more than " +
+				strconv.Itoa(agg.MaxRows) + " rows (the largest page): narrow it with filter or top."}
+		}
+		if n > 0 && agg.Single {
+			return errArray
+		}
+		if n > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		b, err = tree.appendObject(b, agg, values, format)
+		clear(values)
+		return err
+	})
+	if err != nil || agg.Single {
+		return b, err
+	}
+	return append(b, ']'), nil
+}
+
+// sequenceProperty is how the number of a concat's sequence in a row of a nested collection is read.
+var sequenceProperty = &edm.Property{Type: edm.KindInt64}
+
+// nestedText is the text of a nested collection as the driver scanned it.
+func nestedText(src any) ([]byte, bool) {
+	switch v := src.(type) {
+	case string:
+		return []byte(v), true
+	case []byte:
+		return v, true
+	}
+	return nil, false
+}
+
+// emptyRows reports whether src, the text of a nested collection, holds no row.
+func emptyRows(src any) bool {
+	text, _ := nestedText(src)
+	i := skipSpace(text, 0)
+	if i >= len(text) || text[i] != '[' {
+		return false
+	}
+	i = skipSpace(text, i+1)
+	return i < len(text) && text[i] == ']'
+}
+
+// nestedValue is the value of the item of kind k and text v of a row of a nested collection as the database
+// driver would scan it for a column of p (nested: the column holds a collection itself, as text).
+func nestedValue(p *edm.Property, nested bool, k itemKind, v []byte) any {
+	switch k {
+	case itemNull:
+		return nil
+	case itemTrue:
+		return true
+	case itemFalse:
+		return false
+	case itemNumber:
+		if n, err := strconv.ParseInt(string(v), 10, 64); err == nil && (p.Enum != nil || p.Type != edm.KindDouble && p.Type != edm.KindSingle) {
+			return n
+		}
+		if f, err := strconv.ParseFloat(string(v), 64); err == nil {
+			return f
+		}
+		return string(v)
+	}
+	switch {
+	case nested || p.Enum != nil:
+	case p.Type == edm.KindBinary:
+		if out, err := decodeHex(string(v)); err == nil {
+			return out
+		}
+	case p.Type == edm.KindDouble || p.Type == edm.KindSingle:
+		// PostgreSQL writes NaN and the infinities as the strings "NaN", "Infinity", "-Infinity".
+		if f, err := strconv.ParseFloat(string(v), 64); err == nil {
+			return f
+		}
+	}
+	return string(v)
 }
 
 // allNull reports whether every column below n is null in the row.

@@ -70,3 +70,11 @@ func BenchmarkApply_GroupByHandWritten(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkApply_GroupByNest measures a whole GET of the three dearest books of each of the 200 publishers of
+// 100,000 books (a page of 100 groups, each collection a correlated subquery) through the handler on SQLite.
+func BenchmarkApply_GroupByNest(b *testing.B) {
+	f := newBenchFixture(b)
+	seedGroupedStore(b, f)
+	benchGet(b, f, "http://example.com/odata/Book?$apply=groupby((Publisher/Name),nest(orderby(Price%20desc)/top(3)/groupby((Title,Price))%20as%20Top))")
+}

@@ -68,9 +68,9 @@ func TestService_Capabilities(t *testing.T) {
 		t.Errorf("FilterFunctions = %v: want contains, matchesPattern, isof and Org.OData.Aggregation.V1.isdescendant, no geo.distance or hassubset", functions)
 	}
 	apply, _ := annotations["Lib.Container"].(map[string]any)["@Org.OData.Aggregation.V1.ApplySupported"].(map[string]any)
-	if diff := cmp.Diff(map[string]any{"Rollup": "SingleHierarchy", "Transformations": []any{"aggregate", "ancestors", "bottomcount",
-		"bottompercent", "bottomsum", "compute", "concat", "descendants", "expand", "filter", "groupby", "identity", "join", "orderby",
-		"outerjoin", "search", "skip", "top", "topcount", "toppercent", "topsum", "traverse"}}, apply); diff != "" {
+	if diff := cmp.Diff(map[string]any{"Rollup": "SingleHierarchy", "Transformations": []any{"addnested", "aggregate", "ancestors",
+		"bottomcount", "bottompercent", "bottomsum", "compute", "concat", "descendants", "expand", "filter", "groupby", "identity",
+		"join", "nest", "orderby", "outerjoin", "search", "skip", "top", "topcount", "toppercent", "topsum", "traverse"}}, apply); diff != "" {
 		t.Errorf("ApplySupported (-want +got):\n%s", diff)
 	}
 

@@ -52,6 +52,54 @@ func scanArray(text []byte, scratch []byte, fn func(k itemKind, v []byte) error)
 	}
 }
 
+// scanRows reads the JSON array of rows text, each row a JSON array of scalars: it calls item for each item
+// with its place in the row, kind and text (valid only during the call), and row after each row with its number.
+func scanRows(text []byte, item func(i int, k itemKind, v []byte) error, row func(n int) error) error {
+	i := skipSpace(text, 0)
+	if i >= len(text) || text[i] != '[' {
+		return errArray
+	}
+	i = skipSpace(text, i+1)
+	if i < len(text) && text[i] == ']' {
+		return nil
+	}
+	var scratch []byte
+	for n := 0; ; n++ {
+		if i >= len(text) || text[i] != '[' {
+			return errArray
+		}
+		i = skipSpace(text, i+1)
+		for j := 0; i < len(text) && text[i] != ']'; j++ {
+			if j > 0 {
+				if text[i] != ',' {
+					return errArray
+				}
+				i = skipSpace(text, i+1)
+			}
+			var err error
+			if scratch, i, err = scanItem(text, i, scratch, func(k itemKind, v []byte) error { return item(j, k, v) }); err != nil {
+				return err
+			}
+			i = skipSpace(text, i)
+		}
+		if i >= len(text) {
+			return errArray
+		}
+		if err := row(n); err != nil {
+			return err
+		}
+		i = skipSpace(text, i+1)
+		switch {
+		case i < len(text) && text[i] == ',':
+			i = skipSpace(text, i+1)
+		case i < len(text) && text[i] == ']':
+			return nil
+		default:
+			return errArray
+		}
+	}
+}
+
 // literalItems are the items of an array that are JSON words.
 var literalItems = [...]struct {
 	word string

@@ -18,7 +18,9 @@ type Limits struct {
 	// PageSize is the number of entities in one page of a collection: DefaultPageSize by default. A client may
 	// ask for more or fewer with Prefer: odata.maxpagesize=N, up to MaxPageSize.
 	PageSize int
-	// MaxPageSize is the largest page a client may ask for: DefaultMaxPageSize by default.
+	// MaxPageSize is the largest page a client may ask for: DefaultMaxPageSize by default. It also bounds the
+	// rows of each collection the $apply transformations nest and addnested make: a read whose collection
+	// holds more is a 400 LimitExceeded.
 	MaxPageSize int
 	// MaxTop is the largest $top, at the top level and in $expand: none by default ($top beyond the page size
 	// is served across pages, its next links carrying what is left of it).
@@ -127,6 +129,7 @@ func serviceLimits(l Limits, fail func(format string, args ...any)) (requestLimi
 		MaxTop:  max(l.MaxTop, 0),
 		Expands: max(orDefault(l.Expands, DefaultExpands), 0),
 	}
+	out.read.NestedRows = out.maxPageSize
 	out.bodyBytes = bytesLimit(l.BodyBytes, DefaultBodyBytes)
 	out.mediaBytes = bytesLimit(l.MediaBytes, DefaultMediaBytes)
 	batchRequests := orDefault(l.BatchRequests, DefaultBatchRequests)
@@ -140,6 +143,7 @@ func serviceLimits(l Limits, fail func(format string, args ...any)) (requestLimi
 func (r requestLimits) forSet(l SetLimits, fail func(format string, args ...any)) requestLimits {
 	r.pageSize = orDefault(l.PageSize, r.pageSize)
 	r.maxPageSize = orDefault(l.MaxPageSize, r.maxPageSize)
+	r.read.NestedRows = r.maxPageSize
 	if l.PageSize != 0 || l.MaxPageSize != 0 {
 		if r.pageSize < 1 || r.maxPageSize < r.pageSize {
 			fail("Limits.PageSize %d and MaxPageSize %d: want 1 <= PageSize <= MaxPageSize", r.pageSize, r.maxPageSize)

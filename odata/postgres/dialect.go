@@ -253,6 +253,22 @@ func (Dialect) ArrayAgg(value, order string, k edm.Kind) string {
 	return "json_agg(" + value + " ORDER BY " + order + ")"
 }
 
+// JSONRow uses json_build_array, with encode(..., 'hex') for Binary values and Decimals as text (NUMERIC
+// reads as text, and json_build_array would write it as a number).
+func (Dialect) JSONRow(values []string, kinds []edm.Kind) string {
+	items := make([]string, len(values))
+	for i, v := range values {
+		switch kinds[i] {
+		case edm.KindBinary:
+			v = "encode(" + v + ", 'hex')"
+		case edm.KindDecimal:
+			v = "CAST(" + v + " AS TEXT)"
+		}
+		items[i] = v
+	}
+	return "json_build_array(" + strings.Join(items, ", ") + ")"
+}
+
 // isInteger reports whether k is an integer kind (Byte, SByte, Int16, Int32, Int64).
 func isInteger(k edm.Kind) bool {
 	switch k {

@@ -158,6 +158,10 @@ type Dialect interface {
 	// the order of the order expression; Binary values (kind k) become hex strings. Over no rows it is '[]' on
 	// SQLite and NULL on PostgreSQL.
 	ArrayAgg(value, order string, k edm.Kind) string
+	// JSONRow is the JSON array of the values of one row (kinds[i] the kind of values[i]), an item for
+	// ArrayAgg: Binary values as hex strings, and Decimals as text where the driver reads them as text, so
+	// that each item reads back as the column would scan.
+	JSONRow(values []string, kinds []edm.Kind) string
 
 	// Tables and the catalog, for odata/schema: the DDL of a model and the check of a database against it.
 

@@ -227,6 +227,18 @@ func (Dialect) ArrayAgg(value, order string, k edm.Kind) string {
 	return "json_group_array(" + value + " ORDER BY " + order + ")"
 }
 
+// JSONRow uses json_array, with hex for Binary values (a null stays null, where hex gives an empty string).
+func (Dialect) JSONRow(values []string, kinds []edm.Kind) string {
+	items := make([]string, len(values))
+	for i, v := range values {
+		if kinds[i] == edm.KindBinary {
+			v = "CASE WHEN " + v + " IS NULL THEN NULL ELSE hex(" + v + ") END"
+		}
+		items[i] = v
+	}
+	return "json_array(" + strings.Join(items, ", ") + ")"
+}
+
 // ClassifyError maps SQLite's extended result codes to error classes.
 func (Dialect) ClassifyError(err error) sqldb.ErrorClass {
 	var e sqlite3.Error

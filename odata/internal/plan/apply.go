@@ -22,9 +22,9 @@ import (
 // ApplyTransformations lists the transformations of $apply the planner translates, for the
 // Aggregation.ApplySupported annotation of $metadata.
 func ApplyTransformations() []string {
-	return []string{"aggregate", "ancestors", "bottomcount", "bottompercent", "bottomsum", "compute", "concat",
-		"descendants", "expand", "filter", "groupby", "identity", "join", "orderby", "outerjoin", "search", "skip",
-		"top", "topcount", "toppercent", "topsum", "traverse"}
+	return []string{"addnested", "aggregate", "ancestors", "bottomcount", "bottompercent", "bottomsum", "compute",
+		"concat", "descendants", "expand", "filter", "groupby", "identity", "join", "nest", "orderby", "outerjoin",
+		"search", "skip", "top", "topcount", "toppercent", "topsum", "traverse"}
 }
 
 // Aggregation describes the rows of a $apply whose result is not entities: their columns, each written at its
@@ -36,6 +36,12 @@ type Aggregation struct {
 	// Sequence reports that each row has one more column after Columns: the number (from 0) of the sequence of
 	// a concat the row comes from, which tells the members the row has (AggregateColumn.In).
 	Sequence bool
+	// MaxRows is, for the rows of a nested collection (AggregateColumn.Nested), the most it may hold: its
+	// column holds one row more when the collection has more, which the answer refuses. 0 for no limit.
+	MaxRows int
+	// Single marks, for a nested collection, the result of addnested over a single-valued navigation: its one
+	// row is written as an object, and the property is left out without one.
+	Single bool
 }
 
 // AggregateColumn is one column of an aggregated row: Path is its place in the answer ("Category", "Name"),
@@ -47,6 +53,10 @@ type AggregateColumn struct {
 	// another sequence leaves the member out (Data Aggregation 4.0, 3.3.2: the rows of each sequence keep
 	// their own structure), rather than writing it as null.
 	In []int
+	// Nested describes the rows of the collection that nest or addnested put in the column, nil for a value:
+	// the column holds the text of a JSON array of rows, each a JSON array of the values of Nested.Columns
+	// (and its sequence number) as the database driver would scan them (sqldb.Dialect.JSONRow).
+	Nested *Aggregation
 }
 
 // applyRel is the input of a transformation.
@@ -80,6 +90,9 @@ type applyCol struct {
 	// hidden marks the columns a concat adds to keep its rows in order, which are not bound by name nor
 	// written: the number of the sequence (sequence) and the row's place in it.
 	hidden, sequence bool
+	// nested describes the rows of a collection of nest or addnested, which the column holds as JSON; it is
+	// not bound by name, nor ordered by.
+	nested *Aggregation
 }
 
 // applier translates one $apply.
@@ -125,7 +138,7 @@ func (a *applier) sequence(rel *applyRel, seq []syntax.Transformation) (*applyRe
 func (a *applier) transformation(rel *applyRel, t *syntax.Transformation) (*applyRel, error) {
 	if len(rel.expands) > 0 {
 		switch t.Name {
-		case "aggregate", "groupby", "concat", "join", "outerjoin":
+		case "aggregate", "groupby", "concat", "join", "outerjoin", "nest", "addnested":
 			return nil, a.fail(CodeNotSupported, nil, "%s after expand is not supported", t.Name)
 		}
 	}
@@ -163,6 +176,10 @@ func (a *applier) transformation(rel *applyRel, t *syntax.Transformation) (*appl
 		return a.ancestorsDescendants(rel, t)
 	case "traverse":
 		return a.traverse(rel, t)
+	case "nest":
+		return a.nest(rel, t)
+	case "addnested":
+		return a.addNested(rel, t)
 	}
 	return nil, a.fail(CodeNotSupported, nil, "the transformation %s is not supported", t.Name)
 }
@@ -298,10 +315,11 @@ func (a *applier) derive(sql string, cols []*applyCol) *applyRel {
 	r := &tableRange{alias: a.c.newAlias(), typ: a.root.typ, derived: true}
 	out := &applyRel{r: r, from: "(" + sql + ") AS " + a.c.quote(r.alias)}
 	for _, col := range cols {
-		next := &applyCol{path: col.path, prop: col.prop, in: col.in, hidden: col.hidden, sequence: col.sequence}
+		next := &applyCol{path: col.path, prop: col.prop, in: col.in, hidden: col.hidden, sequence: col.sequence,
+			nested: col.nested}
 		next.sql = a.c.columnSQL(r, col.prop)
 		out.cols = append(out.cols, next)
-		if col.hidden {
+		if col.hidden || col.nested != nil {
 			continue
 		}
 		t := propType(col.prop)
@@ -453,6 +471,9 @@ func (a *applier) columnOrder(cols []*applyCol) []string {
 	c := a.c
 	var order, hidden []string
 	for _, col := range cols {
+		if col.nested != nil {
+			continue
+		}
 		s := col.sql
 		if col.prop.Type == edm.KindString {
 			s = c.d.CollateBinary(s)

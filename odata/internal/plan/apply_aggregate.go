@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,7 +43,9 @@ func (a *applier) aggregate(rel *applyRel, items []syntax.AggregateItem) (*apply
 	return a.derive(a.groupSQL(rel, cols, nil), cols), nil
 }
 
-// groupSQL is the SELECT of cols over rel grouped by groups.
+// groupSQL is the SELECT of cols over rel grouped by groups. A grouping value with an argument (compute(Price
+// mul 2 as P)/groupby((P))) is grouped by its place in the select list: written twice, its arguments would be
+// two placeholders, which PostgreSQL takes for two expressions.
 func (a *applier) groupSQL(rel *applyRel, cols, groups []*applyCol) string {
 	var b strings.Builder
 	b.WriteString("SELECT " + a.columnList(cols) + " FROM " + a.fromClause(rel))
@@ -53,6 +56,9 @@ func (a *applier) groupSQL(rel *applyRel, cols, groups []*applyCol) string {
 		list := make([]string, len(groups))
 		for i, g := range groups {
 			list[i] = g.sql
+			if place := slices.Index(cols, g); place >= 0 && strings.ContainsRune(g.sql, 0) {
+				list[i] = strconv.Itoa(place + 1)
+			}
 		}
 		b.WriteString(" GROUP BY " + strings.Join(list, ", "))
 	}
@@ -65,6 +71,9 @@ func (a *applier) groupSQL(rel *applyRel, cols, groups []*applyCol) string {
 // prefixes (rollup($all, ...) and rollup(null, ...) the grand total), with null for the properties rolled up.
 func (a *applier) groupBy(rel *applyRel, t *syntax.Transformation) (*applyRel, error) {
 	rel = a.settled(rel)
+	if len(t.Sequence) > 0 && t.Sequence[0].Name == "nest" {
+		return a.groupNest(rel, t)
+	}
 	var items []syntax.AggregateItem
 	rest := t.Sequence
 	if len(rest) > 0 {
@@ -282,6 +291,9 @@ func (a *applier) concat(rel *applyRel, t *syntax.Transformation) (*applyRel, er
 				continue
 			}
 			if i, ok := seen[col.path]; ok {
+				if col.nested != nil || final[i].nested != nil {
+					return nil, a.fail(CodeNotSupported, nil, "the sequences of concat both give %s: a nested collection is supported in one", col.path)
+				}
 				if have := final[i].prop; have.Type != col.prop.Type || have.Enum != col.prop.Enum {
 					return nil, a.fail(CodeTypeMismatch, nil, "the sequences of concat give %s different types", col.path)
 				}
@@ -291,7 +303,7 @@ func (a *applier) concat(rel *applyRel, t *syntax.Transformation) (*applyRel, er
 			seen[col.path] = len(final)
 			p := *col.prop
 			next := a.newColumn(col.path, "", &p)
-			next.in = []int{n}
+			next.in, next.nested = []int{n}, col.nested
 			final = append(final, next)
 		}
 	}
@@ -319,6 +331,9 @@ func (a *applier) concat(rel *applyRel, t *syntax.Transformation) (*applyRel, er
 		order := b.order
 		if len(order) == 0 {
 			order = a.columnOrder(b.cols)
+		}
+		if len(order) == 0 {
+			order = []string{"NULL"} // the one row of a nest: no column to order by
 		}
 		list = append(list, strconv.Itoa(i)+" AS "+a.c.quote(sequence.prop.Column),
 			"ROW_NUMBER() OVER (ORDER BY "+strings.Join(order, ", ")+") AS "+a.c.quote(place.prop.Column))

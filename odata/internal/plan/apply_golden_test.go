@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/storekit/store/odata/dbtest"
 	"github.com/storekit/store/odata/edm"
 	"github.com/storekit/store/odata/internal/plan"
 	"github.com/storekit/store/odata/postgres"
@@ -131,11 +132,22 @@ var applyCases = []struct{ set, apply, extra string }{
 func TestGoldenApply(t *testing.T) {
 	m := builtModel(t)
 	dbs := fixtureDBs(t, m)
-	texts := []sqldb.Dialect{sqlite.Dialect{}, postgres.Dialect{}}
 	var b strings.Builder
 	b.WriteString("# $apply cases: the transformations as parsed (ast), the rows of the fixture (entity keys, or the\n" +
 		"# aggregated values), and the page query of each dialect with its arguments. go test -update rewrites it.\n\n")
-	for _, c := range applyCases {
+	goldenApplyCases(t, m, dbs, applyCases, &b)
+	golden(t, "apply.golden", b.String())
+	if n := len(applyCases) + countComputeCases(); n < 60 {
+		t.Errorf("only %d $apply and $compute golden cases", n)
+	}
+}
+
+// goldenApplyCases translates each $apply case for both dialects and writes to b the AST (printed), the rows of
+// the fixture and the SQL of the first page with its arguments, after executing it on each of dbs: the rows
+// must be the same on all.
+func goldenApplyCases(t *testing.T, m *edm.Model, dbs []*dbtest.DB, cases []struct{ set, apply, extra string }, b *strings.Builder) {
+	texts := []sqldb.Dialect{sqlite.Dialect{}, postgres.Dialect{}}
+	for _, c := range cases {
 		raw := "$apply=" + encodeQuery(c.apply)
 		if c.extra != "" {
 			raw += "&" + encodeOptions(c.extra)
@@ -145,11 +157,11 @@ func TestGoldenApply(t *testing.T) {
 			t.Errorf("ParseQuery(%q) = %v", raw, err)
 			continue
 		}
-		fmt.Fprintf(&b, "### %s $apply=%s", c.set, c.apply)
+		fmt.Fprintf(b, "### %s $apply=%s", c.set, c.apply)
 		if c.extra != "" {
-			fmt.Fprintf(&b, "&%s", c.extra)
+			fmt.Fprintf(b, "&%s", c.extra)
 		}
-		fmt.Fprintf(&b, "\nast: %s\n", syntax.PrintApply(q.Apply))
+		fmt.Fprintf(b, "\nast: %s\n", syntax.PrintApply(q.Apply))
 		scope := plan.Scope{Set: m.EntitySet(c.set)}
 		var want string
 		for i, db := range dbs {
@@ -173,7 +185,7 @@ func TestGoldenApply(t *testing.T) {
 			}
 			if i == 0 {
 				want = rows
-				fmt.Fprintf(&b, "rows: %s\n", rows)
+				fmt.Fprintf(b, "rows: %s\n", rows)
 				if q.Top == nil && q.Skip == nil && int(n) != strings.Count(rows, " | ")+1 && rows != "" {
 					t.Errorf("%s: count %d for rows %s", raw, n, rows)
 				}
@@ -188,13 +200,9 @@ func TestGoldenApply(t *testing.T) {
 				break
 			}
 			s, args := r.Select(100)
-			fmt.Fprintf(&b, "%s: %s\n  args: %s\n", d.Name(), s, formatArgs(args))
+			fmt.Fprintf(b, "%s: %s\n  args: %s\n", d.Name(), s, formatArgs(args))
 		}
 		b.WriteByte('\n')
-	}
-	golden(t, "apply.golden", b.String())
-	if n := len(applyCases) + countComputeCases(); n < 60 {
-		t.Errorf("only %d $apply and $compute golden cases", n)
 	}
 }
 
@@ -242,6 +250,14 @@ func applyRows(name string, r *plan.Read, query func(string, []any) ([][]any, er
 		var parts []string
 		for i, col := range agg.Columns {
 			if agg.Sequence && col.In != nil && !slices.Contains(col.In, int(sequenceOf(row[len(row)-1]))) {
+				continue
+			}
+			if col.Nested != nil {
+				text, err := nestedRows(col.Nested, row[i])
+				if err != nil {
+					return "", fmt.Errorf("%s: column %s: %w", name, strings.Join(col.Path, "/"), err)
+				}
+				parts = append(parts, strings.Join(col.Path, "/")+"="+text)
 				continue
 			}
 			v, err := sqldb.Scan(col.Property, row[i])

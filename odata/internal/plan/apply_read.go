@@ -98,13 +98,42 @@ func (pl *compiledRead) aggregated(a *applier, rel *applyRel, q *syntax.Query) e
 			}
 		}
 	}
+	agg, list := rowShape(cols, sequence)
+	counted := *rel
+	counted.order = nil
+	count := "SELECT COUNT(*) FROM (" + a.render(&counted, "1") + ") AS " + c.quote(c.newAlias())
+	paged := *rel
+	paged.order, paged.limit, paged.offset = order, c.arg(slotLimit), c.arg(slotOffset)
+	sql, args := c.finish(a.render(&paged, strings.Join(list, ", ")))
+	pl.first = sqlStatement{sql: sql, args: args}
+	countSQL, countArgs := c.finish(count)
+	pl.count = &sqlStatement{sql: countSQL, args: countArgs}
+	pl.aggregation = agg
+	pl.projection = &Projection{Type: pl.typ}
+	if c.rowFilterError != nil {
+		return c.rowFilterError
+	}
+	if c.tooBig {
+		return &Error{Code: CodeLimitExceeded, Msg: "the query is too complex to translate"}
+	}
+	return nil
+}
+
+// rowShape is the Aggregation of rows of the columns cols (and the hidden column of a concat's sequence number,
+// nil without), and the SQL of the values of a row, in order.
+func rowShape(cols []*applyCol, sequence *applyCol) (*Aggregation, []string) {
 	agg := &Aggregation{}
 	list := make([]string, len(cols))
 	var names []string
 	nested := map[string][]string{}
 	for i, col := range cols {
-		agg.Columns = append(agg.Columns, AggregateColumn{Path: strings.Split(col.path, "/"), Property: col.prop, In: col.in})
+		agg.Columns = append(agg.Columns, AggregateColumn{Path: strings.Split(col.path, "/"), Property: col.prop, In: col.in,
+			Nested: col.nested})
 		list[i] = col.sql
+		if col.nested != nil {
+			names = append(names, col.path+"()")
+			continue
+		}
 		top, rest, ok := strings.Cut(col.path, "/")
 		if _, seen := nested[top]; !seen {
 			names = append(names, top)
@@ -124,24 +153,7 @@ func (pl *compiledRead) aggregated(a *applier, rel *applyRel, q *syntax.Query) e
 		agg.Sequence = true
 		list = append(list, sequence.sql)
 	}
-	counted := *rel
-	counted.order = nil
-	count := "SELECT COUNT(*) FROM (" + a.render(&counted, "1") + ") AS " + c.quote(c.newAlias())
-	paged := *rel
-	paged.order, paged.limit, paged.offset = order, c.arg(slotLimit), c.arg(slotOffset)
-	sql, args := c.finish(a.render(&paged, strings.Join(list, ", ")))
-	pl.first = sqlStatement{sql: sql, args: args}
-	countSQL, countArgs := c.finish(count)
-	pl.count = &sqlStatement{sql: countSQL, args: countArgs}
-	pl.aggregation = agg
-	pl.projection = &Projection{Type: pl.typ}
-	if c.rowFilterError != nil {
-		return c.rowFilterError
-	}
-	if c.tooBig {
-		return &Error{Code: CodeLimitExceeded, Msg: "the query is too complex to translate"}
-	}
-	return nil
+	return agg, list
 }
 
 // visibleColumns are the columns of cols the answer writes, and the hidden column of a concat's sequence number

@@ -18,6 +18,9 @@ type Limits struct {
 	// Expands is the number of navigations one read expands, all levels counted ($expand=* counts each
 	// navigation of the type); 0 for no limit.
 	Expands int
+	// NestedRows is the most rows of one collection that the $apply transformations nest and addnested make
+	// (the answer refuses a read whose collection holds more); 0 for no limit.
+	NestedRows int
 }
 
 // ReadOptions holds what a read depends on besides its scope and query text, all of it part of the plan cache
