@@ -63,7 +63,11 @@ func runOnce(ctx context.Context, db *DB, fn func(tx *Tx) error) error {
 	if err := fn(tx); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	db.wrote(ctx)
+	return nil
 }
 
 // Retry marks err as a conflict after which the whole transaction may run again, for RunTx: for a failure the
