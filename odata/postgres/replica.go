@@ -53,15 +53,18 @@ func replicate(db *sqldb.DB, pool Pool) (*sqldb.DB, error) {
 }
 
 // replicaFailed reports whether err, of a read on a replica, says the replica cannot serve it, so that the
-// primary runs it: every error but one of the statement itself (a server error outside the classes of connection
-// faults, shutdown, too many connections and a conflict with recovery, which a replica answers with 40001).
+// primary runs it: no answer (unreachable, connection lost), a connection fault, shutdown, too many connections,
+// a conflict with recovery (40001), or a table, column or function it does not have yet (a migration the primary
+// ran that the replica has not replayed: the engine reads only what its schema has). Other errors are the
+// statement's own, which the primary would answer alike.
 func replicaFailed(err error) bool {
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) {
-		return true // no answer from the server: unreachable, connection lost
+		return true
 	}
 	switch code := pgErr.Code; {
-	case code[:2] == "08", code[:2] == "57", code[:2] == "53", code == "40001":
+	case code[:2] == "08", code[:2] == "57", code[:2] == "53", code == "40001",
+		code == "42P01", code == "42703", code == "42704", code == "42883":
 		return true
 	}
 	return false
