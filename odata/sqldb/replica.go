@@ -40,6 +40,7 @@ type replicas struct {
 	next    atomic.Uint32 // round robin among the usable replicas
 	stop    chan struct{}
 	done    chan struct{}
+	closed  sync.Once
 }
 
 // replica is one read replica and what its last check found.
@@ -147,12 +148,14 @@ func (rs *replicas) pick(need int64) *replica {
 
 // close stops the checks and closes the replicas' pools.
 func (rs *replicas) close() error {
-	close(rs.stop)
-	<-rs.done
 	var errs []error
-	for _, r := range rs.list {
-		errs = append(errs, r.pool.Close())
-	}
+	rs.closed.Do(func() {
+		close(rs.stop)
+		<-rs.done
+		for _, r := range rs.list {
+			errs = append(errs, r.pool.Close())
+		}
+	})
 	return errors.Join(errs...)
 }
 
@@ -230,8 +233,11 @@ func (db *DB) wrote(ctx context.Context) {
 	if db.replicas == nil || s == nil {
 		return
 	}
+	// The commit stands whatever becomes of the request: read the position even when it was cancelled since.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
 	var pos int64
-	if err := db.DB.QueryRowContext(context.WithoutCancel(ctx), db.replicas.PrimaryPosition).Scan(&pos); err != nil {
+	if err := db.DB.QueryRowContext(ctx, db.replicas.PrimaryPosition).Scan(&pos); err != nil {
 		pos = math.MaxInt64
 	}
 	s.mu.Lock()
