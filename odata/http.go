@@ -213,9 +213,10 @@ func (s *Service) dispatch(req *request) error {
 		return err
 	}
 	if method == http.MethodGet && !readsChanges(req.r) {
-		// The one place the engine chooses where a request reads: a GET of data writes nothing and may read a
-		// replica (sqldb.DB.Replicate). Writes, $batch, actions and functions run in transactions, which use the
-		// primary; so do delta links, whose positions in the change log are the primary's.
+		// The one place the engine chooses where a request reads: a GET of data (alone or in a $batch) writes
+		// nothing and may read a replica (sqldb.DB.Replicate). Writes, change sets, actions and functions run in
+		// transactions, which use the primary; so do delta links, whose positions in the change log are the
+		// primary's.
 		req.r = req.r.WithContext(sqldb.ForRead(req.r.Context()))
 	}
 	if t.ref {

@@ -53,13 +53,15 @@ func replicate(db *sqldb.DB, pool Pool) (*sqldb.DB, error) {
 }
 
 // replicaFailed reports whether err, of a read on a replica, says the replica cannot serve it, so that the
-// primary runs it: no answer (unreachable, connection lost), a connection fault, shutdown, too many connections,
-// a conflict with recovery (40001), or a table, column or function it does not have yet (a migration the primary
-// ran that the replica has not replayed: the engine reads only what its schema has). Other errors are the
+// primary runs it: no answer or a refused connection (unreachable, connection lost, no such database yet), a
+// connection fault, shutdown, too many connections, a conflict with recovery (40001), or a table, column or
+// function it does not have yet (a migration the primary ran that the replica has not replayed: the engine reads
+// only what its schema has). Other errors are the
 // statement's own, which the primary would answer alike.
 func replicaFailed(err error) bool {
+	var connectErr *pgconn.ConnectError
 	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) {
+	if errors.As(err, &connectErr) || !errors.As(err, &pgErr) {
 		return true
 	}
 	switch code := pgErr.Code; {
