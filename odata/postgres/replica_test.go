@@ -20,6 +20,7 @@ import (
 
 	"github.com/storekit/store/odata"
 	"github.com/storekit/store/odata/postgres"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // Note is the entity of the replica tests.
@@ -223,6 +224,42 @@ func TestReplicas(t *testing.T) {
 		u, _ := url.Parse(srv.URL)
 		if len(jar.Cookies(u)) == 0 {
 			t.Errorf("no %s cookie after the writes", odata.PositionCookie)
+		}
+	})
+
+	t.Run("LaggingReplicaSkipped", func(t *testing.T) {
+		// The replica applies commits 10 s late, and a pool with a bound of 500 ms writes all along: once its
+		// writes are older than the bound the replica lags beyond it, and the reads go to the primary.
+		setDelay(t, s.replica, "10s")
+		defer setDelay(t, s.replica, "300ms")
+		db, err := postgres.Open(s.primary, postgres.Pool{MaxOpen: 2,
+			Replicas: postgres.Replicas{URLs: []string{s.replica}, MaxLag: 500 * time.Millisecond}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		onReplica := func() bool {
+			var recovery bool
+			if err := db.QueryRowContext(sqldb.ForRead(context.Background()), "SELECT pg_is_in_recovery()").Scan(&recovery); err != nil {
+				t.Fatal(err)
+			}
+			return recovery
+		}
+		if !onReplica() {
+			t.Fatal("a read went to the primary before any write")
+		}
+		var got []bool
+		for i := 0; i < 30; i++ {
+			if _, err := db.ExecContext(context.Background(), "INSERT INTO note (text) VALUES ('lag')"); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(50 * time.Millisecond)
+			if i >= 25 { // 1.25 s of writes: past the bound and a check (every 100 ms)
+				got = append(got, onReplica())
+			}
+		}
+		if diff := cmp.Diff([]bool{false, false, false, false, false}, got); diff != "" {
+			t.Errorf("reads on the replica while it lags beyond the bound (-want +got):\n%s", diff)
 		}
 	})
 
