@@ -10,12 +10,18 @@ import (
 	"strings"
 
 	"github.com/storekit/store/odata/internal/plan"
+	"github.com/storekit/store/odata/sqldb"
 	"github.com/storekit/store/odata/syntax"
 )
 
 // ServeHTTP answers one OData request. The path is read still percent-encoded (r.URL.EscapedPath), with or
 // without the Mount prefix. A request that WithTimeBudget already gave a budget keeps that one.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// A client reads its own writes (replica.go), also when the handler around the service does not see to it.
+	ReadYourWrites(http.HandlerFunc(s.serveHTTP)).ServeHTTP(w, r)
+}
+
+func (s *Service) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	// Every answer, errors and asynchronous ones included, may differ by these request headers (DESIGN.md,
 	// "Format negotiation"); the parts of a batch are answered inside the batch's answer and need none.
 	if h := w.Header(); len(h["Vary"]) == 0 {
@@ -205,6 +211,13 @@ func (s *Service) dispatch(req *request) error {
 	}
 	if err := checkIndex(req, method); err != nil {
 		return err
+	}
+	if method == http.MethodGet && !readsChanges(req.r) {
+		// The one place the engine chooses where a request reads: a GET of data (alone or in a $batch) writes
+		// nothing and may read a replica (sqldb.DB.Replicate). Writes, change sets, actions and functions run in
+		// transactions, which use the primary; so do delta links, whose positions in the change log are the
+		// primary's.
+		req.r = req.r.WithContext(sqldb.ForRead(req.r.Context()))
 	}
 	if t.ref {
 		return s.refRequest(req, method)

@@ -87,6 +87,8 @@ var options = []option{
 	{"db-max-open", "STORE_DB_MAX_OPEN"},
 	{"db-max-idle", "STORE_DB_MAX_IDLE"},
 	{"db-max-lifetime", "STORE_DB_MAX_LIFETIME"},
+	{"db-replicas", "STORE_DB_REPLICAS"},
+	{"db-replica-max-lag", "STORE_DB_REPLICA_MAX_LAG"},
 	{"shutdown-timeout", "STORE_SHUTDOWN_TIMEOUT"},
 	{"request-budget", "STORE_REQUEST_BUDGET"},
 	{"log-format", "STORE_LOG_FORMAT"},
@@ -112,11 +114,12 @@ func parseConfig(args []string, getenv func(string) string, help io.Writer) (con
 		TokenTTL:         24 * time.Hour,
 		TokenCacheTTL:    time.Second,
 		CountriesEnabled: true,
-		Pool:             postgres.Pool{MaxOpen: 20, MaxLifetime: 30 * time.Minute},
-		ShutdownTimeout:  30 * time.Second,
-		RequestBudget:    odata.DefaultTimeBudget,
-		LogFormat:        "json",
-		Metrics:          true,
+		Pool: postgres.Pool{MaxOpen: 20, MaxLifetime: 30 * time.Minute,
+			Replicas: postgres.Replicas{MaxLag: 5 * time.Second}},
+		ShutdownTimeout: 30 * time.Second,
+		RequestBudget:   odata.DefaultTimeBudget,
+		LogFormat:       "json",
+		Metrics:         true,
 	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -131,6 +134,8 @@ func parseConfig(args []string, getenv func(string) string, help io.Writer) (con
 	fs.Var((*intValue)(&c.Pool.MaxOpen), "db-max-open", "most open database connections of this process (`n` >= 1); on PostgreSQL with\nseveral server nodes the database sees up to nodes x n connections")
 	fs.Var((*intValue)(&c.Pool.MaxIdle), "db-max-idle", "idle connections kept (`n`; 0: as many as -db-max-open, so a busy pool does not\nclose and reopen connections between requests)")
 	fs.Var((*durationValue)(&c.Pool.MaxLifetime), "db-max-lifetime", "PostgreSQL: connections are recycled after this `duration`")
+	fs.Var((*urlList)(&c.Pool.Replicas.URLs), "db-replicas", "PostgreSQL: comma-separated postgres:// `URLs` of streaming replicas that serve the reads of\nrequests that write nothing (docs/scaling.md)")
+	fs.Var((*durationValue)(&c.Pool.Replicas.MaxLag), "db-replica-max-lag", "PostgreSQL: a replica further behind the primary than this `duration` serves no reads")
 	fs.Var((*durationValue)(&c.ShutdownTimeout), "shutdown-timeout", "`duration` in-flight requests may run after SIGINT/SIGTERM (new ones answer 503 meanwhile)\nbefore their connections are closed")
 	fs.Var((*durationValue)(&c.RequestBudget), "request-budget", "`duration` one request may run before its SQL is cancelled and it answers 503\n(at most the write timeout, 60s)")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log `format` on stderr: json or text")
@@ -207,6 +212,9 @@ func (c config) validate() []error {
 		bad("token-cache-ttl", "%v is not between 0 and 1m", c.TokenCacheTTL)
 	}
 	checkPool(c.Pool, bad)
+	if len(c.Pool.Replicas.URLs) > 0 && !c.Postgres() {
+		bad("db-replicas", "read replicas need a PostgreSQL -db")
+	}
 	if c.ShutdownTimeout <= 0 {
 		bad("shutdown-timeout", "%v is not positive", c.ShutdownTimeout)
 	}
@@ -234,6 +242,16 @@ func checkPool(pool postgres.Pool, bad func(flagName, format string, args ...any
 	}
 	if pool.MaxLifetime <= 0 {
 		bad("db-max-lifetime", "%v is not positive", pool.MaxLifetime)
+	}
+	for _, u := range pool.Replicas.URLs {
+		if !isPostgresURL(u) {
+			bad("db-replicas", "%q is not a postgres:// URL", redactDB(u))
+		} else if _, err := url.Parse(u); err != nil {
+			bad("db-replicas", "not a valid URL: %v", errors.Unwrap(err))
+		}
+	}
+	if pool.Replicas.MaxLag <= 0 {
+		bad("db-replica-max-lag", "%v is not positive", pool.Replicas.MaxLag)
 	}
 }
 
@@ -438,6 +456,31 @@ func (l *prefixList) String() string {
 		if p.IsSingleIP() {
 			items[i] = p.Addr().String()
 		}
+	}
+	return strings.Join(items, ",")
+}
+
+// urlList is a comma-separated list of URLs.
+type urlList []string
+
+func (l *urlList) Set(s string) error {
+	var list []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			list = append(list, item)
+		}
+	}
+	*l = list
+	return nil
+}
+
+func (l *urlList) String() string {
+	if l == nil {
+		return ""
+	}
+	items := make([]string, len(*l))
+	for i, u := range *l {
+		items[i] = redactDB(u)
 	}
 	return strings.Join(items, ",")
 }

@@ -68,6 +68,19 @@ func TestParseConfig(t *testing.T) {
 		{"PostgresqlScheme", []string{"-db", "postgresql://localhost/store?sslmode=disable"}, nil,
 			with(func(c *config) { c.DB = "postgresql://localhost/store?sslmode=disable" })},
 		{"IPv6", []string{"-addr", "[::1]:8080"}, nil, with(func(c *config) { c.Addr = "[::1]:8080" })},
+		{"ReplicasFlags", []string{"-db", "postgres://db.test/store", "-db-replicas",
+			"postgres://r1.test/store, postgresql://r2.test/store?sslmode=disable", "-db-replica-max-lag", "2s"}, nil,
+			with(func(c *config) {
+				c.DB = "postgres://db.test/store"
+				c.Pool.Replicas = postgres.Replicas{URLs: []string{"postgres://r1.test/store",
+					"postgresql://r2.test/store?sslmode=disable"}, MaxLag: 2 * time.Second}
+			})},
+		{"ReplicasEnv", nil, map[string]string{"STORE_DB": "postgres://db.test/store",
+			"STORE_DB_REPLICAS": "postgres://r1.test/store", "STORE_DB_REPLICA_MAX_LAG": "1m"},
+			with(func(c *config) {
+				c.DB = "postgres://db.test/store"
+				c.Pool.Replicas = postgres.Replicas{URLs: []string{"postgres://r1.test/store"}, MaxLag: time.Minute}
+			})},
 		{"PublicURLAndProxiesFlags", []string{"-public-url", "https://shop.example.com/store/", "-trusted-proxies",
 			" 10.0.0.5, 192.168.1.7/24,::1,2001:db8::/32,::ffff:10.1.2.3"}, nil,
 			with(func(c *config) {
@@ -142,6 +155,9 @@ func TestParseConfig_Errors(t *testing.T) {
 		{"MaxIdleAboveMaxOpen", []string{"-db-max-open", "4", "-db-max-idle", "5"}, nil, []string{"-db-max-idle", "between 0 and -db-max-open (4)"}},
 		{"MaxIdleNegative", []string{"-db-max-idle", "-1"}, nil, []string{"-db-max-idle"}},
 		{"MaxLifetimeZero", []string{"-db-max-lifetime", "0"}, nil, []string{"-db-max-lifetime", "not positive"}},
+		{"ReplicasWithSQLite", []string{"-db-replicas", "postgres://r1.test/store"}, nil, []string{"-db-replicas (STORE_DB_REPLICAS)", "need a PostgreSQL -db"}},
+		{"ReplicaNotPostgres", []string{"-db", "postgres://db.test/store", "-db-replicas", "r1.db"}, nil, []string{"-db-replicas", `"r1.db" is not a postgres:// URL`}},
+		{"ReplicaMaxLagZero", []string{"-db-replica-max-lag", "0s"}, nil, []string{"-db-replica-max-lag", "not positive"}},
 		{"ShutdownTimeoutZero", []string{"-shutdown-timeout", "0s"}, nil, []string{"-shutdown-timeout", "not positive"}},
 		{"RequestBudgetZero", []string{"-request-budget", "0s"}, nil, []string{"-request-budget", "not between 0 and the write timeout"}},
 		{"RequestBudgetPastWriteTimeout", nil, map[string]string{"STORE_REQUEST_BUDGET": "2m"}, []string{"-request-budget (STORE_REQUEST_BUDGET)", "2m0s"}},
@@ -204,5 +220,6 @@ func prefixes(list ...string) []netip.Prefix {
 }
 
 func poolOf(maxOpen, maxIdle int, lifetime time.Duration) postgres.Pool {
-	return postgres.Pool{MaxOpen: maxOpen, MaxIdle: maxIdle, MaxLifetime: lifetime}
+	return postgres.Pool{MaxOpen: maxOpen, MaxIdle: maxIdle, MaxLifetime: lifetime,
+		Replicas: postgres.Replicas{MaxLag: 5 * time.Second}}
 }

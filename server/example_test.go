@@ -61,6 +61,13 @@ func ExampleRun() {
 	//   -db-max-lifetime duration
 	//     	PostgreSQL: connections are recycled after this duration
 	//     	env STORE_DB_MAX_LIFETIME, default 30m
+	//   -db-replicas URLs
+	//     	PostgreSQL: comma-separated postgres:// URLs of streaming replicas that serve the reads of
+	//     	requests that write nothing (docs/scaling.md)
+	//     	env STORE_DB_REPLICAS, default none
+	//   -db-replica-max-lag duration
+	//     	PostgreSQL: a replica further behind the primary than this duration serves no reads
+	//     	env STORE_DB_REPLICA_MAX_LAG, default 5s
 	//   -shutdown-timeout duration
 	//     	duration in-flight requests may run after SIGINT/SIGTERM (new ones answer 503 meanwhile)
 	//     	before their connections are closed

@@ -270,7 +270,9 @@ func startErr(ctx context.Context, err error) error {
 
 // newHandler returns the service's handler: the routes behind the middleware, outermost first: request id,
 // security headers, the client and host behind trusted proxies, request span, log and metrics, panic recovery,
-// 503 while draining, URL and body limits, the time budget; authentication is per route.
+// 503 while draining, URL and body limits, the time budget, reading one's own writes (odata.ReadYourWrites: the
+// storefront's commits, such as a checkout, count for the client's next reads through the OData service);
+// authentication is per route.
 func newHandler(logger *slog.Logger, c *components, gate *drainGate, cfg config, tel *telemetry) (http.Handler, error) {
 	r := mux.NewRouter()
 	r.SkipClean(true) // OData paths are not file paths: never redirect them
@@ -279,6 +281,7 @@ func newHandler(logger *slog.Logger, c *components, gate *drainGate, cfg config,
 		return nil, err
 	}
 	var h http.Handler = r
+	h = odata.ReadYourWrites(h)
 	h = odata.WithTimeBudget(h, cfg.RequestBudget)
 	h = limitRequests(logger)(h)
 	h = rejectWhileDraining(gate, logger)(h)

@@ -31,6 +31,8 @@ type Pool struct {
 	// itself ends a statement that runs longer, a safety net under the request's time budget, which cancels
 	// its statement sooner. The migrations of package migrate run without it.
 	StatementTimeout time.Duration
+	// Replicas are the streaming replicas that serve reads (replica.go); none by default.
+	Replicas Replicas
 }
 
 // defaultStatementTimeout is the StatementTimeout of a zero Pool: an HTTP server's write timeout, past which
@@ -43,8 +45,21 @@ const defaultStatementTimeout = 60 * time.Second
 // transaction-mode pooler (PgBouncer), add "pooler=transaction" to the URL (see PoolerParam). The connections
 // are instrumented (sqldb.Instrument, system "postgresql"): a statement run under a context with a recording
 // OpenTelemetry span is a child span of it; sqldb.DriverConn returns the *stdlib.Conn that sql.Conn.Raw hands
-// over. The result carries the pool and Dialect{} together.
+// over. The result carries the pool and Dialect{} together, and the read replicas of pool.Replicas (replica.go).
 func Open(url string, pool Pool) (*sqldb.DB, error) {
+	db, err := openPool(url, pool)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, poolerHint(err)
+	}
+	return replicate(sqldb.NewDB(db, Dialect{}), pool)
+}
+
+// openPool opens the pool of Open on url, without connecting yet.
+func openPool(url string, pool Pool) (*sql.DB, error) {
 	if pool.MaxOpen <= 0 {
 		pool.MaxOpen = 20
 	}
@@ -67,11 +82,7 @@ func Open(url string, pool Pool) (*sqldb.DB, error) {
 	db.SetMaxOpenConns(pool.MaxOpen)
 	db.SetMaxIdleConns(pool.MaxIdle)
 	db.SetConnMaxLifetime(pool.MaxLifetime)
-	if err := db.Ping(); err != nil {
-		db.Close()
-		return nil, poolerHint(err)
-	}
-	return sqldb.NewDB(db, Dialect{}), nil
+	return db, nil
 }
 
 // connectorFor returns the connector of config: pgx's own, or for a URL with PoolerParam one whose sessions

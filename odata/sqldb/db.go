@@ -10,9 +10,13 @@ import (
 // QueryContext, Close, Stats, ...), and Dialect tells how to spell SQL for it. Programs get one from
 // odata/sqlite.Open or odata/postgres.Open; the engine, migrations, schema checks and plug-ins take it whole, so a
 // pool is never paired with the wrong dialect.
+//
+// With read replicas (Replicate), QueryContext and QueryRowContext run the reads of a context marked by ForRead on
+// a replica; every other statement runs on the primary, the pool *sql.DB.
 type DB struct {
 	*sql.DB
-	dialect Dialect
+	dialect  Dialect
+	replicas *replicas // nil without read replicas
 }
 
 // NewDB returns the DB of a pool and the dialect of the database it connects to, for the adapters'

@@ -19,6 +19,9 @@
 //     do the same for hand-written SQL.
 //   - Transactions (tx.go): RunTx runs a transaction of a DB with the one retry policy of the project; a database
 //     that stays busy is ErrBusy, which odata answers 503 with Retry-After.
+//   - Read replicas (replica.go): DB.Replicate adds replicas, to which QueryContext and QueryRowContext send the
+//     statements of a context marked by ForRead; WithSession and SessionToken carry a client's last commit so
+//     that it reads its own writes.
 //   - Telemetry (instrument.go): Instrument wraps a driver's connector so that each statement run under a
 //     context with a recording OpenTelemetry span is a child span of it (the adapters' Open does it), and
 //     WithStatementCounter counts the statements of a context.

@@ -32,6 +32,9 @@ const (
 // and 40 ms (each drawn between half and one and a half times that), and stops waiting as soon as ctx is
 // done. When the last attempt fails that way too, the error wraps ErrBusy and the last error. fn must
 // therefore be safe to run more than once: keep side effects outside the database out of it.
+//
+// RunTx uses the primary of a DB with read replicas, and after the commit records the primary's position in
+// ctx's session (WithSession), so that the client's next reads wait for a replica that has it.
 func RunTx(ctx context.Context, db *DB, fn func(tx *Tx) error) error {
 	pause := txFirstPause
 	for attempt := 1; ; attempt++ {
@@ -63,7 +66,11 @@ func runOnce(ctx context.Context, db *DB, fn func(tx *Tx) error) error {
 	if err := fn(tx); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	db.wrote(ctx)
+	return nil
 }
 
 // Retry marks err as a conflict after which the whole transaction may run again, for RunTx: for a failure the
