@@ -112,6 +112,8 @@ type components struct {
 	Storefront func(r storefront.Router)
 	// Auth issues and checks bearer tokens.
 	Auth authenticator
+	// Ready, when not nil, answers /healthz/ready: nil when the database answers.
+	Ready func(ctx context.Context) error
 }
 
 // wireFunc builds the components on the open database. It must not query the schema: migrations run after it
