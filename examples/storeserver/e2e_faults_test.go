@@ -115,6 +115,7 @@ func (l *faultLoad) report(t *testing.T, allowed ...int) map[string]int {
 	defer l.mu.Unlock()
 	byPhase := map[string]map[string]int{}
 	total := map[string]int{}
+	bad := map[string]int{}
 	var phases []string
 	for _, a := range l.answers {
 		if byPhase[a.phase] == nil {
@@ -128,8 +129,11 @@ func (l *faultLoad) report(t *testing.T, allowed ...int) map[string]int {
 		byPhase[a.phase][key]++
 		total[key]++
 		if a.status == http.StatusInternalServerError || !slices.Contains(allowed, a.status) || strings.Contains(a.code, "no Retry-After") {
-			t.Errorf("phase %s: answer %s, want one of %v with Retry-After when not 201", a.phase, key, allowed)
+			bad[a.phase+": "+key]++
 		}
+	}
+	for k, n := range bad {
+		t.Errorf("%s answered %d times, want one of %v (with Retry-After when not 201)", k, n, allowed)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "answers of %d writers by phase and status:\n", faultWriters)
@@ -167,15 +171,15 @@ func (l *faultLoad) checkAcked(t *testing.T, ids map[string]bool) {
 	}
 }
 
-// recovery returns how long after up the last answer other than 201 came (0 when none came after it), and the
-// first 201 after up.
-func (l *faultLoad) recovery(up time.Time) (lastFailure, firstSuccess time.Duration) {
+// recovery returns how long after up the last answer of the phase other than 201 came (0 when none came after
+// it), and the first 201 of the phase after up.
+func (l *faultLoad) recovery(phase string, up time.Time) (lastFailure, firstSuccess time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	firstSuccess = -1
 	for _, a := range l.answers {
 		d := a.end.Sub(up)
-		if d < 0 {
+		if d < 0 || a.phase != phase {
 			continue
 		}
 		if a.status != http.StatusCreated && d > lastFailure {
@@ -302,7 +306,7 @@ func TestStore_Faults_PostgresRestart(t *testing.T) {
 	<-done
 	load.report(t, http.StatusCreated, http.StatusServiceUnavailable)
 	if !up.IsZero() {
-		last, first := load.recovery(up)
+		last, first := load.recovery("restart", up)
 		t.Logf("after the database was back: last failed answer at +%v, first acknowledged write at +%v",
 			last.Round(time.Millisecond), first.Round(time.Millisecond))
 	}
