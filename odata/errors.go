@@ -50,7 +50,7 @@ const (
 	CodeTooManyRequests      = "TooManyRequests"      // 429: too many attempts (Header: Retry-After)
 	CodeInternal             = "InternalError"        // 500: a bug; the cause is logged, never sent
 	CodeNotImplemented       = "NotImplemented"       // 501: valid OData the engine does not serve
-	CodeServiceUnavailable   = "ServiceUnavailable"   // 503: busy or shutting down (Header: Retry-After)
+	CodeServiceUnavailable   = "ServiceUnavailable"   // 503: too busy (password checks) or shutting down (Header: Retry-After)
 	CodeTimeBudgetExceeded   = "TimeBudgetExceeded"   // 503: the request ran past its time budget (Header: Retry-After)
 
 	// The database's faults (sqldb.FaultOf), each with Retry-After: the request may succeed later unchanged.
