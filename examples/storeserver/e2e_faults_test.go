@@ -30,6 +30,12 @@ import (
 // faultPort, which it restarts and removes at the end. TestStore_Faults_SQLiteFull needs root to mount a tmpfs
 // of 3 MB. Each skips, saying why, when it cannot.
 
+// The health checks (docs/store.md).
+const (
+	livePath  = "/healthz/live"
+	readyPath = "/healthz/ready"
+)
+
 // faultPort is the port of the throwaway PostgreSQL cluster of the restart test.
 const faultPort = "5499"
 
@@ -270,6 +276,27 @@ func TestStore_Faults_PostgresRestart(t *testing.T) {
 		load.write(t, admin, 200, stop)
 		close(done)
 	}()
+	// The health checks, polled meanwhile: liveness must hold throughout; readiness follows the database.
+	health := map[string]map[int]int{livePath: {}, readyPath: {}}
+	probed := make(chan struct{})
+	go func() {
+		defer close(probed)
+		anonymous := s.client("")
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			for path, seen := range health {
+				status := 0
+				if r, err := anonymous.try(request{method: "GET", path: path}); err == nil {
+					status = r.status
+				}
+				seen[status]++
+			}
+		}
+	}()
 	var up time.Time
 	var killed int
 	func() {
@@ -304,7 +331,15 @@ func TestStore_Faults_PostgresRestart(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 	}()
 	<-done
+	<-probed
 	load.report(t, http.StatusCreated, http.StatusServiceUnavailable)
+	t.Logf("health checks by status: %s %v, %s %v", livePath, health[livePath], readyPath, health[readyPath])
+	for status, n := range health[livePath] {
+		if status != http.StatusOK {
+			t.Errorf("GET %s answered %d %d times while the database failed, want 200 throughout", livePath, status, n)
+		}
+	}
+	s.client("").must(t, http.StatusOK, "GET", readyPath, nil)
 	if !up.IsZero() {
 		last, first := load.recovery("restart", up)
 		t.Logf("after the database was back: last failed answer at +%v, first acknowledged write at +%v",

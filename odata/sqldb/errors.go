@@ -41,12 +41,13 @@ const (
 )
 
 // Fault is a driver error of an infrastructure fault, not of the statement or of the request: a database that
-// is unavailable, read-only or full (Class is ErrUnavailable, ErrReadOnly or ErrFull). The connections of
-// odata/sqlite.Open and odata/postgres.Open (Instrument) and RunTx return such errors as a *Fault that wraps
-// the driver's error, so that code without the Dialect can tell the fault: odata answers it 503 Service
-// Unavailable (507 Insufficient Storage for ErrFull) with Retry-After, never 500 (odata.AsError).
+// is busy, unavailable, read-only or full (Class is ErrRetry, ErrUnavailable, ErrReadOnly or ErrFull). The
+// connections of odata/sqlite.Open and odata/postgres.Open (Instrument) and RunTx return such errors as a *Fault
+// that wraps the driver's error, so that code without the Dialect can tell the fault: odata answers it 503
+// Service Unavailable (507 Insufficient Storage for ErrFull) with Retry-After, never 500 (odata.AsError). RunTx
+// still runs a transaction again after a busy one (its Dialect classifies the wrapped error).
 type Fault struct {
-	// Class is ErrUnavailable, ErrReadOnly or ErrFull.
+	// Class is ErrRetry, ErrUnavailable, ErrReadOnly or ErrFull.
 	Class ErrorClass
 	// Err is the driver's error.
 	Err error
@@ -72,8 +73,8 @@ func FaultOf(err error) ErrorClass {
 	return ErrOther
 }
 
-// markFault returns err as a *Fault when d classifies it as ErrUnavailable, ErrReadOnly or ErrFull (and it is
-// not one already), else err itself.
+// markFault returns err as a *Fault when d classifies it as ErrRetry, ErrUnavailable, ErrReadOnly or ErrFull
+// (and it is not one already), else err itself.
 func markFault(d Dialect, err error) error {
 	if err == nil || d == nil {
 		return err
@@ -83,7 +84,7 @@ func markFault(d Dialect, err error) error {
 		return err
 	}
 	switch class := d.ClassifyError(err); class {
-	case ErrUnavailable, ErrReadOnly, ErrFull:
+	case ErrRetry, ErrUnavailable, ErrReadOnly, ErrFull:
 		return &Fault{Class: class, Err: err}
 	}
 	return err

@@ -30,8 +30,8 @@ const instrumentationName = "github.com/storekit/store/odata/sqldb"
 //     d.ClassifyError ("unique_violation", "retry", ...; "_OTHER" for the rest), never the driver's message,
 //     which may quote values.
 //   - When the context holds StatementCounters (WithStatementCounter), each of them counts the statement.
-//   - An error that d classifies as ErrUnavailable, ErrReadOnly or ErrFull is returned as a *Fault that wraps
-//     it, so that code without the dialect tells the fault (odata answers 503 or 507, not 500). A BEGIN that
+//   - An error that d classifies as ErrRetry, ErrUnavailable, ErrReadOnly or ErrFull is returned as a *Fault
+//     that wraps it, so that code without the dialect tells the fault (odata answers 503 or 507, not 500). A BEGIN that
 //     fails on a broken connection is also driver.ErrBadConn for database/sql, which drops the connection and
 //     begins again on another one (at last on a new one): BEGIN has written nothing.
 //

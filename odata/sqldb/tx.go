@@ -35,7 +35,8 @@ const (
 // session was terminated), nothing was written, and RunTx runs the transaction once more at once, on another
 // connection (database/sql drops a broken one; see Instrument for BEGIN); a connection that breaks during the
 // commit leaves its outcome unknown, so that one is not run again. An error the dialect classifies as
-// ErrUnavailable, ErrReadOnly or ErrFull is returned as a *Fault. fn must therefore be safe to run more than
+// ErrRetry (but past the attempts, which is ErrBusy), ErrUnavailable, ErrReadOnly or ErrFull is returned as a
+// *Fault. fn must therefore be safe to run more than
 // once: keep side effects outside the database out of it.
 func RunTx(ctx context.Context, db *DB, fn func(tx *Tx) error) error {
 	pause := txFirstPause
