@@ -163,3 +163,24 @@ func TestTerminatedConnection(t *testing.T) {
 		}
 	})
 }
+
+// TestReadOnly checks that a write to a database that refuses writes (here a session with
+// default_transaction_read_only, as on a standby) is a *sqldb.Fault of class ErrReadOnly.
+func TestReadOnly(t *testing.T) {
+	test := dbtest.Postgres(t)
+	if _, err := test.Exec(`CREATE TABLE attempt (n INTEGER)`); err != nil {
+		t.Fatal(err)
+	}
+	db, err := postgres.Open(test.URL+"&default_transaction_read_only=on", postgres.Pool{MaxOpen: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = sqldb.RunTx(context.Background(), db, func(tx *sqldb.Tx) error {
+		_, err := tx.Exec(`INSERT INTO attempt VALUES (1)`)
+		return err
+	})
+	if got := sqldb.FaultOf(err); got != sqldb.ErrReadOnly {
+		t.Errorf("INSERT in a read-only session = %v, FaultOf %v, want ErrReadOnly", err, got)
+	}
+}
