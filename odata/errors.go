@@ -50,8 +50,14 @@ const (
 	CodeTooManyRequests      = "TooManyRequests"      // 429: too many attempts (Header: Retry-After)
 	CodeInternal             = "InternalError"        // 500: a bug; the cause is logged, never sent
 	CodeNotImplemented       = "NotImplemented"       // 501: valid OData the engine does not serve
-	CodeServiceUnavailable   = "ServiceUnavailable"   // 503: busy or shutting down (Header: Retry-After)
+	CodeServiceUnavailable   = "ServiceUnavailable"   // 503: too busy (password checks) or shutting down (Header: Retry-After)
 	CodeTimeBudgetExceeded   = "TimeBudgetExceeded"   // 503: the request ran past its time budget (Header: Retry-After)
+
+	// The database's faults (sqldb.FaultOf), each with Retry-After: the request may succeed later unchanged.
+	CodeDatabaseBusy        = "DatabaseBusy"        // 503: still locked or in conflict after the transaction's retries
+	CodeDatabaseUnavailable = "DatabaseUnavailable" // 503: unreachable, restarting, or the connection broke
+	CodeDatabaseReadOnly    = "DatabaseReadOnly"    // 503: refuses writes (a standby, a read-only file)
+	CodeInsufficientStorage = "InsufficientStorage" // 507: out of disk space
 )
 
 // StatusClientClosedRequest is the status CodeClientClosedRequest logs with.
@@ -93,6 +99,10 @@ var codeStatus = map[string]int{
 	CodeNotImplemented:       http.StatusNotImplemented,
 	CodeServiceUnavailable:   http.StatusServiceUnavailable,
 	CodeTimeBudgetExceeded:   http.StatusServiceUnavailable,
+	CodeDatabaseBusy:         http.StatusServiceUnavailable,
+	CodeDatabaseUnavailable:  http.StatusServiceUnavailable,
+	CodeDatabaseReadOnly:     http.StatusServiceUnavailable,
+	CodeInsufficientStorage:  http.StatusInsufficientStorage,
 }
 
 // ErrorStatus returns the HTTP status of an error code, and 500 (the status of CodeInternal) for a code the table
@@ -104,8 +114,8 @@ func ErrorStatus(code string) int {
 	return http.StatusInternalServerError
 }
 
-// ErrorCode returns the code err answers with: the code of the *Error it is or wraps, CodeServiceUnavailable for
-// a busy database (sqldb.ErrBusy), CodeInternal otherwise. ErrorCode(nil) is "".
+// ErrorCode returns the code err answers with (AsError): the code of the *Error it is or wraps, the code of a
+// database fault (CodeDatabaseBusy, ...), CodeInternal otherwise. ErrorCode(nil) is "".
 func ErrorCode(err error) string {
 	if err == nil {
 		return ""
@@ -203,18 +213,24 @@ func ValidationError(details ...ErrorDetail) *Error {
 }
 
 // AsError returns the *Error that err answers with: err itself when it is one (or wraps one) whose code has a
-// status; for an error that wraps sqldb.ErrBusy (the database still busy after sqldb.RunTx's retries), the 503
-// CodeServiceUnavailable with Retry-After; and otherwise the 500 CodeInternal with a generic message, the cause
-// kept in Err for the log.
+// status below 500; for a fault of the database (sqldb.FaultOf), the answer that names it, with Retry-After
+// (faultError); err itself when it is an *Error of a server error (500 and up) whose code has a status; and
+// otherwise the 500 CodeInternal with a generic message, the cause kept in Err for the log.
 func AsError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
+		if _, known := codeStatus[e.Code]; known && e.Status() < 500 {
+			return e
+		}
+	}
+	if class := sqldb.FaultOf(err); class != sqldb.ErrOther {
+		return faultError(class, err)
+	}
+	if e != nil {
 		if _, known := codeStatus[e.Code]; known {
 			return e
 		}
 		err = fmt.Errorf("error code %q has no HTTP status: %w", e.Code, err)
-	} else if errors.Is(err, sqldb.ErrBusy) {
-		return busyError(err)
 	}
 	return internalError(err)
 }
@@ -224,12 +240,33 @@ func internalError(cause error) *Error {
 	return &Error{Code: CodeInternal, Message: "An internal error occurred.", Err: cause}
 }
 
-// busyError is the answer when the database is busy (a SQLite lock, a PostgreSQL serialization failure or
-// deadlock) beyond what retrying the transaction settled: 503, and Retry-After asks the client to try again.
-func busyError(cause error) *Error {
-	return &Error{Code: CodeServiceUnavailable, Err: cause,
-		Message: "The database is busy; try again.", Header: http.Header{"Retry-After": {"1"}}}
+// faultError is the answer to a fault of the database (a sqldb.ErrorClass of sqldb.FaultOf): ErrRetry, a
+// database busy beyond what retrying the transaction settled (a SQLite lock past its busy timeout, a PostgreSQL
+// serialization failure or deadlock), is 503 CodeDatabaseBusy; ErrUnavailable (unreachable, restarting, a
+// broken connection) 503 CodeDatabaseUnavailable; ErrReadOnly 503 CodeDatabaseReadOnly; ErrFull 507
+// CodeInsufficientStorage. Each has Retry-After, in seconds: 1 when busy or unavailable (a restart takes a few
+// seconds, and the next request finds a new connection), 5 when read-only (a fail-over), 30 when full (an
+// operator must make room). The cause is logged, never sent.
+func faultError(class sqldb.ErrorClass, cause error) *Error {
+	e := &Error{Code: CodeDatabaseUnavailable, Err: cause, Header: http.Header{"Retry-After": {"1"}},
+		Message: "The database is unavailable; try again shortly."}
+	switch class {
+	case sqldb.ErrRetry:
+		e.Code, e.Message = CodeDatabaseBusy, "The database is busy; try again."
+	case sqldb.ErrReadOnly:
+		e.Code, e.Message = CodeDatabaseReadOnly, "The database accepts no changes at the moment; try again later."
+		e.Header.Set("Retry-After", "5")
+	case sqldb.ErrFull:
+		e.Code, e.Message = CodeInsufficientStorage, "The database has no space left for the change; try again later."
+		e.Header.Set("Retry-After", "30")
+	}
+	return e
 }
+
+// busyError is the answer when the database is busy (a SQLite lock, a PostgreSQL serialization failure or
+// deadlock) beyond what retrying the transaction settled: 503 CodeDatabaseBusy, and Retry-After asks the client
+// to try again.
+func busyError(cause error) *Error { return faultError(sqldb.ErrRetry, cause) }
 
 // answerError returns the *Error that request r answers err with: AsError's, or for a server error of a request
 // whose context has ended, what contextError makes of it (the client went away, the time budget ran out).

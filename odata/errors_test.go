@@ -31,7 +31,13 @@ func TestWriteError(t *testing.T) {
 		{"Error", odata.NotFound("The thing does not exist."), http.StatusNotFound, "NotFound", "The thing does not exist.", ""},
 		{"Wrapped", fmt.Errorf("reading: %w", odata.Conflict("Taken.")), http.StatusConflict, "Conflict", "Taken.", ""},
 		{"Literal", &odata.Error{Code: odata.CodeMethodNotAllowed, Message: "No."}, http.StatusMethodNotAllowed, "MethodNotAllowed", "No.", ""},
-		{"Busy", fmt.Errorf("%w: %w", sqldb.ErrBusy, cause), http.StatusServiceUnavailable, "ServiceUnavailable", "The database is busy; try again.", "1"},
+		{"Busy", fmt.Errorf("%w: %w", sqldb.ErrBusy, cause), http.StatusServiceUnavailable, "DatabaseBusy", "The database is busy; try again.", "1"},
+		{"Unavailable", fmt.Errorf("reading: %w", &sqldb.Fault{Class: sqldb.ErrUnavailable, Err: cause}), http.StatusServiceUnavailable, "DatabaseUnavailable", "The database is unavailable; try again shortly.", "1"},
+		{"ReadOnly", &sqldb.Fault{Class: sqldb.ErrReadOnly, Err: cause}, http.StatusServiceUnavailable, "DatabaseReadOnly", "The database accepts no changes at the moment; try again later.", "5"},
+		{"Full", &sqldb.Fault{Class: sqldb.ErrFull, Err: cause}, http.StatusInsufficientStorage, "InsufficientStorage", "The database has no space left for the change; try again later.", "30"},
+		// A server error that wraps a fault answers as the fault; a client error as itself.
+		{"InternalOfFault", &odata.Error{Code: odata.CodeInternal, Err: &sqldb.Fault{Class: sqldb.ErrFull, Err: cause}}, http.StatusInsufficientStorage, "InsufficientStorage", "The database has no space left for the change; try again later.", "30"},
+		{"ConflictOfFault", &odata.Error{Code: odata.CodeConflict, Message: "Taken.", Err: &sqldb.Fault{Class: sqldb.ErrFull, Err: cause}}, http.StatusConflict, "Conflict", "Taken.", ""},
 		{"Other", cause, http.StatusInternalServerError, "InternalError", "An internal error occurred.", ""},
 		// A code without a status is a bug of whoever built the error: its message does not reach the client.
 		{"UnknownCode", &odata.Error{Code: "Teapot", Message: "secret detail"}, http.StatusInternalServerError, "InternalError", "An internal error occurred.", ""},
@@ -74,7 +80,8 @@ func TestErrorStatus(t *testing.T) {
 		"InvalidCredentials": 400, "Unauthorized": 401, "Forbidden": 403, "NotFound": 404, "MethodNotAllowed": 405,
 		"NotAcceptable": 406, "Conflict": 409, "Gone": 410, "PreconditionFailed": 412, "PayloadTooLarge": 413, "URITooLong": 414,
 		"UnsupportedMediaType": 415, "FailedDependency": 424, "TooManyRequests": 429, "InternalError": 500, "NotImplemented": 501,
-		"ServiceUnavailable": 503,
+		"ServiceUnavailable": 503, "TimeBudgetExceeded": 503, "DatabaseBusy": 503, "DatabaseUnavailable": 503,
+		"DatabaseReadOnly": 503, "InsufficientStorage": 507,
 	}
 	got := map[string]int{}
 	for code := range want {

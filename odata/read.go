@@ -75,6 +75,8 @@ func (s *Service) readError(err error) error {
 			Message: "The database cannot compute the query with the values it gives (a number out of range, an invalid pattern or a value too long)."}
 	case sqldb.ErrRetry:
 		return busyError(err)
+	case sqldb.ErrUnavailable, sqldb.ErrReadOnly, sqldb.ErrFull:
+		return faultError(s.db.Dialect().ClassifyError(err), err)
 	}
 	return err
 }

@@ -60,6 +60,8 @@ func (s *Service) dbError(err error, deleting bool) error {
 			Message: "A value breaks a rule of the database (a missing required value or a check)."}
 	case sqldb.ErrRetry:
 		return busyError(err)
+	case sqldb.ErrUnavailable, sqldb.ErrReadOnly, sqldb.ErrFull:
+		return faultError(s.db.Dialect().ClassifyError(err), err)
 	}
 	return err
 }

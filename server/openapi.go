@@ -91,10 +91,19 @@ func authOperations() []openapi.Operation {
 				{Status: "403", Description: "Not an administrator."}}},
 		{Method: "GET", Path: "/healthz", OperationID: "health", Tags: []string{"Authentication"},
 			Summary: "Check that the service is up (for load balancers)", Security: public,
-			Responses: []openapi.Response{{Status: "200", Description: "Up.", Schema: openapi.Schema{"type": "object",
-				"properties": map[string]any{"status": openapi.Schema{"const": "ok"}}}}}},
+			Responses: []openapi.Response{{Status: "200", Description: "Up.", Schema: okSchema}}},
+		{Method: "GET", Path: livePath, OperationID: "live", Tags: []string{"Authentication"},
+			Summary: "Liveness: the process serves (it asks nothing of the database)", Security: public,
+			Responses: []openapi.Response{{Status: "200", Description: "Up.", Schema: okSchema}}},
+		{Method: "GET", Path: readyPath, OperationID: "ready", Tags: []string{"Authentication"},
+			Summary: "Readiness: the process serves and its database answers", Security: public,
+			Responses: []openapi.Response{{Status: "200", Description: "Ready.", Schema: okSchema},
+				{Status: "503", Description: "The database does not answer (DatabaseUnavailable, with Retry-After), or the node is shutting down."}}},
 	}
 }
+
+// okSchema is the body of a health check's 200 answer: {"status":"ok"}.
+var okSchema = openapi.Schema{"type": "object", "properties": map[string]any{"status": openapi.Schema{"const": "ok"}}}
 
 // docsHandler serves the API reference page at /docs (and its assets below /docs/): Swagger UI on the document
 // at /odata/$openapi, with Authorize for a bearer token and "Try it out" for requests.

@@ -1,15 +1,18 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/gorilla/mux"
 
 	"github.com/storekit/store/odata"
+	"github.com/storekit/store/odata/sqldb"
 )
 
 // odataMount is the path the OData service is served under (components.OData): its one spelling in the server.
@@ -17,7 +20,14 @@ const odataMount = "/odata"
 
 // publicPaths need no token whatever the method, so a wrong method on them is a 405, not a 401; so do the
 // paths below docsPath.
-var publicPaths = map[string]bool{"/healthz": true, "/api/token": true, openAPIPath: true, docsPath: true}
+var publicPaths = map[string]bool{"/healthz": true, livePath: true, readyPath: true, "/api/token": true,
+	openAPIPath: true, docsPath: true}
+
+// The health checks besides /healthz: liveness (the process serves) and readiness (its database answers too).
+const (
+	livePath  = "/healthz/live"
+	readyPath = "/healthz/ready"
+)
 
 func isPublic(path string) bool { return publicPaths[path] || strings.HasPrefix(path, docsPath+"/") }
 
@@ -27,6 +37,8 @@ func routes(r *mux.Router, logger *slog.Logger, c *components, metrics http.Hand
 	admin := requireAdmin(logger)
 
 	r.Handle("/healthz", handleHealthz()).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(livePath, handleHealthz()).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(readyPath, handleReady(c.Ready, logger)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle("/api/token", handleLogin(c.Auth, logger)).Methods(http.MethodPost)
 	r.Handle("/api/token/revoke", token(handleRevoke(c.Auth, logger))).Methods(http.MethodPost)
 	if c.OData != nil {
@@ -136,9 +148,38 @@ func stripPrefix(prefix string, h http.Handler) http.Handler {
 	})
 }
 
+// handleHealthz answers 200 {"status":"ok"} while the process serves: the liveness check (/healthz and
+// /healthz/live), which asks nothing of the database, so that a database fault does not get the process
+// restarted. While draining, the middleware answers 503 before it.
 func handleHealthz() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+}
+
+// readyTimeout bounds the readiness check's question to the database.
+const readyTimeout = 2 * time.Second
+
+// handleReady answers 200 {"status":"ok"} when ready (nil) answers nil within readyTimeout, and otherwise its
+// error as odata.WriteError renders it: 503 DatabaseUnavailable with Retry-After when the database cannot be
+// reached (a fault of the database answers with its own code). A nil ready is always ready.
+func handleReady(ready func(ctx context.Context) error, logger *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		if ready != nil {
+			ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+			err := ready(ctx)
+			cancel()
+			if err != nil {
+				if r.Context().Err() == nil && sqldb.FaultOf(err) == sqldb.ErrOther {
+					// Whatever kept the database from answering in time, the node is not ready.
+					err = &sqldb.Fault{Class: sqldb.ErrUnavailable, Err: err}
+				}
+				odata.WriteError(w, r, logger, err)
+				return
+			}
+		}
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 }

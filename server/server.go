@@ -22,7 +22,8 @@
 // the trace_id and span_id of the request's span; the token of a newsletter confirmation link is redacted), panic
 // recovery (500 InternalError; the panic and its stack only in the log), 503 ServiceUnavailable once draining,
 // the URL limit (16 KiB: 414 URITooLong) and the body limit outside /odata (1 MiB: 413 PayloadTooLarge; the
-// OData service holds its bodies to the same 1 MiB, 16 MiB for Picture, by its own limits), then the routes. Every route but /healthz, POST /api/token, the API documentation (GET
+// OData service holds its bodies to the same 1 MiB, 16 MiB for Picture, by its own limits), then the routes. Every route but the health checks (/healthz and /healthz/live: the process serves;
+// /healthz/ready: its database answers too, else 503 with Retry-After), POST /api/token, the API documentation (GET
 // /odata/$openapi and the page /docs, see openapi.go) and the storefront's public routes (storefront.Router.HandlePublic:
 // the newsletter confirmation link) needs a bearer token (401 with WWW-Authenticate: Bearer); /odata/ and
 // /metrics (Prometheus text format, see telemetry.go) need an admin (403).
@@ -112,6 +113,8 @@ type components struct {
 	Storefront func(r storefront.Router)
 	// Auth issues and checks bearer tokens.
 	Auth authenticator
+	// Ready, when not nil, answers /healthz/ready: nil when the database answers.
+	Ready func(ctx context.Context) error
 }
 
 // wireFunc builds the components on the open database. It must not query the schema: migrations run after it

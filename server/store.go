@@ -45,5 +45,9 @@ func storeComponents(ctx context.Context, deps wiring) (*components, error) {
 			return res.GeneratedAdminPassword, err
 		},
 		Auth: auth,
+		Ready: func(ctx context.Context) error {
+			var one int
+			return deps.DB.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+		},
 	}, nil
 }

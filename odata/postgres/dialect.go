@@ -23,11 +23,12 @@ func (Dialect) Placeholder() sq.PlaceholderFormat { return sq.Dollar }
 
 // ClassifyError reads the SQLSTATE of a driver error (pgx's *pgconn.PgError has SQLState()): class 23
 // (integrity constraints), 40001 and 40P01 (retry), class 22 (data exceptions: numeric overflow 22003, division
-// by zero 22012, invalid regular expression 2201B, string data 22001 and 22P02, ...) as sqldb.ErrInvalidData.
+// by zero 22012, invalid regular expression 2201B, string data 22001 and 22P02, ...) as sqldb.ErrInvalidData;
+// the faults of faults.go (a server unreachable, restarting, read-only or out of disk, a broken connection).
 func (Dialect) ClassifyError(err error) sqldb.ErrorClass {
 	var s interface{ SQLState() string }
 	if !errors.As(err, &s) {
-		return sqldb.ErrOther
+		return connectionFault(err)
 	}
 	switch s.SQLState() {
 	case "23505":
@@ -42,7 +43,7 @@ func (Dialect) ClassifyError(err error) sqldb.ErrorClass {
 	if strings.HasPrefix(s.SQLState(), "22") {
 		return sqldb.ErrInvalidData
 	}
-	return sqldb.ErrOther
+	return stateFault(s.SQLState())
 }
 
 // Param returns "?::type" with the column type of kind k.

@@ -30,6 +30,10 @@ const instrumentationName = "github.com/storekit/store/odata/sqldb"
 //     d.ClassifyError ("unique_violation", "retry", ...; "_OTHER" for the rest), never the driver's message,
 //     which may quote values.
 //   - When the context holds StatementCounters (WithStatementCounter), each of them counts the statement.
+//   - An error that d classifies as ErrRetry, ErrUnavailable, ErrReadOnly or ErrFull is returned as a *Fault
+//     that wraps it, so that code without the dialect tells the fault (odata answers 503 or 507, not 500). A BEGIN that
+//     fails on a broken connection is also driver.ErrBadConn for database/sql, which drops the connection and
+//     begins again on another one (at last on a new one): BEGIN has written nothing.
 //
 // With neither, a statement costs two context look-ups more than it would through c. odata/sqlite.Open and
 // odata/postgres.Open instrument the databases they open; wrap the connector of a database opened another way
@@ -150,6 +154,12 @@ func errorType(d Dialect, err error) string {
 			return "retry"
 		case ErrInvalidData:
 			return "invalid_data"
+		case ErrUnavailable:
+			return "unavailable"
+		case ErrReadOnly:
+			return "read_only"
+		case ErrFull:
+			return "full"
 		}
 	}
 	return "_OTHER"
@@ -178,7 +188,7 @@ type connector struct {
 func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 	ci, err := c.inner.Connect(ctx)
 	if err != nil {
-		return nil, err
+		return nil, markFault(c.inst.dialect, err)
 	}
 	return newConn(ci, c.inst), nil
 }
@@ -226,7 +236,7 @@ func (c *conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, e
 		}
 	}
 	if err != nil {
-		return nil, err
+		return nil, markFault(c.inst.dialect, err)
 	}
 	return newStmt(si, c, query), nil
 }
@@ -250,7 +260,12 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	}
 	st.end(err)
 	if err != nil {
-		return nil, err
+		if c.inst.dialect != nil && c.inst.dialect.ClassifyError(err) == ErrUnavailable {
+			// BEGIN wrote nothing: database/sql begins again on another connection, and at last on a new one,
+			// rather than failing on each connection that a restart of the database left broken in the pool.
+			err = badConn{err}
+		}
+		return nil, markFault(c.inst.dialect, err)
 	}
 	return &transaction{inner: tx, conn: c, ctx: ctx}, nil
 }
@@ -265,14 +280,14 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 			st := c.inst.begin(ctx, "", query)
 			res, err := legacy.Exec(query, values)
 			st.end(skipNotRun(err))
-			return res, err
+			return res, markFault(c.inst.dialect, err)
 		}
 		return nil, driver.ErrSkip // database/sql prepares the statement instead
 	}
 	st := c.inst.begin(ctx, "", query)
 	res, err := c.execer.ExecContext(ctx, query, args)
 	st.end(skipNotRun(err))
-	return res, err
+	return res, markFault(c.inst.dialect, err)
 }
 
 func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
@@ -284,13 +299,13 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 			}
 			st := c.inst.begin(ctx, "", query)
 			rows, err := legacy.Query(query, values)
-			return wrapRows(rows, err, st)
+			return wrapRows(rows, markFault(c.inst.dialect, err), st)
 		}
 		return nil, driver.ErrSkip
 	}
 	st := c.inst.begin(ctx, "", query)
 	rows, err := c.queryer.QueryContext(ctx, query, args)
-	return wrapRows(rows, err, st)
+	return wrapRows(rows, markFault(c.inst.dialect, err), st)
 }
 
 // skipNotRun is the outcome a statement span records: nil for driver.ErrSkip, which means the driver did not
@@ -325,7 +340,7 @@ func (c *conn) IsValid() bool {
 
 func (c *conn) Ping(ctx context.Context) error {
 	if p, ok := c.inner.(driver.Pinger); ok {
-		return p.Ping(ctx)
+		return markFault(c.inst.dialect, p.Ping(ctx))
 	}
 	return nil
 }
@@ -353,14 +368,14 @@ func (t *transaction) Commit() error {
 	st := t.conn.inst.begin(t.ctx, "COMMIT", "")
 	err := t.inner.Commit()
 	st.end(err)
-	return err
+	return markFault(t.conn.inst.dialect, err)
 }
 
 func (t *transaction) Rollback() error {
 	st := t.conn.inst.begin(t.ctx, "ROLLBACK", "")
 	err := t.inner.Rollback()
 	st.end(err)
-	return err
+	return markFault(t.conn.inst.dialect, err)
 }
 
 // stmt is an instrumented prepared statement.
@@ -392,13 +407,13 @@ func (s *stmt) Exec(args []driver.Value) (driver.Result, error) {
 	st := s.conn.inst.begin(context.Background(), "", s.query)
 	res, err := s.inner.Exec(args)
 	st.end(err)
-	return res, err
+	return res, markFault(s.conn.inst.dialect, err)
 }
 
 func (s *stmt) Query(args []driver.Value) (driver.Rows, error) {
 	st := s.conn.inst.begin(context.Background(), "", s.query)
 	rows, err := s.inner.Query(args)
-	return wrapRows(rows, err, st)
+	return wrapRows(rows, markFault(s.conn.inst.dialect, err), st)
 }
 
 func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
@@ -414,14 +429,14 @@ func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (drive
 		}
 	}
 	st.end(err)
-	return res, err
+	return res, markFault(s.conn.inst.dialect, err)
 }
 
 func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
 	st := s.conn.inst.begin(ctx, "", s.query)
 	if q, ok := s.inner.(driver.StmtQueryContext); ok {
 		rows, err := q.QueryContext(ctx, args)
-		return wrapRows(rows, err, st)
+		return wrapRows(rows, markFault(s.conn.inst.dialect, err), st)
 	}
 	values, err := namedValues(args)
 	if err != nil {
@@ -429,8 +444,16 @@ func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driv
 		return nil, err
 	}
 	rows, err := s.inner.Query(values)
-	return wrapRows(rows, err, st)
+	return wrapRows(rows, markFault(s.conn.inst.dialect, err), st)
 }
+
+// badConn is an error of BEGIN on a broken connection: it is driver.ErrBadConn for database/sql, which then
+// drops the connection and begins again on another, and wraps the driver's error.
+type badConn struct{ err error }
+
+func (e badConn) Error() string        { return e.err.Error() }
+func (e badConn) Unwrap() error        { return e.err }
+func (e badConn) Is(target error) bool { return target == driver.ErrBadConn }
 
 // CheckNamedValue converts arguments as database/sql would: by the driver's statement, else its connection.
 func (s *stmt) CheckNamedValue(nv *driver.NamedValue) error {

@@ -30,17 +30,31 @@ const (
 // (db.Dialect().ClassifyError(err) == ErrRetry: SQLite busy or locked, a PostgreSQL serialization failure or deadlock; or
 // an error marked with Retry), RunTx runs it again, up to 5 attempts in all, after pauses of about 5, 10, 20
 // and 40 ms (each drawn between half and one and a half times that), and stops waiting as soon as ctx is
-// done. When the last attempt fails that way too, the error wraps ErrBusy and the last error. fn must
-// therefore be safe to run more than once: keep side effects outside the database out of it.
+// done. When the last attempt fails that way too, the error wraps ErrBusy and the last error. When the
+// connection broke before the commit was sent (ClassifyError is ErrUnavailable: the database restarted, the
+// session was terminated), nothing was written, and RunTx runs the transaction once more at once, on another
+// connection (database/sql drops a broken one; see Instrument for BEGIN); a connection that breaks during the
+// commit leaves its outcome unknown, so that one is not run again. An error the dialect classifies as
+// ErrRetry (but past the attempts, which is ErrBusy), ErrUnavailable, ErrReadOnly or ErrFull is returned as a
+// *Fault. fn must therefore be safe to run more than once: keep side effects outside the database out of it.
 //
 // RunTx uses the primary of a DB with read replicas, and after the commit records the primary's position in
 // ctx's session (WithSession), so that the client's next reads wait for a replica that has it.
 func RunTx(ctx context.Context, db *DB, fn func(tx *Tx) error) error {
 	pause := txFirstPause
+	reconnected := false
 	for attempt := 1; ; attempt++ {
-		err := runOnce(ctx, db, fn)
-		if err == nil || !retryable(db.dialect, err) {
-			return err
+		committing, err := runOnce(ctx, db, fn)
+		if err == nil {
+			return nil
+		}
+		if !committing && !reconnected && ctx.Err() == nil && db.dialect.ClassifyError(err) == ErrUnavailable {
+			reconnected = true
+			attempt--
+			continue
+		}
+		if !retryable(db.dialect, err) {
+			return markFault(db.dialect, err)
 		}
 		if attempt == txAttempts || ctx.Err() != nil {
 			return fmt.Errorf("%w: %w", ErrBusy, err)
@@ -56,21 +70,22 @@ func RunTx(ctx context.Context, db *DB, fn func(tx *Tx) error) error {
 	}
 }
 
-func runOnce(ctx context.Context, db *DB, fn func(tx *Tx) error) error {
+// runOnce runs fn in one transaction; committing reports whether the error is the commit's.
+func runOnce(ctx context.Context, db *DB, fn func(tx *Tx) error) (committing bool, err error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return false, err
 	}
 	// After a commit the rollback does nothing; after an error or a panic of fn it ends the transaction.
 	defer tx.Rollback()
 	if err := fn(tx); err != nil {
-		return err
+		return false, err
 	}
 	if err := tx.Commit(); err != nil {
-		return err
+		return true, err
 	}
 	db.wrote(ctx)
-	return nil
+	return true, nil
 }
 
 // Retry marks err as a conflict after which the whole transaction may run again, for RunTx: for a failure the

@@ -10,15 +10,25 @@ import (
 	"github.com/storekit/store/odata/sqldb"
 )
 
-// errConflict stands for a driver error the dialect classifies as ErrRetry.
-var errConflict = errors.New("conflict")
+// errConflict stands for a driver error the dialect classifies as ErrRetry; errBroken for one of a connection
+// that broke (ErrUnavailable), errFull for a full disk (ErrFull).
+var (
+	errConflict = errors.New("conflict")
+	errBroken   = errors.New("terminating connection due to administrator command")
+	errFull     = errors.New("database or disk is full")
+)
 
 // conflictDialect classifies errConflict as ErrRetry, so that tests can make a transaction ask for a retry.
 type conflictDialect struct{ sqldb.Dialect }
 
 func (d conflictDialect) ClassifyError(err error) sqldb.ErrorClass {
-	if errors.Is(err, errConflict) {
+	switch {
+	case errors.Is(err, errConflict):
 		return sqldb.ErrRetry
+	case errors.Is(err, errBroken):
+		return sqldb.ErrUnavailable
+	case errors.Is(err, errFull):
+		return sqldb.ErrFull
 	}
 	return d.Dialect.ClassifyError(err)
 }
@@ -36,22 +46,38 @@ func TestRunTx(t *testing.T) {
 		wantRows     int // rows committed: each attempt inserts one before it fails or succeeds
 		wantErr      error
 		wantBusy     bool
+		wantFault    sqldb.ErrorClass // sqldb.FaultOf of the error
 	}{
-		{"OK", func(int) error { return nil }, 1, 1, nil, false},
-		{"ErrOther", func(int) error { return errOther }, 1, 0, errOther, false},
+		{"OK", func(int) error { return nil }, 1, 1, nil, false, sqldb.ErrOther},
+		{"ErrOther", func(int) error { return errOther }, 1, 0, errOther, false, sqldb.ErrOther},
 		{"RetryThenOK", func(n int) error {
 			if n < 3 {
 				return errConflict
 			}
 			return nil
-		}, 3, 1, nil, false},
+		}, 3, 1, nil, false, sqldb.ErrOther},
 		{"RetryMarkedThenOK", func(n int) error {
 			if n < 2 {
 				return sqldb.Retry(errOther)
 			}
 			return nil
-		}, 2, 1, nil, false},
-		{"Busy", func(int) error { return errConflict }, 5, 0, errConflict, true},
+		}, 2, 1, nil, false, sqldb.ErrOther},
+		{"Busy", func(int) error { return errConflict }, 5, 0, errConflict, true, sqldb.ErrRetry},
+		// A broken connection before the commit wrote nothing: one more attempt, at once.
+		{"BrokenThenOK", func(n int) error {
+			if n < 2 {
+				return errBroken
+			}
+			return nil
+		}, 2, 1, nil, false, sqldb.ErrOther},
+		{"BrokenTwice", func(int) error { return errBroken }, 2, 0, errBroken, false, sqldb.ErrUnavailable},
+		{"BrokenThenBusy", func(n int) error {
+			if n < 2 {
+				return errBroken
+			}
+			return errConflict
+		}, 6, 0, errConflict, true, sqldb.ErrRetry},
+		{"Full", func(int) error { return errFull }, 1, 0, errFull, false, sqldb.ErrFull},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db := dbtest.SQLite(t)
@@ -77,6 +103,9 @@ func TestRunTx(t *testing.T) {
 			}
 			if got := errors.Is(err, sqldb.ErrBusy); got != tc.wantBusy {
 				t.Errorf("errors.Is(RunTx(), ErrBusy) = %v, want %v", got, tc.wantBusy)
+			}
+			if got := sqldb.FaultOf(err); got != tc.wantFault {
+				t.Errorf("FaultOf(RunTx()) = %v, want %v", got, tc.wantFault)
 			}
 			var rows int
 			if err := db.QueryRow(`SELECT COUNT(*) FROM attempt`).Scan(&rows); err != nil {

@@ -239,7 +239,9 @@ func (Dialect) JSONRow(values []string, kinds []edm.Kind) string {
 	return "json_array(" + strings.Join(items, ", ") + ")"
 }
 
-// ClassifyError maps SQLite's extended result codes to error classes.
+// ClassifyError maps SQLite's extended result codes to error classes: the constraints, BUSY and LOCKED (retry),
+// the values a request gives that SQLite cannot compute with, and the faults of the file: FULL (the disk, or
+// max_page_count) as sqldb.ErrFull, READONLY as sqldb.ErrReadOnly, CANTOPEN and IOERR as sqldb.ErrUnavailable.
 func (Dialect) ClassifyError(err error) sqldb.ErrorClass {
 	var e sqlite3.Error
 	if !errors.As(err, &e) {
@@ -258,6 +260,12 @@ func (Dialect) ClassifyError(err error) sqldb.ErrorClass {
 		return sqldb.ErrRetry
 	case sqlite3.ErrTooBig:
 		return sqldb.ErrInvalidData
+	case sqlite3.ErrFull:
+		return sqldb.ErrFull
+	case sqlite3.ErrReadonly:
+		return sqldb.ErrReadOnly
+	case sqlite3.ErrCantOpen, sqlite3.ErrIoErr:
+		return sqldb.ErrUnavailable
 	case sqlite3.ErrError:
 		// SQLite reports these only with the generic SQLITE_ERROR code, so the message is all there is to tell
 		// them from a broken statement: values of a request that SQLite cannot compute with, and the errors of

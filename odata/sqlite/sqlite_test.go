@@ -4,6 +4,7 @@ package sqlite_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -94,6 +95,39 @@ func TestClassifyError(t *testing.T) {
 		if got := (sqlite.Dialect{}).ClassifyError(err); got != c.want {
 			t.Errorf("ClassifyError(%q) = %v, want %v", err, got, c.want)
 		}
+	}
+}
+
+// TestFull checks that a database out of space (here at its max_page_count, as a full disk does) fails a write
+// with a *sqldb.Fault of class ErrFull, and that the same write succeeds once there is room again.
+func TestFull(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	conn, err := db.Conn(ctx) // max_page_count is a setting of the connection
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "CREATE TABLE t (b BLOB)"); err != nil {
+		t.Fatal(err)
+	}
+	var pages int
+	if err := conn.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count=%d", pages)); err != nil {
+		t.Fatal(err)
+	}
+	insert := "INSERT INTO t VALUES (zeroblob(100000))"
+	_, err = conn.ExecContext(ctx, insert)
+	if got := sqldb.FaultOf(err); got != sqldb.ErrFull {
+		t.Fatalf("%s past max_page_count = %v, FaultOf %v, want ErrFull", insert, err, got)
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count=%d", pages+100)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, insert); err != nil {
+		t.Errorf("%s with room again = %v", insert, err)
 	}
 }
 
