@@ -85,22 +85,21 @@ func (s *Service) filterInPath(r *http.Request) (*http.Request, error) {
 }
 
 // filterSegmentText returns the expression of the $filter segment i, decoded: the text between its
-// parentheses.
+// parentheses, which may be percent-encoded as "%28" and "%29" as any character of the segment may.
 func filterSegmentText(raw string, segments []syntax.Segment, i int) (string, error) {
 	end := len(raw)
 	if i+1 < len(segments) {
 		end = segments[i+1].Pos - 1
 	}
-	text := strings.TrimSuffix(raw[:end], "/")
-	open := segments[i].Args[0].Pos
-	if open < 0 || open >= len(text) || !strings.HasSuffix(text, ")") {
-		return "", BadRequest(CodeBadRequest, "path", "expected (expression) after $filter")
-	}
-	expr, err := url.PathUnescape(text[open+1 : len(text)-1])
+	text, err := url.PathUnescape(strings.TrimSuffix(raw[segments[i].Pos:end], "/"))
 	if err != nil {
 		return "", BadRequest(CodeBadRequest, "path", "The $filter segment is not percent-encoded correctly.")
 	}
-	return expr, nil
+	expr, found := strings.CutPrefix(text, "$filter(")
+	if expr, closed := strings.CutSuffix(expr, ")"); found && closed {
+		return expr, nil
+	}
+	return "", BadRequest(CodeBadRequest, "path", "expected (expression) after $filter")
 }
 
 // withPathFilters returns the raw query q with the expressions of $filter segments applied before its options:

@@ -27,6 +27,8 @@ func TestFilterPathSegment(t *testing.T) {
 			"/odata/Book?$apply=filter(Pages%20gt%20100)/aggregate($count%20as%20n)"},
 		{"plus sign", "/odata/Book/$filter(Title%20eq%20'Al+pha'%20or%20Pages%20eq%20100)?$select=Id",
 			"/odata/Book?$filter=Title%20eq%20'Al%2Bpha'%20or%20Pages%20eq%20100&$select=Id"},
+		{"percent-encoded", "/odata/Book/%24filter%28Pages%20gt%20100%29/%24count",
+			"/odata/Book/$count?$filter=Pages%20gt%20100"},
 		{"navigation", "/odata/Publisher('p1')/Books/$filter(Pages%20lt%20300)?$select=Id",
 			"/odata/Publisher('p1')/Books?$filter=Pages%20lt%20300&$select=Id"},
 	}
