@@ -18,8 +18,8 @@ import (
 // refuses.
 func (s *Service) filterInPath(r *http.Request) (*http.Request, error) {
 	raw := s.servicePath(r)
-	if !strings.Contains(strings.ToLower(raw), "filter") {
-		return r, nil
+	if !strings.Contains(raw, "filter") && !strings.Contains(raw, "%") {
+		return r, nil // no $filter segment, not even percent-encoded: most paths are read once only
 	}
 	path, err := s.limits.read.Query.ParsePath(raw)
 	if err != nil {

@@ -85,3 +85,29 @@ func TestFilterPathSegmentRefused(t *testing.T) {
 		}
 	})
 }
+
+// TestFilterPathSegmentInBatch reads through a $filter segment in a request of a JSON batch.
+func TestFilterPathSegmentInBatch(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := newFixture(t, db)
+		f.seed()
+		body := `{"requests":[{"id":"1","method":"GET","url":"Book/$filter(Pages%20gt%20100)/$count"}]}`
+		resp := f.must(200, "POST", "/odata/$batch", body, "Accept", "application/json")
+		var answer struct {
+			Responses []struct {
+				Status int
+				Body   json.RawMessage
+			}
+		}
+		if err := json.Unmarshal([]byte(resp.Body), &answer); err != nil {
+			t.Fatalf("%v\n%s", err, resp.Body)
+		}
+		var got []any
+		for _, r := range answer.Responses {
+			got = append(got, r.Status, string(r.Body))
+		}
+		if diff := cmp.Diff([]any{200, `"2"`}, got); diff != "" {
+			t.Errorf("batch answer (-want +got):\n%s\n%s", diff, resp.Body)
+		}
+	})
+}
