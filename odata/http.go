@@ -99,6 +99,9 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request, version Version)
 	if err != nil {
 		return nil, err
 	}
+	if r, err = s.filterInPath(r); err != nil {
+		return nil, err
+	}
 	byID := isEntityPath(s.servicePath(r))
 	if byID {
 		var err error

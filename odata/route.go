@@ -204,6 +204,9 @@ func (r *pathResolver) segment(i int) error {
 		return r.mediaValue(i)
 	case seg.Name == "$ref":
 		return r.ref(i)
+	case seg.Name == "$filter":
+		// filterInPath reads the $filter segments of a read; those reaching here are followed by others.
+		return Errorf(CodeNotImplemented, "A $filter segment is served at the end of the path or before /$count only.")
 	case unsupportedSegments[seg.Name]:
 		return Errorf(CodeNotImplemented, "The %s segment is not supported.", seg.Name)
 	}
@@ -236,9 +239,10 @@ func (r *pathResolver) member(seg syntax.Segment) error {
 }
 
 // unsupportedSegments are the system segments after a collection or an entity that the engine does not serve
-// ($count, $value and $ref it does); other names starting with "$" are looked up as the names of the type.
+// ($count, $value and $ref it does, $filter on reads: filterpath.go); other names starting with "$" are looked
+// up as the names of the type.
 var unsupportedSegments = map[string]bool{"$entity": true, "$each": true, "$query": true,
-	"$filter": true, "$all": true, "$crossjoin": true, "$batch": true, "$metadata": true}
+	"$all": true, "$crossjoin": true, "$batch": true, "$metadata": true}
 
 // count resolves the /$count of a collection.
 func (r *pathResolver) count() error {

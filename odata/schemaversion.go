@@ -9,13 +9,15 @@ import (
 )
 
 // schemaVersionAnnotations returns the annotation of the schema that $metadata carries when the service has a
-// schema version (Config.SchemaVersion): Core.SchemaVersion with that version; none without one.
+// schema version (Config.SchemaVersion): Core.SchemaVersion with that version; none without one. The term is
+// written by the Core vocabulary's alias, the spelling clients that look for it by text know (CSDL allows the
+// alias of an included vocabulary wherever a qualified name stands).
 func (s *Service) schemaVersionAnnotations() []edm.Annotations {
 	if s.schemaVersion == "" {
 		return nil
 	}
 	return []edm.Annotations{{Target: s.model.Namespace,
-		Terms: []edm.Annotation{{Term: core + "SchemaVersion", Value: s.schemaVersion}}}}
+		Terms: []edm.Annotation{{Term: s.model.CoreTerm("SchemaVersion"), Value: s.schemaVersion}}}}
 }
 
 // checkSchemaVersionConfig reports a Config.SchemaVersion that a client could not ask for in $schemaversion:

@@ -96,7 +96,8 @@ func errorCode(body string, status int) string {
 }
 
 // TestService_SchemaVersionMetadata: the Core.SchemaVersion annotation of the schema, in CSDL XML (an Annotation
-// element first in the Schema element) and CSDL JSON (a member of the schema object), only with a version.
+// element first in the Schema element) and CSDL JSON (a member of the schema object), only with a version; the
+// term is written by the alias Core, which the reference of the Core vocabulary declares.
 func TestService_SchemaVersionMetadata(t *testing.T) {
 	db := dbtest.SQLite(t)
 	unversioned := newFixture(t, db)
@@ -106,7 +107,7 @@ func TestService_SchemaVersionMetadata(t *testing.T) {
 		name string
 		f    *fixture
 		xml  bool // whether the XML document has the annotation
-		json any  // the schema's member "@Org.OData.Core.V1.SchemaVersion"
+		json any  // the schema's member "@Core.SchemaVersion"
 	}{
 		{"versioned", versioned, true, "2.1"},
 		{"unversioned", unversioned, false, nil},
@@ -114,17 +115,30 @@ func TestService_SchemaVersionMetadata(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			xmlDoc := tc.f.must(200, "GET", "/odata/$metadata", "").Body
 			const element = `<Schema Namespace="Lib" xmlns="http://docs.oasis-open.org/odata/ns/edm">
-      <Annotation Term="Org.OData.Core.V1.SchemaVersion" String="2.1"/>`
+      <Annotation Term="Core.SchemaVersion" String="2.1"/>`
 			if got := strings.Contains(xmlDoc, element); got != tc.xml {
 				t.Errorf("CSDL XML has the annotation first in the schema: %v, want %v\n%s", got, tc.xml, xmlDoc)
 			}
-			var doc struct{ Lib map[string]any }
+			if !strings.Contains(xmlDoc, `<edmx:Include Namespace="Org.OData.Core.V1" Alias="Core"/>`) {
+				t.Errorf("CSDL XML does not declare the alias Core:\n%s", xmlDoc)
+			}
+			var doc struct {
+				Lib       map[string]any
+				Reference map[string]struct {
+					Include []map[string]string `json:"$Include"`
+				} `json:"$Reference"`
+			}
 			body := tc.f.must(200, "GET", "/odata/$metadata?$format=json", "").Body
 			if err := json.Unmarshal([]byte(body), &doc); err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.json, doc.Lib["@Org.OData.Core.V1.SchemaVersion"]); diff != "" {
+			if diff := cmp.Diff(tc.json, doc.Lib["@Core.SchemaVersion"]); diff != "" {
 				t.Errorf("CSDL JSON schema annotation (-want +got):\n%s", diff)
+			}
+			core := doc.Reference["https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Core.V1.json"]
+			want := []map[string]string{{"$Namespace": "Org.OData.Core.V1", "$Alias": "Core"}}
+			if diff := cmp.Diff(want, core.Include); diff != "" {
+				t.Errorf("CSDL JSON reference of the Core vocabulary (-want +got):\n%s", diff)
 			}
 		})
 	}

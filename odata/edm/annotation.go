@@ -28,7 +28,9 @@ type Annotations struct {
 	Terms  []Annotation
 }
 
-// Annotation is a term with its value. Term is namespace-qualified ("Org.OData.Core.V1.Description"); its
+// Annotation is a term with its value. Term is namespace-qualified ("Org.OData.Core.V1.Description"), or a term
+// of the Core vocabulary qualified by its alias ("Core.Description"; Model.CoreTerm) when the model has no schema
+// or vocabulary called Core; its
 // namespace is one of the OASIS vocabularies (Core, Capabilities, Authorization, Validation, Measures,
 // Aggregation, Temporal, JSON, Repeatability) or one the model lists in Model.Vocabularies. Qualifier, when not
 // empty, tells apart annotations of the same term.
@@ -83,6 +85,10 @@ var oasisVocabularies = []string{coreNamespace, authNamespace, capabilitiesNames
 	"Org.OData.Measures.V1", "Org.OData.Aggregation.V1", "Org.OData.Temporal.V1", "Org.OData.JSON.V1",
 	"Org.OData.Repeatability.V1"}
 
+// coreAlias is the alias the CSDL documents declare for the Core vocabulary, as its own document does: a term
+// written "Core.SchemaVersion" is Org.OData.Core.V1.SchemaVersion.
+const coreAlias = "Core"
+
 // termNamespace is the namespace of a qualified term or type name, "" when it has none.
 func termNamespace(term string) string {
 	i := strings.LastIndexByte(term, '.')
@@ -90,6 +96,40 @@ func termNamespace(term string) string {
 		return ""
 	}
 	return term[:i]
+}
+
+// CoreTerm returns the name by which the CSDL documents of m write the term name of the Core vocabulary:
+// "Core."+name by the vocabulary's alias, or "Org.OData.Core.V1."+name when the model has a schema or
+// vocabulary called Core (which the alias would clash with).
+func (m *Model) CoreTerm(name string) string {
+	if m.coreAliasFree() {
+		return coreAlias + "." + name
+	}
+	return coreNamespace + "." + name
+}
+
+// aliasedNamespace returns the namespace of a term qualified by the alias Core when the documents of m declare
+// it (coreAlias), the term's own qualifier otherwise.
+func aliasedNamespace(term string, coreAliased bool) string {
+	namespace := termNamespace(term)
+	if coreAliased && namespace == coreAlias {
+		return coreNamespace
+	}
+	return namespace
+}
+
+// coreAliasFree reports whether the documents of m may declare the alias Core for the Core vocabulary: no
+// schema or vocabulary of the model is called Core.
+func (m *Model) coreAliasFree() bool {
+	if m.Namespace == coreAlias {
+		return false
+	}
+	for _, v := range m.Vocabularies {
+		if v.Namespace == coreAlias {
+			return false
+		}
+	}
+	return true
 }
 
 // vocabularyURI returns where the vocabulary of namespace is: an OASIS vocabulary's document in the given format
@@ -128,9 +168,9 @@ func (b *builder) checkAnnotations(m *Model) {
 
 // checkAnnotation returns what is wrong with an annotation, "" when nothing is.
 func (m *Model) checkAnnotation(a Annotation) string {
-	namespace := termNamespace(a.Term)
+	qualifier, namespace := termNamespace(a.Term), aliasedNamespace(a.Term, m.coreAliasFree())
 	switch {
-	case namespace == "" || !isIdentifier(a.Term[len(namespace)+1:]):
+	case qualifier == "" || !isIdentifier(a.Term[len(qualifier)+1:]):
 		return "the term must be namespace-qualified"
 	case m.vocabularyURI(namespace, "xml") == "":
 		return fmt.Sprintf("vocabulary %s is neither an OASIS vocabulary nor listed in Model.Vocabularies", namespace)
@@ -242,7 +282,7 @@ func (a *annotator) useAnnotations(lists ...[]Annotations) []targeted {
 				out = append(out, targeted{target: block.Target})
 			}
 			for _, term := range block.Terms {
-				a.use(termNamespace(term.Term))
+				a.use(aliasedNamespace(term.Term, a.coreAlias))
 				out[i].annotations = append(out[i].annotations, userAnnotation(term))
 			}
 		}

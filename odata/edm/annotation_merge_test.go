@@ -81,3 +81,83 @@ func TestWriteAnnotationsOfOneTarget(t *testing.T) {
 		t.Errorf("CSDL XML: the schema's annotations are not first in it, in order:\n%.1500s", x.String())
 	}
 }
+
+// TestWriteCoreAlias: the reference of the Core vocabulary declares its alias Core, and a term written by it
+// ("Core.Description", Model.CoreTerm) is written so, in CSDL XML and JSON; a model with a vocabulary called Core
+// declares no alias, and CoreTerm then names the term by its namespace.
+func TestWriteCoreAlias(t *testing.T) {
+	cases := []struct {
+		name       string
+		vocabulary bool   // whether the model has a vocabulary called Core
+		term       string // CoreTerm("Description")
+		xmlInclude string
+		jsonAlias  string // the $Alias of the Core vocabulary's $Include
+	}{
+		{"alias", false, "Core.Description", `<edmx:Include Namespace="Org.OData.Core.V1" Alias="Core"/>`, "Core"},
+		{"clash", true, "Org.OData.Core.V1.Description", `<edmx:Include Namespace="Org.OData.Core.V1"/>`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := sampleModel()
+			if c.vocabulary {
+				m.Vocabularies = append(m.Vocabularies, edmpkg.Vocabulary{Namespace: "Core", URI: "https://example.com/core.xml"})
+			}
+			if err := m.Build(); err != nil {
+				t.Fatal(err)
+			}
+			term := m.CoreTerm("Description")
+			if term != c.term {
+				t.Fatalf("CoreTerm(Description) = %q, want %q", term, c.term)
+			}
+			extra := edmpkg.Annotations{Target: "Store.Customer", Terms: []edmpkg.Annotation{{Term: term, Value: "A customer"}}}
+			var x, j bytes.Buffer
+			if err := m.WriteXML(&x, extra); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.WriteJSON(&j, extra); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{c.xmlInclude, `<Annotation Term="` + c.term + `" String="A customer"/>`} {
+				if !strings.Contains(x.String(), want) {
+					t.Errorf("CSDL XML lacks %s", want)
+				}
+			}
+			var doc struct {
+				Reference map[string]struct {
+					Include []map[string]string `json:"$Include"`
+				} `json:"$Reference"`
+				Store struct {
+					Annotations map[string]map[string]any `json:"$Annotations"`
+				}
+			}
+			if err := json.Unmarshal(j.Bytes(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			include := doc.Reference["https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Core.V1.json"].Include
+			got := []any{len(include), doc.Store.Annotations["Store.Customer"]["@"+c.term]}
+			if len(include) == 1 {
+				got = append(got, include[0]["$Alias"])
+			}
+			if diff := cmp.Diff([]any{1, "A customer", c.jsonAlias}, got); diff != "" {
+				t.Errorf("CSDL JSON (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestBuildCoreAliasTerm: a model's annotation may name a Core term by the alias Core.
+func TestBuildCoreAliasTerm(t *testing.T) {
+	m := sampleModel()
+	m.Annotations = append(m.Annotations, edmpkg.Annotations{Target: "Store.Customer",
+		Terms: []edmpkg.Annotation{{Term: "Core.Description", Value: "A customer"}}})
+	if err := m.Build(); err != nil {
+		t.Fatal(err)
+	}
+	var x bytes.Buffer
+	if err := m.WriteXML(&x); err != nil {
+		t.Fatal(err)
+	}
+	if want := `<Annotation Term="Core.Description" String="A customer"/>`; !strings.Contains(x.String(), want) {
+		t.Errorf("CSDL XML lacks %s", want)
+	}
+}

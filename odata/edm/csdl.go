@@ -9,8 +9,8 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Vocabularies the CSDL documents refer to. Annotations use the full namespace (no alias), which every client
-// resolves.
+// Vocabularies the CSDL documents refer to. Annotations use the full namespace, which every client resolves;
+// the Core vocabulary's reference also declares its alias Core (coreAlias), for the terms written by it.
 const (
 	coreNamespace = "Org.OData.Core.V1"
 	authNamespace = "Org.OData.Authorization.V1"
@@ -64,6 +64,8 @@ type field struct {
 // annotator gathers an element's annotations and remembers the vocabularies used.
 type annotator struct {
 	used map[string]bool
+	// coreAlias tells that the document declares the alias Core for the Core vocabulary (Model.coreAliasFree).
+	coreAlias bool
 }
 
 func (a *annotator) add(list *[]annotation, namespace, term string, value any) {

@@ -18,7 +18,7 @@ func (m *Model) WriteJSON(w io.Writer, extra ...Annotations) error {
 	if !m.built {
 		return ErrNotBuilt
 	}
-	var annotator annotator
+	annotator := annotator{coreAlias: m.coreAliasFree()}
 	schema := m.jsonSchema(&annotator)
 	if blocks := annotator.useAnnotations(m.Annotations, extra); len(blocks) > 0 {
 		targets := &jsonObject{}
@@ -47,6 +47,9 @@ func (m *Model) WriteJSON(w io.Writer, extra ...Annotations) error {
 	for _, namespace := range annotator.usedVocabularies(m) {
 		include := &jsonObject{}
 		include.set("$Namespace", namespace)
+		if namespace == coreNamespace && annotator.coreAlias {
+			include.set("$Alias", coreAlias)
+		}
 		reference := &jsonObject{}
 		reference.set("$Include", []any{include})
 		references.set(m.vocabularyURI(namespace, "json"), reference)

@@ -19,7 +19,7 @@ func (m *Model) WriteXML(w io.Writer, extra ...Annotations) error {
 	if !m.built {
 		return ErrNotBuilt
 	}
-	var annotator annotator
+	annotator := annotator{coreAlias: m.coreAliasFree()}
 	schema := m.xmlSchema(&annotator)
 	for _, t := range annotator.useAnnotations(m.Annotations, extra) {
 		if t.target == m.Namespace {
@@ -34,7 +34,10 @@ func (m *Model) WriteXML(w io.Writer, extra ...Annotations) error {
 	root := &xmlElement{name: "edmx:Edmx", attributes: []xmlAttribute{{"Version", "4.0"}, {"xmlns:edmx", "http://docs.oasis-open.org/odata/ns/edmx"}}}
 	for _, namespace := range annotator.usedVocabularies(m) {
 		reference := root.child("edmx:Reference", "Uri", m.vocabularyURI(namespace, "xml"))
-		reference.child("edmx:Include", "Namespace", namespace)
+		include := reference.child("edmx:Include", "Namespace", namespace)
+		if namespace == coreNamespace && annotator.coreAlias {
+			include.attributes = append(include.attributes, xmlAttribute{"Alias", coreAlias})
+		}
 	}
 	root.child("edmx:DataServices").children = append([]*xmlElement(nil), schema)
 	buffered := bufio.NewWriter(w)
