@@ -89,6 +89,7 @@ func TestService_ApplyNest(t *testing.T) {
 			{"Book?$apply=nest(expand(Chapters)%20as%20T)", 501, "NotImplemented"},
 			{"Book?$apply=groupby((Title),nest(identity%20as%20T)/aggregate($count%20as%20N))", 501, "NotImplemented"},
 			{"Book?$apply=concat(nest(identity%20as%20A),nest(identity%20as%20A))", 501, "NotImplemented"},
+			{"Book?$apply=addnested(Chapters,identity%20as%20A,identity%20as%20B)", 501, "NotImplemented"},
 		} {
 			resp := f.do("GET", "/odata/"+tc.query, "")
 			if resp.Status != tc.status || !strings.Contains(resp.Body, `"code":"`+tc.code+`"`) {

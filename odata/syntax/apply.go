@@ -30,7 +30,8 @@ type Transformation struct {
 	// addnested and expand (after the navigation path), and the one that finds the start nodes of ancestors
 	// and descendants.
 	Sequence []Transformation
-	// Sequences are the sequences of concat and nest (nest: Aliases[i] names Sequences[i]).
+	// Sequences are the sequences of concat and nest (nest: Aliases[i] names Sequences[i]), and those of
+	// addnested after its first "sequence as alias" (Aliases[i] names Sequences[i] there too).
 	Sequences [][]Transformation
 	Aliases   []string
 	// Filter is the condition of filter; Search the expression of search.
@@ -70,21 +71,23 @@ type AggregateItem struct {
 	Alias string
 }
 
-// AggregateFrom is one "from Path with Method" step of an aggregate item (Method "" when not given).
+// AggregateFrom is one "from Paths with Method" step of an aggregate item: its grouping properties, in order,
+// and its method ("" when not given).
 type AggregateFrom struct {
-	Expr   Expr
+	Exprs  []Expr
 	Method string
 }
 
 // GroupItem is one grouping property of groupby: a path, or rollup(...) (Rollup holds its paths; RollupAll
 // says the first argument was $all or null, which adds the grand total), or rolluprecursive(...) (Recursive
-// holds its arguments).
+// holds its arguments: Name "rolluprecursive", the hierarchy in Hierarchy and the transformations that pick
+// its nodes, if any, in Sequence).
 type GroupItem struct {
 	Pos       int
 	Path      *Path
 	Rollup    []*Path
 	RollupAll bool
-	Recursive []Arg
+	Recursive *Transformation
 }
 
 // hierarchyTransformations take a hierarchy's arguments, kept as Args.
@@ -179,6 +182,10 @@ func (c *converter) transformation(s *grammarSegment, depth int) (Transformation
 		return t, err
 	}
 	if len(a.Args) == 0 {
+		if strings.IndexByte(name, '.') > 0 { // a custom function without parameters (Self.Condense())
+			t.Name = s.Name.Value
+			return t, nil
+		}
 		return t, syntaxErrorAt(a.Open.Pos.Offset+1, "expected the arguments of "+s.Name.Value)
 	}
 	return t, c.transformationArgs(&t, s, a, depth)
@@ -263,8 +270,28 @@ func isDollarCount(g *grammarExpr) bool {
 }
 
 func (c *converter) aggregate(t *Transformation, a *grammarArguments, depth int) *Error {
-	for _, arg := range a.Args {
-		item, err := c.aggregateItem(arg, depth, true)
+	for i := 0; i < len(a.Args); i++ {
+		arg := a.Args[i]
+		var more map[*grammarExpr][]*grammarExpr
+		// A "from" list: "Amount with average from Time,Product/Name with max as A" arrives as the arguments
+		// "Amount with average from Time" and "Product/Name with max as A". An item whose last "from" lacks the
+		// method it needs takes the grouping paths after it, up to the one that has the method.
+		for danglingFrom(arg) && i+1 < len(a.Args) && continuesFrom(a.Args[i+1]) {
+			steps := arg.Tail.Steps
+			last := steps[len(steps)-1].From
+			next := a.Args[i+1]
+			if more == nil {
+				more = map[*grammarExpr][]*grammarExpr{}
+			}
+			more[last] = append(more[last], next.Value)
+			tail := &grammarTail{Steps: steps}
+			if next.Tail != nil {
+				tail = &grammarTail{Steps: append(steps[:len(steps):len(steps)], next.Tail.Steps...), Alias: next.Tail.Alias}
+			}
+			arg = &grammarArgument{Value: arg.Value, Tail: tail}
+			i++
+		}
+		item, err := c.aggregateItem(arg, depth, true, more)
 		if err != nil {
 			return err
 		}
@@ -273,16 +300,57 @@ func (c *converter) aggregate(t *Transformation, a *grammarArguments, depth int)
 	return nil
 }
 
+// isCastAggregation reports whether p, followed by tail, is a type name alone aggregated by a method that may
+// take a value that is not primitive: countdistinct or a qualified custom method (Data Aggregation's
+// aggrCastPath with nonprimAggMethod).
+func isCastAggregation(p *grammarPath, tail *grammarTail) bool {
+	if len(p.Args) > 0 || len(p.Rest) > 0 || nameKind(p.Name) != tokenIdentifier || strings.IndexByte(p.Name.Value, '.') <= 0 ||
+		tail == nil || len(tail.Steps) == 0 || tail.Steps[0].Method.Type == 0 {
+		return false
+	}
+	m := tail.Steps[0].Method.Value
+	return m == "countdistinct" || strings.IndexByte(m, '.') > 0
+}
+
+// danglingFrom reports whether a is an aggregate item with a method whose last "from" has none yet.
+func danglingFrom(a *grammarArgument) bool {
+	if a.Name.Type != 0 || a.Then != nil || a.Tail == nil || a.Tail.Alias.Type != 0 || len(a.Tail.Steps) == 0 ||
+		a.Tail.Steps[len(a.Tail.Steps)-1].From == nil {
+		return false
+	}
+	for _, s := range a.Tail.Steps {
+		if s.Method.Type != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// continuesFrom reports whether a can be a further grouping path of a "from" list: a path, alone or followed by
+// "with method ...".
+func continuesFrom(a *grammarArgument) bool {
+	if a.Name.Type != 0 || a.Then != nil || solePath(a.Value) == nil {
+		return false
+	}
+	return a.Tail == nil || len(a.Tail.Steps) > 0 && a.Tail.Steps[0].Method.Type != 0
+}
+
 // aggregateItem converts one aggregate item; the grammar of its tail is checked here: in aggregate() a method
 // needs an alias (named says so; in an expression there is none), every "from" after a method has a method of
 // its own, and only a custom aggregate may end in a "from" without one.
-func (c *converter) aggregateItem(a *grammarArgument, depth int, named bool) (AggregateItem, *Error) {
+// more holds the further grouping paths of a "from" list, by its first path.
+func (c *converter) aggregateItem(a *grammarArgument, depth int, named bool, more map[*grammarExpr][]*grammarExpr) (AggregateItem, *Error) {
 	item := AggregateItem{Pos: exprStart(a.Value)}
 	if a.Name.Type != 0 || a.Then != nil {
 		return item, syntaxErrorAt(item.Pos, "expected an aggregate expression")
 	}
 	if isDollarCount(a.Value) {
 		item.Count = true
+	} else if p := solePath(a.Value); p != nil && isCastAggregation(p, a.Tail) {
+		// A type cast alone, aggregated whole by countdistinct or a custom method (Self.Digital with
+		// Custom.Discount as D).
+		item.Expr = &Path{Pos: p.Name.Pos.Offset, Base: BaseImplicit,
+			Segments: []Segment{{Pos: p.Name.Pos.Offset, Name: p.Name.Value}}}
 	} else {
 		e, err := c.nested(a.Value, depth)
 		if err != nil {
@@ -321,7 +389,14 @@ func (c *converter) aggregateItem(a *grammarArgument, depth int, named bool) (Ag
 		if err != nil {
 			return item, err
 		}
-		from := AggregateFrom{Expr: e}
+		from := AggregateFrom{Exprs: []Expr{e}}
+		for _, g := range more[step.From] {
+			e, err := c.nested(g, depth)
+			if err != nil {
+				return item, err
+			}
+			from.Exprs = append(from.Exprs, e)
+		}
 		if i+1 < len(steps) && steps[i+1].Method.Type != 0 {
 			from.Method = steps[i+1].Method.Value
 			i++
@@ -390,8 +465,8 @@ func (c *converter) groupItem(g *grammarExpr, depth int) (GroupItem, *Error) {
 		case "rollup":
 			return item, c.rollup(&item, p.Args[0], depth)
 		case "rolluprecursive":
-			args, err := c.looseArgs(p.Args[0], depth)
-			item.Recursive = args
+			r, err := c.rollupRecursive(p.Args[0], depth)
+			item.Recursive = r
 			return item, err
 		}
 	}
@@ -526,7 +601,7 @@ func (c *converter) concat(t *Transformation, a *grammarArguments, depth int) *E
 }
 
 // navigationTransformation converts join(Nav as Alias[, sequence]), outerjoin (the same), addnested(Nav,
-// sequence as Alias) and expand(Nav[, filter(...)][, expand(...)...]).
+// sequence as Alias, ...) and expand(Nav[, filter(...)][, expand(...)...]).
 func (c *converter) navigationTransformation(t *Transformation, a *grammarArguments, depth int) *Error {
 	first := a.Args[0]
 	tail := first.Tail
@@ -554,13 +629,25 @@ func (c *converter) navigationTransformation(t *Transformation, a *grammarArgume
 		if tail != nil {
 			return tailError(a.Args[0])
 		}
-		if len(rest) != 1 || rest[0].Tail == nil || rest[0].Tail.As.Type == 0 {
+		if len(rest) == 0 {
 			return syntaxErrorAt(a.Open.Pos.Offset, `addnested() takes a path and "sequence as alias"`)
 		}
-		t.Alias = rest[0].Tail.As.Value
-		seq, err := c.sequence(rest[0].Value, depth)
-		t.Sequence = seq
-		return err
+		for i, arg := range rest {
+			if arg.Tail == nil || arg.Tail.As.Type == 0 || arg.Name.Type != 0 {
+				return syntaxErrorAt(exprStart(arg.Value), `expected "sequence as alias" in addnested()`)
+			}
+			seq, err := c.sequence(arg.Value, depth)
+			if err != nil {
+				return err
+			}
+			if i == 0 {
+				t.Sequence, t.Alias = seq, arg.Tail.As.Value
+				continue
+			}
+			t.Sequences = append(t.Sequences, seq)
+			t.Aliases = append(t.Aliases, arg.Tail.As.Value)
+		}
+		return nil
 	case "expand":
 		if tail != nil {
 			return tailError(a.Args[0])
@@ -619,7 +706,7 @@ func isAggregateCall(s *grammarSegment) bool {
 // aggregateCall converts Path/aggregate(item) in an expression: an aggregate item without alias.
 func (c *converter) aggregateCall(p *Path, s *grammarSegment, depth int) (Expr, *Error) {
 	a := s.Args[0].Args[0]
-	item, err := c.aggregateItem(a, depth+1, false)
+	item, err := c.aggregateItem(a, depth+1, false, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -645,6 +732,11 @@ func countTransformations(seq []Transformation) int {
 		for _, nested := range seq[i].Sequences {
 			n += countTransformations(nested)
 		}
+		for _, g := range seq[i].Groups {
+			if g.Recursive != nil {
+				n += countTransformations(g.Recursive.Sequence)
+			}
+		}
 	}
 	return n
 }
@@ -658,7 +750,7 @@ func transformationExprs(out []Expr, seq []Transformation) []Expr {
 				out = append(out, a.Expr)
 			}
 			for _, f := range a.From {
-				out = append(out, f.Expr)
+				out = append(out, f.Exprs...)
 			}
 		}
 		for _, g := range t.Groups {
@@ -667,6 +759,9 @@ func transformationExprs(out []Expr, seq []Transformation) []Expr {
 			}
 			for _, p := range g.Rollup {
 				out = append(out, p)
+			}
+			if g.Recursive != nil {
+				out = transformationExprs(out, []Transformation{*g.Recursive})
 			}
 		}
 		for _, e := range []Expr{t.Filter, t.N, t.Measure} {
@@ -779,6 +874,11 @@ func writeTransformation(b *strings.Builder, t *Transformation) {
 				b.WriteString(" as " + t.Alias)
 			}
 		}
+		for i := range t.Sequences {
+			b.WriteByte(',')
+			writeSequence(b, t.Sequences[i])
+			b.WriteString(" as " + t.Aliases[i])
+		}
 	default:
 		var args strings.Builder
 		writeArgs(&args, t.Args)
@@ -799,7 +899,12 @@ func writeAggregateItem(b *strings.Builder, a *AggregateItem) {
 	}
 	for _, f := range a.From {
 		b.WriteString(" from ")
-		writeExpr(b, f.Expr, 0)
+		for i, e := range f.Exprs {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeExpr(b, e, 0)
+		}
 		if f.Method != "" {
 			b.WriteString(" with " + f.Method)
 		}
@@ -814,8 +919,9 @@ func writeGroupItem(b *strings.Builder, g *GroupItem) {
 	case g.Path != nil:
 		writeMemberPath(b, g.Path)
 	case g.Recursive != nil:
-		b.WriteString("rolluprecursive")
-		writeArgs(b, g.Recursive)
+		b.WriteString("rolluprecursive(")
+		writeHierarchy(b, g.Recursive)
+		b.WriteByte(')')
 	default:
 		b.WriteString("rollup(")
 		if g.RollupAll {

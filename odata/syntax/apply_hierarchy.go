@@ -34,31 +34,11 @@ func (c *converter) hierarchy(t *Transformation, a *grammarArguments, depth int)
 		return syntaxErrorAt(a.Open.Pos.Offset, t.Name+"() takes the node set, the hierarchy, the node property and "+
 			map[bool]string{true: "preorder or postorder", false: "a transformation sequence"}[t.Name == "traverse"])
 	}
-	h := &HierarchyArgs{}
+	h, err := c.hierarchyReference(a, depth)
+	if err != nil {
+		return err
+	}
 	t.Hierarchy = h
-	set, err := c.plainValue(a.Args[0], depth)
-	if err != nil {
-		return err
-	}
-	if p, ok := set.(*Path); !ok || p.Base != BaseRoot || len(p.Segments) == 0 {
-		return syntaxErrorAt(set.Position(), "expected the nodes of the hierarchy as $root/...")
-	}
-	h.Set = set.(*Path)
-	q, err := c.plainValue(a.Args[1], depth)
-	if err != nil {
-		return err
-	}
-	name, ok := simpleName(q)
-	if !ok {
-		return syntaxErrorAt(q.Position(), "expected the qualifier of a recursive hierarchy")
-	}
-	h.Qualifier, h.QualifierPos = name, q.Position()
-	if h.Node, err = c.plainValue(a.Args[2], depth); err != nil {
-		return err
-	}
-	if p, ok := h.Node.(*Path); !ok || p.Base != BaseImplicit {
-		return syntaxErrorAt(h.Node.Position(), "expected the path of the node property")
-	}
 	if t.Name == "traverse" {
 		return c.traverse(t, a, depth)
 	}
@@ -88,6 +68,63 @@ func (c *converter) hierarchy(t *Transformation, a *grammarArguments, depth int)
 		return syntaxErrorAt(exprStart(rest[0].Value), `expected ")"`)
 	}
 	return nil
+}
+
+// hierarchyReference converts the first three arguments of ancestors, descendants, traverse and
+// rolluprecursive: the node set ($root/...), the hierarchy's qualifier and the path of the node property.
+func (c *converter) hierarchyReference(a *grammarArguments, depth int) (*HierarchyArgs, *Error) {
+	h := &HierarchyArgs{}
+	set, err := c.plainValue(a.Args[0], depth)
+	if err != nil {
+		return nil, err
+	}
+	if p, ok := set.(*Path); !ok || p.Base != BaseRoot || len(p.Segments) == 0 {
+		return nil, syntaxErrorAt(set.Position(), "expected the nodes of the hierarchy as $root/...")
+	}
+	h.Set = set.(*Path)
+	q, err := c.plainValue(a.Args[1], depth)
+	if err != nil {
+		return nil, err
+	}
+	name, ok := simpleName(q)
+	if !ok {
+		return nil, syntaxErrorAt(q.Position(), "expected the qualifier of a recursive hierarchy")
+	}
+	h.Qualifier, h.QualifierPos = name, q.Position()
+	if h.Node, err = c.plainValue(a.Args[2], depth); err != nil {
+		return nil, err
+	}
+	if p, ok := h.Node.(*Path); !ok || p.Base != BaseImplicit {
+		return nil, syntaxErrorAt(h.Node.Position(), "expected the path of the node property")
+	}
+	return h, nil
+}
+
+// rollupRecursive converts the arguments of rolluprecursive(H, Q, p [, transformations]) in groupby: the
+// hierarchy, as ancestors names it, and the preserving transformations that pick its nodes.
+func (c *converter) rollupRecursive(a *grammarArguments, depth int) (*Transformation, *Error) {
+	t := &Transformation{Pos: a.Open.Pos.Offset, Name: "rolluprecursive"}
+	if len(a.Args) < 3 {
+		return nil, syntaxErrorAt(a.Open.Pos.Offset, "rolluprecursive() takes the node set, the hierarchy and the node property")
+	}
+	h, err := c.hierarchyReference(a, depth)
+	if err != nil {
+		return nil, err
+	}
+	t.Hierarchy = h
+	if len(a.Args) == 3 {
+		return t, nil
+	}
+	if err := tailError(a.Args[3]); err != nil {
+		return nil, err
+	}
+	if t.Sequence, err = c.sequence(a.Args[3].Value, depth); err != nil {
+		return nil, err
+	}
+	if len(a.Args) > 4 {
+		return nil, syntaxErrorAt(exprStart(a.Args[4].Value), `expected ")"`)
+	}
+	return t, nil
 }
 
 // traverse converts the fourth and later arguments of traverse: preorder or postorder, then the order of
@@ -129,7 +166,7 @@ func isKeepStart(a *grammarArgument) bool {
 	return p != nil && strings.EqualFold(p.Name.Value, "keep") && len(p.Args) == 0 && len(p.Rest) == 0
 }
 
-// writeHierarchy prints the arguments of ancestors, descendants or traverse.
+// writeHierarchy prints the arguments of ancestors, descendants, traverse or rolluprecursive.
 func writeHierarchy(b *strings.Builder, t *Transformation) {
 	h := t.Hierarchy
 	writeExpr(b, h.Set, 0)
@@ -148,6 +185,9 @@ func writeHierarchy(b *strings.Builder, t *Transformation) {
 				b.WriteString(" desc")
 			}
 		}
+		return
+	}
+	if t.Name == "rolluprecursive" && len(t.Sequence) == 0 {
 		return
 	}
 	b.WriteByte(',')

@@ -177,7 +177,9 @@ func countNodes(e Expr, budget int) int {
 			budget = countNodes(n.Item.Expr, budget)
 		}
 		for _, f := range n.Item.From {
-			budget = countNodes(f.Expr, budget)
+			for _, e := range f.Exprs {
+				budget = countNodes(e, budget)
+			}
 		}
 	case *List:
 		for _, it := range n.Items {

@@ -105,6 +105,9 @@ func (a *applier) addNested(rel *applyRel, t *syntax.Transformation) (*applyRel,
 	if len(t.Path.Segments) != 1 {
 		return nil, a.fail(CodeNotSupported, t.Path, "addnested supports a navigation property of the entities")
 	}
+	if len(t.Sequences) > 0 {
+		return nil, a.fail(CodeNotSupported, t.Path, "addnested supports one \"sequence as alias\"")
+	}
 	s := t.Path.Segments[0]
 	typ := rel.r.typ
 	nav := typ.Navigation(s.Name)

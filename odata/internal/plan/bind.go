@@ -1005,6 +1005,9 @@ func (b *binder) aggregate(n *syntax.Aggregate) (boundExpr, error) {
 	if n.Path.Base == syntax.BaseThese {
 		return b.aggregateOfThese(n)
 	}
+	if n.Path.Base == syntax.BaseImplicit && len(n.Path.Segments) == 0 {
+		return nil, b.fail(CodeTypeMismatch, n, "aggregate needs the collection it aggregates before it: Path/aggregate(...) or $these/aggregate(...)")
+	}
 	collection, item, err := b.collection(n.Path)
 	if err != nil {
 		return nil, err
