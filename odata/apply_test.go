@@ -90,7 +90,7 @@ func TestService_Apply(t *testing.T) {
 			{"Book?$apply=groupby((Title))&$expand=Chapters", 501, "NotImplemented"},
 			{"Book?$expand=Chapters($apply=aggregate($count%20as%20N))", 501, "NotImplemented"},
 			{"Book?$apply=aggregate(Pages%20with%20sum%20from%20Title,Edition%20with%20max%20as%20X)", 501, "NotImplemented"},
-			{"Book?$apply=Lib.Condense()", 501, "NotImplemented"},
+			{"Book?$apply=Lib.Condense()", 400, "SyntaxError"},
 			{"Book?$filter=aggregate(Pages%20with%20sum)%20gt%205", 400, "TypeMismatch"},
 			{"Book?$apply=groupby((rolluprecursive($root/Book,Tree,Id,filter(Id%20eq%20'b1'))))", 501, "NotImplemented"},
 		} {

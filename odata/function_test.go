@@ -175,6 +175,31 @@ func TestNewService_FunctionHandlers(t *testing.T) {
 	}
 }
 
+// TestService_ApplyServiceDefined: a service-defined transformation in $apply that the model does not define is
+// the client's mistake (400, as an unknown function in $filter), one it defines is valid OData the engine does not
+// translate (501).
+func TestService_ApplyServiceDefined(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := functionsFixture(t, db)
+		for _, tc := range []struct {
+			query  string
+			status int
+			code   string
+		}{
+			{"Book?$apply=Lib.Condense()", 400, "SyntaxError"},
+			{"Book?$apply=Default.CustomSetTransform()", 400, "SyntaxError"},
+			{"Book?$apply=filter(Pages%20gt%201)/Other.Condense(Pages)", 400, "SyntaxError"},
+			{"Book?$apply=Lib.Similar()", 501, "NotImplemented"},
+			{"Book?$apply=Lib.AveragePages()", 501, "NotImplemented"},
+		} {
+			resp := f.do("GET", "/odata/"+tc.query, "")
+			if resp.Status != tc.status || !strings.Contains(resp.Body, `"code":"`+tc.code+`"`) {
+				t.Errorf("GET %s = %d %s, want %d %s", tc.query, resp.Status, resp.Body, tc.status, tc.code)
+			}
+		}
+	})
+}
+
 // TestService_FunctionsOpenAPI checks the functions in the OpenAPI document: a GET per overload, required
 // parameters as aliases; the document stays valid and every GET it lists answers as documented.
 func TestService_FunctionsOpenAPI(t *testing.T) {

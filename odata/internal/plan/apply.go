@@ -181,6 +181,11 @@ func (a *applier) transformation(rel *applyRel, t *syntax.Transformation) (*appl
 	case "addnested":
 		return a.addNested(rel, t)
 	}
+	if strings.Contains(t.Name, ".") && a.c.m.FunctionOverloads(t.Name) == nil {
+		// A service-defined transformation the model does not define is the client's mistake, as an unknown
+		// function in an expression is (segmentWithArguments); one it defines is valid OData not translated.
+		return nil, a.fail(CodeSyntax, nil, "unknown function %s", t.Name)
+	}
 	return nil, a.fail(CodeNotSupported, nil, "the transformation %s is not supported", t.Name)
 }
 
