@@ -346,13 +346,8 @@ func (c *converter) aggregateItem(a *grammarArgument, depth int, named bool, mor
 	}
 	if isDollarCount(a.Value) {
 		item.Count = true
-	} else if p := solePath(a.Value); p != nil && isCastAggregation(p, a.Tail) {
-		// A type cast alone, aggregated whole by countdistinct or a custom method (Self.Digital with
-		// Custom.Discount as D).
-		item.Expr = &Path{Pos: p.Name.Pos.Offset, Base: BaseImplicit,
-			Segments: []Segment{{Pos: p.Name.Pos.Offset, Name: p.Name.Value}}}
 	} else {
-		e, err := c.nested(a.Value, depth)
+		e, err := c.aggregateOperand(a, depth)
 		if err != nil {
 			return item, err
 		}
@@ -380,31 +375,11 @@ func (c *converter) aggregateItem(a *grammarArgument, depth int, named bool, mor
 		item.Method = steps[0].Method.Value
 		steps = steps[1:]
 	}
-	for i := 0; i < len(steps); i++ {
-		step := steps[i]
-		if step.From == nil {
-			return item, syntaxErrorAt(step.Method.Pos.Offset, `expected "from" or "as", found "with"`)
-		}
-		e, err := c.nested(step.From, depth)
-		if err != nil {
-			return item, err
-		}
-		from := AggregateFrom{Exprs: []Expr{e}}
-		for _, g := range more[step.From] {
-			e, err := c.nested(g, depth)
-			if err != nil {
-				return item, err
-			}
-			from.Exprs = append(from.Exprs, e)
-		}
-		if i+1 < len(steps) && steps[i+1].Method.Type != 0 {
-			from.Method = steps[i+1].Method.Value
-			i++
-		} else if item.Method != "" || i+1 < len(steps) {
-			return item, syntaxErrorAt(exprStart(step.From), `expected "with" and a method after the "from" path`)
-		}
-		item.From = append(item.From, from)
+	from, err := c.aggregateFroms(steps, item.Method != "", depth, more)
+	if err != nil {
+		return item, err
 	}
+	item.From = from
 	if tail.Alias.Type == 0 {
 		if named && (item.Method != "" || len(item.From) > 0 && item.From[len(item.From)-1].Method != "") {
 			return item, syntaxErrorAt(exprStart(a.Value), `expected "as" and an alias after the aggregation`)
@@ -413,6 +388,45 @@ func (c *converter) aggregateItem(a *grammarArgument, depth int, named bool, mor
 	}
 	item.Alias = tail.Alias.Value
 	return item, checkAlias(tail.Alias)
+}
+
+// aggregateOperand converts what an aggregate item aggregates: an expression, or a type cast alone, aggregated
+// whole by countdistinct or a custom method (Self.Digital with Custom.Discount as D).
+func (c *converter) aggregateOperand(a *grammarArgument, depth int) (Expr, *Error) {
+	if p := solePath(a.Value); p != nil && isCastAggregation(p, a.Tail) {
+		return &Path{Pos: p.Name.Pos.Offset, Base: BaseImplicit,
+			Segments: []Segment{{Pos: p.Name.Pos.Offset, Name: p.Name.Value}}}, nil
+	}
+	return c.nested(a.Value, depth)
+}
+
+// aggregateFroms converts the "from" steps of an aggregate item (after its method, if any; hasMethod says so):
+// each "from" path list with the method that follows it, which only the last may lack, and only without a method
+// on the item (a custom aggregate). more holds the further paths of a list, by its first.
+func (c *converter) aggregateFroms(steps []*grammarAggregationStep, hasMethod bool, depth int, more map[*grammarExpr][]*grammarExpr) ([]AggregateFrom, *Error) {
+	var froms []AggregateFrom
+	for i := 0; i < len(steps); i++ {
+		step := steps[i]
+		if step.From == nil {
+			return nil, syntaxErrorAt(step.Method.Pos.Offset, `expected "from" or "as", found "with"`)
+		}
+		var from AggregateFrom
+		for _, g := range append([]*grammarExpr{step.From}, more[step.From]...) {
+			e, err := c.nested(g, depth)
+			if err != nil {
+				return nil, err
+			}
+			from.Exprs = append(from.Exprs, e)
+		}
+		if i+1 < len(steps) && steps[i+1].Method.Type != 0 {
+			from.Method = steps[i+1].Method.Value
+			i++
+		} else if hasMethod || i+1 < len(steps) {
+			return nil, syntaxErrorAt(exprStart(step.From), `expected "with" and a method after the "from" path`)
+		}
+		froms = append(froms, from)
+	}
+	return froms, nil
 }
 
 // checkAlias refuses a qualified alias.

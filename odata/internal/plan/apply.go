@@ -181,12 +181,17 @@ func (a *applier) transformation(rel *applyRel, t *syntax.Transformation) (*appl
 	case "addnested":
 		return a.addNested(rel, t)
 	}
+	return nil, a.untranslated(t)
+}
+
+// untranslated is the error for a transformation the planner does not translate: a service-defined one the model
+// does not define is the client's mistake, as an unknown function in an expression is (segmentWithArguments); any
+// other is valid OData not translated.
+func (a *applier) untranslated(t *syntax.Transformation) error {
 	if strings.Contains(t.Name, ".") && a.c.m.FunctionOverloads(t.Name) == nil {
-		// A service-defined transformation the model does not define is the client's mistake, as an unknown
-		// function in an expression is (segmentWithArguments); one it defines is valid OData not translated.
-		return nil, a.fail(CodeSyntax, nil, "unknown function %s", t.Name)
+		return a.fail(CodeSyntax, nil, "unknown function %s", t.Name)
 	}
-	return nil, a.fail(CodeNotSupported, nil, "the transformation %s is not supported", t.Name)
+	return a.fail(CodeNotSupported, nil, "the transformation %s is not supported", t.Name)
 }
 
 // expand adds the navigation of expand(Nav, filter(...), expand(...)) to the entities, as the $expand item

@@ -47,32 +47,37 @@ func hierarchyFunctionName(p *syntax.Path) string {
 	return ""
 }
 
-// hierarchyFunction binds a call of a hierarchy function.
-func (b *binder) hierarchyFunction(p *syntax.Path, name string) (boundExpr, error) {
-	c := b.c
-	call := p.Segments[0].Args[0]
+// hierarchyArgs returns the named arguments of the call of the hierarchy function name that p starts with, and
+// the names it allows: the three every function takes, then its own (the first of them required too).
+func (b *binder) hierarchyArgs(p *syntax.Path, name string) (map[string]syntax.Expr, []string, error) {
 	args := map[string]syntax.Expr{}
 	allowed := append([]string{"HierarchyNodes", "HierarchyQualifier", "Node"}, hierarchyFunctionParameters[name]...)
-	for _, a := range call.Args {
+	for _, a := range p.Segments[0].Args[0].Args {
 		if a.Name == "" {
-			return nil, b.fail(CodeSyntax, a.Value, "the parameters of %s are named (HierarchyNodes=..., HierarchyQualifier=..., Node=...)", name)
+			return nil, nil, b.fail(CodeSyntax, a.Value, "the parameters of %s are named (HierarchyNodes=..., HierarchyQualifier=..., Node=...)", name)
 		}
 		if !slices.Contains(allowed, a.Name) {
-			return nil, b.fail(CodeSyntax, a.Value, "%s has no parameter %s", name, a.Name)
+			return nil, nil, b.fail(CodeSyntax, a.Value, "%s has no parameter %s", name, a.Name)
 		}
 		if args[a.Name] != nil {
-			return nil, b.fail(CodeSyntax, a.Value, "the parameter %s is given twice", a.Name)
+			return nil, nil, b.fail(CodeSyntax, a.Value, "the parameter %s is given twice", a.Name)
 		}
 		args[a.Name] = a.Value
 	}
-	required := allowed[:3]
-	if len(allowed) > 3 {
-		required = allowed[:4]
-	}
-	for _, r := range required {
+	for _, r := range allowed[:min(len(allowed), 4)] {
 		if args[r] == nil {
-			return nil, b.fail(CodeSyntax, p, "%s needs the parameter %s", name, r)
+			return nil, nil, b.fail(CodeSyntax, p, "%s needs the parameter %s", name, r)
 		}
+	}
+	return args, allowed, nil
+}
+
+// hierarchyFunction binds a call of a hierarchy function.
+func (b *binder) hierarchyFunction(p *syntax.Path, name string) (boundExpr, error) {
+	c := b.c
+	args, allowed, err := b.hierarchyArgs(p, name)
+	if err != nil {
+		return nil, err
 	}
 	set, ok := args["HierarchyNodes"].(*syntax.Path)
 	if !ok {
