@@ -17,8 +17,13 @@ import (
 // ServeHTTP answers one OData request. The path is read still percent-encoded (r.URL.EscapedPath), with or
 // without the Mount prefix. A request that WithTimeBudget already gave a budget keeps that one.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// A client reads its own writes (replica.go), also when the handler around the service does not see to it.
-	ReadYourWrites(http.HandlerFunc(s.serveHTTP)).ServeHTTP(w, r)
+	// A client reads its own writes (replica.go), also when the handler around the service does not see to it;
+	// without read replicas there is nothing to carry.
+	if s.db.Replicated() {
+		ReadYourWrites(http.HandlerFunc(s.serveHTTP)).ServeHTTP(w, r)
+		return
+	}
+	s.serveHTTP(w, r)
 }
 
 func (s *Service) serveHTTP(w http.ResponseWriter, r *http.Request) {
@@ -215,7 +220,7 @@ func (s *Service) dispatch(req *request) error {
 	if err := checkIndex(req, method); err != nil {
 		return err
 	}
-	if method == http.MethodGet && !readsChanges(req.r) {
+	if method == http.MethodGet && s.db.Replicated() && !readsChanges(req.r) {
 		// The one place the engine chooses where a request reads: a GET of data (alone or in a $batch) writes
 		// nothing and may read a replica (sqldb.DB.Replicate). Writes, change sets, actions and functions run in
 		// transactions, which use the primary; so do delta links, whose positions in the change log are the

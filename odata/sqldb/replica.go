@@ -56,6 +56,10 @@ type sample struct {
 	pos int64
 }
 
+// Replicated reports whether db has read replicas (Replicate): without them, marking reads (ForRead) and
+// carrying sessions (WithSession) change nothing, and callers may skip them.
+func (db *DB) Replicated() bool { return db.replicas != nil }
+
 // Replicate adds read replicas to db and starts checking their positions in the background; Close stops that and
 // closes their pools. Call it once, before db is used (the adapters' Open does). Then db's QueryContext and
 // QueryRowContext run the statements of a context marked by ForRead on a replica when one is usable for it: it
