@@ -29,6 +29,7 @@ type Service struct {
 	model            *edm.Model
 	db               *sqldb.DB
 	logger           *slog.Logger
+	searchIndexes    map[string]string // the full-text indexes $search uses, by entity type name (checkSchema)
 	mount            string
 	publicRoot       string        // PublicURL and mount, or "" to take the scheme and host from the request
 	limits           requestLimits // Config.Limits resolved, for requests to no set with limits of its own
@@ -127,8 +128,11 @@ func NewService(cfg Config) (*Service, error) {
 			}
 		}
 		if cfg.DB != nil && !cfg.SkipSchemaCheck {
-			if err := checkSchema(cfg.DB, cfg.Model); err != nil {
+			indexes, missing, err := checkSchema(cfg.DB, cfg.Model)
+			if err != nil {
 				errs = append(errs, err)
+			} else {
+				s.useSearchIndexes(indexes, missing)
 			}
 		}
 	}
@@ -364,7 +368,8 @@ func (s *Service) newPlanner() {
 	sort.Strings(fold)
 	s.shapeFn = s.buildShape
 	s.crossJoinShapeFn = s.buildCrossJoinShape
-	s.planner = plan.NewPlanner(s.model, s.db.Dialect(), plan.Options{CaseInsensitiveKeys: fold, InlineCollections: true})
+	s.planner = plan.NewPlanner(s.model, s.db.Dialect(), plan.Options{CaseInsensitiveKeys: fold, InlineCollections: true,
+		SearchIndexes: s.searchIndexes})
 	s.names = s.planner.Names()
 }
 

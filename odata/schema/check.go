@@ -405,7 +405,12 @@ func readTable(ctx context.Context, q Querier, name string) (*catalogTable, erro
 
 // query runs the catalog query text with the table name as its argument and calls scan for each row.
 func query(ctx context.Context, q Querier, text, table string, scan func(*sql.Rows) error) error {
-	rows, err := q.QueryContext(ctx, text, table)
+	return queryArgs(ctx, q, text, table, []any{table}, scan)
+}
+
+// queryArgs is query with the arguments args, of the catalog of table.
+func queryArgs(ctx context.Context, q Querier, text, table string, args []any, scan func(*sql.Rows) error) error {
+	rows, err := q.QueryContext(ctx, text, args...)
 	if err != nil {
 		return fmt.Errorf("schema: reading the catalog of table %q: %w", table, err)
 	}

@@ -17,9 +17,10 @@ import (
 // none for a property computed by SQL, the key as primary key), a side table per collection property (keyed by
 // owner and position), a link table per many-to-many navigation (keyed by both sides), the foreign keys of the
 // navigations' joins, a unique index on the columns other tables refer to when they are not the key, and an
-// index on the columns of each foreign key. Names and column types follow odata/DESIGN.md. The statements are
-// in the order they can run; on a database that cannot add a foreign key to a table (SQLite), CREATE TABLE
-// declares them.
+// index on the columns of each foreign key, and the full-text index of the searchable properties of each entity
+// type's table (SearchIndex, sqldb.FullText; on SQLite an FTS4 table and its triggers). Names and column types
+// follow odata/DESIGN.md. The statements are in the order they can run; on a database that cannot add a foreign
+// key to a table (SQLite), CREATE TABLE declares them.
 func Create(d sqldb.Dialect, m *edm.Model) ([]string, error) {
 	tables, err := describe(m)
 	if err != nil {
@@ -34,6 +35,7 @@ func Create(d sqldb.Dialect, m *edm.Model) ([]string, error) {
 		for _, x := range t.indexes {
 			indexes = append(indexes, createIndex(d, t, x))
 		}
+		indexes = append(indexes, createSearch(d, t)...)
 		foreign = append(foreign, addForeignKeys(d, t, t.foreign)...)
 	}
 	return append(append(creates, indexes...), foreign...), nil
