@@ -62,7 +62,7 @@ func (s *Service) CheckSchema(ctx context.Context) error {
 func (s *Service) useSearchIndexes(indexes map[string]string, missing []string) {
 	s.searchIndexes = indexes
 	if len(missing) > 0 {
-		s.logger.Warn("$search scans the searchable properties of these entity types: their tables have no "+
+		s.logger.Info("$search scans the searchable properties of these entity types: their tables have no "+
 			"full-text index (odata/schema.Create and Migration make one)", "entity_types", missing)
 	}
 }
