@@ -36,8 +36,8 @@ func storeComponents(ctx context.Context, deps wiring) (*components, error) {
 		// After the migrations: the service compares the tables with its model and finds the full-text index
 		// of the product search (0008_product_search), which $search then uses.
 		CheckSchema: od.CheckSchema,
-		OData:      od,
-		Storefront: store.Register,
+		OData:       od,
+		Storefront:  store.Register,
 		Seed: func(ctx context.Context) (string, error) {
 			res, err := entities.Seed(ctx, deps.DB, entities.SeedOptions{
 				AdminEmail: cfg.AdminEmail, AdminPassword: cfg.AdminPassword, Demo: cfg.Demo, Logger: deps.Logger,
