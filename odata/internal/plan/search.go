@@ -60,8 +60,8 @@ func (c *compiler) bindSearch(option string, r *tableRange, s syntax.SearchExpr)
 }
 
 // fullTextBinder binds a $search expression to queries of a full-text index (sqldb.FullText). Each term becomes
-// the phrase of its tokens (searchTokens), a word ending in * a phrase whose last token is a prefix; a term
-// without tokens matches nothing. The largest parts of the expression the index's syntax can say become one
+// the phrase of its tokens (searchTokens; on PostgreSQL those of its parser, see phrase), a word ending in * a
+// phrase whose last token is a prefix; a term without tokens matches nothing. The largest parts of the expression the index's syntax can say become one
 // query each, combined in SQL otherwise: PostgreSQL's tsquery says every expression; SQLite's FTS4 has a
 // binary NOT only, so a NOT is said there as "x NOT y" when it is the right or left side of an AND whose other
 // side it can say, and elsewhere as SQL NOT of the query of its operand.
@@ -98,8 +98,7 @@ func (b *fullTextBinder) bind(s syntax.SearchExpr) boundExpr {
 func (b *fullTextBinder) query(s syntax.SearchExpr) (string, bool) {
 	switch n := s.(type) {
 	case *syntax.SearchTerm:
-		tokens, prefix := searchTokens(n.Text, !n.Phrase)
-		return b.phrase(tokens, prefix), true
+		return b.phrase(n), true
 	case *syntax.SearchNot:
 		if b.syntax != sqldb.TSQuery {
 			return "", false
@@ -162,22 +161,22 @@ func (b *fullTextBinder) andNot(x, not syntax.SearchExpr) (string, string, bool)
 	return l, r, true
 }
 
-// phrase is the query of the phrase of tokens, its last token a prefix when prefix is true; "" without tokens.
-func (b *fullTextBinder) phrase(tokens []string, prefix bool) string {
+// phrase is the query of a term: "" when it has no tokens. FTS4 gets the phrase of the tokens, its last one a
+// prefix; tsquery the term's own text quoted, which PostgreSQL's parser splits as it splits the documents (a
+// phrase of several words, every word a prefix with :*).
+func (b *fullTextBinder) phrase(n *syntax.SearchTerm) string {
+	tokens, prefix := searchTokens(n.Text, !n.Phrase)
 	if len(tokens) == 0 {
 		return ""
 	}
 	if b.syntax == sqldb.TSQuery {
-		parts := make([]string, len(tokens))
-		for i, t := range tokens {
-			parts[i] = "'" + t + "'"
-		}
+		text := n.Text
 		if prefix {
-			parts[len(parts)-1] += ":*"
+			text = strings.TrimRight(text, "*")
 		}
-		q := strings.Join(parts, " <-> ")
-		if len(parts) > 1 {
-			q = "(" + q + ")"
+		q := "'" + strings.NewReplacer(`\`, `\\`, "'", "''").Replace(text) + "'"
+		if prefix {
+			q += ":*"
 		}
 		return q
 	}
