@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/rand"
 	"net/url"
@@ -82,23 +83,8 @@ func words(r *rand.Rand, n int) string {
 // two shelves, and a service with pages of 7 whose Doc set has the options opts.
 func newSearchFixture(t *testing.T, db *dbtest.DB, bare bool, opts odata.SetOptions) *searchFixture {
 	t.Helper()
-	m := searchModel()
-	if err := m.Build(); err != nil {
-		t.Fatal(err)
-	}
-	statements, err := schema.Create(db.Dialect(), m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range statements {
-		if bare && strings.Contains(s, "doc_search") {
-			continue
-		}
-		if _, err := db.Exec(s); err != nil {
-			t.Fatalf("%v\n%s", err, s)
-		}
-	}
 	f := &searchFixture{fixture: &fixture{t: t, db: db}, t: t, docs: map[string]*searchDoc{}, log: &bytes.Buffer{}}
+	m := createSearchSchema(t, db, bare)
 	f.exec(`INSERT INTO shelf (id) VALUES ('s1'), ('s2')`)
 	r := rand.New(rand.NewSource(27))
 	for i := 0; i < 80; i++ {
@@ -114,17 +100,46 @@ func newSearchFixture(t *testing.T, db *dbtest.DB, bare bool, opts odata.SetOpti
 		}
 		f.insert(d)
 	}
+	f.svc = searchService(t, db, m, opts, f.log)
+	return f
+}
+
+// createSearchSchema creates the tables of searchModel, with the full-text index unless bare, and returns the
+// built model.
+func createSearchSchema(tb testing.TB, db *dbtest.DB, bare bool) *edm.Model {
+	tb.Helper()
+	m := searchModel()
+	if err := m.Build(); err != nil {
+		tb.Fatal(err)
+	}
+	statements, err := schema.Create(db.Dialect(), m)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, s := range statements {
+		if bare && strings.Contains(s, "doc_search") {
+			continue
+		}
+		if _, err := db.Exec(s); err != nil {
+			tb.Fatalf("%v\n%s", err, s)
+		}
+	}
+	return m
+}
+
+// searchService is a service of m on db with pages of 7, whose Doc set has the options opts, logging to log.
+func searchService(tb testing.TB, db *dbtest.DB, m *edm.Model, opts odata.SetOptions, log io.Writer) *odata.Service {
+	tb.Helper()
 	opts.Writes = odata.WriteAll
 	cfg := odata.Config{Model: m, DB: db.DB, Mount: "/odata",
 		Sets:   map[string]odata.SetOptions{"Doc": opts, "Shelf": {}},
 		Limits: odata.Limits{PageSize: 7},
-		Logger: slog.New(slog.NewTextHandler(f.log, nil))}
+		Logger: slog.New(slog.NewTextHandler(log, nil))}
 	svc, err := odata.NewService(cfg)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	f.svc = svc
-	return f
+	return svc
 }
 
 // insert adds d with SQL, as another program would.
