@@ -428,7 +428,8 @@ type Property struct {
 	// Required makes a create or full update without a value fail with RequiredMessage (or a generic one).
 	Required        bool
 	RequiredMessage string
-	// Searchable makes $search match this String property.
+	// Searchable makes $search match this String property: its words, through the full-text index of the type's
+	// searchable properties where the database has one (odata/schema.Create), else a contains over it.
 	Searchable bool
 	// Lazy leaves the property out of the default projection: it is returned only when $select-ed.
 	Lazy bool
