@@ -267,6 +267,10 @@ var searchExpressions = []string{
 	"(red OR (blue AND NOT green)) AND lamp*", "gold NOT (silver OR wool) OR lamp", "-", "red AND -", "NOT -",
 	"lamp* OR -", "nothing", "NOT (gold OR silver OR wool OR stone)", "((red))", "red OR blue green",
 	`"tan" NOT ta*`, "NOT red OR NOT blue", "(NOT red) AND (NOT blue OR green)",
+	// Longer than FTS4's limit of 12 levels of operators in one MATCH.
+	strings.Repeat("nothing OR ", 30) + "lamp", strings.Repeat("NOT nothing AND ", 20) + "lamp*",
+	strings.Repeat("(red OR ", 20) + "blue" + strings.Repeat(")", 20),
+	strings.Repeat("(NOT red OR ", 15) + "blue" + strings.Repeat(")", 15),
 }
 
 // TestSearch_Reference compares $search through the full-text index with the reference evaluation over the
@@ -446,6 +450,8 @@ func TestSearch_Punctuation(t *testing.T) {
 			{"ab-123*", []string{"d10", "d11"}},
 			{"ab-12", []string{}},
 			{`"AB-123" AND NOT x`, []string{"d10"}},
+			{`"o'neil\ & (x | !y):*"`, []string{}},
+			{`it's\&|!:*`, []string{}},
 		} {
 			got, _ := f.ids("/odata/Doc?$search=" + url.QueryEscape(tc.search) + "&$select=Id&$orderby=Id")
 			if diff := cmp.Diff(tc.want, got); diff != "" {
