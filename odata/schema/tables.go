@@ -23,6 +23,8 @@ type table struct {
 	sideTable bool
 	foreign   []*foreignKey
 	indexes   []*index
+	// rowVersionOf is the entity type whose table gets a row version (rowversion.go), nil for none.
+	rowVersionOf *edm.EntityType
 }
 
 // column is one column of a table.
@@ -91,6 +93,7 @@ func describe(m *edm.Model) ([]*table, error) {
 			b.entityTable(m, et)
 		}
 	}
+	b.markRowVersions(m)
 	for _, et := range m.EntityTypes {
 		for _, n := range et.DeclaredNavigations() {
 			b.containment(n)
