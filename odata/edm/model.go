@@ -144,7 +144,6 @@
 package edm
 
 import (
-	"os"
 	"fmt"
 	"slices"
 	"strings"
@@ -378,7 +377,7 @@ func (t *EntityType) RowVersion() *Property { return t.rowVersion }
 // trigger odata/schema creates with the column). schema.Adapt calls it at start-up for a type without declared
 // ETag properties whose table has them. It does nothing for a derived type or one with declared ETag properties.
 func (t *EntityType) UseRowVersion(column string) {
-	if t.base != nil || len(t.ETag) > 0 || os.Getenv("NORV") != "" {
+	if t.base != nil || len(t.ETag) > 0 {
 		return
 	}
 	t.rowVersion = &Property{Name: RowVersionName, Column: column, Type: KindInt64}
