@@ -12,8 +12,8 @@ import (
 // Row versions (odata/DESIGN.md, "ETags and row versions"): the table of an entity type without declared ETag
 // properties gets an integer column edm.RowVersionColumn that starts at a random value below 2^48 and grows by
 // one with every UPDATE of the row. The engine's own updates increment it; a trigger increments it for the
-// updates of other programs that do not (SQLite: AFTER UPDATE when the version stayed; PostgreSQL: BEFORE
-// UPDATE, always OLD + 1). Adapt finds column and trigger and makes the type's ETag the version alone
+// updates of other programs that do not (SQLite: AFTER UPDATE, a second UPDATE by key; PostgreSQL: BEFORE
+// UPDATE, NEW's version set before the row is written). An update that sets the version itself keeps it. Adapt finds column and trigger and makes the type's ETag the version alone
 // (edm.EntityType.UseRowVersion), so a read under $select reads the selection, the key and the version.
 
 // firstVersionBits bounds the random first version: 48 bits, so that increments never overflow an int64.
@@ -53,8 +53,8 @@ func rowVersionTrigger(d sqldb.Dialect, t *table) []string {
 	v := d.QuoteIdent(edm.RowVersionColumn)
 	if d.Name() == "postgres" {
 		return []string{
-			"CREATE FUNCTION " + name + "() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN NEW." + v + " := OLD." + v +
-				" + 1; RETURN NEW; END$$",
+			"CREATE FUNCTION " + name + "() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW." + v +
+				" IS NOT DISTINCT FROM OLD." + v + " THEN NEW." + v + " := OLD." + v + " + 1; END IF; RETURN NEW; END$$",
 			"CREATE TRIGGER " + name + " BEFORE UPDATE ON " + table + " FOR EACH ROW EXECUTE FUNCTION " + name + "()",
 		}
 	}
