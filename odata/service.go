@@ -114,14 +114,10 @@ func NewService(cfg Config) (*Service, error) {
 		fail("Config.DB is nil: open the database with odata/sqlite.Open or odata/postgres.Open")
 	}
 	if modelErr == nil && checkModel(cfg.Model, fail) {
-		for _, et := range s.model.EntityTypes {
-			s.layouts[et] = newLayout(et, nil)
-		}
 		s.configureSets(cfg.Sets, fail)
 		s.registerActions(cfg.Actions, fail)
 		s.registerFunctions(cfg.Functions, fail)
 		s.registerSingletons(cfg.Singletons, fail)
-		s.writeDocuments(cfg.OpenAPI, fail)
 		if cfg.Migrate && cfg.DB != nil && len(errs) == 0 {
 			if err := migrateModel(cfg, cfg.Model); err != nil {
 				errs = append(errs, err)
@@ -135,6 +131,11 @@ func NewService(cfg Config) (*Service, error) {
 				s.useSearchIndexes(indexes, missing)
 			}
 		}
+		// After the check, which gives the types whose tables have a row version their ETag (schema.Adapt).
+		for _, et := range s.model.EntityTypes {
+			s.layouts[et] = newLayout(et, nil)
+		}
+		s.writeDocuments(cfg.OpenAPI, fail)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

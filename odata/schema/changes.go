@@ -72,6 +72,7 @@ func plan(ctx context.Context, q Querier, m *edm.Model) ([]change, error) {
 		}
 		if found == nil {
 			creates = append(creates, change{"create table " + t.name, createTable(d, t)})
+			creates = append(creates, rowVersionCreates(d, t)...)
 			indexes = append(indexes, missingIndexes(d, t, &catalogTable{})...)
 			indexes = append(indexes, searchChanges(d, t)...)
 			foreign = append(foreign, foreignKeyChanges(d, t, t.foreign)...)
@@ -79,6 +80,11 @@ func plan(ctx context.Context, q Querier, m *edm.Model) ([]change, error) {
 		}
 		added, keys, unsolved := addColumns(d, t, found)
 		columns = append(columns, added...)
+		versions, err := rowVersionChanges(ctx, q, t, found)
+		if err != nil {
+			return nil, err
+		}
+		columns = append(columns, versions...)
 		problems = append(problems, unsolved...)
 		problems = append(problems, keyProblems(t, found)...)
 		indexes = append(indexes, missingIndexes(d, t, found)...)

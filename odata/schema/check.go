@@ -92,6 +92,7 @@ func check(ctx context.Context, q Querier, m *edm.Model, adapt bool) error {
 	}
 	var problems []Problem
 	var adapted []*column
+	var versioned []*edm.EntityType
 	for _, t := range tables {
 		found, err := readTable(ctx, q, t.name)
 		if err != nil {
@@ -99,6 +100,9 @@ func check(ctx context.Context, q Querier, m *edm.Model, adapt bool) error {
 		}
 		if adapt && found != nil {
 			adapted = append(adapted, fit(d, t, found)...)
+			if versioned, err = appendVersioned(ctx, q, versioned, t, found); err != nil {
+				return err
+			}
 		}
 		problems = append(problems, compare(d, t, found)...)
 	}
@@ -107,6 +111,9 @@ func check(ctx context.Context, q Querier, m *edm.Model, adapt bool) error {
 	}
 	for _, c := range adapted {
 		c.property.DecimalStorage, c.property.TimeStorage = c.storage, c.time
+	}
+	for _, et := range versioned {
+		et.UseRowVersion(edm.RowVersionColumn)
 	}
 	return nil
 }

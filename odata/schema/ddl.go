@@ -32,6 +32,9 @@ func Create(d sqldb.Dialect, m *edm.Model) ([]string, error) {
 	var creates, indexes, foreign []string
 	for _, t := range tables {
 		creates = append(creates, createTable(d, t))
+		for _, c := range rowVersionCreates(d, t) {
+			creates = append(creates, c.sql)
+		}
 		for _, x := range t.indexes {
 			indexes = append(indexes, createIndex(d, t, x))
 		}
@@ -77,6 +80,9 @@ func createTable(d sqldb.Dialect, t *table) string {
 			continue
 		}
 		lines = append(lines, columnDefinition(d, c, defaultOf(d, c, false)))
+	}
+	if t.rowVersionOf != nil {
+		lines = append(lines, rowVersionDefinition(d, false))
 	}
 	if primaryKey != "" {
 		lines = append(lines, primaryKey)

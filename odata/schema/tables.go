@@ -26,6 +26,8 @@ type table struct {
 	// search are the columns of the searchable properties of an entity type's table, in declaration order,
 	// which its full-text index covers (see fullText); none for other tables.
 	search []string
+	// rowVersionOf is the entity type whose table gets a row version (rowversion.go), nil for none.
+	rowVersionOf *edm.EntityType
 }
 
 // column is one column of a table.
@@ -94,6 +96,7 @@ func describe(m *edm.Model) ([]*table, error) {
 			b.entityTable(m, et)
 		}
 	}
+	b.markRowVersions(m)
 	for _, et := range m.EntityTypes {
 		for _, n := range et.DeclaredNavigations() {
 			b.containment(n)

@@ -14,7 +14,7 @@ import (
 // Column is one column of a SELECT the planner generates. Columns come in this order: the properties of the
 // entity type in declaration order (a complex property as its members, in member order), each included when it
 // is selected (explicitly, or by default: every property that is not Lazy), is part of the key, or is part of
-// the ETag; then the columns the planner needs for itself (join values of expansions, order-by values for the
+// the ETag; then the type's row version when it has one (edm.EntityType.RowVersion, never selected); then the columns the planner needs for itself (join values of expansions, order-by values for the
 // $skiptoken), which have an empty Path.
 type Column struct {
 	// Path is the property the column holds: a primitive or enum property, or a complex property followed by
@@ -218,6 +218,9 @@ func (lv *level) projectSelection(items []syntax.SelectItem, option string) erro
 			continue
 		}
 		lv.addProperty(columnOf, nil, p, s, p.IsKey() || etag[p])
+	}
+	if rv := t.RowVersion(); rv != nil {
+		lv.addProperty(columnOf, nil, rv, nil, true) // read for the ETag alone
 	}
 	for _, k := range t.KeyProperties() {
 		lv.projection.Key = append(lv.projection.Key, columnOf[k])
