@@ -52,7 +52,7 @@ func (s *Service) expand(ctx context.Context, shape *levelShape, parents [][]any
 					return nil, err
 				}
 			}
-			x.writer = newRowWriter(navigation.child.layout)
+			x.writer = getRowWriter(navigation.child.layout)
 			if len(navigation.child.expands) > 0 && len(x.rows) > 0 {
 				var err error
 				if x.sub, err = s.expand(ctx, navigation.child, x.rows); err != nil {
@@ -125,6 +125,23 @@ func (t *target) rowPath(writer *rowWriter) string {
 		return t.containedBase + rowKey(writer)
 	}
 	return t.typ.Name + rowKey(writer)
+}
+
+// release returns the row writers of the expansions to their pool once the answer is written.
+func (w *expWriter) release() {
+	for _, x := range w.expansions {
+		x.release()
+	}
+}
+
+func (x *expansion) release() {
+	if x.writer != nil {
+		putRowWriter(x.writer)
+		x.writer = nil
+	}
+	for _, sub := range x.sub {
+		sub.release()
+	}
 }
 
 func (x *expansion) setWriters(format *answerFormat) {
