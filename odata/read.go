@@ -425,8 +425,9 @@ func (s *Service) firstRow(ctx context.Context, t *target, rows rowSource, write
 func (s *Service) readExpandedPage(req *request, shape *readShape, rows *sql.Rows, writer *rowWriter, more bool,
 	size int) ([][]any, *expWriter, error) {
 	var rowsRead [][]any
+	var arena rowArena // the copies of the rows, a few in each allocation
 	for more {
-		rowsRead = append(rowsRead, append([]any(nil), writer.values...))
+		rowsRead = append(rowsRead, arena.copy(writer.values))
 		if len(rowsRead) > size {
 			break
 		}

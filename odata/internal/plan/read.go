@@ -205,29 +205,31 @@ func (p *Planner) keyValues(t *edm.EntityType, key []syntax.Arg) ([]any, error) 
 // LinkKey returns a string that is equal for equal tuples of scanned column values; use it to match the link
 // values of expanded children with their parents (and to deduplicate).
 func LinkKey(values ...any) string {
-	var b strings.Builder
+	var buf [64]byte
+	return string(AppendLinkKey(buf[:0], values...))
+}
+
+// AppendLinkKey appends the LinkKey of values to b: a map keyed by LinkKey is looked up with string(b) without
+// allocating.
+func AppendLinkKey(b []byte, values ...any) []byte {
 	for i, v := range values {
 		if i > 0 {
-			b.WriteByte(0)
+			b = append(b, 0)
 		}
 		switch x := v.(type) {
 		case nil:
-			b.WriteString("n")
+			b = append(b, 'n')
 		case string:
-			b.WriteString("s")
-			b.WriteString(x)
+			b = append(append(b, 's'), x...)
 		case []byte:
-			b.WriteString("s")
-			b.Write(x)
+			b = append(append(b, 's'), x...)
 		case int64:
-			b.WriteString("i")
-			b.WriteString(strconv.FormatInt(x, 10))
+			b = strconv.AppendInt(append(b, 'i'), x, 10)
 		case time.Time:
-			b.WriteString("t")
-			b.WriteString(x.UTC().Format(time.RFC3339Nano))
+			b = x.UTC().AppendFormat(append(b, 't'), time.RFC3339Nano)
 		default:
-			fmt.Fprintf(&b, "v%v", x)
+			b = fmt.Appendf(b, "v%v", x)
 		}
 	}
-	return b.String()
+	return b
 }
