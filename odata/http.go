@@ -100,21 +100,29 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request, version Version)
 	if err := s.checkSchemaVersion(r); err != nil {
 		return nil, err
 	}
-	r, err := s.queryInBody(r)
+	// The path under the service root, found once and again only when a step below gives another request.
+	raw := s.servicePath(r)
+	next, err := s.queryInBody(r, raw)
 	if err != nil {
 		return nil, err
 	}
-	if r, err = s.filterInPath(r); err != nil {
+	if next != r {
+		r, raw = next, s.servicePath(next)
+	}
+	if next, err = s.filterInPath(r, raw); err != nil {
 		return nil, err
 	}
-	byID := isEntityPath(s.servicePath(r))
+	if next != r {
+		r, raw = next, s.servicePath(next)
+	}
+	byID := isEntityPath(raw)
 	if byID {
-		var err error
 		if r, err = s.entityRequest(r); err != nil {
 			return nil, err
 		}
+		raw = s.servicePath(r)
 	}
-	t, query, err := s.route(r)
+	t, query, err := s.route(r, raw)
 	if err != nil {
 		return t, err
 	}
@@ -126,8 +134,8 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request, version Version)
 
 // route parses and resolves the request's path, parses its query when the planner does not (anything but reads
 // of entities), and checks the method against what the target allows.
-func (s *Service) route(r *http.Request) (*target, *syntax.Query, error) {
-	raw := s.servicePath(r)
+// raw is the request's path under the service root (servicePath).
+func (s *Service) route(r *http.Request, raw string) (*target, *syntax.Query, error) {
 	path := openAPIPath // a segment the URL grammar does not know
 	if !isOpenAPIPath(raw) {
 		var err error
