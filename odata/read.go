@@ -1,7 +1,6 @@
 package odata
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -348,9 +347,7 @@ func (s *Service) readCollection(req *request, read *plan.Read, shape *readShape
 			addPreferenceApplied(req.w.Header(), "odata.track-changes")
 		}
 	}
-	page.buf = writer.out // the page's scratch is the pooled writer's
 	page.start(req, fragment, count, size, preferred)
-	defer func() { writer.out = page.buf }()
 	defer page.release()
 	var last []any // the last row of the page, as scanned, when there is a next page
 	if expanded != nil {
@@ -449,15 +446,15 @@ func (s *Service) readExpandedPage(req *request, shape *readShape, rows *sql.Row
 }
 
 // pageWriter writes the JSON answer of one page of a collection once its first row is read: the envelope
-// ({"@odata.context", "@odata.count", "value": [...], "@odata.nextLink"}) around the rows. Each row goes to a
-// pooled buffered writer as soon as it is written, so memory does not grow with the page. The status line and
-// headers wait for the buffer's first flush: a page that fits in the buffer (pageBufferSize) goes out in one
-// write with its Content-Length, and an error before the first flush can still be answered as an error
-// (started is false). An error after it comes after the answer started: the caller aborts it.
+// ({"@odata.context", "@odata.count", "value": [...], "@odata.nextLink"}) around the rows. The rows gather in
+// one pooled buffer, which goes out whenever it holds pageBufferSize bytes, so memory does not grow with the
+// page beyond that. The status line and headers wait for the first write: a page that fits in the buffer goes
+// out in one write with its Content-Length, and an error before the first write can still be answered as an
+// error (started is false). An error after it comes after the answer started: the caller aborts it.
 type pageWriter struct {
-	out  *bufio.Writer
-	buf  []byte
-	head lazyHeader
+	buf    []byte  // the answer not yet written
+	pooled *[]byte // where buf came from, and goes back to
+	head   lazyHeader
 	// refBase, when not "", makes each row its reference ($ref): {"@odata.id": refBase + its key}.
 	refBase string
 }
@@ -478,7 +475,7 @@ func (l *lazyHeader) Write(p []byte) (int, error) {
 }
 
 // start sets the headers, then writes the envelope up to the opening of "value": the context URL with fragment
-// (none with odata.metadata=none) and the count when it is not negative. It takes a writer from the pool:
+// (none with odata.metadata=none) and the count when it is not negative. It takes a buffer from the pool:
 // release returns it.
 func (w *pageWriter) start(req *request, fragment string, count int64, size int, preferred bool) {
 	h := req.w.Header()
@@ -487,12 +484,8 @@ func (w *pageWriter) start(req *request, fragment string, count int64, size int,
 		addPreferenceApplied(h, "odata.maxpagesize="+strconv.Itoa(size))
 	}
 	w.head = lazyHeader{w: req.w}
-	w.out = writers.Get().(*bufio.Writer)
-	w.out.Reset(&w.head)
-	if w.buf == nil {
-		w.buf = make([]byte, 0, 1024)
-	}
-	w.buf = append(w.buf[:0], '{')
+	w.pooled = pageBuffers.Get().(*[]byte)
+	w.buf = append((*w.pooled)[:0], '{')
 	if !req.noMetadata() {
 		w.buf = req.appendContext(w.buf, fragment)
 		w.buf = append(w.buf, ',')
@@ -508,17 +501,35 @@ func (w *pageWriter) start(req *request, fragment string, count int64, size int,
 // started reports whether the status line and headers went out.
 func (w *pageWriter) started() bool { return w.head.started }
 
-// release returns the buffered writer to its pool.
+// release returns the buffer to its pool.
 func (w *pageWriter) release() {
-	if w.out != nil {
-		w.out.Reset(nil)
-		writers.Put(w.out)
+	if w.pooled == nil {
+		return
 	}
+	if cap(w.buf) <= 2*pageBufferSize {
+		*w.pooled = w.buf[:0]
+	}
+	pageBuffers.Put(w.pooled)
+	w.buf, w.pooled = nil, nil
 }
 
-// flush hands what buf holds to the buffered writer.
+// flush writes what buf holds once it reaches pageBufferSize.
 func (w *pageWriter) flush() error {
-	_, err := w.out.Write(w.buf)
+	if len(w.buf) < pageBufferSize {
+		return nil
+	}
+	_, err := w.head.Write(w.buf)
+	w.buf = w.buf[:0]
+	return err
+}
+
+// close writes what buf holds, the end of the answer: with its Content-Length when it is the whole answer (one
+// write, no chunked encoding).
+func (w *pageWriter) close(req *request) error {
+	if !w.started() {
+		req.w.Header()["Content-Length"] = []string{strconv.Itoa(len(w.buf))}
+	}
+	_, err := w.head.Write(w.buf)
 	w.buf = w.buf[:0]
 	return err
 }
@@ -601,22 +612,15 @@ func (w *pageWriter) finish(req *request, read *plan.Read, last []any, size int)
 		w.buf = appendString(w.buf, req.tracking.deltaLink(req))
 	}
 	w.buf = append(w.buf, '}')
-	if !w.started() {
-		// The whole answer is here: one write with its length, no chunked encoding.
-		req.w.Header()["Content-Length"] = []string{strconv.Itoa(w.out.Buffered() + len(w.buf))}
-	}
-	if _, err := w.out.Write(w.buf); err != nil {
-		return err
-	}
-	return w.out.Flush()
+	return w.close(req)
 }
 
-// pageBufferSize is the size of the buffer a page is written through: a page of 100 entities of ten
-// properties fits, so it goes out in one write.
-const pageBufferSize = 64 << 10
+// pageBufferSize is the size from which a page's buffer is written out: a page of 100 entities of fifty
+// properties fits, so it goes out in one write with its length.
+const pageBufferSize = 256 << 10
 
-// writers holds the buffered writers of collection answers between requests.
-var writers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, pageBufferSize) }}
+// pageBuffers holds the buffers of collection answers between requests; each grows to the pages it writes.
+var pageBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // checkParent answers 404 when the entity a navigation starts from does not exist (Category('missing')/Products
 // is not an empty collection).
