@@ -372,6 +372,8 @@ type request struct {
 	limits  *requestLimits // the limits of a composed read (readComposed); nil for the target's
 	// tracking is the change tracking of a read of entities (delta.go); nil when it tracks none.
 	tracking *tracking
+	// answerRoom holds the first format answer makes, which needs no allocation of its own then.
+	answerRoom answerFormat
 }
 
 // noMetadata reports whether the answer carries no control information but counts and next links
@@ -380,7 +382,11 @@ func (req *request) noMetadata() bool { return req.format.metadata == metadataNo
 
 // answer returns the format of the request's answer for the writers of entities.
 func (req *request) answer() *answerFormat {
-	if req.answers == nil || req.answers.jsonFormat != req.format {
+	switch {
+	case req.answers == nil:
+		req.answerRoom = answerFormat{jsonFormat: req.format, req: req, namespace: req.service.model.Namespace}
+		req.answers = &req.answerRoom
+	case req.answers.jsonFormat != req.format:
 		req.answers = &answerFormat{jsonFormat: req.format, req: req, namespace: req.service.model.Namespace}
 	}
 	return req.answers
