@@ -17,7 +17,9 @@ import (
 // none for a property computed by SQL, the key as primary key), a side table per collection property (keyed by
 // owner and position), a link table per many-to-many navigation (keyed by both sides), the foreign keys of the
 // navigations' joins, a unique index on the columns other tables refer to when they are not the key, and an
-// index on the columns of each foreign key. Names and column types follow odata/DESIGN.md. The statements are
+// index on the columns of each foreign key; the table of a root entity type without declared ETag properties
+// gets the row version column edm.RowVersionColumn and the trigger that keeps it (odata/DESIGN.md, "ETags and
+// row versions"). Names and column types follow odata/DESIGN.md. The statements are
 // in the order they can run; on a database that cannot add a foreign key to a table (SQLite), CREATE TABLE
 // declares them.
 func Create(d sqldb.Dialect, m *edm.Model) ([]string, error) {
