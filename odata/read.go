@@ -710,7 +710,7 @@ func (s *Service) readEntity(req *request, read *plan.Read, shape *readShape) er
 	etag := writer.etag()
 	req.jsonHeaders()
 	h := req.w.Header()
-	h["Etag"] = []string{formatETag(etag)}
+	h["Etag"] = etagHeader(etag)
 	if inm := req.r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, etag) {
 		req.w.WriteHeader(http.StatusNotModified)
 		return nil
@@ -841,7 +841,7 @@ func (s *Service) readProperty(req *request) error {
 	if v == nil {
 		return errNoContent
 	}
-	req.w.Header()["Etag"] = []string{formatETag(writer.etag())}
+	req.w.Header()["Etag"] = etagHeader(writer.etag())
 	if t.kind == tPropertyValue {
 		return writeRaw(req, p, v)
 	}
@@ -937,7 +937,7 @@ func (s *Service) readMedia(req *request) error {
 		mt = "application/octet-stream"
 	}
 	h.Set("Content-Type", mt)
-	h["Etag"] = []string{formatETag(writer.etag())}
+	h["Etag"] = etagHeader(writer.etag())
 	b, _ := e[data.Name].([]byte)
 	if b == nil {
 		return errNoContent

@@ -314,3 +314,50 @@ func TestRowVersion_InsertedRows(t *testing.T) {
 		}
 	})
 }
+
+// TestRowVersion_Hierarchy checks a hierarchy of types whose root declares no ETag: every type of it has the
+// root's row version, read through the root's set or a derived type's, under $select or not, and a write through
+// either changes it.
+func TestRowVersion_Hierarchy(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		model := hierarchyServiceModel()
+		for _, et := range model.EntityTypes {
+			if et.Name == "Item" {
+				et.ETag = nil
+			}
+		}
+		m := createSchema(t, db, model,
+			`INSERT INTO item (id, name, version, pages, odata_type) VALUES ('i2', 'Atlas', 1, 120, 'Shop.Book')`)
+		svc, err := odata.NewService(odata.Config{Model: m, DB: db.DB, Logger: discardLogger(),
+			Sets: map[string]odata.SetOptions{"Items": {Writes: odata.WriteAll}, "Books": {Writes: odata.WriteAll}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := &fixture{t: t, db: db, svc: svc}
+		for _, name := range []string{"Item", "Book", "Ebook"} {
+			if et := m.EntityType(name); et.RowVersion() == nil || et.RowVersion() != m.EntityType("Item").RowVersion() {
+				t.Errorf("%s has not the root's row version", name)
+			}
+		}
+		etags := func() []string {
+			var out []string
+			for _, path := range []string{"/Items('i2')", "/Books('i2')", "/Items('i2')?$select=Name", "/Books('i2')?$select=Pages"} {
+				out = append(out, f.must(200, "GET", path, "").Header.Get("ETag"))
+			}
+			return out
+		}
+		before := etags()
+		for _, e := range before {
+			if e != before[0] || e == "" {
+				t.Fatalf("ETags %q, want one", before)
+			}
+		}
+		f.must(http.StatusPreconditionFailed, "PATCH", "/Books('i2')", `{"Pages":121}`, "If-Match", staleETag)
+		f.must(http.StatusOK, "PATCH", "/Books('i2')", `{"Pages":121}`, "If-Match", before[0])
+		after := etags()
+		if after[0] == before[0] || after[1] != after[0] || after[2] != after[0] || after[3] != after[0] {
+			t.Errorf("ETags after the write %q, before %q: want one, changed", after, before)
+		}
+		f.must(http.StatusOK, "PATCH", "/Items('i2')", `{"Name":"Atlas 2"}`, "If-Match", after[0])
+	})
+}

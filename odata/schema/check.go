@@ -76,7 +76,9 @@ func Check(ctx context.Context, q Querier, m *edm.Model) error {
 // TIMESTAMP column (TIME for a TimeOfDay) is edm.TimeSQL and an INTEGER one edm.TimeUnix, a NUMERIC(p,s) or
 // DECIMAL(p,s) column of a Decimal of at most 15 digits edm.DecimalFloat and a TEXT one edm.DecimalExact; on
 // PostgreSQL a timestamp without time zone is edm.TimeSQL, a double precision or real column of a Decimal
-// edm.DecimalFloat. odata.NewService runs it at start-up. It changes the model only where the database needs
+// edm.DecimalFloat. A root entity type without declared ETag properties whose table has the row version
+// (edm.RowVersionColumn, an integer column, and its trigger, as Create makes them) gets its ETag from it
+// (edm.EntityType.UseRowVersion). odata.NewService runs it at start-up. It changes the model only where the database needs
 // it and only when the database matches; a model that two databases with differently declared columns serve
 // needs a model each.
 func Adapt(ctx context.Context, q Querier, m *edm.Model) error {

@@ -18,9 +18,11 @@ import (
 // owner and position), a link table per many-to-many navigation (keyed by both sides), the foreign keys of the
 // navigations' joins, a unique index on the columns other tables refer to when they are not the key, and an
 // index on the columns of each foreign key, and the full-text index of the searchable properties of each entity
-// type's table (SearchIndex, sqldb.FullText; on SQLite an FTS4 table and its triggers). Names and column types
-// follow odata/DESIGN.md. The statements are in the order they can run; on a database that cannot add a foreign
-// key to a table (SQLite), CREATE TABLE declares them.
+// type's table (SearchIndex, sqldb.FullText; on SQLite an FTS4 table and its triggers); the table of a root entity
+// type without declared ETag properties gets the row version column edm.RowVersionColumn and the trigger that
+// keeps it (odata/DESIGN.md, "ETags and row versions"). Names and column types follow odata/DESIGN.md. The
+// statements are in the order they can run; on a database that cannot add a foreign key to a table (SQLite),
+// CREATE TABLE declares them.
 func Create(d sqldb.Dialect, m *edm.Model) ([]string, error) {
 	tables, err := describe(m)
 	if err != nil {

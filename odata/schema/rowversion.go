@@ -53,7 +53,7 @@ func rowVersionTrigger(d sqldb.Dialect, t *table) []string {
 	v := d.QuoteIdent(edm.RowVersionColumn)
 	if d.Name() == "postgres" {
 		return []string{
-			"CREATE FUNCTION " + name + "() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW." + v +
+			"CREATE OR REPLACE FUNCTION " + name + "() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW." + v +
 				" IS NOT DISTINCT FROM OLD." + v + " THEN NEW." + v + " := OLD." + v + " + 1; END IF; RETURN NEW; END$$",
 			"CREATE TRIGGER " + name + " BEFORE UPDATE ON " + table + " FOR EACH ROW EXECUTE FUNCTION " + name + "()",
 		}

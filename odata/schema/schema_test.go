@@ -288,7 +288,7 @@ func TestMigration(t *testing.T) {
 		q := db.Dialect().QuoteIdent
 		trigger := []string{"CREATE TRIGGER " + q("publisher_row_version")}
 		if db.Dialect().Name() == "postgres" {
-			trigger = []string{"CREATE FUNCTION " + q("publisher_row_version"), "CREATE TRIGGER " + q("publisher_row_version")}
+			trigger = []string{"CREATE OR REPLACE FUNCTION " + q("publisher_row_version"), "CREATE TRIGGER " + q("publisher_row_version")}
 		}
 		wantStart := append(append([]string{"CREATE TABLE " + q("publisher") + " ("}, trigger...),
 			"ALTER TABLE "+q("book")+" ADD COLUMN "+q("pages")+" "+db.Dialect().ColumnType(edm.KindInt32, 0, 0)+" NOT NULL DEFAULT 0",

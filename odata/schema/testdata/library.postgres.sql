@@ -10,7 +10,7 @@ CREATE TABLE "publisher" (
 	"row_version" BIGINT NOT NULL DEFAULT floor(random() * 281474976710655)::bigint,
 	PRIMARY KEY ("id")
 );
-CREATE FUNCTION "publisher_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
+CREATE OR REPLACE FUNCTION "publisher_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
 CREATE TRIGGER "publisher_row_version" BEFORE UPDATE ON "publisher" FOR EACH ROW EXECUTE FUNCTION "publisher_row_version"();
 CREATE TABLE "author" (
 	"id" TEXT COLLATE "C" NOT NULL,
@@ -19,7 +19,7 @@ CREATE TABLE "author" (
 	"row_version" BIGINT NOT NULL DEFAULT floor(random() * 281474976710655)::bigint,
 	PRIMARY KEY ("id")
 );
-CREATE FUNCTION "author_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
+CREATE OR REPLACE FUNCTION "author_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
 CREATE TRIGGER "author_row_version" BEFORE UPDATE ON "author" FOR EACH ROW EXECUTE FUNCTION "author_row_version"();
 CREATE TABLE "book" (
 	"id" TEXT COLLATE "C" NOT NULL,
@@ -48,7 +48,7 @@ CREATE TABLE "book" (
 	"row_version" BIGINT NOT NULL DEFAULT floor(random() * 281474976710655)::bigint,
 	PRIMARY KEY ("id")
 );
-CREATE FUNCTION "book_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
+CREATE OR REPLACE FUNCTION "book_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
 CREATE TRIGGER "book_row_version" BEFORE UPDATE ON "book" FOR EACH ROW EXECUTE FUNCTION "book_row_version"();
 CREATE TABLE "chapter" (
 	"number" INTEGER NOT NULL,
@@ -57,7 +57,7 @@ CREATE TABLE "chapter" (
 	"row_version" BIGINT NOT NULL DEFAULT floor(random() * 281474976710655)::bigint,
 	PRIMARY KEY ("book_id", "number")
 );
-CREATE FUNCTION "chapter_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
+CREATE OR REPLACE FUNCTION "chapter_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
 CREATE TRIGGER "chapter_row_version" BEFORE UPDATE ON "chapter" FOR EACH ROW EXECUTE FUNCTION "chapter_row_version"();
 CREATE TABLE "loan" (
 	"book_id" TEXT COLLATE "C" NOT NULL,
@@ -66,7 +66,7 @@ CREATE TABLE "loan" (
 	"row_version" BIGINT NOT NULL DEFAULT floor(random() * 281474976710655)::bigint,
 	PRIMARY KEY ("book_id", "member_no")
 );
-CREATE FUNCTION "loan_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
+CREATE OR REPLACE FUNCTION "loan_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
 CREATE TRIGGER "loan_row_version" BEFORE UPDATE ON "loan" FOR EACH ROW EXECUTE FUNCTION "loan_row_version"();
 CREATE TABLE "member" (
 	"id" TEXT COLLATE "C" NOT NULL,
@@ -74,7 +74,7 @@ CREATE TABLE "member" (
 	"row_version" BIGINT NOT NULL DEFAULT floor(random() * 281474976710655)::bigint,
 	PRIMARY KEY ("email")
 );
-CREATE FUNCTION "member_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
+CREATE OR REPLACE FUNCTION "member_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
 CREATE TRIGGER "member_row_version" BEFORE UPDATE ON "member" FOR EACH ROW EXECUTE FUNCTION "member_row_version"();
 CREATE TABLE "shelf" (
 	"id" TEXT COLLATE "C" NOT NULL,
@@ -82,7 +82,7 @@ CREATE TABLE "shelf" (
 	"row_version" BIGINT NOT NULL DEFAULT floor(random() * 281474976710655)::bigint,
 	PRIMARY KEY ("id")
 );
-CREATE FUNCTION "shelf_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
+CREATE OR REPLACE FUNCTION "shelf_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
 CREATE TRIGGER "shelf_row_version" BEFORE UPDATE ON "shelf" FOR EACH ROW EXECUTE FUNCTION "shelf_row_version"();
 CREATE TABLE "shelf_book" (
 	"shelf_id" TEXT COLLATE "C" NOT NULL,
@@ -91,7 +91,7 @@ CREATE TABLE "shelf_book" (
 	"row_version" BIGINT NOT NULL DEFAULT floor(random() * 281474976710655)::bigint,
 	PRIMARY KEY ("shelf_id", "book_id")
 );
-CREATE FUNCTION "shelf_book_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
+CREATE OR REPLACE FUNCTION "shelf_book_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
 CREATE TRIGGER "shelf_book_row_version" BEFORE UPDATE ON "shelf_book" FOR EACH ROW EXECUTE FUNCTION "shelf_book_row_version"();
 CREATE TABLE "book_tags" (
 	"book_id" TEXT COLLATE "C" NOT NULL,
