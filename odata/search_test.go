@@ -513,3 +513,35 @@ func TestSearch_UsesIndex(t *testing.T) {
 		}
 	})
 }
+
+// TestSearch_AfterApplySteps searches the rows earlier $apply steps left (the first 30 by Id, those of a filter):
+// the index answers for the entities those steps kept.
+func TestSearch_AfterApplySteps(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
+		f := newSearchFixture(t, db, false, odata.SetOptions{})
+		var first []string
+		for id := range f.docs {
+			first = append(first, id)
+		}
+		sort.Strings(first)
+		inFirst := map[string]bool{}
+		for _, id := range first[:30] {
+			inFirst[id] = true
+		}
+		for _, s := range []string{"lamp", "NOT lamp", "red OR NOT blue", `"red lamp" OR oak`} {
+			for _, step := range []struct {
+				apply string
+				keep  func(*searchDoc) bool
+			}{
+				{"orderby(Id)/top(30)", func(d *searchDoc) bool { return inFirst[d.id] }},
+				{"filter(Rank%20gt%202)", func(d *searchDoc) bool { return d.rank > 2 }},
+				{"compute(Rank%20add%201%20as%20R)", nil},
+			} {
+				got, _ := f.ids("/odata/Doc?$apply=" + step.apply + "/search(" + url.PathEscape(s) + ")&$orderby=Id")
+				if diff := cmp.Diff(f.want(s, step.keep), got); diff != "" {
+					t.Errorf("$apply=%s/search(%s) (-want +got):\n%s", step.apply, s, diff)
+				}
+			}
+		}
+	})
+}
