@@ -237,6 +237,10 @@ type FullText interface {
 	// in the index's order) match the full-text query in the bind parameter param (written in Syntax); never
 	// null unless the alias is a row of nulls (an outer join).
 	Match(index, alias string, columns []string, param string) string
+	// CountMatches is the SELECT of the number of rows that match the query in param, read from the index
+	// alone (it holds exactly the table's rows), for a count with no other condition; "" where the index
+	// cannot tell it (PostgreSQL's, whose matches the table's rows must confirm).
+	CountMatches(index, param string) string
 	// Syntax is the language of the queries Match takes.
 	Syntax() FullTextSyntax
 }

@@ -23,13 +23,16 @@ type compiledRead struct {
 	skip       int64
 	keys       []keyPredicate
 
-	table       string   // FROM table AS alias
-	joins       []string // LEFT JOIN clauses
-	columns     []string // column SQL (marker form)
-	where       []string
-	order       []orderKey
-	orderBy     []string
-	fingerprint uint32
+	table string   // FROM table AS alias
+	joins []string // LEFT JOIN clauses
+	// countMatches is the count of a read whose only condition is a $search the full-text index counts alone
+	// (sqldb.FullText.CountMatches), "" otherwise.
+	countMatches string
+	columns      []string // column SQL (marker form)
+	where        []string
+	order        []orderKey
+	orderBy      []string
+	fingerprint  uint32
 
 	// members are the entity sets of a $crossjoin read (crossjoin.go), in a row's order; nil for other reads.
 	members []*Member
@@ -127,6 +130,10 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string, opts ReadOption
 		search, err := c.bindSearch(c.optionSpelt("$search"), root, q.Search)
 		if err != nil {
 			return nil, err
+		}
+		if ft, ok := search.(*boundFullText); ok && len(pl.where) == 0 && len(pl.query.Apply) == 0 {
+			// The only condition: the index may count the matches alone (countStatement).
+			pl.countMatches = c.d.FullText().CountMatches(ft.index, c.param(typeString, ft.query))
 		}
 		pl.where = append(pl.where, c.condition(search, false))
 	}
@@ -275,6 +282,13 @@ func (pl *compiledRead) countStatement() *sqlStatement {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	if pl.count != nil {
+		return pl.count
+	}
+	if pl.countMatches != "" && len(pl.where) == 1 {
+		// A $search through a full-text index that can count, and nothing else: joins are to-one
+		// (LEFT JOINs of $orderby paths) and change no count.
+		sql, args := pl.c.finish(pl.countMatches)
+		pl.count = &sqlStatement{sql: sql, args: args}
 		return pl.count
 	}
 	b := sq.Select("COUNT(*)").From(pl.table)

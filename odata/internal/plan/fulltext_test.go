@@ -66,3 +66,28 @@ func TestFullText_Conditions(t *testing.T) {
 		}
 	}
 }
+
+// TestFullText_Count: on SQLite a count whose only condition is the $search reads the FTS4 table alone; with
+// another condition, or on PostgreSQL, it counts the table's rows.
+func TestFullText_Count(t *testing.T) {
+	m := builtModel(t)
+	for _, tc := range []struct {
+		dialect sqldb.Dialect
+		query   string
+		want    string
+	}{
+		{sqlite.Dialect{}, "$search=lamp", `SELECT COUNT(*) FROM "product_search" WHERE "product_search" MATCH ?`},
+		{sqlite.Dialect{}, "$search=lamp&$filter=Price gt 1", `SELECT COUNT(*) FROM "product" AS "t0" WHERE`},
+		{sqlite.Dialect{}, "$apply=top(3)/search(lamp)", `SELECT COUNT(*) FROM "product" AS "t0" WHERE "t0"."id" IN`},
+		{postgres.Dialect{}, "$search=lamp", `SELECT COUNT(*) FROM "product" AS "t0" WHERE`},
+	} {
+		p := plan.NewPlanner(m, tc.dialect, plan.Options{SearchIndexes: map[string]string{"Product": "product_search"}})
+		r, err := p.Read(scopeOf(t, m, "Product"), encodeOptions(tc.query))
+		if err != nil {
+			t.Fatalf("%s: %s: %v", tc.dialect.Name(), tc.query, err)
+		}
+		if sql, _ := r.Count(); !strings.HasPrefix(sql, tc.want) {
+			t.Errorf("%s: %s: count %s, want it to start with %s", tc.dialect.Name(), tc.query, sql, tc.want)
+		}
+	}
+}
