@@ -59,7 +59,7 @@ func (s *Service) expand(ctx context.Context, shape *levelShape, parents [][]any
 		e := navigation.expand
 		n := len(e.Link)
 		if e.WithCount || e.CountOnly {
-			x.counts = map[string]int64{}
+			x.counts = make(map[string]int64, len(parents))
 			if query, args := e.Counts(parents); query != "" {
 				err := s.each(ctx, query, args, n+1, func(row []any) error {
 					c, _ := row[n].(int64)
@@ -73,7 +73,7 @@ func (s *Service) expand(ctx context.Context, shape *levelShape, parents [][]any
 			}
 		}
 		if !e.CountOnly {
-			x.byParent = map[string]int{}
+			x.byParent = make(map[string]int, len(parents))
 			if query, args := e.Select(parents); query != "" {
 				var arena rowArena
 				err := s.each(ctx, query, args, n+len(e.Columns), func(row []any) error {

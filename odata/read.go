@@ -421,7 +421,7 @@ func (s *Service) firstRow(ctx context.Context, t *target, rows rowSource, write
 // the rows with their expansions.
 func (s *Service) readExpandedPage(req *request, shape *readShape, rows *sql.Rows, writer *rowWriter, more bool,
 	size int) ([][]any, *expWriter, error) {
-	var rowsRead [][]any
+	rowsRead := make([][]any, 0, min(size+1, 128))
 	var arena rowArena // the copies of the rows, a few in each allocation
 	for more {
 		rowsRead = append(rowsRead, arena.copy(writer.values))
