@@ -10,8 +10,8 @@ import (
 	"github.com/storekit/store/odata/schema"
 )
 
-// noteModel is one entity type Note (table note) without declared ETag properties, or with them when declared.
-func noteModel(t *testing.T, declared bool) *edm.Model {
+// versionedNoteModel is one entity type Note (table note) without declared ETag properties, or with them when declared.
+func versionedNoteModel(t *testing.T, declared bool) *edm.Model {
 	t.Helper()
 	note := &edm.EntityType{Name: "Note", Key: []string{"Id"}, Properties: []*edm.Property{
 		{Name: "Id", Type: edm.KindString},
@@ -36,14 +36,14 @@ func TestMigration_RowVersion(t *testing.T) {
 		ctx := context.Background()
 		exec(t, db, `CREATE TABLE note (id TEXT PRIMARY KEY, body TEXT)`)
 		exec(t, db, `INSERT INTO note (id, body) VALUES ('n1', 'one'), ('n2', 'two')`)
-		before := noteModel(t, false)
+		before := versionedNoteModel(t, false)
 		if err := schema.Adapt(ctx, db, before); err != nil {
 			t.Fatal(err)
 		}
 		if before.EntityType("Note").RowVersion() != nil {
 			t.Fatal("Adapt gave a table without the row version one")
 		}
-		if n, err := migrate.Up(ctx, db.DB, schema.Migration("notes", noteModel(t, false))); err != nil || n != 1 {
+		if n, err := migrate.Up(ctx, db.DB, schema.Migration("notes", versionedNoteModel(t, false))); err != nil || n != 1 {
 			t.Fatalf("Up = %d, %v, want 1, nil", n, err)
 		}
 		version := func(id string) int64 {
@@ -57,7 +57,7 @@ func TestMigration_RowVersion(t *testing.T) {
 		if v1, v2 := version("n1"), version("n2"); v1 == v2 || v1 < 0 || v1 >= 1<<48 || v2 < 0 || v2 >= 1<<48 {
 			t.Errorf("versions of the rows after the migration %d, %d: want two random ones below 2^48", v1, v2)
 		}
-		m := noteModel(t, false)
+		m := versionedNoteModel(t, false)
 		if err := schema.Adapt(ctx, db, m); err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +80,7 @@ func TestMigration_RowVersion(t *testing.T) {
 		if statements, err := schema.Changes(ctx, db, m); err != nil || len(statements) != 0 {
 			t.Errorf("Changes after the migration = %q, %v; want none", statements, err)
 		}
-		declared := noteModel(t, true)
+		declared := versionedNoteModel(t, true)
 		if err := schema.Adapt(ctx, db, declared); err != nil {
 			t.Fatal(err)
 		}
