@@ -127,15 +127,9 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string, opts ReadOption
 		}
 	}
 	if q.Search != nil {
-		search, err := c.bindSearch(c.optionSpelt("$search"), root, q.Search)
-		if err != nil {
+		if err := pl.search(q.Search, root); err != nil {
 			return nil, err
 		}
-		if ft, ok := search.(*boundFullText); ok && len(pl.where) == 0 && len(pl.query.Apply) == 0 {
-			// The only condition: the index may count the matches alone (countStatement).
-			pl.countMatches = c.d.FullText().CountMatches(ft.index, c.param(typeString, ft.query))
-		}
-		pl.where = append(pl.where, c.condition(search, false))
 	}
 	lv := &level{c: c, r: root}
 	if err := lv.project(q, c.optionSpelt("$select"), c.optionSpelt("$expand"), 0); err != nil {
@@ -275,6 +269,21 @@ func (pl *compiledRead) deepStatement(from string, extra []string) sqlStatement 
 	}
 	sql, args := c.finish(s)
 	return sqlStatement{sql: sql, args: args}
+}
+
+// search adds the condition of $search s on root, and the count of a full-text index that counts it alone when
+// it is the read's only condition.
+func (pl *compiledRead) search(s syntax.SearchExpr, root *tableRange) error {
+	c := pl.c
+	search, err := c.bindSearch(c.optionSpelt("$search"), root, s)
+	if err != nil {
+		return err
+	}
+	if ft, ok := search.(*boundFullText); ok && len(pl.where) == 0 && len(pl.query.Apply) == 0 {
+		pl.countMatches = c.d.FullText().CountMatches(ft.index, c.param(typeString, ft.query))
+	}
+	pl.where = append(pl.where, c.condition(search, false))
+	return nil
 }
 
 // countStatement renders SELECT COUNT(*) with the read's conditions.
