@@ -57,6 +57,15 @@ type keyPredicate struct {
 type sqlStatement struct {
 	sql  string
 	args []any
+	// literals are the places in sql where the LIMIT and OFFSET of the request go as integer literals, on a
+	// dialect that wants them so (literalLimits); their values are not in args.
+	literals []literalSlot
+}
+
+// literalSlot is a place in a statement's SQL where the value of slot s goes as an integer literal.
+type literalSlot struct {
+	at int
+	s  slot
 }
 
 // newCompiledRead starts the plan of a read of the query q (rest: its text without the paging options): its
@@ -229,8 +238,7 @@ func (pl *compiledRead) statement(extra []string, limit, offset bool) sqlStateme
 	if err != nil {
 		panic("plan: " + err.Error())
 	}
-	sql, args := c.finish(s)
-	return sqlStatement{sql: sql, args: args}
+	return c.finishStatement(s)
 }
 
 // deepSkip is the $skip from which a page is read in two steps (deepStatement); a variable for the tests.
@@ -267,8 +275,7 @@ func (pl *compiledRead) deepStatement(from string, extra []string) sqlStatement 
 	if err != nil {
 		panic("plan: " + err.Error())
 	}
-	sql, args := c.finish(s)
-	return sqlStatement{sql: sql, args: args}
+	return c.finishStatement(s)
 }
 
 // search adds the condition of $search s on root, and the count of a full-text index that counts it alone when

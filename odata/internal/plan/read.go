@@ -64,7 +64,7 @@ func (r *Read) Resumed() bool { return r.token != nil }
 func (r *Read) Select(pageSize int) (string, []any) {
 	pl := r.plan
 	if pl.single {
-		return pl.first.sql, r.fill(pl.first.args, 0)
+		return r.render(&pl.first, 0)
 	}
 	limit := int64(max(pageSize, 1)) + 1
 	if r.top != nil && *r.top < limit {
@@ -72,9 +72,9 @@ func (r *Read) Select(pageSize int) (string, []any) {
 	}
 	if r.token != nil {
 		statement := pl.resumeStatement(r.mask)
-		return statement.sql, r.fill(statement.args, limit)
+		return r.render(statement, limit)
 	}
-	return pl.first.sql, r.fill(pl.first.args, limit)
+	return r.render(&pl.first, limit)
 }
 
 // Count returns SELECT COUNT(*) of the read's rows (its scope, $filter and $search; not $top or $skip), for
@@ -82,6 +82,25 @@ func (r *Read) Select(pageSize int) (string, []any) {
 func (r *Read) Count() (string, []any) {
 	statement := r.plan.countStatement()
 	return statement.sql, r.fill(statement.args, 0)
+}
+
+// render returns the SQL of statement and its arguments for this request, LIMIT limit.
+func (r *Read) render(statement *sqlStatement, limit int64) (string, []any) {
+	args := r.fill(statement.args, limit)
+	if len(statement.literals) == 0 {
+		return statement.sql, args
+	}
+	var b strings.Builder
+	b.Grow(len(statement.sql) + 20*len(statement.literals))
+	var digits [20]byte
+	at := 0
+	for _, l := range statement.literals {
+		b.WriteString(statement.sql[at:l.at])
+		b.Write(strconv.AppendInt(digits[:0], r.slotValue(l.s, limit).(int64), 10))
+		at = l.at
+	}
+	b.WriteString(statement.sql[at:])
+	return b.String(), args
 }
 
 func (r *Read) fill(args []any, limit int64) []any {
@@ -92,25 +111,29 @@ func (r *Read) fill(args []any, limit int64) []any {
 		out = make([]any, len(args))
 	}
 	for i, a := range args {
-		s, ok := a.(slot)
-		if !ok {
+		if s, ok := a.(slot); ok {
+			out[i] = r.slotValue(s, limit)
+		} else {
 			out[i] = a
-			continue
-		}
-		switch {
-		case s == slotLimit:
-			out[i] = limit
-		case s == slotOffset && r.plan.aggregation != nil:
-			out[i] = r.offset
-		case s == slotOffset:
-			out[i] = r.plan.skip
-		case s >= slotToken:
-			out[i] = r.token[s-slotToken]
-		default:
-			out[i] = r.keys[s]
 		}
 	}
 	return out
+}
+
+// slotValue is the value of slot s for this request, LIMIT limit.
+func (r *Read) slotValue(s slot, limit int64) any {
+	switch {
+	case s == slotLimit:
+		return limit
+	case s == slotOffset && r.plan.aggregation != nil:
+		return r.offset
+	case s == slotOffset:
+		return r.plan.skip
+	case s >= slotToken:
+		return r.token[s-slotToken]
+	default:
+		return r.keys[s]
+	}
 }
 
 // bindKeys converts the scope's key predicates of this request.

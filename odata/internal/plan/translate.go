@@ -52,6 +52,46 @@ func (c *compiler) finish(s string) (string, []any) {
 	return out, args
 }
 
+// finishStatement is finish for a statement that may hold the request's LIMIT and OFFSET: on a dialect that wants
+// them as literals (literalLimits), their markers become places of the statement's literals instead of
+// placeholders.
+func (c *compiler) finishStatement(s string) sqlStatement {
+	if !literalLimits(c.d) {
+		sql, args := c.finish(s)
+		return sqlStatement{sql: sql, args: args}
+	}
+	var st sqlStatement
+	var b strings.Builder
+	b.Grow(len(s))
+	for {
+		i := strings.IndexByte(s, 0)
+		if i < 0 {
+			b.WriteString(s)
+			break
+		}
+		j := strings.IndexByte(s[i+1:], 0) + i + 1
+		n, _ := strconv.Atoi(s[i+1 : j])
+		b.WriteString(s[:i])
+		if sl, ok := c.args[n].(slot); ok && (sl == slotLimit || sl == slotOffset) {
+			st.literals = append(st.literals, literalSlot{at: b.Len(), s: sl})
+		} else {
+			b.WriteByte('?')
+			st.args = append(st.args, c.args[n])
+		}
+		s = s[j+1:]
+	}
+	st.sql = b.String()
+	return st
+}
+
+// literalLimits reports whether the statements of dialect d take LIMIT and OFFSET as integer literals rather
+// than parameters (odata/sqlite: SQLite compiles a statement anew at every run when its LIMIT is a parameter);
+// such a dialect numbers its placeholders ? (finishStatement writes them so).
+func literalLimits(d sqldb.Dialect) bool {
+	l, ok := d.(interface{ LiteralLimits() bool })
+	return ok && l.LiteralLimits() && d.Placeholder() == sq.Question
+}
+
 // finishQuestionMarks turns the markers of s into ? placeholders and returns the arguments in order: finish
 // without the dialect's numbering, for text that assemble completes later.
 func (c *compiler) finishQuestionMarks(s string) (string, []any) {
