@@ -60,28 +60,7 @@ func (c *compiler) finishStatement(s string) sqlStatement {
 		sql, args := c.finish(s)
 		return sqlStatement{sql: sql, args: args}
 	}
-	var st sqlStatement
-	var b strings.Builder
-	b.Grow(len(s))
-	for {
-		i := strings.IndexByte(s, 0)
-		if i < 0 {
-			b.WriteString(s)
-			break
-		}
-		j := strings.IndexByte(s[i+1:], 0) + i + 1
-		n, _ := strconv.Atoi(s[i+1 : j])
-		b.WriteString(s[:i])
-		if sl, ok := c.args[n].(slot); ok && (sl == slotLimit || sl == slotOffset) {
-			st.literals = append(st.literals, literalSlot{at: b.Len(), s: sl})
-		} else {
-			b.WriteByte('?')
-			st.args = append(st.args, c.args[n])
-		}
-		s = s[j+1:]
-	}
-	st.sql = b.String()
-	return st
+	return c.finishMarkers(s, true)
 }
 
 // literalLimits reports whether the statements of dialect d take LIMIT and OFFSET as integer literals rather
@@ -95,9 +74,16 @@ func literalLimits(d sqldb.Dialect) bool {
 // finishQuestionMarks turns the markers of s into ? placeholders and returns the arguments in order: finish
 // without the dialect's numbering, for text that assemble completes later.
 func (c *compiler) finishQuestionMarks(s string) (string, []any) {
+	st := c.finishMarkers(s, false)
+	return st.sql, st.args
+}
+
+// finishMarkers turns the markers of s into ? placeholders and gives the arguments in order; with limits, the
+// markers of the LIMIT and OFFSET slots become places of the statement's literals instead.
+func (c *compiler) finishMarkers(s string, limits bool) sqlStatement {
+	var st sqlStatement
 	var b strings.Builder
 	b.Grow(len(s))
-	var args []any
 	for {
 		i := strings.IndexByte(s, 0)
 		if i < 0 {
@@ -107,11 +93,16 @@ func (c *compiler) finishQuestionMarks(s string) (string, []any) {
 		j := strings.IndexByte(s[i+1:], 0) + i + 1
 		n, _ := strconv.Atoi(s[i+1 : j])
 		b.WriteString(s[:i])
-		b.WriteByte('?')
-		args = append(args, c.args[n])
+		if sl, ok := c.args[n].(slot); limits && ok && (sl == slotLimit || sl == slotOffset) {
+			st.literals = append(st.literals, literalSlot{at: b.Len(), s: sl})
+		} else {
+			b.WriteByte('?')
+			st.args = append(st.args, c.args[n])
+		}
 		s = s[j+1:]
 	}
-	return b.String(), args
+	st.sql = b.String()
+	return st
 }
 
 // quote quotes an identifier of the model or an alias.
