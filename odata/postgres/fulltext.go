@@ -73,3 +73,10 @@ func (fullText) Match(_, _ string, columns []string, param string) string {
 func (fullText) CountMatches(string, string) string { return "" }
 
 func (fullText) Syntax() sqldb.FullTextSyntax { return sqldb.TSQuery }
+
+// MatchInOrder returns "": PostgreSQL's planner chooses between the GIN index and a walk of the order's index
+// by its statistics.
+func (fullText) MatchInOrder(string, string, []string, string) string { return "" }
+
+// Size returns "" (see MatchInOrder).
+func (fullText) Size(string) string { return "" }
