@@ -3,6 +3,7 @@ package odata_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"log/slog"
@@ -476,8 +477,7 @@ func TestSearch_Punctuation(t *testing.T) {
 }
 
 // TestSearch_UsesIndex checks with EXPLAIN, on a table of 5,000 rows, that the condition $search becomes is
-// answered from the full-text index: the FTS4 table on SQLite, the GIN index on PostgreSQL (whose planner
-// matches the index's expression only when the query repeats it).
+// answered from the full-text index: the FTS4 table on SQLite, the GIN index of the stored vector on PostgreSQL.
 func TestSearch_UsesIndex(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		f := newSearchFixture(t, db, false, odata.SetOptions{})
@@ -495,7 +495,21 @@ func TestSearch_UsesIndex(t *testing.T) {
 			explain, arg = "EXPLAIN QUERY PLAN ", `"word42"`
 			cond = strings.Replace(cond, "$1", "?", 1)
 		}
-		plan := explainPlan(t, db, explain+"SELECT t0.id FROM doc AS t0 WHERE "+cond, arg)
+		var on querier = db
+		if db.Dialect().Name() == "postgres" {
+			// The stored vector makes a sequential scan of these 5,000 short rows cheaper than the index
+			// in the planner's eyes: check that the condition can use the index at all.
+			tx, err := db.Begin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback()
+			if _, err := tx.Exec("SET LOCAL enable_seqscan = off"); err != nil {
+				t.Fatal(err)
+			}
+			on = tx
+		}
+		plan := explainPlan(t, on, explain+"SELECT t0.id FROM doc AS t0 WHERE "+cond, arg)
 		t.Log(plan)
 		want := "Index Scan on doc_search"
 		if db.Dialect().Name() == "sqlite" {
@@ -555,8 +569,13 @@ func TestSearch_AfterApplySteps(t *testing.T) {
 	})
 }
 
+// querier runs a query: a database or a transaction.
+type querier interface {
+	Query(query string, args ...any) (*sql.Rows, error)
+}
+
 // explainPlan returns the last column of the rows of an EXPLAIN of query, one line a row.
-func explainPlan(t *testing.T, db *dbtest.DB, query string, args ...any) string {
+func explainPlan(t *testing.T, db querier, query string, args ...any) string {
 	t.Helper()
 	rows, err := db.Query(query, args...)
 	if err != nil {

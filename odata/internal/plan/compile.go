@@ -33,11 +33,11 @@ type compiledRead struct {
 	// set when a read ordered by its key has the search as its only condition (see chooseWalk).
 	inOrder, matches string
 	walk             *sqlStatement
-	columns      []string // column SQL (marker form)
-	where        []string
-	order        []orderKey
-	orderBy      []string
-	fingerprint  uint32
+	columns          []string // column SQL (marker form)
+	where            []string
+	order            []orderKey
+	orderBy          []string
+	fingerprint      uint32
 
 	// members are the entity sets of a $crossjoin read (crossjoin.go), in a row's order; nil for other reads.
 	members []*Member
