@@ -221,8 +221,8 @@ type Dialect interface {
 }
 
 // FullText is how a database indexes the searchable columns of a table for $search: on SQLite an FTS4
-// external-content table kept in step by triggers, on PostgreSQL a GIN index on a tsvector expression. Table,
-// index and column names come from the model, never from a request.
+// external-content table kept in step by triggers, on PostgreSQL a stored generated tsvector column and its GIN
+// index. Table, index and column names come from the model, never from a request.
 type FullText interface {
 	// Create returns the statements that create the index called index over columns (in order) of table, keep
 	// it in step with the table's rows and fill it with the rows the table already holds.
