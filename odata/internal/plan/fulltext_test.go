@@ -18,7 +18,7 @@ import (
 func TestFullText_Conditions(t *testing.T) {
 	m := builtModel(t)
 	const match = `t0.rowid IN (SELECT docid FROM "product_search" WHERE "product_search" MATCH ?)`
-	const vector = `to_tsvector('simple'::regconfig, coalesce("t0"."name", '') || ' ' || coalesce("t0"."sku", ''))`
+	const vector = `t0."search_vector"` // the stored vector of the searchable columns
 	for _, tc := range []struct {
 		search       string
 		fts4         string
