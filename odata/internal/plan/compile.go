@@ -45,6 +45,8 @@ type compiledRead struct {
 	first  sqlStatement
 	count  *sqlStatement
 	resume map[uint64]*sqlStatement
+	// resumeWalk are the resumed pages that walk the order's index (see walkStatement).
+	resumeWalk map[uint64]*sqlStatement
 
 	// aggregation describes the rows of a $apply that aggregates (apply.go); nil for a read of entities.
 	aggregation *Aggregation

@@ -20,7 +20,7 @@ type Read struct {
 	top   *int64
 	token []any // keyset values after the $skiptoken's row; nil on the first page
 	mask  uint64
-	// walk is set by UseMatches when the first page walks the order's index.
+	// walk is set by UseMatches when the page walks the order's index.
 	walk bool
 	// offset is the first row of the page of an aggregated read: $skip, or the $skiptoken's offset.
 	offset int64
@@ -73,7 +73,7 @@ func (r *Read) Select(pageSize int) (string, []any) {
 		limit = *r.top
 	}
 	if r.token != nil {
-		statement := pl.resumeStatement(r.mask)
+		statement := pl.resumeStatement(r.mask, r.walk)
 		return statement.sql, r.fill(statement.args, limit)
 	}
 	if r.walk {
@@ -83,17 +83,17 @@ func (r *Read) Select(pageSize int) (string, []any) {
 }
 
 // Matches returns the SELECT of two numbers, the rows the read's full-text search matches and an estimate of
-// the rows of the table, when the plan of the first page depends on them (then pass them to UseMatches before
+// the rows of the table, when the plan of a page depends on them (then pass them to UseMatches before
 // Select; the first equals what Count returns), and "" otherwise.
 func (r *Read) Matches() (string, []any) {
-	if r.plan.walk == nil || r.token != nil {
+	if r.plan.walk == nil {
 		return "", nil
 	}
 	sql, args := r.plan.c.finish(r.plan.matches)
 	return sql, args
 }
 
-// UseMatches chooses the plan of the first page from the number of rows the search matches and the table's
+// UseMatches chooses the plan of the page (the first, or one a $skiptoken resumes) from the number of rows the search matches and the table's
 // size (read by Matches): a frequent query walks the index of the order and tests each entry against the
 // matches, stopping after the page's rows (about (skip+limit) * size / matches entries), a rarer one reads its
 // matches and sorts them (matches rows). The walk is chosen when matches * walkRatio exceeds the entries it
@@ -106,7 +106,11 @@ func (r *Read) UseMatches(matches, size int64, pageSize int) {
 	if r.top != nil && *r.top < limit {
 		limit = *r.top
 	}
-	passed := float64(r.plan.skip+limit) * float64(size) / float64(matches)
+	skip := r.plan.skip
+	if r.token != nil {
+		skip = 0 // $skip applies to the first page only
+	}
+	passed := float64(skip+limit) * float64(size) / float64(matches)
 	r.walk = float64(matches)*walkRatio > passed
 }
 
