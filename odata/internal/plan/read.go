@@ -20,6 +20,8 @@ type Read struct {
 	top   *int64
 	token []any // keyset values after the $skiptoken's row; nil on the first page
 	mask  uint64
+	// walk is set by UseMatches when the page walks the order's index.
+	walk bool
 	// offset is the first row of the page of an aggregated read: $skip, or the $skiptoken's offset.
 	offset int64
 	// Room for the keys, a key predicate's values and the arguments of the first statement of a read, so
@@ -71,10 +73,44 @@ func (r *Read) Select(pageSize int) (string, []any) {
 		limit = *r.top
 	}
 	if r.token != nil {
-		statement := pl.resumeStatement(r.mask)
-		return r.render(statement, limit)
+		return r.render(pl.resumeStatement(r.mask, r.walk), limit)
+	}
+	if r.walk {
+		return r.render(pl.walk, limit)
 	}
 	return r.render(&pl.first, limit)
+}
+
+// Matches returns the SELECT of two numbers, the rows the read's full-text search matches and an estimate of
+// the rows of the table, when the plan of a page depends on them (then pass them to UseMatches before
+// Select; the first equals what Count returns), and "" otherwise.
+func (r *Read) Matches() (string, []any) {
+	if r.plan.walk == nil {
+		return "", nil
+	}
+	sql, args := r.plan.c.finish(r.plan.matches)
+	return sql, args
+}
+
+// UseMatches chooses the plan of the page (the first, or one a $skiptoken resumes) from the number of rows the search matches and the table's
+// size (read by Matches): a frequent query walks the index of the order and tests each entry against the
+// matches, stopping after the page's rows (about (skip+limit) * size / matches entries), a rarer one reads its
+// matches and sorts them (matches rows). The walk is chosen when matches * walkRatio exceeds the entries it
+// passes, and never for an empty table.
+func (r *Read) UseMatches(matches, size int64, pageSize int) {
+	if r.plan.walk == nil || matches <= 0 {
+		return
+	}
+	limit := int64(max(pageSize, 1)) + 1
+	if r.top != nil && *r.top < limit {
+		limit = *r.top
+	}
+	skip := r.plan.skip
+	if r.token != nil {
+		skip = 0 // $skip applies to the first page only
+	}
+	passed := float64(skip+limit) * float64(size) / float64(matches)
+	r.walk = float64(matches)*walkRatio > passed
 }
 
 // Count returns SELECT COUNT(*) of the read's rows (its scope, $filter and $search; not $top or $skip), for
