@@ -31,8 +31,9 @@
 //
 // # Scenarios
 //
-// Reads (every target): an entity by key, a page of Product, $filter on Price and with contains, $orderby
-// Price desc, $select, $expand=Categories, /$count, $skip deep into the set by key and by Price desc, and the
+// Reads (every target): an entity by key, a page of Product, $filter on Price and with contains, $search of
+// one word and of two (with $count=true, through the store's full-text index), $orderby Price desc, $select,
+// $expand=Categories, /$count, $skip deep into the set by key and by Price desc, and the
 // first and the 500th page of a next-link walk (the link of page 500 is found by following the next links
 // once). Metadata (store and engine): the service document and $metadata. Writes (store and engine): POST of
 // products from -write-clients clients (4). Shop (store only): add-to-cart and a whole checkout (add to cart,
