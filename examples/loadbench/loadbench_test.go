@@ -489,6 +489,8 @@ func TestRun_Usage(t *testing.T) {
 		{[]string{"loadbench", "run", "-targets", "store,nginx"}, true},
 		{[]string{"loadbench", "seed", "-products", "0"}, true},
 		{[]string{"loadbench", "report"}, true},
+		{[]string{"loadbench", "serve", "-db", "x.db", "now"}, true},
+		{[]string{"loadbench", "serve", "-nginx", ":80"}, true},
 	} {
 		err := run(ctx, c.args, io.Discard, io.Discard)
 		if (err != nil) != c.wantErr {
