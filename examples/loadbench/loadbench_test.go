@@ -528,3 +528,27 @@ func TestBaseline_Refuses(t *testing.T) {
 		}
 	}
 }
+
+// TestReport_EngineFloors checks the floors of engine/baseline: 0.9 on reads, 0.85 on the searches, whose
+// baseline asks the full-text index by hand.
+func TestReport_EngineFloors(t *testing.T) {
+	r := &report{}
+	for _, c := range []struct {
+		id             string
+		engine, baseln float64
+	}{{"key", 88, 100}, {"search", 88, 100}, {"search-two", 84, 100}, {"top", 90, 100}} {
+		r.Scenarios = append(r.Scenarios, &scenarioReport{ID: c.id, Kind: kindRead, Results: map[string]result{
+			targetEngine: {RPS: c.engine}, targetBaseline: {RPS: c.baseln}}})
+	}
+	r.finish()
+	got := map[string]bool{}
+	for _, c := range r.Checks {
+		if id, ok := strings.CutPrefix(c.Name, "engine/baseline req/s, "); ok {
+			got[id] = c.Pass
+		}
+	}
+	want := map[string]bool{"key": false, "search": true, "search-two": false, "top": true}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("engine/baseline checks passed (-want +got):\n%s", diff)
+	}
+}
