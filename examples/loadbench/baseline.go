@@ -109,6 +109,9 @@ type listQuery struct {
 	// countWhere and countArgs are the conditions of the count: those of $filter and $search, not the token's.
 	countWhere []string
 	countArgs  []any
+	// ftsCount is the count's statement when its only condition is $search on SQLite: the FTS4 table alone
+	// counts the matches, without looking up their rows in product.
+	ftsCount bool
 	// link holds the options a next link repeats, as the engine writes them.
 	link []string
 }
@@ -178,6 +181,7 @@ func (b *baseline) parseList(raw string) (*listQuery, error) {
 		return nil, err
 	}
 	q.countWhere, q.countArgs = slices.Clip(q.where), slices.Clip(q.args)
+	q.ftsCount = vals.Get("$search") != "" && vals.Get("$filter") == "" && b.db.Dialect().Name() == "sqlite"
 	if t := vals.Get("$skiptoken"); t != "" {
 		if err := b.parseToken(q, t); err != nil {
 			return nil, err
@@ -235,9 +239,18 @@ func notWordRune(r rune) bool {
 const productSearchVector = `to_tsvector('simple'::regconfig, coalesce(name, '') || ' ' || ` +
 	`coalesce(short_description, '') || ' ' || coalesce(sku, ''))`
 
+// countSQL is the statement of the count of the query's products (of $filter and $search, not of a token).
+func (q *listQuery) countSQL() string {
+	if q.ftsCount {
+		return "SELECT count(*) FROM product_search WHERE product_search MATCH ?"
+	}
+	return "SELECT count(*) FROM product" + whereSQL(q.countWhere)
+}
+
 // searchSQL returns the condition on product that all the words match in the store's full-text index, and its
 // argument: on SQLite a MATCH of the FTS4 table product_search, whose docid is the product's rowid (words
 // side by side must all match); on PostgreSQL the index's tsvector against a tsquery of the words joined by &.
+// (On SQLite a count of the search alone asks the FTS4 table only, see listQuery.countSQL.)
 func searchSQL(dialect string, words []string) (cond string, arg string) {
 	if dialect == "postgres" {
 		return productSearchVector + ` @@ to_tsquery('simple', ?)`, strings.Join(words, " & ")
@@ -317,7 +330,7 @@ func (b *baseline) collection(w http.ResponseWriter, r *http.Request) error {
 	}
 	var total int64
 	if q.count {
-		if err := b.db.QueryRowContext(r.Context(), b.sql("SELECT count(*) FROM product"+whereSQL(q.countWhere)), q.countArgs...).Scan(&total); err != nil {
+		if err := b.db.QueryRowContext(r.Context(), b.sql(q.countSQL()), q.countArgs...).Scan(&total); err != nil {
 			return err
 		}
 	}
@@ -396,7 +409,7 @@ func (b *baseline) count(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var n int64
-	if err := b.db.QueryRowContext(r.Context(), b.sql("SELECT count(*) FROM product"+whereSQL(q.where)), q.args...).Scan(&n); err != nil {
+	if err := b.db.QueryRowContext(r.Context(), b.sql(q.countSQL()), q.countArgs...).Scan(&n); err != nil {
 		return err
 	}
 	return writeAnswer(w, strconv.AppendInt(nil, n, 10), "text/plain;charset=utf-8")
