@@ -382,7 +382,7 @@ func productEntity(productType, manageInventory, lowStock, backorder *edm.EnumTy
 			boolean("VisibleIndividually", true),
 			searchable(required(str("Name", maxName), "Product name is required")),
 			seNameProp(),
-			text("ShortDescription"),
+			searchable(text("ShortDescription")),
 			text("FullDescription"),
 			text("AdminComment"),
 			str("Flag", maxName),

@@ -2,7 +2,9 @@ package odata
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 
@@ -53,6 +55,9 @@ func (s *Service) invoke(req *request) error {
 		}
 		result, err := fn(ctx, call)
 		if err != nil {
+			return err
+		}
+		if result, err = withRowVersion(ctx, tx, a.ReturnType, result); err != nil {
 			return err
 		}
 		body, etag, err = s.renderResult(req, a.Name, a.ReturnType, result)
@@ -319,4 +324,39 @@ func (s *Service) boundWhere(ctx context.Context, tx *Tx, t *target) (sq.Sqlizer
 		return nil, err
 	}
 	return keyWhere(s.db.Dialect(), s.names, t.typ, key, false)
+}
+
+// withRowVersion completes the entity result of an operation whose type's ETag is its row version
+// (edm.EntityType.RowVersion) with the version stored, when the entity lacks it (a struct, or an entity the
+// handler made): its ETag is then the one a read gives. Other results, and an entity not stored, are returned
+// as they are.
+func withRowVersion(ctx context.Context, tx *Tx, returnType *edm.ReturnType, result any) (any, error) {
+	if returnType == nil || returnType.Collection || isNil(result) {
+		return result, nil
+	}
+	et := returnType.EntityType()
+	if et == nil || et.RowVersion() == nil {
+		return result, nil
+	}
+	e, err := asEntity(result)
+	if err != nil {
+		return result, nil // renderResult says what is wrong
+	}
+	if _, ok := e[edm.RowVersionName]; ok {
+		return result, nil
+	}
+	key, err := entityKey(et, e)
+	if err != nil {
+		return result, nil
+	}
+	stored, err := tx.Get(ctx, et, key...)
+	if errors.Is(err, ErrNotFound) {
+		return result, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	e = maps.Clone(e)
+	e[edm.RowVersionName] = stored[edm.RowVersionName]
+	return e, nil
 }

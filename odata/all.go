@@ -374,11 +374,5 @@ func (w *pageWriter) finishAll(req *request, base syntax.QueryString, p *allPage
 		w.buf = appendString(w.buf, req.base()+"/"+req.target.path+"?"+next.String())
 	}
 	w.buf = append(w.buf, '}')
-	if !w.started() {
-		req.w.Header()["Content-Length"] = []string{strconv.Itoa(w.out.Buffered() + len(w.buf))}
-	}
-	if _, err := w.out.Write(w.buf); err != nil {
-		return err
-	}
-	return w.out.Flush()
+	return w.close(req)
 }

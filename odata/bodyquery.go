@@ -21,9 +21,9 @@ import (
 // a 415, a body past the limits of writes to the resource a 413, a system query option or parameter alias in
 // both the URL and the body a 400 (URL Conventions 5.1: the same system query option MUST NOT be specified more
 // than once).
-func (s *Service) queryInBody(r *http.Request) (*http.Request, error) {
-	raw := s.servicePath(r)
-	if !strings.Contains(strings.ToLower(raw), "query") {
+// raw is r's path under the service root (servicePath).
+func (s *Service) queryInBody(r *http.Request, raw string) (*http.Request, error) {
+	if !containsFold(raw, "query") {
 		return r, nil // cheap: neither $query nor %24query
 	}
 	path, err := s.limits.read.Query.ParsePath(raw)
@@ -97,4 +97,15 @@ func mergeQuery(inURL, inBody syntax.QueryString) (syntax.QueryString, error) {
 		}
 	}
 	return append(append(syntax.QueryString{}, inURL...), inBody...), nil
+}
+
+// containsFold reports whether s contains the lower-case ASCII word, without regard to case (strings.ToLower
+// would copy every path with a capital letter).
+func containsFold(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		if s[i]|0x20 == word[0] && strings.EqualFold(s[i:i+len(word)], word) {
+			return true
+		}
+	}
+	return false
 }

@@ -42,7 +42,23 @@ func hasBudget(r *http.Request) bool {
 // budgeted returns r with a context that ends budget from now and records the budget for contextError.
 func budgeted(r *http.Request, budget time.Duration) (*http.Request, context.CancelFunc) {
 	ctx, cancel := context.WithTimeout(r.Context(), budget)
-	return r.WithContext(context.WithValue(ctx, budgetKey{}, budget)), cancel
+	return r.WithContext(&budgetContext{Context: ctx, budget: budget}), cancel
+}
+
+// budgetContext is the context of a request under its time budget: the deadline's own context, which also
+// answers the budget's key. It is one allocation where context.WithValue is two (its node and the boxed
+// budget), on every request; the budget is boxed only when asked for, by an answer past it.
+type budgetContext struct {
+	context.Context
+	budget time.Duration
+}
+
+// Value returns the budget for budgetKey, else the deadline context's value.
+func (c *budgetContext) Value(key any) any {
+	if _, ok := key.(budgetKey); ok {
+		return c.budget
+	}
+	return c.Context.Value(key)
 }
 
 // contextError returns the error a request whose context has ended answers with instead of e, a failure of the

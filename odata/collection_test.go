@@ -91,7 +91,7 @@ func TestCollectionWrites(t *testing.T) {
 }
 
 // TestCollectionWrites_Redacted writes a collection as "titleless", who may not read Book's Title: the answer's
-// ETag is that of the request's view, the one its reads give and its If-Match takes.
+// ETag is the one its reads give and its If-Match takes.
 func TestCollectionWrites_Redacted(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, db *dbtest.DB) {
 		f := newRedactionFixture(t, db)
@@ -103,8 +103,9 @@ func TestCollectionWrites_Redacted(t *testing.T) {
 		if got, want := resp.Header.Get("ETag"), read.Header.Get("ETag"); got != want || got == "" {
 			t.Errorf("ETag after the insert = %q, the read's is %q", got, want)
 		}
-		if admin := f.doAs("admin", "GET", "/odata/Book('b1')", ""); admin.Header.Get("ETag") == resp.Header.Get("ETag") {
-			t.Errorf("the ETag of titleless is the admin's: it hashes the redacted Title")
+		// Book's ETag is its row version, which tells nothing of the Title: the admin's is the same.
+		if admin := f.doAs("admin", "GET", "/odata/Book('b1')", ""); admin.Header.Get("ETag") != resp.Header.Get("ETag") {
+			t.Errorf("the ETag of titleless is not the admin's, though both are the row version's")
 		}
 		if again := f.doAs("titleless", "DELETE", "/odata/Book('b1')/Tags/0", ""); again.Status != 204 {
 			t.Errorf("DELETE Tags/0 = %d %s", again.Status, again.Body)

@@ -18,7 +18,8 @@ func (s *Service) requiresIfMatch(t *target) bool {
 }
 
 // concurrencyAnnotations says of every set with RequireIfMatch that changes of its entities need an ETag:
-// Core.OptimisticConcurrency with the properties the ETag is computed over. Sets without it get no term, as the
+// Core.OptimisticConcurrency with the properties the ETag is computed over (none for a type whose ETag is its
+// row version: an empty collection says the service does not tell how it computes ETags). Sets without it get no term, as the
 // term means that a change without If-Match is refused (OData 4.01 Protocol 8.2.4: 428 Precondition Required).
 func (s *Service) concurrencyAnnotations() []edm.Annotations {
 	var out []edm.Annotations
@@ -26,8 +27,11 @@ func (s *Service) concurrencyAnnotations() []edm.Annotations {
 		if config := s.sets[es]; config == nil || !config.RequireIfMatch {
 			continue
 		}
-		var paths []any
+		paths := []any{} // a row version is no property: the ETag's properties are not told
 		for _, p := range es.EntityType().ETagProperties() {
+			if p == es.EntityType().RowVersion() {
+				continue
+			}
 			paths = append(paths, edm.PropertyPath(p.Name))
 		}
 		out = append(out, edm.Annotations{Target: s.model.Namespace + "." + s.model.Container + "/" + es.Name,

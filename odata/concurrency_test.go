@@ -78,7 +78,7 @@ func TestService_RequireIfMatch(t *testing.T) {
 }
 
 // TestService_OptimisticConcurrencyMetadata: $metadata annotates the sets with RequireIfMatch, and only them,
-// with Core.OptimisticConcurrency listing the properties of the ETag.
+// with Core.OptimisticConcurrency listing the properties of the ETag (none for a row version).
 func TestService_OptimisticConcurrencyMetadata(t *testing.T) {
 	db := dbtest.SQLite(t)
 	f := newFixtureWith(t, db, func(cfg *odata.Config) {
@@ -86,20 +86,18 @@ func TestService_OptimisticConcurrencyMetadata(t *testing.T) {
 		book.RequireIfMatch = true
 		cfg.Sets["Book"] = book
 	})
-	m := libraryModel()
-	if err := m.Build(); err != nil {
-		t.Fatal(err)
-	}
-	var want []any
-	for _, p := range m.EntityType("Book").ETagProperties() {
-		want = append(want, map[string]any{"$PropertyPath": p.Name})
-	}
+	// Book's table has a row version: its ETag comes from no property, which the empty collection says.
+	want := []any{}
 	var doc struct {
 		Lib struct {
 			Annotations map[string]map[string]any `json:"$Annotations"`
 		}
 	}
 	if err := json.Unmarshal([]byte(f.must(200, "GET", "/odata/$metadata?$format=json", "").Body), &doc); err != nil {
+		t.Fatal(err)
+	}
+	m := libraryModel()
+	if err := m.Build(); err != nil {
 		t.Fatal(err)
 	}
 	container := "Lib." + m.Container
@@ -111,8 +109,5 @@ func TestService_OptimisticConcurrencyMetadata(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]any{"Book": want}, got); diff != "" {
 		t.Errorf("OptimisticConcurrency by set (-want +got):\n%s", diff)
-	}
-	if len(want) == 0 {
-		t.Error("Book has no ETag properties")
 	}
 }

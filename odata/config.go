@@ -102,8 +102,10 @@ type Config struct {
 	// with the model (odata/schema.Adapt) and reports every missing table or column, column type that cannot
 	// hold its property and key without a unique index, rather than answering 500 when a request meets one; and
 	// it serves a column another program declared (DATETIME, NUMERIC(p,s), ...) in the form its declaration
-	// says. Without the check a property keeps the storage it declares (edm.Property.TimeStorage,
-	// DecimalStorage): see odata/DESIGN.md, "Tables other programs made".
+	// says; and it finds the full-text indexes $search uses (odata/schema.Searchable). Without the check a
+	// property keeps the storage it declares (edm.Property.TimeStorage, DecimalStorage), see odata/DESIGN.md,
+	// "Tables other programs made", and $search scans, unless the program calls Service.CheckSchema (after its
+	// migrations, before serving).
 	SkipSchemaCheck bool
 	// TracerProvider makes the span of each request (and of each request of a batch), with the attributes
 	// http.request.method, http.response.status_code, odata.entity_set, odata.request_kind and

@@ -3,7 +3,6 @@ package odata
 import (
 	"context"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -276,14 +275,7 @@ func (w *deltaWriter) next() {
 func (w *deltaWriter) finish(link string) error {
 	w.start()
 	w.page.buf = append(append(append(w.page.buf, ']'), link...), '}')
-	if !w.page.started() {
-		// The whole answer is here: one write with its length, no chunked encoding.
-		w.req.w.Header()["Content-Length"] = []string{strconv.Itoa(w.page.out.Buffered() + len(w.page.buf))}
-	}
-	if _, err := w.page.out.Write(w.page.buf); err != nil {
-		return err
-	}
-	return w.page.out.Flush()
+	return w.page.close(w.req)
 }
 
 // writeDelta writes a page of a delta answer: the entries of the page, then link (the next link or the delta

@@ -1,6 +1,9 @@
 package odata
 
-import "strings"
+import (
+	"strings"
+	"unsafe"
+)
 
 // ETags are FNV-1a 64 hashes over the JSON of the ETag properties' values, each followed by a zero byte.
 const (
@@ -39,6 +42,18 @@ func appendETagJSON(b []byte, sum uint64) []byte {
 
 // formatETag returns the weak ETag of a hash as a header value.
 func formatETag(sum uint64) string { return string(appendETag(make([]byte, 0, 21), sum)) }
+
+// etagHeader returns the ETag header's value list for a hash in one allocation: the list and the text of its
+// one value share it (the text is never changed after).
+func etagHeader(sum uint64) []string {
+	h := new(struct {
+		values [1]string
+		text   [21]byte
+	})
+	b := appendETag(h.text[:0], sum)
+	h.values[0] = unsafe.String(unsafe.SliceData(b), len(b))
+	return h.values[:]
+}
 
 // checkETagList answers 400 when the value of header (If-Match, If-None-Match) is neither "*" nor a
 // comma-separated list of entity tags, each an optional W/ and a quoted opaque tag (RFC 9110, 8.8.3).

@@ -11,27 +11,60 @@ import (
 // expansion holds the children of one expanded navigation property for all the rows of a page (or for all the
 // children of a parent expansion), read with one query, and their counts.
 type expansion struct {
-	shape    *expandShape
-	rows     [][]any          // child rows as scanned, without their link values
-	byParent map[string][]int // plan.LinkKey of the link values -> indexes into rows, in order
+	shape *expandShape
+	rows  [][]any // child rows as scanned, without their link values
+	// byParent maps plan.LinkKey of the link values to the parent's children in groups: their indexes into
+	// rows, in order, are first and then next[first], next[next[first]]... until -1. A child needs no
+	// allocation of its own.
+	byParent map[string]int
+	groups   []children
+	next     []int
 	counts   map[string]int64 // the same key -> the number of children (nested $count=true, Nav/$count)
 	sub      []*expansion     // the children's own expansions
 	writer   *rowWriter
 }
 
+// children are the first and the last child of a parent in an expansion's rows.
+type children struct{ first, last int }
+
+// add appends a copy of the child row (without its link values) of the parent with the link key k.
+func (x *expansion) add(k []byte, row []any, arena *rowArena) {
+	i := len(x.rows)
+	x.rows = append(x.rows, arena.copy(row))
+	x.next = append(x.next, -1)
+	if g, ok := x.byParent[string(k)]; ok {
+		x.next[x.groups[g].last] = i
+		x.groups[g].last = i
+		return
+	}
+	x.byParent[string(k)] = len(x.groups)
+	x.groups = append(x.groups, children{i, i})
+}
+
+// childrenOf returns the children of the parent with the link key k, and whether it has any.
+func (x *expansion) childrenOf(k []byte) (children, bool) {
+	g, ok := x.byParent[string(k)]
+	if !ok {
+		return children{}, false
+	}
+	return x.groups[g], true
+}
+
 // expand runs the queries of the expansions of shape for the parent rows (as scanned), recursively.
 func (s *Service) expand(ctx context.Context, shape *levelShape, parents [][]any) ([]*expansion, error) {
 	out := make([]*expansion, len(shape.expands))
+	var key []byte // scratch for link keys
 	for i, navigation := range shape.expands {
 		x := &expansion{shape: navigation}
 		e := navigation.expand
 		n := len(e.Link)
 		if e.WithCount || e.CountOnly {
-			x.counts = map[string]int64{}
+			x.counts = make(map[string]int64, len(parents))
 			if query, args := e.Counts(parents); query != "" {
 				err := s.each(ctx, query, args, n+1, func(row []any) error {
 					c, _ := row[n].(int64)
-					x.counts[plan.LinkKey(row[:n]...)] = c
+					key = plan.AppendLinkKey(key[:0], row[:n]...)
+					x.counts[string(key)] = c
 					return nil
 				})
 				if err != nil {
@@ -40,19 +73,19 @@ func (s *Service) expand(ctx context.Context, shape *levelShape, parents [][]any
 			}
 		}
 		if !e.CountOnly {
-			x.byParent = map[string][]int{}
+			x.byParent = make(map[string]int, len(parents))
 			if query, args := e.Select(parents); query != "" {
+				var arena rowArena
 				err := s.each(ctx, query, args, n+len(e.Columns), func(row []any) error {
-					k := plan.LinkKey(row[:n]...)
-					x.byParent[k] = append(x.byParent[k], len(x.rows))
-					x.rows = append(x.rows, append([]any(nil), row[n:]...))
+					key = plan.AppendLinkKey(key[:0], row[:n]...)
+					x.add(key, row[n:], &arena)
 					return nil
 				})
 				if err != nil {
 					return nil, err
 				}
 			}
-			x.writer = newRowWriter(navigation.child.layout)
+			x.writer = getRowWriter(navigation.child.layout)
 			if len(navigation.child.expands) > 0 && len(x.rows) > 0 {
 				var err error
 				if x.sub, err = s.expand(ctx, navigation.child, x.rows); err != nil {
@@ -63,6 +96,26 @@ func (s *Service) expand(ctx context.Context, shape *levelShape, parents [][]any
 		out[i] = x
 	}
 	return out, nil
+}
+
+// rowArena copies rows into chunks of several rows each: reading a page or an expansion allocates a few
+// chunks rather than a slice per row.
+type rowArena struct {
+	free []any // the unused part of the last chunk
+	rows int   // the rows copied so far
+}
+
+// copy returns a copy of row, whose capacity is its length (an append to it does not reach the next row).
+func (a *rowArena) copy(row []any) []any {
+	w := len(row)
+	if len(a.free) < w {
+		a.free = make([]any, min(max(a.rows, 8), 64)*w)
+	}
+	c := a.free[:w:w]
+	a.free = a.free[w:]
+	a.rows++
+	copy(c, row)
+	return c
 }
 
 // each runs a query and calls fn with each row as scanned (the slice is reused between rows).
@@ -96,7 +149,8 @@ type expWriter struct {
 	// rootID returns the canonical path of a root row (Set('k'), or a containment path), when the root row or
 	// a contained child needs it; nil otherwise.
 	rootID func(writer *rowWriter) string
-	link   []any // scratch for a parent's link values
+	link   []any  // scratch for a parent's link values
+	key    []byte // scratch for their link key
 }
 
 // newExpWriter returns the writer of the rows of writer (its format and target set) with their expansions.
@@ -125,6 +179,23 @@ func (t *target) rowPath(writer *rowWriter) string {
 		return t.containedBase + rowKey(writer)
 	}
 	return t.typ.Name + rowKey(writer)
+}
+
+// release returns the row writers of the expansions to their pool once the answer is written.
+func (w *expWriter) release() {
+	for _, x := range w.expansions {
+		x.release()
+	}
+}
+
+func (x *expansion) release() {
+	if x.writer != nil {
+		putRowWriter(x.writer)
+		x.writer = nil
+	}
+	for _, sub := range x.sub {
+		sub.release()
+	}
 }
 
 func (x *expansion) setWriters(format *answerFormat) {
@@ -184,25 +255,25 @@ func (w *expWriter) appendExpansion(b []byte, x *expansion, row []any, id string
 	for _, c := range e.Link {
 		w.link = append(w.link, row[c])
 	}
-	key := plan.LinkKey(w.link...)
+	w.key = plan.AppendLinkKey(w.key[:0], w.link...)
 	if x.counts != nil {
 		b = appendName(b, x.shape.count)
-		b = strconv.AppendInt(b, x.counts[key], 10)
+		b = strconv.AppendInt(b, x.counts[string(w.key)], 10)
 	}
 	if e.CountOnly {
 		return b, nil
 	}
 	b = appendName(b, x.shape.name)
-	children := x.byParent[key]
+	c, ok := x.childrenOf(w.key)
 	if !e.Nav.Collection {
-		if len(children) == 0 {
+		if !ok {
 			return append(b, "null"...), nil
 		}
-		return w.appendChild(b, x, children[0], id)
+		return w.appendChild(b, x, c.first, id)
 	}
 	b = append(b, '[')
-	for i, idx := range children {
-		if i > 0 {
+	for idx := c.first; ok && idx >= 0; idx = x.next[idx] {
+		if idx != c.first {
 			b = append(b, ',')
 		}
 		var err error

@@ -16,8 +16,8 @@ import (
 // $filter. Parameter aliases in the expressions are the query's. It returns r unchanged when the path has no
 // $filter segment, and when other segments follow one ($each, a bound operation), which the resolver then
 // refuses.
-func (s *Service) filterInPath(r *http.Request) (*http.Request, error) {
-	raw := s.servicePath(r)
+// raw is r's path under the service root (servicePath).
+func (s *Service) filterInPath(r *http.Request, raw string) (*http.Request, error) {
 	if !strings.Contains(raw, "filter") && !strings.Contains(raw, "%") {
 		return r, nil // no $filter segment, not even percent-encoded: most paths are read once only
 	}

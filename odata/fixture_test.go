@@ -453,6 +453,11 @@ func (f *fixture) seed() {
 	f.exec(`INSERT INTO member (id, email, name) VALUES ('m1', 'Reader@Example.com', 'Rita')`)
 	f.exec(`INSERT INTO member_role (member_id, value, ordinal) VALUES ('m1', 'admin', 0), ('m1', 'reader', 1)`)
 	f.exec(`INSERT INTO card (id, member_id, number) VALUES ('d1', 'm1', '0001'), ('d2', 'm1', '0002')`)
+	// Fixed row versions (they start random), so that ETags are the same in every run and on both databases.
+	for _, table := range []string{"publisher", "author", "book", "chapter", "loan", "member", "card"} {
+		f.exec(`UPDATE ` + table + ` SET row_version = 1`)
+	}
+	f.exec(`UPDATE book SET row_version = CASE id WHEN 'b2' THEN 20 WHEN 'b3' THEN 30 ELSE 10 END`)
 }
 
 func priceArg(db *dbtest.DB, s string) any {

@@ -83,6 +83,9 @@ func (s *Service) callFunction(req *request) error {
 			keys, err = resultKeys(f, result)
 			return err
 		}
+		if result, err = withRowVersion(ctx, tx, f.ReturnType, result); err != nil {
+			return err
+		}
 		body, etag, err = s.renderResult(req, f.Name, f.ReturnType, result)
 		return err
 	})

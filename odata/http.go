@@ -100,21 +100,29 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request, version Version)
 	if err := s.checkSchemaVersion(r); err != nil {
 		return nil, err
 	}
-	r, err := s.queryInBody(r)
+	// The path under the service root, found once and again only when a step below gives another request.
+	raw := s.servicePath(r)
+	next, err := s.queryInBody(r, raw)
 	if err != nil {
 		return nil, err
 	}
-	if r, err = s.filterInPath(r); err != nil {
+	if next != r {
+		r, raw = next, s.servicePath(next)
+	}
+	if next, err = s.filterInPath(r, raw); err != nil {
 		return nil, err
 	}
-	byID := isEntityPath(s.servicePath(r))
+	if next != r {
+		r, raw = next, s.servicePath(next)
+	}
+	byID := isEntityPath(raw)
 	if byID {
-		var err error
 		if r, err = s.entityRequest(r); err != nil {
 			return nil, err
 		}
+		raw = s.servicePath(r)
 	}
-	t, query, err := s.route(r)
+	t, query, err := s.route(r, raw)
 	if err != nil {
 		return t, err
 	}
@@ -126,8 +134,8 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request, version Version)
 
 // route parses and resolves the request's path, parses its query when the planner does not (anything but reads
 // of entities), and checks the method against what the target allows.
-func (s *Service) route(r *http.Request) (*target, *syntax.Query, error) {
-	raw := s.servicePath(r)
+// raw is the request's path under the service root (servicePath).
+func (s *Service) route(r *http.Request, raw string) (*target, *syntax.Query, error) {
 	path := openAPIPath // a segment the URL grammar does not know
 	if !isOpenAPIPath(raw) {
 		var err error
@@ -364,6 +372,8 @@ type request struct {
 	limits  *requestLimits // the limits of a composed read (readComposed); nil for the target's
 	// tracking is the change tracking of a read of entities (delta.go); nil when it tracks none.
 	tracking *tracking
+	// answerRoom holds the first format answer makes, which needs no allocation of its own then.
+	answerRoom answerFormat
 }
 
 // noMetadata reports whether the answer carries no control information but counts and next links
@@ -372,7 +382,11 @@ func (req *request) noMetadata() bool { return req.format.metadata == metadataNo
 
 // answer returns the format of the request's answer for the writers of entities.
 func (req *request) answer() *answerFormat {
-	if req.answers == nil || req.answers.jsonFormat != req.format {
+	switch {
+	case req.answers == nil:
+		req.answerRoom = answerFormat{jsonFormat: req.format, req: req, namespace: req.service.model.Namespace}
+		req.answers = &req.answerRoom
+	case req.answers.jsonFormat != req.format:
 		req.answers = &answerFormat{jsonFormat: req.format, req: req, namespace: req.service.model.Namespace}
 	}
 	return req.answers

@@ -90,6 +90,12 @@ func newHiddenLayout(et *edm.EntityType, show, hidden map[*edm.Property]bool) *l
 			l.etagCols = appendLeafColumns(l.etagCols, f)
 		}
 	}
+	if rv := et.RowVersion(); rv != nil {
+		// The row version is read for the ETag alone: no property, never shown, never redacted.
+		f := l.addField(rv, false)
+		f.etag = true
+		l.etag, l.etagCols = []*field{f}, []int{f.col}
+	}
 	for _, k := range et.KeyProperties() {
 		for _, f := range l.fields {
 			if f.prop == k {

@@ -1,7 +1,6 @@
 package odata
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -65,8 +64,11 @@ func queryError(err error) error {
 // readError gives a database error of a read its meaning for the client: values of the query the database
 // cannot compute with (an overflow, an invalid pattern) are the client's (400), a busy database is 503.
 func (s *Service) readError(err error) error {
+	if err == nil {
+		return nil // before the errors.As, whose target escapes: no allocation on the way of every read
+	}
 	var e *Error
-	if err == nil || errors.As(err, &e) {
+	if errors.As(err, &e) {
 		return err
 	}
 	switch s.db.Dialect().ClassifyError(err) {
@@ -314,7 +316,8 @@ func (s *Service) readCollection(req *request, read *plan.Read, shape *readShape
 	}
 	defer q.rows.Close()
 	rows, count, size, preferred := q.rows, q.count, q.size, q.preferred
-	writer := newRowWriter(shape.layout)
+	writer := getRowWriter(shape.layout)
+	defer putRowWriter(writer)
 	req.setFormat(writer, shape.levelShape)
 	more, err := s.firstRow(ctx, req.target, rows, writer)
 	if err != nil {
@@ -326,6 +329,7 @@ func (s *Service) readCollection(req *request, read *plan.Read, shape *readShape
 		if rowsRead, expanded, err = s.readExpandedPage(req, shape, rows, writer, more, size); err != nil {
 			return err
 		}
+		defer expanded.release()
 	}
 
 	fragment := ""
@@ -417,9 +421,10 @@ func (s *Service) firstRow(ctx context.Context, t *target, rows rowSource, write
 // the rows with their expansions.
 func (s *Service) readExpandedPage(req *request, shape *readShape, rows *sql.Rows, writer *rowWriter, more bool,
 	size int) ([][]any, *expWriter, error) {
-	var rowsRead [][]any
+	rowsRead := make([][]any, 0, min(size+1, 128))
+	var arena rowArena // the copies of the rows, a few in each allocation
 	for more {
-		rowsRead = append(rowsRead, append([]any(nil), writer.values...))
+		rowsRead = append(rowsRead, arena.copy(writer.values))
 		if len(rowsRead) > size {
 			break
 		}
@@ -441,15 +446,15 @@ func (s *Service) readExpandedPage(req *request, shape *readShape, rows *sql.Row
 }
 
 // pageWriter writes the JSON answer of one page of a collection once its first row is read: the envelope
-// ({"@odata.context", "@odata.count", "value": [...], "@odata.nextLink"}) around the rows. Each row goes to a
-// pooled buffered writer as soon as it is written, so memory does not grow with the page. The status line and
-// headers wait for the buffer's first flush: a page that fits in the buffer (pageBufferSize) goes out in one
-// write with its Content-Length, and an error before the first flush can still be answered as an error
-// (started is false). An error after it comes after the answer started: the caller aborts it.
+// ({"@odata.context", "@odata.count", "value": [...], "@odata.nextLink"}) around the rows. The rows gather in
+// one pooled buffer, which goes out whenever it holds pageBufferSize bytes, so memory does not grow with the
+// page beyond that. The status line and headers wait for the first write: a page that fits in the buffer goes
+// out in one write with its Content-Length, and an error before the first write can still be answered as an
+// error (started is false). An error after it comes after the answer started: the caller aborts it.
 type pageWriter struct {
-	out  *bufio.Writer
-	buf  []byte
-	head lazyHeader
+	buf    []byte  // the answer not yet written
+	pooled *[]byte // where buf came from, and goes back to
+	head   lazyHeader
 	// refBase, when not "", makes each row its reference ($ref): {"@odata.id": refBase + its key}.
 	refBase string
 }
@@ -470,7 +475,7 @@ func (l *lazyHeader) Write(p []byte) (int, error) {
 }
 
 // start sets the headers, then writes the envelope up to the opening of "value": the context URL with fragment
-// (none with odata.metadata=none) and the count when it is not negative. It takes a writer from the pool:
+// (none with odata.metadata=none) and the count when it is not negative. It takes a buffer from the pool:
 // release returns it.
 func (w *pageWriter) start(req *request, fragment string, count int64, size int, preferred bool) {
 	h := req.w.Header()
@@ -479,10 +484,8 @@ func (w *pageWriter) start(req *request, fragment string, count int64, size int,
 		addPreferenceApplied(h, "odata.maxpagesize="+strconv.Itoa(size))
 	}
 	w.head = lazyHeader{w: req.w}
-	w.out = writers.Get().(*bufio.Writer)
-	w.out.Reset(&w.head)
-	w.buf = make([]byte, 0, 1024)
-	w.buf = append(w.buf, '{')
+	w.pooled = pageBuffers.Get().(*[]byte)
+	w.buf = append((*w.pooled)[:0], '{')
 	if !req.noMetadata() {
 		w.buf = req.appendContext(w.buf, fragment)
 		w.buf = append(w.buf, ',')
@@ -498,17 +501,35 @@ func (w *pageWriter) start(req *request, fragment string, count int64, size int,
 // started reports whether the status line and headers went out.
 func (w *pageWriter) started() bool { return w.head.started }
 
-// release returns the buffered writer to its pool.
+// release returns the buffer to its pool.
 func (w *pageWriter) release() {
-	if w.out != nil {
-		w.out.Reset(nil)
-		writers.Put(w.out)
+	if w.pooled == nil {
+		return
 	}
+	if cap(w.buf) <= 2*pageBufferSize {
+		*w.pooled = w.buf[:0]
+	}
+	pageBuffers.Put(w.pooled)
+	w.buf, w.pooled = nil, nil
 }
 
-// flush hands what buf holds to the buffered writer.
+// flush writes what buf holds once it reaches pageBufferSize.
 func (w *pageWriter) flush() error {
-	_, err := w.out.Write(w.buf)
+	if len(w.buf) < pageBufferSize {
+		return nil
+	}
+	_, err := w.head.Write(w.buf)
+	w.buf = w.buf[:0]
+	return err
+}
+
+// close writes what buf holds, the end of the answer: with its Content-Length when it is the whole answer (one
+// write, no chunked encoding).
+func (w *pageWriter) close(req *request) error {
+	if !w.started() {
+		req.w.Header()["Content-Length"] = []string{strconv.Itoa(len(w.buf))}
+	}
+	_, err := w.head.Write(w.buf)
 	w.buf = w.buf[:0]
 	return err
 }
@@ -591,22 +612,15 @@ func (w *pageWriter) finish(req *request, read *plan.Read, last []any, size int)
 		w.buf = appendString(w.buf, req.tracking.deltaLink(req))
 	}
 	w.buf = append(w.buf, '}')
-	if !w.started() {
-		// The whole answer is here: one write with its length, no chunked encoding.
-		req.w.Header()["Content-Length"] = []string{strconv.Itoa(w.out.Buffered() + len(w.buf))}
-	}
-	if _, err := w.out.Write(w.buf); err != nil {
-		return err
-	}
-	return w.out.Flush()
+	return w.close(req)
 }
 
-// pageBufferSize is the size of the buffer a page is written through: a page of 100 entities of ten
-// properties fits, so it goes out in one write.
-const pageBufferSize = 64 << 10
+// pageBufferSize is the size from which a page's buffer is written out: a page of 100 entities of fifty
+// properties fits, so it goes out in one write with its length.
+const pageBufferSize = 256 << 10
 
-// writers holds the buffered writers of collection answers between requests.
-var writers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, pageBufferSize) }}
+// pageBuffers holds the buffers of collection answers between requests; each grows to the pages it writes.
+var pageBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // checkParent answers 404 when the entity a navigation starts from does not exist (Category('missing')/Products
 // is not an empty collection).
@@ -679,6 +693,7 @@ func (s *Service) readEntity(req *request, read *plan.Read, shape *readShape) er
 	if writer == nil {
 		return s.missing(ctx, t)
 	}
+	defer putRowWriter(writer)
 	if t.ref {
 		return s.writeRef(req, writer)
 	}
@@ -690,18 +705,19 @@ func (s *Service) readEntity(req *request, read *plan.Read, shape *readShape) er
 			return err
 		}
 		expanded = s.newExpWriter(req, shape.levelShape, writer, expansions)
+		defer expanded.release()
 	}
 	etag := writer.etag()
 	req.jsonHeaders()
 	h := req.w.Header()
-	h["Etag"] = []string{formatETag(etag)}
+	h["Etag"] = etagHeader(etag)
 	if inm := req.r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, etag) {
 		req.w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	b := make([]byte, 0, 1024)
+	b := writer.out[:0]
 	if !req.noMetadata() {
-		writer.ctx = req.appendContext(make([]byte, 0, 128), contextFragment(s.model, t, shape.selectList, true))
+		writer.ctx = req.appendContext(writer.ctx[:0], contextFragment(s.model, t, shape.selectList, true))
 	}
 	if expanded != nil {
 		if b, err = expanded.appendRow(b, writer, writer.values); err != nil {
@@ -710,6 +726,10 @@ func (s *Service) readEntity(req *request, read *plan.Read, shape *readShape) er
 	} else {
 		b = writer.appendObject(b)
 	}
+	writer.out = b
+	// The whole answer is here: one write with its length, no chunked encoding (as a page that fits its
+	// buffer, pageWriter.finish).
+	h["Content-Length"] = []string{strconv.Itoa(len(b))}
 	_, err = req.w.Write(b)
 	return err
 }
@@ -733,7 +753,7 @@ func (s *Service) readRow(ctx context.Context, read *plan.Read, l *layout) (*row
 	if !rows.Next() {
 		return nil, s.readError(rows.Err())
 	}
-	writer := newRowWriter(l)
+	writer := getRowWriter(l)
 	if err := scanConvert(rows, writer); err != nil {
 		return nil, s.readError(err)
 	}
@@ -821,7 +841,7 @@ func (s *Service) readProperty(req *request) error {
 	if v == nil {
 		return errNoContent
 	}
-	req.w.Header()["Etag"] = []string{formatETag(writer.etag())}
+	req.w.Header()["Etag"] = etagHeader(writer.etag())
 	if t.kind == tPropertyValue {
 		return writeRaw(req, p, v)
 	}
@@ -917,7 +937,7 @@ func (s *Service) readMedia(req *request) error {
 		mt = "application/octet-stream"
 	}
 	h.Set("Content-Type", mt)
-	h["Etag"] = []string{formatETag(writer.etag())}
+	h["Etag"] = etagHeader(writer.etag())
 	b, _ := e[data.Name].([]byte)
 	if b == nil {
 		return errNoContent

@@ -349,6 +349,7 @@ func (tx *Tx) setColumnsWhere(ctx context.Context, et *edm.EntityType, key []any
 	for i, c := range columns {
 		update = update.Set(tx.names().QuoteIdent(c), values[i])
 	}
+	update = bumpRowVersion(tx.names(), et, update)
 	res, err := update.ExecContext(ctx)
 	if err != nil {
 		return err

@@ -18,6 +18,7 @@ type rowWriter struct {
 	buf      []byte // JSON of each column, back to back
 	offsets  []int  // offsets[i]:offsets[i+1] is column i's JSON
 	items    []byte // scratch for a collection item
+	out      []byte // scratch for a whole answer of one entity
 	// format is the answer's: its control information and number form; nil writes the properties alone.
 	format *answerFormat
 	ctx    []byte // an @odata.context member to write first in each object ("", for collection members)

@@ -29,6 +29,7 @@ type Service struct {
 	model            *edm.Model
 	db               *sqldb.DB
 	logger           *slog.Logger
+	searchIndexes    map[string]string // the full-text indexes $search uses, by entity type name (checkSchema)
 	mount            string
 	publicRoot       string        // PublicURL and mount, or "" to take the scheme and host from the request
 	limits           requestLimits // Config.Limits resolved, for requests to no set with limits of its own
@@ -113,24 +114,28 @@ func NewService(cfg Config) (*Service, error) {
 		fail("Config.DB is nil: open the database with odata/sqlite.Open or odata/postgres.Open")
 	}
 	if modelErr == nil && checkModel(cfg.Model, fail) {
-		for _, et := range s.model.EntityTypes {
-			s.layouts[et] = newLayout(et, nil)
-		}
 		s.configureSets(cfg.Sets, fail)
 		s.registerActions(cfg.Actions, fail)
 		s.registerFunctions(cfg.Functions, fail)
 		s.registerSingletons(cfg.Singletons, fail)
-		s.writeDocuments(cfg.OpenAPI, fail)
 		if cfg.Migrate && cfg.DB != nil && len(errs) == 0 {
 			if err := migrateModel(cfg, cfg.Model); err != nil {
 				errs = append(errs, err)
 			}
 		}
 		if cfg.DB != nil && !cfg.SkipSchemaCheck {
-			if err := checkSchema(cfg.DB, cfg.Model); err != nil {
+			indexes, missing, err := checkSchema(cfg.DB, cfg.Model)
+			if err != nil {
 				errs = append(errs, err)
+			} else {
+				s.useSearchIndexes(indexes, missing)
 			}
 		}
+		// After the check, which gives the types whose tables have a row version their ETag (schema.Adapt).
+		for _, et := range s.model.EntityTypes {
+			s.layouts[et] = newLayout(et, nil)
+		}
+		s.writeDocuments(cfg.OpenAPI, fail)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -364,7 +369,8 @@ func (s *Service) newPlanner() {
 	sort.Strings(fold)
 	s.shapeFn = s.buildShape
 	s.crossJoinShapeFn = s.buildCrossJoinShape
-	s.planner = plan.NewPlanner(s.model, s.db.Dialect(), plan.Options{CaseInsensitiveKeys: fold, InlineCollections: true})
+	s.planner = plan.NewPlanner(s.model, s.db.Dialect(), plan.Options{CaseInsensitiveKeys: fold, InlineCollections: true,
+		SearchIndexes: s.searchIndexes})
 	s.names = s.planner.Names()
 }
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 
 	sq "github.com/Masterminds/squirrel"
@@ -221,6 +222,12 @@ func (tx *Tx) Insert(ctx context.Context, et *edm.EntityType, e Entity) error {
 		cols = append(cols, c...)
 		vals = append(vals, a...)
 	}
+	if rv := et.RowVersion(); rv != nil {
+		// A random first version: a row deleted and created again under its key does not get an ETag back
+		// that a client may hold from before.
+		cols = append(cols, tx.names().QuoteIdent(rv.Column))
+		vals = append(vals, firstRowVersion())
+	}
 	if column := et.Discriminator(); column != "" {
 		// A row of a hierarchy's table says its type.
 		cols = append(cols, tx.names().QuoteIdent(column))
@@ -308,6 +315,10 @@ func (tx *Tx) Update(ctx context.Context, et *edm.EntityType, e Entity) error {
 			q = q.Set(c, args[i])
 			n++
 		}
+	}
+	if rv := et.RowVersion(); rv != nil {
+		q = bumpRowVersion(names, et, q)
+		n++
 	}
 	if n == 0 {
 		k := et.KeyProperties()[0]
@@ -627,3 +638,18 @@ func (tx *Tx) insertItems(ctx context.Context, et *edm.EntityType, p *edm.Proper
 	}
 	return nil
 }
+
+// bumpRowVersion adds to the UPDATE q of a row of et the increment of its row version, when et has one: the
+// database's trigger then leaves the row alone (it bumps the version only of updates that do not).
+func bumpRowVersion(q modelsql.Quoter, et *edm.EntityType, u sq.UpdateBuilder) sq.UpdateBuilder {
+	rv := et.RowVersion()
+	if rv == nil {
+		return u
+	}
+	column := q.QuoteIdent(rv.Column)
+	return u.Set(column, sq.Expr(column+" + 1"))
+}
+
+// firstRowVersion is the row version of a row the engine inserts: random, below 2^48 so that increments never
+// overflow.
+func firstRowVersion() int64 { return rand.Int64N(1 << 48) }

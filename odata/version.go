@@ -35,13 +35,20 @@ var versionHeaders = [...][]string{Version40: {"4.0"}, Version401: {"4.01"}}
 // header returns the OData-Version header value of answers in v.
 func (v Version) header() []string { return versionHeaders[v] }
 
+// The version headers' names in their canonical form, which http.Header.Get looks up without allocating (it
+// allocates the canonical form of any other spelling on every call).
+const (
+	hdrMaxVersion = "Odata-Maxversion" // OData-MaxVersion
+	hdrVersion    = "Odata-Version"    // OData-Version
+)
+
 // negotiateVersion returns the version to answer h's request in, the highest both max (the service's) and the
 // request's OData-MaxVersion allow, or refuses the request: OData-MaxVersion below 4.0 is 406 (the service never
 // answers in an older version; an OData-MaxVersion that is not a version is ignored, as a missing one is), and
 // an OData-Version the request is written in other than 4.0 or 4.01, or one that is not a version, is 400.
 func negotiateVersion(h http.Header, max Version) (Version, error) {
 	answer := Version40
-	if v := h.Get("OData-MaxVersion"); v != "" {
+	if v := h.Get(hdrMaxVersion); v != "" {
 		major, minor, ok := parseODataVersion(v)
 		switch {
 		case ok && major < 4:
@@ -51,7 +58,7 @@ func negotiateVersion(h http.Header, max Version) (Version, error) {
 			answer = min(max, Version401)
 		}
 	}
-	if v := h.Get("OData-Version"); v != "" {
+	if v := h.Get(hdrVersion); v != "" {
 		major, minor, ok := parseODataVersion(v)
 		if !ok || major != 4 || minor > 1 {
 			return answer, &Error{Code: CodeBadRequest, Target: "OData-Version",
@@ -65,7 +72,7 @@ func negotiateVersion(h http.Header, max Version) (Version, error) {
 // OData-MaxVersion, or one of 4.01 or above (or one that is not a version, which is ignored). A JSON batch,
 // which exists only in 4.01, is refused to a client that says it reads no more than 4.0.
 func readsVersion401(h http.Header) bool {
-	v := h.Get("OData-MaxVersion")
+	v := h.Get(hdrMaxVersion)
 	if v == "" {
 		return true
 	}
@@ -76,7 +83,7 @@ func readsVersion401(h http.Header) bool {
 // declaresVersion401 reports whether the client of h's request says it reads OData 4.01: an OData-MaxVersion of
 // 4.01 or above (unlike readsVersion401, a missing one does not count).
 func declaresVersion401(h http.Header) bool {
-	major, minor, ok := parseODataVersion(h.Get("OData-MaxVersion"))
+	major, minor, ok := parseODataVersion(h.Get(hdrMaxVersion))
 	return ok && (major > 4 || major == 4 && minor >= 1)
 }
 

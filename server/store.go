@@ -19,7 +19,7 @@ func storeComponents(ctx context.Context, deps wiring) (*components, error) {
 		OpenAPI: storeOpenAPI(), TimeBudget: cfg.RequestBudget,
 		// SPEC part 9: 1 MiB a request body, a batch's too; the Picture set's own limit is 16 MiB.
 		Limits:          odata.Limits{BodyBytes: maxBodyBytes, BatchBytes: maxBodyBytes},
-		SkipSchemaCheck: true, // checked after the migrations: CheckSchema
+		SkipSchemaCheck: true, // checked after the migrations: od.CheckSchema
 		TracerProvider:  deps.TracerProvider, MeterProvider: deps.MeterProvider}
 	err := entities.Register(&oc, entities.Options{CountriesEnabled: cfg.CountriesEnabled, PrincipalChanged: auth.Forget})
 	if err != nil {
@@ -33,11 +33,11 @@ func storeComponents(ctx context.Context, deps wiring) (*components, error) {
 		CountriesEnabled: cfg.CountriesEnabled, PublicURL: cfg.PublicURL})
 	return &components{
 		Migrations: []migrate.Source{entities.Migrations, storefront.Migrations},
-		CheckSchema: func(ctx context.Context) error {
-			return entities.CheckSchema(ctx, deps.DB)
-		},
-		OData:      od,
-		Storefront: store.Register,
+		// After the migrations: the service compares the tables with its model and finds the full-text index
+		// of the product search (0008_product_search), which $search then uses.
+		CheckSchema: od.CheckSchema,
+		OData:       od,
+		Storefront:  store.Register,
 		Seed: func(ctx context.Context) (string, error) {
 			res, err := entities.Seed(ctx, deps.DB, entities.SeedOptions{
 				AdminEmail: cfg.AdminEmail, AdminPassword: cfg.AdminPassword, Demo: cfg.Demo, Logger: deps.Logger,

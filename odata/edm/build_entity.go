@@ -145,8 +145,14 @@ func entityColumns(t *EntityType, report func(msg string)) {
 	}
 }
 
-// entityETag resolves the ETag properties: the declared ones, else every property but lazy and Stream ones.
+// entityETag resolves the ETag properties: the declared ones, else the row version a former start-up found
+// (UseRowVersion), else every property but lazy and Stream ones.
 func entityETag(t *EntityType, report func(msg string)) {
+	if len(t.ETag) == 0 && t.rowVersion != nil {
+		t.etag = []*Property{t.rowVersion}
+		return
+	}
+	t.rowVersion = nil
 	if len(t.ETag) == 0 {
 		for _, p := range t.Properties {
 			if !p.Lazy && p.Type != KindStream {

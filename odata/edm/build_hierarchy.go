@@ -121,7 +121,7 @@ func (b *builder) hierarchyChecks() {
 		owners := map[string]string{root.DiscriminatorColumn: "the discriminator"}
 		for _, t := range append([]*EntityType{root}, root.DerivedTypes()...) {
 			if t != root {
-				t.etag = root.etag
+				t.etag, t.rowVersion = root.etag, root.rowVersion
 			}
 			for _, p := range t.DeclaredProperties() {
 				claimColumns(p, func(column string) {

@@ -246,6 +246,7 @@ type EntityType struct {
 
 	key             []*Property
 	etag            []*Property
+	rowVersion      *Property
 	propertyIndex   index[*Property]
 	navigationIndex index[*NavigationProperty]
 	stream          *Property
@@ -353,8 +354,38 @@ func (t *EntityType) HierarchyProperties() []*Property {
 // KeyProperties returns the key properties in key order.
 func (t *EntityType) KeyProperties() []*Property { return t.key }
 
-// ETagProperties returns the properties the ETag is computed over, in declaration order.
+// ETagProperties returns the properties the ETag is computed over, in declaration order: the declared ETag
+// properties, else every property that is not lazy or a stream; the row version alone when the type has one
+// (RowVersion).
 func (t *EntityType) ETagProperties() []*Property { return t.etag }
+
+// RowVersionColumn is the column of the row version that odata/schema gives the table of an entity type without
+// declared ETag properties: an integer the database changes with every change of the row (odata/DESIGN.md,
+// "ETags and row versions").
+const RowVersionColumn = "row_version"
+
+// RowVersionName is the name under which an entity read by the engine holds its row version (an int64); it is
+// no property of the type and no client sees it.
+const RowVersionName = "@rowVersion"
+
+// RowVersion returns the row version of t, nil when its ETag comes from properties: a property of no
+// declaration (Name RowVersionName, an Int64 in column RowVersionColumn) that only reads and ETags know.
+func (t *EntityType) RowVersion() *Property { return t.rowVersion }
+
+// UseRowVersion makes the ETag of t, the root of its hierarchy, and of the types derived from it come from the
+// integer column named column alone, a row version the database changes with every change of a row (the
+// trigger odata/schema creates with the column). schema.Adapt calls it at start-up for a type without declared
+// ETag properties whose table has them. It does nothing for a derived type or one with declared ETag properties.
+func (t *EntityType) UseRowVersion(column string) {
+	if t.base != nil || len(t.ETag) > 0 {
+		return
+	}
+	t.rowVersion = &Property{Name: RowVersionName, Column: column, Type: KindInt64}
+	t.etag = []*Property{t.rowVersion}
+	for _, d := range t.DerivedTypes() {
+		d.rowVersion, d.etag = t.rowVersion, t.etag
+	}
+}
 
 // Property returns the structural property with the given name: the exact name, else the one property whose
 // name matches case-insensitively; nil if there is none.
@@ -428,7 +459,8 @@ type Property struct {
 	// Required makes a create or full update without a value fail with RequiredMessage (or a generic one).
 	Required        bool
 	RequiredMessage string
-	// Searchable makes $search match this String property.
+	// Searchable makes $search match this String property: its words, through the full-text index of the type's
+	// searchable properties where the database has one (odata/schema.Create), else a contains over it.
 	Searchable bool
 	// Lazy leaves the property out of the default projection: it is returned only when $select-ed.
 	Lazy bool

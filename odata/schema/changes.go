@@ -17,7 +17,7 @@ type change struct {
 
 // Changes returns the statements that bring database q to the built model m by adding what it
 // lacks: the tables (as Create writes them), the columns of existing tables, and the indexes the model implies
-// (see Create). It never drops or changes what exists. A problem no addition solves (a column of the wrong
+// (see Create; a full-text index only where no object of its name exists). It never drops or changes what exists. A problem no addition solves (a column of the wrong
 // type, a key without a unique index, a non-nullable column without a Default to fill the rows a table may
 // hold) is returned as a *MismatchError, with no statements; a column that holds its property's values in
 // another form that Adapt gives the property (a DATETIME column for a DateTimeOffset) is no problem. A database
@@ -72,15 +72,31 @@ func plan(ctx context.Context, q Querier, m *edm.Model) ([]change, error) {
 		}
 		if found == nil {
 			creates = append(creates, change{"create table " + t.name, createTable(d, t)})
+			creates = append(creates, rowVersionCreates(d, t)...)
 			indexes = append(indexes, missingIndexes(d, t, &catalogTable{})...)
+			indexes = append(indexes, searchChanges(d, t)...)
 			foreign = append(foreign, foreignKeyChanges(d, t, t.foreign)...)
 			continue
 		}
 		added, keys, unsolved := addColumns(d, t, found)
 		columns = append(columns, added...)
+		versions, err := rowVersionChanges(ctx, q, t, found)
+		if err != nil {
+			return nil, err
+		}
+		columns = append(columns, versions...)
 		problems = append(problems, unsolved...)
 		problems = append(problems, keyProblems(t, found)...)
 		indexes = append(indexes, missingIndexes(d, t, found)...)
+		if len(t.search) > 0 {
+			defs, err := readSearch(ctx, q, t)
+			if err != nil {
+				return nil, err
+			}
+			if len(defs) == 0 {
+				indexes = append(indexes, searchChanges(d, t)...)
+			}
+		}
 		foreign = append(foreign, foreignKeyChanges(d, t, keys)...)
 	}
 	if len(problems) > 0 {
@@ -155,6 +171,20 @@ func missingIndexes(d sqldb.Dialect, t *table, found *catalogTable) []change {
 		if !found.hasIndex(x.columns, x.unique) {
 			out = append(out, change{"create index " + x.name, createIndex(d, t, x)})
 		}
+	}
+	return out
+}
+
+// searchChanges returns the changes that create the full-text index of t, none for a table without searchable
+// columns.
+func searchChanges(d sqldb.Dialect, t *table) []change {
+	var out []change
+	for i, s := range createSearch(d, t) {
+		what := ""
+		if i == 0 {
+			what = "create search index " + SearchIndex(t.name)
+		}
+		out = append(out, change{what, s})
 	}
 	return out
 }

@@ -76,7 +76,9 @@ func Check(ctx context.Context, q Querier, m *edm.Model) error {
 // TIMESTAMP column (TIME for a TimeOfDay) is edm.TimeSQL and an INTEGER one edm.TimeUnix, a NUMERIC(p,s) or
 // DECIMAL(p,s) column of a Decimal of at most 15 digits edm.DecimalFloat and a TEXT one edm.DecimalExact; on
 // PostgreSQL a timestamp without time zone is edm.TimeSQL, a double precision or real column of a Decimal
-// edm.DecimalFloat. odata.NewService runs it at start-up. It changes the model only where the database needs
+// edm.DecimalFloat. A root entity type without declared ETag properties whose table has the row version
+// (edm.RowVersionColumn, an integer column, and its trigger, as Create makes them) gets its ETag from it
+// (edm.EntityType.UseRowVersion). odata.NewService runs it at start-up. It changes the model only where the database needs
 // it and only when the database matches; a model that two databases with differently declared columns serve
 // needs a model each.
 func Adapt(ctx context.Context, q Querier, m *edm.Model) error {
@@ -92,6 +94,7 @@ func check(ctx context.Context, q Querier, m *edm.Model, adapt bool) error {
 	}
 	var problems []Problem
 	var adapted []*column
+	var versioned []*edm.EntityType
 	for _, t := range tables {
 		found, err := readTable(ctx, q, t.name)
 		if err != nil {
@@ -99,6 +102,9 @@ func check(ctx context.Context, q Querier, m *edm.Model, adapt bool) error {
 		}
 		if adapt && found != nil {
 			adapted = append(adapted, fit(d, t, found)...)
+			if versioned, err = appendVersioned(ctx, q, versioned, t, found); err != nil {
+				return err
+			}
 		}
 		problems = append(problems, compare(d, t, found)...)
 	}
@@ -107,6 +113,9 @@ func check(ctx context.Context, q Querier, m *edm.Model, adapt bool) error {
 	}
 	for _, c := range adapted {
 		c.property.DecimalStorage, c.property.TimeStorage = c.storage, c.time
+	}
+	for _, et := range versioned {
+		et.UseRowVersion(edm.RowVersionColumn)
 	}
 	return nil
 }
@@ -405,7 +414,12 @@ func readTable(ctx context.Context, q Querier, name string) (*catalogTable, erro
 
 // query runs the catalog query text with the table name as its argument and calls scan for each row.
 func query(ctx context.Context, q Querier, text, table string, scan func(*sql.Rows) error) error {
-	rows, err := q.QueryContext(ctx, text, table)
+	return queryArgs(ctx, q, text, table, []any{table}, scan)
+}
+
+// queryArgs is query with the arguments args, of the catalog of table.
+func queryArgs(ctx context.Context, q Querier, text, table string, args []any, scan func(*sql.Rows) error) error {
+	rows, err := q.QueryContext(ctx, text, args...)
 	if err != nil {
 		return fmt.Errorf("schema: reading the catalog of table %q: %w", table, err)
 	}

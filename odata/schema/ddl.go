@@ -17,9 +17,12 @@ import (
 // none for a property computed by SQL, the key as primary key), a side table per collection property (keyed by
 // owner and position), a link table per many-to-many navigation (keyed by both sides), the foreign keys of the
 // navigations' joins, a unique index on the columns other tables refer to when they are not the key, and an
-// index on the columns of each foreign key. Names and column types follow odata/DESIGN.md. The statements are
-// in the order they can run; on a database that cannot add a foreign key to a table (SQLite), CREATE TABLE
-// declares them.
+// index on the columns of each foreign key, and the full-text index of the searchable properties of each entity
+// type's table (SearchIndex, sqldb.FullText; on SQLite an FTS4 table and its triggers); the table of a root entity
+// type without declared ETag properties gets the row version column edm.RowVersionColumn and the trigger that
+// keeps it (odata/DESIGN.md, "ETags and row versions"). Names and column types follow odata/DESIGN.md. The
+// statements are in the order they can run; on a database that cannot add a foreign key to a table (SQLite),
+// CREATE TABLE declares them.
 func Create(d sqldb.Dialect, m *edm.Model) ([]string, error) {
 	tables, err := describe(m)
 	if err != nil {
@@ -31,9 +34,13 @@ func Create(d sqldb.Dialect, m *edm.Model) ([]string, error) {
 	var creates, indexes, foreign []string
 	for _, t := range tables {
 		creates = append(creates, createTable(d, t))
+		for _, c := range rowVersionCreates(d, t) {
+			creates = append(creates, c.sql)
+		}
 		for _, x := range t.indexes {
 			indexes = append(indexes, createIndex(d, t, x))
 		}
+		indexes = append(indexes, createSearch(d, t)...)
 		foreign = append(foreign, addForeignKeys(d, t, t.foreign)...)
 	}
 	return append(append(creates, indexes...), foreign...), nil
@@ -75,6 +82,9 @@ func createTable(d sqldb.Dialect, t *table) string {
 			continue
 		}
 		lines = append(lines, columnDefinition(d, c, defaultOf(d, c, false)))
+	}
+	if t.rowVersionOf != nil {
+		lines = append(lines, rowVersionDefinition(d, false))
 	}
 	if primaryKey != "" {
 		lines = append(lines, primaryKey)

@@ -48,15 +48,19 @@ func ExampleCreate() {
 	// CREATE TABLE "author" (
 	// 	"id" TEXT NOT NULL,
 	// 	"name" TEXT NOT NULL,
+	// 	"row_version" INTEGER NOT NULL DEFAULT (random() & 281474976710655),
 	// 	PRIMARY KEY ("id")
 	// ) STRICT;
+	// CREATE TRIGGER "author_row_version" AFTER UPDATE ON "author" FOR EACH ROW WHEN NEW."row_version" IS OLD."row_version" BEGIN UPDATE "author" SET "row_version" = OLD."row_version" + 1 WHERE "id" = NEW."id"; END;
 	// CREATE TABLE "book" (
 	// 	"id" TEXT NOT NULL,
 	// 	"title" TEXT NOT NULL,
 	// 	"author_id" TEXT NOT NULL,
+	// 	"row_version" INTEGER NOT NULL DEFAULT (random() & 281474976710655),
 	// 	PRIMARY KEY ("id"),
 	// 	CONSTRAINT "book_author_id_fkey" FOREIGN KEY ("author_id") REFERENCES "author" ("id") ON DELETE CASCADE
 	// ) STRICT;
+	// CREATE TRIGGER "book_row_version" AFTER UPDATE ON "book" FOR EACH ROW WHEN NEW."row_version" IS OLD."row_version" BEGIN UPDATE "book" SET "row_version" = OLD."row_version" + 1 WHERE "id" = NEW."id"; END;
 	// CREATE TABLE "book_tags" (
 	// 	"book_id" TEXT NOT NULL,
 	// 	"value" TEXT NOT NULL,

@@ -96,9 +96,18 @@ func TestCreate_GeneratedKeys(t *testing.T) {
 		}
 		q := db.Dialect().QuoteIdent
 		want := "CREATE TABLE " + q("ticket") + " (\n\t" + q("id") + " " + db.Dialect().GeneratedKey(edm.KindInt64) + ",\n\t" +
-			q("name") + " " + db.Dialect().ColumnType(edm.KindString, 0, 0) + "\n)" + db.Dialect().TableOptions()
+			q("name") + " " + db.Dialect().ColumnType(edm.KindString, 0, 0) + ",\n\t" + rowVersionColumn(db.Dialect()) +
+			"\n)" + db.Dialect().TableOptions()
 		if diff := cmp.Diff(want, statements[0]); diff != "" {
 			t.Errorf("Create() ticket (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// rowVersionColumn is the definition of the row version column in a CREATE TABLE of d.
+func rowVersionColumn(d sqldb.Dialect) string {
+	if d.Name() == "postgres" {
+		return `"row_version" BIGINT NOT NULL DEFAULT floor(random() * 281474976710655)::bigint`
+	}
+	return `"row_version" INTEGER NOT NULL DEFAULT (random() & 281474976710655)`
 }

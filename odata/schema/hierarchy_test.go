@@ -50,6 +50,7 @@ func TestCreate_Hierarchy(t *testing.T) {
 				`	"pages" INTEGER,` + "\n" +
 				`	"bytes" INTEGER,` + "\n" +
 				`	"odata_type" TEXT NOT NULL DEFAULT 'Shop.Item',` + "\n" +
+				`	"row_version" INTEGER NOT NULL DEFAULT (random() & 281474976710655),` + "\n" +
 				`	PRIMARY KEY ("id")` + "\n" +
 				`) STRICT`,
 		},
@@ -60,6 +61,7 @@ func TestCreate_Hierarchy(t *testing.T) {
 				`	"pages" INTEGER,` + "\n" +
 				`	"bytes" BIGINT,` + "\n" +
 				`	"odata_type" TEXT COLLATE "C" NOT NULL DEFAULT 'Shop.Item',` + "\n" +
+				`	"row_version" BIGINT NOT NULL DEFAULT floor(random() * 281474976710655)::bigint,` + "\n" +
 				`	PRIMARY KEY ("id")` + "\n" +
 				`)`,
 		},

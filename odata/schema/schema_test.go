@@ -286,12 +286,15 @@ func TestMigration(t *testing.T) {
 			t.Fatal(err)
 		}
 		q := db.Dialect().QuoteIdent
-		wantStart := []string{
-			"CREATE TABLE " + q("publisher") + " (",
-			"ALTER TABLE " + q("book") + " ADD COLUMN " + q("pages") + " " + db.Dialect().ColumnType(edm.KindInt32, 0, 0) + " NOT NULL DEFAULT 0",
-			"ALTER TABLE " + q("book") + " ADD COLUMN " + q("publisher_id") + " " + db.Dialect().ColumnType(edm.KindString, 0, 0),
-			"CREATE INDEX " + q("book_publisher_id_idx"),
+		trigger := []string{"CREATE TRIGGER " + q("publisher_row_version")}
+		if db.Dialect().Name() == "postgres" {
+			trigger = []string{"CREATE OR REPLACE FUNCTION " + q("publisher_row_version"), "CREATE TRIGGER " + q("publisher_row_version")}
 		}
+		wantStart := append(append([]string{"CREATE TABLE " + q("publisher") + " ("}, trigger...),
+			"ALTER TABLE "+q("book")+" ADD COLUMN "+q("pages")+" "+db.Dialect().ColumnType(edm.KindInt32, 0, 0)+" NOT NULL DEFAULT 0",
+			"ALTER TABLE "+q("book")+" ADD COLUMN "+q("publisher_id")+" "+db.Dialect().ColumnType(edm.KindString, 0, 0),
+			"CREATE INDEX "+q("book_publisher_id_idx"),
+		)
 		if len(changes) < len(wantStart) {
 			t.Fatalf("Changes = %q, want %d or more", changes, len(wantStart))
 		}

@@ -23,6 +23,11 @@ type table struct {
 	sideTable bool
 	foreign   []*foreignKey
 	indexes   []*index
+	// search are the columns of the searchable properties of an entity type's table, in declaration order,
+	// which its full-text index covers (see fullText); none for other tables.
+	search []string
+	// rowVersionOf is the entity type whose table gets a row version (rowversion.go), nil for none.
+	rowVersionOf *edm.EntityType
 }
 
 // column is one column of a table.
@@ -91,6 +96,7 @@ func describe(m *edm.Model) ([]*table, error) {
 			b.entityTable(m, et)
 		}
 	}
+	b.markRowVersions(m)
 	for _, et := range m.EntityTypes {
 		for _, n := range et.DeclaredNavigations() {
 			b.containment(n)
@@ -160,6 +166,9 @@ func (b *builder) entityTable(m *edm.Model, et *edm.EntityType) {
 	if name := et.Discriminator(); name != "" {
 		t.addColumn(&column{name: name, kind: edm.KindString, of: "the type of " + et.Name + " rows",
 			fixedDefault: "'" + m.Namespace + "." + et.Name + "'"})
+	}
+	if len(et.DerivedTypes()) == 0 {
+		t.search = searchColumns(et)
 	}
 	for _, k := range et.KeyProperties() {
 		t.key = append(t.key, k.Column)

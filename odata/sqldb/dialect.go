@@ -207,6 +207,8 @@ type Dialect interface {
 	// (lower(email); SQLite gives the text of the whole column list for each expression of an index). The
 	// primary key is a unique index.
 	TableIndexes() string
+	// FullText is the full-text index of the dialect, which serves $search (odata/DESIGN.md, "$search").
+	FullText() FullText
 
 	// Clauses of writes.
 
@@ -217,3 +219,38 @@ type Dialect interface {
 	// conflict columns exists.
 	Upsert(conflict, update []string) string
 }
+
+// FullText is how a database indexes the searchable columns of a table for $search: on SQLite an FTS4
+// external-content table kept in step by triggers, on PostgreSQL a GIN index on a tsvector expression. Table,
+// index and column names come from the model, never from a request.
+type FullText interface {
+	// Create returns the statements that create the index called index over columns (in order) of table, keep
+	// it in step with the table's rows and fill it with the rows the table already holds.
+	Create(table, index string, columns []string) []string
+	// Catalog is the query, of two arguments (the index's name and its table's), that reads the definitions
+	// of an index Create made from the catalog: a row of one text per object; no rows when there is none.
+	Catalog() string
+	// Matches reports whether definitions, read by Catalog, are those of the index Create makes over columns
+	// of table, so that a query may use it.
+	Matches(table, index string, columns []string, definitions []string) bool
+	// Match is a condition true for the rows of table, aliased alias, whose columns (SQL values of the alias,
+	// in the index's order) match the full-text query in the bind parameter param (written in Syntax); never
+	// null unless the alias is a row of nulls (an outer join).
+	Match(index, alias string, columns []string, param string) string
+	// CountMatches is the SELECT of the number of rows that match the query in param, read from the index
+	// alone (it holds exactly the table's rows), for a count with no other condition; "" where the index
+	// cannot tell it (PostgreSQL's, whose matches the table's rows must confirm).
+	CountMatches(index, param string) string
+	// Syntax is the language of the queries Match takes.
+	Syntax() FullTextSyntax
+}
+
+// FullTextSyntax is a language of full-text queries.
+type FullTextSyntax int
+
+const (
+	// FTS4 is SQLite's enhanced query syntax: "phrase", "prefix*", AND, OR, binary NOT, parentheses.
+	FTS4 FullTextSyntax = iota + 1
+	// TSQuery is PostgreSQL's to_tsquery: 'word', 'prefix':*, <-> (phrase), &, |, unary !, parentheses.
+	TSQuery
+)

@@ -112,6 +112,9 @@ func (l Limits) ParseQuery(raw string) (*Query, error) {
 // ParsePath is the package-level ParsePath with the limits l (on the literals of key predicates and function
 // parameters).
 func (l Limits) ParsePath(raw string) (*ResourcePath, error) {
+	if p := parseSimplePath(raw); p != nil { // before the bounds, which the simple paths do not need
+		return p, nil
+	}
 	return parseResourcePath(raw, l.bounds())
 }
 

@@ -109,45 +109,63 @@ func parseSimplePath(raw string) *ResourcePath {
 	if !isASCIIIdentifier(name) {
 		return nil
 	}
-	segment := Segment{Pos: 1, Name: name}
-	if hasKey {
-		keyText, closed := strings.CutSuffix(key, ")")
-		if !closed {
-			return nil
-		}
-		keyPos := 1 + len(name) + 1
-		literal := simpleKeyLiteral(keyText, keyPos)
-		if literal == nil {
-			return nil
-		}
-		segment.Args = []ArgList{{Pos: keyPos - 1, Args: []Arg{{Pos: keyPos, Value: literal}}}}
+	if !hasKey {
+		p := &simplePath{segment: [1]Segment{{Pos: 1, Name: name}}}
+		p.path.Segments = p.segment[:]
+		return &p.path
 	}
-	return &ResourcePath{Segments: []Segment{segment}}
+	keyText, closed := strings.CutSuffix(key, ")")
+	if !closed {
+		return nil
+	}
+	keyPos := 1 + len(name) + 1
+	var literal Literal
+	if !simpleKeyLiteral(&literal, keyText, keyPos) {
+		return nil
+	}
+	// One allocation holds the whole tree, as a read by key parses one on every request.
+	p := &simplePath{segment: [1]Segment{{Pos: 1, Name: name}}, literal: literal}
+	p.arg[0] = Arg{Pos: keyPos, Value: &p.literal}
+	p.args[0] = ArgList{Pos: keyPos - 1, Args: p.arg[:]}
+	p.segment[0].Args = p.args[:]
+	p.path.Segments = p.segment[:]
+	return &p.path
 }
 
-// simpleKeyLiteral reads the key of a simple path, at offset pos: a quoted string of letters, digits and "-_.@",
-// or up to 18 digits (so the number fits an Int64). It returns nil for any other text.
-func simpleKeyLiteral(text string, pos int) *Literal {
+// simplePath holds the nodes of a path parseSimplePath reads.
+type simplePath struct {
+	path    ResourcePath
+	segment [1]Segment
+	args    [1]ArgList
+	arg     [1]Arg
+	literal Literal
+}
+
+// simpleKeyLiteral reads the key of a simple path, at offset pos, into lit: a quoted string of letters, digits
+// and "-_.@", or up to 18 digits (so the number fits an Int64). It reports false for any other text.
+func simpleKeyLiteral(lit *Literal, text string, pos int) bool {
 	if len(text) >= 2 && text[0] == '\'' && text[len(text)-1] == '\'' {
 		value := text[1 : len(text)-1]
 		for i := 0; i < len(value); i++ {
 			if c := value[i]; !isASCIIAlphanumeric(c) && c != '-' && c != '_' && c != '.' && c != '@' {
-				return nil
+				return false
 			}
 		}
-		return &Literal{Pos: pos, Kind: LitString, Text: text, Value: value}
+		*lit = Literal{Pos: pos, Kind: LitString, Text: text, Value: value}
+		return true
 	}
 	if text == "" || len(text) > 18 {
-		return nil
+		return false
 	}
 	var n int64
 	for i := 0; i < len(text); i++ {
 		if !isDigit(text[i]) {
-			return nil
+			return false
 		}
 		n = n*10 + int64(text[i]-'0')
 	}
-	return &Literal{Pos: pos, Kind: LitInt, Text: text, Value: n}
+	*lit = Literal{Pos: pos, Kind: LitInt, Text: text, Value: n}
+	return true
 }
 
 // isASCIIIdentifier reports whether s is an identifier of ASCII letters, digits and "_" (not a "$" segment).

@@ -158,6 +158,15 @@ type boundSearch struct {
 	props []*edm.Property
 }
 
+// boundFullText is a $search expression, or a part of one, that the full-text index of its range's type answers:
+// true for the rows that match query, written in the syntax of the dialect's index (sqldb.FullText).
+type boundFullText struct {
+	r     *tableRange
+	index string
+	props []*edm.Property
+	query string
+}
+
 // boundSlot is a value known only per request (a $skiptoken value), compared with an order-by expression whose
 // representation it shares (scale, see compiler.value).
 type boundSlot struct {
@@ -213,6 +222,8 @@ func (e *boundHas) typeOf() boundType {
 func (e *boundCase) typeOf() boundType { return e.t }
 
 func (e *boundSearch) typeOf() boundType { return typeBoolean }
+
+func (e *boundFullText) typeOf() boundType { return typeBoolean }
 
 func (e *boundTypeTest) typeOf() boundType { return typeBoolean }
 

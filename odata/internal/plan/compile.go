@@ -23,13 +23,16 @@ type compiledRead struct {
 	skip       int64
 	keys       []keyPredicate
 
-	table       string   // FROM table AS alias
-	joins       []string // LEFT JOIN clauses
-	columns     []string // column SQL (marker form)
-	where       []string
-	order       []orderKey
-	orderBy     []string
-	fingerprint uint32
+	table string   // FROM table AS alias
+	joins []string // LEFT JOIN clauses
+	// countMatches is the count of a read whose only condition is a $search the full-text index counts alone
+	// (sqldb.FullText.CountMatches), "" otherwise.
+	countMatches string
+	columns      []string // column SQL (marker form)
+	where        []string
+	order        []orderKey
+	orderBy      []string
+	fingerprint  uint32
 
 	// members are the entity sets of a $crossjoin read (crossjoin.go), in a row's order; nil for other reads.
 	members []*Member
@@ -124,11 +127,9 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string, opts ReadOption
 		}
 	}
 	if q.Search != nil {
-		search, err := c.bindSearch(c.optionSpelt("$search"), root, q.Search)
-		if err != nil {
+		if err := pl.search(q.Search, root); err != nil {
 			return nil, err
 		}
-		pl.where = append(pl.where, c.condition(search, false))
 	}
 	lv := &level{c: c, r: root}
 	if err := lv.project(q, c.optionSpelt("$select"), c.optionSpelt("$expand"), 0); err != nil {
@@ -270,11 +271,33 @@ func (pl *compiledRead) deepStatement(from string, extra []string) sqlStatement 
 	return sqlStatement{sql: sql, args: args}
 }
 
+// search adds the condition of $search s on root, and the count of a full-text index that counts it alone when
+// it is the read's only condition.
+func (pl *compiledRead) search(s syntax.SearchExpr, root *tableRange) error {
+	c := pl.c
+	search, err := c.bindSearch(c.optionSpelt("$search"), root, s)
+	if err != nil {
+		return err
+	}
+	if ft, ok := search.(*boundFullText); ok && len(pl.where) == 0 && len(pl.query.Apply) == 0 {
+		pl.countMatches = c.d.FullText().CountMatches(ft.index, c.param(typeString, ft.query))
+	}
+	pl.where = append(pl.where, c.condition(search, false))
+	return nil
+}
+
 // countStatement renders SELECT COUNT(*) with the read's conditions.
 func (pl *compiledRead) countStatement() *sqlStatement {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	if pl.count != nil {
+		return pl.count
+	}
+	if pl.countMatches != "" && len(pl.where) == 1 {
+		// A $search through a full-text index that can count, and nothing else: joins are to-one
+		// (LEFT JOINs of $orderby paths) and change no count.
+		sql, args := pl.c.finish(pl.countMatches)
+		pl.count = &sqlStatement{sql: sql, args: args}
 		return pl.count
 	}
 	b := sq.Select("COUNT(*)").From(pl.table)

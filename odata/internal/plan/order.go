@@ -51,6 +51,11 @@ func (lv *level) orderBy(items []syntax.OrderItem, option string, withColumns bo
 				covered[bound.p] = true
 			}
 		}
+		if bound, ok := e.(*boundColumn); ok && bound.r == lv.r && k.column < 0 && withColumns {
+			// The column as stored, which scanKey reads in its property's storage (not sql, the database's own
+			// form of a decimal or time kept in another).
+			k.column = lv.internal(lv.c.columnSQL(lv.r, bound.p))
+		}
 		if k.column < 0 && withColumns {
 			k.column = lv.internal(sql)
 		}

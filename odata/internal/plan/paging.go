@@ -28,6 +28,9 @@ type pageOptions struct {
 // splitPageOptions separates the $top and $skiptoken options of a raw query from the rest, which is the cache key.
 func splitPageOptions(raw string) (pageOptions, error) {
 	page := pageOptions{query: raw}
+	if raw == "" {
+		return page, nil // a read by key, most often: nothing to split
+	}
 	q := syntax.SplitQuery(raw)
 	top, hasTop, err := q.Lookup("$top")
 	if err != nil {

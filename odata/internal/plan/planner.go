@@ -28,6 +28,7 @@ type Planner struct {
 	inline   bool                                   // collections of primitives as aggregated columns
 	names    *modelsql.Names                        // the model's identifiers and the planner's aliases, quoted
 	defaults map[*edm.EntityType]*defaultProjection // default projections of the entity types read at the top level
+	search   map[*edm.EntityType]string             // the full-text indexes of entity types (Options.SearchIndexes)
 }
 
 // defaultProjection is the default projection of an entity type at the top level (alias t0), computed once.
@@ -49,6 +50,9 @@ type Options struct {
 	// Binary items as hex), whose Column.Path is the collection property. A page is then one statement and its
 	// rows can be written as they arrive. Without it, each collection is a query per page (Projection.Collections).
 	InlineCollections bool
+	// SearchIndexes names, by entity type name, the full-text index (sqldb.FullText, made by odata/schema) of
+	// the type's searchable properties that $search uses; a type without one is searched by scanning them.
+	SearchIndexes map[string]string
 }
 
 // NewPlanner returns a planner for the built model m and dialect d.
@@ -60,6 +64,12 @@ func NewPlanner(m *edm.Model, d sqldb.Dialect, opt Options) *Planner {
 	p := &Planner{model: m, dialect: d, fold: map[*edm.EntityType]bool{}, inline: opt.InlineCollections}
 	if size > 0 {
 		p.cache = newLRU(size)
+	}
+	p.search = map[*edm.EntityType]string{}
+	for name, index := range opt.SearchIndexes {
+		if t := m.EntityType(name); t != nil {
+			p.search[t] = index
+		}
 	}
 	for _, name := range opt.CaseInsensitiveKeys {
 		if t := m.EntityType(name); t != nil {

@@ -14,7 +14,7 @@ import (
 // Column is one column of a SELECT the planner generates. Columns come in this order: the properties of the
 // entity type in declaration order (a complex property as its members, in member order), each included when it
 // is selected (explicitly, or by default: every property that is not Lazy), is part of the key, or is part of
-// the ETag; then the columns the planner needs for itself (join values of expansions, order-by values for the
+// the ETag; then the type's row version when it has one (edm.EntityType.RowVersion, never selected); then the columns the planner needs for itself (join values of expansions, order-by values for the
 // $skiptoken), which have an empty Path.
 type Column struct {
 	// Path is the property the column holds: a primitive or enum property, or a complex property followed by
@@ -75,28 +75,29 @@ func (c *Collection) Select(owners [][]any) (string, []any) {
 
 // assemble puts the distinct non-null link tuples of rows (the values at columns) between pre and post.
 func assemble(d sqldb.Dialect, pre string, preArgs []any, columns []int, rows [][]any, post string, postArgs []any) (string, []any) {
-	seen := make(map[string]bool, len(rows))
+	seen := make(map[string]struct{}, len(rows))
 	var b strings.Builder
-	args := append([]any(nil), preArgs...)
+	b.Grow(len(pre) + len(post) + len(rows)*(3*len(columns)+2))
+	b.WriteString(pre)
+	args := make([]any, len(preArgs), len(preArgs)+len(rows)*len(columns)+len(postArgs))
+	copy(args, preArgs)
+	var key []byte
 	n := 0
 	for _, row := range rows {
-		tuple := make([]any, len(columns))
-		skip := false
+		if hasNull(row, columns) {
+			continue
+		}
+		key = key[:0]
 		for i, c := range columns {
-			if row[c] == nil {
-				skip = true
-				break
+			if i > 0 {
+				key = append(key, 0)
 			}
-			tuple[i] = row[c]
+			key = AppendLinkKey(key, row[c])
 		}
-		if skip {
+		if _, ok := seen[string(key)]; ok {
 			continue
 		}
-		k := LinkKey(tuple...)
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
+		seen[string(key)] = struct{}{}
 		if n > 0 {
 			b.WriteString(", ")
 		}
@@ -104,26 +105,37 @@ func assemble(d sqldb.Dialect, pre string, preArgs []any, columns []int, rows []
 		if len(columns) > 1 {
 			b.WriteByte('(')
 		}
-		for i := range tuple {
+		for i, c := range columns {
 			if i > 0 {
 				b.WriteString(", ")
 			}
 			b.WriteByte('?')
+			args = append(args, row[c])
 		}
 		if len(columns) > 1 {
 			b.WriteByte(')')
 		}
-		args = append(args, tuple...)
 	}
 	if n == 0 {
 		return "", nil
 	}
-	s := pre + b.String() + post
+	b.WriteString(post)
+	s := b.String()
 	args = append(args, postArgs...)
 	if d.Placeholder() != sq.Question {
 		s, _ = d.Placeholder().ReplacePlaceholders(s)
 	}
 	return s, args
+}
+
+// hasNull reports whether a value of row at columns is null: such a row links to nothing.
+func hasNull(row []any, columns []int) bool {
+	for _, c := range columns {
+		if row[c] == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // level builds the projection of one level of a read: the root entities or the children of an expansion.
@@ -218,6 +230,9 @@ func (lv *level) projectSelection(items []syntax.SelectItem, option string) erro
 			continue
 		}
 		lv.addProperty(columnOf, nil, p, s, p.IsKey() || etag[p])
+	}
+	if rv := t.RowVersion(); rv != nil {
+		lv.addProperty(columnOf, nil, rv, nil, true) // read for the ETag alone
 	}
 	for _, k := range t.KeyProperties() {
 		lv.projection.Key = append(lv.projection.Key, columnOf[k])

@@ -22,6 +22,11 @@ type Read struct {
 	mask  uint64
 	// offset is the first row of the page of an aggregated read: $skip, or the $skiptoken's offset.
 	offset int64
+	// Room for the keys, a key predicate's values and the arguments of the first statement of a read, so
+	// that a read by key allocates none of them.
+	keyRoom, valueRoom [2]any
+	argRoom            [4]any
+	argRoomUsed        bool
 }
 
 // Aggregation describes the rows of a read whose $apply aggregates, nil for a read of entities: then Select
@@ -80,7 +85,12 @@ func (r *Read) Count() (string, []any) {
 }
 
 func (r *Read) fill(args []any, limit int64) []any {
-	out := make([]any, len(args))
+	var out []any
+	if len(args) <= len(r.argRoom) && !r.argRoomUsed {
+		out, r.argRoomUsed = r.argRoom[:len(args):len(args)], true
+	} else {
+		out = make([]any, len(args))
+	}
 	for i, a := range args {
 		s, ok := a.(slot)
 		if !ok {
@@ -109,10 +119,15 @@ func (r *Read) bindKeys(s Scope) error {
 	if len(pl.keys) == 0 {
 		return nil
 	}
-	r.keys = make([]any, 0, 2*len(pl.keys))
+	r.keys = r.keyRoom[:0]
 	for _, predicate := range pl.keys {
-		values, err := pl.c.p.keyValues(predicate.typ, predicate.args(s))
-		if err != nil {
+		var values []any
+		if n := len(predicate.typ.KeyProperties()); n <= len(r.valueRoom) {
+			values = r.valueRoom[:n]
+		} else {
+			values = make([]any, n)
+		}
+		if err := pl.c.p.keyValuesTo(values, predicate.typ, predicate.args(s)); err != nil {
 			return err
 		}
 		for i, k := range predicate.typ.KeyProperties() {
@@ -133,8 +148,16 @@ func (p *Planner) KeyValues(t *edm.EntityType, key []syntax.Arg) ([]any, error) 
 }
 
 func (p *Planner) keyValues(t *edm.EntityType, key []syntax.Arg) ([]any, error) {
+	out := make([]any, len(t.KeyProperties()))
+	if err := p.keyValuesTo(out, t, key); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// keyValuesTo is keyValues into out, whose length is the number of t's key properties.
+func (p *Planner) keyValuesTo(out []any, t *edm.EntityType, key []syntax.Arg) error {
 	props := t.KeyProperties()
-	out := make([]any, len(props))
 	fail := func(a *syntax.Arg, code, msg string) error {
 		e := &Error{Code: code, Option: "path", Msg: msg}
 		if a != nil {
@@ -143,7 +166,7 @@ func (p *Planner) keyValues(t *edm.EntityType, key []syntax.Arg) ([]any, error) 
 		return e
 	}
 	if len(key) == 0 {
-		return nil, fail(nil, CodeSyntax, "missing key")
+		return fail(nil, CodeSyntax, "missing key")
 	}
 	set := make([]bool, len(props))
 	for i := range key {
@@ -153,7 +176,7 @@ func (p *Planner) keyValues(t *edm.EntityType, key []syntax.Arg) ([]any, error) 
 		case a.Name == "" && len(key) == 1 && len(props) == 1:
 			index = 0
 		case a.Name == "":
-			return nil, fail(a, CodeSyntax, t.Name+" has a composite key: name each key property")
+			return fail(a, CodeSyntax, t.Name+" has a composite key: name each key property")
 		default:
 			for j, property := range props {
 				if property.Name == a.Name {
@@ -168,16 +191,16 @@ func (p *Planner) keyValues(t *edm.EntityType, key []syntax.Arg) ([]any, error) 
 				}
 			}
 			if index < 0 {
-				return nil, fail(a, CodeUnknownProperty, a.Name+" is not a key property of "+t.Name)
+				return fail(a, CodeUnknownProperty, a.Name+" is not a key property of "+t.Name)
 			}
 		}
 		if set[index] {
-			return nil, fail(a, CodeSyntax, "key property "+props[index].Name+" is given twice")
+			return fail(a, CodeSyntax, "key property "+props[index].Name+" is given twice")
 		}
 		set[index] = true
 		literal, ok := a.Value.(*syntax.Literal)
 		if !ok {
-			return nil, fail(a, CodeNotSupported, "a key value must be a literal")
+			return fail(a, CodeNotSupported, "a key value must be a literal")
 		}
 		valueType, value, literalError := literalValue(p.model, literal)
 		if literalError == nil {
@@ -185,49 +208,51 @@ func (p *Planner) keyValues(t *edm.EntityType, key []syntax.Arg) ([]any, error) 
 		}
 		if literalError != nil {
 			literalError.Option = "path"
-			return nil, literalError
+			return literalError
 		}
 		keyType := propType(props[index])
 		v, ok := coerce(value, valueType, keyType)
 		if !ok || v == nil {
-			return nil, fail(a, CodeTypeMismatch, fmt.Sprintf("key %s is %s, not %s", props[index].Name, keyType, literal.Kind))
+			return fail(a, CodeTypeMismatch, fmt.Sprintf("key %s is %s, not %s", props[index].Name, keyType, literal.Kind))
 		}
 		out[index] = v
 	}
 	for j, ok := range set {
 		if !ok {
-			return nil, fail(nil, CodeSyntax, "missing key property "+props[j].Name)
+			return fail(nil, CodeSyntax, "missing key property "+props[j].Name)
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // LinkKey returns a string that is equal for equal tuples of scanned column values; use it to match the link
 // values of expanded children with their parents (and to deduplicate).
 func LinkKey(values ...any) string {
-	var b strings.Builder
+	var buf [64]byte
+	return string(AppendLinkKey(buf[:0], values...))
+}
+
+// AppendLinkKey appends the LinkKey of values to b: a map keyed by LinkKey is looked up with string(b) without
+// allocating.
+func AppendLinkKey(b []byte, values ...any) []byte {
 	for i, v := range values {
 		if i > 0 {
-			b.WriteByte(0)
+			b = append(b, 0)
 		}
 		switch x := v.(type) {
 		case nil:
-			b.WriteString("n")
+			b = append(b, 'n')
 		case string:
-			b.WriteString("s")
-			b.WriteString(x)
+			b = append(append(b, 's'), x...)
 		case []byte:
-			b.WriteString("s")
-			b.Write(x)
+			b = append(append(b, 's'), x...)
 		case int64:
-			b.WriteString("i")
-			b.WriteString(strconv.FormatInt(x, 10))
+			b = strconv.AppendInt(append(b, 'i'), x, 10)
 		case time.Time:
-			b.WriteString("t")
-			b.WriteString(x.UTC().Format(time.RFC3339Nano))
+			b = x.UTC().AppendFormat(append(b, 't'), time.RFC3339Nano)
 		default:
-			fmt.Fprintf(&b, "v%v", x)
+			b = fmt.Appendf(b, "v%v", x)
 		}
 	}
-	return b.String()
+	return b
 }

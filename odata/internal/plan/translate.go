@@ -152,6 +152,8 @@ func (c *compiler) translateCondition(e boundExpr, neg bool) string {
 		return c.typeTest(x.r, x.typ, neg)
 	case *boundSearch:
 		return c.search(x, neg)
+	case *boundFullText:
+		return c.fullText(x, neg)
 	case *boundCall:
 		switch x.name {
 		case "contains", "startswith", "endswith", "matchespattern":
@@ -755,6 +757,19 @@ func (c *compiler) search(x *boundSearch, neg bool) string {
 		return t
 	}
 	return c.negate(t, canBeNull)
+}
+
+// fullText is T (or with neg F) of a $search expression the full-text index answers.
+func (c *compiler) fullText(x *boundFullText, neg bool) string {
+	columns := make([]string, len(x.props))
+	for i, p := range x.props {
+		columns[i] = c.columnSQL(x.r, p)
+	}
+	t := c.d.FullText().Match(x.index, x.r.alias, columns, c.param(typeString, x.query))
+	if !neg {
+		return t
+	}
+	return c.negate(t, x.r.nullable)
 }
 
 // stringMatch is T of contains, startswith, endswith and matchesPattern; a non-nil constant when the result does

@@ -7,14 +7,20 @@ CREATE TABLE "publisher" (
 	"address_geo_lon" DOUBLE PRECISION,
 	"founded" DATE,
 	"created_on_utc" TIMESTAMPTZ NOT NULL DEFAULT CURRENT_TIMESTAMP,
+	"row_version" BIGINT NOT NULL DEFAULT floor(random() * 281474976710655)::bigint,
 	PRIMARY KEY ("id")
 );
+CREATE OR REPLACE FUNCTION "publisher_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
+CREATE TRIGGER "publisher_row_version" BEFORE UPDATE ON "publisher" FOR EACH ROW EXECUTE FUNCTION "publisher_row_version"();
 CREATE TABLE "author" (
 	"id" TEXT COLLATE "C" NOT NULL,
 	"name" TEXT COLLATE "C" NOT NULL,
 	"photo" BYTEA,
+	"row_version" BIGINT NOT NULL DEFAULT floor(random() * 281474976710655)::bigint,
 	PRIMARY KEY ("id")
 );
+CREATE OR REPLACE FUNCTION "author_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
+CREATE TRIGGER "author_row_version" BEFORE UPDATE ON "author" FOR EACH ROW EXECUTE FUNCTION "author_row_version"();
 CREATE TABLE "book" (
 	"id" TEXT COLLATE "C" NOT NULL,
 	"title" TEXT COLLATE "C" NOT NULL,
@@ -39,36 +45,54 @@ CREATE TABLE "book" (
 	"size_width" INTEGER NOT NULL DEFAULT 0,
 	"size_height" INTEGER NOT NULL DEFAULT 0,
 	"publisher_id" TEXT COLLATE "C",
+	"row_version" BIGINT NOT NULL DEFAULT floor(random() * 281474976710655)::bigint,
 	PRIMARY KEY ("id")
 );
+CREATE OR REPLACE FUNCTION "book_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
+CREATE TRIGGER "book_row_version" BEFORE UPDATE ON "book" FOR EACH ROW EXECUTE FUNCTION "book_row_version"();
 CREATE TABLE "chapter" (
 	"number" INTEGER NOT NULL,
 	"title" TEXT COLLATE "C",
 	"book_id" TEXT COLLATE "C" NOT NULL,
+	"row_version" BIGINT NOT NULL DEFAULT floor(random() * 281474976710655)::bigint,
 	PRIMARY KEY ("book_id", "number")
 );
+CREATE OR REPLACE FUNCTION "chapter_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
+CREATE TRIGGER "chapter_row_version" BEFORE UPDATE ON "chapter" FOR EACH ROW EXECUTE FUNCTION "chapter_row_version"();
 CREATE TABLE "loan" (
 	"book_id" TEXT COLLATE "C" NOT NULL,
 	"member_no" INTEGER NOT NULL,
 	"due" DATE,
+	"row_version" BIGINT NOT NULL DEFAULT floor(random() * 281474976710655)::bigint,
 	PRIMARY KEY ("book_id", "member_no")
 );
+CREATE OR REPLACE FUNCTION "loan_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
+CREATE TRIGGER "loan_row_version" BEFORE UPDATE ON "loan" FOR EACH ROW EXECUTE FUNCTION "loan_row_version"();
 CREATE TABLE "member" (
 	"id" TEXT COLLATE "C" NOT NULL,
 	"email" TEXT COLLATE "C" NOT NULL,
+	"row_version" BIGINT NOT NULL DEFAULT floor(random() * 281474976710655)::bigint,
 	PRIMARY KEY ("email")
 );
+CREATE OR REPLACE FUNCTION "member_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
+CREATE TRIGGER "member_row_version" BEFORE UPDATE ON "member" FOR EACH ROW EXECUTE FUNCTION "member_row_version"();
 CREATE TABLE "shelf" (
 	"id" TEXT COLLATE "C" NOT NULL,
 	"label" TEXT COLLATE "C" NOT NULL,
+	"row_version" BIGINT NOT NULL DEFAULT floor(random() * 281474976710655)::bigint,
 	PRIMARY KEY ("id")
 );
+CREATE OR REPLACE FUNCTION "shelf_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
+CREATE TRIGGER "shelf_row_version" BEFORE UPDATE ON "shelf" FOR EACH ROW EXECUTE FUNCTION "shelf_row_version"();
 CREATE TABLE "shelf_book" (
 	"shelf_id" TEXT COLLATE "C" NOT NULL,
 	"book_id" TEXT COLLATE "C" NOT NULL,
 	"position" INTEGER NOT NULL,
+	"row_version" BIGINT NOT NULL DEFAULT floor(random() * 281474976710655)::bigint,
 	PRIMARY KEY ("shelf_id", "book_id")
 );
+CREATE OR REPLACE FUNCTION "shelf_book_row_version"() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN IF NEW."row_version" IS NOT DISTINCT FROM OLD."row_version" THEN NEW."row_version" := OLD."row_version" + 1; END IF; RETURN NEW; END$$;
+CREATE TRIGGER "shelf_book_row_version" BEFORE UPDATE ON "shelf_book" FOR EACH ROW EXECUTE FUNCTION "shelf_book_row_version"();
 CREATE TABLE "book_tags" (
 	"book_id" TEXT COLLATE "C" NOT NULL,
 	"value" TEXT COLLATE "C" NOT NULL,

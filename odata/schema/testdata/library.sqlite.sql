@@ -7,14 +7,18 @@ CREATE TABLE "publisher" (
 	"address_geo_lon" REAL,
 	"founded" TEXT,
 	"created_on_utc" TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%f', 'now') || '000Z'),
+	"row_version" INTEGER NOT NULL DEFAULT (random() & 281474976710655),
 	PRIMARY KEY ("id")
 ) STRICT;
+CREATE TRIGGER "publisher_row_version" AFTER UPDATE ON "publisher" FOR EACH ROW WHEN NEW."row_version" IS OLD."row_version" BEGIN UPDATE "publisher" SET "row_version" = OLD."row_version" + 1 WHERE "id" = NEW."id"; END;
 CREATE TABLE "author" (
 	"id" TEXT NOT NULL,
 	"name" TEXT NOT NULL,
 	"photo" BLOB,
+	"row_version" INTEGER NOT NULL DEFAULT (random() & 281474976710655),
 	PRIMARY KEY ("id")
 ) STRICT;
+CREATE TRIGGER "author_row_version" AFTER UPDATE ON "author" FOR EACH ROW WHEN NEW."row_version" IS OLD."row_version" BEGIN UPDATE "author" SET "row_version" = OLD."row_version" + 1 WHERE "id" = NEW."id"; END;
 CREATE TABLE "book" (
 	"id" TEXT NOT NULL,
 	"title" TEXT NOT NULL,
@@ -39,41 +43,53 @@ CREATE TABLE "book" (
 	"size_width" INTEGER NOT NULL DEFAULT 0,
 	"size_height" INTEGER NOT NULL DEFAULT 0,
 	"publisher_id" TEXT,
+	"row_version" INTEGER NOT NULL DEFAULT (random() & 281474976710655),
 	PRIMARY KEY ("id"),
 	CONSTRAINT "book_publisher_id_fkey" FOREIGN KEY ("publisher_id") REFERENCES "publisher" ("id") ON DELETE SET NULL
 ) STRICT;
+CREATE TRIGGER "book_row_version" AFTER UPDATE ON "book" FOR EACH ROW WHEN NEW."row_version" IS OLD."row_version" BEGIN UPDATE "book" SET "row_version" = OLD."row_version" + 1 WHERE "id" = NEW."id"; END;
 CREATE TABLE "chapter" (
 	"number" INTEGER NOT NULL,
 	"title" TEXT,
 	"book_id" TEXT NOT NULL,
+	"row_version" INTEGER NOT NULL DEFAULT (random() & 281474976710655),
 	PRIMARY KEY ("book_id", "number"),
 	CONSTRAINT "chapter_book_id_fkey" FOREIGN KEY ("book_id") REFERENCES "book" ("id") ON DELETE CASCADE
 ) STRICT;
+CREATE TRIGGER "chapter_row_version" AFTER UPDATE ON "chapter" FOR EACH ROW WHEN NEW."row_version" IS OLD."row_version" BEGIN UPDATE "chapter" SET "row_version" = OLD."row_version" + 1 WHERE "book_id" = NEW."book_id" AND "number" = NEW."number"; END;
 CREATE TABLE "loan" (
 	"book_id" TEXT NOT NULL,
 	"member_no" INTEGER NOT NULL,
 	"due" TEXT,
+	"row_version" INTEGER NOT NULL DEFAULT (random() & 281474976710655),
 	PRIMARY KEY ("book_id", "member_no"),
 	CONSTRAINT "loan_book_id_fkey" FOREIGN KEY ("book_id") REFERENCES "book" ("id") ON DELETE CASCADE
 ) STRICT;
+CREATE TRIGGER "loan_row_version" AFTER UPDATE ON "loan" FOR EACH ROW WHEN NEW."row_version" IS OLD."row_version" BEGIN UPDATE "loan" SET "row_version" = OLD."row_version" + 1 WHERE "book_id" = NEW."book_id" AND "member_no" = NEW."member_no"; END;
 CREATE TABLE "member" (
 	"id" TEXT NOT NULL,
 	"email" TEXT NOT NULL,
+	"row_version" INTEGER NOT NULL DEFAULT (random() & 281474976710655),
 	PRIMARY KEY ("email")
 ) STRICT;
+CREATE TRIGGER "member_row_version" AFTER UPDATE ON "member" FOR EACH ROW WHEN NEW."row_version" IS OLD."row_version" BEGIN UPDATE "member" SET "row_version" = OLD."row_version" + 1 WHERE "email" = NEW."email"; END;
 CREATE TABLE "shelf" (
 	"id" TEXT NOT NULL,
 	"label" TEXT NOT NULL,
+	"row_version" INTEGER NOT NULL DEFAULT (random() & 281474976710655),
 	PRIMARY KEY ("id")
 ) STRICT;
+CREATE TRIGGER "shelf_row_version" AFTER UPDATE ON "shelf" FOR EACH ROW WHEN NEW."row_version" IS OLD."row_version" BEGIN UPDATE "shelf" SET "row_version" = OLD."row_version" + 1 WHERE "id" = NEW."id"; END;
 CREATE TABLE "shelf_book" (
 	"shelf_id" TEXT NOT NULL,
 	"book_id" TEXT NOT NULL,
 	"position" INTEGER NOT NULL,
+	"row_version" INTEGER NOT NULL DEFAULT (random() & 281474976710655),
 	PRIMARY KEY ("shelf_id", "book_id"),
 	CONSTRAINT "shelf_book_shelf_id_fkey" FOREIGN KEY ("shelf_id") REFERENCES "shelf" ("id") ON DELETE CASCADE,
 	CONSTRAINT "shelf_book_book_id_fkey" FOREIGN KEY ("book_id") REFERENCES "book" ("id") ON DELETE CASCADE
 ) STRICT;
+CREATE TRIGGER "shelf_book_row_version" AFTER UPDATE ON "shelf_book" FOR EACH ROW WHEN NEW."row_version" IS OLD."row_version" BEGIN UPDATE "shelf_book" SET "row_version" = OLD."row_version" + 1 WHERE "shelf_id" = NEW."shelf_id" AND "book_id" = NEW."book_id"; END;
 CREATE TABLE "book_tags" (
 	"book_id" TEXT NOT NULL,
 	"value" TEXT NOT NULL,
