@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,11 +24,13 @@ import (
 // It answers
 //
 //	GET /odata/Product('<id>')
-//	GET /odata/Product?$filter=Price gt <n>|contains(Name,'<s>')&$orderby=Price desc&$select=Id,Name,Price
-//	    &$expand=Categories&$top=<n>&$skip=<n>&$skiptoken=<its own>
-//	GET /odata/Product/$count?$filter=...
+//	GET /odata/Product?$filter=Price gt <n>|contains(Name,'<s>')&$search=<words>&$count=true
+//	    &$orderby=Price desc&$select=Id,Name,Price&$expand=Categories&$top=<n>&$skip=<n>&$skiptoken=<its own>
+//	GET /odata/Product/$count?$filter=...&$search=...
 //
-// Options are parsed by splitting, and any other option or value is a 400.
+// $search takes words of letters and digits, all of which must match (OData's implicit AND), and asks the
+// store's full-text index of the product's name, short description and SKU the way a developer would by hand
+// (see searchSQL). Options are parsed by splitting, and any other option or value is a 400.
 type baseline struct {
 	db *sqldb.DB
 
@@ -102,6 +105,13 @@ type listQuery struct {
 	top, skip int  // -1: not given
 	selectFew bool // $select=Id,Name,Price
 	expand    bool // $expand=Categories
+	count     bool // $count=true
+	// countWhere and countArgs are the conditions of the count: those of $filter and $search, not the token's.
+	countWhere []string
+	countArgs  []any
+	// ftsCount is the count's statement when its only condition is $search on SQLite: the FTS4 table alone
+	// counts the matches, without looking up their rows in product.
+	ftsCount bool
 	// link holds the options a next link repeats, as the engine writes them.
 	link []string
 }
@@ -126,7 +136,7 @@ func (b *baseline) parseList(raw string) (*listQuery, error) {
 	}
 	for name := range vals {
 		switch name {
-		case "$filter", "$orderby", "$select", "$expand", "$top", "$skip", "$skiptoken":
+		case "$filter", "$search", "$count", "$orderby", "$select", "$expand", "$top", "$skip", "$skiptoken":
 		default:
 			return nil, fmt.Errorf("%w: %s", errBadOption, name)
 		}
@@ -136,6 +146,20 @@ func (b *baseline) parseList(raw string) (*listQuery, error) {
 			return nil, err
 		}
 		q.link = append(q.link, "$filter="+strings.ReplaceAll(url.PathEscape(f), "'", "%27"))
+	}
+	if f := vals.Get("$search"); f != "" {
+		if err := b.parseSearch(q, f); err != nil {
+			return nil, err
+		}
+		q.link = append(q.link, "$search="+url.PathEscape(f))
+	}
+	switch c := vals.Get("$count"); c {
+	case "", "false":
+	case "true":
+		q.count = true
+		q.link = append(q.link, "$count=true")
+	default:
+		return nil, fmt.Errorf("%w: $count=%s", errBadOption, c)
 	}
 	for _, o := range fixedOptions {
 		switch v := vals.Get(o.name); v {
@@ -156,6 +180,8 @@ func (b *baseline) parseList(raw string) (*listQuery, error) {
 	if q.skip, err = intOption(vals, "$skip"); err != nil {
 		return nil, err
 	}
+	q.countWhere, q.countArgs = slices.Clip(q.where), slices.Clip(q.args)
+	q.ftsCount = vals.Get("$search") != "" && vals.Get("$filter") == "" && b.db.Dialect().Name() == "sqlite"
 	if t := vals.Get("$skiptoken"); t != "" {
 		if err := b.parseToken(q, t); err != nil {
 			return nil, err
@@ -185,6 +211,51 @@ func (b *baseline) parseFilter(q *listQuery, f string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: $filter=%s", errBadOption, f)
+}
+
+// parseSearch reads $search: words of ASCII letters and digits separated by spaces, each of which must match.
+// OData's operators (AND, OR, NOT), phrases and anything else are a 400.
+func (b *baseline) parseSearch(q *listQuery, f string) error {
+	words := strings.Fields(f)
+	if len(words) == 0 {
+		return fmt.Errorf("%w: $search=%s", errBadOption, f)
+	}
+	for _, w := range words {
+		if w == "AND" || w == "OR" || w == "NOT" || strings.IndexFunc(w, notWordRune) >= 0 {
+			return fmt.Errorf("%w: $search=%s", errBadOption, f)
+		}
+	}
+	cond, arg := searchSQL(b.db.Dialect().Name(), words)
+	q.where, q.args = append(q.where, cond), append(q.args, arg)
+	return nil
+}
+
+func notWordRune(r rune) bool {
+	return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9')
+}
+
+// productSearchVector is the expression of the store's full-text index of products on PostgreSQL (the GIN
+// index product_search); a query must write it as the index does to be answered from the index.
+const productSearchVector = `to_tsvector('simple'::regconfig, coalesce(name, '') || ' ' || ` +
+	`coalesce(short_description, '') || ' ' || coalesce(sku, ''))`
+
+// countSQL is the statement of the count of the query's products (of $filter and $search, not of a token).
+func (q *listQuery) countSQL() string {
+	if q.ftsCount {
+		return "SELECT count(*) FROM product_search WHERE product_search MATCH ?"
+	}
+	return "SELECT count(*) FROM product" + whereSQL(q.countWhere)
+}
+
+// searchSQL returns the condition on product that all the words match in the store's full-text index, and its
+// argument: on SQLite a MATCH of the FTS4 table product_search, whose docid is the product's rowid (words
+// side by side must all match); on PostgreSQL the index's tsvector against a tsquery of the words joined by &.
+// (On SQLite a count of the search alone asks the FTS4 table only, see listQuery.countSQL.)
+func searchSQL(dialect string, words []string) (cond string, arg string) {
+	if dialect == "postgres" {
+		return productSearchVector + ` @@ to_tsquery('simple', ?)`, strings.Join(words, " & ")
+	}
+	return "rowid IN (SELECT docid FROM product_search WHERE product_search MATCH ?)", strings.Join(words, " ")
 }
 
 // The baseline's $skiptoken is the last row's key, or its price and key when ordered by price:
@@ -246,7 +317,7 @@ func (b *baseline) collection(w http.ResponseWriter, r *http.Request) error {
 		columns = fewColumns
 	}
 	stmt := "SELECT " + columns.list + " FROM product" + whereSQL(q.where) + order + " LIMIT ? OFFSET ?"
-	args := append(q.args, limit, max(q.skip, 0))
+	args := append(slices.Clip(q.args), limit, max(q.skip, 0))
 	pb := b.pool.Get().(*pageBuffer)
 	defer b.pool.Put(pb)
 	if err := b.readPage(r.Context(), pb, b.sql(stmt), args, q.top < 0, q.selectFew); err != nil {
@@ -254,6 +325,12 @@ func (b *baseline) collection(w http.ResponseWriter, r *http.Request) error {
 	}
 	if q.expand && len(pb.ids) > 0 {
 		if err := b.readCategories(r.Context(), pb); err != nil {
+			return err
+		}
+	}
+	var total int64
+	if q.count {
+		if err := b.db.QueryRowContext(r.Context(), b.sql(q.countSQL()), q.countArgs...).Scan(&total); err != nil {
 			return err
 		}
 	}
@@ -269,7 +346,11 @@ func (b *baseline) collection(w http.ResponseWriter, r *http.Request) error {
 	case q.expand:
 		out = append(out, "(Categories())"...)
 	}
-	out = append(out, `","value":[`...)
+	out = append(out, '"')
+	if q.count {
+		out = strconv.AppendInt(append(out, `,"@odata.count":`...), total, 10)
+	}
+	out = append(out, `,"value":[`...)
 	for i := range pb.ids {
 		if i > 0 {
 			out = append(out, ',')
@@ -328,7 +409,7 @@ func (b *baseline) count(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var n int64
-	if err := b.db.QueryRowContext(r.Context(), b.sql("SELECT count(*) FROM product"+whereSQL(q.where)), q.args...).Scan(&n); err != nil {
+	if err := b.db.QueryRowContext(r.Context(), b.sql(q.countSQL()), q.countArgs...).Scan(&n); err != nil {
 		return err
 	}
 	return writeAnswer(w, strconv.AppendInt(nil, n, 10), "text/plain;charset=utf-8")

@@ -25,6 +25,9 @@ type benchConfig struct {
 	StoreNodes                int
 	AdminEmail, AdminPassword string
 	JSONPath, SVGPath         string
+	// Listen holds the address each in-process engine or baseline target listens on, by target name; a
+	// target without one listens on a free port of 127.0.0.1.
+	Listen map[string]string
 	// Log receives a line per measurement while the run goes on.
 	Log io.Writer
 }

@@ -40,7 +40,9 @@ func TestLoadbench(t *testing.T) {
 		cfg.Clients, cfg.WriteClients, cfg.Page, cfg.MaxOpen = 2, 2, 5, 4
 
 		t.Run("Seed", func(t *testing.T) { testSeed(t, db, opts, seeded) })
+		ensureSearchIndex(t, db)
 		t.Run("SameAnswers", func(t *testing.T) { testSameAnswers(t, cfg) })
+		t.Run("SearchAndContains", func(t *testing.T) { testSearchAndContains(t, cfg) })
 		t.Run("Run", func(t *testing.T) {
 			cfg := cfg
 			cfg.StoreNodes = 2 // each of the 2 clients on a node of its own
@@ -135,6 +137,110 @@ func testSameAnswers(t *testing.T, cfg benchConfig) {
 			}
 		})
 	}
+}
+
+// ensureSearchIndex creates the store's full-text index of products where the store's migrations have not: the
+// FTS4 table product_search on SQLite, kept by the content of product (filled here once), or the GIN index
+// product_search on PostgreSQL, as the baseline's $search asks them.
+func ensureSearchIndex(t *testing.T, db *dbtest.DB) {
+	ctx := t.Context()
+	exists := "SELECT count(*) FROM sqlite_master WHERE name = 'product_search'"
+	create := []string{
+		`CREATE VIRTUAL TABLE product_search USING fts4(content="product", name, short_description, sku, ` +
+			`tokenize=unicode61 "remove_diacritics=0")`,
+		`INSERT INTO product_search(product_search) VALUES ('rebuild')`,
+	}
+	if db.Dialect().Name() == "postgres" {
+		exists = "SELECT count(*) FROM (SELECT to_regclass('product_search') AS r) AS x WHERE r IS NOT NULL"
+		create = []string{"CREATE INDEX product_search ON product USING gin (" + productSearchVector + ")"}
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, exists).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n > 0 {
+		return
+	}
+	for _, stmt := range create {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+}
+
+// testSearchAndContains compares the products the full-text $search finds (the engine's, and the baseline's,
+// which asks the store's index by hand) with those of contains on Name: the same where the index's words are
+// the words contains looks for, and where they are not, the difference is the one each case names.
+func testSearchAndContains(t *testing.T, cfg benchConfig) {
+	ctx := t.Context()
+	e, err := newEnv(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets, err := startTargets(ctx, cfg, []string{targetEngine, targetBaseline})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stopTargets(targets) })
+	engine, baseline := targets[0], targets[1]
+	for _, c := range []struct {
+		search, filter string
+		// same: both find the same products; else why not, and whether $search finds more (or fewer).
+		same bool
+		more bool
+	}{
+		{search: "lamp", filter: "contains(Name,'lamp')", same: true},
+		{search: "oak lamp", filter: "contains(Name,'oak') and contains(Name,'lamp')", same: true},
+		{search: "Modern", filter: "contains(Name,'Modern')", same: true},
+		{search: "LAMP lamp", filter: "contains(Name,'lamp')", same: true},
+		// The index folds case; contains compares as written, and names write adjectives capitalised.
+		{search: "modern", filter: "contains(Name,'modern')", more: true},
+		// The index holds whole words: a part of one is no match (OData's prefix search, lam*, would be).
+		{search: "lam", filter: "contains(Name,'lam')"},
+		// A number in a name is a word of its own: 12 is not in 112 or 1203.
+		{search: "12", filter: "contains(Name,'12')"},
+	} {
+		t.Run(c.search, func(t *testing.T) {
+			found := allIDs(t, e, baseline, "Product?$search="+c.search+"&$select=Id,Name,Price")
+			if diff := cmp.Diff(found, allIDs(t, e, engine, "Product?$search="+c.search+"&$select=Id,Name,Price")); diff != "" {
+				t.Errorf("$search=%s: the engine finds other products than the index asked by hand (-by hand +engine):\n%s", c.search, diff)
+			}
+			want := allIDs(t, e, engine, "Product?$filter="+c.filter+"&$select=Id,Name,Price")
+			diff := cmp.Diff(want, found)
+			switch {
+			case c.same && diff != "":
+				t.Errorf("$search=%s and $filter=%s find different products (-contains +search):\n%s", c.search, c.filter, diff)
+			case c.same && len(found) == 0:
+				t.Errorf("$search=%s finds nothing", c.search)
+			case !c.same && diff == "":
+				t.Errorf("$search=%s and $filter=%s find the same %d products, want them to differ", c.search, c.filter, len(found))
+			case !c.same && c.more != (len(found) > len(want)):
+				t.Errorf("$search=%s finds %d products, $filter=%s %d: want search to find more: %v", c.search, len(found), c.filter, len(want), c.more)
+			}
+		})
+	}
+}
+
+// allIDs returns the sorted keys of every product of a read, following its next links.
+func allIDs(t *testing.T, e *env, tg *target, path string) []string {
+	t.Helper()
+	url, ids := tg.url+"/odata/"+encodeQuery(path), []string{}
+	for url != "" {
+		body, err := e.c.get(t.Context(), url, tg.auth, true)
+		if err != nil {
+			t.Fatalf("%s: %s: %v", tg.name, url, err)
+		}
+		var page struct {
+			NextLink string `json:"@odata.nextLink"`
+		}
+		if err := json.Unmarshal(body, &page); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, keys(normalize(t, body, tg.url))...)
+		url = page.NextLink
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 var skiptoken = regexp.MustCompile(`\$skiptoken=[^"&]*`)
@@ -386,6 +492,8 @@ func TestRun_Usage(t *testing.T) {
 		{[]string{"loadbench", "run", "-targets", "store,nginx"}, true},
 		{[]string{"loadbench", "seed", "-products", "0"}, true},
 		{[]string{"loadbench", "report"}, true},
+		{[]string{"loadbench", "serve", "-db", "x.db", "now"}, true},
+		{[]string{"loadbench", "serve", "-nginx", ":80"}, true},
 	} {
 		err := run(ctx, c.args, io.Discard, io.Discard)
 		if (err != nil) != c.wantErr {
@@ -402,7 +510,11 @@ func TestBaseline_Refuses(t *testing.T) {
 		method, target string
 		want           int
 	}{
-		{"GET", "/odata/Product?$count=true", http.StatusBadRequest},
+		{"GET", "/odata/Product?$count=yes", http.StatusBadRequest},
+		{"GET", "/odata/Product?$search=lamp%20OR%20mug", http.StatusBadRequest},
+		{"GET", "/odata/Product?$search=%22oak%20lamp%22", http.StatusBadRequest},
+		{"GET", "/odata/Product?$search=lamp*", http.StatusBadRequest},
+		{"GET", "/odata/Product?$apply=groupby((Name))", http.StatusBadRequest},
 		{"GET", "/odata/Product?$orderby=Name", http.StatusBadRequest},
 		{"GET", "/odata/Product?$filter=Price%20lt%205", http.StatusBadRequest},
 		{"GET", "/odata/Product?$select=Id", http.StatusBadRequest},
@@ -417,5 +529,29 @@ func TestBaseline_Refuses(t *testing.T) {
 		if w.Code != c.want {
 			t.Errorf("%s %s = %d %s, want %d", c.method, c.target, w.Code, w.Body, c.want)
 		}
+	}
+}
+
+// TestReport_EngineFloors checks the floors of engine/baseline: 0.9 on reads, 0.85 on the searches, whose
+// baseline asks the full-text index by hand.
+func TestReport_EngineFloors(t *testing.T) {
+	r := &report{}
+	for _, c := range []struct {
+		id             string
+		engine, baseln float64
+	}{{"key", 88, 100}, {"search", 88, 100}, {"search-two", 84, 100}, {"top", 90, 100}} {
+		r.Scenarios = append(r.Scenarios, &scenarioReport{ID: c.id, Kind: kindRead, Results: map[string]result{
+			targetEngine: {RPS: c.engine}, targetBaseline: {RPS: c.baseln}}})
+	}
+	r.finish()
+	got := map[string]bool{}
+	for _, c := range r.Checks {
+		if id, ok := strings.CutPrefix(c.Name, "engine/baseline req/s, "); ok {
+			got[id] = c.Pass
+		}
+	}
+	want := map[string]bool{"key": false, "search": true, "search-two": false, "top": true}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("engine/baseline checks passed (-want +got):\n%s", diff)
 	}
 }

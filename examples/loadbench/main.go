@@ -31,8 +31,9 @@
 //
 // # Scenarios
 //
-// Reads (every target): an entity by key, a page of Product, $filter on Price and with contains, $orderby
-// Price desc, $select, $expand=Categories, /$count, $skip deep into the set by key and by Price desc, and the
+// Reads (every target): an entity by key, a page of Product, $filter on Price and with contains, $search of
+// one word and of two (with $count=true, through the store's full-text index), $orderby Price desc, $select,
+// $expand=Categories, /$count, $skip deep into the set by key and by Price desc, and the
 // first and the 500th page of a next-link walk (the link of page 500 is found by following the next links
 // once). Metadata (store and engine): the service document and $metadata. Writes (store and engine): POST of
 // products from -write-clients clients (4). Shop (store only): add-to-cart and a whole checkout (add to cart,
@@ -44,6 +45,13 @@
 // latency and the errors (non-2xx answers and transport failures) of each target, the ratios engine/baseline
 // and store/engine of each scenario, page 500 over page 1 and the deep $orderby page over the first: as a
 // table on stdout, as JSON (-json) and as an SVG picture of the ratios (-svg).
+//
+// # Serving
+//
+// serve starts the engine and the baseline on the database at fixed addresses of 127.0.0.1 and serves them
+// until interrupted, for a load generator of one's own (wrk, or a side-by-side with other servers):
+//
+//	go run ./examples/loadbench serve -db bench.db -engine 127.0.0.1:18081 -baseline 127.0.0.1:18082
 package main
 
 import (
@@ -74,6 +82,8 @@ const usage = `Usage:
   loadbench seed -db FILE|URL [-products 100000] [-categories 200] ...
   loadbench run  -db FILE|URL [-clients 8] [-duration 10s] [-rounds 3] [-json FILE] [-svg FILE] ...
   loadbench report -json FILE [-svg FILE]   (the tables and the picture of the JSON of an earlier run)
+  loadbench serve -db FILE|URL [-engine 127.0.0.1:18081] [-baseline 127.0.0.1:18082]
+                                            (serve the engine and the baseline until interrupted, for other tools)
 
 Run "loadbench seed -help" or "loadbench run -help" for the flags of each.
 `
@@ -91,6 +101,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runBench(ctx, args[2:], stdout, stderr)
 	case "report":
 		return runReport(args[2:], stdout, stderr)
+	case "serve":
+		return runServe(ctx, args[2:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -167,6 +179,41 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	return writeReport(rep, cfg, stdout)
+}
+
+// runServe serves the engine and the baseline targets on the database until ctx ends, so that other load
+// generators (wrk, or a side-by-side with other servers) can drive them.
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("loadbench serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := defaultBenchConfig()
+	fs.StringVar(&cfg.DB, "db", "loadbench.db", "the seeded SQLite file, or postgres:// URL")
+	fs.IntVar(&cfg.MaxOpen, "db-max-open", cfg.MaxOpen, "connection pool size of each target")
+	engine := fs.String("engine", "127.0.0.1:18081", "address of the engine; \"\": not served")
+	base := fs.String("baseline", "127.0.0.1:18082", "address of the hand-written baseline; \"\": not served")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("serve: unexpected arguments %q", fs.Args())
+	}
+	cfg.Listen = map[string]string{targetEngine: *engine, targetBaseline: *base}
+	var names []string
+	for _, n := range []string{targetEngine, targetBaseline} {
+		if cfg.Listen[n] != "" {
+			names = append(names, n)
+		}
+	}
+	ts, err := startTargets(ctx, cfg, names)
+	if err != nil {
+		return err
+	}
+	for _, t := range ts {
+		fmt.Fprintf(stdout, "%s %s/odata\n", t.name, t.url)
+	}
+	<-ctx.Done()
+	stopTargets(ts)
+	return nil
 }
 
 // runReport prints the tables of the JSON an earlier run wrote, and draws its picture.

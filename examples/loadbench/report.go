@@ -7,13 +7,15 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 )
 
 // The targets of the performance work, which the report checks.
 const (
-	minEngineOverBaseline = 0.85 // each read scenario: the engine's req/s over the baseline's
+	minEngineOverBaseline = 0.9  // each read scenario: the engine's req/s over the baseline's
+	minSearchOverBaseline = 0.85 // the same of the $search scenarios, whose baseline asks the full-text index by hand
 	minStoreOverEngine    = 0.7  // each scenario: the store server's req/s over the engine's
 	minStoreRPS           = 500  // each store scenario
 	maxPageOverFirst      = 1.5  // p50 of page N over p50 of page 1
@@ -90,6 +92,14 @@ func (r *report) scenario(id string) *scenarioReport {
 	return nil
 }
 
+// engineFloor is the least engine/baseline ratio of req/s the scenario id is to reach.
+func engineFloor(id string) float64 {
+	if strings.HasPrefix(id, "search") {
+		return minSearchOverBaseline
+	}
+	return minEngineOverBaseline
+}
+
 // rpsRatio returns a's req/s over b's in s, nil when either was not measured.
 func rpsRatio(s *scenarioReport, a, b string) *float64 {
 	ra, okA := s.Results[a]
@@ -119,7 +129,7 @@ func (r *report) finish() {
 			r.Ratios = append(r.Ratios, rt)
 		}
 		if rt.EngineBaseline != nil {
-			r.addCheck("engine/baseline req/s, "+s.ID, *rt.EngineBaseline, ">=", minEngineOverBaseline)
+			r.addCheck("engine/baseline req/s, "+s.ID, *rt.EngineBaseline, ">=", engineFloor(s.ID))
 		}
 		if rt.StoreEngine != nil {
 			r.addCheck("store/engine req/s, "+s.ID, *rt.StoreEngine, ">=", minStoreOverEngine)
@@ -210,9 +220,10 @@ func printReport(w io.Writer, r *report) error {
 	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "scenario\tengine/baseline (>= %.2f)\tstore/engine (>= %.2f)\t\n", minEngineOverBaseline, minStoreOverEngine)
+	fmt.Fprintf(tw, "scenario\tengine/baseline (>= %.2f, search >= %.2f)\tstore/engine (>= %.2f)\t\n",
+		minEngineOverBaseline, minSearchOverBaseline, minStoreOverEngine)
 	for _, rt := range r.Ratios {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", rt.Scenario, ratioText(rt.EngineBaseline, minEngineOverBaseline),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", rt.Scenario, ratioText(rt.EngineBaseline, engineFloor(rt.Scenario)),
 			ratioText(rt.StoreEngine, minStoreOverEngine))
 	}
 	if err := tw.Flush(); err != nil {

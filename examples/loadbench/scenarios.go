@@ -72,6 +72,14 @@ func repeat(n int, f func(i int) op) []op {
 // encodeQuery writes a path and query as a client sends them: spaces percent-encoded.
 func encodeQuery(s string) string { return strings.ReplaceAll(s, " ", "%20") }
 
+// The words of the search scenarios, from the seed's names and short descriptions: one product in twenty is a
+// lamp, one in twelve is of oak. Each search asks for the count too, as a shop's search page shows how many
+// products match, so the whole set of matches is read, not only the first page.
+const (
+	searchOne = "lamp"
+	searchTwo = "oak lamp"
+)
+
 // newScenarios returns every scenario, for a store of products products, comparing page pageN of the next-link
 // walk with page 1.
 func newScenarios(products, pageN, writeClients int) []*scenario {
@@ -83,6 +91,8 @@ func newScenarios(products, pageN, writeClients int) []*scenario {
 		readScenario("filter-price", "Product?$filter=Price gt 500&$top=100"),
 		readScenario("orderby-price", "Product?$orderby=Price desc&$top=100"),
 		readScenario("filter-contains", "Product?$filter=contains(Name,'lamp')&$top=100"),
+		readScenario("search", "Product?$search="+searchOne+"&$count=true&$top=100"),
+		readScenario("search-two", "Product?$search="+searchTwo+"&$count=true&$top=100"),
 		readScenario("select", "Product?$select=Id,Name,Price&$top=100"),
 		readScenario("expand", "Product?$expand=Categories&$top=50"),
 		readScenario("count", "Product/$count?$filter=Price gt 500"),

@@ -71,7 +71,7 @@ func startTarget(ctx context.Context, cfg benchConfig, name string) (*target, er
 			db.Close()
 			return nil, err
 		}
-		t, err := serve(name, h)
+		t, err := serve(name, h, cfg.Listen[name])
 		if err != nil {
 			db.Close()
 			return nil, err
@@ -182,9 +182,12 @@ func notServed(context.Context, *odata.ActionCall) (any, error) {
 	return nil, &odata.Error{Code: odata.CodeNotImplemented, Message: "The engine target of loadbench serves no actions."}
 }
 
-// serve serves h on a free port of 127.0.0.1 until the target is stopped.
-func serve(name string, h http.Handler) (*target, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// serve serves h on addr, or on a free port of 127.0.0.1 when addr is "", until the target is stopped.
+func serve(name string, h http.Handler, addr string) (*target, error) {
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
