@@ -260,7 +260,9 @@ func columns(t *testing.T, db *dbtest.DB, table string) []column {
 		rows, err = db.Query(`SELECT column_name, CASE WHEN data_type = 'numeric'
 	THEN 'numeric(' || numeric_precision || ',' || numeric_scale || ')' ELSE data_type END,
 	COALESCE(collation_name, '')
-FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`, table)
+FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1
+	AND NOT (column_name = 'search_vector' AND is_generated = 'ALWAYS') -- the full-text index's, no property's
+ORDER BY ordinal_position`, table)
 	} else {
 		rows, err = db.Query(`SELECT name, type, '' FROM pragma_table_info(?) ORDER BY cid`, table)
 	}

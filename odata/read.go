@@ -374,8 +374,19 @@ type pageQuery struct {
 func (s *Service) queryPage(req *request, read *plan.Read) (pageQuery, error) {
 	size, preferred := s.pageSizeFor(req.r, req.target)
 	ctx := req.r.Context()
-	count, err := s.countIfAsked(ctx, read, req.query)
-	if err != nil {
+	var count int64
+	var err error
+	if query, args := read.Matches(); query != "" {
+		// The page's plan depends on how many rows the search matches; the count asked is that number.
+		var rows int64
+		if err := s.db.QueryRowContext(ctx, query, args...).Scan(&count, &rows); err != nil {
+			return pageQuery{}, s.readError(err)
+		}
+		read.UseMatches(count, rows, size)
+		if req.query.Count == nil || !*req.query.Count {
+			count = -1
+		}
+	} else if count, err = s.countIfAsked(ctx, read, req.query); err != nil {
 		return pageQuery{}, err
 	}
 	query, args := read.Select(size)

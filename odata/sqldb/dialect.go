@@ -221,8 +221,8 @@ type Dialect interface {
 }
 
 // FullText is how a database indexes the searchable columns of a table for $search: on SQLite an FTS4
-// external-content table kept in step by triggers, on PostgreSQL a GIN index on a tsvector expression. Table,
-// index and column names come from the model, never from a request.
+// external-content table kept in step by triggers, on PostgreSQL a stored generated tsvector column and its GIN
+// index. Table, index and column names come from the model, never from a request.
 type FullText interface {
 	// Create returns the statements that create the index called index over columns (in order) of table, keep
 	// it in step with the table's rows and fill it with the rows the table already holds.
@@ -241,6 +241,14 @@ type FullText interface {
 	// alone (it holds exactly the table's rows), for a count with no other condition; "" where the index
 	// cannot tell it (PostgreSQL's, whose matches the table's rows must confirm).
 	CountMatches(index, param string) string
+	// MatchInOrder is Match in the form that has the database visit the rows in the order of an index of the
+	// ORDER BY, testing each against the set of matches, rather than read every match and sort them: the plan
+	// of a page of a frequent query, which stops after the page's rows (odata/DESIGN.md, "Full-text search").
+	// "" where the database's planner makes that choice alone (PostgreSQL).
+	MatchInOrder(index, alias string, columns []string, param string) string
+	// Size is the query, of no arguments, of a cheap estimate of the number of rows of table that MatchInOrder
+	// weighs the matches against; "" where MatchInOrder is.
+	Size(table string) string
 	// Syntax is the language of the queries Match takes.
 	Syntax() FullTextSyntax
 }

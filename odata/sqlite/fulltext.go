@@ -106,3 +106,17 @@ func (fullText) CountMatches(index, param string) string {
 }
 
 func (fullText) Syntax() sqldb.FullTextSyntax { return sqldb.FTS4 }
+
+// MatchInOrder hides the rowid from the planner with unary +: SQLite then cannot look the matches up by rowid
+// and walks the index of the ORDER BY, testing each entry's rowid (which every index holds) against the set of
+// docids the subquery builds once, and stops after the page's rows.
+func (fullText) MatchInOrder(index, alias string, _ []string, param string) string {
+	q := sqldb.Standard{}.QuoteIdent(index)
+	return "+" + alias + ".rowid IN (SELECT docid FROM " + q + " WHERE " + q + " MATCH " + param + ")"
+}
+
+// Size is the largest rowid: one step down the table's b-tree, the number of rows where few were deleted (an
+// overestimate otherwise, which only favours reading the matches).
+func (fullText) Size(table string) string {
+	return "SELECT coalesce(max(rowid), 0) FROM " + sqldb.Standard{}.QuoteIdent(table)
+}

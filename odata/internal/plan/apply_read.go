@@ -104,8 +104,7 @@ func (pl *compiledRead) aggregated(a *applier, rel *applyRel, q *syntax.Query) e
 	count := "SELECT COUNT(*) FROM (" + a.render(&counted, "1") + ") AS " + c.quote(c.newAlias())
 	paged := *rel
 	paged.order, paged.limit, paged.offset = order, c.arg(slotLimit), c.arg(slotOffset)
-	sql, args := c.finish(a.render(&paged, strings.Join(list, ", ")))
-	pl.first = sqlStatement{sql: sql, args: args}
+	pl.first = c.finishStatement(a.render(&paged, strings.Join(list, ", ")))
 	countSQL, countArgs := c.finish(count)
 	pl.count = &sqlStatement{sql: countSQL, args: countArgs}
 	pl.aggregation = agg

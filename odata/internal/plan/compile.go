@@ -28,11 +28,16 @@ type compiledRead struct {
 	// countMatches is the count of a read whose only condition is a $search the full-text index counts alone
 	// (sqldb.FullText.CountMatches), "" otherwise.
 	countMatches string
-	columns      []string // column SQL (marker form)
-	where        []string
-	order        []orderKey
-	orderBy      []string
-	fingerprint  uint32
+	// inOrder is the condition of the search in the form that walks the order's index (FullText.MatchInOrder),
+	// matches the SELECT of the number of matches and of the table's size, and walk the first page with it:
+	// set when a read ordered by its key has the search as its only condition (see chooseWalk).
+	inOrder, matches string
+	walk             *sqlStatement
+	columns          []string // column SQL (marker form)
+	where            []string
+	order            []orderKey
+	orderBy          []string
+	fingerprint      uint32
 
 	// members are the entity sets of a $crossjoin read (crossjoin.go), in a row's order; nil for other reads.
 	members []*Member
@@ -40,6 +45,8 @@ type compiledRead struct {
 	first  sqlStatement
 	count  *sqlStatement
 	resume map[uint64]*sqlStatement
+	// resumeWalk are the resumed pages that walk the order's index (see walkStatement).
+	resumeWalk map[uint64]*sqlStatement
 
 	// aggregation describes the rows of a $apply that aggregates (apply.go); nil for a read of entities.
 	aggregation *Aggregation
@@ -57,6 +64,15 @@ type keyPredicate struct {
 type sqlStatement struct {
 	sql  string
 	args []any
+	// literals are the places in sql where the LIMIT and OFFSET of the request go as integer literals, on a
+	// dialect that wants them so (literalLimits); their values are not in args.
+	literals []literalSlot
+}
+
+// literalSlot is a place in a statement's SQL where the value of slot s goes as an integer literal.
+type literalSlot struct {
+	at int
+	s  slot
 }
 
 // newCompiledRead starts the plan of a read of the query q (rest: its text without the paging options): its
@@ -154,6 +170,7 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string, opts ReadOption
 		pl.joins = append(pl.joins, strings.TrimPrefix(c.joinClause(j)+c.joins(j), " "))
 	}
 	pl.first = pl.statement(nil, !single, pl.skip > 0)
+	pl.walkStatement(single, q)
 	if c.rowFilterError != nil {
 		return nil, c.rowFilterError
 	}
@@ -162,6 +179,28 @@ func (p *Planner) compile(s Scope, q *syntax.Query, rest string, opts ReadOption
 	}
 	return pl, nil
 }
+
+// walkStatement renders the first page in the form that walks the order's index (pl.walk), where the read
+// allows it: the full-text search is its only condition, it is ordered by the key alone (the planner does not
+// know which other columns are indexed; without an index the walk would read the whole table) and joins
+// nothing, and its $skip is below deepSkip.
+func (pl *compiledRead) walkStatement(single bool, q *syntax.Query) {
+	if pl.inOrder == "" || single || len(pl.where) != 1 || len(q.OrderBy) > 0 || len(pl.joins) > 0 ||
+		pl.skip >= deepSkip || pl.members != nil {
+		pl.inOrder, pl.matches = "", ""
+		return
+	}
+	where := pl.where
+	pl.where = []string{pl.inOrder}
+	walk := pl.statement(nil, true, pl.skip > 0)
+	pl.where = where
+	pl.walk = &walk
+}
+
+// walkRatio weighs reading the matches against walking the order's index (see Read.UseMatches): reading and
+// sorting a match costs about this many times what testing an index entry does (2.8 us against 0.5 us measured
+// on SQLite, rounded down in favour of reading the matches).
+const walkRatio = 4
 
 // checkSingleOptions returns the error of the first option of q, in a fixed order, that does not apply to the read
 // of a single entity.
@@ -229,8 +268,7 @@ func (pl *compiledRead) statement(extra []string, limit, offset bool) sqlStateme
 	if err != nil {
 		panic("plan: " + err.Error())
 	}
-	sql, args := c.finish(s)
-	return sqlStatement{sql: sql, args: args}
+	return c.finishStatement(s)
 }
 
 // deepSkip is the $skip from which a page is read in two steps (deepStatement); a variable for the tests.
@@ -267,8 +305,7 @@ func (pl *compiledRead) deepStatement(from string, extra []string) sqlStatement 
 	if err != nil {
 		panic("plan: " + err.Error())
 	}
-	sql, args := c.finish(s)
-	return sqlStatement{sql: sql, args: args}
+	return c.finishStatement(s)
 }
 
 // search adds the condition of $search s on root, and the count of a full-text index that counts it alone when
@@ -281,6 +318,14 @@ func (pl *compiledRead) search(s syntax.SearchExpr, root *tableRange) error {
 	}
 	if ft, ok := search.(*boundFullText); ok && len(pl.where) == 0 && len(pl.query.Apply) == 0 {
 		pl.countMatches = c.d.FullText().CountMatches(ft.index, c.param(typeString, ft.query))
+		if size := c.d.FullText().Size(root.typ.Table); size != "" && pl.countMatches != "" {
+			columns := make([]string, len(ft.props))
+			for i, p := range ft.props {
+				columns[i] = c.columnSQL(ft.r, p)
+			}
+			pl.inOrder = c.d.FullText().MatchInOrder(ft.index, root.alias, columns, c.param(typeString, ft.query))
+			pl.matches = "SELECT (" + pl.countMatches + "), (" + size + ")"
+		}
 	}
 	pl.where = append(pl.where, c.condition(search, false))
 	return nil

@@ -33,9 +33,9 @@ func TestRead_SelectETagColumns(t *testing.T) {
 	m.EntityType("Versioned").UseRowVersion(edm.RowVersionColumn)
 	p := plan.NewPlanner(m, sqlite.Dialect{}, plan.Options{})
 	for _, c := range []struct{ set, want string }{
-		{"Versioned", `SELECT "t0"."id", "t0"."name", "t0"."price", "t0"."row_version" FROM "versioned" AS "t0" ORDER BY "t0"."id" LIMIT ?`},
-		{"Declared", `SELECT "t0"."id", "t0"."name", "t0"."price", "t0"."updated_on_utc" FROM "declared" AS "t0" ORDER BY "t0"."id" LIMIT ?`},
-		{"Hashed", `SELECT "t0"."id", "t0"."name", "t0"."price", "t0"."description", "t0"."updated_on_utc" FROM "hashed" AS "t0" ORDER BY "t0"."id" LIMIT ?`},
+		{"Versioned", `SELECT "t0"."id", "t0"."name", "t0"."price", "t0"."row_version" FROM "versioned" AS "t0" ORDER BY "t0"."id" LIMIT 101`},
+		{"Declared", `SELECT "t0"."id", "t0"."name", "t0"."price", "t0"."updated_on_utc" FROM "declared" AS "t0" ORDER BY "t0"."id" LIMIT 101`},
+		{"Hashed", `SELECT "t0"."id", "t0"."name", "t0"."price", "t0"."description", "t0"."updated_on_utc" FROM "hashed" AS "t0" ORDER BY "t0"."id" LIMIT 101`},
 	} {
 		r, err := p.Read(plan.Scope{Set: m.EntitySet(c.set)}, "$select=Id,Name,Price")
 		if err != nil {

@@ -44,8 +44,8 @@ func ExamplePlanner_Read() {
 		fmt.Println(args)
 	}
 	// Output:
-	// SELECT "t0"."id", "t0"."name", "t0"."price" FROM "product" AS "t0" WHERE ("t0"."name" LIKE ? ESCAPE '\' OR "t0"."price" > ?) ORDER BY "t0"."price" DESC, "t0"."id" DESC LIMIT ?
-	// [%50\%% 199900 21]
+	// SELECT "t0"."id", "t0"."name", "t0"."price" FROM "product" AS "t0" WHERE ("t0"."name" LIKE ? ESCAPE '\' OR "t0"."price" > ?) ORDER BY "t0"."price" DESC, "t0"."id" DESC LIMIT 21
+	// [%50\%% 199900]
 	// SELECT COUNT(*) FROM "product" AS "t0" WHERE ("t0"."name" LIKE ? ESCAPE '\' OR "t0"."price" > ?)
 	// [%50\%% 199900]
 	// SELECT "t0"."id", "t0"."name", "t0"."price" FROM "product" AS "t0" WHERE ("t0"."name" LIKE $1::text ESCAPE '\' OR "t0"."price" > $2::numeric) ORDER BY "t0"."price" DESC, "t0"."id" DESC LIMIT $3

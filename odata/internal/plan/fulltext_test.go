@@ -18,7 +18,7 @@ import (
 func TestFullText_Conditions(t *testing.T) {
 	m := builtModel(t)
 	const match = `t0.rowid IN (SELECT docid FROM "product_search" WHERE "product_search" MATCH ?)`
-	const vector = `to_tsvector('simple'::regconfig, coalesce("t0"."name", '') || ' ' || coalesce("t0"."sku", ''))`
+	const vector = `t0."search_vector"` // the stored vector of the searchable columns
 	for _, tc := range []struct {
 		search       string
 		fts4         string
@@ -89,5 +89,48 @@ func TestFullText_Count(t *testing.T) {
 		if sql, _ := r.Count(); !strings.HasPrefix(sql, tc.want) {
 			t.Errorf("%s: %s: count %s, want it to start with %s", tc.dialect.Name(), tc.query, sql, tc.want)
 		}
+	}
+}
+
+// TestFullText_Walk: on SQLite a first page in key order whose only condition is the $search asks for the number
+// of matches and the table's size, and walks the key's index (the rowid hidden by unary +) when the matches are
+// many against the entries the walk passes; other reads, and PostgreSQL, have one plan.
+func TestFullText_Walk(t *testing.T) {
+	m := builtModel(t)
+	const walk = `+t0.rowid IN (SELECT docid FROM "product_search" WHERE "product_search" MATCH ?)`
+	for _, tc := range []struct {
+		name          string
+		dialect       sqldb.Dialect
+		query         string
+		matches, size int64
+		page          int
+		wantMatches   bool
+		wantWalk      bool
+	}{
+		{"frequent", sqlite.Dialect{}, "$search=lamp&$top=100", 4886, 100000, 100, true, true},
+		{"rare", sqlite.Dialect{}, "$search=oak lamp&$top=100", 430, 100000, 100, true, false},
+		{"page size", sqlite.Dialect{}, "$search=lamp", 4886, 100000, 1000, true, false},
+		{"skip", sqlite.Dialect{}, "$search=lamp&$skip=900&$top=100", 4886, 100000, 100, true, false},
+		{"none", sqlite.Dialect{}, "$search=lamp&$top=100", 0, 100000, 100, true, false},
+		{"orderby", sqlite.Dialect{}, "$search=lamp&$orderby=Price&$top=100", 4886, 100000, 100, false, false},
+		{"filter", sqlite.Dialect{}, "$search=lamp&$filter=Price gt 1&$top=100", 4886, 100000, 100, false, false},
+		{"postgres", postgres.Dialect{}, "$search=lamp&$top=100", 4886, 100000, 100, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := plan.NewPlanner(m, tc.dialect, plan.Options{SearchIndexes: map[string]string{"Product": "product_search"}})
+			r, err := p.Read(scopeOf(t, m, "Product"), encodeOptions("$select=Id&"+tc.query))
+			if err != nil {
+				t.Fatal(err)
+			}
+			matches, _ := r.Matches()
+			if got := matches != ""; got != tc.wantMatches {
+				t.Errorf("Matches() = %q, want one: %v", matches, tc.wantMatches)
+			}
+			r.UseMatches(tc.matches, tc.size, tc.page)
+			sql, _ := r.Select(tc.page)
+			if got := strings.Contains(sql, walk); got != tc.wantWalk {
+				t.Errorf("Select walks: %v, want %v\n%s", got, tc.wantWalk, sql)
+			}
+		})
 	}
 }

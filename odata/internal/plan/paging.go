@@ -387,10 +387,15 @@ func parseTokenFloat(v tokenJSON) (any, error) {
 // resumeStatement returns the page SELECT resuming after a row whose order-by values are null where mask has a bit.
 // The condition is "strictly after in the total order": for items o1..on (nulls first ascending, last
 // descending), (o1 after v1) OR (o1 = v1 AND ((o2 after v2) OR ...)).
-func (pl *compiledRead) resumeStatement(mask uint64) *sqlStatement {
+// With walk, the statement walks the order's index (see walkStatement; only where pl.walk is set).
+func (pl *compiledRead) resumeStatement(mask uint64, walk bool) *sqlStatement {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
-	if statement, ok := pl.resume[mask]; ok {
+	cache := &pl.resume
+	if walk {
+		cache = &pl.resumeWalk
+	}
+	if statement, ok := (*cache)[mask]; ok {
 		return statement
 	}
 	c := pl.c
@@ -443,10 +448,15 @@ func (pl *compiledRead) resumeStatement(mask uint64) *sqlStatement {
 		}
 		conds = append([]string{compareWith(0, op)}, conds...)
 	}
-	statement := pl.statement(conds, true, false)
-	if pl.resume == nil {
-		pl.resume = map[uint64]*sqlStatement{}
+	where := pl.where
+	if walk {
+		pl.where = []string{pl.inOrder}
 	}
-	pl.resume[mask] = &statement
+	statement := pl.statement(conds, true, false)
+	pl.where = where
+	if *cache == nil {
+		*cache = map[uint64]*sqlStatement{}
+	}
+	(*cache)[mask] = &statement
 	return &statement
 }

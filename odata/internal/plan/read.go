@@ -20,6 +20,8 @@ type Read struct {
 	top   *int64
 	token []any // keyset values after the $skiptoken's row; nil on the first page
 	mask  uint64
+	// walk is set by UseMatches when the page walks the order's index.
+	walk bool
 	// offset is the first row of the page of an aggregated read: $skip, or the $skiptoken's offset.
 	offset int64
 	// Room for the keys, a key predicate's values and the arguments of the first statement of a read, so
@@ -64,17 +66,51 @@ func (r *Read) Resumed() bool { return r.token != nil }
 func (r *Read) Select(pageSize int) (string, []any) {
 	pl := r.plan
 	if pl.single {
-		return pl.first.sql, r.fill(pl.first.args, 0)
+		return r.render(&pl.first, 0)
 	}
 	limit := int64(max(pageSize, 1)) + 1
 	if r.top != nil && *r.top < limit {
 		limit = *r.top
 	}
 	if r.token != nil {
-		statement := pl.resumeStatement(r.mask)
-		return statement.sql, r.fill(statement.args, limit)
+		return r.render(pl.resumeStatement(r.mask, r.walk), limit)
 	}
-	return pl.first.sql, r.fill(pl.first.args, limit)
+	if r.walk {
+		return r.render(pl.walk, limit)
+	}
+	return r.render(&pl.first, limit)
+}
+
+// Matches returns the SELECT of two numbers, the rows the read's full-text search matches and an estimate of
+// the rows of the table, when the plan of a page depends on them (then pass them to UseMatches before
+// Select; the first equals what Count returns), and "" otherwise.
+func (r *Read) Matches() (string, []any) {
+	if r.plan.walk == nil {
+		return "", nil
+	}
+	sql, args := r.plan.c.finish(r.plan.matches)
+	return sql, args
+}
+
+// UseMatches chooses the plan of the page (the first, or one a $skiptoken resumes) from the number of rows the search matches and the table's
+// size (read by Matches): a frequent query walks the index of the order and tests each entry against the
+// matches, stopping after the page's rows (about (skip+limit) * size / matches entries), a rarer one reads its
+// matches and sorts them (matches rows). The walk is chosen when matches * walkRatio exceeds the entries it
+// passes, and never for an empty table.
+func (r *Read) UseMatches(matches, size int64, pageSize int) {
+	if r.plan.walk == nil || matches <= 0 {
+		return
+	}
+	limit := int64(max(pageSize, 1)) + 1
+	if r.top != nil && *r.top < limit {
+		limit = *r.top
+	}
+	skip := r.plan.skip
+	if r.token != nil {
+		skip = 0 // $skip applies to the first page only
+	}
+	passed := float64(skip+limit) * float64(size) / float64(matches)
+	r.walk = float64(matches)*walkRatio > passed
 }
 
 // Count returns SELECT COUNT(*) of the read's rows (its scope, $filter and $search; not $top or $skip), for
@@ -82,6 +118,25 @@ func (r *Read) Select(pageSize int) (string, []any) {
 func (r *Read) Count() (string, []any) {
 	statement := r.plan.countStatement()
 	return statement.sql, r.fill(statement.args, 0)
+}
+
+// render returns the SQL of statement and its arguments for this request, LIMIT limit.
+func (r *Read) render(statement *sqlStatement, limit int64) (string, []any) {
+	args := r.fill(statement.args, limit)
+	if len(statement.literals) == 0 {
+		return statement.sql, args
+	}
+	var b strings.Builder
+	b.Grow(len(statement.sql) + 20*len(statement.literals))
+	var digits [20]byte
+	at := 0
+	for _, l := range statement.literals {
+		b.WriteString(statement.sql[at:l.at])
+		b.Write(strconv.AppendInt(digits[:0], r.slotValue(l.s, limit).(int64), 10))
+		at = l.at
+	}
+	b.WriteString(statement.sql[at:])
+	return b.String(), args
 }
 
 func (r *Read) fill(args []any, limit int64) []any {
@@ -92,25 +147,29 @@ func (r *Read) fill(args []any, limit int64) []any {
 		out = make([]any, len(args))
 	}
 	for i, a := range args {
-		s, ok := a.(slot)
-		if !ok {
+		if s, ok := a.(slot); ok {
+			out[i] = r.slotValue(s, limit)
+		} else {
 			out[i] = a
-			continue
-		}
-		switch {
-		case s == slotLimit:
-			out[i] = limit
-		case s == slotOffset && r.plan.aggregation != nil:
-			out[i] = r.offset
-		case s == slotOffset:
-			out[i] = r.plan.skip
-		case s >= slotToken:
-			out[i] = r.token[s-slotToken]
-		default:
-			out[i] = r.keys[s]
 		}
 	}
 	return out
+}
+
+// slotValue is the value of slot s for this request, LIMIT limit.
+func (r *Read) slotValue(s slot, limit int64) any {
+	switch {
+	case s == slotLimit:
+		return limit
+	case s == slotOffset && r.plan.aggregation != nil:
+		return r.offset
+	case s == slotOffset:
+		return r.plan.skip
+	case s >= slotToken:
+		return r.token[s-slotToken]
+	default:
+		return r.keys[s]
+	}
 }
 
 // bindKeys converts the scope's key predicates of this request.

@@ -52,12 +52,38 @@ func (c *compiler) finish(s string) (string, []any) {
 	return out, args
 }
 
+// finishStatement is finish for a statement that may hold the request's LIMIT and OFFSET: on a dialect that wants
+// them as literals (literalLimits), their markers become places of the statement's literals instead of
+// placeholders.
+func (c *compiler) finishStatement(s string) sqlStatement {
+	if !literalLimits(c.d) {
+		sql, args := c.finish(s)
+		return sqlStatement{sql: sql, args: args}
+	}
+	return c.finishMarkers(s, true)
+}
+
+// literalLimits reports whether the statements of dialect d take LIMIT and OFFSET as integer literals rather
+// than parameters (odata/sqlite: SQLite compiles a statement anew at every run when its LIMIT is a parameter);
+// such a dialect numbers its placeholders ? (finishStatement writes them so).
+func literalLimits(d sqldb.Dialect) bool {
+	l, ok := d.(interface{ LiteralLimits() bool })
+	return ok && l.LiteralLimits() && d.Placeholder() == sq.Question
+}
+
 // finishQuestionMarks turns the markers of s into ? placeholders and returns the arguments in order: finish
 // without the dialect's numbering, for text that assemble completes later.
 func (c *compiler) finishQuestionMarks(s string) (string, []any) {
+	st := c.finishMarkers(s, false)
+	return st.sql, st.args
+}
+
+// finishMarkers turns the markers of s into ? placeholders and gives the arguments in order; with limits, the
+// markers of the LIMIT and OFFSET slots become places of the statement's literals instead.
+func (c *compiler) finishMarkers(s string, limits bool) sqlStatement {
+	var st sqlStatement
 	var b strings.Builder
 	b.Grow(len(s))
-	var args []any
 	for {
 		i := strings.IndexByte(s, 0)
 		if i < 0 {
@@ -67,11 +93,16 @@ func (c *compiler) finishQuestionMarks(s string) (string, []any) {
 		j := strings.IndexByte(s[i+1:], 0) + i + 1
 		n, _ := strconv.Atoi(s[i+1 : j])
 		b.WriteString(s[:i])
-		b.WriteByte('?')
-		args = append(args, c.args[n])
+		if sl, ok := c.args[n].(slot); limits && ok && (sl == slotLimit || sl == slotOffset) {
+			st.literals = append(st.literals, literalSlot{at: b.Len(), s: sl})
+		} else {
+			b.WriteByte('?')
+			st.args = append(st.args, c.args[n])
+		}
 		s = s[j+1:]
 	}
-	return b.String(), args
+	st.sql = b.String()
+	return st
 }
 
 // quote quotes an identifier of the model or an alias.
