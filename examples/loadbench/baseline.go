@@ -33,6 +33,9 @@ import (
 // (see searchSQL). Options are parsed by splitting, and any other option or value is a 400.
 type baseline struct {
 	db *sqldb.DB
+	// vector is the tsvector $search asks on PostgreSQL: the stored column search_vector where the table has
+	// it, else the expression of the index (see findSearchVector).
+	vector string
 
 	mu   sync.Mutex
 	sqls map[string]string // statements by their ?-placeholder text, in the dialect's placeholders
@@ -40,7 +43,7 @@ type baseline struct {
 }
 
 func newBaseline(db *sqldb.DB) *baseline {
-	return &baseline{db: db, sqls: map[string]string{},
+	return &baseline{db: db, sqls: map[string]string{}, vector: productSearchVector,
 		pool: sync.Pool{New: func() any { return newPageBuffer() }}}
 }
 
@@ -225,7 +228,7 @@ func (b *baseline) parseSearch(q *listQuery, f string) error {
 			return fmt.Errorf("%w: $search=%s", errBadOption, f)
 		}
 	}
-	cond, arg := searchSQL(b.db.Dialect().Name(), words)
+	cond, arg := searchSQL(b.db.Dialect().Name(), b.vector, words)
 	q.where, q.args = append(q.where, cond), append(q.args, arg)
 	return nil
 }
@@ -235,9 +238,25 @@ func notWordRune(r rune) bool {
 }
 
 // productSearchVector is the expression of the store's full-text index of products on PostgreSQL (the GIN
-// index product_search); a query must write it as the index does to be answered from the index.
+// index product_search on the expression); a query must write it as the index does to be answered from the
+// index. Where the store keeps it in the stored generated column search_vector instead, with the GIN index on
+// the column, a query asks the column.
 const productSearchVector = `to_tsvector('simple'::regconfig, coalesce(name, '') || ' ' || ` +
 	`coalesce(short_description, '') || ' ' || coalesce(sku, ''))`
+
+// findSearchVector asks PostgreSQL whether product has the stored search_vector column, which $search then asks.
+func (b *baseline) findSearchVector(ctx context.Context) error {
+	if b.db.Dialect().Name() != "postgres" {
+		return nil
+	}
+	var n int
+	err := b.db.QueryRowContext(ctx, `SELECT count(*) FROM information_schema.columns
+		WHERE table_schema = current_schema() AND table_name = 'product' AND column_name = 'search_vector'`).Scan(&n)
+	if n > 0 {
+		b.vector = "search_vector"
+	}
+	return err
+}
 
 // countSQL is the statement of the count of the query's products (of $filter and $search, not of a token).
 func (q *listQuery) countSQL() string {
@@ -251,9 +270,9 @@ func (q *listQuery) countSQL() string {
 // argument: on SQLite a MATCH of the FTS4 table product_search, whose docid is the product's rowid (words
 // side by side must all match); on PostgreSQL the index's tsvector against a tsquery of the words joined by &.
 // (On SQLite a count of the search alone asks the FTS4 table only, see listQuery.countSQL.)
-func searchSQL(dialect string, words []string) (cond string, arg string) {
+func searchSQL(dialect, vector string, words []string) (cond string, arg string) {
 	if dialect == "postgres" {
-		return productSearchVector + ` @@ to_tsquery('simple', ?)`, strings.Join(words, " & ")
+		return vector + ` @@ to_tsquery('simple', ?)`, strings.Join(words, " & ")
 	}
 	return "rowid IN (SELECT docid FROM product_search WHERE product_search MATCH ?)", strings.Join(words, " ")
 }

@@ -65,7 +65,8 @@ func startTarget(ctx context.Context, cfg benchConfig, name string) (*target, er
 		if name == targetEngine {
 			h, err = engineService(db)
 		} else {
-			h = newBaseline(db)
+			b := newBaseline(db)
+			h, err = b, b.findSearchVector(ctx)
 		}
 		if err != nil {
 			db.Close()
