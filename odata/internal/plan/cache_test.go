@@ -2,6 +2,7 @@ package plan_test
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -136,4 +137,56 @@ func TestReadMemo(t *testing.T) {
 	if a != 1 || b != 1 || c != 2 {
 		t.Errorf("Memo = %v, %v, %v, want 1, 1 (same plan), 2", a, b, c)
 	}
+}
+
+// TestLiteralLimitsRendered reads pages of many sizes and offsets of one cached plan on SQLite, whose statements
+// take LIMIT and OFFSET as literals kept per statement for the first few values, from many goroutines, and checks
+// every statement against an uncached planner's. Run with -race.
+func TestLiteralLimitsRendered(t *testing.T) {
+	m := builtModel(t)
+	cached := plan.NewPlanner(m, sqlite.Dialect{}, plan.Options{})
+	fresh := plan.NewPlanner(m, sqlite.Dialect{}, plan.Options{CacheSize: -1})
+	scope := plan.Scope{Set: m.EntitySet("Product")}
+	type page struct {
+		query string
+		size  int
+	}
+	var pages []page
+	want := map[page]string{}
+	for skip := 0; skip < 4; skip++ {
+		for size := 1; size <= 10; size++ {
+			p := page{fmt.Sprintf("$orderby=Name&$skip=%d", skip), size}
+			r, err := fresh.Read(scope, p.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, a := r.Select(p.size)
+			want[p] = s + fmt.Sprint(a)
+			pages = append(pages, p)
+		}
+	}
+	if w := want[page{"$orderby=Name&$skip=3", 7}]; !strings.Contains(w, "LIMIT 8 OFFSET 3") {
+		t.Fatalf("want LIMIT and OFFSET as literals, got %s", w)
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 3*len(pages); i++ {
+				p := pages[(i*7+g*13)%len(pages)]
+				r, err := cached.Read(scope, p.query)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				s, a := r.Select(p.size)
+				if got := s + fmt.Sprint(a); got != want[p] {
+					t.Errorf("%s, page of %d: got %s, want %s", p.query, p.size, got, want[p])
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
 }

@@ -3,6 +3,7 @@ package plan
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	sq "github.com/Masterminds/squirrel"
 
@@ -67,6 +68,52 @@ type sqlStatement struct {
 	// literals are the places in sql where the LIMIT and OFFSET of the request go as integer literals, on a
 	// dialect that wants them so (literalLimits); their values are not in args.
 	literals []literalSlot
+	// rendered keeps the SQL of the statement with the literal values of the first few requests (render), so
+	// that the requests of a frequent page size do not build it again; nil when the statement has no literals.
+	rendered *renderedTexts
+}
+
+// renderedTexts is the SQL of a statement with literals, rendered with a few sets of values: at most
+// maxRenderedTexts of them, kept from the first requests on. Readers load the list without a lock; a writer
+// replaces it with a longer copy.
+type renderedTexts struct {
+	list atomic.Pointer[[]renderedText]
+}
+
+// maxRenderedTexts bounds the renderings a statement keeps: page sizes and offsets of requests vary little in
+// practice ($top of the usual page sizes, no $skip), and a request whose values are not kept only builds its SQL.
+const maxRenderedTexts = 4
+
+// renderedText is a statement's SQL with the literal values values (in the order of its literals).
+type renderedText struct {
+	values [2]int64
+	sql    string
+}
+
+// find returns the SQL kept for values.
+func (t *renderedTexts) find(values [2]int64) (string, bool) {
+	if list := t.list.Load(); list != nil {
+		for _, r := range *list {
+			if r.values == values {
+				return r.sql, true
+			}
+		}
+	}
+	return "", false
+}
+
+// keep keeps sql as the SQL for values, unless the list is full or another request changed it meanwhile.
+func (t *renderedTexts) keep(values [2]int64, sql string) {
+	old := t.list.Load()
+	var list []renderedText
+	if old != nil {
+		if len(*old) >= maxRenderedTexts {
+			return
+		}
+		list = append(list, *old...)
+	}
+	list = append(list, renderedText{values: values, sql: sql})
+	t.list.CompareAndSwap(old, &list)
 }
 
 // literalSlot is a place in a statement's SQL where the value of slot s goes as an integer literal.

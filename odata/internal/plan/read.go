@@ -126,17 +126,42 @@ func (r *Read) render(statement *sqlStatement, limit int64) (string, []any) {
 	if len(statement.literals) == 0 {
 		return statement.sql, args
 	}
+	var values [2]int64
+	if statement.rendered != nil {
+		for i, l := range statement.literals {
+			values[i] = r.slotInt(l.s, limit)
+		}
+		if sql, ok := statement.rendered.find(values); ok {
+			return sql, args
+		}
+	}
 	var b strings.Builder
 	b.Grow(len(statement.sql) + 20*len(statement.literals))
 	var digits [20]byte
 	at := 0
 	for _, l := range statement.literals {
 		b.WriteString(statement.sql[at:l.at])
-		b.Write(strconv.AppendInt(digits[:0], r.slotValue(l.s, limit).(int64), 10))
+		b.Write(strconv.AppendInt(digits[:0], r.slotInt(l.s, limit), 10))
 		at = l.at
 	}
 	b.WriteString(statement.sql[at:])
-	return b.String(), args
+	sql := b.String()
+	if statement.rendered != nil {
+		statement.rendered.keep(values, sql)
+	}
+	return sql, args
+}
+
+// slotInt is the value of slotLimit or slotOffset for this request, LIMIT limit (as slotValue).
+func (r *Read) slotInt(s slot, limit int64) int64 {
+	switch {
+	case s == slotLimit:
+		return limit
+	case r.plan.aggregation != nil:
+		return r.offset
+	default:
+		return r.plan.skip
+	}
 }
 
 func (r *Read) fill(args []any, limit int64) []any {
@@ -159,12 +184,8 @@ func (r *Read) fill(args []any, limit int64) []any {
 // slotValue is the value of slot s for this request, LIMIT limit.
 func (r *Read) slotValue(s slot, limit int64) any {
 	switch {
-	case s == slotLimit:
-		return limit
-	case s == slotOffset && r.plan.aggregation != nil:
-		return r.offset
-	case s == slotOffset:
-		return r.plan.skip
+	case s == slotLimit || s == slotOffset:
+		return r.slotInt(s, limit)
 	case s >= slotToken:
 		return r.token[s-slotToken]
 	default:

@@ -102,6 +102,9 @@ func (c *compiler) finishMarkers(s string, limits bool) sqlStatement {
 		s = s[j+1:]
 	}
 	st.sql = b.String()
+	if len(st.literals) > 0 && len(st.literals) <= len(renderedText{}.values) {
+		st.rendered = new(renderedTexts)
+	}
 	return st
 }
 
