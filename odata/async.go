@@ -185,7 +185,7 @@ func (a *asyncJobs) record(ctx context.Context, id string) error {
 func (a *asyncJobs) run(job *http.Request, id string, cancel context.CancelFunc) {
 	defer a.jobs.Done()
 	defer cancel()
-	budgeted, stop := budgeted(job, a.budget)
+	budgeted, stop := budgeted(job, &budgetExceeded{budget: a.budget}, true)
 	defer stop()
 	watched := make(chan struct{})
 	go a.watch(budgeted.Context(), id, cancel, watched)

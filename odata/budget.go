@@ -2,6 +2,7 @@ package odata
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -11,7 +12,7 @@ import (
 // DefaultTimeBudget is the time budget of a request when Config.TimeBudget is zero (SPEC part 9).
 const DefaultTimeBudget = 10 * time.Second
 
-// budgetKey is the context key of the time budget WithTimeBudget gave a request.
+// budgetKey is the context key that tells a request has the time budget WithTimeBudget gave it (budgetMark).
 type budgetKey struct{}
 
 // WithTimeBudget returns a handler that runs next with a deadline budget after the request arrived: the
@@ -26,37 +27,48 @@ func WithTimeBudget(next http.Handler, budget time.Duration) http.Handler {
 	if budget <= 0 {
 		return next
 	}
+	cause := &budgetExceeded{budget: budget}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r, cancel := budgeted(r, budget)
+		r, cancel := budgeted(r, cause, true)
 		defer cancel()
 		next.ServeHTTP(w, r)
 	})
 }
 
-// hasBudget reports whether WithTimeBudget already gave r its budget.
+// hasBudget reports whether WithTimeBudget (or an asynchronous job) already gave r its budget.
 func hasBudget(r *http.Request) bool {
-	_, ok := r.Context().Value(budgetKey{}).(time.Duration)
+	_, ok := r.Context().Value(budgetKey{}).(bool)
 	return ok
 }
 
-// budgeted returns r with a context that ends budget from now and records the budget for contextError.
-func budgeted(r *http.Request, budget time.Duration) (*http.Request, context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(r.Context(), budget)
-	return r.WithContext(&budgetContext{Context: ctx, budget: budget}), cancel
+// budgeted returns r with a context that ends cause's budget from now, with cause as the cause of its end
+// (contextError). With marked, the context also tells hasBudget that r has its budget.
+func budgeted(r *http.Request, cause *budgetExceeded, marked bool) (*http.Request, context.CancelFunc) {
+	ctx, cancel := context.WithTimeoutCause(r.Context(), cause.budget, cause)
+	if marked {
+		ctx = budgetMark{ctx}
+	}
+	return r.WithContext(ctx), cancel
 }
 
-// budgetContext is the context of a request under its time budget: the deadline's own context, which also
-// answers the budget's key. It is one allocation where context.WithValue is two (its node and the boxed
-// budget), on every request; the budget is boxed only when asked for, by an answer past it.
-type budgetContext struct {
-	context.Context
+// budgetExceeded is the cause of the end of a request's context when its time budget ran out. One is made per
+// budget, not per request.
+type budgetExceeded struct {
 	budget time.Duration
 }
 
-// Value returns the budget for budgetKey, else the deadline context's value.
-func (c *budgetContext) Value(key any) any {
+// Error says which budget ran out.
+func (b *budgetExceeded) Error() string { return "time budget of " + b.budget.String() + " exceeded" }
+
+// budgetMark is a context under a budget that answers budgetKey (hasBudget).
+type budgetMark struct {
+	context.Context
+}
+
+// Value returns true for budgetKey, else the budget context's value.
+func (c budgetMark) Value(key any) any {
 	if _, ok := key.(budgetKey); ok {
-		return c.budget
+		return true
 	}
 	return c.Context.Value(key)
 }
@@ -68,10 +80,11 @@ func contextError(ctx context.Context, e *Error) *Error {
 	case context.Canceled:
 		return &Error{Code: CodeClientClosedRequest, Message: "The client closed the request before the answer.", Err: e}
 	case context.DeadlineExceeded:
-		budget, ok := ctx.Value(budgetKey{}).(time.Duration)
-		if !ok {
+		var exceeded *budgetExceeded
+		if !errors.As(context.Cause(ctx), &exceeded) {
 			return e
 		}
+		budget := exceeded.budget
 		retry := max(1, int(budget/time.Second))
 		return &Error{Code: CodeTimeBudgetExceeded, Err: e,
 			Message: fmt.Sprintf("The request ran past its time budget of %s and was cancelled.", budget),

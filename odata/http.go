@@ -45,9 +45,9 @@ func (s *Service) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if s.budget > 0 && !hasBudget(r) {
+	if s.budgetCause != nil && !hasBudget(r) {
 		var cancel context.CancelFunc
-		r, cancel = budgeted(r, s.budget)
+		r, cancel = budgeted(r, s.budgetCause, false)
 		defer cancel()
 	}
 	s.handle(w, r, false)
@@ -129,24 +129,32 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request, version Version)
 	if byID && (t.kind != tEntity || !t.direct) {
 		return t, BadRequest(CodeInvalidValue, "$id", "$id must name an entity of an entity set: Set(key).")
 	}
-	return t, s.dispatch(&request{w: w, r: r, target: t, query: query, service: s, version: version})
+	req := t.room
+	if req == nil {
+		req = new(request)
+	}
+	t.room = nil // a target answers one request
+	*req = request{w: w, r: r, target: t, query: query, service: s, version: version}
+	return t, s.dispatch(req)
 }
 
 // route parses and resolves the request's path, parses its query when the planner does not (anything but reads
 // of entities), and checks the method against what the target allows.
 // raw is the request's path under the service root (servicePath).
 func (s *Service) route(r *http.Request, raw string) (*target, *syntax.Query, error) {
+	x := new(routed)    // the target, its request and its path's tree in one allocation
 	path := openAPIPath // a segment the URL grammar does not know
 	if !isOpenAPIPath(raw) {
 		var err error
-		if path, err = s.limits.read.Query.ParsePath(raw); err != nil {
+		if path, err = s.limits.read.Query.ParsePathIn(raw, &x.path); err != nil {
 			return nil, nil, syntaxError(err)
 		}
 	}
-	t, err := s.resolve(raw, path)
+	t, err := s.resolveIn(&x.target, raw, path)
 	if err != nil {
 		return nil, nil, err
 	}
+	t.room = &x.req
 	method := r.Method
 	if method == http.MethodHead {
 		method = http.MethodGet
@@ -374,6 +382,17 @@ type request struct {
 	tracking *tracking
 	// answerRoom holds the first format answer makes, which needs no allocation of its own then.
 	answerRoom answerFormat
+	// readRoom holds the first read planQuery plans (readRoomUsed), and lengthRoom the Content-Length header's
+	// value of an answer written in one piece: no allocation of their own then.
+	readRoom     plan.Read
+	readRoomUsed bool
+	lengthRoom   [1]string
+}
+
+// setLength sets the Content-Length header h of the request's answer to n bytes, in the request's own room.
+func (req *request) setLength(h http.Header, n int) {
+	req.lengthRoom[0] = strconv.Itoa(n)
+	h["Content-Length"] = req.lengthRoom[:]
 }
 
 // noMetadata reports whether the answer carries no control information but counts and next links

@@ -166,7 +166,11 @@ func (s *Service) planQuery(req *request, scope plan.Scope, raw string) (*plan.R
 	if limits == nil {
 		limits = s.limitsOf(req.target)
 	}
-	read, err := s.planRead(ctx, scope, raw, limits)
+	var room *plan.Read
+	if !req.readRoomUsed {
+		room, req.readRoomUsed = &req.readRoom, true
+	}
+	read, err := s.planReadIn(ctx, scope, raw, limits, room)
 	if err != nil {
 		if refused := s.restrictedInvalid(req.target, raw, limits); refused != nil {
 			return nil, nil, refused
@@ -377,16 +381,11 @@ func (s *Service) queryPage(req *request, read *plan.Read) (pageQuery, error) {
 	var count int64
 	var err error
 	if query, args := read.Matches(); query != "" {
-		// The page's plan depends on how many rows the search matches; the count asked is that number.
-		var rows int64
-		if err := s.db.QueryRowContext(ctx, query, args...).Scan(&count, &rows); err != nil {
-			return pageQuery{}, s.readError(err)
-		}
-		read.UseMatches(count, rows, size)
-		if req.query.Count == nil || !*req.query.Count {
-			count = -1
-		}
-	} else if count, err = s.countIfAsked(ctx, read, req.query); err != nil {
+		count, err = s.countMatches(ctx, read, req.query, query, args, size)
+	} else {
+		count, err = s.countIfAsked(ctx, read, req.query)
+	}
+	if err != nil {
 		return pageQuery{}, err
 	}
 	query, args := read.Select(size)
@@ -395,6 +394,22 @@ func (s *Service) queryPage(req *request, read *plan.Read) (pageQuery, error) {
 		return pageQuery{}, s.readError(err)
 	}
 	return pageQuery{rows: rows, count: count, size: size, preferred: preferred}, nil
+}
+
+// countMatches asks the full-text index how many rows a search matches (query, args: Read.Matches) and lets the
+// read choose the page's plan from that number; it is also the count when the query asks for one ($count=true),
+// which it returns, else -1.
+func (s *Service) countMatches(ctx context.Context, read *plan.Read, q *syntax.Query, query string, args []any,
+	size int) (int64, error) {
+	var matches, rows int64
+	if err := s.db.QueryRowContext(ctx, query, args...).Scan(&matches, &rows); err != nil {
+		return 0, s.readError(err)
+	}
+	read.UseMatches(matches, rows, size)
+	if q.Count == nil || !*q.Count {
+		return -1, nil
+	}
+	return matches, nil
 }
 
 // countIfAsked returns the number of entities of the read's collection when the query asks for it
@@ -538,7 +553,7 @@ func (w *pageWriter) flush() error {
 // write, no chunked encoding).
 func (w *pageWriter) close(req *request) error {
 	if !w.started() {
-		req.w.Header()["Content-Length"] = []string{strconv.Itoa(len(w.buf))}
+		req.setLength(req.w.Header(), len(w.buf))
 	}
 	_, err := w.head.Write(w.buf)
 	w.buf = w.buf[:0]
@@ -561,10 +576,13 @@ func (w *pageWriter) writeStream(rows rowSource, writer *rowWriter, more bool, s
 		if err := w.flush(); err != nil {
 			return nil, err
 		}
-		if n == size-1 {
-			last = append(make([]any, 0, len(writer.values)), writer.values...)
-		}
 		if more = rows.Next(); more {
+			if n == size-1 {
+				// The page ends here and another follows: its last row is the next link's start. The row
+				// after it is not needed.
+				last = append(make([]any, 0, len(writer.values)), writer.values...)
+				break
+			}
 			if err := scanConvert(rows, writer); err != nil {
 				return nil, err
 			}
@@ -740,7 +758,7 @@ func (s *Service) readEntity(req *request, read *plan.Read, shape *readShape) er
 	writer.out = b
 	// The whole answer is here: one write with its length, no chunked encoding (as a page that fits its
 	// buffer, pageWriter.finish).
-	h["Content-Length"] = []string{strconv.Itoa(len(b))}
+	req.setLength(h, len(b))
 	_, err = req.w.Write(b)
 	return err
 }

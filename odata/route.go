@@ -77,13 +77,28 @@ type target struct {
 	path string // the raw path (without a leading "/"), for context URLs and next links
 	// entityPath is the raw path of the entity a property or $value belongs to.
 	entityPath string
+	// room, set by route, is where serve makes the request that answers the target (routed).
+	room *request
+}
+
+// routed is a target with room for the request that answers it and for the tree of its path: route makes all
+// three (and the plan.Read the request's room holds) in one allocation.
+type routed struct {
+	target target
+	req    request
+	path   syntax.PathRoom
 }
 
 // resolve resolves a parsed path against the model: the first segment names a resource of the service, each
 // further one moves the target along from what the segments before it addressed.
 func (s *Service) resolve(rawPath string, path *syntax.ResourcePath) (*target, error) {
+	return s.resolveIn(new(target), rawPath, path)
+}
+
+// resolveIn is resolve making the target in t, a zero target.
+func (s *Service) resolveIn(t *target, rawPath string, path *syntax.ResourcePath) (*target, error) {
 	raw := strings.Trim(rawPath, "/")
-	t := &target{path: raw}
+	t.path = raw
 	if len(path.Segments) == 0 {
 		return t, nil
 	}

@@ -47,6 +47,12 @@ func perType[V any](ctx context.Context, sets map[*edm.EntityType]*setConfig, op
 // planRead plans a read of scope with the request's row filters, without the properties it may not read, under
 // limits.
 func (s *Service) planRead(ctx context.Context, scope plan.Scope, rawQuery string, limits *requestLimits) (*plan.Read, error) {
+	return s.planReadIn(ctx, scope, rawQuery, limits, nil)
+}
+
+// planReadIn is planRead making the read in room, a zero plan.Read, when room is not nil.
+func (s *Service) planReadIn(ctx context.Context, scope plan.Scope, rawQuery string, limits *requestLimits,
+	room *plan.Read) (*plan.Read, error) {
 	filters, err := s.rowFilters(ctx)
 	if err != nil {
 		return nil, err
@@ -55,7 +61,8 @@ func (s *Service) planRead(ctx context.Context, scope plan.Scope, rawQuery strin
 	if err != nil {
 		return nil, err
 	}
-	return s.planner.ReadWith(scope, rawQuery, plan.ReadOptions{Filters: filters, Redacted: redacted, Limits: limits.read})
+	return s.planner.ReadWith(scope, rawQuery,
+		plan.ReadOptions{Filters: filters, Redacted: redacted, Limits: limits.read, Room: room})
 }
 
 // visibleWhere returns where (a condition on the table's own name, for getWhere) with the request's row filter

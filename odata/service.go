@@ -11,7 +11,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	sq "github.com/Masterminds/squirrel"
 
@@ -36,7 +35,7 @@ type Service struct {
 	batchRequests    int           // Limits.BatchRequests resolved
 	batchBytes       int64         // Limits.BatchBytes resolved
 	deleteStatus     int
-	budget           time.Duration // Config.TimeBudget with its default; 0 for none
+	budgetCause      *budgetExceeded // Config.TimeBudget with its default; nil for none
 	sets             map[*edm.EntitySet]*setConfig
 	rowFilterSets    map[*edm.EntityType]*setConfig // the sets with a ReadFilter, by their (only) entity type
 	redactSets       map[*edm.EntityType]*setConfig // the sets with a Redact, by their (only) entity type
@@ -167,11 +166,11 @@ func newService(cfg Config, fail func(format string, args ...any)) *Service {
 		s.logger = slog.Default()
 	}
 	s.limits, s.batchRequests, s.batchBytes = serviceLimits(cfg.Limits, fail)
-	switch s.budget = cfg.TimeBudget; {
-	case s.budget == 0:
-		s.budget = DefaultTimeBudget
-	case s.budget < 0:
-		s.budget = 0
+	switch budget := cfg.TimeBudget; {
+	case budget == 0:
+		s.budgetCause = &budgetExceeded{budget: DefaultTimeBudget}
+	case budget > 0:
+		s.budgetCause = &budgetExceeded{budget: budget}
 	}
 	s.deleteStatus = deleteStatus(cfg.DeleteStatus, fail)
 	s.mount = strings.TrimRight(cfg.Mount, "/")

@@ -111,8 +111,20 @@ func (l Limits) ParseQuery(raw string) (*Query, error) {
 
 // ParsePath is the package-level ParsePath with the limits l (on the literals of key predicates and function
 // parameters).
-func (l Limits) ParsePath(raw string) (*ResourcePath, error) {
-	if p := parseSimplePath(raw); p != nil { // before the bounds, which the simple paths do not need
+func (l Limits) ParsePath(raw string) (*ResourcePath, error) { return l.ParsePathIn(raw, nil) }
+
+// PathRoom is memory for the tree of one frequent path (ParsePath reads them without the grammar), which a caller
+// that holds memory per request gives ParsePathIn to save the tree's allocation.
+type PathRoom struct{ simple simplePath }
+
+// ParsePathIn is ParsePath making the tree of a frequent path in room, when room is not nil: the tree then
+// points into room, which must outlive it and hold no other tree.
+func (l Limits) ParsePathIn(raw string, room *PathRoom) (*ResourcePath, error) {
+	var into *simplePath
+	if room != nil {
+		into = &room.simple
+	}
+	if p := parseSimplePath(raw, into); p != nil { // before the bounds, which the simple paths do not need
 		return p, nil
 	}
 	return parseResourcePath(raw, l.bounds())

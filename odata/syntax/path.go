@@ -86,7 +86,7 @@ func pathExpect(prev lexer.TokenType, hasPrev bool) string {
 func ParsePath(raw string) (*ResourcePath, error) { return parseResourcePath(raw, defaultBounds) }
 
 func parseResourcePath(raw string, lim *Limits) (*ResourcePath, error) {
-	if p := parseSimplePath(raw); p != nil {
+	if p := parseSimplePath(raw, nil); p != nil {
 		return p, nil
 	}
 	p, err := parsePath(raw, lim)
@@ -99,8 +99,8 @@ func parseResourcePath(raw string, lim *Limits) (*ResourcePath, error) {
 
 // parseSimplePath parses the most frequent paths without the grammar: "/Set", "/Set('key')" and "/Set(123)" (an
 // optional trailing "/"), whose key is letters, digits and "-_.@" only. It returns what parsePath returns for
-// them, and nil for any other path, which parsePath then reads.
-func parseSimplePath(raw string) *ResourcePath {
+// them, and nil for any other path, which parsePath then reads. The tree is made in into when it is not nil.
+func parseSimplePath(raw string, into *simplePath) *ResourcePath {
 	s := strings.TrimSuffix(raw, "/")
 	if len(s) < 2 || s[0] != '/' {
 		return nil
@@ -110,7 +110,11 @@ func parseSimplePath(raw string) *ResourcePath {
 		return nil
 	}
 	if !hasKey {
-		p := &simplePath{segment: [1]Segment{{Pos: 1, Name: name}}}
+		p := into
+		if p == nil {
+			p = new(simplePath)
+		}
+		*p = simplePath{segment: [1]Segment{{Pos: 1, Name: name}}}
 		p.path.Segments = p.segment[:]
 		return &p.path
 	}
@@ -123,8 +127,12 @@ func parseSimplePath(raw string) *ResourcePath {
 	if !simpleKeyLiteral(&literal, keyText, keyPos) {
 		return nil
 	}
-	// One allocation holds the whole tree, as a read by key parses one on every request.
-	p := &simplePath{segment: [1]Segment{{Pos: 1, Name: name}}, literal: literal}
+	// One allocation holds the whole tree, as a read by key parses one on every request (none in into).
+	p := into
+	if p == nil {
+		p = new(simplePath)
+	}
+	*p = simplePath{segment: [1]Segment{{Pos: 1, Name: name}}, literal: literal}
 	p.arg[0] = Arg{Pos: keyPos, Value: &p.literal}
 	p.args[0] = ArgList{Pos: keyPos - 1, Args: p.arg[:]}
 	p.segment[0].Args = p.args[:]

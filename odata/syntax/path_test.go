@@ -13,7 +13,7 @@ import (
 func TestParseSimplePath(t *testing.T) {
 	for _, raw := range []string{"/true", "/False", "/null", "/INF", "/NaN", "/not('k')"} {
 		name, _, _ := strings.Cut(raw[1:], "(")
-		got := parseSimplePath(raw)
+		got := parseSimplePath(raw, nil)
 		if got == nil || len(got.Segments) != 1 || got.Segments[0].Name != name {
 			t.Errorf("parseSimplePath(%q) = %v, want one segment named %q", raw, got, name)
 		}
@@ -48,7 +48,7 @@ func TestParseSimplePath(t *testing.T) {
 		{"/9Book", false},
 		{"/Bo%6Fk", false},
 	} {
-		got := parseSimplePath(c.raw)
+		got := parseSimplePath(c.raw, nil)
 		if (got != nil) != c.simple {
 			t.Errorf("parseSimplePath(%q) = %v, want simple %v", c.raw, got, c.simple)
 			continue
@@ -63,6 +63,15 @@ func TestParseSimplePath(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("parseSimplePath(%q) mismatch (-parsePath +got):\n%s", c.raw, diff)
+		}
+		var room PathRoom
+		in, inErr := Limits{}.ParsePathIn(c.raw, &room)
+		if inErr != nil || in != &room.simple.path {
+			t.Errorf("ParsePathIn(%q) = %p, %v, want the tree in its room %p", c.raw, in, inErr, &room.simple.path)
+			continue
+		}
+		if diff := cmp.Diff(want, in); diff != "" {
+			t.Errorf("ParsePathIn(%q) mismatch (-parsePath +got):\n%s", c.raw, diff)
 		}
 	}
 }

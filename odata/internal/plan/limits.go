@@ -29,6 +29,9 @@ type ReadOptions struct {
 	Filters  *RowFilters
 	Redacted *Redactions
 	Limits   Limits
+	// Room, when not nil, is a zero Read that ReadWith makes the read in instead of allocating one: a caller
+	// that already holds per-request memory saves an allocation per request.
+	Room *Read
 }
 
 // reading is what a compiler knows of the read it compiles beyond the query: the properties the request may not

@@ -158,7 +158,10 @@ func (p *Planner) ReadWith(s Scope, rawQuery string, opts ReadOptions) (*Read, e
 	if p.cache != nil {
 		pl = p.cache.get(key)
 	}
-	r := &Read{}
+	r := opts.Room
+	if r == nil {
+		r = &Read{}
+	}
 	if pl == nil {
 		q, err := opts.Limits.Query.ParseQuery(rawQuery)
 		if err != nil {
