@@ -82,7 +82,7 @@ const usage = `Usage:
   loadbench seed -db FILE|URL [-products 100000] [-categories 200] ...
   loadbench run  -db FILE|URL [-clients 8] [-duration 10s] [-rounds 3] [-json FILE] [-svg FILE] ...
   loadbench report -json FILE [-svg FILE]   (the tables and the picture of the JSON of an earlier run)
-  loadbench serve -db FILE|URL [-engine 127.0.0.1:18081] [-baseline 127.0.0.1:18082]
+  loadbench serve -db FILE|URL [-engine 127.0.0.1:18081] [-baseline 127.0.0.1:18082] [-cpuprofile FILE]
                                             (serve the engine and the baseline until interrupted, for other tools)
 
 Run "loadbench seed -help" or "loadbench run -help" for the flags of each.
@@ -162,17 +162,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() > 0 {
 		return fmt.Errorf("run: unexpected arguments %q", fs.Args())
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	cfg.Log = stderr
 	rep, err := runBenchmark(ctx, cfg)
 	if err != nil {
@@ -191,12 +185,18 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&cfg.MaxOpen, "db-max-open", cfg.MaxOpen, "connection pool size of each target")
 	engine := fs.String("engine", "127.0.0.1:18081", "address of the engine; \"\": not served")
 	base := fs.String("baseline", "127.0.0.1:18082", "address of the hand-written baseline; \"\": not served")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the servers, until interrupted, to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve: unexpected arguments %q", fs.Args())
 	}
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	cfg.Listen = map[string]string{targetEngine: *engine, targetBaseline: *base}
 	var names []string
 	for _, n := range []string{targetEngine, targetBaseline} {
@@ -214,6 +214,26 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	<-ctx.Done()
 	stopTargets(ts)
 	return nil
+}
+
+// startCPUProfile starts a CPU profile of the process into the file path and returns what stops it; with path
+// "", nothing.
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // runReport prints the tables of the JSON an earlier run wrote, and draws its picture.
