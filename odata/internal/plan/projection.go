@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"strconv"
 	"strings"
 
 	sq "github.com/Masterminds/squirrel"
@@ -122,10 +123,42 @@ func assemble(d sqldb.Dialect, pre string, preArgs []any, columns []int, rows []
 	b.WriteString(post)
 	s := b.String()
 	args = append(args, postArgs...)
-	if d.Placeholder() != sq.Question {
+	switch d.Placeholder() {
+	case sq.Question:
+	case sq.Dollar:
+		s = dollarPlaceholders(s)
+	default:
 		s, _ = d.Placeholder().ReplacePlaceholders(s)
 	}
 	return s, args
+}
+
+// dollarPlaceholders numbers the ? placeholders of s as $1, $2, ... and turns ?? into ?, as squirrel's Dollar
+// format does, without its fmt call per placeholder: a child query of $expand has one placeholder per parent
+// and is assembled on every request.
+func dollarPlaceholders(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2*strings.Count(s, "?"))
+	n := int64(0)
+	for {
+		i := strings.IndexByte(s, '?')
+		if i < 0 {
+			break
+		}
+		b.WriteString(s[:i])
+		if strings.HasPrefix(s[i:], "??") {
+			b.WriteByte('?')
+			s = s[i+2:]
+			continue
+		}
+		n++
+		b.WriteByte('$')
+		var digits [20]byte
+		b.Write(strconv.AppendInt(digits[:0], n, 10))
+		s = s[i+1:]
+	}
+	b.WriteString(s)
+	return b.String()
 }
 
 // hasNull reports whether a value of row at columns is null: such a row links to nothing.
